@@ -1,0 +1,102 @@
+//! The one small trait every filter implements, and the one for filters that can remove.
+
+use std::fmt;
+
+use crate::error::Result;
+use crate::format::Variant;
+use crate::hash::SchemeDescriptor;
+use crate::key::Key;
+
+/// An approximate-membership filter: it answers "definitely not" or "maybe".
+///
+/// Object-safe, so a harness can hold `Box<dyn Filter>`; generic conveniences for typed keys
+/// live on `dyn Filter` and on each concrete type.
+///
+/// ```
+/// use bloomlab_core::{Filter, Key};
+/// fn count_maybes(f: &dyn Filter, keys: &[&str]) -> usize {
+///     keys.iter().filter(|k| f.might_contain(*k)).count()
+/// }
+/// ```
+pub trait Filter: fmt::Debug + Send + Sync {
+    /// Add a key given as bytes. Fails only when a variant cannot take the key without losing
+    /// another (a full cuckoo filter); the filter is then unchanged.
+    fn insert_bytes(&mut self, key: &[u8]) -> Result<()>;
+
+    /// `false` means the key was definitely never inserted; `true` means it maybe was.
+    fn might_contain_bytes(&self, key: &[u8]) -> bool;
+
+    /// Number of successful inserts (repeats included).
+    fn len(&self) -> u64;
+
+    /// No successful insert yet.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Heap bytes the filter's table occupies.
+    fn size_in_bytes(&self) -> usize;
+
+    /// Memory per inserted item in bits (`size_in_bytes · 8 / len`); infinite when empty.
+    fn bits_per_item(&self) -> f64 {
+        if self.len() == 0 {
+            f64::INFINITY
+        } else {
+            self.size_in_bytes() as f64 * 8.0 / self.len() as f64
+        }
+    }
+
+    /// The FPR the variant's own formula predicts at the current number of items.
+    fn expected_fpr(&self) -> f64;
+
+    /// The parameters the filter was built with.
+    fn params(&self) -> FilterParams;
+}
+
+/// A filter that can also remove keys (counting and cuckoo).
+///
+/// Only remove keys you inserted: removing a key that was never inserted but happens to test
+/// positive (a false positive) takes away another key's trace and can create false negatives.
+/// Filters refuse keys that test negative, but cannot detect the false-positive case.
+pub trait RemovableFilter: Filter {
+    /// Remove one occurrence of a key. Returns `false`, changing nothing, if the key tests
+    /// negative.
+    fn remove_bytes(&mut self, key: &[u8]) -> bool;
+}
+
+/// What a filter was built with: enough to compare variants in one table.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct FilterParams {
+    /// Which variant.
+    pub variant: Variant,
+    /// Design capacity in items (the load the sizing was for).
+    pub capacity: u64,
+    /// Target FPR, if the filter was sized from one.
+    pub target_fpr: Option<f64>,
+    /// Size of the table in bits (bits, counters × 4, slots × fingerprint width…).
+    pub table_bits: u64,
+    /// Probes per key (k) for Bloom variants; fingerprint bits for cuckoo.
+    pub hashes: u32,
+    /// Hash scheme.
+    pub scheme: SchemeDescriptor,
+}
+
+impl dyn Filter + '_ {
+    /// Insert a typed key (see [`Key`] for the encoding).
+    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<()> {
+        key.with_key_bytes(|b| self.insert_bytes(b))
+    }
+
+    /// Query a typed key: `false` = definitely not inserted, `true` = maybe.
+    pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
+        key.with_key_bytes(|b| self.might_contain_bytes(b))
+    }
+}
+
+impl dyn RemovableFilter + '_ {
+    /// Remove a typed key; see [`RemovableFilter::remove_bytes`].
+    pub fn remove<K: Key + ?Sized>(&mut self, key: &K) -> bool {
+        key.with_key_bytes(|b| self.remove_bytes(b))
+    }
+}

@@ -1,0 +1,423 @@
+//! The checked, versioned byte format every filter shares, and helpers to read and write it.
+//!
+//! # Envelope layout (frozen; all integers little-endian)
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0  | 4 | magic `b"BLAB"` |
+//! | 4  | 2 | format version, currently [`FORMAT_VERSION`] = 1 |
+//! | 6  | 1 | variant tag ([`Variant`]) |
+//! | 7  | 1 | hash scheme id ([`SchemeId`](crate::hash::SchemeId)) |
+//! | 8  | 8 | key check value (0 for unkeyed schemes; never the secret itself) |
+//! | 16 | 8 | payload length in bytes |
+//! | 24 | 8 | checksum: xxh3-64 (seed [`CHECKSUM_SEED`]) of bytes 0..24 followed by the payload |
+//! | 32 | … | payload, laid out by the variant |
+//!
+//! A reader refuses a wrong magic, an unknown version, another variant, another hash scheme
+//! or key, a checksum mismatch, a truncated buffer and trailing bytes — in that order — and
+//! the variant then validates every payload field. Decoding never panics.
+
+use std::fmt;
+
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::error::{DecodeError, Error, Result};
+use crate::hash::{SchemeDescriptor, SchemeId};
+
+/// Magic number of the checked envelope.
+pub const MAGIC: [u8; 4] = *b"BLAB";
+/// Current envelope version. Bump it (and keep reading the old one) for any layout change.
+pub const FORMAT_VERSION: u16 = 1;
+/// Envelope header length in bytes.
+pub const HEADER_LEN: usize = 32;
+/// Seed of the envelope checksum (ASCII "checksum" as a little-endian `u64`).
+pub const CHECKSUM_SEED: u64 = u64::from_le_bytes(*b"checksum");
+
+/// The filter variants of the workspace; the tag byte of the envelope. Frozen once released.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[repr(u8)]
+pub enum Variant {
+    /// Classic Bloom filter: k probes anywhere in m bits.
+    Classic = 1,
+    /// Blocked Bloom filter: all k probes inside one 512-bit block.
+    Blocked = 2,
+    /// Counting Bloom filter: 4-bit counters, supports removal.
+    Counting = 3,
+    /// Scalable Bloom filter: a chain of growing stages with tightening FPRs.
+    Scalable = 4,
+    /// Cuckoo filter: fingerprints in 4-slot buckets, supports removal.
+    Cuckoo = 5,
+}
+
+impl Variant {
+    /// Every variant, in tag order.
+    pub const ALL: [Variant; 5] = [
+        Variant::Classic,
+        Variant::Blocked,
+        Variant::Counting,
+        Variant::Scalable,
+        Variant::Cuckoo,
+    ];
+
+    /// Lower-case name used in reports and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Classic => "classic",
+            Variant::Blocked => "blocked",
+            Variant::Counting => "counting",
+            Variant::Scalable => "scalable",
+            Variant::Cuckoo => "cuckoo",
+        }
+    }
+
+    /// The variant with this tag byte, if any.
+    pub fn from_tag(tag: u8) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| *v as u8 == tag)
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Writes an envelope: header first, payload appended by the variant, then
+/// [`finish`](Self::finish) fills in the length and checksum.
+#[derive(Debug)]
+pub struct EnvelopeWriter {
+    buf: Vec<u8>,
+}
+
+impl EnvelopeWriter {
+    /// Start an envelope for `variant` hashed with `scheme`; `payload_hint` pre-allocates.
+    pub fn new(variant: Variant, scheme: SchemeDescriptor, payload_hint: usize) -> Self {
+        let mut buf = Vec::with_capacity(HEADER_LEN + payload_hint);
+        buf.extend_from_slice(&MAGIC);
+        buf.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        buf.push(variant as u8);
+        buf.push(scheme.id as u8);
+        buf.extend_from_slice(&scheme.key_check.to_le_bytes());
+        buf.extend_from_slice(&[0u8; 16]); // length and checksum, patched in `finish`
+        EnvelopeWriter { buf }
+    }
+
+    /// Append one byte.
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.buf.push(v);
+        self
+    }
+    /// Append a little-endian `u32`.
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    /// Append a little-endian `u64`.
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+    /// Append an `f64` as its little-endian IEEE-754 bits.
+    pub fn f64(&mut self, v: f64) -> &mut Self {
+        self.u64(v.to_bits())
+    }
+    /// Append raw bytes.
+    pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.buf.extend_from_slice(v);
+        self
+    }
+    /// Direct access for bulk writers (e.g. [`BitArray::write_le_bytes`](crate::bits::BitArray::write_le_bytes)).
+    pub fn buffer(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    /// Patch length and checksum; return the finished bytes.
+    pub fn finish(mut self) -> Vec<u8> {
+        let payload_len = (self.buf.len() - HEADER_LEN) as u64;
+        self.buf[16..24].copy_from_slice(&payload_len.to_le_bytes());
+        let sum = checksum(&self.buf[..24], &self.buf[HEADER_LEN..]);
+        self.buf[24..32].copy_from_slice(&sum.to_le_bytes());
+        self.buf
+    }
+}
+
+fn checksum(header: &[u8], payload: &[u8]) -> u64 {
+    let mut h = Xxh3::with_seed(CHECKSUM_SEED);
+    h.update(header);
+    h.update(payload);
+    h.digest()
+}
+
+/// What an envelope header says, before the payload is interpreted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvelopeInfo {
+    /// Format version.
+    pub version: u16,
+    /// Variant tag.
+    pub variant: Variant,
+    /// Hash scheme and key check value.
+    pub scheme: SchemeDescriptor,
+    /// Payload length in bytes.
+    pub payload_len: u64,
+}
+
+/// Parse and verify an envelope: magic, version, known variant and scheme, exact length and
+/// checksum. Returns the header and the payload.
+pub fn open(bytes: &[u8]) -> Result<(EnvelopeInfo, &[u8]), DecodeError> {
+    let mut r = Reader::new(bytes);
+    let magic: [u8; 4] = r.array()?;
+    if magic != MAGIC {
+        return Err(DecodeError::BadMagic { found: magic });
+    }
+    let version = r.u16()?;
+    if version != FORMAT_VERSION {
+        return Err(DecodeError::UnsupportedVersion(version));
+    }
+    let tag = r.u8()?;
+    let variant = Variant::from_tag(tag)
+        .ok_or_else(|| DecodeError::field("variant", format!("unknown variant tag {tag}")))?;
+    let scheme = SchemeDescriptor {
+        id: SchemeId::try_from(r.u8()?)?,
+        key_check: r.u64()?,
+    };
+    let payload_len = r.u64()?;
+    let stored = r.u64()?;
+    let rest = r.remaining();
+    if (rest as u64) < payload_len {
+        return Err(DecodeError::Truncated {
+            offset: HEADER_LEN,
+            needed: usize::try_from(payload_len).unwrap_or(usize::MAX),
+            available: rest,
+        });
+    }
+    if rest as u64 > payload_len {
+        return Err(DecodeError::TrailingBytes(rest - payload_len as usize));
+    }
+    let payload = &bytes[HEADER_LEN..];
+    let computed = checksum(&bytes[..24], payload);
+    if computed != stored {
+        return Err(DecodeError::ChecksumMismatch { stored, computed });
+    }
+    Ok((
+        EnvelopeInfo {
+            version,
+            variant,
+            scheme,
+            payload_len,
+        },
+        payload,
+    ))
+}
+
+/// [`open`], then require the given variant and hash scheme.
+pub fn open_expecting(
+    bytes: &[u8],
+    variant: Variant,
+    scheme: SchemeDescriptor,
+) -> Result<&[u8], DecodeError> {
+    let (info, payload) = open(bytes)?;
+    if info.variant != variant {
+        return Err(DecodeError::WrongVariant {
+            expected: variant.name(),
+            found: info.variant as u8,
+        });
+    }
+    if info.scheme != scheme {
+        return Err(DecodeError::SchemeMismatch {
+            expected: scheme.to_string(),
+            found: info.scheme.to_string(),
+        });
+    }
+    Ok(payload)
+}
+
+/// A bounds-checked little-endian cursor over a byte slice. Every read returns
+/// [`DecodeError::Truncated`] instead of panicking.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// Start at the beginning of `buf`.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// Current offset.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Take the next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if self.remaining() < n {
+            return Err(DecodeError::Truncated {
+                offset: self.pos,
+                needed: n,
+                available: self.remaining(),
+            });
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// Take `n` bytes where `n` came from the input as a `u64` (refuses sizes past `usize`).
+    pub fn take_u64_len(&mut self, n: u64) -> Result<&'a [u8], DecodeError> {
+        let n = usize::try_from(n).map_err(|_| DecodeError::Truncated {
+            offset: self.pos,
+            needed: usize::MAX,
+            available: self.remaining(),
+        })?;
+        self.take(n)
+    }
+
+    /// Next `N` bytes as an array.
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        let s = self.take(N)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(s);
+        Ok(a)
+    }
+    /// One byte.
+    pub fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.array::<1>()?[0])
+    }
+    /// Little-endian `u16`.
+    pub fn u16(&mut self) -> Result<u16, DecodeError> {
+        Ok(u16::from_le_bytes(self.array()?))
+    }
+    /// Little-endian `u32`.
+    pub fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    /// Little-endian `u64`.
+    pub fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+    /// Big-endian `u32` (for the seed's BLM1 layout).
+    pub fn u32_be(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_be_bytes(self.array()?))
+    }
+    /// `f64` from little-endian IEEE-754 bits.
+    pub fn f64(&mut self) -> Result<f64, DecodeError> {
+        Ok(f64::from_bits(self.u64()?))
+    }
+
+    /// Require that everything was read.
+    pub fn finish(self) -> Result<(), DecodeError> {
+        match self.remaining() {
+            0 => Ok(()),
+            n => Err(DecodeError::TrailingBytes(n)),
+        }
+    }
+}
+
+/// Encode an optional target FPR as `f64` bits (0.0 means "not given").
+pub fn encode_optional_fpr(p: Option<f64>) -> f64 {
+    p.unwrap_or(0.0)
+}
+
+/// Decode an optional target FPR written by [`encode_optional_fpr`], validating it.
+pub fn decode_optional_fpr(v: f64) -> Result<Option<f64>, DecodeError> {
+    if v == 0.0 && v.is_sign_positive() {
+        Ok(None)
+    } else if v.is_finite() && v > 0.0 && v < 1.0 {
+        Ok(Some(v))
+    } else {
+        Err(DecodeError::field(
+            "target_fpr",
+            format!("{v} is not in (0, 1)"),
+        ))
+    }
+}
+
+/// Convert a decode error into the workspace error type (for `?` in constructors).
+pub fn decode_err(e: DecodeError) -> Error {
+    Error::Decode(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::{HashScheme, Xxh3Scheme};
+
+    fn sample() -> Vec<u8> {
+        let mut w = EnvelopeWriter::new(Variant::Classic, Xxh3Scheme.descriptor(), 12);
+        w.u32(7).u64(99);
+        w.finish()
+    }
+
+    #[test]
+    fn round_trip() {
+        let bytes = sample();
+        assert_eq!(bytes.len(), HEADER_LEN + 12);
+        let payload = open_expecting(&bytes, Variant::Classic, Xxh3Scheme.descriptor()).unwrap();
+        let mut r = Reader::new(payload);
+        assert_eq!(r.u32().unwrap(), 7);
+        assert_eq!(r.u64().unwrap(), 99);
+        r.finish().unwrap();
+    }
+
+    #[test]
+    fn every_single_byte_change_is_refused() {
+        let bytes = sample();
+        for i in 0..bytes.len() {
+            for flip in [1u8, 0x80, 0xff] {
+                let mut b = bytes.clone();
+                b[i] ^= flip;
+                assert!(open(&b).is_err(), "byte {i} ^ {flip:#x} accepted");
+            }
+        }
+        for cut in 0..bytes.len() {
+            assert!(open(&bytes[..cut]).is_err());
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(open(&longer).unwrap_err(), DecodeError::TrailingBytes(1));
+    }
+
+    #[test]
+    fn wrong_variant_and_scheme_are_refused() {
+        let bytes = sample();
+        assert!(matches!(
+            open_expecting(&bytes, Variant::Blocked, Xxh3Scheme.descriptor()),
+            Err(DecodeError::WrongVariant { .. })
+        ));
+        let keyed = SchemeDescriptor {
+            id: SchemeId::SipHash24Km,
+            key_check: 5,
+        };
+        assert!(matches!(
+            open_expecting(&bytes, Variant::Classic, keyed),
+            Err(DecodeError::SchemeMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn reader_never_panics() {
+        let mut r = Reader::new(&[1, 2, 3]);
+        assert!(r.u32().is_err());
+        assert_eq!(r.u16().unwrap(), 0x0201);
+        assert!(r.take_u64_len(u64::MAX).is_err());
+        assert_eq!(r.u8().unwrap(), 3);
+        assert!(r.u8().is_err());
+    }
+
+    #[test]
+    fn optional_fpr() {
+        assert_eq!(decode_optional_fpr(encode_optional_fpr(None)), Ok(None));
+        assert_eq!(decode_optional_fpr(0.01), Ok(Some(0.01)));
+        for bad in [-0.0, 1.0, f64::NAN, 2.0, -0.1] {
+            assert!(decode_optional_fpr(bad).is_err(), "{bad}");
+        }
+    }
+}

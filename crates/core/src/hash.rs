@@ -1,0 +1,246 @@
+//! The one home for hashing.
+//!
+//! Every filter hashes a key **once** into a [`KeyHash`] — two 64-bit halves `h1` and `h2`
+//! (with `h2` forced odd) — and derives all of its probe positions from it
+//! (Kirsch & Mitzenmacher 2006, "Less hashing, same performance": `g_i = h1 + i·h2` gives the
+//! same asymptotic false-positive rate as `k` independent hashes). Positions are reduced into
+//! a table of `n` slots with [`fastrange`] (`(x · n) >> 64`, Lemire 2016), never with `%`.
+//!
+//! Filters are generic over a [`HashScheme`], so the keyed variant swaps in SipHash-2-4
+//! without touching any filter logic. A scheme describes itself with a [`SchemeDescriptor`]
+//! that every byte format records, so a reader refuses a filter it would probe differently.
+
+use std::fmt;
+
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+use crate::error::DecodeError;
+
+/// Seed of the default [`Xxh3Scheme`]. A format constant: changing it changes every probe
+/// position, so it can never change for scheme id [`SchemeId::Xxh3Km`].
+/// (The ASCII bytes of "bloomlab" read as a little-endian `u64`.)
+pub const XXH3_SEED: u64 = u64::from_le_bytes(*b"bloomlab");
+
+/// Map a uniformly distributed 64-bit value onto `0..n` without division
+/// (Lemire 2016, "A fast alternative to the modulo reduction"): `⌊x · n / 2^64⌋`.
+///
+/// ```
+/// use bloomlab_core::hash::fastrange;
+/// assert_eq!(fastrange(0, 10), 0);
+/// assert_eq!(fastrange(u64::MAX, 10), 9);
+/// assert_eq!(fastrange(1 << 63, 10), 5);
+/// ```
+#[inline(always)]
+pub fn fastrange(x: u64, n: u64) -> u64 {
+    ((u128::from(x) * u128::from(n)) >> 64) as u64
+}
+
+/// The 128 bits a key hashes to, split into the two halves double hashing needs.
+///
+/// `h2` is always odd, so the probe stride is never zero: a zero stride would put all `k`
+/// probes on the same position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyHash {
+    /// First half: the start of the probe sequence (and the block or bucket choice).
+    pub h1: u64,
+    /// Second half, odd: the probe stride (and, for cuckoo filters, the fingerprint source).
+    pub h2: u64,
+}
+
+impl KeyHash {
+    /// Build from two halves, forcing `h2` odd.
+    #[inline(always)]
+    pub fn new(h1: u64, h2: u64) -> Self {
+        KeyHash { h1, h2: h2 | 1 }
+    }
+
+    /// Build from a 128-bit hash: low half is `h1`, high half (forced odd) is `h2`.
+    #[inline(always)]
+    pub fn from_u128(h: u128) -> Self {
+        KeyHash::new(h as u64, (h >> 64) as u64)
+    }
+
+    /// The `i`-th Kirsch–Mitzenmacher probe value `h1 + i·h2 (mod 2^64)`, before reduction.
+    #[inline(always)]
+    pub fn probe(&self, i: u32) -> u64 {
+        self.h1.wrapping_add(u64::from(i).wrapping_mul(self.h2))
+    }
+
+    /// The first `k` probe positions reduced into `0..n` with [`fastrange`].
+    #[inline]
+    pub fn positions(&self, k: u32, n: u64) -> Positions {
+        Positions {
+            next: self.h1,
+            stride: self.h2,
+            remaining: k,
+            n,
+        }
+    }
+}
+
+/// Iterator over probe positions; see [`KeyHash::positions`].
+#[derive(Clone, Debug)]
+pub struct Positions {
+    next: u64,
+    stride: u64,
+    remaining: u32,
+    n: u64,
+}
+
+impl Iterator for Positions {
+    type Item = u64;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<u64> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let g = self.next;
+        self.next = g.wrapping_add(self.stride);
+        Some(fastrange(g, self.n))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining as usize, Some(self.remaining as usize))
+    }
+}
+
+impl ExactSizeIterator for Positions {}
+
+/// Which hash function a filter's probe positions come from. Stored as one byte in every
+/// byte format; ids are frozen once released.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[repr(u8)]
+pub enum SchemeId {
+    /// xxh3-128 with seed [`XXH3_SEED`], Kirsch–Mitzenmacher probes, fastrange reduction.
+    Xxh3Km = 1,
+    /// SipHash-2-4 keyed with a 128-bit secret (128-bit output), same probe derivation.
+    SipHash24Km = 2,
+}
+
+impl SchemeId {
+    /// Human-readable name used in errors and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchemeId::Xxh3Km => "xxh3-128/km",
+            SchemeId::SipHash24Km => "siphash-2-4-128/km (keyed)",
+        }
+    }
+}
+
+impl TryFrom<u8> for SchemeId {
+    type Error = DecodeError;
+
+    fn try_from(v: u8) -> Result<Self, DecodeError> {
+        match v {
+            1 => Ok(SchemeId::Xxh3Km),
+            2 => Ok(SchemeId::SipHash24Km),
+            other => Err(DecodeError::UnknownScheme(other)),
+        }
+    }
+}
+
+/// What a byte format records about the hash: the scheme and, for keyed schemes, a check
+/// value derived from the secret (never the secret itself). Two filters can be combined, and
+/// a reader can load a filter, only when their descriptors are equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SchemeDescriptor {
+    /// The hash function.
+    pub id: SchemeId,
+    /// 0 for unkeyed schemes; for keyed ones a hash of a fixed constant under the secret.
+    pub key_check: u64,
+}
+
+impl fmt::Display for SchemeDescriptor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key_check == 0 {
+            f.write_str(self.id.name())
+        } else {
+            write!(f, "{} [key check {:016x}]", self.id.name(), self.key_check)
+        }
+    }
+}
+
+/// A way to hash key bytes into a [`KeyHash`]. Filters are generic over it.
+pub trait HashScheme: Clone + fmt::Debug + Send + Sync + 'static {
+    /// Hash one key.
+    fn hash(&self, key: &[u8]) -> KeyHash;
+
+    /// Identify this scheme (and its key, if any) for byte formats and compatibility checks.
+    fn descriptor(&self) -> SchemeDescriptor;
+}
+
+/// The default scheme: xxh3-128 with the fixed seed [`XXH3_SEED`]. Fast and of good quality,
+/// but public: anyone who reads this code can compute a key's probes. Use the keyed scheme
+/// when keys may be chosen by an adversary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Xxh3Scheme;
+
+impl HashScheme for Xxh3Scheme {
+    #[inline(always)]
+    fn hash(&self, key: &[u8]) -> KeyHash {
+        KeyHash::from_u128(xxh3_128_with_seed(key, XXH3_SEED))
+    }
+
+    fn descriptor(&self) -> SchemeDescriptor {
+        SchemeDescriptor {
+            id: SchemeId::Xxh3Km,
+            key_check: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn h2_is_always_odd() {
+        assert_eq!(KeyHash::new(5, 0).h2, 1);
+        assert_eq!(KeyHash::from_u128(0).h2, 1);
+        for i in 0u32..1000 {
+            assert_eq!(Xxh3Scheme.hash(&i.to_le_bytes()).h2 & 1, 1);
+        }
+    }
+
+    #[test]
+    fn positions_follow_double_hashing() {
+        let h = KeyHash::new(u64::MAX - 3, 7);
+        let got: Vec<u64> = h.positions(4, 1 << 20).collect();
+        let want: Vec<u64> = (0..4).map(|i| fastrange(h.probe(i), 1 << 20)).collect();
+        assert_eq!(got, want);
+        assert_eq!(h.positions(4, 10).len(), 4);
+    }
+
+    #[test]
+    fn fastrange_stays_in_range() {
+        for n in [1u64, 2, 3, 1000, u64::MAX] {
+            for x in [0, 1, u64::MAX / 2, u64::MAX] {
+                assert!(fastrange(x, n) < n);
+            }
+        }
+    }
+
+    #[test]
+    fn xxh3_scheme_is_stable() {
+        // Frozen: if this changes, every serialized filter with scheme id 1 breaks.
+        let h = Xxh3Scheme.hash(b"user:42");
+        assert_eq!(
+            h,
+            KeyHash::from_u128(xxh3_128_with_seed(b"user:42", XXH3_SEED))
+        );
+        assert_eq!(XXH3_SEED, 0x62616c6d6f6f6c62);
+    }
+
+    #[test]
+    fn scheme_ids_round_trip() {
+        for id in [SchemeId::Xxh3Km, SchemeId::SipHash24Km] {
+            assert_eq!(SchemeId::try_from(id as u8), Ok(id));
+        }
+        assert_eq!(SchemeId::try_from(0), Err(DecodeError::UnknownScheme(0)));
+    }
+}

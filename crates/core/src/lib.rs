@@ -1,0 +1,25 @@
+//! Foundation of the bloomlab workspace: comparable approximate-membership filters.
+//!
+//! - [`Filter`] / [`RemovableFilter`]: the small, object-safe traits every variant implements.
+//! - [`math`]: every sizing and accuracy formula, each with its source.
+//! - [`hash`]: hash once, derive the probes (Kirsch–Mitzenmacher), reduce with fastrange.
+//! - [`bits`]: a bit array whose bits past the end are always zero.
+//! - [`format`]: the checked, versioned envelope every byte format uses.
+//! - [`Key`]: a stable byte encoding for strings, byte slices and integers.
+//! - [`Error`]: typed errors; nothing panics on user input.
+#![warn(missing_docs)]
+
+pub mod bits;
+pub mod error;
+pub mod filter;
+pub mod format;
+pub mod hash;
+pub mod key;
+pub mod math;
+
+pub use bits::BitArray;
+pub use error::{DecodeError, Error, Result};
+pub use filter::{Filter, FilterParams, RemovableFilter};
+pub use format::Variant;
+pub use hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId, Xxh3Scheme};
+pub use key::Key;

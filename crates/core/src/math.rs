@@ -1,0 +1,425 @@
+//! Every sizing and accuracy formula of the workspace, in one place.
+//!
+//! Variants call these functions; nobody re-derives `m`, `k` or an FPR inline. Each function
+//! names its source or gives the one-line derivation. Notation: `n` items, `m` bits, `k`
+//! probes per key, `p` the target false-positive rate (FPR).
+
+use crate::error::{Error, Result};
+
+/// The largest number of probes any filter here accepts. k grows as log2(1/p)·ln 2 / ln 2 ≈
+/// log2(1/p); 64 probes already means p ≈ 2^-64, far below anything measurable.
+pub const MAX_HASHES: u32 = 64;
+
+/// `(ln 2)^2`, the constant in the classic sizing formula.
+const LN2_SQUARED: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
+
+/// Check that `p` is a usable target FPR: finite and strictly between 0 and 1.
+pub fn validate_fpr(p: f64) -> Result<f64> {
+    if p.is_finite() && p > 0.0 && p < 1.0 {
+        Ok(p)
+    } else {
+        Err(Error::InvalidFpr(p))
+    }
+}
+
+/// Check that `n` (expected items) is at least 1.
+pub fn validate_items(n: u64) -> Result<u64> {
+    if n == 0 { Err(Error::ZeroItems) } else { Ok(n) }
+}
+
+/// Check a probe count: `1..=MAX_HASHES`.
+pub fn validate_hashes(k: u32) -> Result<u32> {
+    if (1..=MAX_HASHES).contains(&k) {
+        Ok(k)
+    } else {
+        Err(Error::invalid(
+            "hashes",
+            format!("must be between 1 and {MAX_HASHES} (got {k})"),
+        ))
+    }
+}
+
+/// Bits per item a classic Bloom filter needs for FPR `p` at the optimal `k`:
+/// `−ln p / (ln 2)^2` (Bloom 1970; at the optimum k = (m/n)·ln 2, FPR = 2^(−k), so
+/// m/n = log2(1/p)/ln 2). Independent of `n`: 9.585 at 1 %, +4.79 per 10× lower `p`.
+pub fn classic_bits_per_item(p: f64) -> Result<f64> {
+    let p = validate_fpr(p)?;
+    Ok(-p.ln() / LN2_SQUARED)
+}
+
+/// Classic sizing: `m = ceil(−n·ln p / (ln 2)^2)` bits for `n` items at FPR `p`
+/// (seed 000, "Sizing"). Errors on `n = 0`, a bad `p`, or an `m` that overflows `u64`.
+pub fn classic_bits(n: u64, p: f64) -> Result<u64> {
+    let n = validate_items(n)?;
+    let bits = (n as f64 * classic_bits_per_item(p)?).ceil();
+    bits_from_f64(bits)
+}
+
+/// Bits for `n` items at a chosen `bits_per_item`: `m = ceil(n · bits_per_item)`.
+pub fn bits_for_bits_per_item(n: u64, bits_per_item: f64) -> Result<u64> {
+    let n = validate_items(n)?;
+    if !(bits_per_item.is_finite() && bits_per_item > 0.0) {
+        return Err(Error::invalid(
+            "bits_per_item",
+            format!("must be a positive finite number (got {bits_per_item})"),
+        ));
+    }
+    bits_from_f64((n as f64 * bits_per_item).ceil())
+}
+
+fn bits_from_f64(bits: f64) -> Result<u64> {
+    // 2^64 is exactly representable; anything at or past it does not fit a u64.
+    if bits >= 18_446_744_073_709_551_616.0 {
+        return Err(Error::SizeOverflow(format!(
+            "{bits:e} bits do not fit in 64 bits"
+        )));
+    }
+    Ok((bits as u64).max(1))
+}
+
+/// Optimal probe count for `m` bits and `n` items: `k = round((m/n)·ln 2)`, at least 1 and at
+/// most [`MAX_HASHES`] (derivative of (1 − e^(−kn/m))^k in k vanishes at k = (m/n) ln 2).
+pub fn classic_hashes(m: u64, n: u64) -> u32 {
+    let n = n.max(1) as f64;
+    let k = (m as f64 / n * std::f64::consts::LN_2).round();
+    (k as u32).clamp(1, MAX_HASHES)
+}
+
+/// Expected FPR of a classic filter after `n` distinct inserts: `(1 − e^(−k·n/m))^k`
+/// (each of the m bits stays zero with probability (1 − 1/m)^(kn) ≈ e^(−kn/m); a non-member
+/// is positive when all k of its probes hit ones).
+pub fn classic_fpr(m: u64, k: u32, n: u64) -> f64 {
+    if m == 0 {
+        return 1.0;
+    }
+    (1.0 - (-(f64::from(k)) * n as f64 / m as f64).exp()).powi(k as i32)
+}
+
+/// FPR observed from the fill: `(X/m)^k` where `fill = X/m` is the fraction of set bits
+/// (a non-member's k probes each land on a set bit with probability X/m).
+pub fn fpr_from_fill(fill: f64, k: u32) -> f64 {
+    fill.clamp(0.0, 1.0).powi(k as i32)
+}
+
+/// Estimated number of distinct items from the number of set bits `ones`
+/// (Swamidass & Baldi 2007): `n̂ = −(m/k)·ln(1 − X/m)`. Infinite when every bit is set.
+pub fn estimate_cardinality(m: u64, k: u32, ones: u64) -> f64 {
+    if m == 0 || k == 0 {
+        return 0.0;
+    }
+    let fill = ones.min(m) as f64 / m as f64;
+    if fill >= 1.0 {
+        return f64::INFINITY;
+    }
+    -(m as f64 / f64::from(k)) * (1.0 - fill).ln()
+}
+
+/// The information-theoretic lower bound for any approximate-membership structure:
+/// `log2(1/p)` bits per item (Carter et al. 1978). 9.97 / 6.64 / 5.06 at 0.1 / 1 / 3 %.
+pub fn lower_bound_bits_per_item(p: f64) -> Result<f64> {
+    let p = validate_fpr(p)?;
+    Ok(-p.log2())
+}
+
+/// Design capacity implied by `m` and `k`: the `n` for which `k` is optimal,
+/// `n = m·ln 2 / k` (invert k = (m/n)·ln 2). At this load about half the bits are set.
+pub fn classic_capacity(m: u64, k: u32) -> u64 {
+    ((m as f64 * std::f64::consts::LN_2 / f64::from(k.max(1))).floor() as u64).max(1)
+}
+
+// ---------------------------------------------------------------------------------------
+// Blocked Bloom filter (Putze, Sanders, Singler 2007, "Cache-, hash- and space-efficient
+// Bloom filters", §3).
+// ---------------------------------------------------------------------------------------
+
+/// Expected FPR of a blocked Bloom filter with `block_bits`-bit blocks, `k` probes per key
+/// (all inside one block) and `bits_per_item = m/n`.
+///
+/// The number of keys in the block a non-member picks is Poisson with mean
+/// `λ = block_bits / bits_per_item`; given `i` keys in a block of `B` bits, a probe hits a set
+/// bit with probability `1 − (1 − 1/B)^(k·i)`. So `FPR = Σ_i Pois(i; λ) · (1 − (1 − 1/B)^(k·i))^k`.
+pub fn blocked_fpr(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
+    if !(bits_per_item.is_finite() && bits_per_item > 0.0) || block_bits == 0 {
+        return 1.0;
+    }
+    let b = f64::from(block_bits);
+    let lambda = b / bits_per_item;
+    let miss_one = (1.0 - 1.0 / b).ln(); // ln(1 − 1/B)
+    // Sum far enough into the tail that the remaining Poisson mass is below 1e-18.
+    let upper = (lambda + 12.0 * lambda.sqrt() + 40.0).ceil() as u64;
+    let mut ln_fact = 0.0f64; // ln(i!)
+    let mut total = 0.0;
+    for i in 0..=upper {
+        if i > 0 {
+            ln_fact += (i as f64).ln();
+        }
+        let ln_pmf = -lambda + i as f64 * lambda.ln() - ln_fact;
+        let hit = 1.0 - (miss_one * f64::from(k) * i as f64).exp();
+        total += ln_pmf.exp() * hit.powi(k as i32);
+    }
+    total.min(1.0)
+}
+
+/// The `k` that minimises [`blocked_fpr`] at `bits_per_item` (searched over 1..=MAX_HASHES;
+/// inside a block the optimum is below the classic (m/n)·ln 2 once blocks get crowded).
+pub fn blocked_best_hashes(bits_per_item: f64, block_bits: u32) -> u32 {
+    (1..=MAX_HASHES)
+        .min_by(|&a, &b| {
+            blocked_fpr(bits_per_item, a, block_bits).total_cmp(&blocked_fpr(
+                bits_per_item,
+                b,
+                block_bits,
+            ))
+        })
+        .unwrap_or(1)
+}
+
+/// Smallest bits/item (to 1e-6) at which a blocked filter with its best `k` reaches FPR `p`,
+/// with that `k`. Bisection on the monotone map bits/item → best FPR.
+/// 1 % → ≈ 9.90 bits/item; 0.1 % → ≈ 15.49; 3 % → ≈ 7.42 (512-bit blocks).
+pub fn blocked_bits_per_item(p: f64, block_bits: u32) -> Result<(f64, u32)> {
+    let p = validate_fpr(p)?;
+    if block_bits == 0 {
+        return Err(Error::invalid("block_bits", "must be positive"));
+    }
+    let best = |bpi: f64| blocked_fpr(bpi, blocked_best_hashes(bpi, block_bits), block_bits);
+    // The blocked filter never needs fewer bits than the classic one.
+    let mut lo = classic_bits_per_item(p)? * 0.99;
+    let mut hi = lo * 2.0 + 8.0;
+    while best(hi) > p {
+        hi *= 2.0;
+        if hi > 4096.0 {
+            return Err(Error::invalid(
+                "fpr",
+                format!("{p} is not reachable with {block_bits}-bit blocks"),
+            ));
+        }
+    }
+    while hi - lo > 1e-6 {
+        let mid = 0.5 * (lo + hi);
+        if best(mid) > p { lo = mid } else { hi = mid }
+    }
+    Ok((hi, blocked_best_hashes(hi, block_bits)))
+}
+
+// ---------------------------------------------------------------------------------------
+// Cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher 2014, "Cuckoo Filter: Practically
+// Better Than Bloom", §4).
+// ---------------------------------------------------------------------------------------
+
+/// Fingerprint bits for FPR `p` with `bucket_size` slots per bucket: `f = ceil(log2(2b/p))`
+/// (a lookup compares against at most 2b fingerprints, each matching with probability 2^(−f),
+/// so FPR ≤ 2b/2^f). 10 bits at 1 %, 13 at 0.1 %, 9 at 3 % for b = 4.
+pub fn cuckoo_fingerprint_bits(p: f64, bucket_size: u32) -> Result<u32> {
+    let p = validate_fpr(p)?;
+    if bucket_size == 0 {
+        return Err(Error::invalid("bucket_size", "must be positive"));
+    }
+    Ok((2.0 * f64::from(bucket_size) / p).log2().ceil().max(1.0) as u32)
+}
+
+/// Upper bound on a cuckoo filter's FPR at full occupancy: `1 − (1 − 2^(−f))^(2b)`.
+/// At load α only α·2b slots are occupied on average: pass `load` to scale the count.
+pub fn cuckoo_fpr(fingerprint_bits: u32, bucket_size: u32, load: f64) -> f64 {
+    let slots = 2.0 * f64::from(bucket_size) * load.clamp(0.0, 1.0);
+    1.0 - (1.0 - (-(f64::from(fingerprint_bits))).exp2()).powf(slots)
+}
+
+/// Bits per item of a cuckoo filter with `f`-bit fingerprints at load `α`: `f/α`.
+pub fn cuckoo_bits_per_item(fingerprint_bits: u32, load: f64) -> f64 {
+    f64::from(fingerprint_bits) / load
+}
+
+// ---------------------------------------------------------------------------------------
+// Scalable Bloom filter (Almeida, Baquero, Preguiça, Hutchison 2007, "Scalable Bloom
+// Filters", §4).
+// ---------------------------------------------------------------------------------------
+
+/// FPR of stage `i` (0-based) for an overall target `p` and tightening ratio `r`:
+/// `p0·r^i` with `p0 = p·(1 − r)`, so that Σ p0·r^i = p0/(1 − r) = p.
+pub fn scalable_stage_fpr(p: f64, r: f64, stage: u32) -> f64 {
+    p * (1.0 - r) * r.powi(stage as i32)
+}
+
+/// Compound FPR of a chain whose stages have FPRs `stage_fprs`: `1 − Π(1 − p_i)` (a
+/// non-member is negative only if every stage says no; stages hash independently enough).
+pub fn compound_fpr(stage_fprs: impl IntoIterator<Item = f64>) -> f64 {
+    1.0 - stage_fprs
+        .into_iter()
+        .map(|p| 1.0 - p.clamp(0.0, 1.0))
+        .product::<f64>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn seed_002_table() {
+        // target → (bits/item, k) as printed in seed 002: 0.1 % → 14.4, 10; 1 % → 9.6, 7; 10 % → 4.8, 3.
+        for (p, bpi, k) in [(0.001, 14.4, 10), (0.01, 9.6, 7), (0.1, 4.8, 3)] {
+            let got = classic_bits_per_item(p).unwrap();
+            assert!(close(got, bpi, 0.05), "p={p}: {got}");
+            let m = classic_bits(1_000_000, p).unwrap();
+            assert_eq!(classic_hashes(m, 1_000_000), k, "p={p}");
+        }
+        // Reference figures to two decimals.
+        assert!(close(classic_bits_per_item(0.01).unwrap(), 9.585, 0.001));
+        assert!(close(classic_bits_per_item(0.03).unwrap(), 7.298, 0.001));
+        assert!(close(classic_bits_per_item(0.001).unwrap(), 14.378, 0.001));
+        assert_eq!(classic_hashes(classic_bits(1000, 0.03).unwrap(), 1000), 5);
+    }
+
+    #[test]
+    fn size_at_a_million_items() {
+        // Seed 002: 1.14 MB at 1 %, 1.71 MB at 0.1 %, 0.57 MB at 10 % for 10^6 items (MB = 10^6 bytes... of 2^20).
+        let mb = |p| classic_bits(1_000_000, p).unwrap() as f64 / 8.0 / (1 << 20) as f64;
+        assert!(close(mb(0.01), 1.14, 0.01));
+        assert!(close(mb(0.001), 1.71, 0.01));
+        assert!(close(mb(0.1), 0.57, 0.01));
+    }
+
+    #[test]
+    fn ten_times_lower_fpr_costs_4_79_bits() {
+        let d = classic_bits_per_item(0.001).unwrap() - classic_bits_per_item(0.01).unwrap();
+        assert!(close(d, 10f64.log2() / std::f64::consts::LN_2, 1e-9));
+        assert!(close(d, 4.79, 0.005));
+    }
+
+    #[test]
+    fn expected_fpr_matches_target_at_design_load() {
+        for p in [0.001, 0.01, 0.03] {
+            let n = 1_000_000;
+            let m = classic_bits(n, p).unwrap();
+            let k = classic_hashes(m, n);
+            let fpr = classic_fpr(m, k, n);
+            // Rounding k costs at most a few percent relative.
+            assert!(close(fpr / p, 1.0, 0.05), "p={p}: {fpr}");
+        }
+    }
+
+    #[test]
+    fn overfill_matches_seed() {
+        // Seed 000: a 1 % filter at 2× load ≈ 16 %, at 4× ≈ 68 %.
+        let n = 1_000_000;
+        let m = classic_bits(n, 0.01).unwrap();
+        let k = classic_hashes(m, n);
+        assert!(close(classic_fpr(m, k, 2 * n), 0.16, 0.01));
+        assert!(close(classic_fpr(m, k, 4 * n), 0.68, 0.01));
+    }
+
+    #[test]
+    fn fill_formulas_invert_each_other() {
+        let (m, k, n) = (1 << 20, 7u32, 100_000u64);
+        let expected_ones = m as f64 * (1.0 - (-(k as f64) * n as f64 / m as f64).exp());
+        let est = estimate_cardinality(m, k, expected_ones.round() as u64);
+        assert!(close(est, n as f64, 5.0), "{est}");
+        assert_eq!(estimate_cardinality(m, k, 0), 0.0);
+        assert_eq!(estimate_cardinality(m, k, m), f64::INFINITY);
+        assert!(close(fpr_from_fill(0.5, 7), 0.0078125, 1e-12));
+        assert!(close(
+            fpr_from_fill(expected_ones / m as f64, k),
+            classic_fpr(m, k, n),
+            1e-12
+        ));
+    }
+
+    #[test]
+    fn lower_bound() {
+        assert!(close(
+            lower_bound_bits_per_item(0.001).unwrap(),
+            9.966,
+            0.001
+        ));
+        assert!(close(
+            lower_bound_bits_per_item(0.01).unwrap(),
+            6.644,
+            0.001
+        ));
+        assert!(close(
+            lower_bound_bits_per_item(0.03).unwrap(),
+            5.059,
+            0.001
+        ));
+    }
+
+    #[test]
+    fn invalid_parameters_are_errors() {
+        for p in [
+            0.0,
+            1.0,
+            -0.5,
+            1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            assert!(
+                matches!(classic_bits(10, p), Err(Error::InvalidFpr(_))),
+                "{p}"
+            );
+            assert!(lower_bound_bits_per_item(p).is_err());
+            assert!(blocked_bits_per_item(p, 512).is_err());
+            assert!(cuckoo_fingerprint_bits(p, 4).is_err());
+        }
+        assert_eq!(classic_bits(0, 0.01), Err(Error::ZeroItems));
+        assert!(matches!(
+            classic_bits(u64::MAX, 1e-300),
+            Err(Error::SizeOverflow(_))
+        ));
+        assert!(bits_for_bits_per_item(10, 0.0).is_err());
+        assert!(bits_for_bits_per_item(10, f64::NAN).is_err());
+        assert!(validate_hashes(0).is_err());
+        assert!(validate_hashes(MAX_HASHES + 1).is_err());
+    }
+
+    #[test]
+    fn blocked_matches_published_figures() {
+        // reference.md: best-k blocked FPR at 8/10/12/16 b/item = 2.31 / 0.957 / 0.407 / 0.0825 %.
+        for (bpi, want) in [
+            (8.0, 0.0231),
+            (10.0, 0.00957),
+            (12.0, 0.00407),
+            (16.0, 0.000825),
+        ] {
+            let k = blocked_best_hashes(bpi, 512);
+            let got = blocked_fpr(bpi, k, 512);
+            assert!(close(got / want, 1.0, 0.01), "{bpi} b/item: {got} (k={k})");
+        }
+        // RocksDB's FastLocalBloom: 10 b/key with 6 probes → 0.957 %; k = 7 ties it to 0.05 %.
+        assert!(close(blocked_fpr(10.0, 6, 512), 0.00957, 0.00001));
+        assert!(blocked_fpr(10.0, 6, 512) / blocked_fpr(10.0, 7, 512) < 1.0005);
+        // At 16 b/key fewer probes than the classic optimum (11) are best.
+        assert!(blocked_best_hashes(16.0, 512) < classic_hashes(16, 1));
+        for (p, want) in [(0.001, 15.49), (0.01, 9.90), (0.03, 7.42)] {
+            let (bpi, _) = blocked_bits_per_item(p, 512).unwrap();
+            assert!(close(bpi, want, 0.01), "{p}: {bpi}");
+        }
+        // A block as large as the whole filter behaves like the classic filter.
+        let classic = classic_fpr(1 << 30, 7, (1u64 << 30) / 10);
+        assert!(close(blocked_fpr(10.0, 7, 1 << 30) / classic, 1.0, 0.01));
+    }
+
+    #[test]
+    fn cuckoo_fingerprints() {
+        assert_eq!(cuckoo_fingerprint_bits(0.01, 4).unwrap(), 10);
+        assert_eq!(cuckoo_fingerprint_bits(0.001, 4).unwrap(), 13);
+        assert_eq!(cuckoo_fingerprint_bits(0.03, 4).unwrap(), 9);
+        assert!(cuckoo_fpr(10, 4, 1.0) <= 0.01);
+        assert!(close(cuckoo_bits_per_item(10, 0.95), 10.526, 0.001));
+    }
+
+    #[test]
+    fn scalable_stages_sum_to_target() {
+        let (p, r) = (0.01, 0.5);
+        let total: f64 = (0..60).map(|i| scalable_stage_fpr(p, r, i)).sum();
+        assert!(close(total, p, 1e-12));
+        let compound = compound_fpr((0..60).map(|i| scalable_stage_fpr(p, r, i)));
+        assert!(compound <= p);
+        assert!(compound > 0.99 * p);
+    }
+}
