@@ -41,6 +41,10 @@ pub enum Error {
     #[error("filter is full: {0}")]
     Full(String),
 
+    /// Every bit (or slot) is set, so an estimate that depends on the fill is undefined.
+    #[error("filter is saturated: {0}")]
+    Saturated(String),
+
     /// Bytes could not be decoded into a valid filter.
     #[error("cannot decode filter: {0}")]
     Decode(#[from] DecodeError),

@@ -134,12 +134,24 @@ impl EnvelopeWriter {
 
     /// Patch length and checksum; return the finished bytes.
     pub fn finish(mut self) -> Vec<u8> {
-        let payload_len = (self.buf.len() - HEADER_LEN) as u64;
-        self.buf[16..24].copy_from_slice(&payload_len.to_le_bytes());
-        let sum = checksum(&self.buf[..24], &self.buf[HEADER_LEN..]);
-        self.buf[24..32].copy_from_slice(&sum.to_le_bytes());
+        reseal(&mut self.buf);
         self.buf
     }
+}
+
+/// Recompute the length and checksum fields of an envelope whose header (first
+/// [`HEADER_LEN`] bytes) and payload were edited by hand. For tests that need damaged payloads
+/// to reach the variant's own validation, and for tools. Returns `false` (and changes nothing)
+/// if the buffer is shorter than a header.
+pub fn reseal(bytes: &mut [u8]) -> bool {
+    if bytes.len() < HEADER_LEN {
+        return false;
+    }
+    let payload_len = (bytes.len() - HEADER_LEN) as u64;
+    bytes[16..24].copy_from_slice(&payload_len.to_le_bytes());
+    let sum = checksum(&bytes[..24], &bytes[HEADER_LEN..]);
+    bytes[24..32].copy_from_slice(&sum.to_le_bytes());
+    true
 }
 
 fn checksum(header: &[u8], payload: &[u8]) -> u64 {

@@ -1,0 +1,683 @@
+//! The classic Bloom filter (Bloom 1970) as designed in seed 000.
+//!
+//! `m` bits and `k` probes per key. A key is hashed once; its probes are the
+//! Kirsch–Mitzenmacher sequence `h1 + i·h2` reduced into `0..m` with fastrange
+//! (see [`bloomlab_core::hash`]). Sizing comes from [`bloomlab_core::math`].
+//!
+//! Accuracy, measured by this crate's tests with fixed seeds (10^5 keys, 10^6 non-member
+//! probes): at a 1 % target the formula predicts 1.003 % (k rounded to 7) and the measured
+//! rate stays within a 5σ binomial bound of it; see `tests/conformance.rs`.
+//!
+//! ```
+//! use bloomlab_classic::BloomFilter;
+//!
+//! let mut f = BloomFilter::with_fpr(10_000, 0.01)?;
+//! assert_eq!(f.hashes(), 7);
+//! assert!((f.bits() as f64 / 10_000.0 - 9.585).abs() < 0.01); // 9.59 bits/item at 1 %
+//! f.insert("user:42");
+//! assert!(f.might_contain("user:42"));
+//! for i in 1..10_000u64 {
+//!     f.insert(&i);
+//! }
+//! assert!((1..10_000u64).all(|i| f.might_contain(&i))); // never a false negative
+//!
+//! // 100 000 keys that were never inserted: the formula expects 1.003 % of them to say
+//! // "maybe"; the count stays within 5σ of that (σ = √(N·p·(1−p)) ≈ 31.5).
+//! let fp = (1_000_000..1_100_000u64).filter(|i| f.might_contain(i)).count();
+//! let expected = 100_000.0 * f.expected_fpr();
+//! assert!((fp as f64 - expected).abs() < 5.0 * 31.5, "{fp} vs {expected}");
+//! # Ok::<(), bloomlab_core::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+use std::fmt;
+
+use bloomlab_core::bits::{BitArray, get_le_bit};
+use bloomlab_core::error::{DecodeError, Error, Result};
+use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
+use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme};
+use bloomlab_core::math;
+use bloomlab_core::{Filter, FilterParams, Key};
+
+/// Magic of the seed's interchange layout (16-byte big-endian header, then the bits).
+pub const BLM1_MAGIC: [u8; 4] = *b"BLM1";
+/// Length of the BLM1 header.
+pub const BLM1_HEADER_LEN: usize = 16;
+
+/// A classic Bloom filter over `m` bits with `k` probes per key, generic over the hash scheme.
+///
+/// `len()` counts calls to insert, repeats included; [`estimated_len`](Self::estimated_len)
+/// estimates distinct keys from the fill instead.
+#[derive(Clone)]
+pub struct BloomFilter<S: HashScheme = Xxh3Scheme> {
+    bits: BitArray,
+    k: u32,
+    count: u64,
+    capacity: u64,
+    target_fpr: Option<f64>,
+    scheme: S,
+}
+
+impl BloomFilter<Xxh3Scheme> {
+    /// Size for `expected_items` at false-positive rate `fpr`:
+    /// `m = ceil(−n·ln p / (ln 2)^2)`, `k = round((m/n)·ln 2)`.
+    ///
+    /// Errors: `n = 0`, `p` not in (0, 1) (NaN and infinities included), or a size that does
+    /// not fit in memory.
+    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self> {
+        Self::with_fpr_and_scheme(expected_items, fpr, Xxh3Scheme)
+    }
+
+    /// Build with exactly `bits` bits and `hashes` probes per key. The design capacity is the
+    /// load at which `hashes` is optimal, `m·ln 2 / k`.
+    pub fn with_bits(bits: u64, hashes: u32) -> Result<Self> {
+        Self::with_bits_and_scheme(bits, hashes, Xxh3Scheme)
+    }
+
+    /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_bytes_with_scheme(bytes, Xxh3Scheme)
+    }
+
+    /// Encode in the seed's `BLM1` layout: a 16-byte big-endian header
+    /// (`"BLM1"` | k | m | count, each a `u32`) followed by `ceil(m/8)` bytes of bits, bit `i`
+    /// at `byte[i >> 3] & (1 << (i & 7))`. The layout names no hash scheme: it implies this
+    /// library's default xxh3 scheme, so only default-scheme filters have it.
+    ///
+    /// Errors when `m`, `k` or the count do not fit in 32 bits; use
+    /// [`to_bytes`](Self::to_bytes), which has no such limit.
+    pub fn to_blm1(&self) -> Result<Vec<u8>> {
+        let too_big = |what: &str, v: u64| {
+            Error::SizeOverflow(format!("{what} = {v} does not fit the 32-bit BLM1 header"))
+        };
+        let m = u32::try_from(self.bits.len()).map_err(|_| too_big("m", self.bits.len()))?;
+        let count = u32::try_from(self.count).map_err(|_| too_big("count", self.count))?;
+        let mut out = Vec::with_capacity(BLM1_HEADER_LEN + self.bits.byte_len());
+        out.extend_from_slice(&BLM1_MAGIC);
+        out.extend_from_slice(&self.k.to_be_bytes());
+        out.extend_from_slice(&m.to_be_bytes());
+        out.extend_from_slice(&count.to_be_bytes());
+        self.bits.write_le_bytes(&mut out);
+        Ok(out)
+    }
+
+    /// Decode the seed's `BLM1` layout. Checks the magic, `k`, the exact length, that bits
+    /// past `m` are zero, and that the count could have set the bits that are set. The design
+    /// capacity is taken as `m·ln 2 / k`.
+    pub fn from_blm1(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes);
+        let magic: [u8; 4] = r.array()?;
+        if magic != BLM1_MAGIC {
+            return Err(DecodeError::BadMagic { found: magic }.into());
+        }
+        let k = r.u32_be()?;
+        let m = u64::from(r.u32_be()?);
+        let count = u64::from(r.u32_be()?);
+        check_hashes(k)?;
+        if m == 0 {
+            return Err(DecodeError::field("m", "must be at least 1").into());
+        }
+        let bits = BitArray::from_le_bytes(r.take_u64_len(m.div_ceil(8))?, m)?;
+        r.finish()?;
+        let capacity = math::classic_capacity(m, k);
+        Ok(Self::from_parts(
+            bits, k, count, capacity, None, Xxh3Scheme,
+        )?)
+    }
+}
+
+fn check_hashes(k: u32) -> Result<(), DecodeError> {
+    math::validate_hashes(k)
+        .map(|_| ())
+        .map_err(|e| DecodeError::field("k", e.to_string()))
+}
+
+impl<S: HashScheme> BloomFilter<S> {
+    /// [`with_fpr`](BloomFilter::with_fpr) with a chosen hash scheme.
+    pub fn with_fpr_and_scheme(expected_items: u64, fpr: f64, scheme: S) -> Result<Self> {
+        let m = math::classic_bits(expected_items, fpr)?;
+        let k = math::classic_hashes(m, expected_items);
+        Ok(BloomFilter {
+            bits: BitArray::new(m)?,
+            k,
+            count: 0,
+            capacity: expected_items,
+            target_fpr: Some(fpr),
+            scheme,
+        })
+    }
+
+    /// [`with_bits`](BloomFilter::with_bits) with a chosen hash scheme.
+    pub fn with_bits_and_scheme(bits: u64, hashes: u32, scheme: S) -> Result<Self> {
+        if bits == 0 {
+            return Err(Error::invalid("bits", "must be at least 1"));
+        }
+        let k = math::validate_hashes(hashes)?;
+        Ok(BloomFilter {
+            bits: BitArray::new(bits)?,
+            k,
+            count: 0,
+            capacity: math::classic_capacity(bits, k),
+            target_fpr: None,
+            scheme,
+        })
+    }
+
+    /// Assemble a filter from its parts, checking every invariant a decoder checks: `k` in
+    /// range, capacity ≥ 1, a valid target FPR, and no more set bits than `count · k` inserts
+    /// could have set. Used by decoders and by variants that collapse into a classic filter.
+    pub fn from_parts(
+        bits: BitArray,
+        hashes: u32,
+        count: u64,
+        capacity: u64,
+        target_fpr: Option<f64>,
+        scheme: S,
+    ) -> Result<Self, DecodeError> {
+        check_hashes(hashes)?;
+        if capacity == 0 {
+            return Err(DecodeError::field("capacity", "must be at least 1"));
+        }
+        format::decode_optional_fpr(format::encode_optional_fpr(target_fpr))?;
+        let ones = bits.count_ones();
+        if ones > count.saturating_mul(u64::from(hashes)) {
+            return Err(DecodeError::field(
+                "count",
+                format!("{count} inserts of {hashes} probes cannot set {ones} bits"),
+            ));
+        }
+        Ok(BloomFilter {
+            bits,
+            k: hashes,
+            count,
+            capacity,
+            target_fpr,
+            scheme,
+        })
+    }
+
+    /// Insert a key. Returns `true` if the key was definitely new (at least one of its bits
+    /// was still zero), `false` if it may have been present already.
+    #[inline]
+    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
+        let h = key.with_key_bytes(|b| self.scheme.hash(b));
+        self.insert_hash(h)
+    }
+
+    /// Insert a key that was already hashed with this filter's scheme
+    /// (lets callers hash once and insert into several filters).
+    #[inline]
+    pub fn insert_hash(&mut self, h: KeyHash) -> bool {
+        let mut new = false;
+        for i in h.positions(self.k, self.bits.len()) {
+            new |= !self.bits.set(i);
+        }
+        self.count = self.count.saturating_add(1);
+        new
+    }
+
+    /// `false`: the key was definitely never inserted. `true`: it maybe was.
+    #[inline]
+    pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.might_contain_hash(key.with_key_bytes(|b| self.scheme.hash(b)))
+    }
+
+    /// Query with a hash computed by this filter's scheme.
+    #[inline]
+    pub fn might_contain_hash(&self, h: KeyHash) -> bool {
+        h.positions(self.k, self.bits.len())
+            .all(|i| self.bits.get(i))
+    }
+
+    /// The hash scheme.
+    pub fn scheme(&self) -> &S {
+        &self.scheme
+    }
+
+    /// Hash a key with this filter's scheme.
+    #[inline]
+    pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
+        key.with_key_bytes(|b| self.scheme.hash(b))
+    }
+
+    /// Number of inserts, repeats included.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// No inserts yet.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// `m`, the number of bits.
+    pub fn bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    /// `k`, probes per key.
+    pub fn hashes(&self) -> u32 {
+        self.k
+    }
+
+    /// The bit array.
+    pub fn bit_array(&self) -> &BitArray {
+        &self.bits
+    }
+
+    /// The design capacity (the `n` the filter was sized for).
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The target FPR, if the filter was sized from one.
+    pub fn target_fpr(&self) -> Option<f64> {
+        self.target_fpr
+    }
+
+    /// Inserts relative to design capacity: 1.0 at design load, 2.0 at twice it.
+    pub fn load(&self) -> f64 {
+        self.count as f64 / self.capacity as f64
+    }
+
+    /// More inserts than the design capacity: the FPR has silently climbed past the target
+    /// (a 1 % filter at 2× load gives ≈ 16 %, at 4× ≈ 68 %). Rebuild larger, or use a
+    /// scalable filter.
+    pub fn is_saturated(&self) -> bool {
+        self.count > self.capacity
+    }
+
+    /// Fraction of bits set, `X/m` (≈ 1/2 at design load with the optimal k).
+    pub fn fill_ratio(&self) -> f64 {
+        self.bits.count_ones() as f64 / self.bits.len() as f64
+    }
+
+    /// FPR the formula predicts from the insert count: `(1 − e^(−kn/m))^k`.
+    pub fn expected_fpr(&self) -> f64 {
+        math::classic_fpr(self.bits.len(), self.k, self.count)
+    }
+
+    /// FPR implied by the actual fill: `(X/m)^k`.
+    pub fn current_fpr(&self) -> f64 {
+        math::fpr_from_fill(self.fill_ratio(), self.k)
+    }
+
+    /// Distinct keys estimated from the fill (Swamidass & Baldi 2007); infinite if saturated.
+    pub fn estimated_len(&self) -> f64 {
+        math::estimate_cardinality(self.bits.len(), self.k, self.bits.count_ones())
+    }
+
+    /// Remove every key.
+    pub fn clear(&mut self) {
+        self.bits.clear();
+        self.count = 0;
+    }
+
+    fn check_compatible(&self, other: &Self) -> Result<()> {
+        if self.bits.len() != other.bits.len() || self.k != other.k {
+            return Err(Error::Incompatible(format!(
+                "(m, k) = ({}, {}) vs ({}, {})",
+                self.bits.len(),
+                self.k,
+                other.bits.len(),
+                other.k
+            )));
+        }
+        let (a, b) = (self.scheme.descriptor(), other.scheme.descriptor());
+        if a != b {
+            return Err(Error::Incompatible(format!("hash scheme {a} vs {b}")));
+        }
+        Ok(())
+    }
+
+    /// Bitwise OR with a filter of the same `m`, `k` and hash scheme (anything else is refused:
+    /// it would probe other positions). The result is bit-for-bit the filter built from both
+    /// key sets; the count becomes the sum of both counts.
+    pub fn union(&mut self, other: &Self) -> Result<()> {
+        self.check_compatible(other)?;
+        self.bits.union_with(&other.bits)?;
+        self.count = self.count.saturating_add(other.count);
+        Ok(())
+    }
+
+    /// Estimate `|A ∩ B|` as `n̂(A) + n̂(B) − n̂(A ∪ B)` (seed 000, extension exercise 4), each
+    /// `n̂` from the fill. Clamped at zero. Errors if the filters are incompatible or the
+    /// union is saturated (every bit set, so no estimate is possible).
+    pub fn intersection_estimate(a: &Self, b: &Self) -> Result<f64> {
+        a.check_compatible(b)?;
+        let (m, k) = (a.bits.len(), a.k);
+        let union_ones = a.bits.count_ones_union(&b.bits)?;
+        if union_ones >= m {
+            return Err(Error::Saturated(
+                "every bit of the union is set; the intersection cannot be estimated".into(),
+            ));
+        }
+        let est =
+            a.estimated_len() + b.estimated_len() - math::estimate_cardinality(m, k, union_ones);
+        Ok(est.max(0.0))
+    }
+
+    /// Encode in the checked, versioned envelope ([`bloomlab_core::format`]) with this
+    /// payload (little-endian): `m: u64 | k: u32 | reserved: u32 = 0 | count: u64 |
+    /// capacity: u64 | target_fpr: f64 (0 = none) | ceil(m/8) bytes of bits`.
+    /// No 32-bit limit; the hash scheme is recorded and checked on read.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = EnvelopeWriter::new(
+            Variant::Classic,
+            self.scheme.descriptor(),
+            40 + self.bits.byte_len(),
+        );
+        w.u64(self.bits.len())
+            .u32(self.k)
+            .u32(0)
+            .u64(self.count)
+            .u64(self.capacity)
+            .f64(format::encode_optional_fpr(self.target_fpr));
+        self.bits.write_le_bytes(w.buffer());
+        w.finish()
+    }
+
+    /// Decode [`to_bytes`](Self::to_bytes) output, probing with `scheme`. Refuses bytes written
+    /// with another scheme or key, damaged bytes (checksum), and any invalid field.
+    pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
+        let payload = format::open_expecting(bytes, Variant::Classic, scheme.descriptor())?;
+        let mut r = Reader::new(payload);
+        let m = r.u64()?;
+        let k = r.u32()?;
+        if r.u32()? != 0 {
+            return Err(DecodeError::field("reserved", "must be zero").into());
+        }
+        let count = r.u64()?;
+        let capacity = r.u64()?;
+        let target = format::decode_optional_fpr(r.f64()?)?;
+        check_hashes(k)?;
+        if m == 0 {
+            return Err(DecodeError::field("m", "must be at least 1").into());
+        }
+        let bits = BitArray::from_le_bytes(r.take_u64_len(m.div_ceil(8))?, m)?;
+        r.finish()?;
+        Ok(Self::from_parts(bits, k, count, capacity, target, scheme)?)
+    }
+}
+
+impl<S: HashScheme> fmt::Debug for BloomFilter<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BloomFilter")
+            .field("m", &self.bits.len())
+            .field("k", &self.k)
+            .field("count", &self.count)
+            .field("capacity", &self.capacity)
+            .field("target_fpr", &self.target_fpr)
+            .field("fill_ratio", &self.fill_ratio())
+            .field("scheme", &self.scheme.descriptor())
+            .finish()
+    }
+}
+
+impl<S: HashScheme> PartialEq for BloomFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.k == other.k
+            && self.count == other.count
+            && self.capacity == other.capacity
+            && self.target_fpr == other.target_fpr
+            && self.scheme.descriptor() == other.scheme.descriptor()
+            && self.bits == other.bits
+    }
+}
+
+impl<S: HashScheme, K: Key> Extend<K> for BloomFilter<S> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
+        for key in iter {
+            self.insert(&key);
+        }
+    }
+}
+
+impl<S: HashScheme> Filter for BloomFilter<S> {
+    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+        self.insert(key);
+        Ok(())
+    }
+
+    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+        self.might_contain(key)
+    }
+
+    fn len(&self) -> u64 {
+        self.count
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        self.bits.size_in_bytes()
+    }
+
+    fn expected_fpr(&self) -> f64 {
+        BloomFilter::expected_fpr(self)
+    }
+
+    fn params(&self) -> FilterParams {
+        FilterParams {
+            variant: Variant::Classic,
+            capacity: self.capacity,
+            target_fpr: self.target_fpr,
+            table_bits: self.bits.len(),
+            hashes: self.k,
+            scheme: self.scheme.descriptor(),
+        }
+    }
+}
+
+/// A read-only classic filter that answers queries straight from a byte slice (for example a
+/// memory-mapped file), without copying the bits. Built from either byte format; validated
+/// exactly as the owning decoders validate.
+#[derive(Clone)]
+pub struct BloomFilterView<'a, S: HashScheme = Xxh3Scheme> {
+    bits: &'a [u8],
+    m: u64,
+    k: u32,
+    count: u64,
+    scheme: S,
+}
+
+impl<'a> BloomFilterView<'a, Xxh3Scheme> {
+    /// View bytes in the checked format written by [`BloomFilter::to_bytes`].
+    pub fn new(bytes: &'a [u8]) -> Result<Self> {
+        Self::with_scheme(bytes, Xxh3Scheme)
+    }
+
+    /// View bytes in the seed's `BLM1` layout.
+    pub fn from_blm1(bytes: &'a [u8]) -> Result<Self> {
+        // Validate everything (magic, sizes, tail bits, count) once with the owning decoder's
+        // rules, then borrow the bit region.
+        let f = BloomFilter::from_blm1(bytes)?;
+        Ok(BloomFilterView {
+            bits: &bytes[BLM1_HEADER_LEN..],
+            m: f.bits(),
+            k: f.hashes(),
+            count: f.len(),
+            scheme: Xxh3Scheme,
+        })
+    }
+}
+
+impl<'a, S: HashScheme> BloomFilterView<'a, S> {
+    /// View bytes in the checked format, probing with `scheme`.
+    pub fn with_scheme(bytes: &'a [u8], scheme: S) -> Result<Self> {
+        let payload = format::open_expecting(bytes, Variant::Classic, scheme.descriptor())?;
+        let mut r = Reader::new(payload);
+        let m = r.u64()?;
+        let k = r.u32()?;
+        if r.u32()? != 0 {
+            return Err(DecodeError::field("reserved", "must be zero").into());
+        }
+        let count = r.u64()?;
+        let capacity = r.u64()?;
+        format::decode_optional_fpr(r.f64()?)?;
+        check_hashes(k)?;
+        if m == 0 || capacity == 0 {
+            return Err(DecodeError::field("m/capacity", "must be at least 1").into());
+        }
+        let bits = r.take_u64_len(m.div_ceil(8))?;
+        r.finish()?;
+        if m % 8 != 0 && bits[bits.len() - 1] >> (m % 8) != 0 {
+            return Err(DecodeError::TrailingBitsSet.into());
+        }
+        let ones: u64 = bits.iter().map(|b| u64::from(b.count_ones())).sum();
+        if ones > count.saturating_mul(u64::from(k)) {
+            return Err(DecodeError::field("count", "too small for the bits that are set").into());
+        }
+        Ok(BloomFilterView {
+            bits,
+            m,
+            k,
+            count,
+            scheme,
+        })
+    }
+
+    /// `false`: definitely never inserted; `true`: maybe.
+    #[inline]
+    pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
+        let h = key.with_key_bytes(|b| self.scheme.hash(b));
+        h.positions(self.k, self.m)
+            .all(|i| get_le_bit(self.bits, i))
+    }
+
+    /// Number of inserts recorded in the bytes.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// No inserts recorded.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// `m`.
+    pub fn bits(&self) -> u64 {
+        self.m
+    }
+
+    /// `k`.
+    pub fn hashes(&self) -> u32 {
+        self.k
+    }
+}
+
+impl<S: HashScheme> fmt::Debug for BloomFilterView<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BloomFilterView")
+            .field("m", &self.m)
+            .field("k", &self.k)
+            .field("count", &self.count)
+            .field("scheme", &self.scheme.descriptor())
+            .finish()
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serde_impl {
+    //! serde support: the same fields as the byte format, validated the same way on the way in.
+    //! Only schemes constructible with `Default` (unkeyed) deserialize; a keyed filter must be
+    //! loaded from bytes with its secret.
+    use super::*;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize)]
+    struct ReprRef<'a> {
+        m: u64,
+        k: u32,
+        count: u64,
+        capacity: u64,
+        target_fpr: Option<f64>,
+        scheme: SchemeDescriptor,
+        words: &'a [u64],
+    }
+
+    #[derive(Deserialize)]
+    struct Repr {
+        m: u64,
+        k: u32,
+        count: u64,
+        capacity: u64,
+        target_fpr: Option<f64>,
+        scheme: SchemeDescriptor,
+        words: Vec<u64>,
+    }
+
+    impl<S: HashScheme> Serialize for BloomFilter<S> {
+        fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+            ReprRef {
+                m: self.bits.len(),
+                k: self.k,
+                count: self.count,
+                capacity: self.capacity,
+                target_fpr: self.target_fpr,
+                scheme: self.scheme.descriptor(),
+                words: self.bits.words(),
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de, S: HashScheme + Default> Deserialize<'de> for BloomFilter<S> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            use serde::de::Error as _;
+            let r = Repr::deserialize(d)?;
+            let scheme = S::default();
+            if r.scheme != scheme.descriptor() {
+                return Err(D::Error::custom(DecodeError::SchemeMismatch {
+                    expected: scheme.descriptor().to_string(),
+                    found: r.scheme.to_string(),
+                }));
+            }
+            let bits = BitArray::from_words(r.words, r.m).map_err(D::Error::custom)?;
+            BloomFilter::from_parts(bits, r.k, r.count, r.capacity, r.target_fpr, scheme)
+                .map_err(D::Error::custom)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizing_follows_the_math_module() {
+        let f = BloomFilter::with_fpr(1_000_000, 0.01).unwrap();
+        assert_eq!(f.bits(), math::classic_bits(1_000_000, 0.01).unwrap());
+        assert_eq!(f.hashes(), 7);
+        assert_eq!(f.capacity(), 1_000_000);
+        assert!(f.is_empty());
+    }
+
+    #[test]
+    fn insert_reports_new_keys() {
+        let mut f = BloomFilter::with_fpr(100, 0.01).unwrap();
+        assert!(f.insert("a"));
+        assert!(!f.insert("a"));
+        assert_eq!(f.len(), 2);
+        assert!(f.might_contain("a"));
+    }
+
+    #[test]
+    fn blm1_golden_bytes() {
+        // Frozen: the seed's header layout and this library's default hash. If this test
+        // changes, files written by earlier versions would answer wrongly.
+        let mut f = BloomFilter::with_bits(64, 3).unwrap();
+        f.insert("user:42");
+        let bytes = f.to_blm1().unwrap();
+        assert_eq!(&bytes[..16], b"BLM1\0\0\0\x03\0\0\0\x40\0\0\0\x01");
+        let h = Xxh3Scheme.hash(b"user:42");
+        let mut want = [0u8; 8];
+        for i in h.positions(3, 64) {
+            want[(i >> 3) as usize] |= 1 << (i & 7);
+        }
+        assert_eq!(&bytes[16..], &want);
+        assert_eq!(
+            h,
+            KeyHash::new(0x1867_b159_4963_f271, 0x820a_064c_fd5d_3839),
+            "the default hash of \"user:42\" changed"
+        );
+    }
+}

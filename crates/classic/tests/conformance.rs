@@ -1,0 +1,316 @@
+//! The classic filter through the shared conformance suite, plus its own statistical tests.
+
+use bloomlab_classic::{BloomFilter, BloomFilterView};
+use bloomlab_conformance as conf;
+use bloomlab_core::{Error, Filter, math};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn filled(n: u64, p: f64, seed: u64) -> BloomFilter {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut f = BloomFilter::with_fpr(n, p).unwrap();
+    for _ in 0..n {
+        f.insert(&conf::member_key(&mut rng));
+    }
+    f
+}
+
+#[test]
+fn no_false_negatives_for_every_key_shape() {
+    conf::check_no_false_negatives(|n| BloomFilter::with_fpr(n, 0.01).unwrap(), 100_000);
+}
+
+#[test]
+fn fpr_within_binomial_bound_at_three_targets() {
+    for (p, seed) in [(0.001, 11), (0.01, 12), (0.03, 13)] {
+        let r = conf::check_fpr(
+            |n, p| BloomFilter::with_fpr(n, p).unwrap(),
+            100_000,
+            p,
+            1_000_000,
+            seed,
+        );
+        // The formula at the rounded k stays within 5 % of the target (k = 10 / 7 / 5).
+        assert!((r.expected / p - 1.0).abs() < 0.05, "{r:?}");
+        println!("{r:?}");
+    }
+}
+
+#[test]
+fn current_fpr_tracks_expected_and_measured() {
+    // Seed 000: expectedFpr and currentFpr agree to within a few percent.
+    let f = filled(200_000, 0.01, 3);
+    let (e, c) = (f.expected_fpr(), f.current_fpr());
+    assert!((c / e - 1.0).abs() < 0.03, "expected {e}, current {c}");
+    // The fill-based cardinality estimate is within 1 % of the truth at design load.
+    assert!((f.estimated_len() / 200_000.0 - 1.0).abs() < 0.01);
+    // Expected fill 1 − e^(−kn/m) (≈ 0.518 at 1 % with k = 7); its σ is ≈ 0.0005 at m ≈ 1.9·10^6.
+    let want = 1.0 - (-(f.hashes() as f64) * 200_000.0 / f.bits() as f64).exp();
+    assert!(
+        (f.fill_ratio() - want).abs() < 0.005,
+        "{} vs {want}",
+        f.fill_ratio()
+    );
+}
+
+#[test]
+fn chosen_k_is_no_worse_than_its_neighbours() {
+    // Measured FPR with k−1 and k+1 (same m) is not significantly better than with the k the
+    // math module picks. One-sided 5σ binomial comparison on 10^6 probes each.
+    let (n, p, probes) = (50_000u64, 0.01, 1_000_000u64);
+    let m = math::classic_bits(n, p).unwrap();
+    let k = math::classic_hashes(m, n);
+    let measure = |k: u32| {
+        let mut rng = ChaCha8Rng::seed_from_u64(99);
+        let mut f = BloomFilter::with_bits(m, k).unwrap();
+        for _ in 0..n {
+            f.insert(&conf::member_key(&mut rng));
+        }
+        (0..probes)
+            .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
+            .count() as f64
+    };
+    let best = measure(k);
+    for other in [k - 1, k + 1] {
+        let c = measure(other);
+        let sigma = (best + c).sqrt(); // σ of a difference of two Poisson-like counts
+        assert!(
+            best <= c + conf::Z_BOUND * sigma,
+            "k = {k}: {best} positives, k = {other}: {c}"
+        );
+    }
+}
+
+#[test]
+fn overfill_follows_the_formula() {
+    // Seed 000: a 1 % filter at 2× load ≈ 16 %, at 4× ≈ 68 %.
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let n = 20_000;
+    let mut f = BloomFilter::with_fpr(n, 0.01).unwrap();
+    for load in [1u64, 2, 4] {
+        while f.len() < load * n {
+            f.insert(&conf::member_key(&mut rng));
+        }
+        assert_eq!(f.is_saturated(), load > 1);
+        let probes = 200_000u64;
+        let pos = (0..probes)
+            .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
+            .count() as f64;
+        let e = f.expected_fpr();
+        let sigma = (probes as f64 * e * (1.0 - e)).sqrt();
+        assert!(
+            (pos - probes as f64 * e).abs() <= conf::Z_BOUND * sigma,
+            "load {load}: {pos} vs {e}"
+        );
+    }
+    assert!((f.expected_fpr() - 0.68).abs() < 0.01);
+}
+
+#[test]
+fn union_equals_filter_built_from_both_sets() {
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let a_keys: Vec<_> = (0..20_000).map(|_| conf::member_key(&mut rng)).collect();
+    let b_keys: Vec<_> = (0..30_000).map(|_| conf::member_key(&mut rng)).collect();
+    let mut a = BloomFilter::with_fpr(50_000, 0.01).unwrap();
+    let mut b = a.clone();
+    let mut both = a.clone();
+    a.extend(a_keys.iter());
+    b.extend(b_keys.iter());
+    both.extend(a_keys.iter().chain(&b_keys));
+    a.union(&b).unwrap();
+    assert_eq!(
+        a.bit_array(),
+        both.bit_array(),
+        "union must be bit-identical"
+    );
+    assert_eq!(a, both);
+
+    let other_m = BloomFilter::with_fpr(50_001, 0.01).unwrap();
+    assert!(matches!(a.union(&other_m), Err(Error::Incompatible(_))));
+    let other_k = BloomFilter::with_bits(a.bits(), a.hashes() + 1).unwrap();
+    assert!(matches!(a.union(&other_k), Err(Error::Incompatible(_))));
+}
+
+#[test]
+fn intersection_estimate_is_accurate() {
+    // Extension exercise 4. A and B share `common` keys; the estimate from three fill-based
+    // cardinalities should land within a few percent of the truth when the overlap is large,
+    // and within a small absolute error when it is small.
+    let n = 100_000u64;
+    for (common, tol) in [(50_000u64, 0.03), (10_000, 0.10), (0, 1_000.0)] {
+        let mut rng = ChaCha8Rng::seed_from_u64(common);
+        let shared: Vec<_> = (0..common).map(|_| conf::member_key(&mut rng)).collect();
+        let mut a = BloomFilter::with_fpr(2 * n, 0.01).unwrap();
+        let mut b = a.clone();
+        a.extend(shared.iter());
+        b.extend(shared.iter());
+        for _ in common..n {
+            a.insert(&conf::member_key(&mut rng));
+            b.insert(&conf::member_key(&mut rng));
+        }
+        let est = BloomFilter::intersection_estimate(&a, &b).unwrap();
+        if common == 0 {
+            assert!(est < tol, "disjoint sets: estimate {est}");
+        } else {
+            let rel = (est - common as f64).abs() / common as f64;
+            assert!(
+                rel < tol,
+                "common {common}: estimate {est} (rel. error {rel:.4})"
+            );
+        }
+    }
+    let tiny = BloomFilter::with_bits(8, 1).unwrap();
+    let mut full = tiny.clone();
+    (0..1000u32).for_each(|i| {
+        full.insert(&i);
+    });
+    assert!(matches!(
+        BloomFilter::intersection_estimate(&full, &full),
+        Err(Error::Saturated(_))
+    ));
+}
+
+#[test]
+fn invalid_parameters_are_typed_errors() {
+    conf::check_invalid_parameters(BloomFilter::with_fpr);
+    assert!(BloomFilter::with_bits(0, 3).is_err());
+    assert!(BloomFilter::with_bits(100, 0).is_err());
+    assert!(BloomFilter::with_bits(100, 65).is_err());
+    assert!(matches!(
+        BloomFilter::with_bits(u64::MAX, 3),
+        Err(Error::SizeOverflow(_))
+    ));
+}
+
+#[test]
+fn byte_formats_round_trip() {
+    let f = filled(10_000, 0.01, 21);
+    conf::check_bytes_round_trip(&f, BloomFilter::to_bytes, BloomFilter::from_bytes);
+    // BLM1 keeps m, k, count and the bits; capacity is re-derived from (m, k).
+    let blm1 = f.to_blm1().unwrap();
+    let back = BloomFilter::from_blm1(&blm1).unwrap();
+    assert_eq!(back.bit_array(), f.bit_array());
+    assert_eq!(
+        (back.bits(), back.hashes(), back.len()),
+        (f.bits(), f.hashes(), f.len())
+    );
+    assert_eq!(back.to_blm1().unwrap(), blm1);
+    conf::check_serde_round_trip(&f);
+}
+
+#[test]
+fn views_answer_like_the_owner() {
+    let f = filled(10_000, 0.01, 22);
+    let bytes = f.to_bytes();
+    let blm1 = f.to_blm1().unwrap();
+    let v = BloomFilterView::new(&bytes).unwrap();
+    let v1 = BloomFilterView::from_blm1(&blm1).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    for _ in 0..10_000 {
+        let k = conf::member_key(&mut rng);
+        assert!(v.might_contain(&k) && v1.might_contain(&k));
+    }
+    for _ in 0..50_000 {
+        let k = conf::non_member_key(&mut rng);
+        assert_eq!(v.might_contain(&k), f.might_contain(&k));
+        assert_eq!(v1.might_contain(&k), f.might_contain(&k));
+    }
+    assert_eq!(
+        (v.len(), v.bits(), v.hashes()),
+        (f.len(), f.bits(), f.hashes())
+    );
+}
+
+#[test]
+fn damaged_bytes_never_panic_and_never_decode_invalid() {
+    let f = filled(3_000, 0.01, 23);
+    let invariants = |g: &BloomFilter| {
+        let ones = g.bit_array().count_ones();
+        assert!(ones <= g.len().saturating_mul(u64::from(g.hashes())));
+        assert!(g.capacity() >= 1);
+    };
+    let checked = conf::check_decode_robustness(
+        &f.to_bytes(),
+        BloomFilter::from_bytes,
+        BloomFilter::to_bytes,
+        invariants,
+        true,
+        6_000,
+        1,
+    );
+    // Views validate exactly like the owner: whatever the owner refuses, the view refuses.
+    let bytes = f.to_bytes();
+    for cut in 0..bytes.len() {
+        assert!(BloomFilterView::new(&bytes[..cut]).is_err());
+    }
+    let blm1 = conf::check_decode_robustness(
+        &f.to_blm1().unwrap(),
+        BloomFilter::from_blm1,
+        |g| g.to_blm1().unwrap(),
+        invariants,
+        false,
+        6_000,
+        2,
+    );
+    // BLM1 has no checksum: flipped data bits decode (to a valid, canonical filter).
+    assert!(blm1 > 0);
+    println!("accepted damaged inputs: checked {checked}, BLM1 {blm1}");
+}
+
+#[test]
+fn view_refuses_what_the_owner_refuses() {
+    let f = filled(2_000, 0.03, 24);
+    let valid = f.to_bytes();
+    let mut rng = ChaCha8Rng::seed_from_u64(24);
+    use rand::Rng;
+    for _ in 0..3_000 {
+        let mut b = valid.clone();
+        let i = rng.random_range(0..b.len());
+        b[i] = rng.random();
+        bloomlab_core::format::reseal(&mut b);
+        assert_eq!(
+            BloomFilter::from_bytes(&b).is_ok(),
+            BloomFilterView::new(&b).is_ok(),
+            "byte {i}"
+        );
+    }
+}
+
+#[test]
+fn scheme_and_foreign_bytes_are_refused() {
+    let f = filled(1_000, 0.01, 25);
+    let mut bytes = f.to_bytes();
+    bytes[7] = 2; // claim the keyed SipHash scheme
+    bloomlab_core::format::reseal(&mut bytes);
+    assert!(matches!(
+        BloomFilter::from_bytes(&bytes),
+        Err(Error::Decode(
+            bloomlab_core::DecodeError::SchemeMismatch { .. }
+        ))
+    ));
+    assert!(BloomFilter::from_bytes(&f.to_blm1().unwrap()).is_err());
+    assert!(BloomFilter::from_blm1(&f.to_bytes()).is_err());
+    assert!(BloomFilter::from_bytes(b"").is_err());
+}
+
+#[test]
+fn blm1_limits_are_errors_not_truncation() {
+    let mut f = BloomFilter::with_bits((1 << 32) + 64, 1).unwrap();
+    f.insert("x");
+    assert!(matches!(f.to_blm1(), Err(Error::SizeOverflow(_))));
+    // The checked format has no 32-bit limit.
+    let back = BloomFilter::from_bytes(&f.to_bytes()).unwrap();
+    assert!(back.might_contain("x"));
+}
+
+#[test]
+fn works_behind_dyn_filter() {
+    let mut boxed: Box<dyn Filter> = Box::new(BloomFilter::with_fpr(1_000, 0.01).unwrap());
+    conf::insert_all(boxed.as_mut(), ["a", "b", "c"]);
+    conf::insert_all(boxed.as_mut(), [1u64, 2, 3]);
+    assert!(boxed.might_contain("b") && boxed.might_contain(&2u64));
+    assert_eq!(boxed.len(), 6);
+    assert_eq!(boxed.params().hashes, 7);
+    let bpi = boxed.bits_per_item();
+    assert!(bpi > 1000.0, "{bpi}"); // 6 items in a 1000-item filter
+}

@@ -1,0 +1,344 @@
+//! The conformance suite: generic checks that every filter variant's tests call, so each
+//! variant gets the same scrutiny.
+//!
+//! - [`check_no_false_negatives`]: five key shapes × many keys, zero false negatives.
+//! - [`check_fpr`]: measured FPR on ≥ 10^6 distinct non-members within a binomial bound of
+//!   the variant's own formula ([`Filter::expected_fpr`]).
+//! - [`check_decode_robustness`]: thousands of mutated, truncated, extended, re-sealed and
+//!   random inputs never panic and never decode to a filter that is not canonical and valid.
+//! - [`check_invalid_parameters`]: every invalid parameter is a typed error, not a panic.
+//! - [`check_serde_round_trip`] and [`check_bytes_round_trip`].
+//!
+//! All randomness is seeded ([`rand_chacha::ChaCha8Rng`], stable across platforms and
+//! versions), so a failure reproduces exactly.
+#![warn(missing_docs)]
+
+use std::fmt::Debug;
+
+use bloomlab_core::error::Error;
+use bloomlab_core::format;
+use bloomlab_core::{Filter, Key};
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// Standard deviations allowed between a measured count and its binomial expectation.
+/// Two-sided, P(|Z| > 5) ≈ 5.7·10^-7 per check: a correct filter essentially never fails, while
+/// a formula off by more than a few percent at 10^6 probes does.
+pub const Z_BOUND: f64 = 5.0;
+
+/// Shapes of keys that stress hashing differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyShape {
+    /// 16 uniformly random bytes.
+    RandomBytes,
+    /// Little-endian `u64` counters 0, 1, 2, … (low-entropy, highly structured).
+    SequentialIntegers,
+    /// `user:0`, `user:1`, … (long shared prefix, short varying tail).
+    SharedPrefix,
+    /// The empty key, then every 1-byte key, then 2- and 3-byte keys in order.
+    Tiny,
+    /// 1 KiB random keys (hashing throughput path, multi-block input).
+    Large,
+}
+
+impl KeyShape {
+    /// Every shape.
+    pub const ALL: [KeyShape; 5] = [
+        KeyShape::RandomBytes,
+        KeyShape::SequentialIntegers,
+        KeyShape::SharedPrefix,
+        KeyShape::Tiny,
+        KeyShape::Large,
+    ];
+
+    /// `count` distinct keys of this shape, deterministic in `seed`.
+    pub fn keys(self, count: u64, seed: u64) -> Vec<Vec<u8>> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (self as u64).wrapping_mul(0x9e37));
+        (0..count)
+            .map(|i| match self {
+                KeyShape::RandomBytes => random_bytes(&mut rng, 16),
+                KeyShape::SequentialIntegers => i.to_le_bytes().to_vec(),
+                KeyShape::SharedPrefix => format!("user:{i}").into_bytes(),
+                KeyShape::Tiny => tiny_key(i),
+                KeyShape::Large => random_bytes(&mut rng, 1024),
+            })
+            .collect()
+    }
+}
+
+fn random_bytes(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    rng.fill_bytes(&mut v);
+    v
+}
+
+/// The `i`-th key in length-then-lexicographic order: "", 00, 01, …, ff, 0000, 0001, …
+fn tiny_key(mut i: u64) -> Vec<u8> {
+    let mut len = 0u32;
+    let mut block = 1u64;
+    while i >= block {
+        i -= block;
+        len += 1;
+        block = 256u64.saturating_pow(len);
+    }
+    (0..len).map(|j| (i >> (8 * j)) as u8).collect()
+}
+
+/// A member key for FPR tests: tag byte 0 then 16 seeded random bytes.
+/// Members and [`non_member_key`]s can never coincide (different tag), so no overlap
+/// correction is needed.
+pub fn member_key(rng: &mut ChaCha8Rng) -> [u8; 17] {
+    let mut k = [0u8; 17];
+    rng.fill_bytes(&mut k[1..]);
+    k
+}
+
+/// A non-member key for FPR tests: tag byte 1 then 16 seeded random bytes.
+pub fn non_member_key(rng: &mut ChaCha8Rng) -> [u8; 17] {
+    let mut k = [1u8; 17];
+    rng.fill_bytes(&mut k[1..]);
+    k
+}
+
+/// Insert `keys_per_shape` keys of every [`KeyShape`] into a fresh filter from `make(n)` and
+/// require that every one tests positive and that `len()` counts them.
+pub fn check_no_false_negatives<F: Filter>(make: impl Fn(u64) -> F, keys_per_shape: u64) {
+    for shape in KeyShape::ALL {
+        let keys = shape.keys(keys_per_shape, 0x5eed);
+        let mut f = make(keys_per_shape);
+        for k in &keys {
+            f.insert_bytes(k)
+                .unwrap_or_else(|e| panic!("{shape:?}: insert failed below capacity: {e}"));
+        }
+        assert_eq!(f.len(), keys_per_shape, "{shape:?}: len() after inserts");
+        let missing = keys.iter().filter(|k| !f.might_contain_bytes(k)).count();
+        assert_eq!(missing, 0, "{shape:?}: {missing} false negatives");
+    }
+}
+
+/// What an FPR check measured.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FprReport {
+    /// Target FPR the filter was built for.
+    pub target: f64,
+    /// Items inserted.
+    pub items: u64,
+    /// Non-member probes.
+    pub probes: u64,
+    /// Probes that answered "maybe".
+    pub positives: u64,
+    /// `positives / probes`.
+    pub measured: f64,
+    /// The variant's own formula at this load ([`Filter::expected_fpr`]).
+    pub expected: f64,
+    /// Allowed deviation of `positives` from `probes · expected` ([`Z_BOUND`] binomial σ).
+    pub allowed_deviation: f64,
+}
+
+/// Build a filter with `make(n, p)`, insert `n` seeded member keys, probe `probes` distinct
+/// non-members, and require the positive count to be within [`Z_BOUND`] binomial standard
+/// deviations of `probes · expected_fpr()`.
+///
+/// The bound is the binomial one for a fixed filter: given the table, each non-member is
+/// positive independently with probability ≈ the formula's value. The filter-to-filter
+/// variation of the fill adds well under 1 % relative at the sizes used here, which is
+/// negligible against 5σ (≥ 13 % relative at μ = 1000).
+pub fn check_fpr<F: Filter>(
+    make: impl Fn(u64, f64) -> F,
+    n: u64,
+    p: f64,
+    probes: u64,
+    seed: u64,
+) -> FprReport {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut f = make(n, p);
+    for _ in 0..n {
+        f.insert_bytes(&member_key(&mut rng))
+            .expect("insert below capacity");
+    }
+    let positives = (0..probes)
+        .filter(|_| f.might_contain_bytes(&non_member_key(&mut rng)))
+        .count() as u64;
+    let expected = f.expected_fpr();
+    let sigma = (probes as f64 * expected * (1.0 - expected)).sqrt();
+    let report = FprReport {
+        target: p,
+        items: n,
+        probes,
+        positives,
+        measured: positives as f64 / probes as f64,
+        expected,
+        allowed_deviation: Z_BOUND * sigma,
+    };
+    let deviation = (positives as f64 - probes as f64 * expected).abs();
+    assert!(
+        deviation <= report.allowed_deviation,
+        "FPR outside the binomial bound: {report:?} (deviation {deviation:.1})"
+    );
+    report
+}
+
+/// Encode, decode, and require an equal filter that answers the same on members and
+/// non-members.
+pub fn check_bytes_round_trip<F: Filter + PartialEq + Debug>(
+    f: &F,
+    encode: impl Fn(&F) -> Vec<u8>,
+    decode: impl Fn(&[u8]) -> Result<F, Error>,
+) {
+    let bytes = encode(f);
+    let back = decode(&bytes).expect("round trip decodes");
+    assert_eq!(&back, f);
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for _ in 0..10_000 {
+        let k = non_member_key(&mut rng);
+        assert_eq!(back.might_contain_bytes(&k), f.might_contain_bytes(&k));
+    }
+    assert_eq!(encode(&back), bytes, "encoding is canonical");
+}
+
+/// Serialize to JSON and back; require equality.
+pub fn check_serde_round_trip<F: Serialize + DeserializeOwned + PartialEq + Debug>(f: &F) {
+    let json = serde_json::to_string(f).expect("serializes");
+    let back: F = serde_json::from_str(&json).expect("deserializes");
+    assert_eq!(&back, f);
+}
+
+/// Feed `rounds` damaged versions of `valid` (a real encoding) and random buffers to
+/// `decode`. Nothing may panic; any input that decodes must re-encode to exactly the same bytes
+/// (so it is a canonical, fully validated filter) and pass `invariants`.
+///
+/// When `envelope` is true the inputs are also re-sealed (length and checksum recomputed) so
+/// damage reaches the variant's own payload validation rather than stopping at the checksum.
+/// Returns how many damaged inputs were accepted (each one verified canonical).
+pub fn check_decode_robustness<F>(
+    valid: &[u8],
+    decode: impl Fn(&[u8]) -> Result<F, Error>,
+    encode: impl Fn(&F) -> Vec<u8>,
+    invariants: impl Fn(&F),
+    envelope: bool,
+    rounds: usize,
+    seed: u64,
+) -> usize {
+    assert!(decode(valid).is_ok(), "the valid encoding must decode");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut accepted = 0;
+    let mut try_one = |input: &[u8]| {
+        if let Ok(f) = decode(input) {
+            assert_eq!(encode(&f), input, "accepted a non-canonical encoding");
+            invariants(&f);
+            accepted += 1;
+        }
+    };
+    for round in 0..rounds {
+        let mut b = valid.to_vec();
+        match round % 6 {
+            // Flip 1–4 random bits anywhere.
+            0 => {
+                for _ in 0..rng.random_range(1..=4) {
+                    let i = rng.random_range(0..b.len());
+                    b[i] ^= 1 << rng.random_range(0..8);
+                }
+            }
+            // Overwrite a header/metadata byte (first 80 bytes) with a random value.
+            1 => {
+                let i = rng.random_range(0..b.len().min(80));
+                b[i] = rng.random();
+            }
+            // Truncate.
+            2 => b.truncate(rng.random_range(0..b.len())),
+            // Extend with random bytes.
+            3 => {
+                for _ in 0..rng.random_range(1..64) {
+                    b.push(rng.random());
+                }
+            }
+            // Set a random byte to 0xff (e.g. tail bits, counts, lengths).
+            4 => {
+                let i = rng.random_range(0..b.len());
+                b[i] = 0xff;
+            }
+            // Completely random buffer of random length.
+            _ => {
+                let len = rng.random_range(0..valid.len() * 2 + 2);
+                b = (0..len).map(|_| rng.random()).collect();
+                if envelope && len >= 8 && rng.random_bool(0.5) {
+                    // Give half of them a valid-looking start so they get past the magic.
+                    b[..8].copy_from_slice(&valid[..8]);
+                }
+            }
+        }
+        try_one(&b);
+        if envelope && format::reseal(&mut b) {
+            try_one(&b);
+        }
+    }
+    accepted
+}
+
+/// Every invalid parameter must be a typed error: `n = 0`, `p` of 0, 1, negative, above 1,
+/// NaN and ±∞, and a size that overflows.
+pub fn check_invalid_parameters<F: Debug>(make: impl Fn(u64, f64) -> Result<F, Error>) {
+    assert!(
+        matches!(make(0, 0.01), Err(Error::ZeroItems)),
+        "n = 0 must be Error::ZeroItems"
+    );
+    for p in [
+        0.0,
+        1.0,
+        -0.01,
+        1.5,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::MIN_POSITIVE * 0.0,
+    ] {
+        assert!(
+            matches!(make(1000, p), Err(Error::InvalidFpr(_))),
+            "p = {p} must be Error::InvalidFpr"
+        );
+    }
+    for (n, p) in [(u64::MAX, 1e-9), (u64::MAX / 2, 0.5), (1 << 62, 1e-300)] {
+        let r = make(n, p);
+        assert!(
+            matches!(r, Err(Error::SizeOverflow(_))),
+            "n = {n}, p = {p} must be Error::SizeOverflow, got {r:?}"
+        );
+    }
+}
+
+/// Convenience: feed typed keys through the object-safe trait (used by tests of `dyn Filter`).
+pub fn insert_all<K: Key>(f: &mut dyn Filter, keys: impl IntoIterator<Item = K>) {
+    for k in keys {
+        f.insert(&k).expect("insert");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiny_keys_are_distinct_and_short() {
+        let keys = KeyShape::Tiny.keys(70_000, 0);
+        assert_eq!(keys[0], Vec::<u8>::new());
+        assert_eq!(keys[1], vec![0]);
+        assert_eq!(keys[256], vec![255]);
+        assert_eq!(keys[257], vec![0, 0]);
+        assert!(keys.iter().all(|k| k.len() <= 3));
+        let set: std::collections::HashSet<_> = keys.iter().collect();
+        assert_eq!(set.len(), keys.len());
+    }
+
+    #[test]
+    fn shapes_are_deterministic_and_distinct() {
+        for shape in KeyShape::ALL {
+            let a = shape.keys(1000, 1);
+            assert_eq!(a, shape.keys(1000, 1));
+            let set: std::collections::HashSet<_> = a.iter().collect();
+            assert_eq!(set.len(), 1000, "{shape:?}");
+        }
+        assert_eq!(KeyShape::Large.keys(1, 1)[0].len(), 1024);
+    }
+}
