@@ -230,6 +230,41 @@ pub fn cuckoo_bits_per_item(fingerprint_bits: u32, load: f64) -> f64 {
     f64::from(fingerprint_bits) / load
 }
 
+/// Number of buckets for `n` items at most `load` full with `bucket_size` slots each:
+/// `ceil(n / (b·α))`, at least 1. No power-of-two rounding, so the table has
+/// `b·ceil(n/(b·α)) < n/α + b` slots: bits/item = f·slots/n ≤ f/α + b·f/n.
+/// Errors on `n = 0`, a load outside (0, 1], `bucket_size = 0`, or a count past `u64`.
+pub fn cuckoo_buckets(n: u64, bucket_size: u32, load: f64) -> Result<u64> {
+    let n = validate_items(n)?;
+    if bucket_size == 0 {
+        return Err(Error::invalid("bucket_size", "must be positive"));
+    }
+    if !(load.is_finite() && load > 0.0 && load <= 1.0) {
+        return Err(Error::invalid(
+            "load",
+            format!("must be in (0, 1] (got {load})"),
+        ));
+    }
+    bits_from_f64((n as f64 / (f64::from(bucket_size) * load)).ceil())
+}
+
+/// FPR of a cuckoo filter whose fingerprints are uniform over the `2^f − 1` non-zero values
+/// (0 marks an empty slot), at load `α` with `bucket_size` slots per bucket.
+///
+/// A non-member is positive when one of the occupied slots of its two buckets holds its
+/// fingerprint; each does with probability `q = 1/(2^f − 1)`, and the two buckets hold
+/// `2b·α` fingerprints on average, so FPR = `1 − (1 − q)^(2bα)` (Fan et al. 2014, §4, with
+/// `2^f` replaced by the `2^f − 1` usable values). Averaging over the occupancy instead of
+/// plugging in its mean changes the result by a factor `1 + O(q)`.
+pub fn cuckoo_fpr_nonzero(fingerprint_bits: u32, bucket_size: u32, load: f64) -> f64 {
+    if fingerprint_bits == 0 {
+        return 1.0;
+    }
+    let values = (f64::from(fingerprint_bits)).exp2() - 1.0;
+    let slots = 2.0 * f64::from(bucket_size) * load.clamp(0.0, 1.0);
+    1.0 - (1.0 - 1.0 / values).powf(slots)
+}
+
 // ---------------------------------------------------------------------------------------
 // Scalable Bloom filter (Almeida, Baquero, Preguiça, Hutchison 2007, "Scalable Bloom
 // Filters", §4).
@@ -239,6 +274,30 @@ pub fn cuckoo_bits_per_item(fingerprint_bits: u32, load: f64) -> f64 {
 /// `p0·r^i` with `p0 = p·(1 − r)`, so that Σ p0·r^i = p0/(1 − r) = p.
 pub fn scalable_stage_fpr(p: f64, r: f64, stage: u32) -> f64 {
     p * (1.0 - r) * r.powi(stage as i32)
+}
+
+/// Probes per key of a scalable stage with FPR `p_i`: `k = ceil(log2(1/p_i))`
+/// (Almeida et al. 2007, §4: a stage whose bits are at most half set then answers a
+/// non-member "maybe" with probability ≤ (1/2)^k ≤ p_i). Errors when `p_i` is not in (0, 1)
+/// or needs more than [`MAX_HASHES`] probes.
+pub fn scalable_stage_hashes(stage_fpr: f64) -> Result<u32> {
+    let p = validate_fpr(stage_fpr)?;
+    let k = (-p.log2()).ceil().max(1.0);
+    if k > f64::from(MAX_HASHES) {
+        return Err(Error::invalid(
+            "fpr",
+            format!("a stage FPR of {p:e} needs {k} probes, more than {MAX_HASHES}"),
+        ));
+    }
+    Ok(k as u32)
+}
+
+/// Bits of a scalable stage for `n_i` items with `k` probes: `m = ceil(n_i·k / ln 2)`, so that
+/// after `n_i` inserts the expected fill `1 − e^(−k·n_i/m)` is exactly 1/2 — the stage's
+/// capacity and its growth trigger coincide. Errors on `n_i = 0` or an `m` past `u64`.
+pub fn scalable_stage_bits(stage_items: u64, hashes: u32) -> Result<u64> {
+    let n = validate_items(stage_items)?;
+    bits_from_f64((n as f64 * f64::from(hashes.max(1)) / std::f64::consts::LN_2).ceil())
 }
 
 /// Compound FPR of a chain whose stages have FPRs `stage_fprs`: `1 − Π(1 − p_i)` (a
@@ -411,6 +470,69 @@ mod tests {
         assert_eq!(cuckoo_fingerprint_bits(0.03, 4).unwrap(), 9);
         assert!(cuckoo_fpr(10, 4, 1.0) <= 0.01);
         assert!(close(cuckoo_bits_per_item(10, 0.95), 10.526, 0.001));
+    }
+
+    #[test]
+    fn cuckoo_sizing_without_power_of_two_rounding() {
+        // ceil(n / 3.8) buckets at 95 % load with 4 slots.
+        assert_eq!(cuckoo_buckets(1, 4, 0.95).unwrap(), 1);
+        assert_eq!(cuckoo_buckets(38, 4, 0.95).unwrap(), 10);
+        assert_eq!(cuckoo_buckets(39, 4, 0.95).unwrap(), 11);
+        assert_eq!(cuckoo_buckets(10_000_000, 4, 0.95).unwrap(), 2_631_579);
+        for n in [1u64, 7, 1000, 123_457, 10_000_000] {
+            let slots = 4 * cuckoo_buckets(n, 4, 0.95).unwrap();
+            assert!(slots as f64 >= n as f64 / 0.95);
+            assert!((slots as f64) < n as f64 / 0.95 + 4.0);
+        }
+        assert!(cuckoo_buckets(0, 4, 0.95).is_err());
+        assert!(cuckoo_buckets(10, 0, 0.95).is_err());
+        assert!(cuckoo_buckets(10, 4, 0.0).is_err());
+        assert!(cuckoo_buckets(10, 4, 1.5).is_err());
+        assert!(matches!(
+            cuckoo_buckets(u64::MAX, 4, 0.01),
+            Err(Error::SizeOverflow(_))
+        ));
+    }
+
+    #[test]
+    fn cuckoo_fpr_with_reserved_zero() {
+        // One occupied slot matches with probability 1/(2^f − 1).
+        assert!(close(
+            cuckoo_fpr_nonzero(10, 4, 1.0 / 8.0),
+            1.0 / 1023.0,
+            1e-15
+        ));
+        // Full table: 8 slots; slightly above the 2^-f form, below the 2b/2^f bound at 1 %.
+        let full = cuckoo_fpr_nonzero(10, 4, 1.0);
+        assert!(full > cuckoo_fpr(10, 4, 1.0) && full < 0.01);
+        assert!(close(full / cuckoo_fpr(10, 4, 1.0), 1.0, 0.002));
+        assert_eq!(cuckoo_fpr_nonzero(10, 4, 0.0), 0.0);
+    }
+
+    #[test]
+    fn scalable_stage_sizing() {
+        // 1 % target, r = 0.5: stage 0 at 0.5 % needs k = ceil(7.64) = 8.
+        assert_eq!(
+            scalable_stage_hashes(scalable_stage_fpr(0.01, 0.5, 0)).unwrap(),
+            8
+        );
+        assert_eq!(
+            scalable_stage_hashes(scalable_stage_fpr(0.01, 0.5, 3)).unwrap(),
+            11
+        );
+        assert_eq!(scalable_stage_hashes(0.5).unwrap(), 1);
+        assert!(scalable_stage_hashes(1e-30).is_err());
+        assert!(scalable_stage_hashes(0.0).is_err());
+        let m = scalable_stage_bits(1000, 8).unwrap();
+        assert_eq!(m, (1000.0 * 8.0 / std::f64::consts::LN_2).ceil() as u64);
+        // At n_i inserts the expected fill is 1/2, so the FPR is (1/2)^k ≤ p_i.
+        let fill = 1.0 - (-8.0 * 1000.0 / m as f64).exp();
+        assert!(close(fill, 0.5, 1e-3));
+        assert!(matches!(
+            scalable_stage_bits(u64::MAX, 8),
+            Err(Error::SizeOverflow(_))
+        ));
+        assert!(scalable_stage_bits(0, 8).is_err());
     }
 
     #[test]

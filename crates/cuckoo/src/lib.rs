@@ -1,0 +1,635 @@
+//! A cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher 2014, "Cuckoo Filter: Practically
+//! Better Than Bloom") for any target FPR, with deletes, and an insert that never loses a key
+//! it accepted.
+//!
+//! # Design
+//!
+//! - **Buckets of 4 slots**, each slot an `f`-bit fingerprint with
+//!   `f = ceil(log2(2·4/p))` ([`math::cuckoo_fingerprint_bits`]): 9 bits at 3 %, 10 at 1 %,
+//!   13 at 0.1 %. The slots are bit-packed back to back in `u64` words ([`BucketTable`]), so
+//!   any `f` from 2 to 32 costs exactly `f` bits per slot.
+//! - **No power-of-two table**: `ceil(n / (4 · 0.95))` buckets ([`math::cuckoo_buckets`]), so
+//!   the table costs `f · 4 · ceil(n/3.8) / n` bits per item: `f/0.95` (10.53 at 1 %, 13.68 at
+//!   0.1 %, 9.47 at 3 %) plus less than one bucket of rounding (`< 4f/n`, under 0.1 % of
+//!   `f/0.95` once `n ≥ 3800`); the heap adds < 64 bits of word rounding. Small `n` pays for
+//!   the one bucket it needs (1 item at 1 %: 40 table bits).
+//! - **Partial-key cuckoo hashing for any bucket count.** A key hashes once ([`KeyHash`]):
+//!   its first bucket is `i1 = fastrange(h1, N)`, its fingerprint `fp = 1 + fastrange(h2,
+//!   2^f − 1)`, uniform over the non-zero values. Fan et al. take the alternate bucket as
+//!   `i ⊕ hash(fp)`, which is an involution only when `N` is a power of two. Here
+//!   `alt(i, fp) = (H(fp) − i) mod N` with `H(fp) = fastrange(fmix64(fp), N)`: for any `N`,
+//!   `alt(alt(i, fp), fp) = H − (H − i) = i (mod N)`, so a fingerprint moves between its two
+//!   buckets knowing only where it is and what it is — relocation never needs the key.
+//! - **Fingerprint 0 means "empty"** ([`EMPTY`]); stored fingerprints are `1..2^f`. This costs
+//!   one of `2^f` values: a slot matches a non-member with probability `1/(2^f − 1)` rather than
+//!   `2^-f` (0.1 % relative at `f = 10`), and [`expected_fpr`](CuckooFilter::expected_fpr)
+//!   uses the former ([`math::cuckoo_fpr_nonzero`]).
+//! - **Lookup touches at most two buckets**, each one read of `4f` bits (for `f ≤ 16`).
+//! - **Insert with bounded kicks, undone on failure.** If both buckets are full, a random
+//!   resident (seeded from the key's hash, so inserts are deterministic) is kicked to its
+//!   alternate bucket, up to [`MAX_KICKS`] times. The path is recorded (one slot index per
+//!   kick; buckets are recomputed with the involution), and if no empty slot turns up the
+//!   kicks are undone in reverse: the table is bit-for-bit what it was, insert returns
+//!   [`Error::Full`], and **every key accepted before still tests positive**. Later inserts
+//!   may still succeed where their own buckets have room.
+//! - **Deletes** remove one copy of the fingerprint from one of the two buckets. A key
+//!   inserted twice is stored twice and stays present after one delete. A pair of buckets holds
+//!   at most 8 copies of one fingerprint, so the 9th insert of one key fails with
+//!   [`Error::Full`].
+//!
+//! # The deletion hazard
+//!
+//! Only remove keys you inserted. A key that was never inserted but tests positive (a false
+//! positive, probability ≈ the FPR) shares its fingerprint with a stored key in one of its
+//! buckets; removing it deletes that other key's fingerprint, and the other key may then test
+//! negative — a false negative, the same hazard as in a counting Bloom filter. `remove`
+//! refuses keys that test negative (returns `false`, changes nothing) but cannot detect the
+//! false-positive case.
+//!
+//! # Example
+//!
+//! ```
+//! use bloomlab_cuckoo::CuckooFilter;
+//! use bloomlab_core::Error;
+//!
+//! let n = 100_000u64;
+//! let mut f = CuckooFilter::with_fpr(n, 0.01)?;
+//! assert_eq!(f.fingerprint_bits(), 10);
+//! assert_eq!(f.num_buckets(), 26_316); // ceil(n / 3.8): no power-of-two rounding
+//! for i in 0..n {
+//!     f.insert(&i)?;
+//! }
+//! // 10.53 table bits per item = f / 0.95, plus less than one bucket of rounding.
+//! let table_bpi = f.table_bits() as f64 / n as f64;
+//! assert!(table_bpi <= 10.0 / 0.95 + 40.0 / n as f64, "{table_bpi}");
+//! assert!((0..n).all(|i| f.might_contain(&i))); // no false negatives
+//!
+//! // 10^6 non-members: the formula at this load is 0.74 %; the count stays within 5σ.
+//! let probes = 1_000_000u64;
+//! let fp = (n..n + probes).filter(|i| f.might_contain(i)).count() as f64;
+//! let e = f.expected_fpr();
+//! assert!((e - 0.00740).abs() < 0.0001, "{e}");
+//! let sigma = (probes as f64 * e * (1.0 - e)).sqrt();
+//! assert!((fp - probes as f64 * e).abs() < 5.0 * sigma, "{fp} vs {e}");
+//!
+//! // Deletes: a key inserted twice stays present after one delete.
+//! f.insert("twice")?;
+//! f.insert("twice")?;
+//! assert!(f.remove("twice"));
+//! assert!(f.might_contain("twice"));
+//! assert!(f.remove("twice"));
+//!
+//! // Fill past capacity: inserts eventually fail, and nothing accepted is ever lost.
+//! let mut accepted = n;
+//! let mut i = n;
+//! while f.insert(&i).is_ok() {
+//!     i += 1;
+//!     accepted += 1;
+//! }
+//! assert!(matches!(f.insert(&i), Err(Error::Full(_))));
+//! assert!(f.load() >= 0.94, "first failure at load {}", f.load());
+//! assert!((0..accepted).all(|k| f.might_contain(&k)));
+//! # Ok::<(), bloomlab_core::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+mod table;
+
+use std::fmt;
+
+use bloomlab_core::error::{DecodeError, Error, Result};
+use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
+use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
+use bloomlab_core::math;
+use bloomlab_core::{Filter, FilterParams, Key, RemovableFilter};
+
+pub use table::{BUCKET_SIZE, BucketTable, EMPTY, MAX_FINGERPRINT_BITS, MIN_FINGERPRINT_BITS};
+
+/// Load the table is sized for: `ceil(n / (4 · 0.95))` buckets for `n` items. With 4-slot
+/// buckets and [`MAX_KICKS`] kicks the first failed insert comes at ≈ 95–96 % load.
+pub const DESIGN_LOAD: f64 = 0.95;
+
+/// Kicks an insert tries before it gives up (and undoes them). Fan et al.'s reference code
+/// uses 500.
+pub const MAX_KICKS: usize = 500;
+
+/// A cuckoo filter with `f`-bit fingerprints in 4-slot buckets, generic over the hash scheme.
+///
+/// `len()` is the number of fingerprints stored: successful inserts (repeats included) minus
+/// successful removals.
+#[derive(Clone)]
+pub struct CuckooFilter<S: HashScheme = Xxh3Scheme> {
+    table: BucketTable,
+    count: u64,
+    capacity: u64,
+    target_fpr: Option<f64>,
+    scheme: S,
+}
+
+/// murmur3's 64-bit finaliser: spreads a small fingerprint over 64 bits before it is reduced
+/// into the bucket range.
+#[inline(always)]
+fn fmix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+/// splitmix64 step: the per-insert kick sequence (seeded from the key's hash).
+#[inline(always)]
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    fmix64(*state)
+}
+
+impl CuckooFilter<Xxh3Scheme> {
+    /// Size for `expected_items` at false-positive rate `fpr`: `f = ceil(log2(8/p))`
+    /// fingerprint bits and `ceil(n / 3.8)` buckets.
+    ///
+    /// Errors: `n = 0`, `p` not in (0, 1), a size that does not fit in memory, or a `p` so
+    /// small that `f` exceeds [`MAX_FINGERPRINT_BITS`] (`p` below ≈ 1.9·10^-9).
+    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self> {
+        Self::with_fpr_and_scheme(expected_items, fpr, Xxh3Scheme)
+    }
+
+    /// Size for `expected_items` with `fingerprint_bits`-bit fingerprints (2 to 32).
+    pub fn with_fingerprint_bits(expected_items: u64, fingerprint_bits: u32) -> Result<Self> {
+        Self::with_fingerprint_bits_and_scheme(expected_items, fingerprint_bits, Xxh3Scheme)
+    }
+
+    /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_bytes_with_scheme(bytes, Xxh3Scheme)
+    }
+}
+
+impl<S: HashScheme> CuckooFilter<S> {
+    /// [`with_fpr`](CuckooFilter::with_fpr) with a chosen hash scheme.
+    pub fn with_fpr_and_scheme(expected_items: u64, fpr: f64, scheme: S) -> Result<Self> {
+        math::validate_items(expected_items)?;
+        let f = math::cuckoo_fingerprint_bits(fpr, BUCKET_SIZE)?;
+        let mut filter = Self::with_fingerprint_bits_and_scheme(expected_items, f, scheme)?;
+        filter.target_fpr = Some(fpr);
+        Ok(filter)
+    }
+
+    /// [`with_fingerprint_bits`](CuckooFilter::with_fingerprint_bits) with a chosen scheme.
+    pub fn with_fingerprint_bits_and_scheme(
+        expected_items: u64,
+        fingerprint_bits: u32,
+        scheme: S,
+    ) -> Result<Self> {
+        let buckets = math::cuckoo_buckets(expected_items, BUCKET_SIZE, DESIGN_LOAD)?;
+        Ok(CuckooFilter {
+            table: BucketTable::new(buckets, fingerprint_bits)?,
+            count: 0,
+            capacity: expected_items,
+            target_fpr: None,
+            scheme,
+        })
+    }
+
+    /// Assemble from parts, checking what a decoder checks: capacity ≥ 1, a valid target
+    /// FPR, and a count equal to the number of occupied slots.
+    pub fn from_parts(
+        table: BucketTable,
+        count: u64,
+        capacity: u64,
+        target_fpr: Option<f64>,
+        scheme: S,
+    ) -> Result<Self, DecodeError> {
+        if capacity == 0 {
+            return Err(DecodeError::field("capacity", "must be at least 1"));
+        }
+        format::decode_optional_fpr(format::encode_optional_fpr(target_fpr))?;
+        let occupied = table.occupied();
+        if occupied != count {
+            return Err(DecodeError::field(
+                "count",
+                format!("{count} items recorded but {occupied} slots occupied"),
+            ));
+        }
+        Ok(CuckooFilter {
+            table,
+            count,
+            capacity,
+            target_fpr,
+            scheme,
+        })
+    }
+
+    /// Hash a key with this filter's scheme.
+    #[inline]
+    pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
+        key.with_key_bytes(|b| self.scheme.hash(b))
+    }
+
+    /// The fingerprint of a hashed key: uniform over `1..2^f` (0 is [`EMPTY`]).
+    #[inline(always)]
+    fn fingerprint(&self, h: KeyHash) -> u32 {
+        let values = (1u64 << self.table.fingerprint_bits()) - 1;
+        1 + fastrange(h.h2, values) as u32
+    }
+
+    /// The alternate bucket of a fingerprint in bucket `i`: `(H(fp) − i) mod N`, an involution
+    /// for every `N` (see the crate docs).
+    #[inline(always)]
+    pub fn alt_bucket(&self, i: u64, fp: u32) -> u64 {
+        let n = self.table.num_buckets();
+        let h = fastrange(fmix64(u64::from(fp)), n);
+        if h >= i { h - i } else { h + n - i }
+    }
+
+    /// Where a hashed key lives: `(fingerprint, first bucket, second bucket)`.
+    #[inline(always)]
+    fn locate(&self, h: KeyHash) -> (u32, u64, u64) {
+        let fp = self.fingerprint(h);
+        let i1 = fastrange(h.h1, self.table.num_buckets());
+        (fp, i1, self.alt_bucket(i1, fp))
+    }
+
+    /// Insert a key. `Err(Error::Full)` when no slot could be freed within [`MAX_KICKS`]
+    /// kicks; the filter is then unchanged.
+    #[inline]
+    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<()> {
+        let h = self.hash_key(key);
+        self.insert_hash(h)
+    }
+
+    /// Insert a key already hashed with this filter's scheme.
+    pub fn insert_hash(&mut self, h: KeyHash) -> Result<()> {
+        let (fp, i1, i2) = self.locate(h);
+        if self.table.insert_into_empty(i1, fp) || self.table.insert_into_empty(i2, fp) {
+            self.count += 1;
+            return Ok(());
+        }
+        self.kick(h, fp, i1, i2)
+    }
+
+    #[cold]
+    fn kick(&mut self, h: KeyHash, fp: u32, i1: u64, i2: u64) -> Result<()> {
+        let mut rng = h.h1 ^ h.h2.rotate_left(29);
+        let mut path = [0u8; MAX_KICKS];
+        let mut bucket = if splitmix(&mut rng) & 1 == 0 { i1 } else { i2 };
+        let mut homeless = fp;
+        for step in 0..MAX_KICKS {
+            let slot = (splitmix(&mut rng) % u64::from(BUCKET_SIZE)) as u32;
+            path[step] = slot as u8;
+            let evicted = self.table.get(bucket, slot);
+            self.table.set(bucket, slot, homeless);
+            homeless = evicted;
+            bucket = self.alt_bucket(bucket, homeless);
+            if self.table.insert_into_empty(bucket, homeless) {
+                self.count += 1;
+                return Ok(());
+            }
+        }
+        // Undo in reverse. Invariant: `homeless` was evicted from (b_j, path[j]) where
+        // b_j = alt(bucket, homeless), and that slot now holds what step j wrote there.
+        for &slot in path.iter().rev() {
+            let back = self.alt_bucket(bucket, homeless);
+            let written = self.table.get(back, u32::from(slot));
+            self.table.set(back, u32::from(slot), homeless);
+            homeless = written;
+            bucket = back;
+        }
+        debug_assert_eq!(homeless, fp, "the undo must end with the new fingerprint");
+        Err(Error::Full(format!(
+            "no free slot within {MAX_KICKS} kicks at load {:.4} ({} of {} slots); \
+             the filter is unchanged",
+            self.load(),
+            self.count,
+            self.table.slots()
+        )))
+    }
+
+    /// `false`: the key was definitely never inserted (or was removed). `true`: maybe.
+    #[inline]
+    pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.might_contain_hash(self.hash_key(key))
+    }
+
+    /// Query with a hash computed by this filter's scheme. Reads at most two buckets.
+    #[inline]
+    pub fn might_contain_hash(&self, h: KeyHash) -> bool {
+        let (fp, i1, i2) = self.locate(h);
+        self.table.contains(i1, fp) || self.table.contains(i2, fp)
+    }
+
+    /// Remove one copy of a key. Returns `false`, changing nothing, if the key tests negative.
+    /// See the crate docs for the hazard of removing a key that was never inserted.
+    #[inline]
+    pub fn remove<K: Key + ?Sized>(&mut self, key: &K) -> bool {
+        let h = self.hash_key(key);
+        self.remove_hash(h)
+    }
+
+    /// [`remove`](Self::remove) with a precomputed hash.
+    pub fn remove_hash(&mut self, h: KeyHash) -> bool {
+        let (fp, i1, i2) = self.locate(h);
+        if self.table.remove(i1, fp) || self.table.remove(i2, fp) {
+            self.count -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Fingerprints stored.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// Nothing stored.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Fingerprint width `f`.
+    pub fn fingerprint_bits(&self) -> u32 {
+        self.table.fingerprint_bits()
+    }
+
+    /// Number of buckets `N`.
+    pub fn num_buckets(&self) -> u64 {
+        self.table.num_buckets()
+    }
+
+    /// Number of slots, `4N`.
+    pub fn slots(&self) -> u64 {
+        self.table.slots()
+    }
+
+    /// Bits the slots occupy, `4N · f` (the heap adds < 64 bits of word rounding).
+    pub fn table_bits(&self) -> u64 {
+        self.table.bits()
+    }
+
+    /// The bucket table.
+    pub fn table(&self) -> &BucketTable {
+        &self.table
+    }
+
+    /// The design capacity (the `n` the filter was sized for).
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The target FPR, if the filter was sized from one.
+    pub fn target_fpr(&self) -> Option<f64> {
+        self.target_fpr
+    }
+
+    /// The hash scheme.
+    pub fn scheme(&self) -> &S {
+        &self.scheme
+    }
+
+    /// Fraction of slots occupied, `len / 4N`.
+    pub fn load(&self) -> f64 {
+        self.count as f64 / self.table.slots() as f64
+    }
+
+    /// FPR the formula predicts at the current load: `1 − (1 − 1/(2^f − 1))^(8·load)`
+    /// ([`math::cuckoo_fpr_nonzero`]).
+    pub fn expected_fpr(&self) -> f64 {
+        math::cuckoo_fpr_nonzero(self.fingerprint_bits(), BUCKET_SIZE, self.load())
+    }
+
+    /// Remove every key.
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.count = 0;
+    }
+
+    /// Encode in the checked, versioned envelope ([`bloomlab_core::format`]) with this
+    /// payload (little-endian): `num_buckets: u64 | fingerprint_bits: u32 | bucket_size: u32
+    /// (= 4) | count: u64 | capacity: u64 | target_fpr: f64 (0 = none) |
+    /// ceil(4·N·f / 8) bytes of bit-packed slots` (slot `s` at bits `s·f .. (s+1)·f`, least
+    /// significant first; bits past the last slot are zero).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = EnvelopeWriter::new(
+            Variant::Cuckoo,
+            self.scheme.descriptor(),
+            40 + self.table.byte_len(),
+        );
+        w.u64(self.table.num_buckets())
+            .u32(self.table.fingerprint_bits())
+            .u32(BUCKET_SIZE)
+            .u64(self.count)
+            .u64(self.capacity)
+            .f64(format::encode_optional_fpr(self.target_fpr));
+        self.table.write_le_bytes(w.buffer());
+        w.finish()
+    }
+
+    /// Decode [`to_bytes`](Self::to_bytes) output, probing with `scheme`. Refuses another
+    /// scheme or key, damaged bytes, any invalid field, and a count that differs from the
+    /// number of occupied slots. Never panics.
+    pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
+        let payload = format::open_expecting(bytes, Variant::Cuckoo, scheme.descriptor())?;
+        let mut r = Reader::new(payload);
+        let num_buckets = r.u64()?;
+        let f = r.u32()?;
+        let bucket_size = r.u32()?;
+        if bucket_size != BUCKET_SIZE {
+            return Err(DecodeError::field(
+                "bucket_size",
+                format!("must be {BUCKET_SIZE} (got {bucket_size})"),
+            )
+            .into());
+        }
+        let count = r.u64()?;
+        let capacity = r.u64()?;
+        let target = format::decode_optional_fpr(r.f64()?)?;
+        let bits = table::table_bits(num_buckets, f)
+            .map_err(|e| DecodeError::field("num_buckets", e.to_string()))?;
+        let table_bytes = r.take_u64_len(bits.div_ceil(8))?;
+        r.finish()?;
+        let table = BucketTable::from_le_bytes(table_bytes, num_buckets, f)?;
+        Ok(Self::from_parts(table, count, capacity, target, scheme)?)
+    }
+}
+
+impl<S: HashScheme> fmt::Debug for CuckooFilter<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CuckooFilter")
+            .field("num_buckets", &self.table.num_buckets())
+            .field("fingerprint_bits", &self.table.fingerprint_bits())
+            .field("count", &self.count)
+            .field("capacity", &self.capacity)
+            .field("target_fpr", &self.target_fpr)
+            .field("load", &self.load())
+            .field("scheme", &self.scheme.descriptor())
+            .finish()
+    }
+}
+
+impl<S: HashScheme> PartialEq for CuckooFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.count == other.count
+            && self.capacity == other.capacity
+            && self.target_fpr == other.target_fpr
+            && self.scheme.descriptor() == other.scheme.descriptor()
+            && self.table == other.table
+    }
+}
+
+impl<S: HashScheme> Filter for CuckooFilter<S> {
+    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+        self.insert(key)
+    }
+
+    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+        self.might_contain(key)
+    }
+
+    fn len(&self) -> u64 {
+        self.count
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        self.table.size_in_bytes()
+    }
+
+    fn expected_fpr(&self) -> f64 {
+        CuckooFilter::expected_fpr(self)
+    }
+
+    fn params(&self) -> FilterParams {
+        FilterParams {
+            variant: Variant::Cuckoo,
+            capacity: self.capacity,
+            target_fpr: self.target_fpr,
+            table_bits: self.table.bits(),
+            hashes: self.table.fingerprint_bits(),
+            scheme: self.scheme.descriptor(),
+        }
+    }
+}
+
+impl<S: HashScheme> RemovableFilter for CuckooFilter<S> {
+    fn remove_bytes(&mut self, key: &[u8]) -> bool {
+        self.remove(key)
+    }
+}
+
+#[cfg(feature = "serde")]
+mod serde_impl {
+    //! serde support: the same fields as the byte format, validated the same way on the way in.
+    //! Only schemes constructible with `Default` (unkeyed) deserialize; a keyed filter must be
+    //! loaded from bytes with its secret.
+    use super::*;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize)]
+    struct ReprRef<'a> {
+        num_buckets: u64,
+        fingerprint_bits: u32,
+        count: u64,
+        capacity: u64,
+        target_fpr: Option<f64>,
+        scheme: SchemeDescriptor,
+        words: &'a [u64],
+    }
+
+    #[derive(Deserialize)]
+    struct Repr {
+        num_buckets: u64,
+        fingerprint_bits: u32,
+        count: u64,
+        capacity: u64,
+        target_fpr: Option<f64>,
+        scheme: SchemeDescriptor,
+        words: Vec<u64>,
+    }
+
+    impl<S: HashScheme> Serialize for CuckooFilter<S> {
+        fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+            ReprRef {
+                num_buckets: self.table.num_buckets(),
+                fingerprint_bits: self.table.fingerprint_bits(),
+                count: self.count,
+                capacity: self.capacity,
+                target_fpr: self.target_fpr,
+                scheme: self.scheme.descriptor(),
+                words: self.table.words(),
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de, S: HashScheme + Default> Deserialize<'de> for CuckooFilter<S> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            use serde::de::Error as _;
+            let r = Repr::deserialize(d)?;
+            let scheme = S::default();
+            if r.scheme != scheme.descriptor() {
+                return Err(D::Error::custom(DecodeError::SchemeMismatch {
+                    expected: scheme.descriptor().to_string(),
+                    found: r.scheme.to_string(),
+                }));
+            }
+            let table = BucketTable::from_words(r.words, r.num_buckets, r.fingerprint_bits)
+                .map_err(D::Error::custom)?;
+            CuckooFilter::from_parts(table, r.count, r.capacity, r.target_fpr, scheme)
+                .map_err(D::Error::custom)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alt_bucket_is_an_involution_for_any_bucket_count() {
+        for n in [1u64, 2, 3, 5, 26_316, 1 << 20, (1 << 20) + 7] {
+            let f = CuckooFilter::with_fingerprint_bits(n * 4 * 95 / 100 + 1, 10).unwrap();
+            let n = f.num_buckets();
+            for i in (0..n).step_by((n / 97).max(1) as usize) {
+                for fp in [1u32, 2, 3, 511, 1023] {
+                    let j = f.alt_bucket(i, fp);
+                    assert!(j < n);
+                    assert_eq!(f.alt_bucket(j, fp), i, "n={n} i={i} fp={fp}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fingerprints_are_never_zero() {
+        let f = CuckooFilter::with_fingerprint_bits(100, 2).unwrap();
+        for h in [0u64, 1, u64::MAX, 1 << 63, (1 << 63) - 1] {
+            let fp = f.fingerprint(KeyHash::new(0, h));
+            assert!((1..=3).contains(&fp), "{fp}");
+        }
+    }
+
+    #[test]
+    fn failed_insert_leaves_the_table_unchanged() {
+        // One bucket (4 slots): every key's two buckets are bucket 0.
+        let mut f = CuckooFilter::with_fpr(1, 0.01).unwrap();
+        assert_eq!(f.num_buckets(), 1);
+        for i in 0..4u32 {
+            f.insert(&i).unwrap();
+        }
+        let before = f.clone();
+        assert!(matches!(f.insert(&99u32), Err(Error::Full(_))));
+        assert_eq!(f, before);
+        assert!((0..4u32).all(|i| f.might_contain(&i)));
+    }
+
+    #[test]
+    fn sizing_follows_the_math_module() {
+        let f = CuckooFilter::with_fpr(1_000_000, 0.001).unwrap();
+        assert_eq!(f.fingerprint_bits(), 13);
+        assert_eq!(
+            f.num_buckets(),
+            math::cuckoo_buckets(1_000_000, 4, 0.95).unwrap()
+        );
+        assert_eq!(f.params().table_bits, f.num_buckets() * 4 * 13);
+    }
+}
