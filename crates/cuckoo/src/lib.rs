@@ -35,7 +35,8 @@
 //! - **Deletes** remove one copy of the fingerprint from one of the two buckets. A key
 //!   inserted twice is stored twice and stays present after one delete. A pair of buckets holds
 //!   at most 8 copies of one fingerprint, so the 9th insert of one key fails with
-//!   [`Error::Full`].
+//!   [`Error::Full`]. Copies compete for the same two buckets, so a workload heavy in
+//!   repeats meets its first failure at a lower load than one of distinct keys.
 //!
 //! # The deletion hazard
 //!

@@ -1,0 +1,393 @@
+//! The cuckoo filter through the shared conformance suite, plus its own tests: fill to
+//! failure without losing keys, a model-based test against a multiset, delete semantics and
+//! space at every size.
+
+use std::collections::HashMap;
+
+use bloomlab_conformance as conf;
+use bloomlab_core::{Error, Filter, RemovableFilter, math};
+use bloomlab_cuckoo::{CuckooFilter, DESIGN_LOAD};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn filled(n: u64, p: f64, seed: u64) -> CuckooFilter {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut f = CuckooFilter::with_fpr(n, p).unwrap();
+    for _ in 0..n {
+        f.insert(&conf::member_key(&mut rng)).unwrap();
+    }
+    f
+}
+
+#[test]
+fn no_false_negatives_for_every_key_shape() {
+    // Filled to the design load (95 %) with each key shape: no insert may fail.
+    conf::check_no_false_negatives(|n| CuckooFilter::with_fpr(n, 0.01).unwrap(), 100_000);
+}
+
+#[test]
+fn fpr_within_binomial_bound_at_three_targets() {
+    for (p, f_bits, seed) in [(0.001, 13, 31), (0.01, 10, 32), (0.03, 9, 33)] {
+        let r = conf::check_fpr(
+            |n, p| CuckooFilter::with_fpr(n, p).unwrap(),
+            100_000,
+            p,
+            1_000_000,
+            seed,
+        );
+        // At the design load the formula is below the target (8·0.95 slots of 2^f − 1 values).
+        assert!(r.expected <= p, "{r:?}");
+        let want = 1.0 - (1.0 - 1.0 / ((1u64 << f_bits) - 1) as f64).powf(8.0 * 0.95);
+        assert!((r.expected / want - 1.0).abs() < 1e-3, "{r:?} vs {want}");
+        println!("{r:?}");
+    }
+}
+
+#[test]
+fn fpr_follows_the_load() {
+    // Half full: the formula's load term, not only the full-table value, must be right.
+    let mut rng = ChaCha8Rng::seed_from_u64(34);
+    let mut f = CuckooFilter::with_fpr(200_000, 0.01).unwrap();
+    for _ in 0..100_000 {
+        f.insert(&conf::member_key(&mut rng)).unwrap();
+    }
+    let probes = 1_000_000u64;
+    let pos = (0..probes)
+        .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
+        .count() as f64;
+    let e = f.expected_fpr();
+    let sigma = (probes as f64 * e * (1.0 - e)).sqrt();
+    assert!(
+        (pos - probes as f64 * e).abs() <= conf::Z_BOUND * sigma,
+        "{pos} vs {e}"
+    );
+}
+
+/// Fill with fresh keys until the first failure; then keep offering `extra` more keys.
+/// Returns (load at first failure, keys accepted, failures).
+fn fill_to_failure(f: &mut CuckooFilter, seed: u64, extra: u64) -> (f64, Vec<[u8; 17]>, u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut accepted = Vec::new();
+    let mut first = None;
+    let mut failures = 0;
+    let mut offered_after = 0;
+    while offered_after < extra {
+        let k = conf::member_key(&mut rng);
+        let before = if first.is_none() || failures < 20 {
+            Some(f.clone())
+        } else {
+            None
+        };
+        match f.insert(&k) {
+            Ok(()) => accepted.push(k),
+            Err(Error::Full(_)) => {
+                failures += 1;
+                first.get_or_insert(f.load());
+                // The filter is exactly what it was before the failed insert.
+                if let Some(b) = before {
+                    assert_eq!(*f, b, "a failed insert changed the filter");
+                }
+            }
+            Err(e) => panic!("unexpected error {e}"),
+        }
+        if first.is_some() {
+            offered_after += 1;
+        }
+    }
+    (first.unwrap(), accepted, failures)
+}
+
+#[test]
+fn fill_to_failure_loses_nothing() {
+    for (p, seed) in [(0.01, 1u64), (0.01, 2), (0.03, 3), (0.001, 4), (0.01, 5)] {
+        let mut f = CuckooFilter::with_fpr(50_000, p).unwrap();
+        let (load, accepted, failures) = fill_to_failure(&mut f, seed, 5_000);
+        assert!(
+            load >= 0.94,
+            "p={p} seed={seed}: first failure at load {load}"
+        );
+        assert!(failures > 0);
+        assert_eq!(f.len(), accepted.len() as u64);
+        let lost = accepted.iter().filter(|k| !f.might_contain(*k)).count();
+        assert_eq!(lost, 0, "p={p} seed={seed}: {lost} accepted keys lost");
+        println!(
+            "p={p} seed={seed}: first failure at load {load:.4}, final load {:.4}, \
+             {failures} failures of 5000 offered after it, 0 of {} keys lost",
+            f.load(),
+            accepted.len()
+        );
+    }
+}
+
+#[test]
+fn a_key_fits_eight_times_and_never_a_ninth() {
+    // Two buckets of 4 slots hold at most 8 copies of one fingerprint.
+    let mut f = CuckooFilter::with_fpr(10_000, 0.01).unwrap();
+    for _ in 0..8 {
+        f.insert("same").unwrap();
+    }
+    let before = f.clone();
+    assert!(matches!(f.insert("same"), Err(Error::Full(_))));
+    assert_eq!(f, before);
+    for _ in 0..8 {
+        assert!(f.remove("same"));
+    }
+    assert!(!f.might_contain("same"));
+    assert!(!f.remove("same"));
+    assert!(f.is_empty());
+}
+
+#[test]
+fn deleting_a_key_inserted_twice_leaves_it_once() {
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let mut f = CuckooFilter::with_fpr(40_000, 0.01).unwrap();
+    let background: Vec<_> = (0..20_000).map(|_| conf::member_key(&mut rng)).collect();
+    for k in &background {
+        f.insert(k).unwrap();
+    }
+    let twice: Vec<_> = (0..5_000).map(|_| conf::member_key(&mut rng)).collect();
+    for k in &twice {
+        f.insert(k).unwrap();
+        f.insert(k).unwrap();
+    }
+    for k in &twice {
+        assert!(f.remove(k));
+    }
+    assert!(
+        twice.iter().all(|k| f.might_contain(k)),
+        "present once more"
+    );
+    for k in &twice {
+        assert!(f.remove(k));
+    }
+    assert_eq!(f.len(), background.len() as u64);
+    // Gone now, apart from false positives; a key that tests negative is refused.
+    let still = twice.iter().filter(|k| f.might_contain(*k)).count();
+    let e = f.expected_fpr() * twice.len() as f64;
+    assert!(
+        (still as f64) <= e + conf::Z_BOUND * e.sqrt() + 1.0,
+        "{still} vs {e}"
+    );
+    let negatives: Vec<_> = twice.iter().filter(|k| !f.might_contain(*k)).collect();
+    assert!(negatives.len() > 4_900);
+    for k in negatives {
+        let before = f.len();
+        assert!(!f.remove(k));
+        assert_eq!(f.len(), before);
+    }
+    assert!(background.iter().all(|k| f.might_contain(k)));
+}
+
+#[test]
+fn model_based_million_operations() {
+    // Random inserts and deletes against a multiset, cycling between filling to failure and
+    // draining. Every key the model holds must test positive; a failed insert changes
+    // nothing; removing a key the model lacks is only done when it tests negative (removing a
+    // false positive is the documented hazard, not a bug).
+    const OPS: u64 = 1_000_000;
+    const POOL: u64 = 40_000;
+    let mut rng = ChaCha8Rng::seed_from_u64(0xc0c0);
+    let mut f = CuckooFilter::with_fpr(20_000, 0.01).unwrap();
+    let mut model: HashMap<u64, u32> = HashMap::new();
+    let mut total = 0u64;
+    let (mut full_events, mut refused, mut dup_inserts) = (0u64, 0u64, 0u64);
+    for op in 0..OPS {
+        // 100 000-op phases: mostly inserts, then mostly deletes.
+        let insert_bias = if (op / 100_000) % 2 == 0 { 0.75 } else { 0.3 };
+        // Small keys repeat often (duplicates); the rest spread over the pool.
+        let key = if rng.random_bool(0.05) {
+            rng.random_range(0..50u64)
+        } else {
+            rng.random_range(0..POOL)
+        };
+        if rng.random_bool(insert_bias) {
+            let before_len = f.len();
+            match f.insert(&key) {
+                Ok(()) => {
+                    let c = model.entry(key).or_insert(0);
+                    if *c > 0 {
+                        dup_inserts += 1;
+                    }
+                    *c += 1;
+                    total += 1;
+                }
+                Err(Error::Full(_)) => {
+                    full_events += 1;
+                    assert_eq!(f.len(), before_len);
+                }
+                Err(e) => panic!("{e}"),
+            }
+        } else {
+            match model.get_mut(&key) {
+                Some(c) => {
+                    assert!(
+                        f.remove(&key),
+                        "op {op}: model holds {key} but remove refused"
+                    );
+                    *c -= 1;
+                    total -= 1;
+                    if *c == 0 {
+                        model.remove(&key);
+                    }
+                }
+                None => {
+                    if !f.might_contain(&key) {
+                        assert!(!f.remove(&key));
+                        refused += 1;
+                    }
+                }
+            }
+        }
+        if model.get(&key).is_some_and(|&c| c > 0) {
+            assert!(f.might_contain(&key), "op {op}: false negative for {key}");
+        }
+        if op % 50_000 == 49_999 {
+            assert_eq!(f.len(), total, "op {op}");
+            let missing = model.keys().filter(|k| !f.might_contain(*k)).count();
+            assert_eq!(missing, 0, "op {op}: {missing} false negatives");
+        }
+    }
+    assert!(
+        full_events > 100,
+        "the test must reach the full table: {full_events}"
+    );
+    assert!(
+        dup_inserts > 1000 && refused > 1000,
+        "{dup_inserts} {refused}"
+    );
+    println!(
+        "{OPS} ops: {full_events} inserts refused as full, {dup_inserts} duplicate inserts, \
+         {refused} negative removes refused, 0 false negatives"
+    );
+}
+
+#[test]
+fn bits_per_item_at_every_n() {
+    // Table bits per item = f·4·ceil(n/3.8)/n ≤ f/0.95 + 4f/n (one bucket of rounding); the
+    // heap adds < 64 bits of word rounding. Checked for every n up to 5000 and on a
+    // geometric grid to 10^7.
+    let mut ns: Vec<u64> = (1..=5_000).collect();
+    let mut n = 5_000f64;
+    while n < 1e7 {
+        n *= 1.07;
+        ns.push(n as u64);
+    }
+    ns.push(10_000_000);
+    for (p, f_bits) in [(0.001, 13u32), (0.01, 10), (0.03, 9)] {
+        let formula = math::cuckoo_bits_per_item(f_bits, DESIGN_LOAD);
+        for &n in &ns {
+            let f = CuckooFilter::with_fpr(n, p).unwrap();
+            assert_eq!(f.fingerprint_bits(), f_bits);
+            let nf = n as f64;
+            let table = f.table_bits() as f64 / nf;
+            let heap = f.size_in_bytes() as f64 * 8.0 / nf;
+            let slack = 4.0 * f64::from(f_bits) / nf;
+            assert!(
+                table <= formula + slack,
+                "n={n}: {table} > {formula} + {slack}"
+            );
+            assert!(heap < formula + slack + 64.0 / nf, "n={n}: heap {heap}");
+            assert!(f.slots() as f64 * DESIGN_LOAD >= nf, "n={n}: too few slots");
+            if n >= 3_800 {
+                assert!(table <= formula * 1.001, "n={n}: {table}");
+            }
+        }
+    }
+}
+
+#[test]
+fn invalid_parameters_are_typed_errors() {
+    conf::check_invalid_parameters(CuckooFilter::with_fpr);
+    assert!(matches!(
+        CuckooFilter::with_fpr(1000, 1e-12),
+        Err(Error::InvalidParameter { .. })
+    ));
+    for bits in [0, 1, 33, 64] {
+        assert!(matches!(
+            CuckooFilter::with_fingerprint_bits(1000, bits),
+            Err(Error::InvalidParameter { .. })
+        ));
+    }
+    assert_eq!(
+        CuckooFilter::with_fingerprint_bits(0, 10),
+        Err(Error::ZeroItems)
+    );
+    assert!(matches!(
+        CuckooFilter::with_fingerprint_bits(u64::MAX, 32),
+        Err(Error::SizeOverflow(_))
+    ));
+}
+
+#[test]
+fn byte_format_and_serde_round_trip() {
+    for (n, p) in [(10_000, 0.01), (3_001, 0.001), (1, 0.3)] {
+        let f = filled(n, p, 51);
+        conf::check_bytes_round_trip(&f, CuckooFilter::to_bytes, CuckooFilter::from_bytes);
+        conf::check_serde_round_trip(&f);
+    }
+    let mut f = filled(5_000, 0.01, 52);
+    f.remove(&[0u8; 17]); // whatever it says, the result must round-trip
+    conf::check_bytes_round_trip(&f, CuckooFilter::to_bytes, CuckooFilter::from_bytes);
+}
+
+#[test]
+fn serde_refuses_an_inconsistent_count() {
+    let f = filled(1_000, 0.01, 53);
+    let json = serde_json::to_string(&f).unwrap();
+    let bad = json.replace("\"count\":1000", "\"count\":999");
+    assert_ne!(bad, json);
+    assert!(serde_json::from_str::<CuckooFilter>(&bad).is_err());
+}
+
+#[test]
+fn damaged_bytes_never_panic_and_never_decode_invalid() {
+    let f = filled(2_000, 0.01, 54);
+    let accepted = conf::check_decode_robustness(
+        &f.to_bytes(),
+        CuckooFilter::from_bytes,
+        CuckooFilter::to_bytes,
+        |g: &CuckooFilter| {
+            assert_eq!(g.len(), g.table().occupied());
+            assert!(g.load() <= 1.0);
+            assert!(g.capacity() >= 1);
+        },
+        true,
+        6_000,
+        3,
+    );
+    println!("accepted damaged inputs (each verified canonical and valid): {accepted}");
+}
+
+#[test]
+fn scheme_and_foreign_bytes_are_refused() {
+    let f = filled(1_000, 0.01, 55);
+    let mut bytes = f.to_bytes();
+    bytes[7] = 2; // claim the keyed SipHash scheme
+    bloomlab_core::format::reseal(&mut bytes);
+    assert!(matches!(
+        CuckooFilter::from_bytes(&bytes),
+        Err(Error::Decode(
+            bloomlab_core::DecodeError::SchemeMismatch { .. }
+        ))
+    ));
+    let classic = bloomlab_classic::BloomFilter::with_fpr(100, 0.01).unwrap();
+    assert!(matches!(
+        CuckooFilter::from_bytes(&classic.to_bytes()),
+        Err(Error::Decode(
+            bloomlab_core::DecodeError::WrongVariant { .. }
+        ))
+    ));
+    assert!(CuckooFilter::from_bytes(b"").is_err());
+}
+
+#[test]
+fn works_behind_dyn_removable_filter() {
+    let mut boxed: Box<dyn RemovableFilter> =
+        Box::new(CuckooFilter::with_fpr(1_000, 0.01).unwrap());
+    conf::insert_all(boxed.as_mut(), ["a", "b", "c"]);
+    assert!(boxed.might_contain_bytes(b"b"));
+    assert!(boxed.remove_bytes(b"b"));
+    assert_eq!(boxed.len(), 2);
+    assert_eq!(boxed.params().hashes, 10);
+    assert_eq!(boxed.params().variant, bloomlab_core::Variant::Cuckoo);
+}
