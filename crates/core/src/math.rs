@@ -292,6 +292,17 @@ pub fn scalable_stage_hashes(stage_fpr: f64) -> Result<u32> {
     Ok(k as u32)
 }
 
+/// Size of a scalable stage for `n_i` items at stage FPR `p_i`: `(m, k)` from
+/// [`scalable_stage_bits`] and [`scalable_stage_hashes`]. A size that overflows is reported
+/// as [`Error::SizeOverflow`] before a probe count past [`MAX_HASHES`] is reported.
+pub fn scalable_stage_size(stage_items: u64, stage_fpr: f64) -> Result<(u64, u32)> {
+    let n = validate_items(stage_items)?;
+    let p = validate_fpr(stage_fpr)?;
+    let k = (-p.log2()).ceil().max(1.0);
+    let m = bits_from_f64((n as f64 * k / std::f64::consts::LN_2).ceil())?;
+    Ok((m, scalable_stage_hashes(p)?))
+}
+
 /// Bits of a scalable stage for `n_i` items with `k` probes: `m = ceil(n_i·k / ln 2)`, so that
 /// after `n_i` inserts the expected fill `1 − e^(−k·n_i/m)` is exactly 1/2 — the stage's
 /// capacity and its growth trigger coincide. Errors on `n_i = 0` or an `m` past `u64`.
@@ -533,6 +544,19 @@ mod tests {
             Err(Error::SizeOverflow(_))
         ));
         assert!(scalable_stage_bits(0, 8).is_err());
+        assert_eq!(scalable_stage_size(1000, 0.005).unwrap(), (m, 8));
+        assert!(matches!(
+            scalable_stage_size(1 << 62, 1e-300),
+            Err(Error::SizeOverflow(_))
+        ));
+        assert!(matches!(
+            scalable_stage_size(10, 1e-300),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            scalable_stage_size(10, 0.0),
+            Err(Error::InvalidFpr(_))
+        ));
     }
 
     #[test]

@@ -1,0 +1,258 @@
+//! The scalable filter through the shared conformance suite, plus growth to 1000× the
+//! initial capacity with the compound FPR measured at every doubling.
+
+use bloomlab_conformance as conf;
+use bloomlab_core::{Error, Filter};
+use bloomlab_scalable::{ScalableBloomFilter, ScalableConfig};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn grown(n0: u64, n: u64, p: f64, seed: u64) -> ScalableBloomFilter {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut f = ScalableBloomFilter::new(n0, p).unwrap();
+    for _ in 0..n {
+        f.insert(&conf::member_key(&mut rng)).unwrap();
+    }
+    f
+}
+
+#[test]
+fn no_false_negatives_for_every_key_shape() {
+    // Start at n/64 so every shape drives the chain through seven stages.
+    conf::check_no_false_negatives(
+        |n| ScalableBloomFilter::new((n / 64).max(1), 0.01).unwrap(),
+        100_000,
+    );
+}
+
+#[test]
+fn fpr_within_binomial_bound_at_three_targets_after_100x_growth() {
+    for (p, seed) in [(0.001, 61), (0.01, 62), (0.03, 63)] {
+        let r = conf::check_fpr(
+            |n, p| ScalableBloomFilter::new(n / 100, p).unwrap(),
+            100_000,
+            p,
+            1_000_000,
+            seed,
+        );
+        // The guarantee: the formula is below the target, and the measured count is not
+        // significantly above it (one-sided 5σ).
+        assert!(r.expected <= p, "{r:?}");
+        let sigma = (r.probes as f64 * p * (1.0 - p)).sqrt();
+        assert!(
+            (r.positives as f64) <= r.probes as f64 * p + conf::Z_BOUND * sigma,
+            "{r:?}"
+        );
+        println!("{r:?}");
+    }
+}
+
+#[test]
+fn growth_to_1000x_stays_below_the_target() {
+    // Extension exercise 2: start at n0, grow to 1024·n0, and measure the compound FPR at
+    // every doubling with 200 000 fresh non-members.
+    for (growth, tightening) in [(2u32, 0.5), (2, 0.85), (4, 0.5)] {
+        let (n0, p) = (1_000u64, 0.01);
+        let config = ScalableConfig::new(n0, p)
+            .growth(growth)
+            .tightening(tightening);
+        let mut f = ScalableBloomFilter::with_config(config).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(u64::from(growth) ^ tightening.to_bits());
+        let mut keys = Vec::new();
+        let probes = 200_000u64;
+        for doubling in 0..=10 {
+            let target_len = n0 << doubling;
+            while f.len() < target_len {
+                let k = conf::member_key(&mut rng);
+                f.insert(&k).unwrap();
+                keys.push(k);
+            }
+            let pos = (0..probes)
+                .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
+                .count() as f64;
+            let e = f.expected_fpr();
+            assert!(
+                e <= p,
+                "s={growth} r={tightening} ×{}: formula {e}",
+                1 << doubling
+            );
+            let sd = |q: f64| (probes as f64 * q * (1.0 - q)).sqrt();
+            assert!(
+                (pos - probes as f64 * e).abs() <= conf::Z_BOUND * sd(e),
+                "s={growth} r={tightening} ×{}: {pos} positives vs formula {e}",
+                1 << doubling
+            );
+            assert!(
+                pos <= probes as f64 * p + conf::Z_BOUND * sd(p),
+                "s={growth} r={tightening} ×{}: {pos} positives, target {p}",
+                1 << doubling
+            );
+        }
+        assert!(keys.iter().all(|k| f.might_contain(k)), "false negative");
+    }
+}
+
+#[test]
+fn stage_count_follows_the_capacities() {
+    // Stage i holds n0·s^i; a new stage comes when the newest passes half full, which happens
+    // within a few percent of its capacity. Check points well inside each interval.
+    let n0 = 2_000u64;
+    for (growth, n, want) in [
+        (2u32, 1_500u64, 1usize),
+        (2, 5_000, 2),
+        (2, 100_000, 6),
+        (2, 200_000, 7),
+        (4, 30_000, 3),
+        (4, 500_000, 5),
+    ] {
+        let mut rng = ChaCha8Rng::seed_from_u64(n);
+        let mut f =
+            ScalableBloomFilter::with_config(ScalableConfig::new(n0, 0.01).growth(growth)).unwrap();
+        for _ in 0..n {
+            f.insert(&conf::member_key(&mut rng)).unwrap();
+        }
+        assert_eq!(f.stages(), want, "s={growth} n={n}");
+        let cap: u64 = (0..want as u32)
+            .map(|i| n0 * u64::from(growth).pow(i))
+            .sum();
+        assert_eq!(f.capacity(), cap);
+        for i in 0..want - 1 {
+            assert!(
+                f.stage_fill(i).unwrap() > 0.5,
+                "stage {i} grown past before half full"
+            );
+        }
+        assert!(f.stage_fill(want).is_none());
+    }
+}
+
+#[test]
+fn union_only_between_identical_chains() {
+    let mut rng = ChaCha8Rng::seed_from_u64(71);
+    let a_keys: Vec<_> = (0..800).map(|_| conf::member_key(&mut rng)).collect();
+    let b_keys: Vec<_> = (0..5_000).map(|_| conf::member_key(&mut rng)).collect();
+    let mut a = ScalableBloomFilter::new(10_000, 0.01).unwrap();
+    let mut b = ScalableBloomFilter::new(10_000, 0.01).unwrap();
+    for k in &a_keys {
+        a.insert(k).unwrap();
+    }
+    for k in &b_keys {
+        b.insert(k).unwrap();
+    }
+    a.union(&b).unwrap();
+    assert!(a_keys.iter().chain(&b_keys).all(|k| a.might_contain(k)));
+    assert_eq!(a.len(), 5_800);
+
+    // Different configuration: refused.
+    for other in [
+        ScalableConfig::new(10_001, 0.01),
+        ScalableConfig::new(10_000, 0.02),
+        ScalableConfig::new(10_000, 0.01).growth(4),
+        ScalableConfig::new(10_000, 0.01).tightening(0.85),
+    ] {
+        let o = ScalableBloomFilter::with_config(other).unwrap();
+        assert!(matches!(a.union(&o), Err(Error::Incompatible(_))));
+    }
+
+    // A union that would overfill a stage is refused and changes nothing.
+    let c = grown(10_000, 9_000, 0.01, 72);
+    let before = a.clone();
+    assert!(matches!(a.union(&c), Err(Error::Full(_))));
+    assert_eq!(a, before);
+
+    // A longer chain's extra stages are copied.
+    let mut small = ScalableBloomFilter::new(1_000, 0.01).unwrap();
+    let long = grown(1_000, 20_000, 0.01, 73);
+    small.union(&long).unwrap();
+    assert_eq!(small.stages(), long.stages());
+}
+
+#[test]
+fn invalid_parameters_are_typed_errors() {
+    conf::check_invalid_parameters(ScalableBloomFilter::new);
+    let bad = |c: ScalableConfig| ScalableBloomFilter::with_config(c);
+    for s in [0, 1] {
+        assert!(matches!(
+            bad(ScalableConfig::new(100, 0.01).growth(s)),
+            Err(Error::InvalidParameter { name: "growth", .. })
+        ));
+    }
+    for r in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY] {
+        assert!(matches!(
+            bad(ScalableConfig::new(100, 0.01).tightening(r)),
+            Err(Error::InvalidParameter {
+                name: "tightening",
+                ..
+            })
+        ));
+    }
+}
+
+#[test]
+fn growth_that_cannot_be_sized_is_a_typed_error() {
+    // r = 0.001 tightens by ten bits per stage: stage 7 would need 71 probes (> 64).
+    let config = ScalableConfig::new(1, 0.5).tightening(0.001);
+    let mut f = ScalableBloomFilter::with_config(config).unwrap();
+    let mut i = 0u64;
+    let err = loop {
+        match f.insert(&i) {
+            Ok(()) => i += 1,
+            Err(e) => break e,
+        }
+    };
+    assert!(matches!(err, Error::InvalidParameter { .. }), "{err:?}");
+    assert_eq!(f.stages(), 7);
+    assert_eq!(f.len(), i, "the failed insert changed nothing");
+    assert!((0..i).all(|k| f.might_contain(&k)));
+}
+
+#[test]
+fn byte_format_and_serde_round_trip() {
+    for (n0, n) in [(1_000u64, 20_000u64), (5, 0), (64, 1)] {
+        let f = grown(n0, n, 0.01, 81);
+        conf::check_bytes_round_trip(
+            &f,
+            ScalableBloomFilter::to_bytes,
+            ScalableBloomFilter::from_bytes,
+        );
+        conf::check_serde_round_trip(&f);
+    }
+}
+
+#[test]
+fn damaged_bytes_never_panic_and_never_decode_invalid() {
+    let f = grown(300, 2_000, 0.01, 82);
+    assert_eq!(f.stages(), 3);
+    let accepted = conf::check_decode_robustness(
+        &f.to_bytes(),
+        ScalableBloomFilter::from_bytes,
+        ScalableBloomFilter::to_bytes,
+        |g: &ScalableBloomFilter| {
+            assert!(g.stages() >= 1);
+            assert!(g.config().growth >= 2);
+            for i in 0..g.stages() {
+                let s = g.stage(i).unwrap();
+                assert!(
+                    s.bit_array().count_ones() <= s.len().saturating_mul(u64::from(s.hashes()))
+                );
+                assert!(g.stage_fill(i).unwrap() <= 0.5 + f64::from(s.hashes()) / s.bits() as f64);
+            }
+        },
+        true,
+        6_000,
+        4,
+    );
+    println!("accepted damaged inputs (each verified canonical and valid): {accepted}");
+}
+
+#[test]
+fn works_behind_dyn_filter() {
+    let mut boxed: Box<dyn Filter> = Box::new(ScalableBloomFilter::new(10, 0.01).unwrap());
+    conf::insert_all(boxed.as_mut(), 0..1_000u64);
+    assert!((0..1_000u64).all(|i| boxed.might_contain(&i)));
+    assert_eq!(boxed.len(), 1_000);
+    let p = boxed.params();
+    assert_eq!(p.variant, bloomlab_core::Variant::Scalable);
+    assert_eq!(p.target_fpr, Some(0.01));
+    assert!(p.capacity >= 1_000);
+}
