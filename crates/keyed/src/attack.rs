@@ -7,7 +7,7 @@
 
 use bloomlab_classic::BloomFilter;
 use bloomlab_core::format;
-use bloomlab_core::hash::{HashScheme, SchemeId, Xxh3Scheme};
+use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
 use bloomlab_core::{Error, Result};
 
 /// What the pollution attack achieved.
@@ -116,10 +116,7 @@ pub fn forge<S: HashScheme>(
     seed: u64,
 ) -> Result<ForgeryReport> {
     let mut bytes = target.to_bytes();
-    // Header bytes 7..16 hold the scheme id and key check value (crates/core/src/format.rs).
-    bytes[7] = SchemeId::Xxh3Km as u8;
-    bytes[8..16].fill(0);
-    format::reseal(&mut bytes);
+    format::relabel_as_unkeyed(&mut bytes);
     let model = BloomFilter::from_bytes_with_scheme(&bytes, Xxh3Scheme)?;
     let mut forged = Vec::new();
     let mut tried = 0u64;
