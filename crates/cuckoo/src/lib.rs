@@ -110,9 +110,14 @@ pub use table::{BUCKET_SIZE, BucketTable, EMPTY, MAX_FINGERPRINT_BITS, MIN_FINGE
 /// buckets and [`MAX_KICKS`] kicks the first failed insert comes at ≈ 95–96 % load.
 pub const DESIGN_LOAD: f64 = 0.95;
 
-/// Kicks an insert tries before it gives up (and undoes them). Fan et al.'s reference code
-/// uses 500.
-pub const MAX_KICKS: usize = 500;
+/// Kicks an insert tries before it gives up (and undoes them).
+///
+/// Fan et al.'s reference code uses 500. Measured here (`examples/fill.rs` and a 12-stream
+/// sweep at 10^6 items, 1 % target): with 500 the first failure came at a median load of
+/// 96.0 % but as early as 94.96 % for one key stream — below the 95 % design load; with 1000
+/// the median is 96.8 % and the lowest 96.5 % (also 96.5 % at 10^7 items). A failed insert
+/// costs at most 2 × 1000 slot writes.
+pub const MAX_KICKS: usize = 1000;
 
 /// A cuckoo filter with `f`-bit fingerprints in 4-slot buckets, generic over the hash scheme.
 ///
@@ -240,7 +245,10 @@ impl<S: HashScheme> CuckooFilter<S> {
     pub fn alt_bucket(&self, i: u64, fp: u32) -> u64 {
         let n = self.table.num_buckets();
         let h = fastrange(fmix64(u64::from(fp)), n);
-        if h >= i { h - i } else { h + n - i }
+        // (h − i) mod n without a branch: n ≤ 2^61 (the table has at most 2^64 bits), so
+        // h − i fits an i64 and its sign bit says whether to add n.
+        let d = h.wrapping_sub(i);
+        d.wrapping_add(n & ((d as i64 >> 63) as u64))
     }
 
     /// Where a hashed key lives: `(fingerprint, first bucket, second bucket)`.
@@ -316,7 +324,8 @@ impl<S: HashScheme> CuckooFilter<S> {
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
         let (fp, i1, i2) = self.locate(h);
-        self.table.contains(i1, fp) || self.table.contains(i2, fp)
+        // Both buckets unconditionally (`|`, not `||`): the two reads overlap in memory.
+        self.table.contains(i1, fp) | self.table.contains(i2, fp)
     }
 
     /// Remove one copy of a key. Returns `false`, changing nothing, if the key tests negative.

@@ -1,7 +1,8 @@
 //! The bucket table: `num_buckets` buckets of [`BUCKET_SIZE`] slots, each slot an `f`-bit
 //! fingerprint, bit-packed back to back in `u64` words (slot `j` of bucket `i` occupies bits
 //! `(4·i + j)·f .. (4·i + j + 1)·f`, least significant bit first). Fingerprint 0 marks an
-//! empty slot. The table knows nothing about keys or hashing: it reads, writes and finds
+//! empty slot. One zero word of padding follows the last word, so a field or bucket is
+//! always read from two adjacent words without a branch; it is never serialized. The table knows nothing about keys or hashing: it reads, writes and finds
 //! fingerprints, and the filter decides where they go.
 
 use bloomlab_core::bits::{words_for_bits, zeroed_words};
@@ -47,6 +48,10 @@ pub struct BucketTable {
     f: u32,
     /// `4·f` when a whole bucket fits one 64-bit read (f ≤ 16), else 0.
     bucket_width: u32,
+    /// Bit 0 of every field of a bucket: `Σ_j 2^(j·f)` (0 when `bucket_width` is 0).
+    lows: u64,
+    /// Top bit of every field of a bucket: `lows << (f − 1)`.
+    highs: u64,
 }
 
 impl BucketTable {
@@ -54,8 +59,11 @@ impl BucketTable {
     /// `MIN_FINGERPRINT_BITS..=MAX_FINGERPRINT_BITS`, zero buckets, or a size that overflows.
     pub fn new(num_buckets: u64, fingerprint_bits: u32) -> Result<Self> {
         let bits = Self::check_shape(num_buckets, fingerprint_bits)?;
+        let padded = words_for_bits(bits)?
+            .checked_add(1)
+            .ok_or_else(|| Error::SizeOverflow(format!("{bits} bits")))?;
         Ok(Self::from_words_unchecked(
-            zeroed_words(words_for_bits(bits)?)?,
+            zeroed_words(padded)?,
             num_buckets,
             fingerprint_bits,
         ))
@@ -78,16 +86,26 @@ impl BucketTable {
         Ok(bits)
     }
 
+    /// `words` must already end with the zero padding word.
     fn from_words_unchecked(words: Vec<u64>, num_buckets: u64, f: u32) -> Self {
+        debug_assert_eq!(words.last(), Some(&0));
+        let bucket_width = if BUCKET_SIZE * f <= 64 {
+            BUCKET_SIZE * f
+        } else {
+            0
+        };
+        let lows = if bucket_width != 0 {
+            (0..BUCKET_SIZE).map(|j| 1u64 << (j * f)).sum()
+        } else {
+            0
+        };
         BucketTable {
             words,
             num_buckets,
             f,
-            bucket_width: if BUCKET_SIZE * f <= 64 {
-                BUCKET_SIZE * f
-            } else {
-                0
-            },
+            bucket_width,
+            lows,
+            highs: lows << (f - 1),
         }
     }
 
@@ -123,6 +141,8 @@ impl BucketTable {
             ));
         }
         check_tail(&words, bits)?;
+        let mut words = words;
+        words.push(0);
         Ok(Self::from_words_unchecked(
             words,
             num_buckets,
@@ -146,9 +166,9 @@ impl BucketTable {
         self.bits().div_ceil(8) as usize
     }
 
-    /// The words (for serde).
+    /// The words holding the slots, without the padding word (for serde).
     pub fn words(&self) -> &[u64] {
-        &self.words
+        &self.words[..self.words.len() - 1]
     }
 
     /// Number of buckets.
@@ -173,7 +193,7 @@ impl BucketTable {
         self.slots() * u64::from(self.f)
     }
 
-    /// Heap bytes of the words.
+    /// Heap bytes of the words, the padding word included.
     pub fn size_in_bytes(&self) -> usize {
         self.words.len() * 8
     }
@@ -182,11 +202,11 @@ impl BucketTable {
     fn read(&self, pos: u64, width: u32) -> u64 {
         let w = (pos / 64) as usize;
         let off = (pos % 64) as u32;
-        let mut v = self.words[w] >> off;
-        if off + width > 64 {
-            v |= self.words[w + 1] << (64 - off);
-        }
-        v & mask(width)
+        // Branch-free: the high word's contribution is `next << (64 − off)`, written as two
+        // shifts so that `off = 0` contributes nothing instead of shifting by 64.
+        let lo = self.words[w] >> off;
+        let hi = (self.words[w + 1] << 1) << (63 - off);
+        (lo | hi) & mask(width)
     }
 
     #[inline(always)]
@@ -234,9 +254,20 @@ impl BucketTable {
     }
 
     /// Whether `bucket` holds `fp`.
+    ///
+    /// For `f ≤ 16` without a branch per slot: XOR the bucket with `fp` copied into every
+    /// field, then test for a zero field with `(x − lows) & !x & highs ≠ 0` (the classic
+    /// "has a zero byte" test, Mycroft 1987, for `f`-bit fields: the lowest zero field always
+    /// sets its top bit, and a non-zero field below every zero field never does).
     #[inline(always)]
     pub fn contains(&self, bucket: u64, fp: u32) -> bool {
-        self.find(bucket, fp).is_some()
+        if self.bucket_width != 0 {
+            let b = self.read(self.slot_pos(bucket, 0), self.bucket_width);
+            let x = b ^ (u64::from(fp) * self.lows);
+            (x.wrapping_sub(self.lows) & !x & self.highs) != 0
+        } else {
+            self.find(bucket, fp).is_some()
+        }
     }
 
     /// Put `fp` in the first empty slot of `bucket`; `false` if the bucket is full.
@@ -303,15 +334,14 @@ fn bytes_to_words(bytes: &[u8], bits: u64) -> Result<Vec<u64>, DecodeError> {
             format!("{} bytes for {bits} bits, expected {need}", bytes.len()),
         ));
     }
-    let words: Vec<u64> = bytes
-        .chunks(8)
-        .map(|c| {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            u64::from_le_bytes(w)
-        })
-        .collect();
+    let mut words: Vec<u64> = Vec::with_capacity(bytes.len().div_ceil(8) + 1);
+    words.extend(bytes.chunks(8).map(|c| {
+        let mut w = [0u8; 8];
+        w[..c.len()].copy_from_slice(c);
+        u64::from_le_bytes(w)
+    }));
     check_tail(&words, bits)?;
+    words.push(0); // the padding word
     Ok(words)
 }
 
@@ -359,6 +389,31 @@ mod tests {
             let mut bytes = Vec::new();
             t.write_le_bytes(&mut bytes);
             assert_eq!(BucketTable::from_le_bytes(&bytes, 37, f).unwrap(), t);
+        }
+    }
+
+    #[test]
+    fn branch_free_contains_agrees_with_find() {
+        // Every bucket content over a small alphabet, including zeros, repeats and the
+        // borrow cases of the zero-field test.
+        for f in [2u32, 3, 4, 10, 16, 17] {
+            let mut t = BucketTable::new(1, f).unwrap();
+            let top = (1u32 << f) - 1;
+            let alphabet = [0, 1, 2, top, top - 1, 1 << (f - 1), (1 << (f - 1)) + 1];
+            for a in alphabet {
+                for b in alphabet {
+                    for c in alphabet {
+                        for d in alphabet {
+                            for (j, v) in [a, b, c, d].into_iter().enumerate() {
+                                t.set(0, j as u32, v);
+                            }
+                            for fp in alphabet.into_iter().chain([3 & top]) {
+                                assert_eq!(t.contains(0, fp), t.find(0, fp).is_some());
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 

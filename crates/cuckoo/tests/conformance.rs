@@ -264,7 +264,7 @@ fn model_based_million_operations() {
 #[test]
 fn bits_per_item_at_every_n() {
     // Table bits per item = f·4·ceil(n/3.8)/n ≤ f/0.95 + 4f/n (one bucket of rounding); the
-    // heap adds < 64 bits of word rounding. Checked for every n up to 5000 and on a
+    // heap adds < 64 bits of word rounding and one 64-bit padding word. Checked for every n up to 5000 and on a
     // geometric grid to 10^7.
     let mut ns: Vec<u64> = (1..=5_000).collect();
     let mut n = 5_000f64;
@@ -286,7 +286,8 @@ fn bits_per_item_at_every_n() {
                 table <= formula + slack,
                 "n={n}: {table} > {formula} + {slack}"
             );
-            assert!(heap < formula + slack + 64.0 / nf, "n={n}: heap {heap}");
+            // Word rounding (< 64 bits) and the one padding word.
+            assert!(heap < table + 128.0 / nf, "n={n}: heap {heap}");
             assert!(f.slots() as f64 * DESIGN_LOAD >= nf, "n={n}: too few slots");
             if n >= 3_800 {
                 assert!(table <= formula * 1.001, "n={n}: {table}");
