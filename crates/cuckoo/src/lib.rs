@@ -283,9 +283,9 @@ impl<S: HashScheme> CuckooFilter<S> {
         let mut path = [0u8; MAX_KICKS];
         let mut bucket = if splitmix(&mut rng) & 1 == 0 { i1 } else { i2 };
         let mut homeless = fp;
-        for step in 0..MAX_KICKS {
+        for step in path.iter_mut() {
             let slot = (splitmix(&mut rng) % u64::from(BUCKET_SIZE)) as u32;
-            path[step] = slot as u8;
+            *step = slot as u8;
             let evicted = self.table.get(bucket, slot);
             self.table.set(bucket, slot, homeless);
             homeless = evicted;

@@ -44,14 +44,13 @@ fn main() -> Result<(), Error> {
         );
         println!("|---|---|---|---|---|---|---|---|---|");
         let mut inserted = 0u64;
-        let mut probe_seed = 100u64;
         for doubling in 0..=10u32 {
             let n = n0 << doubling;
             while inserted < n {
                 f.insert(&key(MEMBERS, inserted))?;
                 inserted += 1;
             }
-            probe_seed += 1;
+            let probe_seed = 101 + u64::from(doubling);
             let fp = (0..probes)
                 .filter(|&i| f.might_contain(&key(probe_seed, i)))
                 .count() as f64;
