@@ -6,18 +6,13 @@
 use std::alloc::System;
 
 use bloomlab_uses::dedup::{self, DedupConfig};
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-/// Net heap bytes allocated while `f` runs.
 fn heap_bytes(f: &mut dyn FnMut()) -> usize {
-    let region = Region::new(GLOBAL);
-    f();
-    let c = region.change();
-    (c.bytes_allocated as isize - c.bytes_deallocated as isize + c.bytes_reallocated).max(0)
-        as usize
+    bloomlab_uses::net_heap_bytes(GLOBAL, f)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -17,6 +17,20 @@ pub mod dedup;
 pub mod inspect;
 pub mod lsm;
 
+/// Net heap bytes allocated while `f` runs, as counted by `global` — the binary's counting
+/// global allocator (`#[global_allocator] static GLOBAL: &StatsAlloc<System> =
+/// &INSTRUMENTED_SYSTEM;`). Allocations minus frees plus the net change of reallocations.
+pub fn net_heap_bytes(
+    global: &stats_alloc::StatsAlloc<std::alloc::System>,
+    f: &mut dyn FnMut(),
+) -> usize {
+    let region = stats_alloc::Region::new(global);
+    f();
+    let c = region.change();
+    (c.bytes_allocated as isize - c.bytes_deallocated as isize + c.bytes_reallocated).max(0)
+        as usize
+}
+
 /// Write `text` to `results/uses/<name>` under the workspace root (or `$BLOOMLAB_RESULTS`),
 /// creating the folder, and return the path written.
 pub fn write_result(name: &str, text: &str) -> std::io::Result<std::path::PathBuf> {

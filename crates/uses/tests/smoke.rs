@@ -3,19 +3,14 @@
 use bloomlab_uses::admission::{self, Policy, TraceConfig};
 use bloomlab_uses::dedup::{self, DedupConfig};
 use bloomlab_uses::lsm::{self, FilterChoice, LsmConfig};
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 use std::alloc::System;
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 fn heap_bytes(f: &mut dyn FnMut()) -> usize {
-    let region = Region::new(GLOBAL);
-    f();
-    let c = region.change();
-    // Net growth: allocations minus frees plus the net change of reallocations.
-    (c.bytes_allocated as isize - c.bytes_deallocated as isize + c.bytes_reallocated).max(0)
-        as usize
+    bloomlab_uses::net_heap_bytes(GLOBAL, f)
 }
 
 #[test]
