@@ -256,3 +256,22 @@ fn works_behind_dyn_filter() {
     assert_eq!(p.target_fpr, Some(0.01));
     assert!(p.capacity >= 1_000);
 }
+
+#[test]
+fn keyed_scheme_round_trips_only_with_its_secret() {
+    use bloomlab_keyed::SipScheme;
+    let scheme = SipScheme::from_secret(*b"sixteen byte key");
+    let config = ScalableConfig::new(500, 0.01);
+    let mut f = ScalableBloomFilter::with_config_and_scheme(config, scheme.clone()).unwrap();
+    for i in 0..5_000u64 {
+        f.insert(&i).unwrap();
+    }
+    assert!(f.stages() > 1);
+    assert!((0..5_000u64).all(|i| f.might_contain(&i)));
+    let bytes = f.to_bytes();
+    let back = ScalableBloomFilter::from_bytes_with_scheme(&bytes, scheme).unwrap();
+    assert_eq!(back, f);
+    let other = SipScheme::from_secret(*b"another 16b key!");
+    assert!(ScalableBloomFilter::from_bytes_with_scheme(&bytes, other).is_err());
+    assert!(ScalableBloomFilter::from_bytes(&bytes).is_err());
+}
