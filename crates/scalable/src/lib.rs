@@ -72,7 +72,7 @@ pub const FILL_THRESHOLD: f64 = 0.5;
 pub const MAX_STAGES: u32 = 64;
 
 /// Probes per stage a lookup tests before it may stop early.
-const EAGER_PROBES: usize = 4;
+const EAGER_PROBES: usize = 2;
 
 /// How a scalable filter starts and grows.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -182,9 +182,9 @@ impl<S: HashScheme> Stage<S> {
 
     /// The stage's answer, probing exactly the positions [`BloomFilter::might_contain_hash`]
     /// probes. The first [`EAGER_PROBES`] are tested without an early exit: their reads
-    /// overlap in memory, and the one branch after them is predictable (a non-member passes
-    /// four probes of a half-full stage with probability 1/16), where a branch per probe
-    /// would be a coin flip.
+    /// overlap in memory, and the branch after them is biased (a non-member passes two probes
+    /// of a half-full stage with probability 1/4), where a branch per probe is a coin flip.
+    /// Measured at 10^6 and 10^7 items, 2 eager probes were at least as fast as 1 or 4.
     #[inline]
     fn might_contain_hash(&self, h: KeyHash) -> bool {
         let bits = self.filter.bit_array();
