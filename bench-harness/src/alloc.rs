@@ -3,13 +3,22 @@
 //! peers and the exact set, whatever each one claims about itself.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
+use std::cell::Cell;
 
 /// The system allocator plus a live-byte counter.
 #[derive(Debug)]
 pub struct CountingAlloc;
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
+thread_local! {
+    // Per thread, so concurrent work (tests run in parallel) does not blur a measurement; a
+    // build is measured on the thread that performs it. Const-initialised without a
+    // destructor, so the allocator may touch it at any time.
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+}
+
+fn add(delta: isize) {
+    let _ = LIVE.try_with(|c| c.set(c.get() + delta));
+}
 
 // SAFETY: every method forwards to `System` unchanged and only updates a counter.
 unsafe impl GlobalAlloc for CountingAlloc {
@@ -17,7 +26,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
         // SAFETY: same contract as the caller's.
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+            add(layout.size() as isize);
         }
         p
     }
@@ -26,7 +35,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
         // SAFETY: same contract as the caller's.
         let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+            add(layout.size() as isize);
         }
         p
     }
@@ -34,14 +43,14 @@ unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: same contract as the caller's.
         unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        add(-(layout.size() as isize));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: same contract as the caller's.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
-            LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
+            add(new_size as isize - layout.size() as isize);
         }
         p
     }
@@ -50,7 +59,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
 
-/// Bytes currently allocated on the heap by the whole process.
+/// Bytes allocated minus bytes freed by the current thread so far.
 pub fn live_bytes() -> isize {
-    LIVE.load(Ordering::Relaxed)
+    LIVE.try_with(Cell::get).unwrap_or(0)
 }

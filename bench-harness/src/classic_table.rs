@@ -22,7 +22,10 @@ fn measured_fpr(f: &BloomFilter) -> f64 {
 /// The table as Markdown.
 pub fn table() -> Result<String, bloomlab_core::Error> {
     let mut s = String::new();
-    let _ = writeln!(s, "classic Bloom filter, n = {N}, {PROBES} non-member probes per row\n");
+    let _ = writeln!(
+        s,
+        "classic Bloom filter, n = {N}, {PROBES} non-member probes per row\n"
+    );
     let _ = writeln!(
         s,
         "| target | bits/item | k | measured FPR | expected FPR | current FPR | size at 10^6 | FPR at 2× (theory) | FPR at 4× (theory) |"

@@ -10,7 +10,11 @@ use crate::{adapters, experiments, plot, report};
 
 /// Measure approximate-membership filters (ours and crates.io peers) and choose one with data.
 #[derive(Debug, Parser)]
-#[command(name = "bench-harness", version, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "bench-harness",
+    version,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     /// What to do (default: run).
     #[command(subcommand)]
@@ -143,9 +147,7 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
 /// Parse a byte count with an optional unit (B, KB, MB, GB, KiB, MiB, GiB).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let split = t
-        .find(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1.0,
@@ -155,7 +157,11 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "kib" => 1024.0,
         "mib" => 1024.0 * 1024.0,
         "gib" => 1024.0 * 1024.0 * 1024.0,
-        u => return Err(format!("unknown unit {u:?} in {s:?} (use B, KB, MB, GB, KiB, MiB, GiB)")),
+        u => {
+            return Err(format!(
+                "unknown unit {u:?} in {s:?} (use B, KB, MB, GB, KiB, MiB, GiB)"
+            ));
+        }
     };
     let v: f64 = num
         .trim()
@@ -271,8 +277,6 @@ pub fn dispatch(cli: Cli) -> Result<String, String> {
             }
             Ok(s)
         }
-        Some(Command::ClassicTable) => {
-            crate::classic_table::table().map_err(|e| e.to_string())
-        }
+        Some(Command::ClassicTable) => crate::classic_table::table().map_err(|e| e.to_string()),
     }
 }

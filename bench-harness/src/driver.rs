@@ -44,7 +44,7 @@ impl Plan {
             seed,
             full: false,
             fpr_probes: 1_000_000,
-            lookup_keys: 1_000_000,
+            lookup_keys: 200_000,
             lookup_passes: 5,
             experiments: experiments::names(),
             experiment_n: 100_000,
@@ -57,6 +57,7 @@ impl Plan {
         Plan {
             sizes: vec![100_000, 1_000_000, 10_000_000, 100_000_000],
             fpr_probes: 10_000_000,
+            lookup_keys: 1_000_000,
             full: true,
             experiment_n: 1_000_000,
             ..Plan::quick(seed)
@@ -185,7 +186,12 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
     let machine = crate::machine::describe();
     let mut jobs = 0u64;
     for e in entries {
-        jobs += plan.sizes.len() as u64 * if e.info.tunable { plan.fprs.len() as u64 } else { 1 };
+        jobs += plan.sizes.len() as u64
+            * if e.info.tunable {
+                plan.fprs.len() as u64
+            } else {
+                1
+            };
     }
     let bar = if plan.progress {
         let b = ProgressBar::new(jobs + plan.experiments.len() as u64);
@@ -206,8 +212,8 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
         bar.set_message(format!("keys for n = {n}"));
         let probes = plan.fpr_probes.max(plan.lookup_keys.min(n_usize));
         let keys = KeySet::new(plan.seed, n_usize, probes);
-        let floor_bytes = (bloomlab_core::math::classic_bits(n, 0.01).map_err(|e| e.to_string())?
-            / 8) as usize;
+        let floor_bytes =
+            (bloomlab_core::math::classic_bits(n, 0.01).map_err(|e| e.to_string())? / 8) as usize;
         size_floors.push(SizeFloor {
             n,
             bytes: floor_bytes as u64,

@@ -80,8 +80,15 @@ pub fn utc_now() -> String {
 
 /// Probe the machine.
 pub fn describe() -> Machine {
-    let commit = cmd("git", &["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty = cmd("git", &["status", "--porcelain", "--untracked-files=no"]).is_some();
+    // The commit of the harness's own sources (where it was built), else of the current dir.
+    let src = env!("CARGO_MANIFEST_DIR");
+    let git = |args: &[&str]| {
+        let mut with_dir = vec!["-C", src];
+        with_dir.extend_from_slice(args);
+        cmd("git", &with_dir).or_else(|| cmd("git", args))
+    };
+    let commit = git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some();
     Machine {
         cpu: cpu_model(),
         cores: std::thread::available_parallelism()

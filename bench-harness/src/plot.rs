@@ -16,6 +16,9 @@ const W: u32 = 1200;
 const H: u32 = 800;
 const FONT: &str = "sans-serif";
 
+type SvgDraw<'a> = &'a dyn for<'b> Fn(DrawingArea<SVGBackend<'b>, Shift>) -> Result<(), String>;
+type PngDraw<'a> = &'a dyn for<'b> Fn(DrawingArea<BitMapBackend<'b>, Shift>) -> Result<(), String>;
+
 fn register_font() -> Result<(), String> {
     static ONCE: Once = Once::new();
     let mut result = Ok(());
@@ -53,10 +56,7 @@ pub fn plot_all(results: &Results, dir: &Path) -> Result<Vec<PathBuf>, String> {
     register_font()?;
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut files = Vec::new();
-    let mut both = |name: &str,
-                    f: &dyn Fn(DrawingArea<SVGBackend, Shift>) -> Result<(), String>,
-                    g: &dyn Fn(DrawingArea<BitMapBackend, Shift>) -> Result<(), String>|
-     -> Result<(), String> {
+    let mut both = |name: &str, f: SvgDraw, g: PngDraw| -> Result<(), String> {
         let svg = dir.join(format!("{name}.svg"));
         f(SVGBackend::new(&svg, (W, H)).into_drawing_area())?;
         let png = dir.join(format!("{name}.png"));
@@ -65,11 +65,9 @@ pub fn plot_all(results: &Results, dir: &Path) -> Result<Vec<PathBuf>, String> {
         files.push(png);
         Ok(())
     };
-    both(
-        "fpr_vs_bits",
-        &|a| fpr_vs_bits(results, a),
-        &|a| fpr_vs_bits(results, a),
-    )?;
+    both("fpr_vs_bits", &|a| fpr_vs_bits(results, a), &|a| {
+        fpr_vs_bits(results, a)
+    })?;
     both("ns_per_op", &|a| ns_per_op(results, a), &|a| {
         ns_per_op(results, a)
     })?;
@@ -107,7 +105,10 @@ fn names_in_order(rows: &[&Row]) -> Vec<(String, bool)> {
     v
 }
 
-fn fpr_vs_bits<DB: DrawingBackend>(results: &Results, root: DrawingArea<DB, Shift>) -> Result<(), String>
+fn fpr_vs_bits<DB: DrawingBackend>(
+    results: &Results,
+    root: DrawingArea<DB, Shift>,
+) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
@@ -126,11 +127,7 @@ where
         .fold(16.0f64, f64::max)
         .min(64.0)
         + 2.0;
-    let min_fpr = rows
-        .iter()
-        .map(|r| r.measured_fpr)
-        .fold(1e-3f64, f64::min)
-        / 3.0;
+    let min_fpr = rows.iter().map(|r| r.measured_fpr).fold(1e-3f64, f64::min) / 3.0;
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!(
@@ -175,8 +172,13 @@ where
             }
         }
     }
-    for (i, c) in curves.iter().enumerate() {
-        let col = RGBColor(90 + 40 * i as u8, 90 + 40 * i as u8, 90 + 40 * i as u8);
+    for c in &curves {
+        let col = match c {
+            Curve::Bloom => RGBColor(60, 60, 60),
+            Curve::Cuckoo => RGBColor(170, 140, 210),
+            Curve::BinaryFuse => RGBColor(150, 150, 60),
+            Curve::Quotient => RGBColor(230, 150, 200),
+        };
         chart
             .draw_series(LineSeries::new(
                 xs.iter()
@@ -188,20 +190,24 @@ where
             .label(c.label())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
     }
-    for (i, (name, peer)) in names_in_order(&rows).into_iter().enumerate() {
+    // Peers first (hollow rings), ours on top (smaller filled dots), so overlaps stay visible.
+    let mut named: Vec<(usize, (String, bool))> =
+        names_in_order(&rows).into_iter().enumerate().collect();
+    named.sort_by_key(|(_, (_, peer))| !*peer);
+    for (i, (name, peer)) in named {
         let col = color(i);
         let pts: Vec<(f64, f64)> = rows
             .iter()
             .filter(|r| r.filter == name)
             .map(|r| (r.bits_per_item, r.measured_fpr))
             .collect();
-        let style = if peer {
-            col.stroke_width(3)
+        let (style, radius) = if peer {
+            (col.stroke_width(3), 8)
         } else {
-            col.filled()
+            (col.filled(), 5)
         };
         chart
-            .draw_series(pts.iter().map(|&p| Circle::new(p, 7, style)))
+            .draw_series(pts.iter().map(|&p| Circle::new(p, radius, style)))
             .map_err(err)?
             .label(display_name(&name, peer))
             .legend(move |(x, y)| Circle::new((x + 10, y), 6, style));
@@ -217,7 +223,10 @@ where
     root.present().map_err(err)
 }
 
-fn ns_per_op<DB: DrawingBackend>(results: &Results, root: DrawingArea<DB, Shift>) -> Result<(), String>
+fn ns_per_op<DB: DrawingBackend>(
+    results: &Results,
+    root: DrawingArea<DB, Shift>,
+) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
@@ -239,7 +248,8 @@ where
         .filter_map(|r| r.lookup(50).map(|l| l.ns))
         .collect();
     ys.extend(results.size_floors.iter().map(|f| f.ns));
-    let ymax = ys.iter().copied().fold(1.0f64, f64::max) * 2.0;
+    // Headroom above the data for the legend.
+    let ymax = ys.iter().copied().fold(1.0f64, f64::max) * 40.0;
     let ymin = ys.iter().copied().fold(f64::INFINITY, f64::min).max(0.1) / 2.0;
     let mut chart = ChartBuilder::on(&root)
         .caption(
@@ -280,7 +290,11 @@ where
         .label("memory floor: random 64-byte read, buffer = 1 % Bloom size")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(3)));
     chart
-        .draw_series(floors.iter().map(|&p| Cross::new(p, 6, BLACK.stroke_width(2))))
+        .draw_series(
+            floors
+                .iter()
+                .map(|&p| Cross::new(p, 6, BLACK.stroke_width(2))),
+        )
         .map_err(err)?;
     for (i, (name, peer)) in names_in_order(&rows).into_iter().enumerate() {
         let col = color(i);
@@ -320,7 +334,10 @@ where
     root.present().map_err(err)
 }
 
-fn experiment<DB: DrawingBackend>(ex: &Experiment, root: DrawingArea<DB, Shift>) -> Result<(), String>
+fn experiment<DB: DrawingBackend>(
+    ex: &Experiment,
+    root: DrawingArea<DB, Shift>,
+) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
@@ -354,8 +371,11 @@ where
                 .y_desc(ex.y_label.as_str())
                 .label_style((FONT, 16))
                 .axis_desc_style((FONT, 18))
+                .x_labels(12)
+                .x_label_formatter(&|x| format!("{x:.2}"))
                 .draw()
                 .map_err(err)?;
+            let mut theory_legend = false;
             for (i, s) in ex.series.iter().enumerate() {
                 let col = color(i);
                 let measured: Vec<(f64, f64)> = s
@@ -369,24 +389,36 @@ where
                     .iter()
                     .filter_map(|p| p.theory.filter(|t| *t > 0.0).map(|t| (p.x, t)))
                     .collect();
-                let line = if s.peer { col.stroke_width(1) } else { col.stroke_width(3) };
-                let marker = if s.peer { col.stroke_width(2) } else { col.filled() };
+                let line = if s.peer {
+                    col.stroke_width(1)
+                } else {
+                    col.stroke_width(3)
+                };
+                let marker = if s.peer {
+                    col.stroke_width(2)
+                } else {
+                    col.filled()
+                };
                 chart
                     .draw_series(LineSeries::new(measured.clone(), line))
                     .map_err(err)?
-                    .label(format!("{} measured", s.label))
+                    .label(s.label.clone())
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line));
                 chart
                     .draw_series(measured.iter().map(|&p| Circle::new(p, 5, marker)))
                     .map_err(err)?;
                 if !theory.is_empty() {
-                    chart
+                    let drawn = chart
                         .draw_series(DashedLineSeries::new(theory, 5, 4, col.stroke_width(1)))
-                        .map_err(err)?
-                        .label(format!("{} theory", s.label))
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 8, y)], col.stroke_width(1))
-                        });
+                        .map_err(err)?;
+                    if !theory_legend {
+                        theory_legend = true;
+                        drawn
+                            .label("dashed: each structure's own formula (theory)")
+                            .legend(|(x, y)| {
+                                PathElement::new(vec![(x, y), (x + 8, y)], BLACK.stroke_width(1))
+                            });
+                    }
                 }
             }
             chart

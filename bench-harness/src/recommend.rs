@@ -93,8 +93,14 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         pct(needs.fpr),
         if needs.deletes { ", deletes" } else { "" },
         if needs.grows { ", grows" } else { "" },
-        if needs.hostile_keys { ", hostile keys" } else { "" },
-        budget.map(|b| format!(", budget {}", mib(b))).unwrap_or_default(),
+        if needs.hostile_keys {
+            ", hostile keys"
+        } else {
+            ""
+        },
+        budget
+            .map(|b| format!(", budget {}", mib(b)))
+            .unwrap_or_default(),
         size_label(size)
     );
 

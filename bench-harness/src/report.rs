@@ -30,8 +30,10 @@ pub fn write_all(results: &Results, dir: &Path) -> Result<(), String> {
     for ex in &results.experiments {
         let p = dir.join(format!("{}.csv", ex.name));
         let mut w = csv::Writer::from_path(&p).map_err(|e| io(&p, e))?;
-        w.write_record(["series", "filter", "peer", "x", "measured", "theory", "note"])
-            .map_err(|e| io(&p, e))?;
+        w.write_record([
+            "series", "filter", "peer", "x", "measured", "theory", "note",
+        ])
+        .map_err(|e| io(&p, e))?;
         for s in &ex.series {
             for pt in &s.points {
                 w.write_record([
@@ -295,7 +297,10 @@ pub fn summary(r: &Results) -> String {
         r.keys
     );
     let _ = writeln!(s, "## Memory floor per size\n");
-    let _ = writeln!(s, "| n | buffer (1 % classic size) | ns per random 64-byte read |\n|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| n | buffer (1 % classic size) | ns per random 64-byte read |\n|---|---|---|"
+    );
     for f in &r.size_floors {
         let _ = writeln!(
             s,
@@ -362,7 +367,10 @@ pub fn summary(r: &Results) -> String {
         let _ = writeln!(s, "\nEach cell: measured (theory).");
     }
     let _ = writeln!(s, "\n## Filters\n");
-    let _ = writeln!(s, "| name | source | kind | peer | deletes | grows | keyed | configured as |\n|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| name | source | kind | peer | deletes | grows | keyed | configured as |\n|---|---|---|---|---|---|---|---|"
+    );
     for f in &r.filters {
         let yn = |b: bool| if b { "yes" } else { "no" };
         let _ = writeln!(

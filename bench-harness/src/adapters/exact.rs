@@ -28,7 +28,11 @@ impl Adapter for Exact {
         Some(0.0)
     }
     fn describe(&self) -> String {
-        format!("HashSet<u64>, {} items, capacity {}", self.0.len(), self.0.capacity())
+        format!(
+            "HashSet<u64>, {} items, capacity {}",
+            self.0.len(),
+            self.0.capacity()
+        )
     }
 }
 

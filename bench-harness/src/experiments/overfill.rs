@@ -68,7 +68,11 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
             ));
         }
         series.push(Series {
-            label: format!("{}{}", e.info.name, if e.info.peer { " (peer)" } else { "" }),
+            label: format!(
+                "{}{}",
+                e.info.name,
+                if e.info.peer { " (peer)" } else { "" }
+            ),
             filter: e.info.name.into(),
             peer: e.info.peer,
             points,
