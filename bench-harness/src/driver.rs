@@ -218,6 +218,7 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
             n,
             bytes: floor_bytes as u64,
             ns: floor_at(floor_bytes, plan.seed),
+            dependent_ns: crate::floor::dependent_read_ns(floor_bytes, 200_000, 3, plan.seed),
         });
         for e in entries {
             let fprs: Vec<f64> = if e.info.tunable {

@@ -47,3 +47,35 @@ pub fn median(v: &mut [f64]) -> f64 {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
+
+/// Median ns per *dependent* random cache-line read (a pointer chase through a random cycle
+/// over `bytes` bytes): the latency one lookup pays when nothing overlaps it.
+pub fn dependent_read_ns(bytes: usize, reads: usize, passes: usize, seed: u64) -> f64 {
+    let lines = bytes.div_ceil(64).max(64);
+    // Sattolo's algorithm: one cycle through every line, each line's first word holds the next.
+    let mut next: Vec<usize> = (0..lines).collect();
+    let mut x = seed | 1;
+    for i in (1..lines).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let j = (x % i as u64) as usize;
+        next.swap(i, j);
+    }
+    let mut buf = vec![0u64; lines * 8];
+    for (i, &n) in next.iter().enumerate() {
+        buf[i * 8] = n as u64;
+    }
+    drop(next);
+    let mut times = Vec::with_capacity(passes);
+    let mut at = 0usize;
+    for _ in 0..passes.max(1) {
+        let start = Instant::now();
+        for _ in 0..reads {
+            at = buf[at * 8] as usize;
+        }
+        black_box(at);
+        times.push(start.elapsed().as_nanos() as f64 / reads as f64);
+    }
+    median(&mut times)
+}

@@ -248,6 +248,7 @@ where
         .filter_map(|r| r.lookup(50).map(|l| l.ns))
         .collect();
     ys.extend(results.size_floors.iter().map(|f| f.ns));
+    ys.extend(results.size_floors.iter().map(|f| f.dependent_ns));
     // Headroom above the data for the legend.
     let ymax = ys.iter().copied().fold(1.0f64, f64::max) * 40.0;
     let ymin = ys.iter().copied().fold(f64::INFINITY, f64::min).max(0.1) / 2.0;
@@ -296,6 +297,18 @@ where
                 .map(|&p| Cross::new(p, 6, BLACK.stroke_width(2))),
         )
         .map_err(err)?;
+    let mut chase: Vec<(f64, f64)> = results
+        .size_floors
+        .iter()
+        .map(|f| (f.n as f64, f.dependent_ns))
+        .collect();
+    chase.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let grey = RGBColor(120, 120, 120);
+    chart
+        .draw_series(DashedLineSeries::new(chase, 3, 4, grey.stroke_width(2)))
+        .map_err(err)?
+        .label("dependent random read (latency, pointer chase), same buffer")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey.stroke_width(2)));
     for (i, (name, peer)) in names_in_order(&rows).into_iter().enumerate() {
         let col = color(i);
         let mut pts: Vec<(f64, f64)> = rows

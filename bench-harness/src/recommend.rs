@@ -207,6 +207,14 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         best.lookup(50).map(|l| l.floor_ratio).unwrap_or(f64::NAN),
         best.build_ns_per_item
     );
+    if info(&best.filter).is_some_and(|i| !i.dynamic) {
+        let _ = writeln!(
+            out,
+            "Note: {} is static: it is built once from the complete key set and takes no \
+             inserts afterwards. If keys arrive over time, take the first dynamic option below.",
+            best.filter
+        );
+    }
     if candidates.len() > 1 {
         let _ = writeln!(out, "Other options that meet the needs, fastest first:");
         for r in candidates.iter().skip(1).take(4) {

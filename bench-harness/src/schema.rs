@@ -125,8 +125,10 @@ pub struct SizeFloor {
     pub n: u64,
     /// Buffer bytes (a classic 1 % filter's size).
     pub bytes: u64,
-    /// ns per independent random 64-byte read.
+    /// ns per independent random 64-byte read (the floor).
     pub ns: f64,
+    /// ns per dependent random 64-byte read (pointer chase): the latency when nothing overlaps.
+    pub dependent_ns: f64,
 }
 
 /// Lookup cost at one positive fraction.
