@@ -403,7 +403,13 @@ pub fn summary(r: &Results) -> String {
             f.note
         );
     }
-    if !r.left_out.is_empty() {
+    if r.left_out.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nNo peer was left out: every peer crate listed above builds with this toolchain \
+             and was measured (fixed-parameter peers at their own FPR, marked `fixed`)."
+        );
+    } else {
         let _ = writeln!(s, "\nLeft out of this build:\n");
         for l in &r.left_out {
             let _ = writeln!(s, "- {l}");
