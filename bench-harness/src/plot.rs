@@ -214,7 +214,7 @@ where
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(SeriesLabelPosition::LowerRight)
         .label_font((FONT, 15))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
@@ -415,7 +415,11 @@ where
                 chart
                     .draw_series(LineSeries::new(measured.clone(), line))
                     .map_err(err)?
-                    .label(s.label.clone())
+                    .label(if s.note.is_empty() {
+                        s.label.clone()
+                    } else {
+                        format!("{}: {}", s.label, s.note)
+                    })
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line));
                 chart
                     .draw_series(measured.iter().map(|&p| Circle::new(p, 5, marker)))

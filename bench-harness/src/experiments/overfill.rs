@@ -92,7 +92,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
         x_label: "load (items / design capacity)".into(),
         y_label: "false-positive rate".into(),
         log_y: true,
-        log_x: true,
+        log_x: false,
         series,
     })
 }
