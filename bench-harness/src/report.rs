@@ -381,7 +381,11 @@ pub fn summary(r: &Results) -> String {
             }
             let _ = writeln!(s, " {} |", se.note);
         }
-        let _ = writeln!(s, "\nEach cell: measured (theory).");
+        let _ = writeln!(
+            s,
+            "\nColumns: {}. Each cell: measured (theory).",
+            ex.x_label
+        );
     }
     let _ = writeln!(s, "\n## Filters\n");
     let _ = writeln!(
