@@ -104,27 +104,36 @@ fn measure(entry: &Entry, spec: &Spec, keys: &KeySet, plan: &Plan) -> Result<Row
     let built = last.ok_or("no build pass")?;
     let f = &built.filter;
 
-    let mut lookups = Vec::new();
-    let mut false_negatives = 0;
-    for pct in plan.mixes() {
-        let stream = keys.lookup_stream(plan.seed, plan.lookup_keys, pct);
-        let mut times = Vec::new();
-        let mut hits = 0;
-        for _ in 0..plan.lookup_passes.max(1) {
-            let (t, h) = f.time_lookups(&stream);
-            times.push(t.as_nanos() as f64 / stream.len() as f64);
-            hits = h;
+    // Passes are interleaved across the mixes (0 %, 50 %, 100 %, 0 %, …) so that a burst of
+    // noise from elsewhere on the machine lands on every mix alike.
+    let mixes = plan.mixes();
+    let streams: Vec<Vec<u64>> = mixes
+        .iter()
+        .map(|&pct| keys.lookup_stream(plan.seed, plan.lookup_keys, pct))
+        .collect();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); mixes.len()];
+    let mut hits = vec![0u64; mixes.len()];
+    for _ in 0..plan.lookup_passes.max(1) {
+        for (i, stream) in streams.iter().enumerate() {
+            let (t, h) = f.time_lookups(stream);
+            times[i].push(t.as_nanos() as f64 / stream.len() as f64);
+            hits[i] = h;
         }
+    }
+    let mut false_negatives = 0;
+    let mut lookups = Vec::new();
+    for (i, &pct) in mixes.iter().enumerate() {
         if pct == 100 {
-            false_negatives = stream.len() as u64 - hits;
+            false_negatives = streams[i].len() as u64 - hits[i];
         }
         lookups.push(Lookup {
             positive_pct: pct,
-            ns: median(&mut times),
+            ns: median(&mut times[i]),
             floor_ratio: 0.0,
             peer_ratio: None,
         });
     }
+    drop(streams);
 
     let probes = &keys.probes[..plan.fpr_probes.min(keys.probes.len())];
     let (_, fp) = f.time_lookups(probes);
@@ -218,7 +227,7 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
             n,
             bytes: floor_bytes as u64,
             ns: floor_at(floor_bytes, plan.seed),
-            dependent_ns: crate::floor::dependent_read_ns(floor_bytes, 200_000, 3, plan.seed),
+            dependent_ns: crate::floor::dependent_read_ns(floor_bytes, 100_000, 5, plan.seed),
         });
         for e in entries {
             let fprs: Vec<f64> = if e.info.tunable {
