@@ -191,6 +191,25 @@ fn recommend_uses_the_measurements() {
     let info = r.filters.iter().find(|f| f.name == rec.filter).unwrap();
     assert!(info.deletes, "{}", rec.filter);
 
+    // Hostile keys need a keyed hash; growth needs a structure that grows.
+    for (hostile, grows) in [(true, false), (false, true)] {
+        let rec = recommend(
+            &r,
+            &Needs {
+                fpr: 0.03,
+                hostile_keys: hostile,
+                grows,
+                memory_budget: Some(200_000),
+                ..needs.clone()
+            },
+        )
+        .unwrap();
+        let info = r.filters.iter().find(|f| f.name == rec.filter).unwrap();
+        assert!(!hostile || info.keyed, "{}", rec.filter);
+        assert!(!grows || info.grows, "{}", rec.filter);
+        assert_ne!(info.kind, "exact", "the exact set is over this budget");
+    }
+
     // Impossible: 10^-9 in 1 KiB for 20 000 keys.
     let err = recommend(
         &r,

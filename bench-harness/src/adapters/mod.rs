@@ -20,6 +20,21 @@
 //! 2. A peer: write a newtype implementing [`Adapter`] in `peers.rs` (or its own file) and
 //!    add `Entry::new::<YourAdapter>(Info { .. })` to [`registry`].
 //!
+//! For example, a blocked Bloom filter crate would add, in `ours.rs`:
+//!
+//! ```ignore
+//! impl Construct for bloomlab_blocked::BlockedBloomFilter {
+//!     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+//!         Self::with_fpr(n, p)
+//!     }
+//! }
+//! ```
+//!
+//! and in [`registry`]: `ours::entry::<bloomlab_blocked::BlockedBloomFilter>(Info { name:
+//! "blocked", kind: Kind::Bloom, peer: false, tunable: true, dynamic: true, .. })`. Nothing
+//! else changes: the driver, results, CSV, summary, plots, `recommend` and the criterion
+//! benches all iterate over the registry.
+//!
 //! [`Info`] carries what `recommend` needs (kind, deletes, grows, keyed) and whether the
 //! entry is a peer; every table and plot marks peers.
 
