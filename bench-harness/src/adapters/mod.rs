@@ -22,7 +22,7 @@
 //!
 //! For example, a blocked Bloom filter crate would add, in `ours.rs`:
 //!
-//! ```ignore
+//! ```text
 //! impl Construct for bloomlab_blocked::BlockedBloomFilter {
 //!     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
 //!         Self::with_fpr(n, p)
