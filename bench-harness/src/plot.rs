@@ -366,8 +366,15 @@ where
     if ys.is_empty() || !xmin.is_finite() {
         return root.present().map_err(err);
     }
-    let ymin = ys.iter().copied().fold(f64::INFINITY, f64::min) / 2.0;
-    let ymax = (ys.iter().copied().fold(0.0f64, f64::max) * 1.5).min(1.0);
+    let (lo, hi) = ys
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &y| (a.min(y), b.max(y)));
+    // Rates span decades and stop at 1; plain quantities get a linear margin.
+    let (ymin, ymax) = if ex.y_is_rate {
+        (lo / 2.0, (hi * 1.5).min(1.0))
+    } else {
+        (lo * 0.9, hi * 1.05)
+    };
     let mut builder = ChartBuilder::on(&root);
     builder
         .caption(&ex.title, (FONT, 24))

@@ -369,14 +369,21 @@ pub fn summary(r: &Results) -> String {
         }
         let _ = writeln!(s, " note |");
         let _ = writeln!(s, "|---|{}---|", "---|".repeat(xs.len()));
+        let fmt = |v: f64| {
+            if ex.y_is_rate {
+                pct(v)
+            } else {
+                format!("{v:.2}")
+            }
+        };
         for se in &ex.series {
             let _ = write!(s, "| {} |", se.label);
             for p in &se.points {
                 let _ = write!(
                     s,
                     " {} ({}) |",
-                    pct(p.y),
-                    p.theory.map(pct).unwrap_or_else(|| "—".into())
+                    fmt(p.y),
+                    p.theory.map(fmt).unwrap_or_else(|| "—".into())
                 );
             }
             let _ = writeln!(s, " {} |", se.note);

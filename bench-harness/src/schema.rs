@@ -197,6 +197,10 @@ impl Row {
     }
 }
 
+fn rate_default() -> bool {
+    true
+}
+
 /// One named experiment's output: series of (x, measured y, theoretical y).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Experiment {
@@ -214,6 +218,10 @@ pub struct Experiment {
     pub log_y: bool,
     /// Plot x on a log scale.
     pub log_x: bool,
+    /// y is a rate in [0, 1] shown as a percentage (FPRs); `false` for plain quantities such
+    /// as bits/item. Absent in older results, which only had rates.
+    #[serde(default = "rate_default")]
+    pub y_is_rate: bool,
     /// The series.
     pub series: Vec<Series>,
 }

@@ -18,6 +18,20 @@ impl Construct for bloomlab_classic::BloomFilter {
     }
 }
 
+impl Construct for bloomlab_cuckoo::CuckooFilter {
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        bloomlab_cuckoo::CuckooFilter::with_fpr(n, p)
+    }
+}
+
+/// Starts at n/8 and grows to n, like the growing peers, so a measurement at n includes
+/// the growth (four stages).
+impl Construct for bloomlab_scalable::ScalableBloomFilter {
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        bloomlab_scalable::ScalableBloomFilter::new((n / 8).max(1), p)
+    }
+}
+
 /// Adapter for one of our filters; keys are presented as 8 little-endian bytes.
 #[derive(Debug)]
 pub struct Ours<F>(pub F);

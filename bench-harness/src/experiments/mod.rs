@@ -5,10 +5,11 @@
 //! Write a module with `pub fn run(ctx: &Context) -> Result<Experiment, String>`, then add
 //! one line to [`REGISTRY`]. Use `ctx.entries` (the selected adapters; `Entry::new_empty`
 //! gives a filter to insert into incrementally), `ctx.seed` for keys and `ctx.n` as the
-//! design capacity. Planned: blocked-penalty, scalable-growth, keyed-attack, intersection,
-//! cuckoo-space.
+//! design capacity. Planned: blocked-penalty, keyed-attack, intersection.
 
+pub mod cuckoo_space;
 pub mod overfill;
+pub mod scalable_growth;
 
 use crate::adapters::Entry;
 use crate::schema::Experiment;
@@ -30,7 +31,11 @@ pub struct Context<'a> {
 pub type RunFn = fn(&Context) -> Result<Experiment, String>;
 
 /// Every experiment, by name.
-pub const REGISTRY: &[(&str, RunFn)] = &[("overfill", overfill::run)];
+pub const REGISTRY: &[(&str, RunFn)] = &[
+    ("overfill", overfill::run),
+    ("scalable-growth", scalable_growth::run),
+    ("cuckoo-space", cuckoo_space::run),
+];
 
 /// All experiment names.
 pub fn names() -> Vec<String> {

@@ -93,6 +93,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
         y_label: "false-positive rate".into(),
         log_y: true,
         log_x: false,
+        y_is_rate: true,
         series,
     })
 }
