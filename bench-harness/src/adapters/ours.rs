@@ -18,6 +18,17 @@ impl Construct for bloomlab_classic::BloomFilter {
     }
 }
 
+impl Construct for bloomlab_keyed::KeyedBloomFilter {
+    /// A fresh secret from the operating system, as a user would construct it.
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        bloomlab_classic::BloomFilter::with_fpr_and_scheme(
+            n,
+            p,
+            bloomlab_keyed::SipScheme::random()?,
+        )
+    }
+}
+
 /// Adapter for one of our filters; keys are presented as 8 little-endian bytes.
 #[derive(Debug)]
 pub struct Ours<F>(pub F);

@@ -5,9 +5,9 @@
 //! Write a module with `pub fn run(ctx: &Context) -> Result<Experiment, String>`, then add
 //! one line to [`REGISTRY`]. Use `ctx.entries` (the selected adapters; `Entry::new_empty`
 //! gives a filter to insert into incrementally), `ctx.seed` for keys and `ctx.n` as the
-//! design capacity. Planned: blocked-penalty, scalable-growth, keyed-attack, intersection,
-//! cuckoo-space.
+//! design capacity.
 
+pub mod keyed_attack;
 pub mod overfill;
 
 use crate::adapters::Entry;
@@ -30,7 +30,10 @@ pub struct Context<'a> {
 pub type RunFn = fn(&Context) -> Result<Experiment, String>;
 
 /// Every experiment, by name.
-pub const REGISTRY: &[(&str, RunFn)] = &[("overfill", overfill::run)];
+pub const REGISTRY: &[(&str, RunFn)] = &[
+    ("overfill", overfill::run),
+    ("keyed-attack", keyed_attack::run),
+];
 
 /// All experiment names.
 pub fn names() -> Vec<String> {

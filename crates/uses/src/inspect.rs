@@ -166,9 +166,17 @@ fn audit(i: &Inspection, removable: bool) -> Vec<AuditItem> {
     let blm1 = i.header.layout == Layout::Blm1;
     let (verdict, load) = if i.past_design_load {
         (
-            // BLM1 records no capacity: the k-optimal load m·ln 2/k stands in for it, and a
-            // rounded-up k puts that a few percent below the n the filter was sized for.
-            if blm1 { Verdict::Warn } else { Verdict::Fail },
+            // BLM1 records no capacity: the k-optimal load m·ln 2/k stands in for it. The
+            // sizing rule k = round((m/n)·ln 2) picks this k for any n up to m·ln 2/(k − ½),
+            // so loads up to k/(k − ½) times that are only a warning.
+            if blm1
+                && (i.count as f64)
+                    <= p.capacity as f64 * f64::from(p.hashes) / (f64::from(p.hashes) - 0.5)
+            {
+                Verdict::Warn
+            } else {
+                Verdict::Fail
+            },
             format!(
                 "PAST DESIGN LOAD: {} inserts for a capacity of {} ({:.2}×) — the FPR has climbed past what it was sized for; rebuild larger or use a scalable filter",
                 i.count,
