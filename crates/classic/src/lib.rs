@@ -126,6 +126,18 @@ impl BloomFilter<Xxh3Scheme> {
     }
 }
 
+/// Each insert sets at most `k` bits (and a union's count is the sum of both counts), so a
+/// valid filter never has more than `count · k` ones.
+fn check_count(ones: u64, count: u64, k: u32) -> Result<(), DecodeError> {
+    if ones > count.saturating_mul(u64::from(k)) {
+        return Err(DecodeError::field(
+            "count",
+            format!("{count} inserts of {k} probes cannot set {ones} bits"),
+        ));
+    }
+    Ok(())
+}
+
 fn check_hashes(k: u32) -> Result<(), DecodeError> {
     math::validate_hashes(k)
         .map(|_| ())
@@ -179,13 +191,7 @@ impl<S: HashScheme> BloomFilter<S> {
             return Err(DecodeError::field("capacity", "must be at least 1"));
         }
         format::decode_optional_fpr(format::encode_optional_fpr(target_fpr))?;
-        let ones = bits.count_ones();
-        if ones > count.saturating_mul(u64::from(hashes)) {
-            return Err(DecodeError::field(
-                "count",
-                format!("{count} inserts of {hashes} probes cannot set {ones} bits"),
-            ));
-        }
+        check_count(bits.count_ones(), count, hashes)?;
         Ok(BloomFilter {
             bits,
             k: hashes,
@@ -381,22 +387,58 @@ impl<S: HashScheme> BloomFilter<S> {
     /// with another scheme or key, damaged bytes (checksum), and any invalid field.
     pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
         let payload = format::open_expecting(bytes, Variant::Classic, scheme.descriptor())?;
+        let p = Payload::parse(payload)?;
+        let bits = BitArray::from_le_bytes(p.bits, p.m)?;
+        Ok(Self::from_parts(
+            bits, p.k, p.count, p.capacity, p.target, scheme,
+        )?)
+    }
+}
+
+/// The classic payload of the checked format, parsed and validated on the raw bytes (shared
+/// by the owning decoder and the borrowed view, so both accept exactly the same inputs).
+struct Payload<'a> {
+    m: u64,
+    k: u32,
+    count: u64,
+    capacity: u64,
+    target: Option<f64>,
+    bits: &'a [u8],
+}
+
+impl<'a> Payload<'a> {
+    fn parse(payload: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(payload);
         let m = r.u64()?;
         let k = r.u32()?;
         if r.u32()? != 0 {
-            return Err(DecodeError::field("reserved", "must be zero").into());
+            return Err(DecodeError::field("reserved", "must be zero"));
         }
         let count = r.u64()?;
         let capacity = r.u64()?;
         let target = format::decode_optional_fpr(r.f64()?)?;
         check_hashes(k)?;
-        if m == 0 {
-            return Err(DecodeError::field("m", "must be at least 1").into());
+        if m == 0 || capacity == 0 {
+            return Err(DecodeError::field("m/capacity", "must be at least 1"));
         }
-        let bits = BitArray::from_le_bytes(r.take_u64_len(m.div_ceil(8))?, m)?;
+        let bits = r.take_u64_len(m.div_ceil(8))?;
         r.finish()?;
-        Ok(Self::from_parts(bits, k, count, capacity, target, scheme)?)
+        if m % 8 != 0 && bits[bits.len() - 1] >> (m % 8) != 0 {
+            return Err(DecodeError::TrailingBitsSet);
+        }
+        check_count(
+            bits.iter().map(|b| u64::from(b.count_ones())).sum(),
+            count,
+            k,
+        )?;
+        Ok(Payload {
+            m,
+            k,
+            count,
+            capacity,
+            target,
+            bits,
+        })
     }
 }
 
@@ -504,33 +546,12 @@ impl<'a, S: HashScheme> BloomFilterView<'a, S> {
     /// View bytes in the checked format, probing with `scheme`.
     pub fn with_scheme(bytes: &'a [u8], scheme: S) -> Result<Self> {
         let payload = format::open_expecting(bytes, Variant::Classic, scheme.descriptor())?;
-        let mut r = Reader::new(payload);
-        let m = r.u64()?;
-        let k = r.u32()?;
-        if r.u32()? != 0 {
-            return Err(DecodeError::field("reserved", "must be zero").into());
-        }
-        let count = r.u64()?;
-        let capacity = r.u64()?;
-        format::decode_optional_fpr(r.f64()?)?;
-        check_hashes(k)?;
-        if m == 0 || capacity == 0 {
-            return Err(DecodeError::field("m/capacity", "must be at least 1").into());
-        }
-        let bits = r.take_u64_len(m.div_ceil(8))?;
-        r.finish()?;
-        if m % 8 != 0 && bits[bits.len() - 1] >> (m % 8) != 0 {
-            return Err(DecodeError::TrailingBitsSet.into());
-        }
-        let ones: u64 = bits.iter().map(|b| u64::from(b.count_ones())).sum();
-        if ones > count.saturating_mul(u64::from(k)) {
-            return Err(DecodeError::field("count", "too small for the bits that are set").into());
-        }
+        let p = Payload::parse(payload)?;
         Ok(BloomFilterView {
-            bits,
-            m,
-            k,
-            count,
+            bits: p.bits,
+            m: p.m,
+            k: p.k,
+            count: p.count,
             scheme,
         })
     }
@@ -681,3 +702,8 @@ mod tests {
         );
     }
 }
+
+/// The README's code blocks, compiled and run as doctests so the front page cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

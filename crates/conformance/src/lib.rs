@@ -292,7 +292,7 @@ pub fn check_invalid_parameters<F: Debug>(make: impl Fn(u64, f64) -> Result<F, E
         f64::NAN,
         f64::INFINITY,
         f64::NEG_INFINITY,
-        f64::MIN_POSITIVE * 0.0,
+        -0.0,
     ] {
         assert!(
             matches!(make(1000, p), Err(Error::InvalidFpr(_))),

@@ -154,6 +154,19 @@ pub fn reseal(bytes: &mut [u8]) -> bool {
     true
 }
 
+/// Relabel an envelope as written with the public default scheme (id 1, no key check) and
+/// reseal it, so tools can read a keyed filter's structure — sizes, count, fill — without the
+/// secret. Queries on the relabelled filter are meaningless: they probe positions the secret's
+/// holder does not. (An attacker can do exactly this; it is why keyed bytes reveal nothing
+/// about *which* keys are members.)
+pub fn relabel_as_unkeyed(bytes: &mut [u8]) {
+    if bytes.len() >= HEADER_LEN {
+        bytes[7] = SchemeId::Xxh3Km as u8;
+        bytes[8..16].fill(0);
+        reseal(bytes);
+    }
+}
+
 fn checksum(header: &[u8], payload: &[u8]) -> u64 {
     let mut h = Xxh3::with_seed(CHECKSUM_SEED);
     h.update(header);

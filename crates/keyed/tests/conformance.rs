@@ -1,0 +1,92 @@
+//! The keyed classic filter through the shared conformance suite, plus key handling.
+
+use bloomlab_classic::BloomFilter;
+use bloomlab_conformance as conf;
+use bloomlab_core::{DecodeError, Error, Filter};
+use bloomlab_keyed::{KeyedBloomFilter, SipScheme};
+
+const SECRET: [u8; 16] = [0x5a; 16];
+
+fn scheme() -> SipScheme {
+    SipScheme::from_secret(SECRET)
+}
+
+fn make(n: u64, p: f64) -> Result<KeyedBloomFilter, Error> {
+    BloomFilter::with_fpr_and_scheme(n, p, scheme())
+}
+
+#[test]
+fn no_false_negatives_for_every_key_shape() {
+    conf::check_no_false_negatives(|n| make(n, 0.01).unwrap(), 100_000);
+}
+
+#[test]
+fn fpr_within_binomial_bound_at_three_targets() {
+    for (p, seed) in [(0.001, 31), (0.01, 32), (0.03, 33)] {
+        let r = conf::check_fpr(|n, p| make(n, p).unwrap(), 100_000, p, 1_000_000, seed);
+        println!("{r:?}");
+    }
+}
+
+#[test]
+fn invalid_parameters_are_typed_errors() {
+    conf::check_invalid_parameters(make);
+}
+
+#[test]
+fn bytes_round_trip_only_with_the_right_secret() {
+    let mut f = make(5_000, 0.01).unwrap();
+    (0..5_000u32).for_each(|i| {
+        f.insert(&i);
+    });
+    let decode = |b: &[u8]| BloomFilter::from_bytes_with_scheme(b, scheme());
+    conf::check_bytes_round_trip(&f, |g| g.to_bytes(), decode);
+    let bytes = f.to_bytes();
+    assert!(
+        !bytes.windows(16).any(|w| w == SECRET),
+        "the secret must never be serialized"
+    );
+    for wrong in [[0u8; 16], [0x5b; 16]] {
+        assert!(matches!(
+            BloomFilter::from_bytes_with_scheme(&bytes, SipScheme::from_secret(wrong)),
+            Err(Error::Decode(DecodeError::SchemeMismatch { .. }))
+        ));
+    }
+    assert!(matches!(
+        BloomFilter::from_bytes(&bytes),
+        Err(Error::Decode(DecodeError::SchemeMismatch { .. }))
+    ));
+    conf::check_decode_robustness(
+        &bytes,
+        decode,
+        |g| g.to_bytes(),
+        |g| assert!(g.bit_array().count_ones() <= g.len().saturating_mul(g.hashes().into())),
+        true,
+        3_000,
+        3,
+    );
+}
+
+#[test]
+fn keyed_and_unkeyed_never_union() {
+    let mut a = make(1_000, 0.01).unwrap();
+    let b: KeyedBloomFilter =
+        BloomFilter::with_fpr_and_scheme(1_000, 0.01, SipScheme::from_secret([1; 16])).unwrap();
+    assert!(matches!(a.union(&b), Err(Error::Incompatible(_))));
+    // Same secret: allowed and exact.
+    let mut c = make(1_000, 0.01).unwrap();
+    c.insert("x");
+    a.union(&c).unwrap();
+    assert!(a.might_contain("x"));
+    // An unkeyed filter's bytes are refused by a keyed reader too.
+    let plain = BloomFilter::with_fpr(1_000, 0.01).unwrap();
+    assert!(BloomFilter::from_bytes_with_scheme(&plain.to_bytes(), scheme()).is_err());
+}
+
+#[test]
+fn keyed_filter_is_a_filter() {
+    let mut boxed: Box<dyn Filter> = Box::new(make(100, 0.01).unwrap());
+    boxed.insert("k").unwrap();
+    assert!(boxed.might_contain("k"));
+    assert_eq!(boxed.params().scheme.key_check, scheme().key_check());
+}

@@ -1,0 +1,128 @@
+//! Decode any serialized filter of ours without knowing its variant in advance.
+
+use bloomlab_classic::{BLM1_MAGIC, BloomFilter};
+use bloomlab_core::format::{self, Variant};
+use bloomlab_core::hash::SchemeId;
+use bloomlab_core::{DecodeError, Error, Filter, Result, SchemeDescriptor};
+
+/// Which byte layout a buffer uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The checked, versioned `BLAB` envelope, with its format version.
+    Envelope(u16),
+    /// The seed's `BLM1` layout (16-byte big-endian header, then the bits; classic only).
+    Blm1,
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Layout::Envelope(v) => write!(
+                f,
+                "BLAB envelope v{v} (checked: checksum and hash scheme verified)"
+            ),
+            Layout::Blm1 => f.write_str("BLM1 (seed layout: no checksum, no hash-scheme field)"),
+        }
+    }
+}
+
+/// A decoded filter of any variant this build knows.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum AnyFilter {
+    /// A classic Bloom filter.
+    Classic(BloomFilter),
+}
+
+/// What the header of a buffer says, read before (and independently of) decoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Layout.
+    pub layout: Layout,
+    /// Variant.
+    pub variant: Variant,
+    /// Hash scheme recorded (BLM1 implies the default scheme).
+    pub scheme: SchemeDescriptor,
+}
+
+/// Read and verify a buffer's header (for `BLAB`, the checksum too).
+pub fn header(bytes: &[u8]) -> Result<Header> {
+    if bytes.starts_with(&BLM1_MAGIC) {
+        return Ok(Header {
+            layout: Layout::Blm1,
+            variant: Variant::Classic,
+            scheme: SchemeDescriptor {
+                id: SchemeId::Xxh3Km,
+                key_check: 0,
+            },
+        });
+    }
+    let (info, _) = format::open(bytes)?;
+    Ok(Header {
+        layout: Layout::Envelope(info.version),
+        variant: info.variant,
+        scheme: info.scheme,
+    })
+}
+
+impl AnyFilter {
+    /// Decode an unkeyed filter of any known variant, from either layout.
+    pub fn decode(bytes: &[u8]) -> Result<(AnyFilter, Header)> {
+        let h = header(bytes)?;
+        let f = match (h.layout, h.variant) {
+            (Layout::Blm1, _) => AnyFilter::Classic(BloomFilter::from_blm1(bytes)?),
+            (Layout::Envelope(_), Variant::Classic) => {
+                AnyFilter::Classic(BloomFilter::from_bytes(bytes)?)
+            }
+            (Layout::Envelope(_), other) => {
+                return Err(Error::Decode(DecodeError::field(
+                    "variant",
+                    format!("{other} filters are not readable by this build"),
+                )));
+            }
+        };
+        Ok((f, h))
+    }
+
+    /// The filter behind the common trait.
+    pub fn as_filter(&self) -> &dyn Filter {
+        match self {
+            AnyFilter::Classic(f) => f,
+        }
+    }
+
+    /// Encode in the checked envelope.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            AnyFilter::Classic(f) => f.to_bytes(),
+        }
+    }
+
+    /// Fraction of bits (or slots) in use, where the variant defines one.
+    pub fn fill_ratio(&self) -> Option<f64> {
+        match self {
+            AnyFilter::Classic(f) => Some(f.fill_ratio()),
+        }
+    }
+
+    /// FPR implied by the actual fill, where the variant defines one.
+    pub fn current_fpr(&self) -> Option<f64> {
+        match self {
+            AnyFilter::Classic(f) => Some(f.current_fpr()),
+        }
+    }
+
+    /// Distinct items estimated from the fill, where the variant supports it.
+    pub fn estimated_len(&self) -> Option<f64> {
+        match self {
+            AnyFilter::Classic(f) => Some(f.estimated_len()),
+        }
+    }
+
+    /// Whether the variant supports removal.
+    pub fn supports_removal(&self) -> bool {
+        match self {
+            AnyFilter::Classic(_) => false,
+        }
+    }
+}

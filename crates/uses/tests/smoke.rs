@@ -1,0 +1,108 @@
+//! Every use case at CI size, asserting what it is meant to show. Bounds are 5σ binomial.
+
+use bloomlab_uses::admission::{self, Policy, TraceConfig};
+use bloomlab_uses::dedup::{self, DedupConfig};
+use bloomlab_uses::lsm::{self, FilterChoice, LsmConfig};
+use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
+use std::alloc::System;
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+fn heap_bytes(f: &mut dyn FnMut()) -> usize {
+    bloomlab_uses::net_heap_bytes(GLOBAL, f)
+}
+
+#[test]
+fn lsm_filters_cut_block_reads_to_the_fpr() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = LsmConfig {
+        tables: 4,
+        keys_per_table: 5_000,
+        lookups: 20_000,
+        fpr: 0.01,
+        cache_fraction: 0.6,
+        seed: 1,
+    };
+    let none = lsm::run(dir.path(), FilterChoice::NoFilter, &cfg).unwrap();
+    assert!(none.all_present_found);
+    // Random 64-bit keys: every table's key range covers almost every absent key.
+    assert!(none.reads_per_absent > 3.9, "{none:?}");
+    let classic = lsm::run(dir.path(), FilterChoice::Classic, &cfg).unwrap();
+    assert!(classic.all_present_found);
+    // Absent lookups read a block only on a false positive: the count is a sum of
+    // Bernoulli trials with mean Σ FPR per lookup, variance ≤ that mean.
+    let n = cfg.lookups as f64;
+    let (got, want) = (
+        classic.reads_per_absent * n,
+        classic.expected_reads_per_absent * n,
+    );
+    assert!((got - want).abs() <= 5.0 * want.sqrt(), "{classic:?}");
+    // The cache is bounded below the filters' total, so some filters are reloaded.
+    assert!(classic.filter_loads_per_lookup > 0.0);
+    println!("{}", lsm::markdown(&[none, classic]));
+}
+
+#[test]
+fn second_request_admission_avoids_one_hit_writes() {
+    let cfg = TraceConfig {
+        requests: 200_000,
+        popular_objects: 20_000,
+        zipf_exponent: 0.9,
+        one_hit_request_share: 0.3,
+        seed: 2,
+    };
+    let t = admission::trace(&cfg).unwrap();
+    let share = admission::one_hit_object_share(&t);
+    assert!(share > 0.7, "one-hit objects: {share}");
+    let always = admission::simulate(&t, 2_000, Policy::AdmitAlways).unwrap();
+    let second = admission::simulate(
+        &t,
+        2_000,
+        Policy::SecondRequest {
+            filter_capacity: 50_000,
+            fpr: 0.01,
+        },
+    )
+    .unwrap();
+    // Most writes of the admit-always cache are one-hit wonders; the filter avoids them…
+    assert!(
+        second.cache_writes * 2 < always.cache_writes,
+        "{always:?} {second:?}"
+    );
+    // …without costing hit rate (one-hit objects never hit anyway).
+    assert!(
+        second.hit_rate() >= always.hit_rate() * 0.95,
+        "{always:?} {second:?}"
+    );
+    println!("{}", admission::markdown(&[always, second]));
+}
+
+#[test]
+fn seen_filter_suppresses_every_repeat_and_few_new_items() {
+    let cfg = DedupConfig {
+        users: 100,
+        items_per_user: 2_000,
+        repeat_share: 0.3,
+        fpr: 0.01,
+        seed: 3,
+    };
+    let r = dedup::run(&cfg, heap_bytes).unwrap();
+    assert_eq!(
+        r.repeats_suppressed, r.repeats,
+        "no false negatives: every repeat suppressed"
+    );
+    let (got, want) = (r.wrongly_suppressed as f64, r.expected_wrongly_suppressed);
+    assert!((got - want).abs() <= 5.0 * want.sqrt(), "{r:?}");
+    assert!(got / (r.new_items as f64) < cfg.fpr, "{r:?}");
+    assert!(r.hashset_bytes > 3 * r.filter_bytes, "{r:?}");
+    println!("{}", dedup::markdown(&cfg, &r));
+}
+
+#[test]
+fn set_vs_filter_matches_the_seed_shape() {
+    let (set, filter) = dedup::set_vs_filter(100_000, 0.01, heap_bytes).unwrap();
+    // 9.59 bits/key for the filter; a HashSet<String> pays tens of bytes per key.
+    assert!(filter <= 100_000 * 10 / 8 + 64);
+    assert!(set > 20 * filter, "set {set} B, filter {filter} B");
+}
