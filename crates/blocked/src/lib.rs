@@ -66,9 +66,9 @@
 //! [`current_fpr`](BlockedBloomFilter::current_fpr), the mean over blocks of
 //! `(ones/512)^k`, is the exact FPR of the filter as it stands under that model.
 //!
-//! A lookup builds the key's 512-bit probe mask in registers and compares it with the block
-//! word by word, without branches: the work is the same for every key, and the compiler
-//! vectorises the eight-word compare.
+//! Probe `i` is computed as `h2 · PROBE_MULTIPLIER^i` with the powers precomputed (the same
+//! value as `i` sequential steps), so the `k` multiplications run in parallel instead of as a
+//! chain; a lookup ANDs the `k` probed bits of the one loaded cache line without branches.
 //!
 //! # Batched lookups
 //!
@@ -99,7 +99,7 @@ pub const BATCH: usize = 16;
 
 /// One 512-bit block: eight words, aligned to a 64-byte cache line. Bit `j` of the block is
 /// bit `j & 63` of word `j >> 6`.
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(C, align(64))]
 struct Block([u64; 8]);
 
@@ -107,21 +107,27 @@ const _: () = assert!(std::mem::size_of::<Block>() == BLOCK_BYTES);
 const _: () = assert!(std::mem::align_of::<Block>() == BLOCK_BYTES);
 
 impl Block {
+    /// All `k` probe bits of a key with stride half `h2` are set. Each probe reads one word of
+    /// this (already loaded) cache line; no branches, no stores.
     #[inline(always)]
-    fn contains(&self, mask: &[u64; 8]) -> bool {
-        let mut missing = 0u64;
-        for (w, m) in self.0.iter().zip(mask) {
-            missing |= m & !w;
+    fn contains(&self, h2: u64, k: u32) -> bool {
+        let mut all = 1u64;
+        for &mult in &PROBE_POWERS[..k as usize] {
+            let bit = h2.wrapping_mul(mult) >> 55; // top 9 bits: 0..512
+            all &= self.0[(bit >> 6) as usize] >> (bit & 63);
         }
-        missing == 0
+        all & 1 != 0
     }
 
+    /// Set the `k` probe bits; returns whether any was still zero.
     #[inline(always)]
-    fn add(&mut self, mask: &[u64; 8]) -> bool {
+    fn add(&mut self, h2: u64, k: u32) -> bool {
         let mut new = 0u64;
-        for (w, m) in self.0.iter_mut().zip(mask) {
-            new |= m & !*w;
-            *w |= m;
+        for &mult in &PROBE_POWERS[..k as usize] {
+            let bit = h2.wrapping_mul(mult) >> 55;
+            let (w, mask) = ((bit >> 6) as usize, 1u64 << (bit & 63));
+            new |= mask & !self.0[w];
+            self.0[w] |= mask;
         }
         new != 0
     }
@@ -131,19 +137,18 @@ impl Block {
     }
 }
 
-/// The 512-bit mask of the `k` in-block probes of a key whose stride half is `h2`
-/// (see the crate docs, "Probe positions").
-#[inline(always)]
-fn probe_mask(h2: u64, k: u32) -> [u64; 8] {
-    let mut mask = [0u64; 8];
-    let mut h = h2;
-    for _ in 0..k {
-        let bit = (h >> 55) as usize; // top 9 bits: 0..512
-        mask[bit >> 6] |= 1u64 << (bit & 63);
-        h = h.wrapping_mul(PROBE_MULTIPLIER);
+/// `PROBE_POWERS[i] = PROBE_MULTIPLIER^i mod 2^64`: probe `i` of a key is the top 9 bits of
+/// `h2 · PROBE_MULTIPLIER^i`, the same value as `i` steps of `h ← h · PROBE_MULTIPLIER` from
+/// `h2`, but the `k` multiplications are independent (no serial dependency chain).
+const PROBE_POWERS: [u64; math::MAX_HASHES as usize] = {
+    let mut p = [1u64; math::MAX_HASHES as usize];
+    let mut i = 1;
+    while i < p.len() {
+        p[i] = p[i - 1].wrapping_mul(PROBE_MULTIPLIER);
+        i += 1;
     }
-    mask
-}
+    p
+};
 
 /// Ask the CPU to start loading the cache line at `p` (a hint: no fault, no visible effect).
 #[inline(always)]
@@ -311,9 +316,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     #[inline]
     pub fn insert_hash(&mut self, h: KeyHash) -> bool {
         let b = self.block_index(h);
-        let mask = probe_mask(h.h2, self.k);
         self.count = self.count.saturating_add(1);
-        self.blocks[b].add(&mask)
+        self.blocks[b].add(h.h2, self.k)
     }
 
     /// Insert many keys: hashes a group of [`BATCH`] keys and prefetches their blocks before
@@ -341,8 +345,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// Query with a hash computed by this filter's scheme.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        let block = &self.blocks[self.block_index(h)];
-        block.contains(&probe_mask(h.h2, self.k))
+        self.blocks[self.block_index(h)].contains(h.h2, self.k)
     }
 
     /// Answer many keys at once: `out[i] = might_contain(keys[i])`. Keys are hashed a group
@@ -518,7 +521,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn union(&mut self, other: &Self) -> Result<()> {
         self.check_compatible(other)?;
         for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            a.add(&b.0);
+            for (x, y) in a.0.iter_mut().zip(&b.0) {
+                *x |= y;
+            }
         }
         self.count = self.count.saturating_add(other.count);
         Ok(())
@@ -780,21 +785,33 @@ mod tests {
     }
 
     #[test]
-    fn probe_mask_follows_the_documented_sequence() {
-        // Frozen: the positions of every serialized filter depend on it.
+    fn probes_follow_the_documented_sequence() {
+        // Frozen: the positions of every serialized filter depend on it. Sequential definition:
+        // h_0 = h2, h_{i+1} = h_i · 0x9e37_79b9_7f4a_7c15, bit_i = h_i >> 55.
         let h2 = 0x0123_4567_89ab_cdefu64 | 1;
-        let mut want = [0u64; 8];
+        let mut want = Block::default();
         let mut h = h2;
-        for _ in 0..6 {
+        for _ in 0..9 {
             let bit = h >> 55;
-            want[(bit / 64) as usize] |= 1 << (bit % 64);
+            want.0[(bit / 64) as usize] |= 1 << (bit % 64);
             h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         }
-        assert_eq!(probe_mask(h2, 6), want);
-        let ones: u32 = probe_mask(h2, 6).iter().map(|w| w.count_ones()).sum();
-        assert!((1..=6).contains(&ones));
-        // The first probe is the top 9 bits of h2 itself.
-        assert_ne!(probe_mask(1 << 63 | 1, 1)[4] & 1, 0); // bit 256 = word 4, bit 0
+        let mut got = Block::default();
+        assert!(got.add(h2, 9));
+        assert_eq!(got, want);
+        assert!(got.contains(h2, 9) && !got.add(h2, 9));
+        assert!(!Block::default().contains(h2, 1));
+        assert_eq!(PROBE_POWERS[0], 1);
+        assert_eq!(PROBE_POWERS[1], PROBE_MULTIPLIER);
+        // The first probe is the top 9 bits of h2 itself: bit 256 = word 4, bit 0.
+        let mut one = Block::default();
+        one.add(1 << 63 | 1, 1);
+        assert_eq!(one.0[4], 1);
+        // A block with one bit missing answers no.
+        let mut partial = want;
+        let first = h2 >> 55;
+        partial.0[(first / 64) as usize] &= !(1 << (first % 64));
+        assert!(!partial.contains(h2, 9));
     }
 
     #[test]
