@@ -132,6 +132,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// A theory curve: label, colour, dash pattern, FPR at a density.
+type Curve = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Box<dyn Fn(f64) -> f64>,
+);
+
 /// FPR (log scale) against bits/item: theory curves over 6–20 bits/item and measured points.
 fn svg(rows: &[Row]) -> String {
     let (w, h, left, right, top, bottom) = (720.0, 460.0, 70.0, 20.0, 30.0, 50.0);
@@ -177,7 +185,7 @@ fn svg(rows: &[Row]) -> String {
         h / 2.0,
         h / 2.0
     );
-    let curves: [(&str, &str, &str, Box<dyn Fn(f64) -> f64>); 3] = [
+    let curves: [Curve; 3] = [
         (
             "classic, best k",
             "#1f77b4",
