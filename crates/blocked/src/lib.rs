@@ -72,9 +72,9 @@
 //!
 //! # Batched lookups
 //!
-//! [`might_contain_batch`](BlockedBloomFilter::might_contain_batch) hashes a group of
-//! [`BATCH`] keys, issues a prefetch for each key's block, then answers the group: the cache
-//! misses overlap instead of being paid one after another. Answers are identical to
+//! [`might_contain_batch`](BlockedBloomFilter::might_contain_batch) hashes [`BATCH`] keys
+//! ahead of the one it answers and prefetches their blocks: the cache misses overlap instead
+//! of being paid one after another. Answers are identical to
 //! [`might_contain`](BlockedBloomFilter::might_contain) (tested).
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -94,8 +94,10 @@ pub const BLOCK_BYTES: usize = 64;
 /// Multiplier of the in-block probe sequence: `⌊2^64/φ⌋` rounded to odd (Knuth, TAOCP vol. 3
 /// §6.4), the 64-bit counterpart of RocksDB FastLocalBloom's `0x9e3779b9`. A format constant.
 pub const PROBE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
-/// Keys hashed and prefetched ahead per group in the batched operations.
-pub const BATCH: usize = 16;
+/// Prefetch distance of the batched operations: while key `i` is answered, the block of key
+/// `i + BATCH` is being fetched. 32 measured best of 16/32/64 at 10^7 keys on the development
+/// machine (AMD EPYC, 2 vCPU).
+pub const BATCH: usize = 32;
 
 /// One 512-bit block: eight words, aligned to a 64-byte cache line. Bit `j` of the block is
 /// bit `j & 63` of word `j >> 6`.
@@ -320,19 +322,24 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         self.blocks[b].add(h.h2, self.k)
     }
 
-    /// Insert many keys: hashes a group of [`BATCH`] keys and prefetches their blocks before
-    /// updating them, so the cache misses overlap. The result is identical to inserting the keys
-    /// one by one.
+    /// Insert many keys: the key [`BATCH`] positions ahead is hashed and its block prefetched
+    /// while key `i` is inserted, so the cache misses overlap. Keys are inserted in order; the
+    /// result is identical to inserting them one by one.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
-        let mut hashes = [KeyHash::new(0, 0); BATCH];
-        for group in keys.chunks(BATCH) {
-            for (h, key) in hashes.iter_mut().zip(group) {
-                *h = self.hash_key(key);
-                prefetch(&self.blocks[self.block_index(*h)]);
+        let mut ring = [KeyHash::new(0, 0); BATCH];
+        for (r, key) in ring.iter_mut().zip(keys) {
+            *r = self.hash_key(key);
+            prefetch(&self.blocks[self.block_index(*r)]);
+        }
+        for i in 0..keys.len() {
+            let slot = i % BATCH;
+            let h = ring[slot];
+            if let Some(key) = keys.get(i + BATCH) {
+                let ahead = self.hash_key(key);
+                prefetch(&self.blocks[self.block_index(ahead)]);
+                ring[slot] = ahead;
             }
-            for h in &hashes[..group.len()] {
-                self.insert_hash(*h);
-            }
+            self.insert_hash(h);
         }
     }
 
@@ -348,21 +355,26 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         self.blocks[self.block_index(h)].contains(h.h2, self.k)
     }
 
-    /// Answer many keys at once: `out[i] = might_contain(keys[i])`. Keys are hashed a group
-    /// of [`BATCH`] at a time and every block of the group is prefetched before any is read,
-    /// so the memory accesses overlap. Errors (changing nothing) if `out` is not exactly as
-    /// long as `keys`.
+    /// Answer many keys at once: `out[i] = might_contain(keys[i])`. The key [`BATCH`]
+    /// positions ahead is hashed and its block prefetched while key `i` is answered, so about
+    /// [`BATCH`] memory accesses are in flight at any time instead of one or two. Errors
+    /// (changing nothing) if `out` is not exactly as long as `keys`.
     pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
         check_out_len(keys.len(), out.len())?;
-        let mut hashes = [KeyHash::new(0, 0); BATCH];
-        for (group, answers) in keys.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-            for (h, key) in hashes.iter_mut().zip(group) {
-                *h = self.hash_key(key);
-                prefetch(&self.blocks[self.block_index(*h)]);
+        let mut ring = [KeyHash::new(0, 0); BATCH];
+        for (r, key) in ring.iter_mut().zip(keys) {
+            *r = self.hash_key(key);
+            prefetch(&self.blocks[self.block_index(*r)]);
+        }
+        for (i, o) in out.iter_mut().enumerate() {
+            let slot = i % BATCH;
+            let h = ring[slot];
+            if let Some(key) = keys.get(i + BATCH) {
+                let ahead = self.hash_key(key);
+                prefetch(&self.blocks[self.block_index(ahead)]);
+                ring[slot] = ahead;
             }
-            for (o, h) in answers.iter_mut().zip(&hashes) {
-                *o = self.might_contain_hash(*h);
-            }
+            *o = self.might_contain_hash(h);
         }
         Ok(())
     }

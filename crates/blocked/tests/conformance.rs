@@ -170,7 +170,7 @@ fn blocked_penalty_against_classic_follows_theory() {
 fn batched_lookups_equal_single_lookups() {
     let f = filled(50_000, 0.01, 4);
     let mut rng = ChaCha8Rng::seed_from_u64(44);
-    // Members, non-members, and every length around the group size (0, 1, BATCH ± 1, …).
+    // Members, non-members, and every length around the prefetch distance (0, 1, BATCH ± 1, …).
     let mut keys: Vec<[u8; 17]> = (0..20_000)
         .map(|i| {
             if i % 3 == 0 {
