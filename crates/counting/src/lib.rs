@@ -82,10 +82,12 @@ pub struct CounterStats {
     pub histogram: [u64; 16],
 }
 
-/// The distinct probe positions of a key (the classic filter's positions, repeats dropped),
-/// in a fixed buffer: `k ≤ MAX_HASHES = 64`.
+/// The distinct probe positions of a key (the classic filter's positions, repeats dropped).
+/// Kept on the stack for `k ≤ 16` (every `k` the sizing picks down to p ≈ 10^-5), on the heap
+/// beyond.
 struct DistinctPositions {
-    buf: [u64; math::MAX_HASHES as usize],
+    small: [u64; 16],
+    large: Vec<u64>,
     len: usize,
 }
 
@@ -93,20 +95,35 @@ impl DistinctPositions {
     #[inline]
     fn new(h: KeyHash, k: u32, m: u64) -> Self {
         let mut d = DistinctPositions {
-            buf: [0; math::MAX_HASHES as usize],
+            small: [0; 16],
+            large: Vec::new(),
             len: 0,
         };
-        for p in h.positions(k, m) {
-            if !d.buf[..d.len].contains(&p) {
-                d.buf[d.len] = p;
-                d.len += 1;
+        if k as usize <= d.small.len() {
+            for p in h.positions(k, m) {
+                if !d.small[..d.len].contains(&p) {
+                    d.small[d.len] = p;
+                    d.len += 1;
+                }
             }
+        } else {
+            for p in h.positions(k, m) {
+                if !d.large.contains(&p) {
+                    d.large.push(p);
+                }
+            }
+            d.len = d.large.len();
         }
         d
     }
 
+    #[inline]
     fn as_slice(&self) -> &[u64] {
-        &self.buf[..self.len]
+        if self.large.is_empty() {
+            &self.small[..self.len]
+        } else {
+            &self.large
+        }
     }
 }
 
@@ -695,5 +712,14 @@ mod tests {
         v.dedup();
         assert_eq!(v.len(), d.as_slice().len());
         assert!(d.as_slice().len() <= 2);
+        // Past 16 probes the positions live on the heap; same rule.
+        let d = DistinctPositions::new(KeyHash::new(7, 3), 40, 10);
+        let mut v = d.as_slice().to_vec();
+        v.sort_unstable();
+        v.dedup();
+        assert_eq!(v.len(), d.as_slice().len());
+        assert!(!d.large.is_empty() && d.as_slice().len() <= 10);
+        let all: std::collections::BTreeSet<u64> = KeyHash::new(7, 3).positions(40, 10).collect();
+        assert_eq!(v, all.into_iter().collect::<Vec<_>>());
     }
 }
