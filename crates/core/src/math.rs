@@ -279,29 +279,35 @@ pub fn blocked_fpr_exact(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     if !(bits_per_item.is_finite() && bits_per_item > 0.0) || block_bits == 0 || k == 0 {
         return 1.0;
     }
-    let bb = block_bits as usize;
-    let b = f64::from(block_bits);
-    let lambda = b / bits_per_item;
-    if lambda > 20.0 * b {
+    let lambda = f64::from(block_bits) / bits_per_item;
+    if lambda > 20.0 * f64::from(block_bits) {
         // ≥ 20·B keys per block on average: P(a given block has an unset bit) ≤ B·e^(−20k),
         // so every probe hits a set bit (and the sum below would take λ terms).
         return 1.0;
     }
-    let upper = (lambda + 12.0 * lambda.sqrt() + 40.0).ceil() as u64;
-    // dist[x] = P(X = x) after the keys so far; pw[x] = (x/B)^k.
-    let mut dist = vec![0.0f64; bb + 1];
+    let terms = blocked_occupancy_terms(k, block_bits, poisson_upper(lambda));
+    poisson_mixture(lambda, &terms)
+}
+
+/// Where the Poisson sums stop: the mass beyond `λ + 12√λ + 40` is below 1e-18.
+fn poisson_upper(lambda: f64) -> u64 {
+    (lambda + 12.0 * lambda.sqrt() + 40.0).ceil() as u64
+}
+
+/// `terms[i] = E[(X_i/B)^k]` for `i = 0..=max_keys`, where `X_i` is the number of distinct bits
+/// set by `k·i` independent uniform throws into `B` bits. A Markov chain on `x`: a throw into a
+/// block with `x` ones sets a new bit with probability `(B − x)/B`. Independent of the density,
+/// so one pass serves every `λ`.
+fn blocked_occupancy_terms(k: u32, block_bits: u32, max_keys: u64) -> Vec<f64> {
+    let bb = block_bits as usize;
+    let b = f64::from(block_bits);
+    let mut dist = vec![0.0f64; bb + 1]; // dist[x] = P(X = x)
     dist[0] = 1.0;
     let pw: Vec<f64> = (0..=bb).map(|x| (x as f64 / b).powi(k as i32)).collect();
     let mut reach = 0usize; // largest x with non-zero probability
-    let mut ln_fact = 0.0f64;
-    let mut total = 0.0;
-    for i in 0..=upper {
-        if i > 0 {
-            ln_fact += (i as f64).ln();
-        }
-        let pmf = (-lambda + i as f64 * lambda.ln() - ln_fact).exp();
-        let cond: f64 = dist[..=reach].iter().zip(&pw).map(|(d, p)| d * p).sum();
-        total += pmf * cond;
+    let mut terms = Vec::with_capacity(max_keys as usize + 1);
+    for _ in 0..=max_keys {
+        terms.push(dist[..=reach].iter().zip(&pw).map(|(d, p)| d * p).sum());
         // One more key: k more throws.
         for _ in 0..k {
             reach = (reach + 1).min(bb);
@@ -310,6 +316,19 @@ pub fn blocked_fpr_exact(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
             }
             dist[0] = 0.0;
         }
+    }
+    terms
+}
+
+/// `Σ_i Pois(i; λ) · terms[i]` over the available terms.
+fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
+    let mut ln_fact = 0.0f64;
+    let mut total = 0.0;
+    for (i, t) in terms.iter().enumerate() {
+        if i > 0 {
+            ln_fact += (i as f64).ln();
+        }
+        total += (-lambda + i as f64 * lambda.ln() - ln_fact).exp() * t;
     }
     total.min(1.0)
 }
@@ -320,11 +339,18 @@ pub fn blocked_fpr_exact(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
 /// (k = 5) at 512 bits.
 pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)> {
     let (start, k0) = blocked_bits_per_item(p, block_bits)?;
+    if block_bits > BLOCKED_EXACT_MAX_BITS {
+        return Ok((start, k0));
+    }
+    let b = f64::from(block_bits);
     let mut best: Option<(f64, u32)> = None;
     for k in k0.saturating_sub(1).max(1)..=(k0 + 1).min(MAX_HASHES) {
-        // The exact FPR is never below the approximation, so `start` is a lower bound.
+        // The exact FPR is never below the approximation, so `start` is a lower bound on the
+        // density, i.e. `B/start` an upper bound on λ: one occupancy pass covers the search.
+        let terms = blocked_occupancy_terms(k, block_bits, poisson_upper(b / start));
+        let fpr = |bpi: f64| poisson_mixture(b / bpi, &terms);
         let (mut lo, mut hi) = (start, start * 1.05);
-        while blocked_fpr_exact(hi, k, block_bits) > p {
+        while fpr(hi) > p {
             lo = hi;
             hi *= 1.5;
             if hi > 4096.0 {
@@ -336,13 +362,13 @@ pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)
         }
         while hi - lo > 1e-4 {
             let mid = 0.5 * (lo + hi);
-            if blocked_fpr_exact(mid, k, block_bits) > p {
+            if fpr(mid) > p {
                 lo = mid;
             } else {
                 hi = mid;
             }
         }
-        if best.is_none_or(|(b, _)| hi < b) {
+        if best.is_none_or(|(bb, _)| hi < bb) {
             best = Some((hi, k));
         }
     }
