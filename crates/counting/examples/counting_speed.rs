@@ -2,8 +2,8 @@
 //! as ratios measured in one run (the machine is shared and noisy).
 //!
 //! ```sh
-//! cargo run --release -p bloomlab-counting --example speed            # 10^7 items, 1 %
-//! cargo run --release -p bloomlab-counting --example speed -- 1000000  # another n
+//! cargo run --release -p bloomlab-counting --example counting_speed            # 10^7 items, 1 %
+//! cargo run --release -p bloomlab-counting --example counting_speed -- 1000000  # another n
 //! ```
 //!
 //! Lookups: u64 keys (8 little-endian bytes), half members and half non-members in random
