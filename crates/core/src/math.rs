@@ -450,9 +450,22 @@ pub fn counting_counter_tail(m: u64, k: u32, n: u64, threshold: u32) -> f64 {
     if lambda <= 0.0 {
         return 0.0;
     }
-    // P(X ≥ j) = Σ_{i ≥ j} e^(−λ) λ^i / i!, summed from j upward until the terms vanish
-    // (never as 1 − Σ_{i < j}, which cancels catastrophically for tiny tails).
     let j = f64::from(threshold);
+    if lambda > j {
+        // The tail is large: 1 − P(X < j) is accurate, and the upward sum below would start
+        // from a term that underflows once λ is in the hundreds.
+        let mut ln_fact = 0.0f64;
+        let mut below = 0.0;
+        for i in 0..threshold {
+            if i > 1 {
+                ln_fact += f64::from(i).ln();
+            }
+            below += (-lambda + f64::from(i) * lambda.ln() - ln_fact).exp();
+        }
+        return (1.0 - below).clamp(0.0, 1.0);
+    }
+    // P(X ≥ j) = Σ_{i ≥ j} e^(−λ) λ^i / i!, summed from j upward until the terms vanish
+    // (not as 1 − Σ_{i < j}, which cancels catastrophically for tiny tails).
     let mut ln_fact = 0.0f64;
     for i in 2..=threshold {
         ln_fact += f64::from(i).ln();
@@ -510,6 +523,13 @@ mod counting_tests {
         // Heavier load, larger tail; empty filter, no tail.
         assert!(counting_counter_tail(m, k, 10 * n, 15) > counting_counter_tail(m, k, n, 15));
         assert_eq!(counting_counter_tail(m, k, 0, 15), 0.0);
+        // Far past the design load almost every counter is stuck; the tail must not underflow.
+        assert!(counting_counter_tail(m, k, 1000 * m, 15) > 0.999_999);
+        // Both branches agree where they meet (λ = j): P(Pois(15) ≥ 15) = 0.5343.
+        let at = counting_counter_tail(1, 1, 15, 15);
+        let above = counting_counter_tail(1_000_000, 1, 15_000_001, 15);
+        assert!((at - 0.534_3).abs() < 1e-4, "{at}");
+        assert!((above - at).abs() < 1e-4, "{above}");
     }
 }
 
