@@ -47,6 +47,11 @@ fn time(ops: usize, f: impl FnOnce() -> u64) -> f64 {
     t.elapsed().as_nanos() as f64 / ops as f64
 }
 
+fn at<const D: usize>(f: &BlockedBloomFilter, keys: &[u64], out: &mut [bool]) -> u64 {
+    f.might_contain_batch_at::<_, D>(keys, out).unwrap();
+    out.iter().map(|&b| u64::from(b)).sum()
+}
+
 fn main() -> Result<(), bloomlab_core::Error> {
     let n: u64 = std::env::args()
         .nth(1)
@@ -200,6 +205,27 @@ fn main() -> Result<(), bloomlab_core::Error> {
                     .map(|k| u64::from(small.might_contain(black_box(k))))
                     .sum()
             }),
+        );
+        // Lookups in flight: the batched lookup at prefetch distances 1–32.
+        push(
+            "batched, prefetch distance 1",
+            time(q, || at::<1>(&blocked, &queries, &mut out)),
+        );
+        push(
+            "batched, prefetch distance 2",
+            time(q, || at::<2>(&blocked, &queries, &mut out)),
+        );
+        push(
+            "batched, prefetch distance 4",
+            time(q, || at::<4>(&blocked, &queries, &mut out)),
+        );
+        push(
+            "batched, prefetch distance 8",
+            time(q, || at::<8>(&blocked, &queries, &mut out)),
+        );
+        push(
+            "batched, prefetch distance 16",
+            time(q, || at::<16>(&blocked, &queries, &mut out)),
         );
         if pass == 0 {
             let single: Vec<bool> = queries.iter().map(|k| blocked.might_contain(k)).collect();

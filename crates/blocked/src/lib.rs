@@ -366,16 +366,33 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// [`BATCH`] memory accesses are in flight at any time instead of one or two. Errors
     /// (changing nothing) if `out` is not exactly as long as `keys`.
     pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
+        self.might_contain_batch_at::<K, BATCH>(keys, out)
+    }
+
+    /// [`might_contain_batch`](Self::might_contain_batch) with prefetch distance `D` instead
+    /// of [`BATCH`], for tuning on a given machine (`D = 1` prefetches only the next key).
+    /// Answers are the same for every `D ≥ 1`; `D = 0` is an error.
+    pub fn might_contain_batch_at<K: Key, const D: usize>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+    ) -> Result<()> {
         check_out_len(keys.len(), out.len())?;
-        let mut ring = [KeyHash::new(0, 0); BATCH];
+        if D == 0 {
+            return Err(Error::invalid(
+                "D",
+                "the prefetch distance must be at least 1",
+            ));
+        }
+        let mut ring = [KeyHash::new(0, 0); D];
         for (r, key) in ring.iter_mut().zip(keys) {
             *r = self.hash_key(key);
             prefetch(&self.blocks[self.block_index(*r)]);
         }
         for (i, o) in out.iter_mut().enumerate() {
-            let slot = i % BATCH;
+            let slot = i % D;
             let h = ring[slot];
-            if let Some(key) = keys.get(i + BATCH) {
+            if let Some(key) = keys.get(i + D) {
                 let ahead = self.hash_key(key);
                 prefetch(&self.blocks[self.block_index(ahead)]);
                 ring[slot] = ahead;

@@ -189,6 +189,14 @@ fn batched_lookups_equal_single_lookups() {
         let mut batch: Vec<bool> = single.iter().map(|b| !b).collect();
         f.might_contain_batch(slice, &mut batch).unwrap();
         assert_eq!(batch, single, "len {len}");
+        for (d, got) in [
+            (1, run_at::<1>(&f, slice)),
+            (2, run_at::<2>(&f, slice)),
+            (7, run_at::<7>(&f, slice)),
+            (64, run_at::<64>(&f, slice)),
+        ] {
+            assert_eq!(got, single, "distance {d}, len {len}");
+        }
         let hashes: Vec<KeyHash> = slice.iter().map(|k| f.hash_key(k)).collect();
         let mut pre: Vec<bool> = single.iter().map(|b| !b).collect();
         f.might_contain_hashes(&hashes, &mut pre).unwrap();
@@ -209,6 +217,12 @@ fn batched_lookups_equal_single_lookups() {
         f.might_contain_hashes(&[KeyHash::new(1, 1)], &mut [])
             .is_err()
     );
+}
+
+fn run_at<const D: usize>(f: &BlockedBloomFilter, keys: &[[u8; 17]]) -> Vec<bool> {
+    let mut out = vec![false; keys.len()];
+    f.might_contain_batch_at::<_, D>(keys, &mut out).unwrap();
+    out
 }
 
 #[test]
