@@ -78,10 +78,10 @@
 //! [`might_contain`](BlockedBloomFilter::might_contain) (tested).
 //!
 //! Measured with `cargo run --release -p bloomlab-blocked --example speed` (10^7 keys, 1 %,
-//! 11.8 MiB, a shared 2-vCPU AMD EPYC): single lookups 55 ns, batched 12.1 ns, the same
-//! lookup on a filter that fits in L1 12.8 ns — batching hides the memory latency entirely and
-//! what remains is hashing and probing. [`insert_batch`](BlockedBloomFilter::insert_batch):
-//! 13.4 ns per key against 74 ns for single inserts.
+//! 11.8 MiB, a shared 2-vCPU AMD EPYC): single lookups 55–85 ns, batched 12–17 ns, the same
+//! lookup on a filter that fits in L1 13 ns — batching hides the memory latency and what
+//! remains is hashing and probing. [`insert_batch`](BlockedBloomFilter::insert_batch):
+//! 13–14 ns per key against 74–120 ns for single inserts.
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
