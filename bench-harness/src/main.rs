@@ -1,61 +1,20 @@
-//! Seed of the benchmark harness: the classic filter's table at 0.1 %, 1 % and 3 %.
+//! `bench-harness`: see `bench-harness --help`. With no subcommand it runs the quick
+//! measurement and writes `results/` (JSON, CSV, summary.md, plots).
 
-use std::time::Instant;
+use std::process::ExitCode;
 
-use bloomlab_classic::BloomFilter;
-use bloomlab_core::math;
+use clap::Parser;
 
-/// Items per filter.
-const N: u64 = 1_000_000;
-/// Non-member probes per measurement (keys with the top bit set never collide with members).
-const PROBES: u64 = 1_000_000;
-const NON_MEMBER: u64 = 1 << 63;
-
-fn measured_fpr(f: &BloomFilter) -> f64 {
-    let pos = (0..PROBES)
-        .filter(|i| f.might_contain(&(NON_MEMBER | i)))
-        .count();
-    pos as f64 / PROBES as f64
-}
-
-fn main() -> Result<(), bloomlab_core::Error> {
-    let started = Instant::now();
-    println!("classic Bloom filter, n = {N}, {PROBES} non-member probes per row\n");
-    println!(
-        "| target | bits/item | k | measured FPR | expected FPR | current FPR | size at 10^6 | FPR at 2× (theory) | FPR at 4× (theory) |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|");
-    for p in [0.001, 0.01, 0.03] {
-        let mut f = BloomFilter::with_fpr(N, p)?;
-        for i in 0..N {
-            f.insert(&i);
+fn main() -> ExitCode {
+    let cli = bench_harness::cli::Cli::parse();
+    match bench_harness::cli::dispatch(cli) {
+        Ok(out) => {
+            println!("{out}");
+            ExitCode::SUCCESS
         }
-        let fpr = measured_fpr(&f);
-        let (expected, current) = (f.expected_fpr(), f.current_fpr());
-        let bits_per_item = f.bits() as f64 / N as f64;
-        let mib = f.bits() as f64 / 8.0 / f64::from(1 << 20);
-        let mut over = Vec::new();
-        for load in [2, 4] {
-            for i in f.len()..load * N {
-                f.insert(&i);
-            }
-            over.push(format!(
-                "{:.2} % ({:.2} %)",
-                100.0 * measured_fpr(&f),
-                100.0 * math::classic_fpr(f.bits(), f.hashes(), load * N)
-            ));
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
         }
-        println!(
-            "| {:.1} % | {bits_per_item:.2} | {} | {:.4} % | {:.4} % | {:.4} % | {mib:.2} MiB | {} | {} |",
-            100.0 * p,
-            f.hashes(),
-            100.0 * fpr,
-            100.0 * expected,
-            100.0 * current,
-            over[0],
-            over[1]
-        );
     }
-    eprintln!("\ndone in {:.1} s", started.elapsed().as_secs_f64());
-    Ok(())
 }

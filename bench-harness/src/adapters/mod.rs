@@ -1,0 +1,401 @@
+//! Adapters: every filter the harness measures, ours and peers, behind one trait.
+//!
+//! # The adapter trait
+//! [`Adapter`] is all the driver needs: build from `(n, target FPR)` and the key slice (static
+//! filters such as xorf use the slice; dynamic ones create an empty filter and insert),
+//! `insert`, `contains`, the theoretical FPR at the current load, and a one-line description
+//! of the parameters actually used. Keys are `u64`s drawn from a fixed seed; our filters see
+//! them as 8 little-endian bytes, peers that take `Hash` values get the `u64` itself.
+//! Memory is not asked of the adapter: the harness measures the live heap bytes each
+//! structure holds with a counting allocator, so every entry is measured the same way.
+//!
+//! The driver is generic over `A: Adapter` (monomorphised, so timing loops call `contains`
+//! directly); the registry holds [`Entry`]s, which erase `A` behind a small object-safe
+//! trait only at the level of whole measurements.
+//!
+//! # How to add a variant
+//! 1. Our filters (anything implementing `bloomlab_core::Filter`): implement
+//!    [`ours::Construct`] for the type (one `with_target(n, p)` function) and add one line to
+//!    [`registry`] with `ours::entry::<YourType>(Info { .. })`.
+//! 2. A peer: write a newtype implementing [`Adapter`] in `peers.rs` (or its own file) and
+//!    add `Entry::new::<YourAdapter>(Info { .. })` to [`registry`].
+//!
+//! For example, a blocked Bloom filter crate would add, in `ours.rs`:
+//!
+//! ```text
+//! impl Construct for bloomlab_blocked::BlockedBloomFilter {
+//!     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+//!         Self::with_fpr(n, p)
+//!     }
+//! }
+//! ```
+//!
+//! and in [`registry`]: `ours::entry::<bloomlab_blocked::BlockedBloomFilter>(Info { name:
+//! "blocked", kind: Kind::Bloom, peer: false, tunable: true, dynamic: true, .. })`. Nothing
+//! else changes: the driver, results, CSV, summary, plots, `recommend` and the criterion
+//! benches all iterate over the registry.
+//!
+//! [`Info`] carries what `recommend` needs (kind, deletes, grows, keyed) and whether the
+//! entry is a peer; every table and plot marks peers.
+
+pub mod exact;
+pub mod ours;
+pub mod peers;
+
+use std::hint::black_box;
+use std::marker::PhantomData;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::alloc::live_bytes;
+
+/// Families of structures; ratios to peers compare within one kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Bloom filters over one bit array (classic or blocked).
+    Bloom,
+    /// Counting Bloom filters.
+    Counting,
+    /// Cuckoo filters.
+    Cuckoo,
+    /// Static xor / binary fuse filters.
+    Xor,
+    /// Quotient filters.
+    Quotient,
+    /// Filters that grow past their initial capacity.
+    Scalable,
+    /// An exact set (no false positives).
+    Exact,
+}
+
+impl Kind {
+    /// Lower-case name, as in the results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Bloom => "bloom",
+            Kind::Counting => "counting",
+            Kind::Cuckoo => "cuckoo",
+            Kind::Xor => "xor",
+            Kind::Quotient => "quotient",
+            Kind::Scalable => "scalable",
+            Kind::Exact => "exact",
+        }
+    }
+}
+
+/// The theoretical bits/item ↔ FPR relation a plot draws for a family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Curve {
+    /// Classic Bloom at the optimal k: ε = 2^(−b·ln 2).
+    Bloom,
+    /// Cuckoo, 4-slot buckets at 95 % load: b = (log2(1/ε) + 3) / 0.95.
+    Cuckoo,
+    /// Binary fuse: b ≈ 1.125 · log2(1/ε).
+    BinaryFuse,
+    /// Quotient filter (RSQF): b ≈ (log2(1/ε) + 2.125) / 0.95.
+    Quotient,
+}
+
+impl Curve {
+    /// Label for the legend.
+    pub fn label(self) -> &'static str {
+        match self {
+            Curve::Bloom => "theory: Bloom 2^(-b ln2)",
+            Curve::Cuckoo => "theory: cuckoo b=(log2(1/e)+3)/0.95",
+            Curve::BinaryFuse => "theory: binary fuse b=1.125 log2(1/e)",
+            Curve::Quotient => "theory: quotient b=(log2(1/e)+2.125)/0.95",
+        }
+    }
+
+    /// FPR at `bits_per_item` bits/item.
+    pub fn fpr(self, bits_per_item: f64) -> f64 {
+        let log2_inv = match self {
+            Curve::Bloom => bits_per_item * std::f64::consts::LN_2,
+            Curve::Cuckoo => bits_per_item * 0.95 - 3.0,
+            Curve::BinaryFuse => bits_per_item / 1.125,
+            Curve::Quotient => bits_per_item * 0.95 - 2.125,
+        };
+        2f64.powf(-log2_inv).min(1.0)
+    }
+}
+
+/// What the registry knows about an entry before measuring it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Info {
+    /// Registry name (`--filters` takes these).
+    pub name: &'static str,
+    /// Crate and version (or `std`).
+    pub source: &'static str,
+    /// Family.
+    pub kind: Kind,
+    /// A crates.io peer rather than one of ours.
+    pub peer: bool,
+    /// Takes the target FPR; `false` means fixed parameters, measured once per size.
+    pub tunable: bool,
+    /// Accepts inserts after construction (false for static filters such as xorf).
+    pub dynamic: bool,
+    /// Supports deletes.
+    pub deletes: bool,
+    /// Grows past its initial capacity without a rebuild.
+    pub grows: bool,
+    /// Hashes with a secret key, so crafted keys cannot aim at chosen positions.
+    pub keyed: bool,
+    /// Theoretical curve for the FPR-vs-space plot.
+    pub curve: Option<Curve>,
+    /// How the harness configures it (shown in summary.md).
+    pub note: &'static str,
+}
+
+/// What a filter is built for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spec {
+    /// Design capacity (items).
+    pub n: u64,
+    /// Target FPR (ignored by fixed-parameter entries).
+    pub fpr: f64,
+    /// Seed for entries that take one.
+    pub seed: u64,
+}
+
+/// One filter implementation plugged into the harness.
+pub trait Adapter: Sized + Send + 'static {
+    /// An empty filter sized for `spec`, or `None` for static filters.
+    fn new_empty(spec: &Spec) -> Option<Result<Self, String>>;
+
+    /// Build from all the keys. The default creates an empty filter and inserts every key;
+    /// returns the filter and the number of inserts it refused.
+    fn build(spec: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
+        let mut f = Self::new_empty(spec).ok_or("static adapter must override build")??;
+        let mut refused = 0;
+        for &k in keys {
+            if !f.insert(black_box(k)) {
+                refused += 1;
+            }
+        }
+        Ok((f, refused))
+    }
+
+    /// Insert a key; `false` if the filter refused it (static filters always refuse).
+    fn insert(&mut self, key: u64) -> bool;
+
+    /// `false` = definitely absent, `true` = maybe present.
+    fn contains(&self, key: u64) -> bool;
+
+    /// The FPR the structure's own formula predicts at its current load, if it has one.
+    fn theoretical_fpr(&self) -> Option<f64>;
+
+    /// The parameters actually used, e.g. `m=9585059 k=7`.
+    fn describe(&self) -> String;
+}
+
+/// A built filter, type-erased for the driver and experiments.
+pub trait Built: Send {
+    /// Time one pass of `contains` over `stream`; returns the elapsed time and the hits.
+    fn time_lookups(&self, stream: &[u64]) -> (Duration, u64);
+    /// Insert one key (experiments; not timed).
+    fn insert(&mut self, key: u64) -> bool;
+    /// Query one key (experiments; not timed).
+    fn contains(&self, key: u64) -> bool;
+    /// See [`Adapter::theoretical_fpr`].
+    fn theoretical_fpr(&self) -> Option<f64>;
+    /// See [`Adapter::describe`].
+    fn describe(&self) -> String;
+}
+
+struct Holder<A>(A);
+
+impl<A: Adapter> Built for Holder<A> {
+    fn time_lookups(&self, stream: &[u64]) -> (Duration, u64) {
+        let f = &self.0;
+        let start = Instant::now();
+        let mut hits = 0u64;
+        for &k in stream {
+            hits += u64::from(f.contains(black_box(k)));
+        }
+        let t = start.elapsed();
+        (t, black_box(hits))
+    }
+    fn insert(&mut self, key: u64) -> bool {
+        self.0.insert(key)
+    }
+    fn contains(&self, key: u64) -> bool {
+        self.0.contains(key)
+    }
+    fn theoretical_fpr(&self) -> Option<f64> {
+        self.0.theoretical_fpr()
+    }
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+}
+
+/// A build, timed and weighed.
+pub struct Build {
+    /// The filter.
+    pub filter: Box<dyn Built>,
+    /// Wall time of the whole build.
+    pub elapsed: Duration,
+    /// Live heap bytes the filter holds.
+    pub heap_bytes: usize,
+    /// Inserts refused.
+    pub refused: u64,
+}
+
+impl std::fmt::Debug for Build {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Build")
+            .field("filter", &self.filter.describe())
+            .field("elapsed", &self.elapsed)
+            .field("heap_bytes", &self.heap_bytes)
+            .field("refused", &self.refused)
+            .finish()
+    }
+}
+
+/// The erased operations of one adapter type.
+trait Ops: Send + Sync {
+    fn build(&self, spec: &Spec, keys: &[u64]) -> Result<Build, String>;
+    fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>>;
+    fn time_inserts(&self, spec: &Spec, keys: &[u64]) -> Option<Result<Duration, String>>;
+}
+
+struct OpsOf<A>(PhantomData<fn() -> A>);
+
+impl<A: Adapter> Ops for OpsOf<A> {
+    fn build(&self, spec: &Spec, keys: &[u64]) -> Result<Build, String> {
+        let before = live_bytes();
+        let start = Instant::now();
+        let (f, refused) = A::build(spec, black_box(keys))?;
+        let elapsed = start.elapsed();
+        let heap_bytes = (live_bytes() - before).max(0) as usize;
+        Ok(Build {
+            filter: Box::new(Holder(f)),
+            elapsed,
+            heap_bytes,
+            refused,
+        })
+    }
+
+    fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>> {
+        A::new_empty(spec).map(|r| r.map(|f| Box::new(Holder(f)) as Box<dyn Built>))
+    }
+
+    fn time_inserts(&self, spec: &Spec, keys: &[u64]) -> Option<Result<Duration, String>> {
+        let mut f = match A::new_empty(spec)? {
+            Ok(f) => f,
+            Err(e) => return Some(Err(e)),
+        };
+        let start = Instant::now();
+        for &k in keys {
+            black_box(f.insert(black_box(k)));
+        }
+        let t = start.elapsed();
+        drop(black_box(f));
+        Some(Ok(t))
+    }
+}
+
+/// One registered filter: its [`Info`] and its erased operations.
+pub struct Entry {
+    /// Static facts.
+    pub info: Info,
+    ops: Box<dyn Ops>,
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry").field("info", &self.info).finish()
+    }
+}
+
+impl Entry {
+    /// Register adapter `A` under `info`.
+    pub fn new<A: Adapter>(info: Info) -> Self {
+        Entry {
+            info,
+            ops: Box::new(OpsOf::<A>(PhantomData)),
+        }
+    }
+
+    /// Build from `keys`, timing the whole build and weighing the result.
+    pub fn build(&self, spec: &Spec, keys: &[u64]) -> Result<Build, String> {
+        self.ops.build(spec, keys)
+    }
+
+    /// An empty filter for incremental experiments; `None` for static filters.
+    pub fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>> {
+        self.ops.new_empty(spec)
+    }
+
+    /// Time inserting `keys` into a fresh filter sized for `spec` (construction not timed);
+    /// `None` for static filters.
+    pub fn time_inserts(&self, spec: &Spec, keys: &[u64]) -> Option<Result<Duration, String>> {
+        self.ops.time_inserts(spec, keys)
+    }
+}
+
+/// Every filter the harness knows, ours first, then the peers, then the exact baseline.
+/// Adding a variant is one line here (plus its adapter).
+pub fn registry() -> Vec<Entry> {
+    vec![
+        ours::entry::<bloomlab_classic::BloomFilter>(Info {
+            name: "classic",
+            source: "bloomlab-classic",
+            kind: Kind::Bloom,
+            peer: false,
+            tunable: true,
+            dynamic: true,
+            deletes: false,
+            grows: false,
+            keyed: false,
+            curve: Some(Curve::Bloom),
+            note: "BloomFilter::with_fpr(n, p): m = ceil(-n ln p / ln2^2), k = round(m/n ln 2), xxh3-128",
+        }),
+        peers::fastbloom_entry(),
+        peers::bloomfilter_entry(),
+        peers::growable_entry(),
+        peers::cuckoofilter_entry(),
+        peers::scalable_cuckoo_entry(),
+        peers::qfilter_entry(),
+        peers::bfuse8_entry(),
+        peers::bfuse16_entry(),
+        exact::entry(),
+    ]
+}
+
+/// Pick entries by name (`None` = all). Unknown names are an error that lists the known ones.
+pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, String> {
+    let all = registry();
+    let Some(names) = names else {
+        return Ok(all);
+    };
+    let known: Vec<&str> = all.iter().map(|e| e.info.name).collect();
+    let unknown: Vec<&String> = names
+        .iter()
+        .filter(|n| !known.contains(&n.as_str()))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "unknown filter name(s): {}; known filters: {}",
+            unknown
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            known.join(", ")
+        ));
+    }
+    if names.is_empty() {
+        return Err(format!(
+            "--filters needs at least one name; known filters: {}",
+            known.join(", ")
+        ));
+    }
+    Ok(all
+        .into_iter()
+        .filter(|e| names.iter().any(|n| n == e.info.name))
+        .collect())
+}

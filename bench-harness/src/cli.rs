@@ -1,0 +1,282 @@
+//! Command line: `run` (the default), `plot`, `recommend`, `list`, `classic-table`.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::driver::{self, Plan};
+use crate::recommend::{self, Needs};
+use crate::{adapters, experiments, plot, report};
+
+/// Measure approximate-membership filters (ours and crates.io peers) and choose one with data.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bench-harness",
+    version,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// What to do (default: run).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of the default `run`.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure every selected filter × target FPR × size; write results/ and plots (default).
+    Run(RunArgs),
+    /// Regenerate every plot from an existing results JSON without measuring.
+    Plot(PlotArgs),
+    /// Pick a structure for your needs from measured results and explain the choice.
+    Recommend(RecommendArgs),
+    /// List the registered filters and experiments.
+    List,
+    /// Print the classic filter's table quoted in the README.
+    ClassicTable,
+}
+
+/// Options of `run`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct RunArgs {
+    /// Comma-separated filter names (see `list`); default: all.
+    #[arg(long, value_delimiter = ',')]
+    pub filters: Option<Vec<String>>,
+    /// Comma-separated target FPRs, each in (0, 1); default: 0.001,0.01,0.03.
+    #[arg(long, value_delimiter = ',', value_parser = parse_fpr)]
+    pub fpr: Option<Vec<f64>>,
+    /// Comma-separated sizes (items), e.g. 1e5,1e6; default: 1e5,1e6,1e7 (1e8 added by --full).
+    #[arg(long, value_delimiter = ',', value_parser = parse_count)]
+    pub n: Option<Vec<u64>>,
+    /// Key seed.
+    #[arg(long, default_value_t = 0x5EED_B100)]
+    pub seed: u64,
+    /// Output directory.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Add 10^8, the 25 % / 75 % mixes, 10^7 FPR probes and a 10^6-item overfill.
+    #[arg(long)]
+    pub full: bool,
+    /// Non-member probes per FPR figure (default 10^6; 10^7 with --full).
+    #[arg(long, value_parser = parse_count)]
+    pub probes: Option<u64>,
+    /// Comma-separated experiments to run (see `list`), or `none`; default: all.
+    #[arg(long, value_delimiter = ',')]
+    pub experiments: Option<Vec<String>>,
+    /// Design capacity for experiments (default 10^5; 10^6 with --full).
+    #[arg(long, value_parser = parse_count)]
+    pub experiment_n: Option<u64>,
+    /// Timed passes per lookup figure (the median is reported).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub passes: u32,
+    /// Do not draw plots.
+    #[arg(long)]
+    pub no_plots: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Options of `plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// Results JSON to read.
+    #[arg(long, default_value = "results/results.json")]
+    pub results: PathBuf,
+    /// Where to write the plots (default: `plots/` beside the JSON).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Options of `recommend`.
+#[derive(Debug, Args)]
+pub struct RecommendArgs {
+    /// Number of items.
+    #[arg(long, value_parser = parse_count)]
+    pub n: u64,
+    /// Highest acceptable false-positive rate, in (0, 1).
+    #[arg(long, value_parser = parse_fpr)]
+    pub fpr: f64,
+    /// Keys must be removable.
+    #[arg(long)]
+    pub deletes: bool,
+    /// The set grows past n and the structure must grow with it.
+    #[arg(long)]
+    pub grows: bool,
+    /// Keys may be chosen by an adversary (needs a keyed hash).
+    #[arg(long)]
+    pub hostile_keys: bool,
+    /// Memory budget: bytes, or with a unit (64KiB, 16MiB, 2GiB, 10MB).
+    #[arg(long, value_parser = parse_bytes)]
+    pub memory_budget: Option<u64>,
+    /// Results JSON to read.
+    #[arg(long, default_value = "results/results.json")]
+    pub results: PathBuf,
+}
+
+/// Parse a target FPR in (0, 1).
+pub fn parse_fpr(s: &str) -> Result<f64, String> {
+    let p: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number"))?;
+    if p.is_finite() && p > 0.0 && p < 1.0 {
+        Ok(p)
+    } else {
+        Err(format!(
+            "a false-positive rate must be strictly between 0 and 1 (got {s}); write 1 % as 0.01"
+        ))
+    }
+}
+
+/// Parse a positive count: `1000000`, `1e6`, `1_000_000`.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let t = s.trim().replace('_', "");
+    let v: f64 = t
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number (use e.g. 1000000 or 1e6)"))?;
+    if !(v.is_finite() && v >= 1.0 && v.fract() == 0.0 && v <= 1e15) {
+        return Err(format!("{s:?} must be a whole number between 1 and 10^15"));
+    }
+    Ok(v as u64)
+}
+
+/// Parse a byte count with an optional unit (B, KB, MB, GB, KiB, MiB, GiB).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" | "k" => 1e3,
+        "mb" | "m" => 1e6,
+        "gb" | "g" => 1e9,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        u => {
+            return Err(format!(
+                "unknown unit {u:?} in {s:?} (use B, KB, MB, GB, KiB, MiB, GiB)"
+            ));
+        }
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a byte count (e.g. 16MiB or 1048576)"))?;
+    if !(v.is_finite() && v > 0.0) {
+        return Err(format!("{s:?} must be a positive byte count"));
+    }
+    Ok((v * mult).round() as u64)
+}
+
+/// Turn `run` options into a plan (validating names).
+pub fn plan(args: &RunArgs) -> Result<(Vec<adapters::Entry>, Plan), String> {
+    let entries = adapters::select(args.filters.as_deref())?;
+    let mut plan = if args.full {
+        Plan::full(args.seed)
+    } else {
+        Plan::quick(args.seed)
+    };
+    if let Some(f) = &args.fpr {
+        if f.is_empty() {
+            return Err("--fpr needs at least one value".into());
+        }
+        plan.fprs = f.clone();
+    }
+    if let Some(n) = &args.n {
+        if n.is_empty() {
+            return Err("--n needs at least one value".into());
+        }
+        plan.sizes = n.clone();
+    }
+    if let Some(p) = args.probes {
+        plan.fpr_probes = usize::try_from(p).map_err(|_| "--probes too large")?;
+    }
+    if let Some(e) = args.experiment_n {
+        plan.experiment_n = e;
+    }
+    plan.lookup_passes = args.passes;
+    plan.progress = !args.quiet;
+    if let Some(ex) = &args.experiments {
+        if ex.len() == 1 && ex[0] == "none" {
+            plan.experiments.clear();
+        } else {
+            experiments::validate(ex)?;
+            plan.experiments = ex.clone();
+        }
+    }
+    Ok((entries, plan))
+}
+
+/// `run`: measure, write results and plots; returns the summary path.
+pub fn run(args: &RunArgs) -> Result<PathBuf, String> {
+    let (entries, plan) = plan(args)?;
+    let results = driver::run(&entries, &plan)?;
+    report::write_all(&results, &args.out)?;
+    if !args.no_plots {
+        plot::plot_all(&results, &args.out.join("plots"))?;
+    }
+    Ok(args.out.join(report::SUMMARY))
+}
+
+fn plot_cmd(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
+    let results = report::read(&args.results)?;
+    let dir = match &args.out {
+        Some(d) => d.clone(),
+        None => args
+            .results
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join("plots"),
+    };
+    plot::plot_all(&results, &dir)
+}
+
+/// Run the parsed command; returns what to print on stdout.
+pub fn dispatch(cli: Cli) -> Result<String, String> {
+    match cli.command {
+        None => run(&cli.run).map(|p| format!("wrote {}", p.display())),
+        Some(Command::Run(a)) => run(&a).map(|p| format!("wrote {}", p.display())),
+        Some(Command::Plot(a)) => plot_cmd(&a).map(|files| {
+            files
+                .iter()
+                .map(|f| format!("wrote {}", f.display()))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }),
+        Some(Command::Recommend(a)) => {
+            let results = report::read(&a.results)?;
+            let needs = Needs {
+                n: a.n,
+                fpr: a.fpr,
+                deletes: a.deletes,
+                grows: a.grows,
+                hostile_keys: a.hostile_keys,
+                memory_budget: a.memory_budget,
+            };
+            recommend::recommend(&results, &needs).map(|r| r.explanation)
+        }
+        Some(Command::List) => {
+            let mut s = String::from("filters:\n");
+            for e in adapters::registry() {
+                s.push_str(&format!(
+                    "  {:<16} {:<28} {}{}\n",
+                    e.info.name,
+                    e.info.source,
+                    e.info.kind.name(),
+                    if e.info.peer { " (peer)" } else { "" }
+                ));
+            }
+            s.push_str("experiments:\n");
+            for n in experiments::names() {
+                s.push_str(&format!("  {n}\n"));
+            }
+            Ok(s)
+        }
+        Some(Command::ClassicTable) => crate::classic_table::table().map_err(|e| e.to_string()),
+    }
+}

@@ -1,0 +1,60 @@
+//! Experiments: named sections of a run, each producing [`Experiment`] series that the
+//! results, CSV, summary and plots handle generically.
+//!
+//! # How to add an experiment
+//! Write a module with `pub fn run(ctx: &Context) -> Result<Experiment, String>`, then add
+//! one line to [`REGISTRY`]. Use `ctx.entries` (the selected adapters; `Entry::new_empty`
+//! gives a filter to insert into incrementally), `ctx.seed` for keys and `ctx.n` as the
+//! design capacity. Planned: blocked-penalty, scalable-growth, keyed-attack, intersection,
+//! cuckoo-space.
+
+pub mod overfill;
+
+use crate::adapters::Entry;
+use crate::schema::Experiment;
+
+/// What an experiment gets.
+#[derive(Debug)]
+pub struct Context<'a> {
+    /// The selected filters.
+    pub entries: &'a [Entry],
+    /// Key seed.
+    pub seed: u64,
+    /// Design capacity.
+    pub n: u64,
+    /// Non-member probes per FPR figure.
+    pub probes: usize,
+}
+
+/// An experiment's entry point.
+pub type RunFn = fn(&Context) -> Result<Experiment, String>;
+
+/// Every experiment, by name.
+pub const REGISTRY: &[(&str, RunFn)] = &[("overfill", overfill::run)];
+
+/// All experiment names.
+pub fn names() -> Vec<String> {
+    REGISTRY.iter().map(|(n, _)| (*n).to_string()).collect()
+}
+
+/// Check experiment names, listing the known ones on error.
+pub fn validate(names: &[String]) -> Result<(), String> {
+    for n in names {
+        if !REGISTRY.iter().any(|(k, _)| k == n) {
+            return Err(format!(
+                "unknown experiment {n:?}; known experiments: {}",
+                self::names().join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Run one experiment by name.
+pub fn run(name: &str, ctx: &Context) -> Result<Experiment, String> {
+    let (_, f) = REGISTRY
+        .iter()
+        .find(|(k, _)| *k == name)
+        .ok_or_else(|| format!("unknown experiment {name:?}"))?;
+    f(ctx)
+}

@@ -1,0 +1,23 @@
+//! The bloomlab benchmark harness: every filter (ours, crates.io peers, an exact set) behind
+//! one adapter, measured by one driver into one results schema, with plots and a
+//! data-driven `recommend`.
+//!
+//! - [`adapters`]: the adapter trait and the registry (add a variant there).
+//! - [`driver`]: filters × target FPR × size → [`schema::Results`].
+//! - [`experiments`]: named sections (overfill; later blocked-penalty, scalable-growth, …).
+//! - [`report`], [`plot`]: results.json, CSV, summary.md, SVG/PNG plots.
+//! - [`recommend`]: choose a structure from measured results.
+
+pub mod adapters;
+pub mod alloc;
+pub mod classic_table;
+pub mod cli;
+pub mod driver;
+pub mod experiments;
+pub mod floor;
+pub mod keys;
+pub mod machine;
+pub mod plot;
+pub mod recommend;
+pub mod report;
+pub mod schema;

@@ -1,0 +1,107 @@
+//! Describe the machine, toolchain and commit a run was taken on. Every probe falls back to
+//! "unknown" rather than failing the run.
+
+use std::process::Command;
+
+use crate::schema::Machine;
+
+fn cmd(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!s.is_empty()).then_some(s)
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn caches() -> String {
+    let mut out = Vec::new();
+    for i in 0..8 {
+        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+        let read = |f: &str| {
+            std::fs::read_to_string(format!("{dir}/{f}"))
+                .ok()
+                .map(|s| s.trim().to_string())
+        };
+        let (Some(level), Some(size)) = (read("level"), read("size")) else {
+            continue;
+        };
+        let ty = match read("type").as_deref() {
+            Some("Data") => "d",
+            Some("Instruction") => "i",
+            _ => "",
+        };
+        out.push(format!("L{level}{ty} {size}"));
+    }
+    if out.is_empty() {
+        "unknown".into()
+    } else {
+        out.join(", ")
+    }
+}
+
+/// The current UTC time as `YYYY-MM-DD HH:MM:SS UTC` (no date crate needed).
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Probe the machine.
+pub fn describe() -> Machine {
+    // The commit of the harness's own sources (where it was built), else of the current dir.
+    let src = env!("CARGO_MANIFEST_DIR");
+    let git = |args: &[&str]| {
+        let mut with_dir = vec!["-C", src];
+        with_dir.extend_from_slice(args);
+        cmd("git", &with_dir).or_else(|| cmd("git", args))
+    };
+    let commit = git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some();
+    Machine {
+        cpu: cpu_model(),
+        cores: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        caches: caches(),
+        rustc: cmd("rustc", &["--version"]).unwrap_or_else(|| "unknown".into()),
+        git_commit: if dirty && commit != "unknown" {
+            format!("{commit}-dirty")
+        } else {
+            commit
+        },
+        date: utc_now(),
+        os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+    }
+}

@@ -1,0 +1,423 @@
+//! Writing results: `results.json` (every figure), one CSV per table, and `summary.md`.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+use crate::schema::{Results, Row};
+
+/// File names inside the output directory.
+pub const JSON: &str = "results.json";
+/// Main table as CSV.
+pub const MAIN_CSV: &str = "main.csv";
+/// Memory floors per size as CSV.
+pub const FLOORS_CSV: &str = "floors.csv";
+/// Summary in Markdown.
+pub const SUMMARY: &str = "summary.md";
+
+fn io(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("{}: {e}", path.display())
+}
+
+/// Write the JSON, the CSVs and summary.md into `dir` (created if missing).
+pub fn write_all(results: &Results, dir: &Path) -> Result<(), String> {
+    fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    let json = serde_json::to_string_pretty(results).map_err(|e| e.to_string())?;
+    let p = dir.join(JSON);
+    fs::write(&p, json + "\n").map_err(|e| io(&p, e))?;
+    write_main_csv(results, &dir.join(MAIN_CSV))?;
+    write_floors_csv(results, &dir.join(FLOORS_CSV))?;
+    for ex in &results.experiments {
+        let p = dir.join(format!("{}.csv", ex.name));
+        let mut w = csv::Writer::from_path(&p).map_err(|e| io(&p, e))?;
+        w.write_record([
+            "series", "filter", "peer", "x", "measured", "theory", "note",
+        ])
+        .map_err(|e| io(&p, e))?;
+        for s in &ex.series {
+            for pt in &s.points {
+                w.write_record([
+                    s.label.clone(),
+                    s.filter.clone(),
+                    s.peer.to_string(),
+                    pt.x.to_string(),
+                    pt.y.to_string(),
+                    pt.theory.map(|t| t.to_string()).unwrap_or_default(),
+                    s.note.clone(),
+                ])
+                .map_err(|e| io(&p, e))?;
+            }
+        }
+        w.flush().map_err(|e| io(&p, e))?;
+    }
+    let p = dir.join(SUMMARY);
+    fs::write(&p, summary(results)).map_err(|e| io(&p, e))?;
+    Ok(())
+}
+
+/// Read a results JSON.
+pub fn read(path: &Path) -> Result<Results, String> {
+    let text = fs::read_to_string(path).map_err(|e| {
+        format!(
+            "cannot read results {}: {e} (run `cargo run --release -p bench-harness` first, or \
+             pass --results)",
+            path.display()
+        )
+    })?;
+    let r: Results = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not a results file: {e}", path.display()))?;
+    if r.schema_version != crate::schema::SCHEMA_VERSION {
+        return Err(format!(
+            "{} has schema version {}, this harness reads {}",
+            path.display(),
+            r.schema_version,
+            crate::schema::SCHEMA_VERSION
+        ));
+    }
+    Ok(r)
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(|v| v.to_string()).unwrap_or_default()
+}
+
+fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
+    let mut w = csv::Writer::from_path(p).map_err(|e| io(p, e))?;
+    let mut header: Vec<String> = [
+        "filter",
+        "kind",
+        "peer",
+        "n",
+        "target_fpr",
+        "params",
+        "bits_per_item",
+        "heap_bytes",
+        "measured_fpr",
+        "theoretical_fpr",
+        "log2_inv_fpr",
+        "wasted_pct",
+        "fpr_probes",
+        "overlap_excluded",
+        "build_ns_per_item",
+        "refused_inserts",
+        "false_negatives",
+        "floor_ns",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for m in &r.config.mixes {
+        header.push(format!("ns_{m}pct"));
+        header.push(format!("floor_ratio_{m}pct"));
+        header.push(format!("peer_ratio_{m}pct"));
+    }
+    w.write_record(&header).map_err(|e| io(p, e))?;
+    for row in &r.rows {
+        let mut rec = vec![
+            row.filter.clone(),
+            row.kind.clone(),
+            row.peer.to_string(),
+            row.n.to_string(),
+            opt(row.target_fpr),
+            row.params.clone(),
+            row.bits_per_item.to_string(),
+            row.heap_bytes.to_string(),
+            row.measured_fpr.to_string(),
+            opt(row.theoretical_fpr),
+            opt(row.log2_inv_fpr),
+            opt(row.wasted_pct),
+            row.fpr_probes.to_string(),
+            row.overlap_excluded.to_string(),
+            row.build_ns_per_item.to_string(),
+            row.refused_inserts.to_string(),
+            row.false_negatives.to_string(),
+            row.floor_ns.to_string(),
+        ];
+        for m in &r.config.mixes {
+            let l = row.lookup(*m);
+            rec.push(opt(l.map(|l| l.ns)));
+            rec.push(opt(l.map(|l| l.floor_ratio)));
+            rec.push(opt(l.and_then(|l| l.peer_ratio)));
+        }
+        w.write_record(&rec).map_err(|e| io(p, e))?;
+    }
+    w.flush().map_err(|e| io(p, e))
+}
+
+fn write_floors_csv(r: &Results, p: &Path) -> Result<(), String> {
+    let mut w = csv::Writer::from_path(p).map_err(|e| io(p, e))?;
+    w.write_record([
+        "n",
+        "buffer_bytes",
+        "ns_per_independent_random_64B_read",
+        "ns_per_dependent_random_64B_read",
+    ])
+    .map_err(|e| io(p, e))?;
+    for f in &r.size_floors {
+        w.write_record([
+            f.n.to_string(),
+            f.bytes.to_string(),
+            f.ns.to_string(),
+            f.dependent_ns.to_string(),
+        ])
+        .map_err(|e| io(p, e))?;
+    }
+    w.flush().map_err(|e| io(p, e))
+}
+
+/// `10^6` style for powers of ten, plain digits otherwise.
+pub fn size_label(n: u64) -> String {
+    let mut x = n;
+    let mut e = 0;
+    while x >= 10 && x % 10 == 0 {
+        x /= 10;
+        e += 1;
+    }
+    if x == 1 && e > 0 {
+        format!("10^{e}")
+    } else {
+        n.to_string()
+    }
+}
+
+/// A percentage with enough digits for small rates.
+pub fn pct(x: f64) -> String {
+    let v = x * 100.0;
+    if v == 0.0 {
+        "0 %".into()
+    } else if v < 0.01 {
+        format!("{v:.5} %")
+    } else if v < 1.0 {
+        format!("{v:.3} %")
+    } else {
+        format!("{v:.2} %")
+    }
+}
+
+fn bytes_label(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1024.0 * 1024.0 {
+        format!("{:.2} MiB", b / 1024.0 / 1024.0)
+    } else {
+        format!("{:.1} KiB", b / 1024.0)
+    }
+}
+
+/// Display name: peers carry "(peer)" everywhere.
+pub fn display_name(row_filter: &str, peer: bool) -> String {
+    if peer {
+        format!("{row_filter} (peer)")
+    } else {
+        row_filter.to_string()
+    }
+}
+
+fn ratio(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.2}×")).unwrap_or_else(|| "—".into())
+}
+
+/// One Markdown line of the main table.
+pub fn table_row(row: &Row) -> String {
+    let l = |p: u32| {
+        row.lookup(p)
+            .map(|l| format!("{:.1}", l.ns))
+            .unwrap_or_else(|| "—".into())
+    };
+    let mid = row.lookup(50);
+    format!(
+        "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.1} | {} | {} | {} | {:.1} | {} | {} |",
+        display_name(&row.filter, row.peer),
+        row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+        row.bits_per_item,
+        pct(row.measured_fpr),
+        row.theoretical_fpr.map(pct).unwrap_or_else(|| "—".into()),
+        row.log2_inv_fpr
+            .map(|v| format!("{v:.2}"))
+            .unwrap_or_else(|| "∞".into()),
+        row.wasted_pct
+            .map(|v| format!("{v:.0} %"))
+            .unwrap_or_else(|| "—".into()),
+        bytes_label(row.heap_bytes),
+        row.build_ns_per_item,
+        l(0),
+        l(50),
+        l(100),
+        row.floor_ns,
+        ratio(mid.map(|m| m.floor_ratio)),
+        ratio(mid.and_then(|m| m.peer_ratio)),
+    )
+}
+
+/// Header of the main table.
+pub const TABLE_HEADER: &str = "| filter | target | bits/item | measured ε | theory ε | log2(1/ε) | wasted | heap | build ns/key | ns/op 0 % | ns/op 50 % | ns/op 100 % | floor ns | ×floor (50 %) | ×peer (50 %) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+
+/// The whole summary.md.
+pub fn summary(r: &Results) -> String {
+    let mut s = String::new();
+    let m = &r.machine;
+    let _ = writeln!(s, "# bloomlab harness results\n");
+    let _ = writeln!(
+        s,
+        "Written by `bench-harness run` — not edited by hand. Every figure is in `results.json`; \
+         each table is also a CSV.\n"
+    );
+    let _ = writeln!(s, "## Machine\n");
+    let _ = writeln!(s, "- CPU: {} ({} logical cores)", m.cpu, m.cores);
+    let _ = writeln!(s, "- caches: {}", m.caches);
+    let _ = writeln!(s, "- {}; {}", m.rustc, m.os);
+    let _ = writeln!(s, "- commit {}; {}", m.git_commit, m.date);
+    let _ = writeln!(
+        s,
+        "- run: sizes {}, targets {}, seed {}, {} FPR probes, lookup mixes {:?} % positive, \
+         median of {} passes of up to {} keys; wall time {:.0} s{}\n",
+        r.config
+            .sizes
+            .iter()
+            .map(|n| size_label(*n))
+            .collect::<Vec<_>>()
+            .join(", "),
+        r.config
+            .fprs
+            .iter()
+            .map(|p| pct(*p))
+            .collect::<Vec<_>>()
+            .join(", "),
+        r.config.seed,
+        r.config.fpr_probes,
+        r.config.mixes,
+        r.config.lookup_passes,
+        r.config.lookup_keys,
+        r.wall_seconds,
+        if r.config.full { " (--full)" } else { "" }
+    );
+    let _ = writeln!(s, "## How to read the tables\n");
+    let _ = writeln!(
+        s,
+        "- Keys: {}.\n- heap and bits/item: live heap bytes of the built structure, measured \
+         with a counting allocator (the same way for every entry) × 8 / n.\n- measured ε: \
+         false positives over distinct non-member probes; probe candidates that were members \
+         are excluded and counted (`overlap_excluded` in the CSV). theory ε: the structure's \
+         own formula at n. log2(1/ε): the lower bound on bits/item at the measured ε; wasted = \
+         bits/item ÷ log2(1/ε) − 1.\n- ns/op: median over passes of a stream of distinct keys, \
+         the given % of them members, shuffled. build ns/key: the whole build ÷ n.\n- floor: \
+         ns per independent random 64-byte read over a buffer as large as the filter, in the \
+         same run; ×floor = ns/op ÷ floor. ×peer = ns/op ÷ the fastest peer of the same kind at \
+         the same size and target (— when there is none).\n- (peer) marks crates.io peers; \
+         `exact-hashset` is the exact baseline (`HashSet<u64>`).\n",
+        r.keys
+    );
+    let _ = writeln!(s, "## Memory floor per size\n");
+    let _ = writeln!(
+        s,
+        "The floor is the throughput of independent loads (addresses precomputed, so many \
+         misses overlap): the best any lookup touching one random cache line can do. The \
+         dependent read (a pointer chase) is the latency of one miss that nothing overlaps.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| n | buffer (1 % classic size) | floor: ns per independent random 64-byte read | ns per dependent random 64-byte read |\n|---|---|---|---|"
+    );
+    for f in &r.size_floors {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1} | {:.1} |",
+            size_label(f.n),
+            bytes_label(f.bytes),
+            f.ns,
+            f.dependent_ns
+        );
+    }
+    let mut sizes: Vec<u64> = r.rows.iter().map(|x| x.n).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    for n in sizes {
+        let _ = writeln!(s, "\n## n = {}\n", size_label(n));
+        let _ = writeln!(s, "{TABLE_HEADER}");
+        for row in r.rows.iter().filter(|x| x.n == n) {
+            let _ = writeln!(s, "{}", table_row(row));
+        }
+    }
+    let odd: Vec<&Row> = r
+        .rows
+        .iter()
+        .filter(|x| x.refused_inserts > 0 || x.false_negatives > 0)
+        .collect();
+    if !odd.is_empty() {
+        let _ = writeln!(s, "\n### Refused inserts and false negatives\n");
+        for x in odd {
+            let _ = writeln!(
+                s,
+                "- {} at n = {}, target {}: refused {} inserts; {} of the sampled members tested negative",
+                display_name(&x.filter, x.peer),
+                size_label(x.n),
+                x.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+                x.refused_inserts,
+                x.false_negatives
+            );
+        }
+    }
+    for ex in &r.experiments {
+        let _ = writeln!(s, "\n## Experiment: {}\n\n{}\n", ex.title, ex.description);
+        let xs: Vec<f64> = ex
+            .series
+            .first()
+            .map(|se| se.points.iter().map(|p| p.x).collect())
+            .unwrap_or_default();
+        let _ = write!(s, "| series |");
+        for x in &xs {
+            let _ = write!(s, " {x} |");
+        }
+        let _ = writeln!(s, " note |");
+        let _ = writeln!(s, "|---|{}---|", "---|".repeat(xs.len()));
+        for se in &ex.series {
+            let _ = write!(s, "| {} |", se.label);
+            for p in &se.points {
+                let _ = write!(
+                    s,
+                    " {} ({}) |",
+                    pct(p.y),
+                    p.theory.map(pct).unwrap_or_else(|| "—".into())
+                );
+            }
+            let _ = writeln!(s, " {} |", se.note);
+        }
+        let _ = writeln!(
+            s,
+            "\nColumns: {}. Each cell: measured (theory).",
+            ex.x_label
+        );
+    }
+    let _ = writeln!(s, "\n## Filters\n");
+    let _ = writeln!(
+        s,
+        "| name | source | kind | peer | deletes | grows | keyed | configured as |\n|---|---|---|---|---|---|---|---|"
+    );
+    for f in &r.filters {
+        let yn = |b: bool| if b { "yes" } else { "no" };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            f.name,
+            f.source,
+            f.kind,
+            yn(f.peer),
+            yn(f.deletes),
+            yn(f.grows),
+            yn(f.keyed),
+            f.note
+        );
+    }
+    if r.left_out.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nNo peer was left out: every peer crate listed above builds with this toolchain \
+             and was measured (fixed-parameter peers at their own FPR, marked `fixed`)."
+        );
+    } else {
+        let _ = writeln!(s, "\nLeft out of this build:\n");
+        for l in &r.left_out {
+            let _ = writeln!(s, "- {l}");
+        }
+    }
+    s
+}

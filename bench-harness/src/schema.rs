@@ -1,0 +1,245 @@
+//! The one results schema: what `run` writes to `results.json` and `plot`/`recommend` read.
+
+use serde::{Deserialize, Serialize};
+
+use crate::adapters::Info;
+
+/// Bumped whenever a field changes meaning.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything one run measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    /// [`SCHEMA_VERSION`] of the writer.
+    pub schema_version: u32,
+    /// Machine, toolchain, commit, date.
+    pub machine: Machine,
+    /// The run's settings.
+    pub config: RunConfig,
+    /// How keys are generated and presented.
+    pub keys: String,
+    /// Every filter measured.
+    pub filters: Vec<FilterInfo>,
+    /// Peers that are not in this build, and why.
+    pub left_out: Vec<String>,
+    /// Memory floor per size: ns per random 64-byte read over a buffer the size of a classic
+    /// 1 % filter for that size (the line drawn on the ns/op plot).
+    pub size_floors: Vec<SizeFloor>,
+    /// One row per filter × target FPR × size.
+    pub rows: Vec<Row>,
+    /// Named experiments.
+    pub experiments: Vec<Experiment>,
+    /// Wall time of the run.
+    pub wall_seconds: f64,
+}
+
+/// An entry's static facts, as recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FilterInfo {
+    /// Registry name.
+    pub name: String,
+    /// Crate and version.
+    pub source: String,
+    /// Family (bloom, cuckoo, xor, quotient, scalable, exact, counting).
+    pub kind: String,
+    /// A crates.io peer.
+    pub peer: bool,
+    /// Takes a target FPR.
+    pub tunable: bool,
+    /// Accepts inserts after construction.
+    pub dynamic: bool,
+    /// Supports deletes.
+    pub deletes: bool,
+    /// Grows without a rebuild.
+    pub grows: bool,
+    /// Keyed hashing.
+    pub keyed: bool,
+    /// Theoretical curve name, if any.
+    pub curve: Option<crate::adapters::Curve>,
+    /// How it is configured.
+    pub note: String,
+}
+
+impl From<&Info> for FilterInfo {
+    fn from(i: &Info) -> Self {
+        FilterInfo {
+            name: i.name.into(),
+            source: i.source.into(),
+            kind: i.kind.name().into(),
+            peer: i.peer,
+            tunable: i.tunable,
+            dynamic: i.dynamic,
+            deletes: i.deletes,
+            grows: i.grows,
+            keyed: i.keyed,
+            curve: i.curve,
+            note: i.note.into(),
+        }
+    }
+}
+
+/// Machine description.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// CPU model name.
+    pub cpu: String,
+    /// Logical cores.
+    pub cores: usize,
+    /// Cache sizes, e.g. `L1d 32K, L2 512K, L3 32768K`.
+    pub caches: String,
+    /// `rustc --version`.
+    pub rustc: String,
+    /// `git rev-parse HEAD` (with `-dirty` if the tree had changes).
+    pub git_commit: String,
+    /// UTC date and time of the run.
+    pub date: String,
+    /// OS and architecture.
+    pub os: String,
+}
+
+/// Settings of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// `--full` given.
+    pub full: bool,
+    /// Sizes measured.
+    pub sizes: Vec<u64>,
+    /// Target FPRs.
+    pub fprs: Vec<f64>,
+    /// Key seed.
+    pub seed: u64,
+    /// Non-member probes per FPR measurement.
+    pub fpr_probes: u64,
+    /// Positive percentages of the lookup mixes.
+    pub mixes: Vec<u32>,
+    /// Timed passes per lookup figure (the median is reported).
+    pub lookup_passes: u32,
+    /// Keys per lookup pass (capped by n).
+    pub lookup_keys: u64,
+}
+
+/// Memory floor for one size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SizeFloor {
+    /// Items.
+    pub n: u64,
+    /// Buffer bytes (a classic 1 % filter's size).
+    pub bytes: u64,
+    /// ns per independent random 64-byte read (the floor).
+    pub ns: f64,
+    /// ns per dependent random 64-byte read (pointer chase): the latency when nothing overlaps.
+    pub dependent_ns: f64,
+}
+
+/// Lookup cost at one positive fraction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Lookup {
+    /// Percent of the stream that are members.
+    pub positive_pct: u32,
+    /// Median ns per lookup.
+    pub ns: f64,
+    /// `ns` / the memory floor at this filter's size.
+    pub floor_ratio: f64,
+    /// `ns` / the fastest peer of the same kind at the same size and target (`None` if no
+    /// such peer was measured).
+    pub peer_ratio: Option<f64>,
+}
+
+/// One filter × target × size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Registry name.
+    pub filter: String,
+    /// Family.
+    pub kind: String,
+    /// A crates.io peer.
+    pub peer: bool,
+    /// Items inserted.
+    pub n: u64,
+    /// Target FPR, `None` for fixed-parameter filters.
+    pub target_fpr: Option<f64>,
+    /// Parameters the filter actually used.
+    pub params: String,
+    /// Median build time per inserted key (whole build / n).
+    pub build_ns_per_item: f64,
+    /// Build passes timed.
+    pub build_passes: u32,
+    /// Inserts the filter refused (a full cuckoo table).
+    pub refused_inserts: u64,
+    /// Members sampled in the 100 % lookup stream that tested negative (must be 0).
+    pub false_negatives: u64,
+    /// Lookup costs per mix.
+    pub lookups: Vec<Lookup>,
+    /// Measured FPR over `fpr_probes` distinct non-members.
+    pub measured_fpr: f64,
+    /// Probes used.
+    pub fpr_probes: u64,
+    /// Probe candidates excluded because they were members.
+    pub overlap_excluded: u64,
+    /// The structure's own formula at n, if it has one.
+    pub theoretical_fpr: Option<f64>,
+    /// Live heap bytes of the built structure.
+    pub heap_bytes: u64,
+    /// heap_bytes × 8 / n.
+    pub bits_per_item: f64,
+    /// log2(1/measured ε) (the lower bound on bits/item at that ε); `None` when ε = 0.
+    pub log2_inv_fpr: Option<f64>,
+    /// (bits/item ÷ log2(1/ε) − 1) × 100.
+    pub wasted_pct: Option<f64>,
+    /// ns per random 64-byte read over a buffer of heap_bytes.
+    pub floor_ns: f64,
+}
+
+impl Row {
+    /// Lookup at `pct` % positives.
+    pub fn lookup(&self, pct: u32) -> Option<&Lookup> {
+        self.lookups.iter().find(|l| l.positive_pct == pct)
+    }
+}
+
+/// One named experiment's output: series of (x, measured y, theoretical y).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Experiment {
+    /// Registry name (`overfill`, …).
+    pub name: String,
+    /// Title for tables and plots.
+    pub title: String,
+    /// What it shows and how.
+    pub description: String,
+    /// X-axis label.
+    pub x_label: String,
+    /// Y-axis label.
+    pub y_label: String,
+    /// Plot y on a log scale.
+    pub log_y: bool,
+    /// Plot x on a log scale.
+    pub log_x: bool,
+    /// The series.
+    pub series: Vec<Series>,
+}
+
+/// One curve of an experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    /// Legend label.
+    pub label: String,
+    /// Filter name.
+    pub filter: String,
+    /// A crates.io peer.
+    pub peer: bool,
+    /// Points.
+    pub points: Vec<Point>,
+    /// Anything worth saying (refused inserts, false negatives…).
+    pub note: String,
+}
+
+/// One measured point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// X value.
+    pub x: f64,
+    /// Measured value.
+    pub y: f64,
+    /// Theoretical value, if the structure has a formula.
+    pub theory: Option<f64>,
+}
