@@ -5,9 +5,10 @@
 //! Write a module with `pub fn run(ctx: &Context) -> Result<Experiment, String>`, then add
 //! one line to [`REGISTRY`]. Use `ctx.entries` (the selected adapters; `Entry::new_empty`
 //! gives a filter to insert into incrementally), `ctx.seed` for keys and `ctx.n` as the
-//! design capacity. Planned: blocked-penalty, scalable-growth, keyed-attack, intersection,
+//! design capacity. Planned: scalable-growth, keyed-attack, intersection,
 //! cuckoo-space.
 
+pub mod blocked_penalty;
 pub mod overfill;
 
 use crate::adapters::Entry;
@@ -30,7 +31,10 @@ pub struct Context<'a> {
 pub type RunFn = fn(&Context) -> Result<Experiment, String>;
 
 /// Every experiment, by name.
-pub const REGISTRY: &[(&str, RunFn)] = &[("overfill", overfill::run)];
+pub const REGISTRY: &[(&str, RunFn)] = &[
+    ("overfill", overfill::run),
+    ("blocked-penalty", blocked_penalty::run),
+];
 
 /// All experiment names.
 pub fn names() -> Vec<String> {
