@@ -7,6 +7,7 @@
 //! gives a filter to insert into incrementally), `ctx.seed` for keys and `ctx.n` as the
 //! design capacity.
 
+pub mod blocked_penalty;
 pub mod keyed_attack;
 pub mod overfill;
 
@@ -33,6 +34,7 @@ pub type RunFn = fn(&Context) -> Result<Experiment, String>;
 pub const REGISTRY: &[(&str, RunFn)] = &[
     ("overfill", overfill::run),
     ("keyed-attack", keyed_attack::run),
+    ("blocked-penalty", blocked_penalty::run),
 ];
 
 /// All experiment names.
