@@ -361,6 +361,34 @@ mod tests {
     }
 
     #[test]
+    fn inspects_blocked_and_counting_filters() {
+        let mut b = bloomlab_blocked::BlockedBloomFilter::with_fpr(5_000, 0.01).unwrap();
+        let mut c = bloomlab_counting::CountingBloomFilter::with_fpr(5_000, 0.01).unwrap();
+        for i in 0..5_000u32 {
+            b.insert(&i);
+            c.insert(&i);
+        }
+        let ib = inspect(&b.to_bytes()).unwrap();
+        assert_eq!(ib.params.variant, Variant::Blocked);
+        assert!(ib.audit[2].evidence.contains("cannot delete"));
+        let ic = inspect(&c.to_bytes()).unwrap();
+        assert_eq!(ic.params.variant, Variant::Counting);
+        assert!(
+            ic.audit[2].evidence.contains("supports removal"),
+            "{}",
+            ic.audit[2].evidence
+        );
+        for i in [&ib, &ic] {
+            let (n, pos) = i.measured.unwrap();
+            let e = i.expected_fpr;
+            assert!(
+                (pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt(),
+                "{i:?}"
+            );
+        }
+    }
+
+    #[test]
     fn garbage_is_a_clear_error() {
         for bad in [&b""[..], b"hello world", &[0u8; 64]] {
             assert!(inspect(bad).is_err());
