@@ -1,4 +1,4 @@
-//! Command line: `run` (the default), `plot`, `recommend`, `list`, `classic-table`.
+//! Command line: `run` (the default), `plot`, `recommend`, `list`, `classic-table`, `inspect`.
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +37,16 @@ pub enum Command {
     List,
     /// Print the classic filter's table quoted in the README.
     ClassicTable,
+    /// Read a serialized filter of ours: which variant and format, its parameters and fill,
+    /// and seed 003's audit checklist with evidence.
+    Inspect(InspectArgs),
+}
+
+/// Options of `inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The file holding one serialized filter (BLAB envelope or the seed's BLM1 layout).
+    pub file: PathBuf,
 }
 
 /// Options of `run`.
@@ -276,6 +286,13 @@ pub fn dispatch(cli: Cli) -> Result<String, String> {
                 s.push_str(&format!("  {n}\n"));
             }
             Ok(s)
+        }
+        Some(Command::Inspect(a)) => {
+            let bytes = std::fs::read(&a.file)
+                .map_err(|e| format!("cannot read {}: {e}", a.file.display()))?;
+            bloomlab_uses::inspect::inspect(&bytes)
+                .map(|i| i.to_string())
+                .map_err(|e| format!("{}: not a valid filter of ours: {e}", a.file.display()))
         }
         Some(Command::ClassicTable) => crate::classic_table::table().map_err(|e| e.to_string()),
     }

@@ -333,3 +333,66 @@ fn summary_path_helper() {
     assert_eq!(report::size_label(2_000), "2000");
     assert!(Path::new(report::SUMMARY).extension().is_some());
 }
+
+#[test]
+fn inspect_reads_our_files_and_refuses_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = bloomlab_classic::BloomFilter::with_fpr(1_000, 0.01).unwrap();
+    for i in 0..3_000u32 {
+        f.insert(&i);
+    }
+    let good = dir.path().join("f.blab");
+    std::fs::write(&good, f.to_bytes()).unwrap();
+    let out = cli::dispatch(Cli::parse_from([
+        "bench-harness",
+        "inspect",
+        good.to_str().unwrap(),
+    ]))
+    .expect("inspect");
+    assert!(out.contains("variant:       classic"), "{out}");
+    assert!(out.contains("PAST design load"), "{out}");
+    assert!(out.contains("[FAIL] 2. Sizing"), "{out}");
+    assert!(out.contains("CANNOT TELL FROM THE FILE"), "{out}");
+
+    let bad = dir.path().join("bad.bin");
+    std::fs::write(&bad, b"not a filter at all").unwrap();
+    let err = cli::dispatch(Cli::parse_from([
+        "bench-harness",
+        "inspect",
+        bad.to_str().unwrap(),
+    ]))
+    .unwrap_err();
+    assert!(err.contains("not a valid filter"), "{err}");
+    let missing = dir.path().join("missing");
+    assert!(
+        cli::dispatch(Cli::parse_from([
+            "bench-harness",
+            "inspect",
+            missing.to_str().unwrap()
+        ]))
+        .unwrap_err()
+        .contains("cannot read")
+    );
+}
+
+#[test]
+fn keyed_attack_experiment_separates_keyed_from_unkeyed() {
+    let entries = adapters::select(None).expect("all filters");
+    let ctx = bench_harness::experiments::Context {
+        entries: &entries,
+        seed: 3,
+        n: 5_000,
+        probes: 100_000,
+    };
+    let e = bench_harness::experiments::run("keyed-attack", &ctx).expect("runs");
+    let last = |label: &str| {
+        let s = e.series.iter().find(|s| s.label == label).expect(label);
+        s.points.last().unwrap().clone()
+    };
+    let (unkeyed, keyed) = (last("unkeyed, crafted keys"), last("keyed, crafted keys"));
+    // 5σ binomial bound around the formula for random inserts.
+    let bound = |p: f64| 5.0 * (p * (1.0 - p) / ctx.probes as f64).sqrt();
+    let theory = keyed.theory.unwrap();
+    assert!((keyed.y - theory).abs() <= bound(theory), "{keyed:?}");
+    assert!(unkeyed.y - theory > bound(theory), "{unkeyed:?}");
+}

@@ -18,6 +18,17 @@ impl Construct for bloomlab_classic::BloomFilter {
     }
 }
 
+impl Construct for bloomlab_keyed::KeyedBloomFilter {
+    /// A fresh secret from the operating system, as a user would construct it.
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        bloomlab_classic::BloomFilter::with_fpr_and_scheme(
+            n,
+            p,
+            bloomlab_keyed::SipScheme::random()?,
+        )
+    }
+}
+
 impl Construct for bloomlab_cuckoo::CuckooFilter {
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
         bloomlab_cuckoo::CuckooFilter::with_fpr(n, p)
@@ -73,4 +84,75 @@ impl<F: Construct> Adapter for Ours<F> {
 /// Registry entry for our filter type `F`.
 pub fn entry<F: Construct>(info: Info) -> Entry {
     Entry::new::<Ours<F>>(info)
+}
+
+impl Construct for bloomlab_blocked::BlockedBloomFilter {
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        bloomlab_blocked::BlockedBloomFilter::with_fpr(n, p)
+    }
+}
+
+impl Construct for bloomlab_counting::CountingBloomFilter {
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        bloomlab_counting::CountingBloomFilter::with_fpr(n, p)
+    }
+}
+
+/// The blocked filter answering through its batched API: lookups are timed with
+/// `might_contain_batch` over the whole stream (prefetching a rolling 32 keys ahead).
+#[derive(Debug)]
+pub struct BlockedBatched(pub bloomlab_blocked::BlockedBloomFilter);
+
+impl Adapter for BlockedBatched {
+    const BATCHED: bool = true;
+
+    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+        Some(
+            bloomlab_blocked::BlockedBloomFilter::with_fpr(spec.n, spec.fpr)
+                .map(BlockedBatched)
+                .map_err(|e| e.to_string()),
+        )
+    }
+
+    fn build(spec: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
+        let mut f = bloomlab_blocked::BlockedBloomFilter::with_fpr(spec.n, spec.fpr)
+            .map_err(|e| e.to_string())?;
+        f.insert_batch(keys);
+        Ok((BlockedBatched(f), 0))
+    }
+
+    #[inline]
+    fn insert(&mut self, key: u64) -> bool {
+        self.0.insert(&key);
+        true
+    }
+
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.0.might_contain(&key)
+    }
+
+    fn insert_many(&mut self, keys: &[u64]) -> u64 {
+        self.0.insert_batch(keys);
+        0
+    }
+
+    fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
+        self.0
+            .might_contain_batch(keys, out)
+            .expect("the driver passes equal lengths");
+    }
+
+    fn theoretical_fpr(&self) -> Option<f64> {
+        Some(self.0.expected_fpr())
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "blocks={} k={} hash=xxh3-128/km batched(prefetch {})",
+            self.0.blocks(),
+            self.0.hashes(),
+            bloomlab_blocked::BATCH
+        )
+    }
 }

@@ -6,11 +6,14 @@
 
 use bloomlab_core::math;
 
-use crate::adapters::{Curve, Kind, Spec};
+use crate::adapters::{Curve, Spec};
 use crate::keys::KeySet;
 use crate::schema::{Experiment, Point, Series};
 
 use super::Context;
+
+/// The structures compared (when selected); `blocked-batched` shares `blocked`'s table.
+pub const FILTERS: &[&str] = &["classic", "blocked", "cuckoo"];
 
 /// Targets measured; 0.1 %, 1 % and 3 % are the exercise's, the rest locate the crossover.
 pub const TARGETS: &[f64] = &[0.03, 0.01, 0.003, 0.001, 0.0003, 0.0001];
@@ -31,12 +34,10 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
     let n = usize::try_from(ctx.n).map_err(|_| "design capacity too large")?;
     let keys = KeySet::new(ctx.seed, n, ctx.probes);
     let mut series = Vec::new();
-    let chosen = ctx.entries.iter().filter(|e| {
-        !e.info.peer
-            && e.info.tunable
-            && !e.info.keyed
-            && matches!(e.info.kind, Kind::Bloom | Kind::Cuckoo)
-    });
+    let chosen = ctx
+        .entries
+        .iter()
+        .filter(|e| FILTERS.contains(&e.info.name));
     for e in chosen {
         let mut points = Vec::new();
         let mut measured = Vec::new();

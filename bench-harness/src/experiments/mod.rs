@@ -5,9 +5,11 @@
 //! Write a module with `pub fn run(ctx: &Context) -> Result<Experiment, String>`, then add
 //! one line to [`REGISTRY`]. Use `ctx.entries` (the selected adapters; `Entry::new_empty`
 //! gives a filter to insert into incrementally), `ctx.seed` for keys and `ctx.n` as the
-//! design capacity. Planned: blocked-penalty, keyed-attack, intersection.
+//! design capacity.
 
+pub mod blocked_penalty;
 pub mod cuckoo_space;
+pub mod keyed_attack;
 pub mod overfill;
 pub mod scalable_growth;
 
@@ -33,6 +35,8 @@ pub type RunFn = fn(&Context) -> Result<Experiment, String>;
 /// Every experiment, by name.
 pub const REGISTRY: &[(&str, RunFn)] = &[
     ("overfill", overfill::run),
+    ("keyed-attack", keyed_attack::run),
+    ("blocked-penalty", blocked_penalty::run),
     ("scalable-growth", scalable_growth::run),
     ("cuckoo-space", cuckoo_space::run),
 ];

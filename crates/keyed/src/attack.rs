@@ -29,39 +29,50 @@ pub struct PollutionReport {
     pub expected_fpr: f64,
 }
 
-/// Insert `inserts` crafted keys into `target`, each chosen (among at most
-/// `max_candidates` tries) to set as many still-zero bits as possible **according to the
-/// public hash**, then measure the FPR of `probes` honest non-member queries.
+/// The pollution attacker: crafts keys whose probes, **according to the public hash**, land
+/// on bits that are still zero.
 ///
-/// The attacker tracks the bits they believe they set in a model filter with the public
-/// scheme and the target's `m` and `k` (they assume they are the only writer). Against an
-/// unkeyed target the model is exact, so each crafted key sets up to `k` fresh bits and the fill
-/// climbs far past one half; against a keyed target the model is wrong, so the crafted keys
-/// land like random ones.
-pub fn pollute<S: HashScheme>(
-    target: &mut BloomFilter<S>,
-    inserts: u64,
+/// It tracks the bits it believes it set in a model filter with the public scheme and the
+/// target's `m` and `k` (it assumes it is the only writer). Against an unkeyed target the
+/// model is exact, so each crafted key sets up to `k` fresh bits and the fill climbs far past
+/// one half; against a keyed target the model is wrong, so crafted keys land like random ones.
+#[derive(Debug, Clone)]
+pub struct Polluter {
+    model: BloomFilter<Xxh3Scheme>,
     max_candidates: u64,
-    probes: u64,
     seed: u64,
-) -> Result<PollutionReport> {
-    if max_candidates == 0 {
-        return Err(Error::invalid("max_candidates", "must be at least 1"));
+    counter: u64,
+    tried: u64,
+}
+
+impl Polluter {
+    /// An attacker against filters of `m` bits and `k` probes, trying at most
+    /// `max_candidates` keys per crafted key (then taking the best seen).
+    pub fn new(m: u64, k: u32, max_candidates: u64, seed: u64) -> Result<Self> {
+        if max_candidates == 0 {
+            return Err(Error::invalid("max_candidates", "must be at least 1"));
+        }
+        Ok(Polluter {
+            model: BloomFilter::with_bits(m, k)?,
+            max_candidates,
+            seed,
+            counter: 0,
+            tried: 0,
+        })
     }
-    let mut model = BloomFilter::with_bits(target.bits(), target.hashes())?;
-    let (m, k) = (target.bits(), target.hashes());
-    let mut tried = 0u64;
-    let mut counter = 0u64;
-    for _ in 0..inserts {
+
+    /// The next crafted key (the attacker then submits it for insertion).
+    pub fn craft(&mut self) -> String {
+        let (m, k) = (self.model.bits(), self.model.hashes());
         let mut best: Option<(u32, String)> = None;
-        for _ in 0..max_candidates {
-            let key = format!("attack:{seed}:{counter}");
-            counter += 1;
-            tried += 1;
-            let h = model.hash_key(key.as_str());
+        for _ in 0..self.max_candidates {
+            let key = format!("attack:{}:{}", self.seed, self.counter);
+            self.counter += 1;
+            self.tried += 1;
+            let h = self.model.hash_key(key.as_str());
             let fresh = h
                 .positions(k, m)
-                .filter(|&i| !model.bit_array().get(i))
+                .filter(|&i| !self.model.bit_array().get(i))
                 .count() as u32;
             if best.as_ref().is_none_or(|(b, _)| fresh > *b) {
                 let done = fresh == k;
@@ -72,15 +83,41 @@ pub fn pollute<S: HashScheme>(
             }
         }
         let (_, key) = best.expect("max_candidates >= 1");
-        model.insert(key.as_str());
-        target.insert(key.as_str());
+        self.model.insert(key.as_str());
+        key
     }
-    let positives = (0..probes)
+
+    /// Candidate keys hashed so far (the attacker's offline work).
+    pub fn candidates_tried(&self) -> u64 {
+        self.tried
+    }
+}
+
+/// Positives among `probes` honest non-member queries (`honest:{seed}:{i}`; no crafted key
+/// has that form).
+pub fn honest_positives<S: HashScheme>(target: &BloomFilter<S>, probes: u64, seed: u64) -> u64 {
+    (0..probes)
         .filter(|i| target.might_contain(&format!("honest:{seed}:{i}")))
-        .count() as u64;
+        .count() as u64
+}
+
+/// Insert `inserts` keys crafted by a [`Polluter`] into `target`, then measure the FPR of
+/// `probes` honest non-member queries.
+pub fn pollute<S: HashScheme>(
+    target: &mut BloomFilter<S>,
+    inserts: u64,
+    max_candidates: u64,
+    probes: u64,
+    seed: u64,
+) -> Result<PollutionReport> {
+    let mut attacker = Polluter::new(target.bits(), target.hashes(), max_candidates, seed)?;
+    for _ in 0..inserts {
+        target.insert(attacker.craft().as_str());
+    }
+    let positives = honest_positives(target, probes, seed);
     Ok(PollutionReport {
         inserts,
-        candidates_tried: tried,
+        candidates_tried: attacker.candidates_tried(),
         fill_ratio: target.fill_ratio(),
         probes,
         positives,

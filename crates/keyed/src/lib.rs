@@ -13,8 +13,9 @@
 //!    was meant to save.
 //!
 //! [`SipScheme`] swaps the hash, not the filter logic: filters are generic over
-//! [`HashScheme`], so `BloomFilter<SipScheme>` is the classic filter probed at positions only
-//! the secret's holder can compute. The secret comes from the operating system's randomness
+//! [`HashScheme`], so `BloomFilter<SipScheme>` ([`KeyedBloomFilter`]) is the classic filter and
+//! `BlockedBloomFilter<SipScheme>` ([`KeyedBlockedBloomFilter`]) the blocked one, probed at
+//! positions only the secret's holder can compute. The secret comes from the operating system's randomness
 //! ([`SipScheme::random`]) or from the caller ([`SipScheme::from_secret`]). It is never written
 //! into a serialized filter: the format records a *key check value* (SipHash of a constant
 //! under the secret), so loading with the wrong secret is refused instead of answering wrongly.
@@ -59,6 +60,9 @@ pub const KEY_CHECK_INPUT: &[u8] = b"bloomlab key check v1";
 
 /// The classic Bloom filter probed with keyed SipHash-2-4.
 pub type KeyedBloomFilter = BloomFilter<SipScheme>;
+
+/// The blocked (512-bit) Bloom filter probed with keyed SipHash-2-4.
+pub type KeyedBlockedBloomFilter = bloomlab_blocked::BlockedBloomFilter<SipScheme>;
 
 /// SipHash-2-4 with 128-bit output under a 128-bit secret (Aumasson & Bernstein 2012, a PRF:
 /// without the key its outputs are indistinguishable from random, so probe positions cannot

@@ -1,9 +1,11 @@
 //! Decode any serialized filter of ours without knowing its variant in advance.
 
+use bloomlab_blocked::BlockedBloomFilter;
 use bloomlab_classic::{BLM1_MAGIC, BloomFilter};
 use bloomlab_core::format::{self, Variant};
 use bloomlab_core::hash::SchemeId;
 use bloomlab_core::{DecodeError, Error, Filter, Result, SchemeDescriptor};
+use bloomlab_counting::CountingBloomFilter;
 
 /// Which byte layout a buffer uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +34,10 @@ impl std::fmt::Display for Layout {
 pub enum AnyFilter {
     /// A classic Bloom filter.
     Classic(BloomFilter),
+    /// A blocked (512-bit) Bloom filter.
+    Blocked(BlockedBloomFilter),
+    /// A counting Bloom filter.
+    Counting(CountingBloomFilter),
 }
 
 /// What the header of a buffer says, read before (and independently of) decoding.
@@ -74,6 +80,12 @@ impl AnyFilter {
             (Layout::Envelope(_), Variant::Classic) => {
                 AnyFilter::Classic(BloomFilter::from_bytes(bytes)?)
             }
+            (Layout::Envelope(_), Variant::Blocked) => {
+                AnyFilter::Blocked(BlockedBloomFilter::from_bytes(bytes)?)
+            }
+            (Layout::Envelope(_), Variant::Counting) => {
+                AnyFilter::Counting(CountingBloomFilter::from_bytes(bytes)?)
+            }
             (Layout::Envelope(_), other) => {
                 return Err(Error::Decode(DecodeError::field(
                     "variant",
@@ -88,6 +100,8 @@ impl AnyFilter {
     pub fn as_filter(&self) -> &dyn Filter {
         match self {
             AnyFilter::Classic(f) => f,
+            AnyFilter::Blocked(f) => f,
+            AnyFilter::Counting(f) => f,
         }
     }
 
@@ -95,6 +109,8 @@ impl AnyFilter {
     pub fn to_bytes(&self) -> Vec<u8> {
         match self {
             AnyFilter::Classic(f) => f.to_bytes(),
+            AnyFilter::Blocked(f) => f.to_bytes(),
+            AnyFilter::Counting(f) => f.to_bytes(),
         }
     }
 
@@ -102,6 +118,8 @@ impl AnyFilter {
     pub fn fill_ratio(&self) -> Option<f64> {
         match self {
             AnyFilter::Classic(f) => Some(f.fill_ratio()),
+            AnyFilter::Blocked(f) => Some(f.fill_ratio()),
+            AnyFilter::Counting(f) => Some(f.fill_ratio()),
         }
     }
 
@@ -109,6 +127,8 @@ impl AnyFilter {
     pub fn current_fpr(&self) -> Option<f64> {
         match self {
             AnyFilter::Classic(f) => Some(f.current_fpr()),
+            AnyFilter::Blocked(f) => Some(f.current_fpr()),
+            AnyFilter::Counting(f) => Some(f.current_fpr()),
         }
     }
 
@@ -116,13 +136,16 @@ impl AnyFilter {
     pub fn estimated_len(&self) -> Option<f64> {
         match self {
             AnyFilter::Classic(f) => Some(f.estimated_len()),
+            AnyFilter::Blocked(f) => Some(f.estimated_len()),
+            AnyFilter::Counting(f) => Some(f.estimated_len()),
         }
     }
 
     /// Whether the variant supports removal.
     pub fn supports_removal(&self) -> bool {
         match self {
-            AnyFilter::Classic(_) => false,
+            AnyFilter::Classic(_) | AnyFilter::Blocked(_) => false,
+            AnyFilter::Counting(_) => true,
         }
     }
 }

@@ -166,9 +166,17 @@ fn audit(i: &Inspection, removable: bool) -> Vec<AuditItem> {
     let blm1 = i.header.layout == Layout::Blm1;
     let (verdict, load) = if i.past_design_load {
         (
-            // BLM1 records no capacity: the k-optimal load m·ln 2/k stands in for it, and a
-            // rounded-up k puts that a few percent below the n the filter was sized for.
-            if blm1 { Verdict::Warn } else { Verdict::Fail },
+            // BLM1 records no capacity: the k-optimal load m·ln 2/k stands in for it. The
+            // sizing rule k = round((m/n)·ln 2) picks this k for any n up to m·ln 2/(k − ½),
+            // so loads up to k/(k − ½) times that are only a warning.
+            if blm1
+                && (i.count as f64)
+                    <= p.capacity as f64 * f64::from(p.hashes) / (f64::from(p.hashes) - 0.5)
+            {
+                Verdict::Warn
+            } else {
+                Verdict::Fail
+            },
             format!(
                 "PAST DESIGN LOAD: {} inserts for a capacity of {} ({:.2}×) — the FPR has climbed past what it was sized for; rebuild larger or use a scalable filter",
                 i.count,
@@ -350,6 +358,34 @@ mod tests {
         assert!(i.keyed && i.measured.is_none());
         assert_eq!(i.count, 1);
         assert!(i.to_string().contains("keyed"));
+    }
+
+    #[test]
+    fn inspects_blocked_and_counting_filters() {
+        let mut b = bloomlab_blocked::BlockedBloomFilter::with_fpr(5_000, 0.01).unwrap();
+        let mut c = bloomlab_counting::CountingBloomFilter::with_fpr(5_000, 0.01).unwrap();
+        for i in 0..5_000u32 {
+            b.insert(&i);
+            c.insert(&i);
+        }
+        let ib = inspect(&b.to_bytes()).unwrap();
+        assert_eq!(ib.params.variant, Variant::Blocked);
+        assert!(ib.audit[2].evidence.contains("cannot delete"));
+        let ic = inspect(&c.to_bytes()).unwrap();
+        assert_eq!(ic.params.variant, Variant::Counting);
+        assert!(
+            ic.audit[2].evidence.contains("supports removal"),
+            "{}",
+            ic.audit[2].evidence
+        );
+        for i in [&ib, &ic] {
+            let (n, pos) = i.measured.unwrap();
+            let e = i.expected_fpr;
+            assert!(
+                (pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt(),
+                "{i:?}"
+            );
+        }
     }
 
     #[test]

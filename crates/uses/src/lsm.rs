@@ -24,6 +24,7 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use bloomlab_blocked::BlockedBloomFilter;
 use bloomlab_classic::BloomFilter;
 use bloomlab_core::Error;
 use lru::LruCache;
@@ -45,17 +46,24 @@ pub enum FilterChoice {
     NoFilter,
     /// A classic Bloom filter.
     Classic,
+    /// A blocked (512-bit, one cache line per lookup) Bloom filter.
+    Blocked,
 }
 
 impl FilterChoice {
     /// Every choice this build offers.
-    pub const ALL: &'static [FilterChoice] = &[FilterChoice::NoFilter, FilterChoice::Classic];
+    pub const ALL: &'static [FilterChoice] = &[
+        FilterChoice::NoFilter,
+        FilterChoice::Classic,
+        FilterChoice::Blocked,
+    ];
 
     /// Name for tables and reports.
     pub fn name(self) -> &'static str {
         match self {
             FilterChoice::NoFilter => "none",
             FilterChoice::Classic => "classic",
+            FilterChoice::Blocked => "blocked",
         }
     }
 
@@ -66,6 +74,11 @@ impl FilterChoice {
             FilterChoice::NoFilter => None,
             FilterChoice::Classic => {
                 let mut f = BloomFilter::with_fpr(n, p)?;
+                f.extend(keys.iter());
+                Some(f.to_bytes())
+            }
+            FilterChoice::Blocked => {
+                let mut f = BlockedBloomFilter::with_fpr(n, p)?;
                 f.extend(keys.iter());
                 Some(f.to_bytes())
             }

@@ -1,0 +1,410 @@
+//! The blocked filter through the shared conformance suite, plus its own statistical tests.
+
+use bloomlab_blocked::{BATCH, BlockedBloomFilter};
+use bloomlab_conformance as conf;
+use bloomlab_core::{Error, Filter, KeyHash, math};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn filled(n: u64, p: f64, seed: u64) -> BlockedBloomFilter {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut f = BlockedBloomFilter::with_fpr(n, p).unwrap();
+    for _ in 0..n {
+        f.insert(&conf::member_key(&mut rng));
+    }
+    f
+}
+
+#[test]
+fn no_false_negatives_for_every_key_shape() {
+    conf::check_no_false_negatives(|n| BlockedBloomFilter::with_fpr(n, 0.01).unwrap(), 100_000);
+}
+
+#[test]
+fn fpr_within_binomial_bound_and_meets_the_target() {
+    // 10^6 keys spread over ≈ 19 000–30 000 blocks: the block-to-block variation of the
+    // realised FPR averages out to ≈ 1 % relative, small against the 5σ binomial bound
+    // (5 % relative at 1 % with 10^6 probes, 11 % at 0.1 % with 2·10^6 probes).
+    for (p, probes, seed) in [
+        (0.001, 2_000_000, 11),
+        (0.01, 1_000_000, 12),
+        (0.03, 1_000_000, 13),
+    ] {
+        let r = conf::check_fpr(
+            |n, p| BlockedBloomFilter::with_fpr(n, p).unwrap(),
+            1_000_000,
+            p,
+            probes,
+            seed,
+        );
+        // Sized with the blocked formula, the filter's own prediction is at or below the target
+        // (bits/item is rounded up to whole blocks, so only slightly below).
+        assert!(r.expected <= p, "{r:?}");
+        assert!(r.expected > 0.97 * p, "{r:?}");
+        // And the measured rate meets the target up to the same binomial bound.
+        let sigma = (probes as f64 * p * (1.0 - p)).sqrt();
+        assert!(
+            r.positives as f64 <= probes as f64 * p + conf::Z_BOUND * sigma,
+            "{r:?}"
+        );
+        println!("{r:?}");
+    }
+}
+
+#[test]
+fn current_fpr_is_the_exact_fpr_of_the_table() {
+    // current_fpr = mean over blocks of (ones/512)^k is the probability that a random
+    // non-member is positive for this very table, so the measured count is binomial around it.
+    let f = filled(200_000, 0.01, 3);
+    let probes = 1_000_000u64;
+    let mut rng = ChaCha8Rng::seed_from_u64(33);
+    let pos = (0..probes)
+        .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
+        .count() as f64;
+    let c = f.current_fpr();
+    let sigma = (probes as f64 * c * (1.0 - c)).sqrt();
+    assert!(
+        (pos - probes as f64 * c).abs() <= conf::Z_BOUND * sigma,
+        "{pos} vs {c}"
+    );
+    // The formula agrees with the table: 200 000 keys in ≈ 3 900 blocks give ≈ 2.5 % relative
+    // spread of the block average; 10 % is 4σ.
+    let e = f.expected_fpr();
+    assert!((c / e - 1.0).abs() < 0.10, "expected {e}, current {c}");
+    // The per-block cardinality estimate is within 1 % of the truth at design load.
+    assert!(
+        (f.estimated_len() / 200_000.0 - 1.0).abs() < 0.01,
+        "{}",
+        f.estimated_len()
+    );
+}
+
+#[test]
+fn chosen_k_is_no_worse_than_its_neighbours() {
+    // Same blocks, k−1 and k+1: the measured FPR is not significantly better than with the k
+    // the blocked formula picks. One-sided 5σ comparison on 10^6 probes each.
+    let (n, p, probes) = (200_000u64, 0.01, 1_000_000u64);
+    let blocks = BlockedBloomFilter::with_fpr(n, p).unwrap().blocks();
+    let k = BlockedBloomFilter::with_fpr(n, p).unwrap().hashes();
+    let measure = |k: u32| {
+        let mut rng = ChaCha8Rng::seed_from_u64(99);
+        let mut f = BlockedBloomFilter::with_blocks(blocks, k).unwrap();
+        for _ in 0..n {
+            f.insert(&conf::member_key(&mut rng));
+        }
+        (0..probes)
+            .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
+            .count() as f64
+    };
+    let best = measure(k);
+    for other in [k - 1, k + 1] {
+        let c = measure(other);
+        let sigma = (best + c).sqrt();
+        assert!(
+            best <= c + conf::Z_BOUND * sigma,
+            "k = {k}: {best} positives, k = {other}: {c}"
+        );
+    }
+}
+
+#[test]
+fn blocked_penalty_against_classic_follows_theory() {
+    // Extension exercise 1 in miniature: at 8 and 16 bits/item the blocked filter's measured
+    // FPR matches the Poisson-mixture formula, and is worse than a classic filter of the same
+    // size by the predicted factor (≈ 1.07× at 8, ≈ 1.8× at 16 bits/item).
+    let n = 200_000u64;
+    for (bpi, probes, want_ratio) in [(8.0, 1_000_000u64, 1.07), (16.0, 4_000_000, 1.80)] {
+        let mut rng = ChaCha8Rng::seed_from_u64(bpi as u64);
+        let mut f = BlockedBloomFilter::with_bits_per_item(n, bpi).unwrap();
+        for _ in 0..n {
+            f.insert(&conf::member_key(&mut rng));
+        }
+        let pos = (0..probes)
+            .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
+            .count() as f64;
+        let c = f.current_fpr();
+        let sigma = (probes as f64 * c * (1.0 - c)).sqrt();
+        assert!(
+            (pos - probes as f64 * c).abs() <= conf::Z_BOUND * sigma,
+            "{bpi}: {pos} vs {c}"
+        );
+        let m = f.bits();
+        let density = m as f64 / n as f64;
+        let classic = math::classic_fpr(m, math::classic_hashes(m, n), n);
+        // The published penalty comes from the bit-independence formula …
+        let textbook = math::blocked_fpr(density, f.hashes(), 512) / classic;
+        assert!(
+            (textbook / want_ratio - 1.0).abs() < 0.03,
+            "{bpi}: ratio {textbook}"
+        );
+        // … the exact one is a little larger, and the measurement sides with it: the measured
+        // count is within 5σ of probes × expected_fpr(). σ combines the binomial term with the
+        // table-to-table spread of the block average, estimated from this table's own blocks
+        // (standard deviation of the per-block FPRs / √blocks).
+        let e = f.expected_fpr();
+        assert!(e / classic > textbook);
+        let per_block: Vec<f64> = (0..f.blocks())
+            .map(|i| {
+                let ones: u32 = f
+                    .block_words(i)
+                    .unwrap()
+                    .iter()
+                    .map(|w| w.count_ones())
+                    .sum();
+                (f64::from(ones) / 512.0).powi(f.hashes() as i32)
+            })
+            .collect();
+        let mean = per_block.iter().sum::<f64>() / per_block.len() as f64;
+        let var =
+            per_block.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / per_block.len() as f64;
+        let spread = probes as f64 * (var / per_block.len() as f64).sqrt();
+        let sigma = (probes as f64 * e * (1.0 - e) + spread * spread).sqrt();
+        assert!(
+            (pos - probes as f64 * e).abs() <= conf::Z_BOUND * sigma,
+            "{bpi}: {pos} vs {e}"
+        );
+    }
+}
+
+#[test]
+fn batched_lookups_equal_single_lookups() {
+    let f = filled(50_000, 0.01, 4);
+    let mut rng = ChaCha8Rng::seed_from_u64(44);
+    // Members, non-members, and every length around the prefetch distance (0, 1, BATCH ± 1, …).
+    let mut keys: Vec<[u8; 17]> = (0..20_000)
+        .map(|i| {
+            if i % 3 == 0 {
+                conf::member_key(&mut ChaCha8Rng::seed_from_u64(4))
+            } else {
+                conf::non_member_key(&mut rng)
+            }
+        })
+        .collect();
+    let mut rng4 = ChaCha8Rng::seed_from_u64(4);
+    keys.extend((0..5_000).map(|_| conf::member_key(&mut rng4)));
+    for len in [0, 1, BATCH - 1, BATCH, BATCH + 1, 3 * BATCH + 5, keys.len()] {
+        let slice = &keys[..len];
+        let single: Vec<bool> = slice.iter().map(|k| f.might_contain(k)).collect();
+        // Pre-filled with the wrong answers, so a slot the batch forgets to write fails.
+        let mut batch: Vec<bool> = single.iter().map(|b| !b).collect();
+        f.might_contain_batch(slice, &mut batch).unwrap();
+        assert_eq!(batch, single, "len {len}");
+        for (d, got) in [
+            (1, run_at::<1>(&f, slice)),
+            (2, run_at::<2>(&f, slice)),
+            (7, run_at::<7>(&f, slice)),
+            (64, run_at::<64>(&f, slice)),
+        ] {
+            assert_eq!(got, single, "distance {d}, len {len}");
+        }
+        let hashes: Vec<KeyHash> = slice.iter().map(|k| f.hash_key(k)).collect();
+        let mut pre: Vec<bool> = single.iter().map(|b| !b).collect();
+        f.might_contain_hashes(&hashes, &mut pre).unwrap();
+        assert_eq!(pre, single, "pre-hashed, len {len}");
+    }
+    // Both answers occur, so the comparison is not vacuous.
+    let mut all = vec![false; keys.len()];
+    f.might_contain_batch(&keys, &mut all).unwrap();
+    let yes = all.iter().filter(|&&b| b).count();
+    assert!(yes >= 5_000 && yes < keys.len(), "{yes}");
+    // Mismatched output lengths are an error, not a panic.
+    let mut short = vec![false; 3];
+    assert!(matches!(
+        f.might_contain_batch(&keys[..4], &mut short),
+        Err(Error::InvalidParameter { .. })
+    ));
+    assert!(
+        f.might_contain_hashes(&[KeyHash::new(1, 1)], &mut [])
+            .is_err()
+    );
+}
+
+fn run_at<const D: usize>(f: &BlockedBloomFilter, keys: &[[u8; 17]]) -> Vec<bool> {
+    let mut out = vec![false; keys.len()];
+    f.might_contain_batch_at::<_, D>(keys, &mut out).unwrap();
+    out
+}
+
+#[test]
+fn batched_insert_equals_single_inserts() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let keys: Vec<u64> = (0..30_001).map(|_| rng.random()).collect();
+    let mut one = BlockedBloomFilter::with_fpr(30_000, 0.01).unwrap();
+    let mut batch = one.clone();
+    for k in &keys {
+        one.insert(k);
+    }
+    batch.insert_batch(&keys);
+    assert_eq!(batch, one);
+    assert_eq!(batch.len(), 30_001);
+}
+
+#[test]
+fn union_equals_filter_built_from_both_sets() {
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let a_keys: Vec<_> = (0..20_000).map(|_| conf::member_key(&mut rng)).collect();
+    let b_keys: Vec<_> = (0..30_000).map(|_| conf::member_key(&mut rng)).collect();
+    let mut a = BlockedBloomFilter::with_fpr(50_000, 0.01).unwrap();
+    let mut b = a.clone();
+    let mut both = a.clone();
+    a.extend(a_keys.iter());
+    b.extend(b_keys.iter());
+    both.extend(a_keys.iter().chain(&b_keys));
+    assert_ne!(a, both);
+    a.union(&b).unwrap();
+    for i in 0..a.blocks() {
+        assert_eq!(a.block_words(i), both.block_words(i), "block {i}");
+    }
+    assert_eq!(a, both);
+    assert_eq!(a.block_words(a.blocks()), None);
+
+    let other_blocks = BlockedBloomFilter::with_blocks(a.blocks() + 1, a.hashes()).unwrap();
+    assert!(matches!(
+        a.union(&other_blocks),
+        Err(Error::Incompatible(_))
+    ));
+    let other_k = BlockedBloomFilter::with_blocks(a.blocks(), a.hashes() + 1).unwrap();
+    assert!(matches!(a.union(&other_k), Err(Error::Incompatible(_))));
+    assert_eq!(a, both, "a refused union changes nothing");
+}
+
+#[test]
+fn invalid_parameters_are_typed_errors() {
+    conf::check_invalid_parameters(BlockedBloomFilter::with_fpr);
+    assert!(BlockedBloomFilter::with_blocks(0, 3).is_err());
+    assert!(BlockedBloomFilter::with_blocks(10, 0).is_err());
+    assert!(BlockedBloomFilter::with_blocks(10, 65).is_err());
+    assert!(matches!(
+        BlockedBloomFilter::with_blocks(u64::MAX, 3),
+        Err(Error::SizeOverflow(_))
+    ));
+    assert!(matches!(
+        BlockedBloomFilter::with_blocks(u64::MAX / 64, 3),
+        Err(Error::SizeOverflow(_))
+    ));
+    assert!(BlockedBloomFilter::with_bits_per_item(0, 10.0).is_err());
+    assert!(BlockedBloomFilter::with_bits_per_item(10, f64::NAN).is_err());
+    assert!(BlockedBloomFilter::with_bits_per_item(10, -1.0).is_err());
+    // Below ≈ 1e-58 no k ≤ 64 inside 512 bits reaches the target: a typed error.
+    assert!(matches!(
+        BlockedBloomFilter::with_fpr(1000, 1e-100),
+        Err(Error::InvalidParameter { .. })
+    ));
+}
+
+#[test]
+fn byte_format_and_serde_round_trip() {
+    let f = filled(10_000, 0.01, 21);
+    conf::check_bytes_round_trip(
+        &f,
+        BlockedBloomFilter::to_bytes,
+        BlockedBloomFilter::from_bytes,
+    );
+    conf::check_serde_round_trip(&f);
+    let g = BlockedBloomFilter::with_bits_per_item(1000, 12.0).unwrap();
+    conf::check_bytes_round_trip(
+        &g,
+        BlockedBloomFilter::to_bytes,
+        BlockedBloomFilter::from_bytes,
+    );
+    conf::check_serde_round_trip(&g);
+    // Layout: 32-byte envelope header, 40 bytes of fields, 64 bytes per block.
+    let bytes = f.to_bytes();
+    assert_eq!(bytes.len(), 32 + 40 + 64 * f.blocks() as usize);
+    assert_eq!(&bytes[..4], b"BLAB");
+    assert_eq!(bytes[6], 2, "variant tag of the blocked filter");
+    assert_eq!(
+        u64::from_le_bytes(bytes[32..40].try_into().unwrap()),
+        f.blocks()
+    );
+    assert_eq!(
+        u64::from_le_bytes(bytes[72..80].try_into().unwrap()),
+        f.block_words(0).unwrap()[0]
+    );
+}
+
+#[test]
+fn serde_refuses_invalid_filters() {
+    let f = filled(1_000, 0.01, 26);
+    let mut v = serde_json::to_value(&f).unwrap();
+    v["count"] = 0.into();
+    assert!(serde_json::from_value::<BlockedBloomFilter>(v.clone()).is_err());
+    v["count"] = f.len().into();
+    v["words"].as_array_mut().unwrap().pop();
+    assert!(serde_json::from_value::<BlockedBloomFilter>(v.clone()).is_err());
+    let mut v = serde_json::to_value(&f).unwrap();
+    v["k"] = 0.into();
+    assert!(serde_json::from_value::<BlockedBloomFilter>(v).is_err());
+}
+
+#[test]
+fn damaged_bytes_never_panic_and_never_decode_invalid() {
+    let f = filled(2_000, 0.01, 23);
+    let invariants = |g: &BlockedBloomFilter| {
+        let needed: u64 = (0..g.blocks())
+            .map(|i| {
+                let ones: u32 = g
+                    .block_words(i)
+                    .unwrap()
+                    .iter()
+                    .map(|w| w.count_ones())
+                    .sum();
+                u64::from(ones.div_ceil(g.hashes()))
+            })
+            .sum();
+        assert!(needed <= g.len());
+        assert!(g.capacity() >= 1 && g.blocks() >= 1);
+        assert!((1..=math::MAX_HASHES).contains(&g.hashes()));
+    };
+    let accepted = conf::check_decode_robustness(
+        &f.to_bytes(),
+        BlockedBloomFilter::from_bytes,
+        BlockedBloomFilter::to_bytes,
+        invariants,
+        true,
+        6_000,
+        1,
+    );
+    println!("accepted damaged inputs: {accepted}");
+}
+
+#[test]
+fn scheme_and_foreign_bytes_are_refused() {
+    let f = filled(1_000, 0.01, 25);
+    let mut bytes = f.to_bytes();
+    bytes[7] = 2; // claim the keyed SipHash scheme
+    bloomlab_core::format::reseal(&mut bytes);
+    assert!(matches!(
+        BlockedBloomFilter::from_bytes(&bytes),
+        Err(Error::Decode(
+            bloomlab_core::DecodeError::SchemeMismatch { .. }
+        ))
+    ));
+    let classic = bloomlab_classic::BloomFilter::with_fpr(1_000, 0.01).unwrap();
+    assert!(matches!(
+        BlockedBloomFilter::from_bytes(&classic.to_bytes()),
+        Err(Error::Decode(
+            bloomlab_core::DecodeError::WrongVariant { .. }
+        ))
+    ));
+    assert!(BlockedBloomFilter::from_bytes(b"").is_err());
+    // A block count whose byte length overflows is refused, not allocated.
+    let mut huge = f.to_bytes();
+    huge[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
+    bloomlab_core::format::reseal(&mut huge);
+    assert!(BlockedBloomFilter::from_bytes(&huge).is_err());
+}
+
+#[test]
+fn works_behind_dyn_filter() {
+    let mut boxed: Box<dyn Filter> = Box::new(BlockedBloomFilter::with_fpr(1_000, 0.01).unwrap());
+    conf::insert_all(boxed.as_mut(), ["a", "b", "c"]);
+    conf::insert_all(boxed.as_mut(), [1u64, 2, 3]);
+    assert!(boxed.might_contain("b") && boxed.might_contain(&2u64));
+    assert_eq!(boxed.len(), 6);
+    let params = boxed.params();
+    assert_eq!(params.hashes, 6);
+    assert_eq!(params.variant, bloomlab_core::Variant::Blocked);
+    assert_eq!(params.table_bits % 512, 0);
+    assert_eq!(boxed.size_in_bytes() as u64 * 8, params.table_bits);
+}
