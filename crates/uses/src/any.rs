@@ -4,8 +4,10 @@ use bloomlab_blocked::BlockedBloomFilter;
 use bloomlab_classic::{BLM1_MAGIC, BloomFilter};
 use bloomlab_core::format::{self, Variant};
 use bloomlab_core::hash::SchemeId;
-use bloomlab_core::{DecodeError, Error, Filter, Result, SchemeDescriptor};
+use bloomlab_core::{Filter, Result, SchemeDescriptor};
 use bloomlab_counting::CountingBloomFilter;
+use bloomlab_cuckoo::CuckooFilter;
+use bloomlab_scalable::ScalableBloomFilter;
 
 /// Which byte layout a buffer uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +40,10 @@ pub enum AnyFilter {
     Blocked(BlockedBloomFilter),
     /// A counting Bloom filter.
     Counting(CountingBloomFilter),
+    /// A scalable Bloom filter (a chain of growing stages).
+    Scalable(ScalableBloomFilter),
+    /// A cuckoo filter.
+    Cuckoo(CuckooFilter),
 }
 
 /// What the header of a buffer says, read before (and independently of) decoding.
@@ -86,11 +92,11 @@ impl AnyFilter {
             (Layout::Envelope(_), Variant::Counting) => {
                 AnyFilter::Counting(CountingBloomFilter::from_bytes(bytes)?)
             }
-            (Layout::Envelope(_), other) => {
-                return Err(Error::Decode(DecodeError::field(
-                    "variant",
-                    format!("{other} filters are not readable by this build"),
-                )));
+            (Layout::Envelope(_), Variant::Scalable) => {
+                AnyFilter::Scalable(ScalableBloomFilter::from_bytes(bytes)?)
+            }
+            (Layout::Envelope(_), Variant::Cuckoo) => {
+                AnyFilter::Cuckoo(CuckooFilter::from_bytes(bytes)?)
             }
         };
         Ok((f, h))
@@ -102,6 +108,8 @@ impl AnyFilter {
             AnyFilter::Classic(f) => f,
             AnyFilter::Blocked(f) => f,
             AnyFilter::Counting(f) => f,
+            AnyFilter::Scalable(f) => f,
+            AnyFilter::Cuckoo(f) => f,
         }
     }
 
@@ -111,6 +119,8 @@ impl AnyFilter {
             AnyFilter::Classic(f) => f.to_bytes(),
             AnyFilter::Blocked(f) => f.to_bytes(),
             AnyFilter::Counting(f) => f.to_bytes(),
+            AnyFilter::Scalable(f) => f.to_bytes(),
+            AnyFilter::Cuckoo(f) => f.to_bytes(),
         }
     }
 
@@ -120,6 +130,10 @@ impl AnyFilter {
             AnyFilter::Classic(f) => Some(f.fill_ratio()),
             AnyFilter::Blocked(f) => Some(f.fill_ratio()),
             AnyFilter::Counting(f) => Some(f.fill_ratio()),
+            // A chain has one fill per stage; its compound FPR comes from them.
+            AnyFilter::Scalable(_) => None,
+            // Occupied slots over all slots.
+            AnyFilter::Cuckoo(f) => Some(f.load()),
         }
     }
 
@@ -129,6 +143,9 @@ impl AnyFilter {
             AnyFilter::Classic(f) => Some(f.current_fpr()),
             AnyFilter::Blocked(f) => Some(f.current_fpr()),
             AnyFilter::Counting(f) => Some(f.current_fpr()),
+            AnyFilter::Scalable(f) => Some(f.current_fpr()),
+            // A cuckoo filter's FPR follows from its occupancy, which it knows exactly.
+            AnyFilter::Cuckoo(f) => Some(f.expected_fpr()),
         }
     }
 
@@ -138,14 +155,16 @@ impl AnyFilter {
             AnyFilter::Classic(f) => Some(f.estimated_len()),
             AnyFilter::Blocked(f) => Some(f.estimated_len()),
             AnyFilter::Counting(f) => Some(f.estimated_len()),
+            // Neither estimates from a fill: the count is the answer.
+            AnyFilter::Scalable(_) | AnyFilter::Cuckoo(_) => None,
         }
     }
 
     /// Whether the variant supports removal.
     pub fn supports_removal(&self) -> bool {
         match self {
-            AnyFilter::Classic(_) | AnyFilter::Blocked(_) => false,
-            AnyFilter::Counting(_) => true,
+            AnyFilter::Classic(_) | AnyFilter::Blocked(_) | AnyFilter::Scalable(_) => false,
+            AnyFilter::Counting(_) | AnyFilter::Cuckoo(_) => true,
         }
     }
 }

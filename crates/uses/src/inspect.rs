@@ -389,6 +389,30 @@ mod tests {
     }
 
     #[test]
+    fn inspects_cuckoo_and_scalable_filters() {
+        let mut c = bloomlab_cuckoo::CuckooFilter::with_fpr(5_000, 0.01).unwrap();
+        let mut s = bloomlab_scalable::ScalableBloomFilter::new(500, 0.01).unwrap();
+        for i in 0..5_000u32 {
+            c.insert(&i).unwrap();
+            s.insert(&i).unwrap();
+        }
+        let ic = inspect(&c.to_bytes()).unwrap();
+        assert_eq!(ic.params.variant, Variant::Cuckoo);
+        assert!(ic.audit[2].evidence.contains("supports removal"));
+        let is = inspect(&s.to_bytes()).unwrap();
+        assert_eq!(is.params.variant, Variant::Scalable);
+        assert_eq!(is.count, 5_000);
+        for i in [&ic, &is] {
+            let (n, pos) = i.measured.unwrap();
+            let e = i.expected_fpr;
+            assert!(
+                (pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt(),
+                "{i:?}"
+            );
+        }
+    }
+
+    #[test]
     fn garbage_is_a_clear_error() {
         for bad in [&b""[..], b"hello world", &[0u8; 64]] {
             assert!(inspect(bad).is_err());

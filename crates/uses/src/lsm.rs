@@ -27,6 +27,7 @@ use std::sync::Arc;
 use bloomlab_blocked::BlockedBloomFilter;
 use bloomlab_classic::BloomFilter;
 use bloomlab_core::Error;
+use bloomlab_cuckoo::CuckooFilter;
 use lru::LruCache;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -48,6 +49,8 @@ pub enum FilterChoice {
     Classic,
     /// A blocked (512-bit, one cache line per lookup) Bloom filter.
     Blocked,
+    /// A cuckoo filter.
+    Cuckoo,
 }
 
 impl FilterChoice {
@@ -56,6 +59,7 @@ impl FilterChoice {
         FilterChoice::NoFilter,
         FilterChoice::Classic,
         FilterChoice::Blocked,
+        FilterChoice::Cuckoo,
     ];
 
     /// Name for tables and reports.
@@ -64,6 +68,7 @@ impl FilterChoice {
             FilterChoice::NoFilter => "none",
             FilterChoice::Classic => "classic",
             FilterChoice::Blocked => "blocked",
+            FilterChoice::Cuckoo => "cuckoo",
         }
     }
 
@@ -80,6 +85,13 @@ impl FilterChoice {
             FilterChoice::Blocked => {
                 let mut f = BlockedBloomFilter::with_fpr(n, p)?;
                 f.extend(keys.iter());
+                Some(f.to_bytes())
+            }
+            FilterChoice::Cuckoo => {
+                let mut f = CuckooFilter::with_fpr(n, p)?;
+                for k in keys {
+                    f.insert(k)?;
+                }
                 Some(f.to_bytes())
             }
         })

@@ -29,7 +29,11 @@ fn lsm_filters_cut_block_reads_to_the_fpr() {
     // Random 64-bit keys: every table's key range covers almost every absent key.
     assert!(none.reads_per_absent > 3.9, "{none:?}");
     let mut reports = vec![none];
-    for choice in [FilterChoice::Classic, FilterChoice::Blocked] {
+    for choice in [
+        FilterChoice::Classic,
+        FilterChoice::Blocked,
+        FilterChoice::Cuckoo,
+    ] {
         let r = lsm::run(dir.path(), choice, &cfg).unwrap();
         assert!(r.all_present_found);
         // Absent lookups read a block only on a false positive: the count is a sum of
