@@ -7,12 +7,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn filled(n: u64, p: f64, seed: u64) -> BloomFilter {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut f = BloomFilter::with_fpr(n, p).unwrap();
-    for _ in 0..n {
-        f.insert(&conf::member_key(&mut rng));
-    }
-    f
+    conf::filled(BloomFilter::with_fpr(n, p).unwrap(), n, seed)
 }
 
 #[test]

@@ -102,6 +102,17 @@ pub fn non_member_key(rng: &mut ChaCha8Rng) -> [u8; 17] {
     k
 }
 
+/// Insert `n` seeded [`member_key`]s into `f` (the same stream [`check_fpr`] uses for a seed)
+/// and return it. Panics if an insert fails: callers size `f` for at least `n` keys.
+pub fn filled<F: Filter>(mut f: F, n: u64, seed: u64) -> F {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for _ in 0..n {
+        f.insert_bytes(&member_key(&mut rng))
+            .expect("insert below capacity");
+    }
+    f
+}
+
 /// Insert `keys_per_shape` keys of every [`KeyShape`] into a fresh filter from `make(n)` and
 /// require that every one tests positive and that `len()` counts them.
 pub fn check_no_false_negatives<F: Filter>(make: impl Fn(u64) -> F, keys_per_shape: u64) {

@@ -11,12 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn filled(n: u64, p: f64, seed: u64) -> CountingBloomFilter {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut f = CountingBloomFilter::with_fpr(n, p).unwrap();
-    for _ in 0..n {
-        f.insert(&conf::member_key(&mut rng));
-    }
-    f
+    conf::filled(CountingBloomFilter::with_fpr(n, p).unwrap(), n, seed)
 }
 
 #[test]
