@@ -642,7 +642,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         if capacity == 0 {
             return Err(DecodeError::field("capacity", "must be at least 1"));
         }
-        format::decode_optional_fpr(format::encode_optional_fpr(target_fpr))?;
+        format::validate_optional_fpr(target_fpr)?;
         let needed: u64 = blocks.iter().map(|b| min_inserts(b.count_ones(), k)).sum();
         if needed > count {
             return Err(DecodeError::field(

@@ -190,7 +190,7 @@ impl<S: HashScheme> BloomFilter<S> {
         if capacity == 0 {
             return Err(DecodeError::field("capacity", "must be at least 1"));
         }
-        format::decode_optional_fpr(format::encode_optional_fpr(target_fpr))?;
+        format::validate_optional_fpr(target_fpr)?;
         check_count(bits.count_ones(), count, hashes)?;
         Ok(BloomFilter {
             bits,

@@ -309,3 +309,24 @@ fn works_behind_dyn_filter() {
     let bpi = boxed.bits_per_item();
     assert!(bpi > 1000.0, "{bpi}"); // 6 items in a 1000-item filter
 }
+
+#[test]
+fn serde_refuses_invalid_fields() {
+    let f = filled(1_000, 0.01, 26);
+    let v = serde_json::to_value(&f).unwrap();
+    for (field, bad) in [
+        ("target_fpr", serde_json::json!(0.0)),
+        ("target_fpr", serde_json::json!(1.5)),
+        ("k", serde_json::json!(0)),
+        ("capacity", serde_json::json!(0)),
+        ("count", serde_json::json!(0)),
+        ("m", serde_json::json!(f.bits() + 64)),
+    ] {
+        let mut w = v.clone();
+        w[field] = bad.clone();
+        assert!(
+            serde_json::from_value::<BloomFilter>(w).is_err(),
+            "{field} = {bad} accepted"
+        );
+    }
+}

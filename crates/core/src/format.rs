@@ -365,6 +365,19 @@ pub fn decode_optional_fpr(v: f64) -> Result<Option<f64>, DecodeError> {
     }
 }
 
+/// Validate an optional target FPR held in memory (serde input, `from_parts`): `None`, or
+/// `Some(p)` with `p` finite and strictly between 0 and 1.
+pub fn validate_optional_fpr(p: Option<f64>) -> Result<Option<f64>, DecodeError> {
+    match p {
+        None => Ok(None),
+        Some(v) if v.is_finite() && v > 0.0 && v < 1.0 => Ok(Some(v)),
+        Some(v) => Err(DecodeError::field(
+            "target_fpr",
+            format!("{v} is not in (0, 1)"),
+        )),
+    }
+}
+
 /// Convert a decode error into the workspace error type (for `?` in constructors).
 pub fn decode_err(e: DecodeError) -> Error {
     Error::Decode(e)
@@ -440,6 +453,11 @@ mod tests {
     #[test]
     fn optional_fpr() {
         assert_eq!(decode_optional_fpr(encode_optional_fpr(None)), Ok(None));
+        assert_eq!(validate_optional_fpr(None), Ok(None));
+        assert_eq!(validate_optional_fpr(Some(0.5)), Ok(Some(0.5)));
+        for bad in [0.0, -0.0, 1.0, f64::NAN, -1.0] {
+            assert!(validate_optional_fpr(Some(bad)).is_err(), "{bad}");
+        }
         assert_eq!(decode_optional_fpr(0.01), Ok(Some(0.01)));
         for bad in [-0.0, 1.0, f64::NAN, 2.0, -0.1] {
             assert!(decode_optional_fpr(bad).is_err(), "{bad}");

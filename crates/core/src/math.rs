@@ -144,6 +144,11 @@ pub fn blocked_fpr(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     }
     let b = f64::from(block_bits);
     let lambda = b / bits_per_item;
+    if lambda > 20.0 * b {
+        // ≥ 20·B keys per block on average: every bit is set with overwhelming probability
+        // (and the sum below would take λ terms, unbounded as bits/item → 0).
+        return 1.0;
+    }
     let miss_one = (1.0 - 1.0 / b).ln(); // ln(1 − 1/B)
     // Sum far enough into the tail that the remaining Poisson mass is below 1e-18.
     let upper = (lambda + 12.0 * lambda.sqrt() + 40.0).ceil() as u64;
@@ -755,6 +760,14 @@ mod tests {
         // A block as large as the whole filter behaves like the classic filter.
         let classic = classic_fpr(1 << 30, 7, (1u64 << 30) / 10);
         assert!(close(blocked_fpr(10.0, 7, 1 << 30) / classic, 1.0, 0.01));
+    }
+
+    #[test]
+    fn blocked_formulas_return_promptly_for_absurd_densities() {
+        // λ = 512 / 1e-300 would otherwise mean ~1e302 loop iterations.
+        assert_eq!(blocked_fpr(1e-300, 7, 512), 1.0);
+        assert_eq!(blocked_fpr_exact(1e-300, 7, 512), 1.0);
+        assert_eq!(blocked_best_hashes(1e-300, 512), 1);
     }
 
     #[test]

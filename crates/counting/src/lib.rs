@@ -511,7 +511,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
         if capacity == 0 {
             return Err(DecodeError::field("capacity", "must be at least 1"));
         }
-        format::decode_optional_fpr(format::encode_optional_fpr(target_fpr))?;
+        format::validate_optional_fpr(target_fpr)?;
         if m % 2 == 1 && nibbles[nibbles.len() - 1] >> 4 != 0 {
             return Err(DecodeError::TrailingBitsSet);
         }

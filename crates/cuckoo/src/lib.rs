@@ -209,7 +209,7 @@ impl<S: HashScheme> CuckooFilter<S> {
         if capacity == 0 {
             return Err(DecodeError::field("capacity", "must be at least 1"));
         }
-        format::decode_optional_fpr(format::encode_optional_fpr(target_fpr))?;
+        format::validate_optional_fpr(target_fpr)?;
         let occupied = table.occupied();
         if occupied != count {
             return Err(DecodeError::field(

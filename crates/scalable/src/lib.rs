@@ -335,7 +335,11 @@ impl<S: HashScheme> ScalableBloomFilter<S> {
 
     /// Inserts, repeats included.
     pub fn len(&self) -> u64 {
-        self.stages.iter().map(|s| s.filter.len()).sum()
+        // Saturating: decoded counts are only bounded from below by the bits they set.
+        self.stages
+            .iter()
+            .map(|s| s.filter.len())
+            .fold(0u64, u64::saturating_add)
     }
 
     /// No inserts yet.
@@ -529,6 +533,14 @@ impl<S: HashScheme> ScalableBloomFilter<S> {
                 ));
             }
             stages.push(stage);
+        }
+        // A chain only grows once its newest stage is past the fill threshold (and union keeps
+        // that), so every stage but the newest must be full.
+        if let Some(i) = stages[..stages.len() - 1].iter().position(|s| !s.is_full()) {
+            return Err(DecodeError::field(
+                "stages",
+                format!("stage {i} is not full, yet a newer stage exists"),
+            ));
         }
         Ok(ScalableBloomFilter {
             config,
