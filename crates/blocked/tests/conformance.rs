@@ -92,25 +92,13 @@ fn chosen_k_is_no_worse_than_its_neighbours() {
     let (n, p, probes) = (200_000u64, 0.01, 1_000_000u64);
     let blocks = BlockedBloomFilter::with_fpr(n, p).unwrap().blocks();
     let k = BlockedBloomFilter::with_fpr(n, p).unwrap().hashes();
-    let measure = |k: u32| {
-        let mut rng = ChaCha8Rng::seed_from_u64(99);
-        let mut f = BlockedBloomFilter::with_blocks(blocks, k).unwrap();
-        for _ in 0..n {
-            f.insert(&conf::member_key(&mut rng));
-        }
-        (0..probes)
-            .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
-            .count() as f64
-    };
-    let best = measure(k);
-    for other in [k - 1, k + 1] {
-        let c = measure(other);
-        let sigma = (best + c).sqrt();
-        assert!(
-            best <= c + conf::Z_BOUND * sigma,
-            "k = {k}: {best} positives, k = {other}: {c}"
-        );
-    }
+    conf::check_k_is_locally_optimal(
+        |k| BlockedBloomFilter::with_blocks(blocks, k).unwrap(),
+        k,
+        n,
+        probes,
+        99,
+    );
 }
 
 #[test]

@@ -55,25 +55,7 @@ fn chosen_k_is_no_worse_than_its_neighbours() {
     let (n, p, probes) = (50_000u64, 0.01, 1_000_000u64);
     let m = math::classic_bits(n, p).unwrap();
     let k = math::classic_hashes(m, n);
-    let measure = |k: u32| {
-        let mut rng = ChaCha8Rng::seed_from_u64(99);
-        let mut f = BloomFilter::with_bits(m, k).unwrap();
-        for _ in 0..n {
-            f.insert(&conf::member_key(&mut rng));
-        }
-        (0..probes)
-            .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
-            .count() as f64
-    };
-    let best = measure(k);
-    for other in [k - 1, k + 1] {
-        let c = measure(other);
-        let sigma = (best + c).sqrt(); // σ of a difference of two Poisson-like counts
-        assert!(
-            best <= c + conf::Z_BOUND * sigma,
-            "k = {k}: {best} positives, k = {other}: {c}"
-        );
-    }
+    conf::check_k_is_locally_optimal(|k| BloomFilter::with_bits(m, k).unwrap(), k, n, probes, 99);
 }
 
 #[test]

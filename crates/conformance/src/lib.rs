@@ -191,6 +191,39 @@ pub fn check_fpr<F: Filter>(
     report
 }
 
+/// Require that the `k` a variant's sizing picks is no worse than `k − 1` and `k + 1` on the same
+/// table: build each with `make(k)`, insert `n` seeded members, count positives among
+/// `probes` non-members, and require `positives(k) ≤ positives(k±1) + Z_BOUND·σ`, with
+/// σ = √(sum of both counts), the standard deviation of a difference of two Poisson-like counts.
+pub fn check_k_is_locally_optimal<F: Filter>(
+    make: impl Fn(u32) -> F,
+    k: u32,
+    n: u64,
+    probes: u64,
+    seed: u64,
+) {
+    let measure = |k: u32| {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut f = make(k);
+        for _ in 0..n {
+            f.insert_bytes(&member_key(&mut rng))
+                .expect("insert below capacity");
+        }
+        (0..probes)
+            .filter(|_| f.might_contain_bytes(&non_member_key(&mut rng)))
+            .count() as f64
+    };
+    let best = measure(k);
+    for other in [k - 1, k + 1] {
+        let c = measure(other);
+        let sigma = (best + c).sqrt();
+        assert!(
+            best <= c + Z_BOUND * sigma,
+            "k = {k}: {best} positives, k = {other}: {c}"
+        );
+    }
+}
+
 /// Encode, decode, and require an equal filter that answers the same on members and
 /// non-members.
 pub fn check_bytes_round_trip<F: Filter + PartialEq + Debug>(
