@@ -1,0 +1,174 @@
+//! bloomlab: approximate-membership filters you can choose with data.
+//!
+//! One dependency for every variant of the workspace: the [`Filter`] trait, [`Key`], the typed
+//! [`Error`]s, each filter type and the keyed hashing scheme. Each variant sits behind a cargo
+//! feature of its name (all on by default), so `default-features = false, features =
+//! ["blocked"]` builds only what you use. Every filter answers `might_contain(key) == false`
+//! when the key was **definitely never inserted** and `true` when it **maybe** was.
+//!
+//! # Which filter for which need
+//!
+//! | need | pick | why (figures: the crate docs and the harness's `results/`) |
+//! |---|---|---|
+//! | the fastest lookups, fixed set size | [`BlockedBloomFilter`] | one cache line per key; slightly more bits than classic for the same FPR (9.92 vs 9.59 at 1 %) |
+//! | fewest bits of the Bloom family, unions, cardinality estimates | [`BloomFilter`] | the textbook filter, exact formulas, the seed's `BLM1` format too |
+//! | deletes | [`CuckooFilter`] (or [`CountingBloomFilter`] when you need counting semantics) | the cuckoo filter deletes at Bloom-like space; 4-bit counters cost 4× |
+//! | very low FPR (≤ 0.1 %) | [`CuckooFilter`] | fewer bits than any Bloom filter there |
+//! | unknown final size | [`ScalableBloomFilter`] | stages grow, the compound FPR stays under the target |
+//! | keys chosen by an adversary | any of the above with [`SipScheme`] | probe positions unpredictable without the secret |
+//!
+//! `bench-harness recommend --n N --fpr P [--deletes] [--grows] [--hostile-keys]` picks from
+//! measured data instead of this table.
+//!
+//! # Examples
+//!
+//! A classic filter, and its byte format (versioned, checksummed, records the hash scheme):
+//!
+//! ```
+//! # #[cfg(feature = "classic")] {
+//! use bloomlab::BloomFilter;
+//!
+//! let mut seen = BloomFilter::with_fpr(1_000_000, 0.01)?; // 9.59 bits/item, k = 7
+//! seen.insert("https://example.com/a");
+//! assert!(seen.might_contain("https://example.com/a")); // never a false negative
+//! let back = BloomFilter::from_bytes(&seen.to_bytes())?;
+//! assert_eq!(back, seen);
+//! # }
+//! # Ok::<(), bloomlab::Error>(())
+//! ```
+//!
+//! A blocked filter, with batched lookups that overlap the cache misses:
+//!
+//! ```
+//! # #[cfg(feature = "blocked")] {
+//! use bloomlab::BlockedBloomFilter;
+//!
+//! let mut f = BlockedBloomFilter::with_fpr(10_000, 0.01)?;
+//! f.insert_batch(&(0..10_000u64).collect::<Vec<_>>());
+//! let probes: Vec<u64> = (9_990..10_010).collect();
+//! let mut out = vec![false; probes.len()];
+//! f.might_contain_batch(&probes, &mut out)?;
+//! assert!(out[..10].iter().all(|&hit| hit)); // the ten members
+//! # }
+//! # Ok::<(), bloomlab::Error>(())
+//! ```
+//!
+//! A cuckoo filter, which deletes and refuses (rather than drops) a key when full:
+//!
+//! ```
+//! # #[cfg(feature = "cuckoo")] {
+//! use bloomlab::CuckooFilter;
+//!
+//! let mut f = CuckooFilter::with_fpr(1_000, 0.001)?;
+//! f.insert("session-17")?; // Err(Error::Full) when no slot can be found; nothing is lost
+//! assert!(f.might_contain("session-17"));
+//! assert!(f.remove("session-17"));
+//! assert!(!f.might_contain("session-17"));
+//! # }
+//! # Ok::<(), bloomlab::Error>(())
+//! ```
+//!
+//! A counting filter, whose removal refuses keys it cannot hold:
+//!
+//! ```
+//! # #[cfg(feature = "counting")] {
+//! use bloomlab::CountingBloomFilter;
+//!
+//! let mut f = CountingBloomFilter::with_fpr(1_000, 0.01)?;
+//! f.insert("a");
+//! assert!(f.remove("a"));
+//! assert!(!f.remove("a")); // its counters are back at zero: refused, nothing corrupted
+//! # }
+//! # Ok::<(), bloomlab::Error>(())
+//! ```
+//!
+//! A scalable filter, growing far past its initial capacity within its target:
+//!
+//! ```
+//! # #[cfg(feature = "scalable")] {
+//! use bloomlab::ScalableBloomFilter;
+//!
+//! let mut f = ScalableBloomFilter::new(100, 0.01)?;
+//! for i in 0..10_000u64 {
+//!     f.insert(&i)?;
+//! }
+//! assert!((0..10_000u64).all(|i| f.might_contain(&i)));
+//! assert!(f.fpr_bound() <= 0.01);
+//! # }
+//! # Ok::<(), bloomlab::Error>(())
+//! ```
+//!
+//! Keyed hashing for hostile keys, with any variant that takes a scheme:
+//!
+//! ```
+//! # #[cfg(feature = "keyed")] {
+//! use bloomlab::{BloomFilter, SipScheme};
+//!
+//! let scheme = SipScheme::from_secret([7; 16]); // in production: SipScheme::random()?
+//! let mut f = BloomFilter::with_fpr_and_scheme(10_000, 0.01, scheme.clone())?;
+//! f.insert("user-chosen key");
+//! let bytes = f.to_bytes(); // carries a key check value, never the secret
+//! assert!(BloomFilter::from_bytes_with_scheme(&bytes, scheme)?.might_contain("user-chosen key"));
+//! assert!(BloomFilter::from_bytes(&bytes).is_err()); // unkeyed readers are refused
+//! # }
+//! # Ok::<(), bloomlab::Error>(())
+//! ```
+//!
+//! Every filter is also a [`Filter`] trait object, which is how the harness holds them:
+//!
+//! ```
+//! # #[cfg(all(feature = "classic", feature = "blocked"))] {
+//! use bloomlab::{BlockedBloomFilter, BloomFilter, Filter};
+//!
+//! let mut filters: Vec<Box<dyn Filter>> = vec![
+//!     Box::new(BloomFilter::with_fpr(1_000, 0.01)?),
+//!     Box::new(BlockedBloomFilter::with_fpr(1_000, 0.01)?),
+//! ];
+//! for f in &mut filters {
+//!     f.insert_bytes(b"k")?;
+//!     assert!(f.might_contain_bytes(b"k") && f.len() == 1);
+//! }
+//! # }
+//! # Ok::<(), bloomlab::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+pub use bloomlab_core::{
+    DecodeError, Error, Filter, FilterParams, HashScheme, Key, KeyHash, RemovableFilter, Result,
+    SchemeDescriptor, SchemeId, Variant, Xxh3Scheme, format, hash, math,
+};
+
+#[cfg(feature = "classic")]
+pub use bloomlab_classic::{BloomFilter, BloomFilterView};
+
+#[cfg(feature = "blocked")]
+pub use bloomlab_blocked::BlockedBloomFilter;
+
+#[cfg(feature = "counting")]
+pub use bloomlab_counting::CountingBloomFilter;
+
+#[cfg(feature = "cuckoo")]
+pub use bloomlab_cuckoo::CuckooFilter;
+
+#[cfg(feature = "scalable")]
+pub use bloomlab_scalable::{ScalableBloomFilter, ScalableConfig};
+
+#[cfg(feature = "keyed")]
+pub use bloomlab_keyed::{KeyedBlockedBloomFilter, KeyedBloomFilter, SipScheme};
+
+/// Each variant's crate, whole, for what the flat re-exports leave out (constants, views,
+/// statistics types).
+pub mod variants {
+    #[cfg(feature = "blocked")]
+    pub use bloomlab_blocked as blocked;
+    #[cfg(feature = "classic")]
+    pub use bloomlab_classic as classic;
+    #[cfg(feature = "counting")]
+    pub use bloomlab_counting as counting;
+    #[cfg(feature = "cuckoo")]
+    pub use bloomlab_cuckoo as cuckoo;
+    #[cfg(feature = "keyed")]
+    pub use bloomlab_keyed as keyed;
+    #[cfg(feature = "scalable")]
+    pub use bloomlab_scalable as scalable;
+}
