@@ -576,6 +576,31 @@ mod tests {
     }
 
     #[test]
+    fn hex_round_trips_and_digest_is_xxh3_64() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        assert_eq!(from_hex(&to_hex(&bytes)), bytes);
+        assert_eq!(from_hex("0aFf 10\n01"), [0x0a, 0xff, 0x10, 0x01]);
+        // xxh3-64 of the empty input with seed 0 (the xxHash reference value).
+        assert_eq!(digest(b""), 0x2d06_8005_38d3_94c2);
+        check_known_answer("empty", b"", 0, 0x2d06_8005_38d3_94c2);
+        assert!(std::panic::catch_unwind(|| check_known_answer("x", b"x", 1, 0)).is_err());
+    }
+
+    #[test]
+    fn bounds_follow_their_formulas() {
+        assert_eq!(binomial_sigma(1_000_000, 0.01), (9_900.0f64).sqrt());
+        assert_eq!(poisson_upper(100.0), 100.0 + 5.0 * 10.0 + 1.0);
+        // 5 % more FPR at 1 %: (7² · 0.0205) / 0.0005² = 4 018 000 probes.
+        assert_eq!(paired_probes_needed(0.01, 0.0105), 4_018_000);
+        // Occupancy: one ball in a huge table sets one bit with certainty (σ → 0); at λ = 1
+        // the variance is m·e^−1·(1 − 2e^−1).
+        assert!(occupancy_sigma(1 << 40, 1.0) < 1e-3);
+        let m = 1_000_000u64;
+        let want = (m as f64 * (-1f64).exp() * (1.0 - 2.0 * (-1f64).exp())).sqrt();
+        assert!((occupancy_sigma(m, m as f64) - want).abs() < 1e-9);
+    }
+
+    #[test]
     fn shapes_are_deterministic_and_distinct() {
         for shape in KeyShape::ALL {
             let a = shape.keys(1000, 1);

@@ -184,7 +184,15 @@ fn deleting_a_key_inserted_twice_leaves_it_once() {
         "{still} vs {e}"
     );
     let negatives: Vec<_> = twice.iter().filter(|k| !f.might_contain(*k)).collect();
-    assert!(negatives.len() > 4_900);
+    // Each removed key tests negative with probability 1 − FPR: binomial, 5σ.
+    let fpr = f.expected_fpr();
+    let floor = twice.len() as f64 * (1.0 - fpr)
+        - conf::Z_BOUND * conf::binomial_sigma(twice.len() as u64, fpr);
+    assert!(
+        negatives.len() as f64 >= floor,
+        "{} < {floor}",
+        negatives.len()
+    );
     for k in negatives {
         let before = f.len();
         assert!(!f.remove(k));

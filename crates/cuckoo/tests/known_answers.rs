@@ -11,6 +11,9 @@ fn keys(prefix: &str, n: usize) -> Vec<String> {
     (0..n).map(|i| format!("{prefix}{i}")).collect()
 }
 
+/// `(first bucket, fingerprint, alternate bucket)` of one key.
+type Placement = (u64, u32, u64);
+
 fn probe_keys() -> Vec<Vec<u8>> {
     vec![
         b"".to_vec(),
@@ -25,7 +28,7 @@ fn probe_keys() -> Vec<Vec<u8>> {
 fn bucket_fingerprint_and_alternate_of_fixed_keys() {
     // 1000 items → 264 buckets. i1 = ⌊h1·N/2^64⌋, fp = 1 + ⌊h2·(2^f − 1)/2^64⌋,
     // alt = (⌊fmix64(fp)·N/2^64⌋ − i1) mod N. A fresh filter stores the key in slot 0 of i1.
-    let want: [(u32, [(u64, u32, u64); 5]); 2] = [
+    let want: [(u32, [Placement; 5]); 2] = [
         (
             10,
             [
