@@ -353,7 +353,7 @@ fn fpr_bound_is_the_target_and_current_fpr_is_the_compound_of_the_fills() {
             "s={growth} r={tightening}: current {c} > bound {p}"
         );
         // It is the table's FPR: non-members are positive at that rate (binomial, 5σ).
-        let probes = 1_000_000u64;
+        let probes = 400_000u64;
         let pos = (0..probes)
             .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
             .count() as f64;
