@@ -16,6 +16,15 @@
 //! A reader refuses a wrong magic, an unknown version, another variant, another hash scheme
 //! or key, a checksum mismatch, a truncated buffer and trailing bytes — in that order — and
 //! the variant then validates every payload field. Decoding never panics.
+//!
+//! # Frozen layouts and their known-answer vectors
+//!
+//! Every variant's payload layout and probe layout (with the hash scheme it records) is pinned
+//! by literal known-answer vectors in its crate's `tests/known_answers.rs`: exact bytes or a
+//! digest of a filter after fixed inserts, where fixed keys land, and a literal encoded filter
+//! decoded and queried. A layout change therefore requires changing a literal vector **and**
+//! the format version (or the scheme id) together, in one commit, while the old version keeps
+//! decoding and answering exactly as before.
 
 use std::fmt;
 

@@ -305,9 +305,62 @@ fn decoded_counts_cannot_overflow_len() {
         b[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
     }
     bloomlab_core::format::reseal(&mut b);
-    if let Ok(g) = ScalableBloomFilter::from_bytes(&b) {
-        assert_eq!(g.len(), u64::MAX); // saturates instead of overflowing
-        let _ = format!("{g:?}");
+    // Counts are only bounded from below by the bits they set, so these bytes are valid and
+    // must decode; len() then saturates instead of overflowing.
+    let g = ScalableBloomFilter::from_bytes(&b).expect("huge counts are valid");
+    assert_eq!(g.len(), u64::MAX);
+    assert_eq!(g.stages(), f.stages());
+    assert!((0..100u32).all(|i| g.might_contain(&i)));
+    let _ = format!("{g:?}");
+}
+
+#[test]
+fn fpr_bound_is_the_target_and_current_fpr_is_the_compound_of_the_fills() {
+    for (growth, tightening, p) in [(2u32, 0.5, 0.01), (4, 0.85, 0.001), (2, 0.9, 0.05)] {
+        let config = ScalableConfig::new(1_000, p)
+            .growth(growth)
+            .tightening(tightening);
+        let mut f = ScalableBloomFilter::with_config(config).unwrap();
+        assert_eq!(f.fpr_bound(), p);
+        assert_eq!(f.current_fpr(), 0.0);
+        let mut rng = ChaCha8Rng::seed_from_u64(u64::from(growth) ^ p.to_bits());
+        for _ in 0..60_000 {
+            f.insert(&conf::member_key(&mut rng)).unwrap();
+        }
+        assert!(f.stages() > 2);
+        assert_eq!(
+            f.fpr_bound(),
+            p,
+            "the bound is the configured target at any length"
+        );
+        // current_fpr = 1 − Π(1 − fill_i^k_i), recomputed here from each stage's bit array
+        // (independently of the incrementally tracked fill).
+        let from_bits = 1.0
+            - (0..f.stages())
+                .map(|i| {
+                    let s = f.stage(i).unwrap();
+                    let fill = s.bit_array().count_ones() as f64 / s.bits() as f64;
+                    1.0 - fill.powi(s.hashes() as i32)
+                })
+                .product::<f64>();
+        let c = f.current_fpr();
+        assert!(
+            (c - from_bits).abs() <= 1e-12 * from_bits,
+            "{c} vs {from_bits}"
+        );
+        assert!(
+            c <= f.fpr_bound(),
+            "s={growth} r={tightening}: current {c} > bound {p}"
+        );
+        // It is the table's FPR: non-members are positive at that rate (binomial, 5σ).
+        let probes = 400_000u64;
+        let pos = (0..probes)
+            .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
+            .count() as f64;
+        assert!(
+            (pos - probes as f64 * c).abs() <= conf::Z_BOUND * conf::binomial_sigma(probes, c),
+            "s={growth} r={tightening}: {pos} positives vs current {c}"
+        );
     }
 }
 

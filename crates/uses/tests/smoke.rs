@@ -99,7 +99,10 @@ fn seen_filter_suppresses_every_repeat_and_few_new_items() {
     );
     let (got, want) = (r.wrongly_suppressed as f64, r.expected_wrongly_suppressed);
     assert!((got - want).abs() <= 5.0 * want.sqrt(), "{r:?}");
-    assert!(got / (r.new_items as f64) < cfg.fpr, "{r:?}");
+    // And the measured rate meets the target up to the same bound (one-sided, binomial).
+    let n = r.new_items as f64;
+    let sigma = (n * cfg.fpr * (1.0 - cfg.fpr)).sqrt();
+    assert!(got <= n * cfg.fpr + 5.0 * sigma, "{r:?}");
     assert!(r.hashset_bytes > 3 * r.filter_bytes, "{r:?}");
     println!("{}", dedup::markdown(&cfg, &r));
 }

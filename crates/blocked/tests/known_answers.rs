@@ -1,0 +1,110 @@
+//! Known-answer vectors of the blocked filter's format version 1 layout (xxh3 scheme named
+//! explicitly): which block a key picks and which bits it sets there, the exact bytes of a small
+//! filter and the digest of a larger one, and a literal encoded filter decoded and queried.
+//!
+//! These pin the layout of every blocked filter written so far. A new probe layout must come
+//! with a new format version; these literals must then still decode and answer exactly as
+//! below.
+
+use bloomlab_blocked::BlockedBloomFilter;
+use bloomlab_conformance::{self as conf, from_hex};
+use bloomlab_core::Xxh3Scheme;
+
+fn keys(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}{i}")).collect()
+}
+
+/// Indices of the non-members `n0 … n255` that answer "maybe".
+fn positives(f: &BlockedBloomFilter) -> Vec<usize> {
+    keys("n", 256)
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| f.might_contain(*k))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn probe_keys() -> Vec<Vec<u8>> {
+    vec![
+        b"".to_vec(),
+        b"a".to_vec(),
+        b"user:42".to_vec(),
+        42u64.to_le_bytes().to_vec(),
+        (0..1024u32).map(|i| i as u8).collect(),
+    ]
+}
+
+/// `(block, set bits)` of every non-empty block.
+fn set_bits(f: &BlockedBloomFilter) -> Vec<(u64, Vec<u32>)> {
+    (0..f.blocks())
+        .filter_map(|b| {
+            let w = f.block_words(b).unwrap();
+            let bits: Vec<u32> = (0..512u32)
+                .filter(|&j| w[(j / 64) as usize] >> (j % 64) & 1 == 1)
+                .collect();
+            (!bits.is_empty()).then_some((b, bits))
+        })
+        .collect()
+}
+
+#[test]
+fn block_index_and_probe_bits_of_fixed_keys() {
+    // 1000 blocks, k = 6: block = ⌊h1·1000/2^64⌋, bits = top 9 bits of h2·0x9e37…7c15^i.
+    let want: [(u64, [u32; 6]); 5] = [
+        (238, [14, 144, 192, 194, 222, 349]),
+        (41, [149, 235, 335, 368, 401, 481]),
+        (95, [43, 83, 260, 412, 436, 488]),
+        (435, [94, 178, 198, 228, 309, 368]),
+        (852, [49, 202, 243, 320, 379, 380]),
+    ];
+    for (key, (block, bits)) in probe_keys().iter().zip(want) {
+        let mut f = BlockedBloomFilter::with_blocks_and_scheme(1000, 6, Xxh3Scheme).unwrap();
+        f.insert(&key[..]);
+        assert_eq!(
+            set_bits(&f),
+            [(block, bits.to_vec())],
+            "key of {} bytes",
+            key.len()
+        );
+    }
+}
+
+/// 2 blocks, k = 6, keys k0 … k99 (about half the bits set, so non-members do hit).
+const SMALL: &str = "424c4142010002010000000000000000a80000000000000063000bfb078d9d32\
+                     0200000000000000060000000000000064000000000000007600000000000000\
+                     0000000000000000840c02ae221dba0761621418e034c940794b9310297a984e\
+                     7db255e204b08217750d43cb8fe3ea38baa1e11be992361c3e142218138922e0\
+                     5c67543a10da0201a41d4b48320005f20f9869f6a29345c53181f060f9a794ba\
+                     841f8f403892771c50c21710e717a7c145895b952741e7b77904975f68fb5f38\
+                     fc680e2e1679100b";
+
+#[test]
+fn serialized_bytes_after_fixed_inserts() {
+    let mut f = BlockedBloomFilter::with_blocks_and_scheme(2, 6, Xxh3Scheme).unwrap();
+    f.extend(keys("k", 100));
+    assert_eq!(f.to_bytes(), from_hex(SMALL));
+    // 10^4 keys at 1 %: 194 blocks, k = 6.
+    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme).unwrap();
+    g.extend(0..10_000u64);
+    assert_eq!((g.blocks(), g.hashes()), (194, 6));
+    conf::check_known_answer(
+        "blocked 10^4 at 1 %",
+        &g.to_bytes(),
+        12_488,
+        0xf482_7ab9_fe52_293a,
+    );
+}
+
+#[test]
+fn literal_filter_decodes_and_answers_as_written() {
+    let f = BlockedBloomFilter::from_bytes(&from_hex(SMALL)).unwrap();
+    assert_eq!((f.blocks(), f.hashes(), f.len()), (2, 6, 100));
+    assert!(keys("k", 100).iter().all(|k| f.might_contain(k)));
+    assert_eq!(positives(&f), [108, 253]);
+    // Batched lookups answer the same from the decoded filter.
+    let probe = keys("n", 256);
+    let mut out = vec![false; probe.len()];
+    f.might_contain_batch(&probe, &mut out).unwrap();
+    let batched: Vec<usize> = (0..out.len()).filter(|&i| out[i]).collect();
+    assert_eq!(batched, [108, 253]);
+}

@@ -1,0 +1,115 @@
+//! Known-answer vectors of the classic filter: both byte formats (the checked envelope and the
+//! seed's BLM1) and the probe layout, for the xxh3 scheme named explicitly. See the
+//! conformance crate's docs for why they exist; a change to any literal here needs a format
+//! version bump.
+
+use bloomlab_classic::{BloomFilter, BloomFilterView};
+use bloomlab_conformance::{self as conf, from_hex};
+use bloomlab_core::Xxh3Scheme;
+
+fn keys(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}{i}")).collect()
+}
+
+/// Indices of the non-members `n0 … n255` that answer "maybe".
+fn positives(f: impl Fn(&str) -> bool) -> Vec<usize> {
+    keys("n", 256)
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| f(k))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn probe_keys() -> Vec<Vec<u8>> {
+    vec![
+        b"".to_vec(),
+        b"a".to_vec(),
+        b"user:42".to_vec(),
+        42u64.to_le_bytes().to_vec(),
+        (0..1024u32).map(|i| i as u8).collect(),
+    ]
+}
+
+#[test]
+fn probe_bits_of_fixed_keys() {
+    let want: [[u64; 7]; 5] = [
+        [238, 285, 331, 603, 649, 920, 967],
+        [41, 202, 363, 481, 642, 761, 922],
+        [95, 111, 127, 143, 603, 619, 635],
+        [38, 156, 318, 435, 597, 759, 876],
+        [83, 314, 339, 570, 596, 827, 852],
+    ];
+    for (key, want) in probe_keys().iter().zip(want) {
+        let mut f = BloomFilter::with_bits_and_scheme(1000, 7, Xxh3Scheme).unwrap();
+        f.insert(&key[..]);
+        let set: Vec<u64> = (0..1000).filter(|&i| f.bit_array().get(i)).collect();
+        assert_eq!(set, want, "key of {} bytes", key.len());
+    }
+}
+
+const CHECKED_SMALL: &str = "424c414201000101000000000000000034000000000000008ba3a34bd4757faa\
+                             600000000000000007000000000000000a000000000000000a00000000000000\
+                             7b14ae47e17a843f0f08259cfbde13fa4ea5813f";
+
+#[test]
+fn checked_format_bytes() {
+    // n = 10 at 1 %: m = 96, k = 7; keys k0 … k9.
+    let mut f = BloomFilter::with_fpr_and_scheme(10, 0.01, Xxh3Scheme).unwrap();
+    f.extend(keys("k", 10));
+    assert_eq!(f.to_bytes(), from_hex(CHECKED_SMALL));
+    let mut g = BloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme).unwrap();
+    g.extend(0..10_000u64);
+    conf::check_known_answer(
+        "classic 10^4 at 1 %",
+        &g.to_bytes(),
+        12_054,
+        0x8438_2d6c_1138_1c38,
+    );
+}
+
+const BLM1_SMALL: &str = "424c4d3100000003000000800000001eab56b9389eb06eb6337067e29b0cc9b2";
+
+#[test]
+fn blm1_bytes() {
+    // m = 128, k = 3, keys k0 … k29: header "BLM1" | k | m | count (big-endian u32), then bits.
+    let mut f: BloomFilter<Xxh3Scheme> =
+        BloomFilter::with_bits_and_scheme(128, 3, Xxh3Scheme).unwrap();
+    f.extend(keys("k", 30));
+    assert_eq!(f.to_blm1().unwrap(), from_hex(BLM1_SMALL));
+}
+
+#[test]
+fn literal_filters_decode_and_answer_as_written() {
+    let checked = from_hex(CHECKED_SMALL);
+    let f = BloomFilter::from_bytes(&checked).unwrap();
+    let view = BloomFilterView::new(&checked).unwrap();
+    assert!(
+        keys("k", 10)
+            .iter()
+            .all(|k| f.might_contain(k) && view.might_contain(k))
+    );
+    assert_eq!(
+        positives(|k| f.might_contain(k)),
+        [105, 112, 126, 182, 222, 230]
+    );
+    assert_eq!(
+        positives(|k| view.might_contain(k)),
+        [105, 112, 126, 182, 222, 230]
+    );
+
+    let blm1 = from_hex(BLM1_SMALL);
+    let g = BloomFilter::from_blm1(&blm1).unwrap();
+    let gv = BloomFilterView::from_blm1(&blm1).unwrap();
+    assert!(
+        keys("k", 30)
+            .iter()
+            .all(|k| g.might_contain(k) && gv.might_contain(k))
+    );
+    let want = [
+        0, 5, 6, 18, 21, 35, 36, 42, 57, 66, 69, 86, 106, 118, 121, 124, 126, 127, 142, 153, 158,
+        159, 170, 172, 175, 183, 190, 226, 229, 230, 232, 234, 238, 239, 243, 244, 251, 252, 255,
+    ];
+    assert_eq!(positives(|k| g.might_contain(k)), want);
+    assert_eq!(positives(|k| gv.might_contain(k)), want);
+}
