@@ -40,17 +40,51 @@ struct Args {
     #[arg(long, default_value_t = 0.5)]
     members: f64,
     /// Lookups per pass.
-    #[arg(long, default_value_t = 1 << 20)]
+    #[arg(long, default_value_t = 1 << 18)]
     queries: usize,
     /// Rounds (one pass of every filter each).
-    #[arg(long, default_value_t = 11)]
+    #[arg(long, default_value_t = 31)]
     rounds: usize,
     /// Only run filters whose name contains this.
     #[arg(long)]
     only: Option<String>,
+    /// Also time each hash alone, as a dependency chain (its latency).
+    #[arg(long)]
+    splits: bool,
     /// Seed for keys, queries and the pass order.
     #[arg(long, default_value_t = 16)]
     seed: u64,
+}
+
+/// Hash latency alone: each key is xored with the previous hash, so the hashes form one
+/// dependency chain and the pass measures the time from a key to its hash (what a lookup that
+/// mispredicts its early exit pays before its first probe can load).
+struct Chain<H: Fn(u64) -> u64>(H, &'static str);
+impl<H: Fn(u64) -> u64> Subject for Chain<H> {
+    fn name(&self) -> &'static str {
+        self.1
+    }
+    fn pass(&self, queries: &[u64]) -> u64 {
+        let mut prev = 0u64;
+        for &q in queries {
+            prev = (self.0)(q ^ (prev >> 63));
+        }
+        prev >> 63
+    }
+}
+
+/// The blocked filter's batched lookup (hash [`bloomlab_blocked::BATCH`] keys ahead and
+/// prefetch their blocks), timed over the whole pass.
+struct Batched<S: HashScheme>(BlockedBloomFilter<S>, &'static str);
+impl<S: HashScheme> Subject for Batched<S> {
+    fn name(&self) -> &'static str {
+        self.1
+    }
+    fn pass(&self, queries: &[u64]) -> u64 {
+        let mut out = vec![false; queries.len()];
+        self.0.might_contain_batch(queries, &mut out).unwrap();
+        out.iter().filter(|&&o| o).count() as u64
+    }
 }
 
 /// One filter under test: a lookup pass over `queries` returns the positives.
@@ -122,8 +156,62 @@ fn build(args: &Args, n: u64, keys: &[u64]) -> Vec<Box<dyn Subject>> {
         BlockedBloomFilter,
         bloomlab_core::Xxh3Scheme
     );
-    ours!("blocked-sip128 (id 2)", Blocked, BlockedBloomFilter, old);
-    ours!("blocked-sip64 (id 4)", Blocked, BlockedBloomFilter, new);
+    ours!(
+        "blocked-sip128 (id 2)",
+        Blocked,
+        BlockedBloomFilter,
+        old.clone()
+    );
+    ours!(
+        "blocked-sip64 (id 4)",
+        Blocked,
+        BlockedBloomFilter,
+        new.clone()
+    );
+    ours!(
+        "blocked batched",
+        Batched,
+        BlockedBloomFilter,
+        bloomlab_core::Xxh3Scheme
+    );
+    ours!(
+        "blocked-sip128 (id 2) batched",
+        Batched,
+        BlockedBloomFilter,
+        old.clone()
+    );
+    ours!(
+        "blocked-sip64 (id 4) batched",
+        Batched,
+        BlockedBloomFilter,
+        new.clone()
+    );
+    if args.splits {
+        let (o, n) = (old, new);
+        let xxh3 = bloomlab_core::Xxh3Scheme;
+        let sip13 = fastbloom::DefaultHasher::seeded(&[7; 16]);
+        out.push(Box::new(Chain(
+            move |q| xxh3.hash(&q.to_le_bytes()).h1,
+            "hash latency xxh3-128",
+        )));
+        out.push(Box::new(Chain(
+            move |q| o.hash(&q.to_le_bytes()).h1,
+            "hash latency sip128 (id 2)",
+        )));
+        let n2 = n.clone();
+        out.push(Box::new(Chain(
+            move |q| n.sip64(&q.to_le_bytes()),
+            "hash latency sip64 (id 4, h1)",
+        )));
+        out.push(Box::new(Chain(
+            move |q| n2.hash(&q.to_le_bytes()).h2,
+            "hash latency sip64 (id 4, h2)",
+        )));
+        out.push(Box::new(Chain(
+            move |q| std::hash::BuildHasher::hash_one(&sip13, q),
+            "hash latency fastbloom sip13",
+        )));
+    }
     out
 }
 
@@ -182,6 +270,10 @@ fn main() {
         println!("|---|---|---|---|");
         for (i, s) in subjects.iter().enumerate() {
             let (med, lo, hi) = median_and_range(times[i].clone());
+            if s.name().starts_with("hash") {
+                println!("| {} | {med:.1} | {lo:.1}–{hi:.1} | |", s.name());
+                continue;
+            }
             // Every member is a hit; non-members add about the FPR.
             assert!(
                 positives[i] >= members as u64,
@@ -202,6 +294,13 @@ fn main() {
             ("classic-sip128 (id 2)", "fastbloom-sip13"),
             ("blocked-sip64 (id 4)", "blocked"),
             ("blocked-sip64 (id 4)", "fastbloom-sip13"),
+            ("blocked-sip64 (id 4) batched", "blocked batched"),
+            ("blocked-sip64 (id 4) batched", "blocked-sip64 (id 4)"),
+            (
+                "blocked-sip64 (id 4) batched",
+                "blocked-sip128 (id 2) batched",
+            ),
+            ("blocked-sip64 (id 4) batched", "fastbloom-sip13"),
         ];
         println!("\n| ratio (per round) | median | range |");
         println!("|---|---|---|");

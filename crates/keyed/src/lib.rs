@@ -169,6 +169,8 @@ pub const fn remix(mut x: u64) -> u64 {
 #[derive(Clone)]
 pub struct Sip64Scheme {
     hasher: siphasher::sip::SipHasher24,
+    k0: u64,
+    k1: u64,
     key_check: u64,
 }
 
@@ -182,6 +184,8 @@ impl Sip64Scheme {
         let check = Sip128::new_with_keys(k0, k1).hash(KEY_CHECK_INPUT).h1;
         Sip64Scheme {
             hasher: siphasher::sip::SipHasher24::new_with_keys(k0, k1),
+            k0,
+            k1,
             // 0 means "unkeyed" in the format; a keyed check value is never 0.
             key_check: check.max(1),
         }
@@ -210,7 +214,9 @@ impl Sip64Scheme {
     pub fn sip64(&self, key: &[u8]) -> u64 {
         match <[u8; 8]>::try_from(key) {
             Ok(b) => {
-                let mut h = self.hasher;
+                // A hasher built here (not copied from `self`) has a known-empty buffer, so
+                // the compiler folds siphasher's buffering away: only the rounds remain.
+                let mut h = siphasher::sip::SipHasher24::new_with_keys(self.k0, self.k1);
                 h.write_u64(u64::from_ne_bytes(b));
                 h.finish()
             }
