@@ -45,9 +45,9 @@ struct Args {
     /// Rounds (one pass of every filter each).
     #[arg(long, default_value_t = 31)]
     rounds: usize,
-    /// Only run filters whose name contains this.
-    #[arg(long)]
-    only: Option<String>,
+    /// Only run filters whose name contains one of these (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    only: Option<Vec<String>>,
     /// Also time each hash alone, as a dependency chain (its latency).
     #[arg(long)]
     splits: bool,
@@ -128,7 +128,11 @@ fn build(args: &Args, n: u64, keys: &[u64]) -> Vec<Box<dyn Subject>> {
     let old = SipScheme::random().expect("OS randomness");
     let new = Sip64Scheme::random().expect("OS randomness");
     let mut out: Vec<Box<dyn Subject>> = Vec::new();
-    let want = |name: &str| args.only.as_ref().is_none_or(|o| name.contains(o.as_str()));
+    let want = |name: &str| {
+        args.only
+            .as_ref()
+            .is_none_or(|o| o.iter().any(|w| name.contains(w.as_str())))
+    };
     if want("fastbloom-sip13") {
         let mut f = fastbloom::BloomFilter::with_false_pos(p).expected_items(n as usize);
         keys.iter().for_each(|k| {
