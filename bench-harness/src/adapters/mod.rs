@@ -407,7 +407,7 @@ pub fn registry() -> Vec<Entry> {
             grows: false,
             keyed: true,
             curve: Some(Curve::Bloom),
-            note: "the classic filter probed with one 64-bit SipHash-2-4 (h2 = its halves swapped, scheme id 4) under a secret from the OS",
+            note: "the classic filter probed with one 64-bit SipHash-2-4 (h2 = h1 times an odd constant, scheme id 4) under a secret from the OS",
         }),
         ours::entry::<bloomlab_blocked::BlockedBloomFilter>(Info {
             name: "blocked",
