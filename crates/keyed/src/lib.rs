@@ -99,17 +99,18 @@
 //! `cargo run --release -p bloomlab-keyed --example keyed_speed -- --splits`: filters for `n`
 //! 8-byte keys at a 1 % target, 2^18 lookups per pass (50 % members, shuffled), 31 rounds,
 //! each round one pass of every filter in a freshly shuffled order (seed 16); medians of the
-//! per-round ratios, their range in brackets. Shared 2-vCPU Xeon, load average 7.4–8.2 during
+//! per-round ratios, their range in brackets. Shared 2-vCPU Xeon, load average 8.2–8.5 during
 //! the run, so absolute times are inflated and only the ratios are comparable:
 //!
 //! | n | id 4 / fastbloom 0.17 (SipHash-1-3) | id 4 / our unkeyed classic | id 4 / id 2 |
 //! |---|---|---|---|
-//! | 10^5 | 1.16× (0.59–2.10) | 1.87× (0.87–4.85) | 0.88× (0.53–1.34) |
-//! | 10^6 | 1.07× (0.49–2.90) | 1.66× (0.84–3.50) | 0.76× (0.34–1.48) |
-//! | 10^7 | 1.15× (0.71–2.24) | 1.77× (1.06–3.41) | 0.70× (0.45–1.21) |
+//! | 10^5 | 1.09× (0.69–3.11) | 1.87× (0.64–3.42) | 0.82× (0.40–1.29) |
+//! | 10^6 | 1.16× (0.55–1.81) | 1.63× (0.91–3.23) | 0.79× (0.45–1.37) |
+//! | 10^7 | 1.00× (0.60–2.71) | 1.67× (0.64–2.54) | 0.70× (0.24–0.91) |
 //!
-//! So id 4 is 12–30 % faster than id 2, but a keyed classic lookup is still 1.07–1.16× fastbloom's
-//! keyed default and 1.7–1.9× our unkeyed lookup, short of 1.0× and 1.5×. Where the time goes:
+//! So id 4 takes 18–30 % less time than id 2, but a keyed classic lookup is still 1.00–1.16×
+//! fastbloom's keyed default and 1.6–1.9× our unkeyed lookup: the 1.5× target is not met at
+//! any size, the 1.0× one only at 10^7 (1.00×, range 0.60–2.71). Where the time goes:
 //!
 //! - **The assembly.** With an 8-byte key the whole of SipHash-2-4 inlines into the probe
 //!   loop as straight-line code: 8 SipRounds (14 add/rotate/xor each), the key-only parts of
@@ -117,22 +118,23 @@
 //!   Nothing but the rounds remains to remove.
 //! - **Hash latency alone** (`--splits`: each key xored with the previous hash, so one
 //!   dependency chain; fastest round of 31): xxh3-128 5.3 ns, SipHash-1-3 (fastbloom's, 5
-//!   rounds) 11.5 ns, our 64-bit SipHash-2-4 (8 rounds) 15.9 ns (h2 16.3 ns), 128-bit
-//!   SipHash-2-4 (12 rounds) 20.4 ns: 2 ns, about 4 cycles, per round, the SipRound's
+//!   rounds) 11.6 ns, our 64-bit SipHash-2-4 (8 rounds) 16.0 ns (h2 17.3 ns), 128-bit
+//!   SipHash-2-4 (12 rounds) 20.3 ns: 2 ns, about 4 cycles, per round, the SipRound's
 //!   dependency chain.
 //! - **Why latency, not throughput.** The classic probe loop stops at the first zero bit, a
 //!   branch that mispredicts about once per lookup (members run all `k` probes, non-members
 //!   stop after one or two), and the next key's hash cannot start before it resolves. So a
-//!   lookup costs the unkeyed one plus the difference in hash latency: 15.2 + (15.9 − 5.3) ≈
-//!   26 ns at 10^5 in the fastest rounds. The 64-bit SipHash-2-4 alone (15.9 ns) is longer
-//!   than a whole unkeyed lookup (15.2 ns), so 1.5× is out of reach for single lookups with
-//!   this loop, and against fastbloom the 3 extra SipRounds (4.4 ns) are more than our
-//!   probing saves.
+//!   lookup costs the unkeyed one plus the difference in hash latency: about 15 + (16.0 − 5.3)
+//!   ≈ 26 ns at 10^5 (unkeyed lookups take 15.2–15.6 ns in the fastest rounds of the quieter
+//!   runs). The 64-bit SipHash-2-4 alone (16 ns) is as long as a whole unkeyed lookup, so 1.5×
+//!   is out of reach for single lookups with this loop, and against fastbloom the 3 extra
+//!   SipRounds (4.4 ns) are about what our probing saves.
 //! - **What would close it.** Taking the hash off the critical path: a batched lookup that
 //!   hashes keys ahead, or a branch-free probe loop (both belong to the filter crates). The
 //!   blocked filter's `might_contain_batch` already hashes 32 keys ahead: keyed with id 4 it
-//!   answers at 0.35× (0.18–0.90) the time of single keyed lookups and 0.34× fastbloom at
-//!   10^7, 0.84× and 0.65× at 10^6; at 10^5 (in cache) the hash is all that is left (0.98×).
+//!   answers at 0.34× (0.20–0.74) the time of single keyed lookups and 0.38× (0.18–0.79)
+//!   fastbloom's at 10^7, 0.85× and 0.67× at 10^6, 0.80× and 0.81× at 10^5, where the filter
+//!   is in cache and the hash is most of what is left.
 //! - **The remix.** One multiply ([`remix`]) instead of MurmurHash3's `fmix64` took 2–5 % off
 //!   a keyed classic lookup (per-round medians 0.95–0.98× over 41–61 rounds).
 #![warn(missing_docs)]
