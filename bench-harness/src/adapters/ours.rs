@@ -29,6 +29,17 @@ impl Construct for bloomlab_keyed::KeyedBloomFilter {
     }
 }
 
+impl Construct for bloomlab_classic::BloomFilter<bloomlab_keyed::Sip64Scheme> {
+    /// A fresh secret from the operating system, as a user would construct it.
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        bloomlab_classic::BloomFilter::with_fpr_and_scheme(
+            n,
+            p,
+            bloomlab_keyed::Sip64Scheme::random()?,
+        )
+    }
+}
+
 impl Construct for bloomlab_cuckoo::CuckooFilter {
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
         bloomlab_cuckoo::CuckooFilter::with_fpr(n, p)

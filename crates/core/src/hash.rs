@@ -118,6 +118,9 @@ pub enum SchemeId {
     Xxh3Km = 1,
     /// SipHash-2-4 keyed with a 128-bit secret (128-bit output), same probe derivation.
     SipHash24Km = 2,
+    /// SipHash-2-4 keyed with a 128-bit secret (one 64-bit output `h1`), `h2` derived from
+    /// it by a public bijective remix; same probe derivation.
+    SipHash24x64Km = 4,
 }
 
 impl SchemeId {
@@ -126,6 +129,7 @@ impl SchemeId {
         match self {
             SchemeId::Xxh3Km => "xxh3-128/km",
             SchemeId::SipHash24Km => "siphash-2-4-128/km (keyed)",
+            SchemeId::SipHash24x64Km => "siphash-2-4-64+remix/km (keyed)",
         }
     }
 }
@@ -137,6 +141,7 @@ impl TryFrom<u8> for SchemeId {
         match v {
             1 => Ok(SchemeId::Xxh3Km),
             2 => Ok(SchemeId::SipHash24Km),
+            4 => Ok(SchemeId::SipHash24x64Km),
             other => Err(DecodeError::UnknownScheme(other)),
         }
     }
@@ -237,7 +242,11 @@ mod tests {
 
     #[test]
     fn scheme_ids_round_trip() {
-        for id in [SchemeId::Xxh3Km, SchemeId::SipHash24Km] {
+        for id in [
+            SchemeId::Xxh3Km,
+            SchemeId::SipHash24Km,
+            SchemeId::SipHash24x64Km,
+        ] {
             assert_eq!(SchemeId::try_from(id as u8), Ok(id));
         }
         assert_eq!(SchemeId::try_from(0), Err(DecodeError::UnknownScheme(0)));

@@ -1,10 +1,12 @@
-//! The crafted-key attacks at CI size: the unkeyed filter falls, the keyed one holds.
+//! The crafted-key attacks at CI size: the unkeyed filter falls, the keyed one holds — under
+//! both keyed schemes (id 4, `Sip64Scheme`, and id 2, `SipScheme`), with the same assertions.
 //! Bounds are 5σ binomial (see bloomlab-conformance's Z_BOUND).
 
 use bloomlab_classic::BloomFilter;
 use bloomlab_conformance::Z_BOUND;
+use bloomlab_core::hash::HashScheme;
 use bloomlab_keyed::attack::{forge, pollute};
-use bloomlab_keyed::{KeyedBloomFilter, SipScheme};
+use bloomlab_keyed::{KeyedBloomFilter, Sip64Scheme, SipScheme};
 
 const N: u64 = 20_000;
 const P: f64 = 0.01;
@@ -30,10 +32,14 @@ fn pollution_breaks_the_unkeyed_filter_but_not_the_keyed_one() {
     );
     assert!(r.measured_fpr > 3.0 * P, "{r:?}");
 
-    let mut keyed: KeyedBloomFilter =
-        BloomFilter::with_fpr_and_scheme(N, P, SipScheme::from_secret(SECRET)).unwrap();
+    pollution_does_not_move_a_keyed_filter(Sip64Scheme::from_secret(SECRET));
+    pollution_does_not_move_a_keyed_filter(SipScheme::from_secret(SECRET));
+}
+
+fn pollution_does_not_move_a_keyed_filter<S: HashScheme>(scheme: S) {
+    let mut keyed: KeyedBloomFilter<S> = BloomFilter::with_fpr_and_scheme(N, P, scheme).unwrap();
     let r = pollute(&mut keyed, N, 4096, PROBES, 1).unwrap();
-    println!("keyed: {r:?}");
+    println!("keyed {}: {r:?}", keyed.scheme().descriptor().id.name());
     assert!(
         deviation_in_sigmas(r.positives, r.probes, r.expected_fpr) <= Z_BOUND,
         "{r:?}"
@@ -60,13 +66,17 @@ fn forged_positives_work_only_without_the_key() {
         "{r:?}"
     );
 
-    let mut keyed: KeyedBloomFilter =
-        BloomFilter::with_fpr_and_scheme(N, P, SipScheme::from_secret(SECRET)).unwrap();
-    fill(&mut |i| {
+    forgeries_fail_on_a_keyed_filter(Sip64Scheme::from_secret(SECRET));
+    forgeries_fail_on_a_keyed_filter(SipScheme::from_secret(SECRET));
+}
+
+fn forgeries_fail_on_a_keyed_filter<S: HashScheme>(scheme: S) {
+    let mut keyed: KeyedBloomFilter<S> = BloomFilter::with_fpr_and_scheme(N, P, scheme).unwrap();
+    (0..N).for_each(|i| {
         keyed.insert(&i);
     });
     let r = forge(&keyed, 2_000, 10_000_000, 2).unwrap();
-    println!("keyed: {r:?}");
+    println!("keyed {}: {r:?}", keyed.scheme().descriptor().id.name());
     assert_eq!(r.forged, 2_000);
     assert!(
         deviation_in_sigmas(r.accepted, r.forged, r.baseline_fpr) <= Z_BOUND,
