@@ -91,6 +91,7 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
+use bloomlab_core::simd;
 use bloomlab_core::{Filter, FilterParams, Key};
 
 /// Bits per block: one 64-byte cache line.
@@ -145,6 +146,50 @@ impl Block {
     }
 }
 
+/// How a key's probes are placed inside its block: a frozen part of the byte format, recorded
+/// as the envelope version. New filters use [`Layout::Local32`]; files of the first layout
+/// load as [`Layout::Wide64`] and keep it (an insert into them, a union, a re-encoding all
+/// stay in that layout), so they answer exactly as when they were written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Layout {
+    /// The first layout (envelope version 1): probe `i` is the top 9 bits of
+    /// `h2 · PROBE_MULTIPLIER^i mod 2^64` (see [Probe positions](crate#probe-positions)).
+    Wide64,
+    /// The second layout (envelope version 2): probe `i` is the top 9 bits of
+    /// `h · 0x9e37_79b9^i mod 2^32` with `h` the high 32 bits of `h2`
+    /// ([`bloomlab_core::simd::local_insert`]; RocksDB's `FastLocalBloom` rule), eight
+    /// probes per AVX2 vector.
+    #[default]
+    Local32,
+}
+
+impl Layout {
+    /// The envelope version that records this layout.
+    pub fn format_version(self) -> u16 {
+        match self {
+            Layout::Wide64 => format::FORMAT_VERSION,
+            Layout::Local32 => format::BLOCKED_LOCAL32_VERSION,
+        }
+    }
+
+    /// The layout an envelope version records, if any.
+    pub fn from_format_version(v: u16) -> Option<Layout> {
+        match v {
+            format::FORMAT_VERSION => Some(Layout::Wide64),
+            format::BLOCKED_LOCAL32_VERSION => Some(Layout::Local32),
+            _ => None,
+        }
+    }
+}
+
+/// The 32 probe bits of the second layout: the high half of `h2` (`h1` chooses the block;
+/// the low bit of `h2` is forced odd and so carries no information).
+#[inline(always)]
+fn local_bits(h: KeyHash) -> u32 {
+    (h.h2 >> 32) as u32
+}
+
 /// `PROBE_POWERS[i] = PROBE_MULTIPLIER^i mod 2^64`: probe `i` of a key is the top 9 bits of
 /// `h2 · PROBE_MULTIPLIER^i`, the same value as `i` steps of `h ← h · PROBE_MULTIPLIER` from
 /// `h2`, but the `k` multiplications are independent (no serial dependency chain).
@@ -157,24 +202,6 @@ const PROBE_POWERS: [u64; math::MAX_HASHES as usize] = {
     }
     p
 };
-
-/// Ask the CPU to start loading the cache line at `p` (a hint: no fault, no visible effect).
-#[inline(always)]
-fn prefetch<T>(p: &T) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: `_mm_prefetch` is an `unsafe fn` only because it is a `#[target_feature(sse)]`
-        // intrinsic; SSE is enabled for this build (checked by the `cfg` above). A prefetch
-        // never dereferences in the language sense and cannot fault, and `p` is a valid
-        // reference anyway.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((p as *const T).cast::<i8>()) };
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
-    {
-        let _ = p;
-    }
-}
 
 /// A zeroed vector of `n` blocks, or [`Error::SizeOverflow`] if it cannot exist or the
 /// allocator refuses (instead of aborting the process).
@@ -205,6 +232,7 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     count: u64,
     capacity: u64,
     target_fpr: Option<f64>,
+    layout: Layout,
     scheme: S,
 }
 
@@ -283,6 +311,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             count: 0,
             capacity: n,
             target_fpr: None,
+            layout: Layout::default(),
             scheme,
         })
     }
@@ -302,6 +331,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             count: 0,
             capacity: math::classic_capacity(bits, k),
             target_fpr: None,
+            layout: Layout::default(),
             scheme,
         })
     }
@@ -325,7 +355,41 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn insert_hash(&mut self, h: KeyHash) -> bool {
         let b = self.block_index(h);
         self.count = self.count.saturating_add(1);
-        self.blocks[b].add(h.h2, self.k)
+        match self.layout {
+            Layout::Local32 => simd::local_insert(&mut self.blocks[b].0, local_bits(h), self.k),
+            Layout::Wide64 => self.blocks[b].add(h.h2, self.k),
+        }
+    }
+
+    /// [`insert`](Self::insert) on the portable path (no SIMD), whatever the CPU: the same
+    /// block bits as the vector path, which the tests check on machines that have one.
+    pub fn insert_portable<K: Key + ?Sized>(&mut self, key: &K) -> bool {
+        let h = self.hash_key(key);
+        let b = self.block_index(h);
+        self.count = self.count.saturating_add(1);
+        match self.layout {
+            Layout::Local32 => {
+                simd::local_insert_scalar(&mut self.blocks[b].0, local_bits(h), self.k)
+            }
+            Layout::Wide64 => self.blocks[b].add(h.h2, self.k),
+        }
+    }
+
+    /// [`might_contain`](Self::might_contain) on the portable path (no SIMD), whatever the
+    /// CPU: the same answer as the vector path.
+    pub fn might_contain_portable<K: Key + ?Sized>(&self, key: &K) -> bool {
+        let h = self.hash_key(key);
+        let block = &self.blocks[self.block_index(h)];
+        match self.layout {
+            Layout::Local32 => simd::local_contains_scalar(&block.0, local_bits(h), self.k),
+            Layout::Wide64 => block.contains(h.h2, self.k),
+        }
+    }
+
+    /// The probe layout (the second one for every filter built by this version; the first
+    /// for filters decoded from its files).
+    pub fn layout(&self) -> Layout {
+        self.layout
     }
 
     /// Insert many keys: the key [`BATCH`] positions ahead is hashed and its block prefetched
@@ -335,14 +399,14 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         let mut ring = [KeyHash::new(0, 0); BATCH];
         for (r, key) in ring.iter_mut().zip(keys) {
             *r = self.hash_key(key);
-            prefetch(&self.blocks[self.block_index(*r)]);
+            simd::prefetch(&self.blocks[self.block_index(*r)]);
         }
         for i in 0..keys.len() {
             let slot = i % BATCH;
             let h = ring[slot];
             if let Some(key) = keys.get(i + BATCH) {
                 let ahead = self.hash_key(key);
-                prefetch(&self.blocks[self.block_index(ahead)]);
+                simd::prefetch(&self.blocks[self.block_index(ahead)]);
                 ring[slot] = ahead;
             }
             self.insert_hash(h);
@@ -358,7 +422,11 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// Query with a hash computed by this filter's scheme.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        self.blocks[self.block_index(h)].contains(h.h2, self.k)
+        let block = &self.blocks[self.block_index(h)];
+        match self.layout {
+            Layout::Local32 => simd::local_contains(&block.0, local_bits(h), self.k),
+            Layout::Wide64 => block.contains(h.h2, self.k),
+        }
     }
 
     /// Answer many keys at once: `out[i] = might_contain(keys[i])`. The key [`BATCH`]
@@ -384,21 +452,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 "the prefetch distance must be at least 1",
             ));
         }
-        let mut ring = [KeyHash::new(0, 0); D];
-        for (r, key) in ring.iter_mut().zip(keys) {
-            *r = self.hash_key(key);
-            prefetch(&self.blocks[self.block_index(*r)]);
-        }
-        for (i, o) in out.iter_mut().enumerate() {
-            let slot = i % D;
-            let h = ring[slot];
-            if let Some(key) = keys.get(i + D) {
-                let ahead = self.hash_key(key);
-                prefetch(&self.blocks[self.block_index(ahead)]);
-                ring[slot] = ahead;
-            }
-            *o = self.might_contain_hash(h);
-        }
+        simd::pipeline::<K, KeyHash, D>(
+            keys,
+            |key| self.hash_key(key),
+            |h| simd::prefetch(&self.blocks[self.block_index(*h)]),
+            |i, h| out[i] = self.might_contain_hash(h),
+        );
         Ok(())
     }
 
@@ -407,11 +466,11 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn might_contain_hashes(&self, hashes: &[KeyHash], out: &mut [bool]) -> Result<()> {
         check_out_len(hashes.len(), out.len())?;
         for h in hashes.iter().take(BATCH) {
-            prefetch(&self.blocks[self.block_index(*h)]);
+            simd::prefetch(&self.blocks[self.block_index(*h)]);
         }
         for (i, (o, h)) in out.iter_mut().zip(hashes).enumerate() {
             if let Some(ahead) = hashes.get(i + BATCH) {
-                prefetch(&self.blocks[self.block_index(*ahead)]);
+                simd::prefetch(&self.blocks[self.block_index(*ahead)]);
             }
             *o = self.might_contain_hash(*h);
         }
@@ -534,6 +593,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     }
 
     fn check_compatible(&self, other: &Self) -> Result<()> {
+        if self.layout != other.layout {
+            return Err(Error::Incompatible(format!(
+                "probe layouts {:?} vs {:?}",
+                self.layout, other.layout
+            )));
+        }
         if self.blocks.len() != other.blocks.len() || self.k != other.k {
             return Err(Error::Incompatible(format!(
                 "(blocks, k) = ({}, {}) vs ({}, {})",
@@ -570,9 +635,10 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// block as its eight words in order, each word little-endian. The hash scheme is recorded
     /// and checked on read.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = EnvelopeWriter::new(
+        let mut w = EnvelopeWriter::with_version(
             Variant::Blocked,
             self.scheme.descriptor(),
+            self.layout.format_version(),
             40 + self.blocks.len() * BLOCK_BYTES,
         );
         w.u64(self.blocks())
@@ -594,7 +660,14 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// range, zero blocks or capacity, a bad target FPR, a wrong length, or a count too small
     /// to have set the bits that are set (each block with `x` ones needs `⌈x/k⌉` inserts).
     pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
-        let payload = format::open_expecting(bytes, Variant::Blocked, scheme.descriptor())?;
+        let (version, payload) = format::open_expecting_versions(
+            bytes,
+            Variant::Blocked,
+            scheme.descriptor(),
+            &[format::FORMAT_VERSION, format::BLOCKED_LOCAL32_VERSION],
+        )?;
+        let layout =
+            Layout::from_format_version(version).ok_or(DecodeError::UnsupportedVersion(version))?;
         let mut r = Reader::new(payload);
         let num_blocks = r.u64()?;
         let k = r.u32()?;
@@ -623,7 +696,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             }
         }
         Ok(Self::from_parts(
-            blocks, k, count, capacity, target_fpr, scheme,
+            blocks, k, count, capacity, target_fpr, layout, scheme,
         )?)
     }
 
@@ -633,6 +706,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         count: u64,
         capacity: u64,
         target_fpr: Option<f64>,
+        layout: Layout,
         scheme: S,
     ) -> Result<Self, DecodeError> {
         check_hashes(k)?;
@@ -658,6 +732,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             count,
             capacity,
             target_fpr,
+            layout,
             scheme,
         })
     }
@@ -682,6 +757,7 @@ impl<S: HashScheme> fmt::Debug for BlockedBloomFilter<S> {
             .field("count", &self.count)
             .field("capacity", &self.capacity)
             .field("target_fpr", &self.target_fpr)
+            .field("layout", &self.layout)
             .field("fill_ratio", &self.fill_ratio())
             .field("scheme", &self.scheme.descriptor())
             .finish()
@@ -694,6 +770,7 @@ impl<S: HashScheme> PartialEq for BlockedBloomFilter<S> {
             && self.count == other.count
             && self.capacity == other.capacity
             && self.target_fpr == other.target_fpr
+            && self.layout == other.layout
             && self.scheme.descriptor() == other.scheme.descriptor()
             && self.blocks == other.blocks
     }
@@ -756,8 +833,15 @@ mod serde_impl {
         count: u64,
         capacity: u64,
         target_fpr: Option<f64>,
+        /// Absent in the first layout's serializations, which predate the field.
+        #[serde(default = "first_layout")]
+        layout: Layout,
         scheme: SchemeDescriptor,
         words: Vec<u64>,
+    }
+
+    fn first_layout() -> Layout {
+        Layout::Wide64
     }
 
     impl<S: HashScheme> Serialize for BlockedBloomFilter<S> {
@@ -768,6 +852,7 @@ mod serde_impl {
                 count: self.count,
                 capacity: self.capacity,
                 target_fpr: self.target_fpr,
+                layout: self.layout,
                 scheme: self.scheme.descriptor(),
                 words: self.blocks.iter().flat_map(|b| b.0).collect(),
             }
@@ -801,8 +886,16 @@ mod serde_impl {
                     b
                 })
                 .collect();
-            BlockedBloomFilter::from_parts(blocks, r.k, r.count, r.capacity, r.target_fpr, scheme)
-                .map_err(D::Error::custom)
+            BlockedBloomFilter::from_parts(
+                blocks,
+                r.k,
+                r.count,
+                r.capacity,
+                r.target_fpr,
+                r.layout,
+                scheme,
+            )
+            .map_err(D::Error::custom)
         }
     }
 }

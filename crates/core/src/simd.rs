@@ -316,46 +316,67 @@ pub mod avx2 {
         _mm256_testc_si256(value, mask) != 0
     }
 
+    /// `LANE_MASKS[a]`: lanes `0..a` all ones, the others zero (`a` in `0..=8`).
+    static LANE_MASKS: [[i32; 8]; 9] = {
+        let mut t = [[0i32; 8]; 9];
+        let mut a = 0;
+        while a <= 8 {
+            let mut i = 0;
+            while i < a {
+                t[a][i] = -1;
+                i += 1;
+            }
+            a += 1;
+        }
+        t
+    };
+
     /// Lanes `0..active` all ones, the others zero (`active` ≥ 8 keeps every lane).
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn first_lanes(active: u32) -> __m256i {
-        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        _mm256_cmpgt_epi32(_mm256_set1_epi32(active.min(8) as i32), lane)
+        let row = &LANE_MASKS[active.min(8) as usize];
+        // SAFETY: `row` is 32 readable bytes; unaligned load.
+        unsafe { _mm256_loadu_si256(row.as_ptr().cast()) }
     }
 
-    /// Eight probes of `h` starting at probe `8·round`: the 32-bit word (`0..16`) of each
-    /// probe, and the one-bit mask inside that word (zero for lanes at or past `k`).
+    /// The bit positions (`0..512`, the top 9 bits of `h · M^i`) of probes `8·round..` of
+    /// `h`, with lanes at or past `k` set to `u32::MAX` (which no mask step maps to a bit).
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn local_round(h: __m256i, round: usize, k: u32) -> (__m256i, __m256i) {
+    unsafe fn local_positions(h: __m256i, round: usize, k: u32) -> (__m256i, __m256i) {
         // SAFETY: `round < 8` (callers loop while 8·round < k ≤ 64), so the eight `u32`s at
         // `8·round..8·round + 8` lie inside the 64-entry `LOCAL_POWERS`; unaligned load.
         let powers = unsafe { _mm256_loadu_si256(LOCAL_POWERS.as_ptr().add(8 * round).cast()) };
         let x = _mm256_mullo_epi32(h, powers);
-        let word = _mm256_srli_epi32::<28>(x); // top 4 bits: 32-bit word 0..16
-        let bit = _mm256_and_si256(_mm256_srli_epi32::<23>(x), _mm256_set1_epi32(31));
-        let active = k - 8 * round as u32;
         // SAFETY: AVX2 is enabled in this function.
-        let mask = _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), bit), unsafe {
-            first_lanes(active)
-        });
-        (word, mask)
+        let active = unsafe { first_lanes(k - 8 * round as u32) };
+        (x, active)
     }
 
-    /// The probed 32-bit word of each lane: word `idx[i]` (`0..16`) of the 512-bit block
+    /// Eight probes of `h` starting at probe `8·round`: the products `h · M^i` (whose top 4
+    /// bits are the 32-bit word, `0..16`, of each probe) and the one-bit mask inside that
+    /// word (zero for lanes at or past `k`).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn local_round(h: __m256i, round: usize, k: u32) -> (__m256i, __m256i) {
+        // SAFETY: AVX2 is enabled in this function; the caller keeps `8·round < k ≤ 64`.
+        let (x, active) = unsafe { local_positions(h, round, k) };
+        let bit = _mm256_and_si256(_mm256_srli_epi32::<23>(x), _mm256_set1_epi32(31));
+        let mask = _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), bit), active);
+        (x, mask)
+    }
+
+    /// The probed 32-bit word of each lane: word `x[i] >> 28` (`0..16`) of the 512-bit block
     /// held as `lo` (words 0..8) and `hi` (words 8..16).
     #[inline]
     #[target_feature(enable = "avx2")]
-    unsafe fn gather16(lo: __m256i, hi: __m256i, idx: __m256i) -> __m256i {
+    unsafe fn gather16(lo: __m256i, hi: __m256i, x: __m256i) -> __m256i {
+        let idx = _mm256_srli_epi32::<28>(x);
         let from_lo = _mm256_permutevar8x32_epi32(lo, idx); // uses idx & 7
         let from_hi = _mm256_permutevar8x32_epi32(hi, idx);
-        let take_hi = _mm256_slli_epi32::<28>(idx); // bit 3 of idx → sign bit
-        _mm256_castps_si256(_mm256_blendv_ps(
-            _mm256_castsi256_ps(from_lo),
-            _mm256_castsi256_ps(from_hi),
-            _mm256_castsi256_ps(take_hi),
-        ))
+        // The sign bit of x is bit 3 of the word index: the high half.
+        _mm256_blendv_epi8(from_lo, from_hi, _mm256_srai_epi32::<31>(x))
     }
 
     /// [`local_contains_scalar`](super::local_contains_scalar) with eight probes per vector.
@@ -365,30 +386,53 @@ pub mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     pub unsafe fn local_contains(block: &[u64; 8], h: u32, k: u32) -> bool {
-        let k = k.clamp(1, LOCAL_MAX_PROBES);
+        if k <= 8 {
+            // SAFETY: AVX2 is enabled in this function.
+            return unsafe { local_contains_upto8(block, h, k) };
+        }
+        let k = k.min(LOCAL_MAX_PROBES);
         let p = block.as_ptr().cast::<__m256i>();
         // SAFETY: `block` is 64 readable bytes; the two unaligned loads read bytes 0..32 and
         // 32..64 of it.
         let (lo, hi) = unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) };
         let hv = _mm256_set1_epi32(h as i32);
-        let mut round = 0;
-        loop {
-            // SAFETY (both calls): AVX2 is enabled in this function; `8·round < k ≤ 64`.
-            let (word, mask) = unsafe { local_round(hv, round, k) };
-            let value = unsafe { gather16(lo, hi, word) };
-            if _mm256_testc_si256(value, mask) == 0 {
+        // SAFETY (all calls below): AVX2 is enabled in this function; `8·round < k ≤ 64`.
+        let (x, mask) = unsafe { local_round(hv, 0, k) };
+        let first = _mm256_testc_si256(unsafe { gather16(lo, hi, x) }, mask) != 0;
+        if k <= 8 || !first {
+            return first;
+        }
+        let mut round = 1;
+        while 8 * (round as u32) < k {
+            let (x, mask) = unsafe { local_round(hv, round, k) };
+            if _mm256_testc_si256(unsafe { gather16(lo, hi, x) }, mask) == 0 {
                 return false;
             }
             round += 1;
-            if 8 * round as u32 >= k {
-                return true;
-            }
         }
+        true
     }
 
-    /// [`local_insert_scalar`](super::local_insert_scalar) with the probe words and masks of
-    /// eight probes computed per vector, then merged into the block's two halves with eight
-    /// lane rotations (no scalar loop over probes).
+    /// [`local_contains`] for `k ≤ 8` (one vector, no loop; `k = 0` answers true).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn local_contains_upto8(block: &[u64; 8], h: u32, k: u32) -> bool {
+        let p = block.as_ptr().cast::<__m256i>();
+        // SAFETY: `block` is 64 readable bytes; the two unaligned loads read bytes 0..32 and
+        // 32..64 of it.
+        let (lo, hi) = unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) };
+        // SAFETY (both calls): AVX2 is enabled in this function; round 0 < k or k = 0, where
+        // `first_lanes(0)` masks every lane off.
+        let (x, mask) = unsafe { local_round(_mm256_set1_epi32(h as i32), 0, k) };
+        _mm256_testc_si256(unsafe { gather16(lo, hi, x) }, mask) != 0
+    }
+
+    /// [`local_insert_scalar`](super::local_insert_scalar): each round of eight probes
+    /// computes its word indices and one-bit masks in one vector (multiply, two shifts, a
+    /// variable shift) and tests them against the loaded block as a lookup does (whether any
+    /// bit is new); then the `≤ 8` masks are ORed into their 32-bit words. (Merging eight
+    /// masks into sixteen words inside vector registers costs seven or more operations per
+    /// probe, measured slower than these single OR-to-memory stores.)
     ///
     /// # Safety
     /// The CPU must support AVX2.
@@ -396,40 +440,32 @@ pub mod avx2 {
     #[target_feature(enable = "avx2")]
     pub unsafe fn local_insert(block: &mut [u64; 8], h: u32, k: u32) -> bool {
         let k = k.clamp(1, LOCAL_MAX_PROBES);
-        let p = block.as_mut_ptr().cast::<__m256i>();
-        // SAFETY: `block` is 64 readable bytes; the two unaligned loads read bytes 0..32 and
-        // 32..64 of it.
-        let (lo, hi) = unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) };
         let hv = _mm256_set1_epi32(h as i32);
-        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        let lane_hi = _mm256_add_epi32(lane, _mm256_set1_epi32(8));
-        let (mut add_lo, mut add_hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        let mut new = false;
         let mut round = 0;
         while 8 * (round as u32) < k {
-            // SAFETY: AVX2 is enabled in this function; `8·round < k ≤ 64`.
-            let (word, mask) = unsafe { local_round(hv, round, k) };
-            // Rotation r brings probe (j + r) mod 8 to lane j; it lands in word j (low half)
-            // or j + 8 (high half) when that is its word.
-            let mut rot = lane;
-            for _ in 0..8 {
-                let w = _mm256_permutevar8x32_epi32(word, rot);
-                let m = _mm256_permutevar8x32_epi32(mask, rot);
-                add_lo = _mm256_or_si256(add_lo, _mm256_and_si256(m, _mm256_cmpeq_epi32(w, lane)));
-                add_hi =
-                    _mm256_or_si256(add_hi, _mm256_and_si256(m, _mm256_cmpeq_epi32(w, lane_hi)));
-                rot = _mm256_and_si256(
-                    _mm256_add_epi32(rot, _mm256_set1_epi32(1)),
-                    _mm256_set1_epi32(7),
-                );
+            let p = block.as_ptr().cast::<__m256i>();
+            // SAFETY: `block` is 64 readable bytes; the two unaligned loads read bytes 0..32
+            // and 32..64 of it. AVX2 is enabled here, and `8·round < k ≤ 64`.
+            let (lo, hi) = unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) };
+            let (x, mask) = unsafe { local_round(hv, round, k) };
+            new |= _mm256_testc_si256(unsafe { gather16(lo, hi, x) }, mask) == 0;
+            let (mut words, mut masks) = ([0u32; 8], [0u32; 8]);
+            // SAFETY: both arrays are 32 writable bytes; unaligned stores.
+            unsafe {
+                _mm256_storeu_si256(words.as_mut_ptr().cast(), _mm256_srli_epi32::<28>(x));
+                _mm256_storeu_si256(masks.as_mut_ptr().cast(), mask);
+            }
+            let active = (k - 8 * round as u32).min(8) as usize;
+            // SAFETY: `[u64; 8]` and `[u32; 16]` have the same size, `u32`'s alignment is
+            // below `u64`'s, every bit pattern is valid for both, and `block` is a unique
+            // reference for the lifetime of `w32`. On x86 (little-endian) 32-bit word `j` is
+            // bits `32j..32j + 32` of the block, the layout's definition.
+            let w32 = unsafe { &mut *(block as *mut [u64; 8]).cast::<[u32; 16]>() };
+            for (&w, &m) in words.iter().zip(&masks).take(active) {
+                w32[(w & 15) as usize] |= m;
             }
             round += 1;
-        }
-        let new = _mm256_testc_si256(lo, add_lo) == 0 || _mm256_testc_si256(hi, add_hi) == 0;
-        // SAFETY: `block` is 64 writable bytes (a unique reference); the two unaligned
-        // stores write bytes 0..32 and 32..64 of it.
-        unsafe {
-            _mm256_storeu_si256(p, _mm256_or_si256(lo, add_lo));
-            _mm256_storeu_si256(p.add(1), _mm256_or_si256(hi, add_hi));
         }
         new
     }
