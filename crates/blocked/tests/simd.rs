@@ -36,10 +36,7 @@ fn vector_and_portable_paths_agree_for_every_k() {
             positives += usize::from(v);
         }
         // Members all answer yes; the non-members do not all (the test would be vacuous).
-        assert!(
-            positives >= 2_000 && positives < 4_000,
-            "k = {k}: {positives}"
-        );
+        assert!((2_000..4_000).contains(&positives), "k = {k}: {positives}");
         // insert_batch gives the same filter too.
         let mut batched = BlockedBloomFilter::with_blocks(37, k).unwrap();
         batched.insert_batch(&keys);
