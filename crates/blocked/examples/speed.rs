@@ -87,6 +87,7 @@ fn run(n: u64) -> Result<(), bloomlab_core::Error> {
     let mut fast_sip = fastbloom::BloomFilter::with_false_pos(P).expected_items(n as usize);
     let fuse = xorf::BinaryFuse8::try_from(&keys).expect("distinct random keys");
     let mut out = vec![false; queries.len()];
+    let mut out2 = vec![false; queries.len()];
 
     type Pass<'a> = Box<dyn FnMut() -> f64 + 'a>;
     let nk = keys.len();
@@ -281,6 +282,9 @@ fn run(n: u64) -> Result<(), bloomlab_core::Error> {
     for (a, b) in [
         ("lookup blocked", "lookup sbbf-rs"),
         ("lookup blocked batched", "lookup sbbf-rs"),
+        ("lookup blocked batched D=8", "lookup sbbf-rs"),
+        ("lookup blocked batched D=16", "lookup sbbf-rs"),
+        ("lookup blocked batched D=64", "lookup sbbf-rs"),
         ("insert blocked", "insert sbbf-rs"),
         ("insert blocked batched", "insert sbbf-rs"),
         ("lookup blocked", "lookup xorf BinaryFuse8"),
@@ -296,6 +300,12 @@ fn run(n: u64) -> Result<(), bloomlab_core::Error> {
         );
     }
     Ok(())
+}
+
+/// Batched lookups at prefetch distance `D` (the default is `bloomlab_blocked::BATCH`).
+fn at<const D: usize>(f: &BlockedBloomFilter, keys: &[u64], out: &mut [bool]) -> u64 {
+    f.might_contain_batch_at::<_, D>(keys, out).unwrap();
+    out.iter().map(|&b| u64::from(b)).sum()
 }
 
 /// Fisher–Yates with a SplitMix64 stream from `seed` (a fixed order per round).

@@ -233,6 +233,8 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     capacity: u64,
     target_fpr: Option<f64>,
     layout: Layout,
+    /// The probe kernels for [`Layout::Local32`], chosen for this CPU at construction.
+    kernel: simd::LocalKernel,
     scheme: S,
 }
 
@@ -312,6 +314,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity: n,
             target_fpr: None,
             layout: Layout::default(),
+            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }
@@ -332,6 +335,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity: math::classic_capacity(bits, k),
             target_fpr: None,
             layout: Layout::default(),
+            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }
@@ -356,7 +360,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         let b = self.block_index(h);
         self.count = self.count.saturating_add(1);
         match self.layout {
-            Layout::Local32 => simd::local_insert(&mut self.blocks[b].0, local_bits(h), self.k),
+            Layout::Local32 => self.kernel.insert(&mut self.blocks[b].0, local_bits(h), self.k),
             Layout::Wide64 => self.blocks[b].add(h.h2, self.k),
         }
     }
@@ -424,7 +428,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
         let block = &self.blocks[self.block_index(h)];
         match self.layout {
-            Layout::Local32 => simd::local_contains(&block.0, local_bits(h), self.k),
+            Layout::Local32 => self.kernel.contains(&block.0, local_bits(h), self.k),
             Layout::Wide64 => block.contains(h.h2, self.k),
         }
     }
@@ -733,6 +737,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity,
             target_fpr,
             layout,
+            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }

@@ -213,6 +213,68 @@ pub fn local_insert(block: &mut [u64; 8], h: u32, k: u32) -> bool {
     local_insert_scalar(block, h, k)
 }
 
+/// The local-block kernels chosen once, at construction, instead of at every call: a filter
+/// keeps one and calls through it (one indirect call straight into the AVX2 code, no
+/// feature test per key). [`detect`](Self::detect) picks AVX2 when the CPU has it;
+/// [`portable`](Self::portable) is the scalar definition everywhere.
+#[derive(Clone, Copy)]
+pub struct LocalKernel {
+    contains: unsafe fn(&[u64; 8], u32, u32) -> bool,
+    insert: unsafe fn(&mut [u64; 8], u32, u32) -> bool,
+    name: &'static str,
+}
+
+impl LocalKernel {
+    /// AVX2 if this CPU has it, else [`portable`](Self::portable).
+    pub fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            return LocalKernel {
+                contains: avx2::local_contains,
+                insert: avx2::local_insert,
+                name: "avx2",
+            };
+        }
+        Self::portable()
+    }
+
+    /// The scalar kernels ([`local_contains_scalar`], [`local_insert_scalar`]).
+    pub fn portable() -> Self {
+        LocalKernel {
+            contains: local_contains_scalar,
+            insert: local_insert_scalar,
+            name: "portable",
+        }
+    }
+
+    /// `"avx2"` or `"portable"`.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// [`local_contains_scalar`]'s answer.
+    #[inline(always)]
+    pub fn contains(&self, block: &[u64; 8], h: u32, k: u32) -> bool {
+        // SAFETY: the pointer is a safe scalar function, or an AVX2 kernel stored by `detect`
+        // only after `has_avx2()` returned true; the fields are private, so no other value
+        // can be built.
+        unsafe { (self.contains)(block, h, k) }
+    }
+
+    /// [`local_insert_scalar`]'s result and block.
+    #[inline(always)]
+    pub fn insert(&self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
+        // SAFETY: as in `contains`.
+        unsafe { (self.insert)(block, h, k) }
+    }
+}
+
+impl std::fmt::Debug for LocalKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Split block (Parquet / Impala)
 // ---------------------------------------------------------------------------------------
@@ -626,6 +688,23 @@ mod tests {
                 // SAFETY: as above.
                 let got = unsafe { avx2::split_block_contains(&s, q, &SALTS) };
                 assert_eq!(got, split_block_contains_scalar(&t, q, &SALTS));
+            }
+        }
+    }
+
+    #[test]
+    fn chosen_kernels_agree_with_the_portable_ones() {
+        let (fast, slow) = (LocalKernel::detect(), LocalKernel::portable());
+        assert_eq!(fast.name(), if has_avx2() { "avx2" } else { "portable" });
+        let mut x = 5u64;
+        for k in [1u32, 4, 6, 8, 9, 15, 64] {
+            let (mut a, mut b) = ([0u64; 8], [0u64; 8]);
+            for _ in 0..50 {
+                let h = mix(&mut x) as u32;
+                assert_eq!(fast.insert(&mut a, h, k), slow.insert(&mut b, h, k));
+                assert_eq!(a, b);
+                let q = mix(&mut x) as u32;
+                assert_eq!(fast.contains(&a, q, k), slow.contains(&b, q, k));
             }
         }
     }
