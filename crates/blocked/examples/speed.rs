@@ -87,7 +87,7 @@ fn run(n: u64) -> Result<(), bloomlab_core::Error> {
     let mut fast_sip = fastbloom::BloomFilter::with_false_pos(P).expected_items(n as usize);
     let fuse = xorf::BinaryFuse8::try_from(&keys).expect("distinct random keys");
     let mut out = vec![false; queries.len()];
-    let mut out2 = vec![false; queries.len()];
+    let (mut out2, mut out3, mut out4) = (out.clone(), out.clone(), out.clone());
 
     type Pass<'a> = Box<dyn FnMut() -> f64 + 'a>;
     let nk = keys.len();
@@ -180,6 +180,18 @@ fn run(n: u64) -> Result<(), bloomlab_core::Error> {
                         out.iter().map(|&b| u64::from(b)).sum()
                     })
                 }),
+            ),
+            (
+                "lookup blocked batched D=8",
+                Box::new(|| time(nq, || at::<8>(&blocked, &queries, &mut out2))),
+            ),
+            (
+                "lookup blocked batched D=16",
+                Box::new(|| time(nq, || at::<16>(&blocked, &queries, &mut out3))),
+            ),
+            (
+                "lookup blocked batched D=64",
+                Box::new(|| time(nq, || at::<64>(&blocked, &queries, &mut out4))),
             ),
             (
                 "lookup sbbf-rs",

@@ -106,16 +106,21 @@ pub const PROBE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// machine (AMD EPYC, 2 vCPU).
 pub const BATCH: usize = 32;
 
-/// One 512-bit block: eight words, aligned to a 64-byte cache line. Bit `j` of the block is
-/// bit `j & 63` of word `j >> 6`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[repr(C, align(64))]
-struct Block([u64; 8]);
+// One 512-bit block: eight words, aligned to a 64-byte cache line (`simd::Line`). Bit `j`
+// of the block is bit `j & 63` of word `j >> 6`.
+use bloomlab_core::simd::Line as Block;
 
 const _: () = assert!(std::mem::size_of::<Block>() == BLOCK_BYTES);
 const _: () = assert!(std::mem::align_of::<Block>() == BLOCK_BYTES);
 
-impl Block {
+/// The first layout's probes, and the per-block bit count.
+trait BlockOps {
+    fn contains(&self, h2: u64, k: u32) -> bool;
+    fn add(&mut self, h2: u64, k: u32) -> bool;
+    fn count_ones(&self) -> u32;
+}
+
+impl BlockOps for Block {
     /// All `k` probe bits of a key with stride half `h2` are set. Each probe reads one word of
     /// this (already loaded) cache line; no branches, no stores.
     #[inline(always)]
@@ -213,11 +218,9 @@ fn zeroed_blocks(n: u64) -> Result<Vec<Block>> {
     {
         return Err(too_big());
     }
-    let mut v: Vec<Block> = Vec::new();
-    v.try_reserve_exact(n_usize)
-        .map_err(|e| Error::SizeOverflow(format!("cannot allocate {n} blocks of 64 bytes: {e}")))?;
-    v.resize(n_usize, Block::default());
-    Ok(v)
+    // A zeroed allocation: microseconds at any size (the OS zeroes pages on first touch).
+    simd::zeroed_lines(n_usize)
+        .ok_or_else(|| Error::SizeOverflow(format!("cannot allocate {n} blocks of 64 bytes")))
 }
 
 /// A blocked Bloom filter: `blocks` × 512 bits, `k` probes per key inside one block, generic
@@ -360,7 +363,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         let b = self.block_index(h);
         self.count = self.count.saturating_add(1);
         match self.layout {
-            Layout::Local32 => self.kernel.insert(&mut self.blocks[b].0, local_bits(h), self.k),
+            Layout::Local32 => self
+                .kernel
+                .insert(&mut self.blocks[b].0, local_bits(h), self.k),
             Layout::Wide64 => self.blocks[b].add(h.h2, self.k),
         }
     }

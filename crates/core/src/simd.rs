@@ -96,6 +96,41 @@ pub fn prefetch<T>(p: &T) {
     }
 }
 
+/// One 64-byte cache line: eight `u64` words, 64-byte aligned (the blocked filter's block).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(C, align(64))]
+pub struct Line(pub [u64; 8]);
+
+const _: () = assert!(std::mem::size_of::<Line>() == 64 && std::mem::align_of::<Line>() == 64);
+
+/// `n` zeroed [`Line`]s from the allocator's zeroed allocation (`calloc`), so a large table
+/// costs microseconds to create — the operating system supplies zero pages as they are first
+/// touched — instead of a pass writing every byte. `None` if `n` lines do not fit in memory
+/// or the allocator refuses.
+///
+/// ```
+/// let v = bloomlab_core::simd::zeroed_lines(1 << 20).unwrap(); // 64 MiB, not written
+/// assert_eq!(v.len(), 1 << 20);
+/// assert!(v[12_345].0.iter().all(|&w| w == 0));
+/// assert_eq!(v.as_ptr() as usize % 64, 0);
+/// ```
+pub fn zeroed_lines(n: usize) -> Option<Vec<Line>> {
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<Line>(n).ok()?;
+    // SAFETY: `layout` has a non-zero size (n ≥ 1 lines of 64 bytes).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Line>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` comes from the global allocator with exactly the layout of `[Line; n]`
+    // (size 64·n, align 64), which is what a `Vec<Line>` of capacity `n` frees with; the
+    // `n` elements are initialised, since all-zero bytes are a valid `Line` (eight zero
+    // words); length = capacity = n.
+    Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
+}
+
 /// Batched-operation driver: for every item, in order, call `answer(i, hash(&items[i]))`,
 /// but compute each hash `D` items early and pass it to `prefetch_for` right away, so the
 /// memory the hash points at is being fetched while the `D` items before it are answered.
@@ -492,7 +527,7 @@ pub mod avx2 {
     /// [`local_insert_scalar`](super::local_insert_scalar): each round of eight probes
     /// computes its word indices and one-bit masks in one vector (multiply, two shifts, a
     /// variable shift) and tests them against the loaded block as a lookup does (whether any
-    /// bit is new); then the `≤ 8` masks are ORed into their 32-bit words. (Merging eight
+    /// bit is new); then the eight masks (zero past `k`) are ORed into their 32-bit words. (Merging eight
     /// masks into sixteen words inside vector registers costs seven or more operations per
     /// probe, measured slower than these single OR-to-memory stores.)
     ///
@@ -518,14 +553,14 @@ pub mod avx2 {
                 _mm256_storeu_si256(words.as_mut_ptr().cast(), _mm256_srli_epi32::<28>(x));
                 _mm256_storeu_si256(masks.as_mut_ptr().cast(), mask);
             }
-            let active = (k - 8 * round as u32).min(8) as usize;
             // SAFETY: `[u64; 8]` and `[u32; 16]` have the same size, `u32`'s alignment is
             // below `u64`'s, every bit pattern is valid for both, and `block` is a unique
             // reference for the lifetime of `w32`. On x86 (little-endian) 32-bit word `j` is
             // bits `32j..32j + 32` of the block, the layout's definition.
             let w32 = unsafe { &mut *(block as *mut [u64; 8]).cast::<[u32; 16]>() };
-            for (&w, &m) in words.iter().zip(&masks).take(active) {
-                w32[(w & 15) as usize] |= m;
+            // All eight lanes, branch-free: lanes at or past `k` carry a zero mask.
+            for lane in 0..8 {
+                w32[(words[lane] & 15) as usize] |= masks[lane];
             }
             round += 1;
         }
