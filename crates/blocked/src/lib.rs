@@ -54,34 +54,98 @@
 //!
 //! # Probe positions
 //!
-//! Bit `j` of a key's block is probed for
-//! `j = ⌊h_i / 2^55⌋` (the top 9 bits), `h_0 = h2`, `h_{i+1} = h_i · 0x9e37_79b9_7f4a_7c15 mod 2^64`,
-//! `i = 0..k`. This is RocksDB's `FastLocalBloom` probe sequence (`util/bloom_impl.h`:
-//! `h *= 0x9e3779b9; bitpos = h >> (32 − 9)`) widened to 64 bits; the multiplier is
-//! `⌊2^64/φ⌋` made odd, Knuth's multiplicative-hashing constant (TAOCP vol. 3, §6.4), whose
-//! 32-bit prefix is RocksDB's constant. Multiplying by an odd constant is a bijection on
-//! 64-bit words, so the sequence never gets stuck, and its top bits behave like independent
-//! uniform choices. Two probes of one key may pick the same bit; the formula models exactly
-//! that (k·i independent uniform choices with repetition in a block holding i keys), and
-//! [`current_fpr`](BlockedBloomFilter::current_fpr), the mean over blocks of
-//! `(ones/512)^k`, is the exact FPR of the filter as it stands under that model.
+//! A key is hashed once into a [`KeyHash`]; `h1` picks the block, and the probes come from
+//! `h2`. Two layouts exist; every filter built by this version uses the second.
 //!
-//! Probe `i` is computed as `h2 · PROBE_MULTIPLIER^i` with the powers precomputed (the same
-//! value as `i` sequential steps), so the `k` multiplications run in parallel instead of as a
-//! chain; a lookup ANDs the `k` probed bits of the one loaded cache line without branches.
+//! **Second layout, [`Layout::Local32`]** (envelope version 2): with `h` the high 32 bits
+//! of `h2`, probe `i` is bit `(h · 0x9e37_79b9^i mod 2^32) >> 23` of the block — RocksDB's
+//! `FastLocalBloom` rule (`util/bloom_impl.h`), the multiplier being `⌊2^32/φ⌋` made odd
+//! (Knuth, TAOCP vol. 3 §6.4). With 32-bit products, eight probes fit one AVX2 vector: one
+//! multiply by the precomputed powers, two shifts, two in-lane permutes and a blend fetch
+//! the probed 32-bit words of the loaded cache line, a variable shift builds the masks, one
+//! `vptest` answers ([`bloomlab_core::simd::local_contains`]); no branch per probe. The
+//! kernels are chosen once per filter at run time (`is_x86_feature_detected!`) and the
+//! portable scalar twin gives bit-identical blocks and answers (tested against each other on
+//! the same keys, both paths exercised on AVX2 machines by
+//! [`insert_portable`](BlockedBloomFilter::insert_portable) and
+//! [`might_contain_portable`](BlockedBloomFilter::might_contain_portable)).
+//!
+//! **First layout, [`Layout::Wide64`]** (envelope version 1): `j = ⌊h_i / 2^55⌋`,
+//! `h_0 = h2`, `h_{i+1} = h_i · 0x9e37_79b9_7f4a_7c15 mod 2^64` — the same rule widened to
+//! 64 bits, which AVX2 cannot multiply lane-wise. It is kept so that files written before
+//! the change load and answer exactly as they did.
+//!
+//! In both, multiplying by an odd constant is a bijection, the top bits behave like
+//! independent uniform choices, and two probes of one key may pick the same bit; the formula
+//! models exactly that (k·i independent uniform choices with repetition in a block holding i
+//! keys), and [`current_fpr`](BlockedBloomFilter::current_fpr), the mean over blocks of
+//! `(ones/512)^k`, is the exact FPR of the filter as it stands under that model. The keyed
+//! scheme plugs in unchanged: probes come from whatever 128-bit [`KeyHash`] the scheme gives.
+//!
+//! # Formats and versions
+//!
+//! The probe layout is part of the byte format, so the new layout is a new format version:
+//! new filters write envelope version 2; version-1 files **load** (as [`Layout::Wide64`]) and
+//! keep their layout through inserts, unions with filters of the same layout, re-encoding
+//! and serde, answering exactly as when written (a literal version-1 file and its answers are
+//! pinned by `tests/format_versions.rs`). Loading was chosen over refusing because a filter
+//! file is often the only copy of a key set's summary: refusing would force users to rebuild
+//! from data they may no longer have. Other versions are refused with
+//! [`DecodeError::UnsupportedVersion`] naming the version; readers built before this change
+//! refuse version-2 files the same way. Combining filters of different layouts is refused.
+//!
+//! # Where the time goes
+//!
+//! Instruction counts (valgrind `--tool=callgrind`, noise-free) per `might_contain` of a u64
+//! key on a filter in L1, k = 6: the first layout took 114 instructions — xxh3-128 of the 8
+//! key bytes about 20, the rest the probe loop (a slice iterator over the powers, six 64-bit
+//! multiplies, shifts, bounds checks); the second layout with the AVX2 kernel takes 74 (the
+//! kernel 24 of them, hashing 20, the call and block index the rest). sbbf-rs-safe (AVX2
+//! split-block) takes 44 including its xxh3-64. The hash was not the cost — xxh3-64 on 8
+//! bytes is no cheaper than xxh3-128 (22 against 20 instructions) — so the hash scheme and
+//! its format id are unchanged. Inserts: 183 instructions before, 118 now (sbbf-rs 46): eight
+//! OR-to-memory stores of vector-computed masks; merging eight masks into sixteen words
+//! inside registers costs seven or more operations per probe and measured slower.
 //!
 //! # Batched lookups
 //!
-//! [`might_contain_batch`](BlockedBloomFilter::might_contain_batch) hashes [`BATCH`] keys
-//! ahead of the one it answers and prefetches their blocks: the cache misses overlap instead
-//! of being paid one after another. Answers are identical to
+//! [`might_contain_batch`](BlockedBloomFilter::might_contain_batch) runs on
+//! [`bloomlab_core::simd::pipeline`]: the key [`BATCH`] positions ahead is hashed and its
+//! block prefetched while the current one is answered, so cache misses (and a keyed scheme's
+//! slower hashing) overlap instead of being paid one after another. Answers are identical to
 //! [`might_contain`](BlockedBloomFilter::might_contain) (tested).
 //!
-//! Measured with `cargo run --release -p bloomlab-blocked --example speed` (10^7 keys, 1 %,
-//! 11.8 MiB, a shared 2-vCPU AMD EPYC): single lookups 55–85 ns, batched 12–17 ns, the same
-//! lookup on a filter that fits in L1 13 ns — batching hides the memory latency and what
-//! remains is hashing and probing. [`insert_batch`](BlockedBloomFilter::insert_batch):
-//! 13–14 ns per key against 74–120 ns for single inserts.
+//! # Measured
+//!
+//! `cargo run --release -p bloomlab-blocked --example speed` (1 % target, 9.92 bits/item,
+//! k = 6; half-member random u64 queries; 7 rounds with the contenders' passes interleaved in
+//! a shuffled order; ratio = median over rounds of the within-round ratio, range beside it)
+//! on a shared 2-vCPU Intel Xeon with AVX2, load average 8–9 from other builds — so the
+//! ranges are wide and only the medians of ratios are meaningful:
+//!
+//! | n | lookup ÷ sbbf-rs | batched ÷ sbbf-rs (single) | insert ÷ sbbf-rs | insert_batch ÷ sbbf-rs |
+//! |---|---|---|---|---|
+//! | 2 000 (L1) | 1.31 (0.15–12.2) | 1.60 (0.18–9.0), D = 8 | 2.89 (2.83–3.27) | 3.56 (2.52–4.04) |
+//! | 10^5 | 1.85 (0.26–7.9) | 1.16 (0.33–6.6), D = 16 | 8.8 (2.7–12.9) | 3.90 (3.44–15.3) |
+//! | 10^6 | 1.31 (0.65–1.71) | 0.81 (0.36–1.87) | 2.20 (1.35–3.18) | 2.20 (1.14–2.64) |
+//! | 10^7 | 1.68 (0.94–2.16) | 0.56 (0.38–1.13); 0.49 at D = 64 | 2.86 (2.02–4.14) | 1.00 (0.65–1.74) |
+//!
+//! So the blocked filter does **not** yet match sbbf-rs-safe one key at a time: it is
+//! 1.3–1.9× slower, which the instruction counts above explain (74 against 44 per lookup;
+//! 118 against 46 per insert — a 512-bit block needs a permute and blend per vector that a
+//! 256-bit split block does not, and each call pays a function call into the AVX2 kernel).
+//! Batched, at 10^7 keys it answers in 0.5–0.6× sbbf-rs's single-lookup time, and
+//! `insert_batch` matches its inserts. At equal space it is the more accurate filter:
+//! 1.01 % measured against sbbf-rs's 1.32 % at 9.92 bits/item (`bench-harness run
+//! --filters blocked,sbbf-rs --fpr 0.01 --n 1e5`). Before this layout (same machine class,
+//! quieter): 8.1 / 14.4 / 36.5 ns single at 2 000 / 10^5 / 10^7 against sbbf-rs's
+//! 3.7 / 6.7 / 23.2, i.e. 2.2× / 2.1× / 1.6×.
+//!
+//! `with_fpr`: 16–24 µs at n ≤ 10^5 (the closed-form sizing, [`math::blocked_bits_per_item_exact`],
+//! is most of it; it was 16–31 ms with the Markov chain); at 10^6–10^7 the timed loop
+//! measures 49 µs and 0.6 ms because glibc, after large frees, serves the table from the heap
+//! and clears it with `memset`; a process's first large table comes zeroed from the OS.
+//! Below p ≈ 10^-6 the sizing needs double-double sums and takes 0.3–20 ms.
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -103,7 +167,9 @@ pub const BLOCK_BYTES: usize = 64;
 pub const PROBE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Prefetch distance of the batched operations: while key `i` is answered, the block of key
 /// `i + BATCH` is being fetched. 32 measured best of 16/32/64 at 10^7 keys on the development
-/// machine (AMD EPYC, 2 vCPU).
+/// machine (AMD EPYC, 2 vCPU); re-measured with the AVX2 kernels (Intel Xeon, 2 vCPU, loaded):
+/// D = 8 / 16 / 32 / 64 gave 0.59 / 0.57 / 0.56 / 0.49 × sbbf-rs single lookups at 10^7, within
+/// each other's noise, so 32 stays.
 pub const BATCH: usize = 32;
 
 // One 512-bit block: eight words, aligned to a 64-byte cache line (`simd::Line`). Bit `j`
