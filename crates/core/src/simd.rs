@@ -484,8 +484,9 @@ pub mod avx2 {
     #[target_feature(enable = "avx2")]
     pub unsafe fn local_contains(block: &[u64; 8], h: u32, k: u32) -> bool {
         if k <= 8 {
-            // SAFETY: AVX2 is enabled in this function.
-            return unsafe { local_contains_upto8(block, h, k) };
+            // SAFETY: AVX2 is enabled in this function. (k = 0 is clamped to 1, as on the
+            // scalar path.)
+            return unsafe { local_contains_upto8(block, h, k.max(1)) };
         }
         let k = k.min(LOCAL_MAX_PROBES);
         let p = block.as_ptr().cast::<__m256i>();
@@ -510,7 +511,7 @@ pub mod avx2 {
         true
     }
 
-    /// [`local_contains`] for `k ≤ 8` (one vector, no loop; `k = 0` answers true).
+    /// [`local_contains`] for `1 ≤ k ≤ 8` (one vector, no loop).
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn local_contains_upto8(block: &[u64; 8], h: u32, k: u32) -> bool {
@@ -697,7 +698,7 @@ mod tests {
             return; // the dispatching functions above then ran the scalar path only
         }
         let mut x = 11u64;
-        for k in [1u32, 6, 8, 9, 16, 17, 64] {
+        for k in [0u32, 1, 6, 8, 9, 16, 17, 64, 65, u32::MAX] {
             let mut a = [0u64; 8];
             let mut b = [0u64; 8];
             for _ in 0..40 {
