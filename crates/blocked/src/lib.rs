@@ -120,26 +120,27 @@
 //! `cargo run --release -p bloomlab-blocked --example speed` (1 % target, 9.92 bits/item,
 //! k = 6; half-member random u64 queries; 7 rounds with the contenders' passes interleaved in
 //! a shuffled order; ratio = median over rounds of the within-round ratio, range beside it)
-//! on a shared 2-vCPU Intel Xeon with AVX2, load average 8–9 from other builds — so the
-//! ranges are wide and only the medians of ratios are meaningful:
+//! on a shared 2-vCPU Intel Xeon with AVX2 and other engineers' builds running — so the
+//! ranges are wide and only the medians of ratios mean much:
 //!
 //! | n | lookup ÷ sbbf-rs | batched ÷ sbbf-rs (single) | insert ÷ sbbf-rs | insert_batch ÷ sbbf-rs |
 //! |---|---|---|---|---|
-//! | 2 000 (L1) | 1.31 (0.15–12.2) | 1.60 (0.18–9.0), D = 8 | 2.89 (2.83–3.27) | 3.56 (2.52–4.04) |
-//! | 10^5 | 1.85 (0.26–7.9) | 1.16 (0.33–6.6), D = 16 | 8.8 (2.7–12.9) | 3.90 (3.44–15.3) |
-//! | 10^6 | 1.31 (0.65–1.71) | 0.81 (0.36–1.87) | 2.20 (1.35–3.18) | 2.20 (1.14–2.64) |
-//! | 10^7 | 1.68 (0.94–2.16) | 0.56 (0.38–1.13); 0.49 at D = 64 | 2.86 (2.02–4.14) | 1.00 (0.65–1.74) |
+//! | 2 000 (L1) | 1.31 (0.15–12.2); 1.64 | 1.74 (0.25–10.8); 1.77 | 2.89 (2.83–3.27); 3.36 | 3.56; 3.25 |
+//! | 10^5 | 1.85 (0.26–7.9); 1.50 (1.08–1.77) | 1.86; 1.84 | 8.8 (2.7–12.9); 3.39 | 3.90; 3.23 |
+//! | 10^6 | 1.31 (0.65–1.71); 0.99 (0.50–1.09) | 0.81 (0.36–1.87); 1.14 | 2.20; 2.72 | 2.20; 2.30 |
+//! | 10^7 | 1.68 (0.94–2.16); 1.37 (0.69–1.64) | 0.56 (0.38–1.13); 0.83 (0.55–0.98) | 2.86; 2.29 | 1.00 (0.65–1.74); 1.25 (0.90–2.00) |
 //!
-//! So the blocked filter does **not** yet match sbbf-rs-safe one key at a time: it is
-//! 1.3–1.9× slower, which the instruction counts above explain (74 against 44 per lookup;
-//! 118 against 46 per insert — a 512-bit block needs a permute and blend per vector that a
-//! 256-bit split block does not, and each call pays a function call into the AVX2 kernel).
-//! Batched, at 10^7 keys it answers in 0.5–0.6× sbbf-rs's single-lookup time, and
-//! `insert_batch` matches its inserts. At equal space it is the more accurate filter:
-//! 1.01 % measured against sbbf-rs's 1.32 % at 9.92 bits/item (`bench-harness run
-//! --filters blocked,sbbf-rs --fpr 0.01 --n 1e5`). Before this layout (same machine class,
-//! quieter): 8.1 / 14.4 / 36.5 ns single at 2 000 / 10^5 / 10^7 against sbbf-rs's
-//! 3.7 / 6.7 / 23.2, i.e. 2.2× / 2.1× / 1.6×.
+//! (two runs, the first at load average 8–9, the second at 5–6; medians, ranges in
+//! parentheses where given.) So the blocked filter does **not** yet match sbbf-rs-safe one
+//! key at a time: it is 1.0–1.9× slower, which the instruction counts above explain (74
+//! against 44 per lookup; 118 against 46 per insert — a 512-bit block needs a permute and
+//! blend per vector that a 256-bit split block does not, and each key pays a call into the
+//! AVX2 kernel). Batched at 10^7 keys it answers in 0.56–0.83× sbbf-rs's single-lookup time
+//! (the target was 0.5×), and `insert_batch` is at 1.0–1.25× its inserts. At equal space it
+//! is the more accurate filter: 1.01 % measured against sbbf-rs's 1.32 % at 9.92 bits/item
+//! (`bench-harness run --filters blocked,sbbf-rs --fpr 0.01 --n 1e5`). Before this layout
+//! (same machine class, quieter): 8.1 / 14.4 / 36.5 ns single at 2 000 / 10^5 / 10^7 against
+//! sbbf-rs's 3.7 / 6.7 / 23.2, i.e. 2.2× / 2.1× / 1.6×.
 //!
 //! `with_fpr`: 16–24 µs at n ≤ 10^5 (the closed-form sizing, [`math::blocked_bits_per_item_exact`],
 //! is most of it; it was 16–31 ms with the Markov chain); at 10^6–10^7 the timed loop
@@ -167,9 +168,10 @@ pub const BLOCK_BYTES: usize = 64;
 pub const PROBE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Prefetch distance of the batched operations: while key `i` is answered, the block of key
 /// `i + BATCH` is being fetched. 32 measured best of 16/32/64 at 10^7 keys on the development
-/// machine (AMD EPYC, 2 vCPU); re-measured with the AVX2 kernels (Intel Xeon, 2 vCPU, loaded):
-/// D = 8 / 16 / 32 / 64 gave 0.59 / 0.57 / 0.56 / 0.49 × sbbf-rs single lookups at 10^7, within
-/// each other's noise, so 32 stays.
+/// machine (AMD EPYC, 2 vCPU); re-measured with the AVX2 kernels (Intel Xeon, 2 vCPU, loaded,
+/// two runs): D = 8 / 16 / 32 / 64 gave 0.59 / 0.57 / 0.56 / 0.49 and – / – / 0.83 / 0.90 ×
+/// sbbf-rs single lookups at 10^7 — no distance better than the others beyond the noise, so
+/// 32 stays.
 pub const BATCH: usize = 32;
 
 // One 512-bit block: eight words, aligned to a 64-byte cache line (`simd::Line`). Bit `j`
