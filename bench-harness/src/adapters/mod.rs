@@ -41,6 +41,7 @@
 pub mod exact;
 pub mod ours;
 pub mod peers;
+pub mod sbbf_rs;
 
 use std::hint::black_box;
 use std::marker::PhantomData;
@@ -475,6 +476,7 @@ pub fn registry() -> Vec<Entry> {
             note: "ScalableBloomFilter::new(n/8, p): starts at n/8 and grows to n; s = 2, r = 0.5, k_i = ceil(log2(1/p_i))",
         }),
         peers::fastbloom_entry(),
+        sbbf_rs::sbbf_rs_entry(),
         peers::bloomfilter_entry(),
         peers::growable_entry(),
         peers::cuckoofilter_entry(),

@@ -1,31 +1,39 @@
-//! Speed of the blocked filter against the memory floor, the classic filter and fastbloom, as
-//! ratios measured in one run (the machine is shared and noisy; absolute ns are not stable).
+//! Speed of the blocked filter against the best peers, as ratios measured in one process with
+//! the contenders' passes interleaved (the machine is shared and noisy; absolute ns are not
+//! stable, ratios within one round are).
 //!
 //! ```sh
-//! cargo run --release -p bloomlab-blocked --example speed            # 10^7 items, 1 %
-//! cargo run --release -p bloomlab-blocked --example speed -- 1000000  # another n
+//! cargo run --release -p bloomlab-blocked --example speed                    # n = 2 000, 10^5, 10^6, 10^7
+//! cargo run --release -p bloomlab-blocked --example speed -- 100000 1000000  # chosen n
 //! ```
 //!
-//! - **floor**: one independent random 64-byte read over a buffer as large as the blocked
-//!   filter (no hashing, no compare): what a one-cache-line lookup cannot beat unbatched.
-//! - **lookup**: `might_contain` on a u64 key (8 little-endian bytes, hashed with xxh3-128),
-//!   half members and half non-members, in random order.
-//! - **batched**: `might_contain_batch` over the same queries.
-//! - **insert**: building the filter from the n keys, one `insert` at a time and with
-//!   `insert_batch`.
-//! - classic (`bloomlab-classic`) and fastbloom 0.17 at the same n and target, the same keys.
+//! Contenders, all at a 1 % target, the same random `u64` keys, queries half members and
+//! half non-members in random order:
+//! - **blocked** (`might_contain`, one key at a time) and **blocked batched**
+//!   (`might_contain_batch`); inserts one at a time and with `insert_batch`;
+//! - **sbbf-rs** (`sbbf-rs-safe` 0.3, AVX2 split-block filter), given xxh3-64 of the key's 8
+//!   little-endian bytes and sized at exactly the blocked filter's bits;
+//! - **xorf BinaryFuse8** (static, built from the keys; lookups only);
+//! - **fastbloom** 0.17 with foldhash (the fast hasher its docs show) and with its default
+//!   hasher (SipHash-1-3);
+//! - **classic** (`bloomlab-classic`) at the same target.
 //!
-//! Every figure is the median of 5 passes; passes interleave the contenders so that a burst of
-//! noise from other processes hits all of them.
+//! Each round runs every contender once, in an order shuffled per round with a fixed seed;
+//! a figure is the median over rounds, with the range (min–max) beside it, and each ratio is
+//! taken within a round before its median and range. `with_fpr` is timed per call (median
+//! of 1 000 calls per round).
 
+use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
 
 use bloomlab_blocked::BlockedBloomFilter;
 use bloomlab_classic::BloomFilter;
+use xorf::Filter as _;
+use xxhash_rust::xxh3::xxh3_64;
 
 const P: f64 = 0.01;
-const PASSES: usize = 5;
+const ROUNDS: usize = 7;
 
 fn splitmix(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -35,33 +43,28 @@ fn splitmix(x: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// ns per call of `f`, which performs `ops` operations.
+/// ns per operation of `f`, which performs `ops` operations.
 fn time(ops: usize, f: impl FnOnce() -> u64) -> f64 {
     let t = Instant::now();
     black_box(f());
     t.elapsed().as_nanos() as f64 / ops as f64
 }
 
-fn at<const D: usize>(f: &BlockedBloomFilter, keys: &[u64], out: &mut [bool]) -> u64 {
-    f.might_contain_batch_at::<_, D>(keys, out).unwrap();
-    out.iter().map(|&b| u64::from(b)).sum()
+fn median_range(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[0], v[v.len() - 1])
 }
 
-fn main() -> Result<(), bloomlab_core::Error> {
-    let n: u64 = std::env::args()
-        .nth(1)
-        .map(|s| s.parse().expect("n must be an integer"))
-        .unwrap_or(10_000_000);
-    let queries_len = (n as usize).min(4_000_000);
-    let mut x = 0x5eed;
+/// sbbf-rs-safe hashes nothing itself: it takes a 64-bit hash, here xxh3-64 of the key's 8
+/// little-endian bytes (what its own docs and benches do).
+fn sbbf_hash(k: u64) -> u64 {
+    xxh3_64(&k.to_le_bytes())
+}
+
+fn run(n: u64) -> Result<(), bloomlab_core::Error> {
+    let queries_len = (n as usize).clamp(200_000, 4_000_000);
+    let mut x = 0x5eed ^ n;
     let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut x)).collect();
-    // Half members, half fresh keys (non-members but for a ≈ n/2^64 chance), shuffled by
-    // drawing members at random positions.
     let queries: Vec<u64> = (0..queries_len)
         .map(|i| {
             let r = splitmix(&mut x);
@@ -74,226 +77,274 @@ fn main() -> Result<(), bloomlab_core::Error> {
         .collect();
 
     let mut blocked = BlockedBloomFilter::with_fpr(n, P)?;
+    let bits = blocked.bits();
     let mut blocked_b = blocked.clone();
+    let mut sbbf = sbbf_rs_safe::Filter::new(bits as usize, 1); // exactly `bits` bits
     let mut classic = BloomFilter::with_fpr(n, P)?;
-    let mut fast = fastbloom::BloomFilter::with_false_pos(P).expected_items(n as usize);
-    let bytes = blocked.bits() as usize / 8;
-    let mut small = BlockedBloomFilter::with_fpr(4_096, P)?; // 5 KiB: stays in L1/L2
-    small.insert_batch(&keys[..4_096.min(keys.len())]);
+    let mut fast_fold = fastbloom::BloomFilter::with_false_pos(P)
+        .hasher(foldhash::fast::RandomState::default())
+        .expected_items(n as usize);
+    let mut fast_sip = fastbloom::BloomFilter::with_false_pos(P).expected_items(n as usize);
+    let fuse = xorf::BinaryFuse8::try_from(&keys).expect("distinct random keys");
+    let mut out = vec![false; queries.len()];
+    let (mut out2, mut out3, mut out4) = (out.clone(), out.clone(), out.clone());
 
-    // The floor's buffer: as large as the blocked filter, every page touched.
-    let lines = bytes.div_ceil(64).max(64);
-    let buf: Vec<u64> = (0..lines * 8).map(|i| i as u64).collect();
-    let offsets: Vec<u32> = (0..queries_len)
-        .map(|_| (((splitmix(&mut x) >> 32) * lines as u64) >> 32) as u32)
-        .collect();
-
-    let mut t: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
-    let mut push = |name: &'static str, v: f64| t.entry(name).or_default().push(v);
-    for pass in 0..PASSES {
-        // Inserts: rebuild from empty each pass.
-        blocked.clear();
-        blocked_b.clear();
-        classic.clear();
-        fast.clear();
-        let nk = keys.len();
-        push(
-            "insert floor",
-            time(nk, || {
-                // A read-modify-write of a random line, like an insert's.
-                let mut b = buf.clone();
-                let mut s = 0u64;
-                for (i, k) in keys.iter().enumerate() {
-                    let o = ((((k >> 32) * lines as u64) >> 32) as usize) * 8;
-                    b[o] |= 1 << (i & 63);
-                    s = s.wrapping_add(1);
-                }
-                s + b[0]
-            }),
-        );
-        push(
-            "blocked insert",
-            time(nk, || {
-                keys.iter().map(|k| u64::from(blocked.insert(k))).sum()
-            }),
-        );
-        push(
-            "blocked insert_batch",
-            time(nk, || {
-                blocked_b.insert_batch(&keys);
-                blocked_b.len()
-            }),
-        );
-        push(
-            "classic insert",
-            time(nk, || {
-                keys.iter().map(|k| u64::from(classic.insert(k))).sum()
-            }),
-        );
-        push(
-            "fastbloom insert",
-            time(nk, || keys.iter().map(|k| u64::from(fast.insert(k))).sum()),
-        );
-        assert_eq!(
-            blocked, blocked_b,
-            "batched inserts must equal single inserts"
-        );
-
-        // Lookups.
-        let q = queries.len();
-        push(
-            "floor",
-            time(q, || {
-                let mut s = 0u64;
-                for &o in &offsets {
-                    s = s.wrapping_add(buf[o as usize * 8]);
-                }
-                s
-            }),
-        );
-        let mut out = vec![false; q];
-        push(
-            "blocked lookup",
-            time(q, || {
-                queries
-                    .iter()
-                    .map(|k| u64::from(blocked.might_contain(black_box(k))))
-                    .sum()
-            }),
-        );
-        push(
-            "blocked batched",
-            time(q, || {
-                blocked.might_contain_batch(&queries, &mut out).unwrap();
-                out.iter().map(|&b| u64::from(b)).sum()
-            }),
-        );
-        push(
-            "classic lookup",
-            time(q, || {
-                queries
-                    .iter()
-                    .map(|k| u64::from(classic.might_contain(black_box(k))))
-                    .sum()
-            }),
-        );
-        push(
-            "fastbloom lookup",
-            time(q, || {
-                queries
-                    .iter()
-                    .map(|k| u64::from(fast.contains(black_box(k))))
-                    .sum()
-            }),
-        );
-        // What a lookup costs without cache misses: hashing alone, and the whole lookup on a
-        // filter small enough to stay in L1/L2 (same queries).
-        push(
-            "hash only (xxh3-128)",
-            time(q, || {
-                queries
-                    .iter()
-                    .map(|k| blocked.hash_key(black_box(k)).h1 & 1)
-                    .sum()
-            }),
-        );
-        push(
-            "blocked lookup, in-cache filter",
-            time(q, || {
-                queries
-                    .iter()
-                    .map(|k| u64::from(small.might_contain(black_box(k))))
-                    .sum()
-            }),
-        );
-        // Lookups in flight: the batched lookup at prefetch distances 1–32.
-        push(
-            "batched, prefetch distance 1",
-            time(q, || at::<1>(&blocked, &queries, &mut out)),
-        );
-        push(
-            "batched, prefetch distance 2",
-            time(q, || at::<2>(&blocked, &queries, &mut out)),
-        );
-        push(
-            "batched, prefetch distance 4",
-            time(q, || at::<4>(&blocked, &queries, &mut out)),
-        );
-        push(
-            "batched, prefetch distance 8",
-            time(q, || at::<8>(&blocked, &queries, &mut out)),
-        );
-        push(
-            "batched, prefetch distance 16",
-            time(q, || at::<16>(&blocked, &queries, &mut out)),
-        );
-        if pass == 0 {
-            let single: Vec<bool> = queries.iter().map(|k| blocked.might_contain(k)).collect();
-            assert_eq!(single, out, "batched answers must equal single answers");
+    type Pass<'a> = Box<dyn FnMut() -> f64 + 'a>;
+    let nk = keys.len();
+    let nq = queries.len();
+    let mut t: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
+    for round in 0..ROUNDS {
+        // Inserts (each rebuilds its filter from empty), then lookups on the built filters.
+        let mut inserts: Vec<(&'static str, Pass)> = vec![
+            (
+                "insert blocked",
+                Box::new(|| {
+                    blocked.clear();
+                    time(nk, || {
+                        keys.iter().map(|k| u64::from(blocked.insert(k))).sum()
+                    })
+                }),
+            ),
+            (
+                "insert blocked batched",
+                Box::new(|| {
+                    blocked_b.clear();
+                    time(nk, || {
+                        blocked_b.insert_batch(&keys);
+                        blocked_b.len()
+                    })
+                }),
+            ),
+            (
+                "insert sbbf-rs",
+                Box::new(|| {
+                    sbbf.reset();
+                    time(nk, || {
+                        keys.iter()
+                            .map(|&k| u64::from(sbbf.insert_hash(sbbf_hash(k))))
+                            .sum()
+                    })
+                }),
+            ),
+            (
+                "insert classic",
+                Box::new(|| {
+                    classic.clear();
+                    time(nk, || {
+                        keys.iter().map(|k| u64::from(classic.insert(k))).sum()
+                    })
+                }),
+            ),
+            (
+                "insert fastbloom foldhash",
+                Box::new(|| {
+                    fast_fold.clear();
+                    time(nk, || {
+                        keys.iter().map(|k| u64::from(fast_fold.insert(k))).sum()
+                    })
+                }),
+            ),
+            (
+                "insert fastbloom sip",
+                Box::new(|| {
+                    fast_sip.clear();
+                    time(nk, || {
+                        keys.iter().map(|k| u64::from(fast_sip.insert(k))).sum()
+                    })
+                }),
+            ),
+        ];
+        shuffle(&mut inserts, round as u64);
+        for (name, pass) in &mut inserts {
+            let v = pass();
+            t.entry(name).or_default().push(v);
+        }
+        drop(inserts);
+        let mut lookups: Vec<(&'static str, Pass)> = vec![
+            (
+                "lookup blocked",
+                Box::new(|| {
+                    time(nq, || {
+                        queries
+                            .iter()
+                            .map(|k| u64::from(blocked.might_contain(k)))
+                            .sum()
+                    })
+                }),
+            ),
+            (
+                "lookup blocked batched",
+                Box::new(|| {
+                    time(nq, || {
+                        blocked.might_contain_batch(&queries, &mut out).unwrap();
+                        out.iter().map(|&b| u64::from(b)).sum()
+                    })
+                }),
+            ),
+            (
+                "lookup blocked batched D=8",
+                Box::new(|| time(nq, || at::<8>(&blocked, &queries, &mut out2))),
+            ),
+            (
+                "lookup blocked batched D=16",
+                Box::new(|| time(nq, || at::<16>(&blocked, &queries, &mut out3))),
+            ),
+            (
+                "lookup blocked batched D=64",
+                Box::new(|| time(nq, || at::<64>(&blocked, &queries, &mut out4))),
+            ),
+            (
+                "lookup sbbf-rs",
+                Box::new(|| {
+                    time(nq, || {
+                        queries
+                            .iter()
+                            .map(|&k| u64::from(sbbf.contains_hash(sbbf_hash(k))))
+                            .sum()
+                    })
+                }),
+            ),
+            (
+                "lookup xorf BinaryFuse8",
+                Box::new(|| {
+                    time(nq, || {
+                        queries.iter().map(|k| u64::from(fuse.contains(k))).sum()
+                    })
+                }),
+            ),
+            (
+                "lookup classic",
+                Box::new(|| {
+                    time(nq, || {
+                        queries
+                            .iter()
+                            .map(|k| u64::from(classic.might_contain(k)))
+                            .sum()
+                    })
+                }),
+            ),
+            (
+                "lookup fastbloom foldhash",
+                Box::new(|| {
+                    time(nq, || {
+                        queries
+                            .iter()
+                            .map(|k| u64::from(fast_fold.contains(k)))
+                            .sum()
+                    })
+                }),
+            ),
+            (
+                "lookup fastbloom sip",
+                Box::new(|| {
+                    time(nq, || {
+                        queries
+                            .iter()
+                            .map(|k| u64::from(fast_sip.contains(k)))
+                            .sum()
+                    })
+                }),
+            ),
+            (
+                "with_fpr (µs)",
+                Box::new(|| {
+                    let mut v: Vec<f64> = (0..1000)
+                        .map(|i| {
+                            let t = Instant::now();
+                            black_box(BlockedBloomFilter::with_fpr(
+                                n,
+                                P / (1.0 + f64::from(i % 3)),
+                            ))
+                            .unwrap();
+                            t.elapsed().as_nanos() as f64 / 1000.0
+                        })
+                        .collect();
+                    v.sort_by(f64::total_cmp);
+                    v[v.len() / 2]
+                }),
+            ),
+        ];
+        shuffle(&mut lookups, 1000 + round as u64);
+        for (name, pass) in &mut lookups {
+            let v = pass();
+            t.entry(name).or_default().push(v);
         }
     }
-    let m: std::collections::BTreeMap<&str, f64> =
-        t.into_iter().map(|(k, v)| (k, median(v))).collect();
 
     println!(
-        "n = {n}, target {:.0} %, {} lookups per pass (half members), median of {PASSES} passes",
-        P * 100.0,
+        "\nn = {n}: blocked {:.2} bits/item, k = {}, {} KiB; {} queries, {ROUNDS} rounds",
+        bits as f64 / n as f64,
+        blocked.hashes(),
+        bits / 8 / 1024,
         queries.len()
     );
-    println!(
-        "blocked: {} blocks ({:.1} MiB, {:.2} bits/item, k = {}); classic: {:.2} bits/item, k = {}; fastbloom: {:.2} bits/item, k = {}\n",
-        blocked.blocks(),
-        bytes as f64 / f64::from(1 << 20),
-        blocked.bits() as f64 / n as f64,
-        blocked.hashes(),
-        classic.bits() as f64 / n as f64,
-        classic.hashes(),
-        fast.num_bits() as f64 / n as f64,
-        fast.num_hashes(),
-    );
-    println!("| operation | ns/op |");
-    println!("|---|---|");
-    for (k, v) in &m {
-        println!("| {k} | {v:.1} |");
+    println!("{:<28} {:>9} {:>18}", "ns/op", "median", "range");
+    for (name, v) in &t {
+        let (m, lo, hi) = median_range(v.clone());
+        println!("{name:<28} {m:>9.2} {:>18}", format!("{lo:.2}–{hi:.2}"));
     }
-    let r = |a: &str, b: &str| m[a] / m[b];
-    println!("\n| ratio | measured | target |");
-    println!("|---|---|---|");
+    let ratio = |a: &str, b: &str| {
+        let r: Vec<f64> = t[a].iter().zip(&t[b]).map(|(x, y)| x / y).collect();
+        median_range(r)
+    };
     println!(
-        "| blocked lookup / floor | {:.2} | ≤ 1.5 |",
-        r("blocked lookup", "floor")
+        "{:<48} {:>7} {:>14}",
+        "ratio (within each round)", "median", "range"
     );
+    for (a, b) in [
+        ("lookup blocked", "lookup sbbf-rs"),
+        ("lookup blocked batched", "lookup sbbf-rs"),
+        ("lookup blocked batched D=8", "lookup sbbf-rs"),
+        ("lookup blocked batched D=16", "lookup sbbf-rs"),
+        ("lookup blocked batched D=64", "lookup sbbf-rs"),
+        ("insert blocked", "insert sbbf-rs"),
+        ("insert blocked batched", "insert sbbf-rs"),
+        ("lookup blocked", "lookup xorf BinaryFuse8"),
+        ("lookup classic", "lookup fastbloom foldhash"),
+        ("insert classic", "insert fastbloom foldhash"),
+        ("lookup blocked", "lookup fastbloom sip"),
+    ] {
+        let (m, lo, hi) = ratio(a, b);
+        println!(
+            "{:<48} {m:>7.3} {:>14}",
+            format!("{a} / {b}"),
+            format!("{lo:.3}–{hi:.3}")
+        );
+    }
+    Ok(())
+}
+
+/// Batched lookups at prefetch distance `D` (the default is `bloomlab_blocked::BATCH`).
+fn at<const D: usize>(f: &BlockedBloomFilter, keys: &[u64], out: &mut [bool]) -> u64 {
+    f.might_contain_batch_at::<_, D>(keys, out).unwrap();
+    out.iter().map(|&b| u64::from(b)).sum()
+}
+
+/// Fisher–Yates with a SplitMix64 stream from `seed` (a fixed order per round).
+fn shuffle<T>(v: &mut [T], seed: u64) {
+    let mut s = seed;
+    for i in (1..v.len()).rev() {
+        let j = (splitmix(&mut s) % (i as u64 + 1)) as usize;
+        v.swap(i, j);
+    }
+}
+
+fn main() -> Result<(), bloomlab_core::Error> {
+    let ns: Vec<u64> = std::env::args()
+        .skip(1)
+        .map(|s| s.parse().expect("each argument must be an integer n"))
+        .collect();
+    let ns = if ns.is_empty() {
+        vec![2_000, 100_000, 1_000_000, 10_000_000]
+    } else {
+        ns
+    };
     println!(
-        "| fastbloom lookup / blocked lookup | {:.2} | ≥ 3 |",
-        r("fastbloom lookup", "blocked lookup")
+        "blocked filter speed, 1 % target; AVX2 kernels: {}",
+        bloomlab_core::simd::has_avx2()
     );
-    println!(
-        "| blocked batched / floor | {:.2} | ≤ 1.0 |",
-        r("blocked batched", "floor")
-    );
-    println!(
-        "| blocked insert / floor | {:.2} | ≤ 1.5 |",
-        r("blocked insert", "floor")
-    );
-    println!(
-        "| blocked insert_batch / floor | {:.2} | ≤ 1.5 |",
-        r("blocked insert_batch", "floor")
-    );
-    println!(
-        "| classic lookup / blocked lookup | {:.2} | — |",
-        r("classic lookup", "blocked lookup")
-    );
-    println!(
-        "| hash only / floor | {:.2} | — |",
-        r("hash only (xxh3-128)", "floor")
-    );
-    println!(
-        "| in-cache lookup / floor | {:.2} | — |",
-        r("blocked lookup, in-cache filter", "floor")
-    );
-    println!(
-        "\n(insert floor, a random read-modify-write per key including the buffer copy: {:.1} ns)",
-        m["insert floor"]
-    );
+    for n in ns {
+        run(n)?;
+    }
     Ok(())
 }

@@ -54,34 +54,99 @@
 //!
 //! # Probe positions
 //!
-//! Bit `j` of a key's block is probed for
-//! `j = ⌊h_i / 2^55⌋` (the top 9 bits), `h_0 = h2`, `h_{i+1} = h_i · 0x9e37_79b9_7f4a_7c15 mod 2^64`,
-//! `i = 0..k`. This is RocksDB's `FastLocalBloom` probe sequence (`util/bloom_impl.h`:
-//! `h *= 0x9e3779b9; bitpos = h >> (32 − 9)`) widened to 64 bits; the multiplier is
-//! `⌊2^64/φ⌋` made odd, Knuth's multiplicative-hashing constant (TAOCP vol. 3, §6.4), whose
-//! 32-bit prefix is RocksDB's constant. Multiplying by an odd constant is a bijection on
-//! 64-bit words, so the sequence never gets stuck, and its top bits behave like independent
-//! uniform choices. Two probes of one key may pick the same bit; the formula models exactly
-//! that (k·i independent uniform choices with repetition in a block holding i keys), and
-//! [`current_fpr`](BlockedBloomFilter::current_fpr), the mean over blocks of
-//! `(ones/512)^k`, is the exact FPR of the filter as it stands under that model.
+//! A key is hashed once into a [`KeyHash`]; `h1` picks the block, and the probes come from
+//! `h2`. Two layouts exist; every filter built by this version uses the second.
 //!
-//! Probe `i` is computed as `h2 · PROBE_MULTIPLIER^i` with the powers precomputed (the same
-//! value as `i` sequential steps), so the `k` multiplications run in parallel instead of as a
-//! chain; a lookup ANDs the `k` probed bits of the one loaded cache line without branches.
+//! **Second layout, [`Layout::Local32`]** (envelope version 2): with `h` the high 32 bits
+//! of `h2`, probe `i` is bit `(h · 0x9e37_79b9^i mod 2^32) >> 23` of the block — RocksDB's
+//! `FastLocalBloom` rule (`util/bloom_impl.h`), the multiplier being `⌊2^32/φ⌋` made odd
+//! (Knuth, TAOCP vol. 3 §6.4). With 32-bit products, eight probes fit one AVX2 vector: one
+//! multiply by the precomputed powers, two shifts, two in-lane permutes and a blend fetch
+//! the probed 32-bit words of the loaded cache line, a variable shift builds the masks, one
+//! `vptest` answers ([`bloomlab_core::simd::local_contains`]); no branch per probe. The
+//! kernels are chosen once per filter at run time (`is_x86_feature_detected!`) and the
+//! portable scalar twin gives bit-identical blocks and answers (tested against each other on
+//! the same keys, both paths exercised on AVX2 machines by
+//! [`insert_portable`](BlockedBloomFilter::insert_portable) and
+//! [`might_contain_portable`](BlockedBloomFilter::might_contain_portable)).
+//!
+//! **First layout, [`Layout::Wide64`]** (envelope version 1): `j = ⌊h_i / 2^55⌋`,
+//! `h_0 = h2`, `h_{i+1} = h_i · 0x9e37_79b9_7f4a_7c15 mod 2^64` — the same rule widened to
+//! 64 bits, which AVX2 cannot multiply lane-wise. It is kept so that files written before
+//! the change load and answer exactly as they did.
+//!
+//! In both, multiplying by an odd constant is a bijection, the top bits behave like
+//! independent uniform choices, and two probes of one key may pick the same bit; the formula
+//! models exactly that (k·i independent uniform choices with repetition in a block holding i
+//! keys), and [`current_fpr`](BlockedBloomFilter::current_fpr), the mean over blocks of
+//! `(ones/512)^k`, is the exact FPR of the filter as it stands under that model. The keyed
+//! scheme plugs in unchanged: probes come from whatever 128-bit [`KeyHash`] the scheme gives.
+//!
+//! # Formats and versions
+//!
+//! The probe layout is part of the byte format, so the new layout is a new format version:
+//! new filters write envelope version 2; version-1 files **load** (as [`Layout::Wide64`]) and
+//! keep their layout through inserts, unions with filters of the same layout, re-encoding
+//! and serde, answering exactly as when written (a literal version-1 file and its answers are
+//! pinned by `tests/format_versions.rs`). Loading was chosen over refusing because a filter
+//! file is often the only copy of a key set's summary: refusing would force users to rebuild
+//! from data they may no longer have. Other versions are refused with
+//! [`DecodeError::UnsupportedVersion`] naming the version; readers built before this change
+//! refuse version-2 files the same way. Combining filters of different layouts is refused.
+//!
+//! # Where the time goes
+//!
+//! Instruction counts (valgrind `--tool=callgrind`, noise-free) per `might_contain` of a u64
+//! key on a filter in L1, k = 6: the first layout took 114 instructions — xxh3-128 of the 8
+//! key bytes about 20, the rest the probe loop (a slice iterator over the powers, six 64-bit
+//! multiplies, shifts, bounds checks); the second layout with the AVX2 kernel takes 74 (the
+//! kernel 24 of them, hashing 20, the call and block index the rest). sbbf-rs-safe (AVX2
+//! split-block) takes 44 including its xxh3-64. The hash was not the cost — xxh3-64 on 8
+//! bytes is no cheaper than xxh3-128 (22 against 20 instructions) — so the hash scheme and
+//! its format id are unchanged. Inserts: 183 instructions before, 118 now (sbbf-rs 46): eight
+//! OR-to-memory stores of vector-computed masks; merging eight masks into sixteen words
+//! inside registers costs seven or more operations per probe and measured slower.
 //!
 //! # Batched lookups
 //!
-//! [`might_contain_batch`](BlockedBloomFilter::might_contain_batch) hashes [`BATCH`] keys
-//! ahead of the one it answers and prefetches their blocks: the cache misses overlap instead
-//! of being paid one after another. Answers are identical to
+//! [`might_contain_batch`](BlockedBloomFilter::might_contain_batch) runs on
+//! [`bloomlab_core::simd::pipeline`]: the key [`BATCH`] positions ahead is hashed and its
+//! block prefetched while the current one is answered, so cache misses (and a keyed scheme's
+//! slower hashing) overlap instead of being paid one after another. Answers are identical to
 //! [`might_contain`](BlockedBloomFilter::might_contain) (tested).
 //!
-//! Measured with `cargo run --release -p bloomlab-blocked --example speed` (10^7 keys, 1 %,
-//! 11.8 MiB, a shared 2-vCPU AMD EPYC): single lookups 55–85 ns, batched 12–17 ns, the same
-//! lookup on a filter that fits in L1 13 ns — batching hides the memory latency and what
-//! remains is hashing and probing. [`insert_batch`](BlockedBloomFilter::insert_batch):
-//! 13–14 ns per key against 74–120 ns for single inserts.
+//! # Measured
+//!
+//! `cargo run --release -p bloomlab-blocked --example speed` (1 % target, 9.92 bits/item,
+//! k = 6; half-member random u64 queries; 7 rounds with the contenders' passes interleaved in
+//! a shuffled order; ratio = median over rounds of the within-round ratio, range beside it)
+//! on a shared 2-vCPU Intel Xeon with AVX2 and other engineers' builds running — so the
+//! ranges are wide and only the medians of ratios mean much:
+//!
+//! | n | lookup ÷ sbbf-rs | batched ÷ sbbf-rs (single) | insert ÷ sbbf-rs | insert_batch ÷ sbbf-rs |
+//! |---|---|---|---|---|
+//! | 2 000 (L1) | 1.31 (0.15–12.2); 1.64 | 1.74 (0.25–10.8); 1.77 | 2.89 (2.83–3.27); 3.36 | 3.56; 3.25 |
+//! | 10^5 | 1.85 (0.26–7.9); 1.50 (1.08–1.77) | 1.86; 1.84 | 8.8 (2.7–12.9); 3.39 | 3.90; 3.23 |
+//! | 10^6 | 1.31 (0.65–1.71); 0.99 (0.50–1.09) | 0.81 (0.36–1.87); 1.14 | 2.20; 2.72 | 2.20; 2.30 |
+//! | 10^7 | 1.68 (0.94–2.16); 1.37 (0.69–1.64) | 0.56 (0.38–1.13); 0.83 (0.55–0.98) | 2.86; 2.29 | 1.00 (0.65–1.74); 1.25 (0.90–2.00) |
+//!
+//! (two runs, the first at load average 8–9, the second at 5–6; medians, ranges in
+//! parentheses where given.) So the blocked filter does **not** yet match sbbf-rs-safe one
+//! key at a time: it is 1.0–1.9× slower, which the instruction counts above explain (74
+//! against 44 per lookup; 118 against 46 per insert — a 512-bit block needs a permute and
+//! blend per vector that a 256-bit split block does not, and each key pays a call into the
+//! AVX2 kernel). Batched at 10^7 keys it answers in 0.56–0.83× sbbf-rs's single-lookup time
+//! (the target was 0.5×), and `insert_batch` is at 1.0–1.25× its inserts. At equal space it
+//! is the more accurate filter: 1.01 % measured against sbbf-rs's 1.32 % at 9.92 bits/item
+//! (`bench-harness run --filters blocked,sbbf-rs --fpr 0.01 --n 1e5`). Before this layout
+//! (same machine class, quieter): 8.1 / 14.4 / 36.5 ns single at 2 000 / 10^5 / 10^7 against
+//! sbbf-rs's 3.7 / 6.7 / 23.2, i.e. 2.2× / 2.1× / 1.6×.
+//!
+//! `with_fpr`: 16–24 µs at n ≤ 10^5 (the closed-form sizing, [`math::blocked_bits_per_item_exact`],
+//! is most of it; it was 16–31 ms with the Markov chain); at 10^6–10^7 the timed loop
+//! measures 49 µs and 0.6 ms because glibc, after large frees, serves the table from the heap
+//! and clears it with `memset`; a process's first large table comes zeroed from the OS.
+//! Below p ≈ 10^-6 the sizing needs double-double sums and takes 0.3–20 ms.
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -91,6 +156,7 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
+use bloomlab_core::simd;
 use bloomlab_core::{Filter, FilterParams, Key};
 
 /// Bits per block: one 64-byte cache line.
@@ -102,19 +168,27 @@ pub const BLOCK_BYTES: usize = 64;
 pub const PROBE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Prefetch distance of the batched operations: while key `i` is answered, the block of key
 /// `i + BATCH` is being fetched. 32 measured best of 16/32/64 at 10^7 keys on the development
-/// machine (AMD EPYC, 2 vCPU).
+/// machine (AMD EPYC, 2 vCPU); re-measured with the AVX2 kernels (Intel Xeon, 2 vCPU, loaded,
+/// two runs): D = 8 / 16 / 32 / 64 gave 0.59 / 0.57 / 0.56 / 0.49 and – / – / 0.83 / 0.90 ×
+/// sbbf-rs single lookups at 10^7 — no distance better than the others beyond the noise, so
+/// 32 stays.
 pub const BATCH: usize = 32;
 
-/// One 512-bit block: eight words, aligned to a 64-byte cache line. Bit `j` of the block is
-/// bit `j & 63` of word `j >> 6`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[repr(C, align(64))]
-struct Block([u64; 8]);
+// One 512-bit block: eight words, aligned to a 64-byte cache line (`simd::Line`). Bit `j`
+// of the block is bit `j & 63` of word `j >> 6`.
+use bloomlab_core::simd::Line as Block;
 
 const _: () = assert!(std::mem::size_of::<Block>() == BLOCK_BYTES);
 const _: () = assert!(std::mem::align_of::<Block>() == BLOCK_BYTES);
 
-impl Block {
+/// The first layout's probes, and the per-block bit count.
+trait BlockOps {
+    fn contains(&self, h2: u64, k: u32) -> bool;
+    fn add(&mut self, h2: u64, k: u32) -> bool;
+    fn count_ones(&self) -> u32;
+}
+
+impl BlockOps for Block {
     /// All `k` probe bits of a key with stride half `h2` are set. Each probe reads one word of
     /// this (already loaded) cache line; no branches, no stores.
     #[inline(always)]
@@ -145,6 +219,50 @@ impl Block {
     }
 }
 
+/// How a key's probes are placed inside its block: a frozen part of the byte format, recorded
+/// as the envelope version. New filters use [`Layout::Local32`]; files of the first layout
+/// load as [`Layout::Wide64`] and keep it (an insert into them, a union, a re-encoding all
+/// stay in that layout), so they answer exactly as when they were written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Layout {
+    /// The first layout (envelope version 1): probe `i` is the top 9 bits of
+    /// `h2 · PROBE_MULTIPLIER^i mod 2^64` (see [Probe positions](crate#probe-positions)).
+    Wide64,
+    /// The second layout (envelope version 2): probe `i` is the top 9 bits of
+    /// `h · 0x9e37_79b9^i mod 2^32` with `h` the high 32 bits of `h2`
+    /// ([`bloomlab_core::simd::local_insert`]; RocksDB's `FastLocalBloom` rule), eight
+    /// probes per AVX2 vector.
+    #[default]
+    Local32,
+}
+
+impl Layout {
+    /// The envelope version that records this layout.
+    pub fn format_version(self) -> u16 {
+        match self {
+            Layout::Wide64 => format::FORMAT_VERSION,
+            Layout::Local32 => format::BLOCKED_LOCAL32_VERSION,
+        }
+    }
+
+    /// The layout an envelope version records, if any.
+    pub fn from_format_version(v: u16) -> Option<Layout> {
+        match v {
+            format::FORMAT_VERSION => Some(Layout::Wide64),
+            format::BLOCKED_LOCAL32_VERSION => Some(Layout::Local32),
+            _ => None,
+        }
+    }
+}
+
+/// The 32 probe bits of the second layout: the high half of `h2` (`h1` chooses the block;
+/// the low bit of `h2` is forced odd and so carries no information).
+#[inline(always)]
+fn local_bits(h: KeyHash) -> u32 {
+    (h.h2 >> 32) as u32
+}
+
 /// `PROBE_POWERS[i] = PROBE_MULTIPLIER^i mod 2^64`: probe `i` of a key is the top 9 bits of
 /// `h2 · PROBE_MULTIPLIER^i`, the same value as `i` steps of `h ← h · PROBE_MULTIPLIER` from
 /// `h2`, but the `k` multiplications are independent (no serial dependency chain).
@@ -158,24 +276,6 @@ const PROBE_POWERS: [u64; math::MAX_HASHES as usize] = {
     p
 };
 
-/// Ask the CPU to start loading the cache line at `p` (a hint: no fault, no visible effect).
-#[inline(always)]
-fn prefetch<T>(p: &T) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: `_mm_prefetch` is an `unsafe fn` only because it is a `#[target_feature(sse)]`
-        // intrinsic; SSE is enabled for this build (checked by the `cfg` above). A prefetch
-        // never dereferences in the language sense and cannot fault, and `p` is a valid
-        // reference anyway.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((p as *const T).cast::<i8>()) };
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
-    {
-        let _ = p;
-    }
-}
-
 /// A zeroed vector of `n` blocks, or [`Error::SizeOverflow`] if it cannot exist or the
 /// allocator refuses (instead of aborting the process).
 fn zeroed_blocks(n: u64) -> Result<Vec<Block>> {
@@ -186,11 +286,9 @@ fn zeroed_blocks(n: u64) -> Result<Vec<Block>> {
     {
         return Err(too_big());
     }
-    let mut v: Vec<Block> = Vec::new();
-    v.try_reserve_exact(n_usize)
-        .map_err(|e| Error::SizeOverflow(format!("cannot allocate {n} blocks of 64 bytes: {e}")))?;
-    v.resize(n_usize, Block::default());
-    Ok(v)
+    // A zeroed allocation: microseconds at any size (the OS zeroes pages on first touch).
+    simd::zeroed_lines(n_usize)
+        .ok_or_else(|| Error::SizeOverflow(format!("cannot allocate {n} blocks of 64 bytes")))
 }
 
 /// A blocked Bloom filter: `blocks` × 512 bits, `k` probes per key inside one block, generic
@@ -205,6 +303,9 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     count: u64,
     capacity: u64,
     target_fpr: Option<f64>,
+    layout: Layout,
+    /// The probe kernels for [`Layout::Local32`], chosen for this CPU at construction.
+    kernel: simd::LocalKernel,
     scheme: S,
 }
 
@@ -283,6 +384,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             count: 0,
             capacity: n,
             target_fpr: None,
+            layout: Layout::default(),
+            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }
@@ -302,6 +405,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             count: 0,
             capacity: math::classic_capacity(bits, k),
             target_fpr: None,
+            layout: Layout::default(),
+            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }
@@ -325,7 +430,43 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn insert_hash(&mut self, h: KeyHash) -> bool {
         let b = self.block_index(h);
         self.count = self.count.saturating_add(1);
-        self.blocks[b].add(h.h2, self.k)
+        match self.layout {
+            Layout::Local32 => self
+                .kernel
+                .insert(&mut self.blocks[b].0, local_bits(h), self.k),
+            Layout::Wide64 => self.blocks[b].add(h.h2, self.k),
+        }
+    }
+
+    /// [`insert`](Self::insert) on the portable path (no SIMD), whatever the CPU: the same
+    /// block bits as the vector path, which the tests check on machines that have one.
+    pub fn insert_portable<K: Key + ?Sized>(&mut self, key: &K) -> bool {
+        let h = self.hash_key(key);
+        let b = self.block_index(h);
+        self.count = self.count.saturating_add(1);
+        match self.layout {
+            Layout::Local32 => {
+                simd::local_insert_scalar(&mut self.blocks[b].0, local_bits(h), self.k)
+            }
+            Layout::Wide64 => self.blocks[b].add(h.h2, self.k),
+        }
+    }
+
+    /// [`might_contain`](Self::might_contain) on the portable path (no SIMD), whatever the
+    /// CPU: the same answer as the vector path.
+    pub fn might_contain_portable<K: Key + ?Sized>(&self, key: &K) -> bool {
+        let h = self.hash_key(key);
+        let block = &self.blocks[self.block_index(h)];
+        match self.layout {
+            Layout::Local32 => simd::local_contains_scalar(&block.0, local_bits(h), self.k),
+            Layout::Wide64 => block.contains(h.h2, self.k),
+        }
+    }
+
+    /// The probe layout (the second one for every filter built by this version; the first
+    /// for filters decoded from its files).
+    pub fn layout(&self) -> Layout {
+        self.layout
     }
 
     /// Insert many keys: the key [`BATCH`] positions ahead is hashed and its block prefetched
@@ -335,14 +476,14 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         let mut ring = [KeyHash::new(0, 0); BATCH];
         for (r, key) in ring.iter_mut().zip(keys) {
             *r = self.hash_key(key);
-            prefetch(&self.blocks[self.block_index(*r)]);
+            simd::prefetch(&self.blocks[self.block_index(*r)]);
         }
         for i in 0..keys.len() {
             let slot = i % BATCH;
             let h = ring[slot];
             if let Some(key) = keys.get(i + BATCH) {
                 let ahead = self.hash_key(key);
-                prefetch(&self.blocks[self.block_index(ahead)]);
+                simd::prefetch(&self.blocks[self.block_index(ahead)]);
                 ring[slot] = ahead;
             }
             self.insert_hash(h);
@@ -358,7 +499,11 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// Query with a hash computed by this filter's scheme.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        self.blocks[self.block_index(h)].contains(h.h2, self.k)
+        let block = &self.blocks[self.block_index(h)];
+        match self.layout {
+            Layout::Local32 => self.kernel.contains(&block.0, local_bits(h), self.k),
+            Layout::Wide64 => block.contains(h.h2, self.k),
+        }
     }
 
     /// Answer many keys at once: `out[i] = might_contain(keys[i])`. The key [`BATCH`]
@@ -384,21 +529,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 "the prefetch distance must be at least 1",
             ));
         }
-        let mut ring = [KeyHash::new(0, 0); D];
-        for (r, key) in ring.iter_mut().zip(keys) {
-            *r = self.hash_key(key);
-            prefetch(&self.blocks[self.block_index(*r)]);
-        }
-        for (i, o) in out.iter_mut().enumerate() {
-            let slot = i % D;
-            let h = ring[slot];
-            if let Some(key) = keys.get(i + D) {
-                let ahead = self.hash_key(key);
-                prefetch(&self.blocks[self.block_index(ahead)]);
-                ring[slot] = ahead;
-            }
-            *o = self.might_contain_hash(h);
-        }
+        simd::pipeline::<K, KeyHash, D>(
+            keys,
+            |key| self.hash_key(key),
+            |h| simd::prefetch(&self.blocks[self.block_index(*h)]),
+            |i, h| out[i] = self.might_contain_hash(h),
+        );
         Ok(())
     }
 
@@ -407,11 +543,11 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn might_contain_hashes(&self, hashes: &[KeyHash], out: &mut [bool]) -> Result<()> {
         check_out_len(hashes.len(), out.len())?;
         for h in hashes.iter().take(BATCH) {
-            prefetch(&self.blocks[self.block_index(*h)]);
+            simd::prefetch(&self.blocks[self.block_index(*h)]);
         }
         for (i, (o, h)) in out.iter_mut().zip(hashes).enumerate() {
             if let Some(ahead) = hashes.get(i + BATCH) {
-                prefetch(&self.blocks[self.block_index(*ahead)]);
+                simd::prefetch(&self.blocks[self.block_index(*ahead)]);
             }
             *o = self.might_contain_hash(*h);
         }
@@ -534,6 +670,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     }
 
     fn check_compatible(&self, other: &Self) -> Result<()> {
+        if self.layout != other.layout {
+            return Err(Error::Incompatible(format!(
+                "probe layouts {:?} vs {:?}",
+                self.layout, other.layout
+            )));
+        }
         if self.blocks.len() != other.blocks.len() || self.k != other.k {
             return Err(Error::Incompatible(format!(
                 "(blocks, k) = ({}, {}) vs ({}, {})",
@@ -570,9 +712,10 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// block as its eight words in order, each word little-endian. The hash scheme is recorded
     /// and checked on read.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = EnvelopeWriter::new(
+        let mut w = EnvelopeWriter::with_version(
             Variant::Blocked,
             self.scheme.descriptor(),
+            self.layout.format_version(),
             40 + self.blocks.len() * BLOCK_BYTES,
         );
         w.u64(self.blocks())
@@ -594,7 +737,14 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// range, zero blocks or capacity, a bad target FPR, a wrong length, or a count too small
     /// to have set the bits that are set (each block with `x` ones needs `⌈x/k⌉` inserts).
     pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
-        let payload = format::open_expecting(bytes, Variant::Blocked, scheme.descriptor())?;
+        let (version, payload) = format::open_expecting_versions(
+            bytes,
+            Variant::Blocked,
+            scheme.descriptor(),
+            &[format::FORMAT_VERSION, format::BLOCKED_LOCAL32_VERSION],
+        )?;
+        let layout =
+            Layout::from_format_version(version).ok_or(DecodeError::UnsupportedVersion(version))?;
         let mut r = Reader::new(payload);
         let num_blocks = r.u64()?;
         let k = r.u32()?;
@@ -623,7 +773,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             }
         }
         Ok(Self::from_parts(
-            blocks, k, count, capacity, target_fpr, scheme,
+            blocks, k, count, capacity, target_fpr, layout, scheme,
         )?)
     }
 
@@ -633,6 +783,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         count: u64,
         capacity: u64,
         target_fpr: Option<f64>,
+        layout: Layout,
         scheme: S,
     ) -> Result<Self, DecodeError> {
         check_hashes(k)?;
@@ -658,6 +809,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             count,
             capacity,
             target_fpr,
+            layout,
+            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }
@@ -682,6 +835,7 @@ impl<S: HashScheme> fmt::Debug for BlockedBloomFilter<S> {
             .field("count", &self.count)
             .field("capacity", &self.capacity)
             .field("target_fpr", &self.target_fpr)
+            .field("layout", &self.layout)
             .field("fill_ratio", &self.fill_ratio())
             .field("scheme", &self.scheme.descriptor())
             .finish()
@@ -694,6 +848,7 @@ impl<S: HashScheme> PartialEq for BlockedBloomFilter<S> {
             && self.count == other.count
             && self.capacity == other.capacity
             && self.target_fpr == other.target_fpr
+            && self.layout == other.layout
             && self.scheme.descriptor() == other.scheme.descriptor()
             && self.blocks == other.blocks
     }
@@ -756,8 +911,15 @@ mod serde_impl {
         count: u64,
         capacity: u64,
         target_fpr: Option<f64>,
+        /// Absent in the first layout's serializations, which predate the field.
+        #[serde(default = "first_layout")]
+        layout: Layout,
         scheme: SchemeDescriptor,
         words: Vec<u64>,
+    }
+
+    fn first_layout() -> Layout {
+        Layout::Wide64
     }
 
     impl<S: HashScheme> Serialize for BlockedBloomFilter<S> {
@@ -768,6 +930,7 @@ mod serde_impl {
                 count: self.count,
                 capacity: self.capacity,
                 target_fpr: self.target_fpr,
+                layout: self.layout,
                 scheme: self.scheme.descriptor(),
                 words: self.blocks.iter().flat_map(|b| b.0).collect(),
             }
@@ -801,8 +964,16 @@ mod serde_impl {
                     b
                 })
                 .collect();
-            BlockedBloomFilter::from_parts(blocks, r.k, r.count, r.capacity, r.target_fpr, scheme)
-                .map_err(D::Error::custom)
+            BlockedBloomFilter::from_parts(
+                blocks,
+                r.k,
+                r.count,
+                r.capacity,
+                r.target_fpr,
+                r.layout,
+                scheme,
+            )
+            .map_err(D::Error::custom)
         }
     }
 }

@@ -5,7 +5,7 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0  | 4 | magic `b"BLAB"` |
-//! | 4  | 2 | format version, currently [`FORMAT_VERSION`] = 1 |
+//! | 4  | 2 | format version: [`FORMAT_VERSION`] = 1, or 2 for the blocked filter's second probe layout ([`BLOCKED_LOCAL32_VERSION`]) |
 //! | 6  | 1 | variant tag ([`Variant`]) |
 //! | 7  | 1 | hash scheme id ([`SchemeId`](crate::hash::SchemeId)) |
 //! | 8  | 8 | key check value (0 for unkeyed schemes; never the secret itself) |
@@ -37,6 +37,12 @@ use crate::hash::{SchemeDescriptor, SchemeId};
 pub const MAGIC: [u8; 4] = *b"BLAB";
 /// Current envelope version. Bump it (and keep reading the old one) for any layout change.
 pub const FORMAT_VERSION: u16 = 1;
+/// Envelope version 2, written only by the blocked filter for its second probe layout
+/// (32-bit in-block probes, `bloomlab_core::simd::local_insert`); its version-1 files keep
+/// the first layout and still load. Every other variant writes and accepts only version 1.
+pub const BLOCKED_LOCAL32_VERSION: u16 = 2;
+/// Newest envelope version any variant of this build reads.
+pub const MAX_FORMAT_VERSION: u16 = BLOCKED_LOCAL32_VERSION;
 /// Envelope header length in bytes.
 pub const HEADER_LEN: usize = 32;
 /// Seed of the envelope checksum (ASCII "checksum" as a little-endian `u64`).
@@ -102,9 +108,20 @@ pub struct EnvelopeWriter {
 impl EnvelopeWriter {
     /// Start an envelope for `variant` hashed with `scheme`; `payload_hint` pre-allocates.
     pub fn new(variant: Variant, scheme: SchemeDescriptor, payload_hint: usize) -> Self {
+        Self::with_version(variant, scheme, FORMAT_VERSION, payload_hint)
+    }
+
+    /// [`new`](Self::new) writing envelope version `version` (a variant with more than one
+    /// payload layout names the one it writes; readers pass it to [`open_expecting_versions`]).
+    pub fn with_version(
+        variant: Variant,
+        scheme: SchemeDescriptor,
+        version: u16,
+        payload_hint: usize,
+    ) -> Self {
         let mut buf = Vec::with_capacity(HEADER_LEN + payload_hint);
         buf.extend_from_slice(&MAGIC);
-        buf.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        buf.extend_from_slice(&version.to_le_bytes());
         buf.push(variant as u8);
         buf.push(scheme.id as u8);
         buf.extend_from_slice(&scheme.key_check.to_le_bytes());
@@ -205,7 +222,7 @@ pub fn open(bytes: &[u8]) -> Result<(EnvelopeInfo, &[u8]), DecodeError> {
         return Err(DecodeError::BadMagic { found: magic });
     }
     let version = r.u16()?;
-    if version != FORMAT_VERSION {
+    if !(FORMAT_VERSION..=MAX_FORMAT_VERSION).contains(&version) {
         return Err(DecodeError::UnsupportedVersion(version));
     }
     let tag = r.u8()?;
@@ -244,13 +261,28 @@ pub fn open(bytes: &[u8]) -> Result<(EnvelopeInfo, &[u8]), DecodeError> {
     ))
 }
 
-/// [`open`], then require the given variant and hash scheme.
+/// [`open`], then require the given variant and hash scheme, and envelope version
+/// [`FORMAT_VERSION`] (every variant with a single layout).
 pub fn open_expecting(
     bytes: &[u8],
     variant: Variant,
     scheme: SchemeDescriptor,
 ) -> Result<&[u8], DecodeError> {
+    open_expecting_versions(bytes, variant, scheme, &[FORMAT_VERSION]).map(|(_, p)| p)
+}
+
+/// [`open`], then require the given variant and hash scheme and one of the envelope
+/// `versions` this variant reads; returns the version found and the payload.
+pub fn open_expecting_versions<'a>(
+    bytes: &'a [u8],
+    variant: Variant,
+    scheme: SchemeDescriptor,
+    versions: &[u16],
+) -> Result<(u16, &'a [u8]), DecodeError> {
     let (info, payload) = open(bytes)?;
+    if !versions.contains(&info.version) {
+        return Err(DecodeError::UnsupportedVersion(info.version));
+    }
     if info.variant != variant {
         return Err(DecodeError::WrongVariant {
             expected: variant.name(),
@@ -263,7 +295,7 @@ pub fn open_expecting(
             found: info.scheme.to_string(),
         });
     }
-    Ok(payload)
+    Ok((info.version, payload))
 }
 
 /// A bounds-checked little-endian cursor over a byte slice. Every read returns
