@@ -469,6 +469,20 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         self.layout
     }
 
+    /// The same empty filter with the probe layout `layout`: [`Layout::Wide64`] writes
+    /// envelope-version-1 files, which readers built before the second layout can load.
+    /// Refused once a key is in (its bits were placed by the old layout).
+    pub fn with_layout(mut self, layout: Layout) -> Result<Self> {
+        if self.count != 0 || self.count_ones() != 0 {
+            return Err(Error::invalid(
+                "layout",
+                "can only be chosen while the filter is empty",
+            ));
+        }
+        self.layout = layout;
+        Ok(self)
+    }
+
     /// Insert many keys: the key [`BATCH`] positions ahead is hashed and its block prefetched
     /// while key `i` is inserted, so the cache misses overlap. Keys are inserted in order; the
     /// result is identical to inserting them one by one.

@@ -1,4 +1,4 @@
-//! Known-answer vectors of the blocked filter's format version 1 layout (xxh3 scheme named
+//! Known-answer vectors of the blocked filter's two layouts (format versions 1 and 2) (xxh3 scheme named
 //! explicitly): which block a key picks and which bits it sets there, the exact bytes of a small
 //! filter and the digest of a larger one, and a literal encoded filter decoded and queried.
 //!
@@ -6,9 +6,9 @@
 //! with a new format version; these literals must then still decode and answer exactly as
 //! below.
 
-use bloomlab_blocked::BlockedBloomFilter;
+use bloomlab_blocked::{BlockedBloomFilter, Layout};
 use bloomlab_conformance::{self as conf, from_hex};
-use bloomlab_core::Xxh3Scheme;
+use bloomlab_core::{HashScheme, Xxh3Scheme};
 
 fn keys(prefix: &str, n: usize) -> Vec<String> {
     (0..n).map(|i| format!("{prefix}{i}")).collect()
@@ -58,7 +58,9 @@ fn block_index_and_probe_bits_of_fixed_keys() {
         (852, [49, 202, 243, 320, 379, 380]),
     ];
     for (key, (block, bits)) in probe_keys().iter().zip(want) {
-        let mut f = BlockedBloomFilter::with_blocks_and_scheme(1000, 6, Xxh3Scheme).unwrap();
+        let mut f = BlockedBloomFilter::with_blocks_and_scheme(1000, 6, Xxh3Scheme)
+            .and_then(|f| f.with_layout(Layout::Wide64))
+            .unwrap();
         f.insert(&key[..]);
         assert_eq!(
             set_bits(&f),
@@ -80,11 +82,15 @@ const SMALL: &str = "424c4142010002010000000000000000a80000000000000063000bfb078
 
 #[test]
 fn serialized_bytes_after_fixed_inserts() {
-    let mut f = BlockedBloomFilter::with_blocks_and_scheme(2, 6, Xxh3Scheme).unwrap();
+    let mut f = BlockedBloomFilter::with_blocks_and_scheme(2, 6, Xxh3Scheme)
+        .and_then(|f| f.with_layout(Layout::Wide64))
+        .unwrap();
     f.extend(keys("k", 100));
     assert_eq!(f.to_bytes(), from_hex(SMALL));
     // 10^4 keys at 1 %: 194 blocks, k = 6.
-    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme).unwrap();
+    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme)
+        .and_then(|f| f.with_layout(Layout::Wide64))
+        .unwrap();
     g.extend(0..10_000u64);
     assert_eq!((g.blocks(), g.hashes()), (194, 6));
     conf::check_known_answer(
@@ -107,4 +113,75 @@ fn literal_filter_decodes_and_answers_as_written() {
     f.might_contain_batch(&probe, &mut out).unwrap();
     let batched: Vec<usize> = (0..out.len()).filter(|&i| out[i]).collect();
     assert_eq!(batched, [108, 253]);
+}
+
+// Format version 2 ([`Layout::Local32`], the layout of every new filter): probe `i` is the top
+// 9 bits of `h · 0x9e37_79b9^i mod 2^32`, `h` the high half of `h2`. Pinned the same ways.
+
+#[test]
+fn local32_block_index_and_probe_bits_of_fixed_keys() {
+    let want: [(u64, [u32; 6]); 5] = [
+        (238, [79, 114, 247, 282, 347, 349]),
+        (41, [5, 101, 129, 312, 368, 372]),
+        (95, [16, 136, 260, 330, 460, 497]),
+        (435, [41, 61, 257, 276, 334, 368]),
+        (852, [51, 100, 240, 380, 403, 442]),
+    ];
+    for (key, (block, bits)) in probe_keys().iter().zip(want) {
+        let mut f = BlockedBloomFilter::with_blocks_and_scheme(1000, 6, Xxh3Scheme).unwrap();
+        assert_eq!(f.layout(), Layout::Local32);
+        f.insert(&key[..]);
+        assert_eq!(set_bits(&f), [(block, bits.to_vec())]);
+        // The same bits from the documented rule, written out independently of the crate.
+        let h = Xxh3Scheme.hash(key);
+        let mut x = (h.h2 >> 32) as u32;
+        let mut from_rule: Vec<u32> = (0..6)
+            .map(|_| {
+                let bit = x >> 23;
+                x = x.wrapping_mul(0x9e37_79b9);
+                bit
+            })
+            .collect();
+        from_rule.sort_unstable();
+        from_rule.dedup();
+        assert_eq!(from_rule, bits.to_vec());
+        assert_eq!(
+            ((u128::from(h.h1) * 1000) >> 64) as u64,
+            block,
+            "block = fastrange(h1, blocks)"
+        );
+    }
+}
+
+/// 2 blocks, k = 6, keys k0 … k99, format version 2.
+const SMALL_V2: &str = "424c4142020002010000000000000000a80000000000000059f8be5b228978a6\
+                        0200000000000000060000000000000064000000000000007600000000000000\
+                        0000000000000000855463ea244df331e4f214411d75daeb41e1f0691862da8d\
+                        145421e608eeb8015028808e5ecf8e44fbc9a8d2600216a43594000f43e8c2a2\
+                        ce8a14c2143c6e89b69963d00e79bfd089883fd2886665323ab4fd2180e1126b\
+                        322534fe2515220cdce51ec6d75e7802cd8b1e38ab01a8d9d14f16814033de2a\
+                        c4727968f345d8d1";
+
+#[test]
+fn local32_serialized_bytes_and_literal_answers() {
+    let mut f = BlockedBloomFilter::with_blocks_and_scheme(2, 6, Xxh3Scheme).unwrap();
+    f.extend(keys("k", 100));
+    assert_eq!(f.to_bytes(), from_hex(SMALL_V2));
+    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme).unwrap();
+    g.extend(0..10_000u64);
+    conf::check_known_answer(
+        "blocked v2 10^4 at 1 %",
+        &g.to_bytes(),
+        12_488,
+        0x37ed_6e98_f449_b4d3,
+    );
+    let d = BlockedBloomFilter::from_bytes(&from_hex(SMALL_V2)).unwrap();
+    assert_eq!(d.layout(), Layout::Local32);
+    assert!(keys("k", 100).iter().all(|k| d.might_contain(k)));
+    assert_eq!(positives(&d), [51, 96, 103, 144, 235]);
+    let probe = keys("n", 256);
+    let mut out = vec![false; probe.len()];
+    d.might_contain_batch(&probe, &mut out).unwrap();
+    let batched: Vec<usize> = (0..out.len()).filter(|&i| out[i]).collect();
+    assert_eq!(batched, [51, 96, 103, 144, 235]);
 }

@@ -4,7 +4,7 @@
 //! every keyed filter stored before answers wrongly: a change needs a new scheme id, never an
 //! edited literal alone.
 
-use bloomlab_blocked::BlockedBloomFilter;
+use bloomlab_blocked::{BlockedBloomFilter, Layout};
 use bloomlab_classic::BloomFilter;
 use bloomlab_conformance::{self as conf, from_hex};
 use bloomlab_core::{HashScheme, KeyHash, SchemeId};
@@ -109,8 +109,9 @@ fn keyed_filters_bytes_under_the_secret() {
     let mut c: KeyedBloomFilter = BloomFilter::with_fpr_and_scheme(10, 0.01, scheme()).unwrap();
     c.extend(keys("k", 10));
     assert_eq!(c.to_bytes(), from_hex(CLASSIC));
-    let mut b: KeyedBlockedBloomFilter =
-        BlockedBloomFilter::with_blocks_and_scheme(2, 6, scheme()).unwrap();
+    let mut b: KeyedBlockedBloomFilter = BlockedBloomFilter::with_blocks_and_scheme(2, 6, scheme())
+        .and_then(|f| f.with_layout(Layout::Wide64))
+        .unwrap();
     b.extend(keys("k", 100));
     assert_eq!(b.to_bytes(), from_hex(BLOCKED));
 
@@ -123,7 +124,9 @@ fn keyed_filters_bytes_under_the_secret() {
         0xa0dd_f936_8c15_92ba,
     );
     let mut b: KeyedBlockedBloomFilter =
-        BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, scheme()).unwrap();
+        BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, scheme())
+            .and_then(|f| f.with_layout(Layout::Wide64))
+            .unwrap();
     b.extend(0..10_000u64);
     conf::check_known_answer(
         "keyed blocked 10^4",
