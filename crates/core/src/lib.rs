@@ -7,6 +7,7 @@
 //! - [`format`]: the checked, versioned envelope every byte format uses.
 //! - [`Key`]: a stable byte encoding for strings, byte slices and integers.
 //! - [`Error`]: typed errors; nothing panics on user input.
+//! - [`meta`]: the metadata and trait glue every variant shares.
 #![warn(missing_docs)]
 
 pub mod bits;
@@ -16,6 +17,7 @@ pub mod format;
 pub mod hash;
 pub mod key;
 pub mod math;
+pub mod meta;
 
 pub use bits::BitArray;
 pub use error::{DecodeError, Error, Result};
