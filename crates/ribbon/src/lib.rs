@@ -1,0 +1,539 @@
+//! DOCS
+#![warn(missing_docs)]
+
+pub mod band;
+mod view;
+
+use std::fmt;
+
+use bloomlab_core::error::{DecodeError, Error, Result};
+use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
+use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
+use bloomlab_core::math;
+use bloomlab_core::meta::{FilterCore, Meta, MetaView};
+use bloomlab_core::{Key, filter_glue};
+
+pub use band::MAX_RESULT_BITS;
+use band::{Banding, CoeffRow, LeWords, Words, fmix64};
+pub use view::RibbonView;
+
+/// The coefficient row type: `w = 128` (see the crate docs for why not 64).
+pub type Row = u128;
+/// The band width `w` in slots.
+pub const WIDTH: u64 = Row::BITS as u64;
+
+/// Seeds a construction tries before it gives up with [`Error::Full`]. Each seed succeeds
+/// with probability at least [`SEED_SUCCESS`] at the sizing of [`num_slots`], so all of them
+/// fail with probability below `(1 − 0.9)^32 = 10^-32`.
+pub const MAX_SEEDS: u32 = 32;
+
+/// The per-seed construction success probability the sizing of [`num_slots`] is chosen for.
+pub const SEED_SUCCESS: f64 = 0.9;
+
+/// A hashed key's equation for seed `seed` in a band with `starts` possible start slots:
+/// `(start, w-bit row with bit 0 set, 32 bits of right-hand side)`; a filter keeps the low
+/// `r` bits of the last. Three finalisers over the key's 128 hash bits: `a` gives the start
+/// (its high bits, through fastrange) and the right-hand side (its low 32 bits), `b` and
+/// `c = fmix64(a ^ b)` the row.
+#[inline(always)]
+pub fn row<W: CoeffRow>(h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32) {
+    let s = u64::from(seed).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let a = fmix64(h.h1 ^ s);
+    let b = fmix64(h.h2.wrapping_add(s));
+    let c = fmix64(a ^ b.rotate_left(32));
+    (fastrange(a, starts) as usize, W::from_halves(b, c), a as u32)
+}
+
+/// `r = ceil(log2(1/p))`: the result bits for a target FPR `p`, so the FPR `2^-r ≤ p`.
+/// Errors: `p` not in (0, 1), or below `2^-32` ([`MAX_RESULT_BITS`]).
+pub fn result_bits_for(p: f64) -> Result<u32> {
+    math::validate_fpr(p)?;
+    let mut r = (-p.log2()).ceil().max(1.0);
+    // Guard the rounding of log2 at exact powers of two: 2^-r must not exceed p.
+    if (-r).exp2() > p {
+        r += 1.0;
+    }
+    if r > f64::from(MAX_RESULT_BITS) {
+        return Err(Error::invalid(
+            "fpr",
+            format!("{p} needs more than {MAX_RESULT_BITS} result bits"),
+        ));
+    }
+    Ok(r as u32)
+}
+
+/// The FPR of `r` result bits: `2^-r` (a non-member's row meets the solution in `r`
+/// independent uniform parities).
+pub fn fpr_for_result_bits(r: u32) -> f64 {
+    (-f64::from(r)).exp2()
+}
+
+/// Slot overhead `m/n − 1` for `n` keys (see the crate docs: measured so that one seed
+/// succeeds with probability ≥ [`SEED_SUCCESS`]).
+pub fn slot_overhead(n: u64) -> f64 {
+    OVERHEAD_PER_DECADE * (n.max(1) as f64).log10()
+}
+
+/// Slot overhead per decade of `n` (see [`slot_overhead`]).
+pub const OVERHEAD_PER_DECADE: f64 = 0.008;
+
+/// Slots for `n` keys: 0 for `n = 0`, else `n·(1 + slot_overhead(n))` rounded up to a
+/// multiple of `w`, at least `w`.
+pub fn num_slots(n: u64) -> Result<u64> {
+    if n == 0 {
+        return Ok(0);
+    }
+    let want = (n as f64 * (1.0 + slot_overhead(n))).ceil();
+    if !(want < (1u64 << 60) as f64) {
+        return Err(Error::SizeOverflow(format!("{n} keys need {want} slots")));
+    }
+    Ok((want as u64).div_ceil(WIDTH).max(1) * WIDTH)
+}
+
+/// Solution bytes for `slots` slots of `r` bits (`slots` a multiple of `w`).
+fn solution_words(slots: u64, r: u32) -> Option<u64> {
+    (slots / WIDTH)
+        .checked_mul(u64::from(r))?
+        .checked_mul(Row::WORDS as u64)
+}
+
+/// A Standard Ribbon filter over `u128` rows with `r`-bit results, generic over the hash
+/// scheme. Static: built once from the whole key set by [`build`](RibbonFilter::build);
+/// `insert` through the [`Filter`](bloomlab_core::Filter) trait returns [`Error::Static`].
+///
+/// `len()` is the number of keys it was built from (repeats included).
+#[derive(Clone)]
+pub struct RibbonFilter<S: HashScheme = Xxh3Scheme> {
+    words: Vec<u64>,
+    num_slots: u64,
+    result_bits: u32,
+    seed: u32,
+    meta: Meta<S>,
+}
+
+impl RibbonFilter<Xxh3Scheme> {
+    /// Build from every key of the set at target FPR `fpr` (`r = ceil(log2(1/p))`).
+    ///
+    /// Errors: `p` not in (0, 1) or below `2^-32`, a size that does not fit in memory, or
+    /// (with probability below 10^-32) [`Error::Full`] after [`MAX_SEEDS`] failed seeds.
+    pub fn build<K: Key>(keys: impl IntoIterator<Item = K>, fpr: f64) -> Result<Self> {
+        Self::build_with_scheme(keys, fpr, Xxh3Scheme)
+    }
+
+    /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_bytes_with_scheme(bytes, Xxh3Scheme)
+    }
+}
+
+impl<S: HashScheme> RibbonFilter<S> {
+    /// [`build`](RibbonFilter::build) with a chosen hash scheme.
+    pub fn build_with_scheme<K: Key>(
+        keys: impl IntoIterator<Item = K>,
+        fpr: f64,
+        scheme: S,
+    ) -> Result<Self> {
+        let r = result_bits_for(fpr)?;
+        let hashes: Vec<KeyHash> = keys
+            .into_iter()
+            .map(|k| k.with_key_bytes(|b| scheme.hash(b)))
+            .collect();
+        let mut f = Self::from_hashes(&hashes, r, scheme)?;
+        f.meta.set_target_fpr(Some(fpr));
+        Ok(f)
+    }
+
+    /// Build from keys already hashed with `scheme`, with `r` result bits (1 to 32).
+    pub fn from_hashes(hashes: &[KeyHash], result_bits: u32, scheme: S) -> Result<Self> {
+        if !(1..=MAX_RESULT_BITS).contains(&result_bits) {
+            return Err(Error::invalid(
+                "result_bits",
+                format!("must be 1 to {MAX_RESULT_BITS} (got {result_bits})"),
+            ));
+        }
+        let n = hashes.len() as u64;
+        let m = num_slots(n)?;
+        let words_len = solution_words(m, result_bits)
+            .and_then(|w| usize::try_from(w).ok())
+            .ok_or_else(|| Error::SizeOverflow(format!("{m} slots of {result_bits} bits")))?;
+        let meta = Meta::new(n, None, scheme).with_count(n);
+        if m == 0 {
+            return Ok(RibbonFilter {
+                words: Vec::new(),
+                num_slots: 0,
+                result_bits,
+                seed: 0,
+                meta,
+            });
+        }
+        let mut band = Banding::<Row>::new(
+            usize::try_from(m).map_err(|_| Error::SizeOverflow(format!("{m} slots")))?,
+        )?;
+        let starts = m - WIDTH + 1;
+        let mask = result_mask(result_bits);
+        for seed in 0..MAX_SEEDS {
+            if seed > 0 {
+                band.clear();
+            }
+            let solvable = hashes.iter().all(|&h| {
+                let (s, c, v) = row::<Row>(h, seed, starts);
+                band.add(s, c, v & mask)
+            });
+            if solvable {
+                let words = band.solve(result_bits, u64::from(seed) ^ 0x5eed);
+                debug_assert_eq!(words.len(), words_len);
+                return Ok(RibbonFilter {
+                    words,
+                    num_slots: m,
+                    result_bits,
+                    seed,
+                    meta,
+                });
+            }
+        }
+        Err(Error::Full(format!(
+            "no seed of {MAX_SEEDS} solved {n} keys in {m} slots"
+        )))
+    }
+
+    /// Assemble from parts, checking what a decoder checks: `num_slots` is what
+    /// [`num_slots`] gives for `count`, `result_bits` in 1..=32 (and `ceil(log2(1/p))` when a
+    /// target is given), a seed below [`MAX_SEEDS`], and a solution of exactly
+    /// `num_slots/128 · r · 2` words.
+    pub fn from_parts(
+        words: Vec<u64>,
+        num_slots: u64,
+        result_bits: u32,
+        seed: u32,
+        count: u64,
+        target_fpr: Option<f64>,
+        scheme: S,
+    ) -> Result<Self, DecodeError> {
+        validate(num_slots, result_bits, seed, count, target_fpr)?;
+        let want = solution_words(num_slots, result_bits);
+        if want != Some(words.len() as u64) {
+            return Err(DecodeError::field(
+                "words",
+                format!("{} words for {num_slots} slots of {result_bits} bits", words.len()),
+            ));
+        }
+        Ok(RibbonFilter {
+            words,
+            num_slots,
+            result_bits,
+            seed,
+            meta: Meta::new(count, target_fpr, scheme).with_count(count),
+        })
+    }
+
+    /// `false`: the key was definitely not in the set. `true`: maybe.
+    #[inline]
+    pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.might_contain_hash(key.with_key_bytes(|b| self.meta.scheme().hash(b)))
+    }
+
+    /// Query with a hash computed by this filter's scheme: `r` parities over one contiguous
+    /// stretch of `2·r·128` solution bits.
+    #[inline]
+    pub fn might_contain_hash(&self, h: KeyHash) -> bool {
+        probe(&self.words[..], self.num_slots, self.result_bits, self.seed, h)
+    }
+
+    /// Slots `m` of the solution (a multiple of 128; 0 for an empty set).
+    pub fn num_slots(&self) -> u64 {
+        self.num_slots
+    }
+    /// Result bits `r`.
+    pub fn result_bits(&self) -> u32 {
+        self.result_bits
+    }
+    /// The seed construction settled on (the number of failed seeds before it).
+    pub fn seed(&self) -> u32 {
+        self.seed
+    }
+    /// Keys it was built from.
+    pub fn len(&self) -> u64 {
+        self.meta.count()
+    }
+    /// Built from no keys (answers `false` to everything).
+    pub fn is_empty(&self) -> bool {
+        self.meta.count() == 0
+    }
+    /// The target FPR, if built from one.
+    pub fn target_fpr(&self) -> Option<f64> {
+        self.meta.target_fpr()
+    }
+    /// The hash scheme.
+    pub fn scheme(&self) -> &S {
+        self.meta.scheme()
+    }
+    /// Solution bits, `m · r`.
+    pub fn table_bits(&self) -> u64 {
+        self.num_slots * u64::from(self.result_bits)
+    }
+    /// Solution bits per key (infinite when empty).
+    pub fn bits_per_item(&self) -> f64 {
+        self.table_bits() as f64 / self.len() as f64
+    }
+    /// The FPR: `2^-r`, or 0 for an empty set.
+    pub fn expected_fpr(&self) -> f64 {
+        if self.num_slots == 0 {
+            0.0
+        } else {
+            fpr_for_result_bits(self.result_bits)
+        }
+    }
+    /// The solution words (layout in [`band`]).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// Encode in the checked, versioned envelope with this payload (little-endian):
+    /// `num_slots: u64 | result_bits: u32 | seed: u32 | count: u64 | target_fpr: f64 (0 =
+    /// none) | num_slots/128 · r · 2 solution words` (layout in [`band`]). 32 bytes of header
+    /// and payload fields, then the solution: [`RibbonView`] reads it in place.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = EnvelopeWriter::new(
+            Variant::Ribbon,
+            self.meta.descriptor(),
+            PAYLOAD_FIELDS + self.words.len() * 8,
+        );
+        w.u64(self.num_slots)
+            .u32(self.result_bits)
+            .u32(self.seed)
+            .u64(self.meta.count())
+            .f64(format::encode_optional_fpr(self.meta.target_fpr()));
+        let buf = w.buffer();
+        buf.reserve(self.words.len() * 8);
+        for word in &self.words {
+            buf.extend_from_slice(&word.to_le_bytes());
+        }
+        w.finish()
+    }
+
+    /// Decode [`to_bytes`](Self::to_bytes) output, probing with `scheme`. Refuses another
+    /// scheme or key, damaged bytes and every invalid field. Never panics.
+    pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
+        let p = Parsed::open(bytes, &scheme)?;
+        let words = p
+            .solution
+            .chunks_exact(8)
+            .map(|c| LeWords(c).word(0))
+            .collect();
+        Ok(Self::from_parts(
+            words,
+            p.num_slots,
+            p.result_bits,
+            p.seed,
+            p.count,
+            p.target_fpr,
+            scheme,
+        )?)
+    }
+}
+
+/// Bytes of the payload before the solution.
+const PAYLOAD_FIELDS: usize = 32;
+
+fn result_mask(r: u32) -> u32 {
+    if r >= 32 { u32::MAX } else { (1u32 << r) - 1 }
+}
+
+/// The query shared by the owned filter and the borrowed view.
+#[inline(always)]
+fn probe<M: Words + ?Sized>(words: &M, num_slots: u64, r: u32, seed: u32, h: KeyHash) -> bool {
+    if num_slots == 0 {
+        return false;
+    }
+    let (s, c, v) = row::<Row>(h, seed, num_slots - WIDTH + 1);
+    band::query(words, (num_slots / WIDTH) as usize, r, s, c) == v & result_mask(r)
+}
+
+/// Field checks shared by `from_parts`, the byte decoder and the view.
+fn validate(
+    slots: u64,
+    result_bits: u32,
+    seed: u32,
+    count: u64,
+    target_fpr: Option<f64>,
+) -> Result<(), DecodeError> {
+    if !(1..=MAX_RESULT_BITS).contains(&result_bits) {
+        return Err(DecodeError::field(
+            "result_bits",
+            format!("must be 1 to {MAX_RESULT_BITS} (got {result_bits})"),
+        ));
+    }
+    format::validate_optional_fpr(target_fpr)?;
+    if let Some(p) = target_fpr {
+        if result_bits_for(p).ok() != Some(result_bits) {
+            return Err(DecodeError::field(
+                "result_bits",
+                format!("{result_bits} is not ceil(log2(1/{p}))"),
+            ));
+        }
+    }
+    if seed >= MAX_SEEDS {
+        return Err(DecodeError::field(
+            "seed",
+            format!("must be below {MAX_SEEDS} (got {seed})"),
+        ));
+    }
+    if num_slots(count).ok() != Some(slots) {
+        return Err(DecodeError::field(
+            "num_slots",
+            format!("{slots} slots is not the sizing for {count} keys"),
+        ));
+    }
+    Ok(())
+}
+
+/// The envelope opened and its fields validated; the solution still as bytes.
+struct Parsed<'a> {
+    num_slots: u64,
+    result_bits: u32,
+    seed: u32,
+    count: u64,
+    target_fpr: Option<f64>,
+    solution: &'a [u8],
+}
+
+impl<'a> Parsed<'a> {
+    fn open<S: HashScheme>(bytes: &'a [u8], scheme: &S) -> Result<Self, DecodeError> {
+        let payload = format::open_expecting(bytes, Variant::Ribbon, scheme.descriptor())?;
+        let mut r = Reader::new(payload);
+        let num_slots = r.u64()?;
+        let result_bits = r.u32()?;
+        let seed = r.u32()?;
+        let count = r.u64()?;
+        let target_fpr = format::decode_optional_fpr(r.f64()?)?;
+        validate(num_slots, result_bits, seed, count, target_fpr)?;
+        let words = solution_words(num_slots, result_bits)
+            .ok_or_else(|| DecodeError::field("num_slots", "solution size overflows"))?;
+        let solution = r.take_u64_len(words.saturating_mul(8))?;
+        r.finish()?;
+        Ok(Parsed {
+            num_slots,
+            result_bits,
+            seed,
+            count,
+            target_fpr,
+            solution,
+        })
+    }
+}
+
+impl<S: HashScheme> FilterCore for RibbonFilter<S> {
+    type Scheme = S;
+    const VARIANT: Variant = Variant::Ribbon;
+    const TYPE_NAME: &'static str = "RibbonFilter";
+
+    fn meta(&self) -> MetaView<'_, S> {
+        self.meta.view()
+    }
+    /// A static filter takes no inserts: [`Error::Static`]. Build a new filter from the
+    /// whole key set instead.
+    fn insert_key(&mut self, _key: &[u8]) -> Result<()> {
+        Err(Error::Static(Self::TYPE_NAME))
+    }
+    #[inline]
+    fn contains_key(&self, key: &[u8]) -> bool {
+        self.might_contain(key)
+    }
+    fn heap_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+    fn table_bits(&self) -> u64 {
+        RibbonFilter::table_bits(self)
+    }
+    fn hashes(&self) -> u32 {
+        self.result_bits
+    }
+    fn formula_fpr(&self) -> f64 {
+        RibbonFilter::expected_fpr(self)
+    }
+    fn same_table(&self, other: &Self) -> bool {
+        self.num_slots == other.num_slots
+            && self.result_bits == other.result_bits
+            && self.seed == other.seed
+            && self.words == other.words
+    }
+    fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("num_slots", &self.num_slots)
+            .field("result_bits", &self.result_bits);
+    }
+    fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("seed", &self.seed);
+    }
+}
+
+filter_glue!(RibbonFilter);
+
+#[cfg(feature = "serde")]
+mod serde_impl {
+    //! serde support: the same fields as the byte format, validated the same way on the way
+    //! in. Only schemes constructible with `Default` (unkeyed) deserialize.
+    use super::*;
+    use bloomlab_core::hash::SchemeDescriptor;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize)]
+    struct ReprRef<'a> {
+        num_slots: u64,
+        result_bits: u32,
+        seed: u32,
+        count: u64,
+        target_fpr: Option<f64>,
+        scheme: SchemeDescriptor,
+        words: &'a [u64],
+    }
+
+    #[derive(Deserialize)]
+    struct Repr {
+        num_slots: u64,
+        result_bits: u32,
+        seed: u32,
+        count: u64,
+        target_fpr: Option<f64>,
+        scheme: SchemeDescriptor,
+        words: Vec<u64>,
+    }
+
+    impl<S: HashScheme> Serialize for RibbonFilter<S> {
+        fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+            ReprRef {
+                num_slots: self.num_slots,
+                result_bits: self.result_bits,
+                seed: self.seed,
+                count: self.meta.count(),
+                target_fpr: self.meta.target_fpr(),
+                scheme: self.meta.descriptor(),
+                words: &self.words,
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de, S: HashScheme + Default> Deserialize<'de> for RibbonFilter<S> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            use serde::de::Error as _;
+            let r = Repr::deserialize(d)?;
+            let scheme = S::default();
+            if r.scheme != scheme.descriptor() {
+                return Err(D::Error::custom(DecodeError::SchemeMismatch {
+                    expected: scheme.descriptor().to_string(),
+                    found: r.scheme.to_string(),
+                }));
+            }
+            RibbonFilter::from_parts(
+                r.words,
+                r.num_slots,
+                r.result_bits,
+                r.seed,
+                r.count,
+                r.target_fpr,
+                scheme,
+            )
+            .map_err(D::Error::custom)
+        }
+    }
+}
