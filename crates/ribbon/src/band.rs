@@ -35,14 +35,16 @@ pub trait CoeffRow:
 {
     /// `w`, the band width in bits.
     const BITS: u32;
-    /// `w / 64`: solution words per column of a block.
+    /// `w / 64`: 64-bit words per column.
     const WORDS: usize = (Self::BITS / 64) as usize;
     /// The row from two 64-bit hash halves (`hi` is ignored for `u64`), bit 0 forced to 1.
     fn from_halves(lo: u64, hi: u64) -> Self;
-    /// Word `q` of a column (`q < WORDS`) as the row type, shifted into place.
-    fn from_word(word: u64, q: usize) -> Self;
     /// Word `q` of this value.
     fn word(self, q: usize) -> u64;
+    /// From `BITS / 8` little-endian bytes (`bytes.len()` is exactly that).
+    fn from_le(bytes: &[u8]) -> Self;
+    /// XOR of the 64-bit words (same parity as the whole value).
+    fn fold64(self) -> u64;
     /// Index of the lowest set bit (`BITS` for zero).
     fn trailing_zeros(self) -> u32;
     /// Parity of the set bits (0 or 1).
@@ -58,11 +60,15 @@ impl CoeffRow for u64 {
         lo | 1
     }
     #[inline(always)]
-    fn from_word(word: u64, _q: usize) -> Self {
-        word
+    fn word(self, _q: usize) -> u64 {
+        self
     }
     #[inline(always)]
-    fn word(self, _q: usize) -> u64 {
+    fn from_le(bytes: &[u8]) -> Self {
+        u64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+    }
+    #[inline(always)]
+    fn fold64(self) -> u64 {
         self
     }
     #[inline(always)]
@@ -86,12 +92,16 @@ impl CoeffRow for u128 {
         (u128::from(hi) << 64) | u128::from(lo) | 1
     }
     #[inline(always)]
-    fn from_word(word: u64, q: usize) -> Self {
-        u128::from(word) << (64 * q as u32)
-    }
-    #[inline(always)]
     fn word(self, q: usize) -> u64 {
         (self >> (64 * q as u32)) as u64
+    }
+    #[inline(always)]
+    fn from_le(bytes: &[u8]) -> Self {
+        u128::from_le_bytes(bytes.try_into().expect("16 bytes"))
+    }
+    #[inline(always)]
+    fn fold64(self) -> u64 {
+        (self as u64) ^ ((self >> 64) as u64)
     }
     #[inline(always)]
     fn trailing_zeros(self) -> u32 {
@@ -192,12 +202,12 @@ impl<W: CoeffRow> Banding<W> {
     /// the module docs) for `r`-bit results. Slots no row claimed are free variables; they
     /// get pseudo-random values from `seed` so that every slot a non-member's row touches is
     /// a uniform bit.
-    pub fn solve(&self, r: u32, seed: u64) -> Vec<u64> {
+    pub fn solve(&self, r: u32, seed: u64) -> Vec<W> {
         let m = self.coeffs.len();
         let w = W::BITS as usize;
         let r = r as usize;
         let blocks = m / w;
-        let mut out = vec![0u64; blocks * r * W::WORDS];
+        let mut out = vec![W::default(); blocks * r];
         // state[j]: bits j of the solution at slots i..i+w, slot i at bit 0.
         let mut state = [W::default(); MAX_RESULT_BITS as usize];
         let state = &mut state[..r];
@@ -214,49 +224,104 @@ impl<W: CoeffRow> Banding<W> {
                 *st = if bit == 1 { shifted | W::one() } else { shifted };
             }
             if i % w == 0 {
-                let base = (i / w) * r * W::WORDS;
-                for (j, st) in state.iter().enumerate() {
-                    for q in 0..W::WORDS {
-                        out[base + j * W::WORDS + q] = st.word(q);
-                    }
-                }
+                out[(i / w) * r..][..r].copy_from_slice(state);
             }
         }
         out
     }
 }
 
-/// Read access to solution words: a `[u64]` in memory or little-endian bytes of a file.
-pub trait Words {
-    /// Word `i` (in range: callers index only inside the solution).
-    fn word(&self, i: usize) -> u64;
+/// Read access to a solution of `W` columns: a `[W]` in memory or the little-endian bytes of
+/// a file ([`LeWords`]).
+pub trait Words<W: CoeffRow> {
+    /// Bit `j` is the parity of `(lo_j & ml) ^ (hi_j & mh)` over the `r` columns of blocks
+    /// `b` (`lo`) and `b1` (`hi`); both blocks in range.
+    fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32;
 }
 
-impl Words for [u64] {
+/// Parity of a word: fold to 8 bits, then the parity of a byte (one `setnp` on x86 without
+/// `popcnt`, where `count_ones() & 1` would be a dozen instructions).
+#[inline(always)]
+fn parity(mut x: u64) -> u32 {
+    x ^= x >> 32;
+    x ^= x >> 16;
+    x ^= x >> 8;
+    (x as u8).count_ones() & 1
+}
+
+/// The column loop over two iterators of columns: no indexing, so no bounds checks past the
+/// two slice splits.
+#[inline(always)]
+fn fold<W: CoeffRow>(lo: impl Iterator<Item = W>, hi: impl Iterator<Item = W>, ml: W, mh: W) -> u32 {
+    let mut acc = 0u32;
+    for (j, (l, h)) in lo.zip(hi).enumerate() {
+        acc |= parity(((l & ml) ^ (h & mh)).fold64()) << j;
+    }
+    acc
+}
+
+/// [`fold`] with the column count a constant: the loop unrolls and the slices become arrays,
+/// so a query has no loop overhead and no bounds check past the split.
+#[inline(always)]
+fn fold_fixed<W: CoeffRow, const R: usize>(lo: &[W], hi: &[W], ml: W, mh: W) -> u32 {
+    let (lo, hi): (&[W; R], &[W; R]) = (
+        lo[..R].try_into().expect("R columns"),
+        hi[..R].try_into().expect("R columns"),
+    );
+    fold(lo.iter().copied(), hi.iter().copied(), ml, mh)
+}
+
+/// Dispatch on `r` to [`fold_fixed`]: one predictable jump per query (a filter's `r` never
+/// changes), then straight-line code.
+macro_rules! dispatch_r {
+    ($r:expr, $lo:expr, $hi:expr, $ml:expr, $mh:expr; $($n:literal)*) => {
+        match $r {
+            $($n => fold_fixed::<W, $n>($lo, $hi, $ml, $mh),)*
+            _ => fold($lo.iter().copied(), $hi.iter().copied(), $ml, $mh),
+        }
+    };
+}
+
+impl<W: CoeffRow> Words<W> for [W] {
     #[inline(always)]
-    fn word(&self, i: usize) -> u64 {
-        self[i]
+    fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32 {
+        let n = r as usize;
+        let (lo, hi) = (&self[b * n..][..n], &self[b1 * n..][..n]);
+        dispatch_r!(r, lo, hi, ml, mh;
+            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
     }
 }
 
-/// A solution read straight from little-endian bytes, with no alignment assumption.
+/// A solution read straight from little-endian bytes (column after column, as
+/// [`Banding::solve`] orders them), with no alignment assumption.
 #[derive(Clone, Copy, Debug)]
 pub struct LeWords<'a>(pub &'a [u8]);
 
-impl Words for LeWords<'_> {
+impl<W: CoeffRow> Words<W> for LeWords<'_> {
     #[inline(always)]
-    fn word(&self, i: usize) -> u64 {
-        let b: [u8; 8] = self.0[i * 8..i * 8 + 8]
-            .try_into()
-            .expect("an 8-byte slice");
-        u64::from_le_bytes(b)
+    fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32 {
+        let n = r as usize * (W::BITS / 8) as usize;
+        let (lo, hi) = (&self.0[b * n..][..n], &self.0[b1 * n..][..n]);
+        let col = (W::BITS / 8) as usize;
+        fold(
+            lo.chunks_exact(col).map(W::from_le),
+            hi.chunks_exact(col).map(W::from_le),
+            ml,
+            mh,
+        )
     }
 }
 
 /// The `r`-bit value a row starting at `start` computes from a solution of `blocks` blocks:
 /// bit `j` is the parity of `row AND (w solution bits j from slot start)`.
+///
+/// The window at offset `o` of column `j` is `(lo >> o) | (hi << (w − o))` over the column's
+/// words in blocks `b` and `b + 1`; rather than shift each column, the row is shifted once
+/// into the two masks `row << o` and `row >> (w − o)`, so that the parity of column `j` is the
+/// parity of `(lo_j & mask_lo) ^ (hi_j & mask_hi)`: per column two ANDs, one XOR and one
+/// parity.
 #[inline(always)]
-pub fn query<W: CoeffRow, M: Words + ?Sized>(
+pub fn query<W: CoeffRow, M: Words<W> + ?Sized>(
     words: &M,
     blocks: usize,
     r: u32,
@@ -265,23 +330,12 @@ pub fn query<W: CoeffRow, M: Words + ?Sized>(
 ) -> u32 {
     let w = W::BITS as usize;
     let (b, o) = (start / w, (start % w) as u32);
-    // The window past the last block is never needed (o = 0 there); clamp to stay in range.
+    // The block past the last is never needed (o = 0 there): clamp to stay in range.
     let b1 = if b + 1 < blocks { b + 1 } else { b };
-    let stride = r as usize * W::WORDS;
-    let (lo_base, hi_base) = (b * stride, b1 * stride);
-    let mut acc = 0u32;
-    for j in 0..r as usize {
-        let mut lo = W::default();
-        let mut hi = W::default();
-        for q in 0..W::WORDS {
-            lo = lo | W::from_word(words.word(lo_base + j * W::WORDS + q), q);
-            hi = hi | W::from_word(words.word(hi_base + j * W::WORDS + q), q);
-        }
-        // (hi << 1) << (w − 1 − o) is hi << (w − o), and 0 when o = 0, without an overflow.
-        let window = (lo >> o) | ((hi << 1) << (W::BITS - 1 - o));
-        acc |= (window & coeff).parity() << j;
-    }
-    acc
+    let mask_lo = coeff << o;
+    // coeff >> (w − o) without an overflowing shift: 0 when o = 0.
+    let mask_hi = (coeff >> 1) >> (W::BITS - 1 - o);
+    words.parities(b, b1, r, mask_lo, mask_hi)
 }
 
 #[cfg(test)]
@@ -298,9 +352,12 @@ mod tests {
         for &(s, c, v) in rows {
             assert_eq!(query(&sol[..], blocks, r, s, c), v, "row at {s}");
         }
-        let bytes: Vec<u8> = sol.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let bytes: Vec<u8> = sol
+            .iter()
+            .flat_map(|w| (0..W::WORDS).flat_map(move |q| w.word(q).to_le_bytes()))
+            .collect();
         for &(s, c, v) in rows {
-            assert_eq!(query(&LeWords(&bytes), blocks, r, s, c), v);
+            assert_eq!(query::<W, _>(&LeWords(&bytes), blocks, r, s, c), v);
         }
     }
 

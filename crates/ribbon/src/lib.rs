@@ -14,7 +14,7 @@ use bloomlab_core::meta::{FilterCore, Meta, MetaView};
 use bloomlab_core::{Key, filter_glue};
 
 pub use band::MAX_RESULT_BITS;
-use band::{Banding, CoeffRow, LeWords, Words, fmix64};
+use band::{Banding, CoeffRow, Words, fmix64};
 pub use view::RibbonView;
 
 /// The coefficient row type: `w = 128` (see the crate docs for why not 64).
@@ -37,7 +37,7 @@ pub const SEED_SUCCESS: f64 = 0.9;
 /// `c = fmix64(a ^ b)` the row.
 #[inline(always)]
 pub fn row<W: CoeffRow>(h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32) {
-    let s = u64::from(seed).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let s = seed_word(seed);
     let a = fmix64(h.h1 ^ s);
     let b = fmix64(h.h2.wrapping_add(s));
     let c = fmix64(a ^ b.rotate_left(32));
@@ -104,7 +104,8 @@ fn solution_words(slots: u64, r: u32) -> Option<u64> {
 /// `len()` is the number of keys it was built from (repeats included).
 #[derive(Clone)]
 pub struct RibbonFilter<S: HashScheme = Xxh3Scheme> {
-    words: Vec<u64>,
+    /// The solution's columns (layout in [`band`]).
+    columns: Vec<Row>,
     num_slots: u64,
     result_bits: u32,
     seed: u32,
@@ -159,7 +160,7 @@ impl<S: HashScheme> RibbonFilter<S> {
         let meta = Meta::new(n, None, scheme).with_count(n);
         if m == 0 {
             return Ok(RibbonFilter {
-                words: Vec::new(),
+                columns: Vec::new(),
                 num_slots: 0,
                 result_bits,
                 seed: 0,
@@ -171,19 +172,22 @@ impl<S: HashScheme> RibbonFilter<S> {
         )?;
         let starts = m - WIDTH + 1;
         let mask = result_mask(result_bits);
+        let mut sorted = Vec::new();
         for seed in 0..MAX_SEEDS {
             if seed > 0 {
                 band.clear();
             }
-            let solvable = hashes.iter().all(|&h| {
+            sort_by_block(hashes, seed, starts, m / WIDTH, &mut sorted);
+            let solvable = sorted.iter().all(|&h| {
                 let (s, c, v) = row::<Row>(h, seed, starts);
                 band.add(s, c, v & mask)
             });
             if solvable {
-                let words = band.solve(result_bits, u64::from(seed) ^ 0x5eed);
-                debug_assert_eq!(words.len(), words_len);
+                drop(sorted);
+                let columns = band.solve(result_bits, u64::from(seed) ^ 0x5eed);
+                debug_assert_eq!(columns.len() * Row::WORDS, words_len);
                 return Ok(RibbonFilter {
-                    words,
+                    columns,
                     num_slots: m,
                     result_bits,
                     seed,
@@ -217,8 +221,12 @@ impl<S: HashScheme> RibbonFilter<S> {
                 format!("{} words for {num_slots} slots of {result_bits} bits", words.len()),
             ));
         }
+        let columns = words
+            .chunks_exact(2)
+            .map(|c| u128::from(c[0]) | (u128::from(c[1]) << 64))
+            .collect();
         Ok(RibbonFilter {
-            words,
+            columns,
             num_slots,
             result_bits,
             seed,
@@ -236,7 +244,7 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// stretch of `2·r·128` solution bits.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        probe(&self.words[..], self.num_slots, self.result_bits, self.seed, h)
+        probe(&self.columns[..], self.num_slots, self.result_bits, self.seed, h)
     }
 
     /// Slots `m` of the solution (a multiple of 128; 0 for an empty set).
@@ -283,9 +291,16 @@ impl<S: HashScheme> RibbonFilter<S> {
             fpr_for_result_bits(self.result_bits)
         }
     }
-    /// The solution words (layout in [`band`]).
-    pub fn words(&self) -> &[u64] {
-        &self.words
+    /// The solution's columns (layout in [`band`]).
+    pub fn columns(&self) -> &[Row] {
+        &self.columns
+    }
+
+    /// The solution as 64-bit words, each column low word first (the byte format's order).
+    pub fn words(&self) -> impl Iterator<Item = u64> + '_ {
+        self.columns
+            .iter()
+            .flat_map(|c| [*c as u64, (*c >> 64) as u64])
     }
 
     /// Encode in the checked, versioned envelope with this payload (little-endian):
@@ -296,7 +311,7 @@ impl<S: HashScheme> RibbonFilter<S> {
         let mut w = EnvelopeWriter::new(
             Variant::Ribbon,
             self.meta.descriptor(),
-            PAYLOAD_FIELDS + self.words.len() * 8,
+            PAYLOAD_FIELDS + self.heap_bytes(),
         );
         w.u64(self.num_slots)
             .u32(self.result_bits)
@@ -304,9 +319,8 @@ impl<S: HashScheme> RibbonFilter<S> {
             .u64(self.meta.count())
             .f64(format::encode_optional_fpr(self.meta.target_fpr()));
         let buf = w.buffer();
-        buf.reserve(self.words.len() * 8);
-        for word in &self.words {
-            buf.extend_from_slice(&word.to_le_bytes());
+        for c in &self.columns {
+            buf.extend_from_slice(&c.to_le_bytes());
         }
         w.finish()
     }
@@ -318,7 +332,7 @@ impl<S: HashScheme> RibbonFilter<S> {
         let words = p
             .solution
             .chunks_exact(8)
-            .map(|c| LeWords(c).word(0))
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
         Ok(Self::from_parts(
             words,
@@ -332,6 +346,38 @@ impl<S: HashScheme> RibbonFilter<S> {
     }
 }
 
+/// Counting sort of the hashes by the block their row starts in (for `seed`), into `out`.
+/// Banding in this order walks the band front to back, so its rows stay in cache; the order
+/// of equations does not change the system or whether it is solvable.
+fn sort_by_block(hashes: &[KeyHash], seed: u32, starts: u64, blocks: u64, out: &mut Vec<KeyHash>) {
+    let block_of = |h: KeyHash| (row_start(h, seed, starts) / WIDTH) as usize;
+    let mut offsets = vec![0usize; blocks as usize + 1];
+    for &h in hashes {
+        offsets[block_of(h) + 1] += 1;
+    }
+    for i in 1..offsets.len() {
+        offsets[i] += offsets[i - 1];
+    }
+    out.clear();
+    out.resize(hashes.len(), KeyHash { h1: 0, h2: 0 });
+    for &h in hashes {
+        let b = block_of(h);
+        out[offsets[b]] = h;
+        offsets[b] += 1;
+    }
+}
+
+/// The start slot of [`row`] alone.
+#[inline(always)]
+fn row_start(h: KeyHash, seed: u32, starts: u64) -> u64 {
+    fastrange(fmix64(h.h1 ^ seed_word(seed)), starts)
+}
+
+#[inline(always)]
+fn seed_word(seed: u32) -> u64 {
+    u64::from(seed).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
 /// Bytes of the payload before the solution.
 const PAYLOAD_FIELDS: usize = 32;
 
@@ -341,7 +387,7 @@ fn result_mask(r: u32) -> u32 {
 
 /// The query shared by the owned filter and the borrowed view.
 #[inline(always)]
-fn probe<M: Words + ?Sized>(words: &M, num_slots: u64, r: u32, seed: u32, h: KeyHash) -> bool {
+fn probe<M: Words<Row> + ?Sized>(words: &M, num_slots: u64, r: u32, seed: u32, h: KeyHash) -> bool {
     if num_slots == 0 {
         return false;
     }
@@ -440,7 +486,7 @@ impl<S: HashScheme> FilterCore for RibbonFilter<S> {
         self.might_contain(key)
     }
     fn heap_bytes(&self) -> usize {
-        self.words.len() * 8
+        self.columns.len() * 16
     }
     fn table_bits(&self) -> u64 {
         RibbonFilter::table_bits(self)
@@ -455,7 +501,7 @@ impl<S: HashScheme> FilterCore for RibbonFilter<S> {
         self.num_slots == other.num_slots
             && self.result_bits == other.result_bits
             && self.seed == other.seed
-            && self.words == other.words
+            && self.columns == other.columns
     }
     fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
         d.field("num_slots", &self.num_slots)
@@ -477,14 +523,14 @@ mod serde_impl {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     #[derive(Serialize)]
-    struct ReprRef<'a> {
+    struct ReprRef {
         num_slots: u64,
         result_bits: u32,
         seed: u32,
         count: u64,
         target_fpr: Option<f64>,
         scheme: SchemeDescriptor,
-        words: &'a [u64],
+        words: Vec<u64>,
     }
 
     #[derive(Deserialize)]
@@ -507,7 +553,7 @@ mod serde_impl {
                 count: self.meta.count(),
                 target_fpr: self.meta.target_fpr(),
                 scheme: self.meta.descriptor(),
-                words: &self.words,
+                words: self.words().collect(),
             }
             .serialize(s)
         }
