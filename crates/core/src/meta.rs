@@ -1,19 +1,20 @@
 //! The one home for what every variant repeats: count / capacity / target / scheme metadata,
 //! and the `Debug`, `PartialEq`, `Extend` and [`Filter`] glue built on it.
 //!
-//! A variant holds a [`Meta`] (or, when its metadata is derived — a scalable chain's capacity
-//! is the sum of its stages — builds a [`MetaView`] on demand), implements [`FilterCore`] with
-//! only its own logic (how a key is inserted and queried, what its table costs, its FPR
-//! formula), and gets the rest:
+//! A variant holds a [`Meta`] in a field `meta` (or, when its metadata is derived — a scalable
+//! chain's capacity is the sum of its stages — implements [`FilterMeta`] itself, building a
+//! [`MetaView`] on demand), implements [`FilterCore`] with only its own logic (how a key is
+//! inserted and queried, what its table costs, its FPR formula), and gets the rest:
 //!
 //! - [`Filter`] by the blanket `impl<T: FilterCore + Debug> Filter for T` below;
-//! - `Debug`, `PartialEq` and (for variants whose insert cannot fail) `Extend<K: Key>` from one
-//!   line, [`filter_glue!`](crate::filter_glue).
+//! - [`FilterMeta`], `Debug`, `PartialEq` and (for variants whose insert cannot fail)
+//!   `Extend<K: Key>` from one line, [`filter_glue!`](crate::filter_glue);
+//! - serde's scheme check from [`default_scheme_for`].
 //!
 //! ```
 //! use std::fmt;
-//! use bloomlab_core::meta::{FilterCore, Meta, MetaView};
-//! use bloomlab_core::{Filter, HashScheme, Result, Variant, Xxh3Scheme};
+//! use bloomlab_core::meta::{FilterCore, Meta};
+//! use bloomlab_core::{Filter, HashScheme, Result, Xxh3Scheme};
 //!
 //! /// A toy variant: remembers the low bit of every inserted key's hash.
 //! #[derive(Clone)]
@@ -23,10 +24,6 @@
 //! }
 //!
 //! impl<S: HashScheme> FilterCore for OneBit<S> {
-//!     type Scheme = S;
-//!     const VARIANT: Variant = Variant::Classic;
-//!     const TYPE_NAME: &'static str = "OneBit";
-//!     fn meta(&self) -> MetaView<'_, S> { self.meta.view() }
 //!     fn insert_key(&mut self, key: &[u8]) -> Result<()> {
 //!         self.bits[(self.meta.scheme().hash(key).h1 & 1) as usize] = true;
 //!         self.meta.record_insert();
@@ -42,7 +39,7 @@
 //!     fn same_table(&self, other: &Self) -> bool { self.bits == other.bits }
 //!     fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) { d.field("bits", &self.bits); }
 //! }
-//! bloomlab_core::filter_glue!(OneBit, extend);
+//! bloomlab_core::filter_glue!(OneBit, Classic, extend);
 //!
 //! let mut f = OneBit { bits: [false; 2], meta: Meta::new(10, None, Xxh3Scheme) };
 //! f.extend(["a", "b"]);
@@ -66,7 +63,14 @@
 //!    the table comparison of `eq` → [`FilterCore::same_table`]. The Debug fields that came
 //!    before `count` go in [`FilterCore::debug_shape`], those between `target_fpr` and `scheme`
 //!    in [`FilterCore::debug_state`]; the output keeps its field names and order.
-//! 3. Add `bloomlab_core::filter_glue!(TypeName);` (`, extend` when insert cannot fail).
+//! 3. Add `bloomlab_core::filter_glue!(TypeName, VariantTag);` (`, extend` when insert
+//!    cannot fail), and in serde's `Deserialize` replace the scheme check with
+//!    [`default_scheme_for`].
+//!
+//! For `crates/classic` and `crates/blocked` that is: fields `count, capacity, target_fpr,
+//! scheme` → `meta`; `debug_shape` = `m`/`blocks` and `k`, `debug_state` = `fill_ratio`;
+//! `filter_glue!(BloomFilter, Classic, extend)` / `filter_glue!(BlockedBloomFilter, Blocked,
+//! extend)`. `crates/keyed` wraps those types and needs no change.
 //!
 //! Formats, serde representations and the inherent API are untouched by the migration.
 
@@ -133,10 +137,10 @@ impl<S: HashScheme> Meta<S> {
     pub fn set_target_fpr(&mut self, p: Option<f64>) {
         self.target_fpr = p;
     }
-    /// One more item.
+    /// One more item (saturating).
     #[inline]
     pub fn record_insert(&mut self) {
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
     }
     /// One item fewer (saturating at 0).
     #[inline]
@@ -184,17 +188,22 @@ impl<S: HashScheme> MetaView<'_, S> {
     }
 }
 
-/// What a variant writes itself; [`Filter`], `Debug`, `PartialEq` and `Extend` follow.
-pub trait FilterCore: Send + Sync {
+/// Who a filter is: its variant, its type name and its metadata. [`filter_glue!`] writes this
+/// for a type whose metadata is a field `meta: Meta<S>`; a variant whose metadata is derived
+/// writes it by hand.
+pub trait FilterMeta {
     /// The hash scheme the variant is generic over.
     type Scheme: HashScheme;
     /// The variant's format tag (and [`FilterParams::variant`]).
     const VARIANT: Variant;
     /// The type's name as `Debug` prints it.
     const TYPE_NAME: &'static str;
-
     /// Count, capacity, target FPR and scheme.
     fn meta(&self) -> MetaView<'_, Self::Scheme>;
+}
+
+/// What a variant writes itself; [`Filter`], `Debug`, `PartialEq` and `Extend` follow.
+pub trait FilterCore: FilterMeta + Send + Sync {
     /// [`Filter::insert_bytes`].
     fn insert_key(&mut self, key: &[u8]) -> Result<()>;
     /// [`Filter::might_contain_bytes`].
@@ -273,8 +282,49 @@ pub fn extend<T: FilterCore, K: crate::Key>(f: &mut T, keys: impl IntoIterator<I
     }
 }
 
-/// `Debug` and `PartialEq` (and with `, extend`, `Extend<K: Key>`) for a variant type
-/// `Name<S: HashScheme>` that implements [`FilterCore`].
+/// The scheme a deserializer must probe with: `S::default()`, if its descriptor is the one the
+/// serialized filter records. Only unkeyed schemes have a usable `Default`; a keyed filter is
+/// loaded from bytes with its secret.
+pub fn default_scheme_for<S: HashScheme + Default>(
+    found: SchemeDescriptor,
+) -> Result<S, crate::error::DecodeError> {
+    let scheme = S::default();
+    if found != scheme.descriptor() {
+        return Err(crate::error::DecodeError::SchemeMismatch {
+            expected: scheme.descriptor().to_string(),
+            found: found.to_string(),
+        });
+    }
+    Ok(scheme)
+}
+
+/// The body of a variant's `Deserialize`: read its representation `R`, check the recorded
+/// scheme with [`default_scheme_for`], then validate and assemble with `build` (the variant's
+/// `from_parts`), every error a serde error.
+#[cfg(feature = "serde")]
+pub fn deserialize_checked<'de, D, R, S, T>(
+    d: D,
+    scheme_of: impl FnOnce(&R) -> SchemeDescriptor,
+    build: impl FnOnce(R, S) -> Result<T, crate::error::DecodeError>,
+) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    R: serde::Deserialize<'de>,
+    S: HashScheme + Default,
+{
+    use serde::de::Error as _;
+    let r = R::deserialize(d)?;
+    let scheme = default_scheme_for::<S>(scheme_of(&r)).map_err(D::Error::custom)?;
+    build(r, scheme).map_err(D::Error::custom)
+}
+
+/// The glue for a variant type `Name<S: HashScheme>` that implements [`FilterCore`]:
+///
+/// - `filter_glue!(Name, Tag)`: [`FilterMeta`] (variant `Variant::Tag`, type name `"Name"`,
+///   metadata from the field `meta: Meta<S>`), `Debug` and `PartialEq`;
+/// - `filter_glue!(Name, Tag, extend)`: the same and `Extend<K: Key>` (insert must not fail);
+/// - `filter_glue!(Name)`: `Debug` and `PartialEq` only, for a type that writes
+///   [`FilterMeta`] itself.
 #[macro_export]
 macro_rules! filter_glue {
     ($name:ident) => {
@@ -289,8 +339,19 @@ macro_rules! filter_glue {
             }
         }
     };
-    ($name:ident, extend) => {
+    ($name:ident, $tag:ident) => {
+        impl<S: $crate::HashScheme> $crate::meta::FilterMeta for $name<S> {
+            type Scheme = S;
+            const VARIANT: $crate::Variant = $crate::Variant::$tag;
+            const TYPE_NAME: &'static str = ::core::stringify!($name);
+            fn meta(&self) -> $crate::meta::MetaView<'_, S> {
+                self.meta.view()
+            }
+        }
         $crate::filter_glue!($name);
+    };
+    ($name:ident, $tag:ident, extend) => {
+        $crate::filter_glue!($name, $tag);
         impl<S: $crate::HashScheme, K: $crate::Key> ::core::iter::Extend<K> for $name<S> {
             fn extend<I: ::core::iter::IntoIterator<Item = K>>(&mut self, keys: I) {
                 $crate::meta::extend(self, keys)

@@ -25,7 +25,9 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let n: u64 = args.get(1).map_or(10_000_000, |s| s.parse::<f64>().unwrap() as u64);
+    let n: u64 = args
+        .get(1)
+        .map_or(10_000_000, |s| s.parse::<f64>().unwrap() as u64);
     let rounds: usize = args.get(2).map_or(7, |s| s.parse().unwrap());
     let target: f64 = args.get(3).map_or(0.01, |s| s.parse().unwrap());
     let mut st = 42u64;
@@ -34,12 +36,18 @@ fn main() {
     let lookups: Vec<u64> = (0..2_000_000u64)
         .map(|i| {
             let r = splitmix(&mut st);
-            if i % 2 == 0 { keys[(r % n) as usize] } else { r }
+            if i % 2 == 0 {
+                keys[(r % n) as usize]
+            } else {
+                r
+            }
         })
         .collect();
     let (mut build_ratio, mut lookup_ratio) = (Vec::new(), Vec::new());
     let (mut rb, mut fb, mut rl, mut fl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    println!("round\tribbon build ns/key\tfuse8 build ns/key\tratio\tribbon ns/lookup\tfuse8 ns/lookup\tratio");
+    println!(
+        "round\tribbon build ns/key\tfuse8 build ns/key\tratio\tribbon ns/lookup\tfuse8 ns/lookup\tratio"
+    );
     let mut last = None;
     for round in 0..rounds {
         // Alternate which filter goes first so neither always runs on a warmer machine.

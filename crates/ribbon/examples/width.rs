@@ -40,9 +40,15 @@ fn main() {
         let n = n as u64;
         for &overhead in &overheads {
             let (ok, m) = success::<u64>(n, overhead, seeds);
-            println!("64\t{n}\t{overhead}\t{:.4}\t{ok}/{seeds}", m as f64 / n as f64);
+            println!(
+                "64\t{n}\t{overhead}\t{:.4}\t{ok}/{seeds}",
+                m as f64 / n as f64
+            );
             let (ok, m) = success::<u128>(n, overhead, seeds);
-            println!("128\t{n}\t{overhead}\t{:.4}\t{ok}/{seeds}", m as f64 / n as f64);
+            println!(
+                "128\t{n}\t{overhead}\t{:.4}\t{ok}/{seeds}",
+                m as f64 / n as f64
+            );
         }
     }
 }

@@ -53,69 +53,51 @@ pub trait CoeffRow:
     fn one() -> Self;
 }
 
-impl CoeffRow for u64 {
-    const BITS: u32 = 64;
-    #[inline(always)]
-    fn from_halves(lo: u64, _hi: u64) -> Self {
-        lo | 1
-    }
-    #[inline(always)]
-    fn word(self, _q: usize) -> u64 {
-        self
-    }
-    #[inline(always)]
-    fn from_le(bytes: &[u8]) -> Self {
-        u64::from_le_bytes(bytes.try_into().expect("8 bytes"))
-    }
-    #[inline(always)]
-    fn fold64(self) -> u64 {
-        self
-    }
-    #[inline(always)]
-    fn trailing_zeros(self) -> u32 {
-        u64::trailing_zeros(self)
-    }
-    #[inline(always)]
-    fn parity(self) -> u32 {
-        self.count_ones() & 1
-    }
-    #[inline(always)]
-    fn one() -> Self {
-        1
-    }
+// The two impls differ only in how two hash halves make a row and how the value folds to
+// 64 bits; a local macro writes the shared rest once.
+macro_rules! coeff_row {
+    ($t:ty, |$lo:ident, $hi:ident| $from:expr, |$v:ident| $fold:expr) => {
+        impl CoeffRow for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline(always)]
+            fn from_halves($lo: u64, $hi: u64) -> Self {
+                $from | 1
+            }
+            #[inline(always)]
+            fn word(self, q: usize) -> u64 {
+                (self >> (64 * q as u32)) as u64
+            }
+            #[inline(always)]
+            fn from_le(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes(bytes.try_into().expect("BITS / 8 bytes"))
+            }
+            #[inline(always)]
+            fn fold64(self) -> u64 {
+                let $v = self;
+                $fold
+            }
+            #[inline(always)]
+            fn trailing_zeros(self) -> u32 {
+                <$t>::trailing_zeros(self)
+            }
+            #[inline(always)]
+            fn parity(self) -> u32 {
+                self.count_ones() & 1
+            }
+            #[inline(always)]
+            fn one() -> Self {
+                1
+            }
+        }
+    };
 }
 
-impl CoeffRow for u128 {
-    const BITS: u32 = 128;
-    #[inline(always)]
-    fn from_halves(lo: u64, hi: u64) -> Self {
-        (u128::from(hi) << 64) | u128::from(lo) | 1
-    }
-    #[inline(always)]
-    fn word(self, q: usize) -> u64 {
-        (self >> (64 * q as u32)) as u64
-    }
-    #[inline(always)]
-    fn from_le(bytes: &[u8]) -> Self {
-        u128::from_le_bytes(bytes.try_into().expect("16 bytes"))
-    }
-    #[inline(always)]
-    fn fold64(self) -> u64 {
-        (self as u64) ^ ((self >> 64) as u64)
-    }
-    #[inline(always)]
-    fn trailing_zeros(self) -> u32 {
-        u128::trailing_zeros(self)
-    }
-    #[inline(always)]
-    fn parity(self) -> u32 {
-        self.count_ones() & 1
-    }
-    #[inline(always)]
-    fn one() -> Self {
-        1
-    }
-}
+coeff_row!(u64, |lo, _hi| lo, |v| v);
+coeff_row!(
+    u128,
+    |lo, hi| (u128::from(hi) << 64) | u128::from(lo),
+    |v| (v as u64) ^ ((v >> 64) as u64)
+);
 
 /// Largest result width `r` (the FPR floor is `2^-32`).
 pub const MAX_RESULT_BITS: u32 = 32;
@@ -221,7 +203,11 @@ impl<W: CoeffRow> Banding<W> {
             for (j, st) in state.iter_mut().enumerate() {
                 let shifted = *st << 1;
                 let bit = (shifted & c).parity() ^ ((rhs >> j) & 1);
-                *st = if bit == 1 { shifted | W::one() } else { shifted };
+                *st = if bit == 1 {
+                    shifted | W::one()
+                } else {
+                    shifted
+                };
             }
             if i % w == 0 {
                 out[(i / w) * r..][..r].copy_from_slice(state);
@@ -252,7 +238,12 @@ fn parity(mut x: u64) -> u32 {
 /// The column loop over two iterators of columns: no indexing, so no bounds checks past the
 /// two slice splits.
 #[inline(always)]
-fn fold<W: CoeffRow>(lo: impl Iterator<Item = W>, hi: impl Iterator<Item = W>, ml: W, mh: W) -> u32 {
+fn fold<W: CoeffRow>(
+    lo: impl Iterator<Item = W>,
+    hi: impl Iterator<Item = W>,
+    ml: W,
+    mh: W,
+) -> u32 {
     let mut acc = 0u32;
     for (j, (l, h)) in lo.zip(hi).enumerate() {
         acc |= parity(((l & ml) ^ (h & mh)).fold64()) << j;

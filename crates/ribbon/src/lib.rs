@@ -10,7 +10,7 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
-use bloomlab_core::meta::{FilterCore, Meta, MetaView};
+use bloomlab_core::meta::{FilterCore, FilterMeta, Meta};
 use bloomlab_core::{Key, filter_glue};
 
 pub use band::MAX_RESULT_BITS;
@@ -41,7 +41,11 @@ pub fn row<W: CoeffRow>(h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32) {
     let a = fmix64(h.h1 ^ s);
     let b = fmix64(h.h2.wrapping_add(s));
     let c = fmix64(a ^ b.rotate_left(32));
-    (fastrange(a, starts) as usize, W::from_halves(b, c), a as u32)
+    (
+        fastrange(a, starts) as usize,
+        W::from_halves(b, c),
+        a as u32,
+    )
 }
 
 /// `r = ceil(log2(1/p))`: the result bits for a target FPR `p`, so the FPR `2^-r ≤ p`.
@@ -218,7 +222,10 @@ impl<S: HashScheme> RibbonFilter<S> {
         if want != Some(words.len() as u64) {
             return Err(DecodeError::field(
                 "words",
-                format!("{} words for {num_slots} slots of {result_bits} bits", words.len()),
+                format!(
+                    "{} words for {num_slots} slots of {result_bits} bits",
+                    words.len()
+                ),
             ));
         }
         let columns = words
@@ -244,7 +251,13 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// stretch of `2·r·128` solution bits.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        probe(&self.columns[..], self.num_slots, self.result_bits, self.seed, h)
+        probe(
+            &self.columns[..],
+            self.num_slots,
+            self.result_bits,
+            self.seed,
+            h,
+        )
     }
 
     /// Slots `m` of the solution (a multiple of 128; 0 for an empty set).
@@ -469,13 +482,6 @@ impl<'a> Parsed<'a> {
 }
 
 impl<S: HashScheme> FilterCore for RibbonFilter<S> {
-    type Scheme = S;
-    const VARIANT: Variant = Variant::Ribbon;
-    const TYPE_NAME: &'static str = "RibbonFilter";
-
-    fn meta(&self) -> MetaView<'_, S> {
-        self.meta.view()
-    }
     /// A static filter takes no inserts: [`Error::Static`]. Build a new filter from the
     /// whole key set instead.
     fn insert_key(&mut self, _key: &[u8]) -> Result<()> {
@@ -512,7 +518,7 @@ impl<S: HashScheme> FilterCore for RibbonFilter<S> {
     }
 }
 
-filter_glue!(RibbonFilter);
+filter_glue!(RibbonFilter, Ribbon);
 
 #[cfg(feature = "serde")]
 mod serde_impl {
@@ -520,20 +526,11 @@ mod serde_impl {
     //! in. Only schemes constructible with `Default` (unkeyed) deserialize.
     use super::*;
     use bloomlab_core::hash::SchemeDescriptor;
+    use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    #[derive(Serialize)]
-    struct ReprRef {
-        num_slots: u64,
-        result_bits: u32,
-        seed: u32,
-        count: u64,
-        target_fpr: Option<f64>,
-        scheme: SchemeDescriptor,
-        words: Vec<u64>,
-    }
-
-    #[derive(Deserialize)]
+    /// One representation both ways (the solution is re-packed as 64-bit words either way).
+    #[derive(Serialize, Deserialize)]
     struct Repr {
         num_slots: u64,
         result_bits: u32,
@@ -546,7 +543,7 @@ mod serde_impl {
 
     impl<S: HashScheme> Serialize for RibbonFilter<S> {
         fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-            ReprRef {
+            Repr {
                 num_slots: self.num_slots,
                 result_bits: self.result_bits,
                 seed: self.seed,
@@ -561,25 +558,21 @@ mod serde_impl {
 
     impl<'de, S: HashScheme + Default> Deserialize<'de> for RibbonFilter<S> {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            use serde::de::Error as _;
-            let r = Repr::deserialize(d)?;
-            let scheme = S::default();
-            if r.scheme != scheme.descriptor() {
-                return Err(D::Error::custom(DecodeError::SchemeMismatch {
-                    expected: scheme.descriptor().to_string(),
-                    found: r.scheme.to_string(),
-                }));
-            }
-            RibbonFilter::from_parts(
-                r.words,
-                r.num_slots,
-                r.result_bits,
-                r.seed,
-                r.count,
-                r.target_fpr,
-                scheme,
+            deserialize_checked(
+                d,
+                |r: &Repr| r.scheme,
+                |r: Repr, scheme| {
+                    RibbonFilter::from_parts(
+                        r.words,
+                        r.num_slots,
+                        r.result_bits,
+                        r.seed,
+                        r.count,
+                        r.target_fpr,
+                        scheme,
+                    )
+                },
             )
-            .map_err(D::Error::custom)
         }
     }
 }

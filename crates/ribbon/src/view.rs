@@ -3,11 +3,11 @@
 
 use std::fmt;
 
+use bloomlab_core::Key;
 use bloomlab_core::error::{Error, Result};
 use bloomlab_core::format::Variant;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
-use bloomlab_core::meta::{FilterCore, Meta, MetaView};
-use bloomlab_core::Key;
+use bloomlab_core::meta::{FilterCore, FilterMeta, Meta, MetaView};
 
 use crate::band::LeWords;
 use crate::{Parsed, RibbonFilter, fpr_for_result_bits, probe};
@@ -68,7 +68,13 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
     /// Query with a hash computed by this filter's scheme.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        probe(&LeWords(self.solution), self.num_slots, self.result_bits, self.seed, h)
+        probe(
+            &LeWords(self.solution),
+            self.num_slots,
+            self.result_bits,
+            self.seed,
+            h,
+        )
     }
 
     /// Copy into an owned filter.
@@ -100,7 +106,7 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
     }
 }
 
-impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
+impl<S: HashScheme> FilterMeta for RibbonView<'_, S> {
     type Scheme = S;
     const VARIANT: Variant = Variant::Ribbon;
     const TYPE_NAME: &'static str = "RibbonView";
@@ -108,6 +114,9 @@ impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
     fn meta(&self) -> MetaView<'_, S> {
         self.meta.view()
     }
+}
+
+impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
     /// A static filter takes no inserts: [`Error::Static`].
     fn insert_key(&mut self, _key: &[u8]) -> Result<()> {
         Err(Error::Static(Self::TYPE_NAME))
@@ -134,7 +143,12 @@ impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
     }
     fn same_table(&self, other: &Self) -> bool {
         (self.num_slots, self.result_bits, self.seed, self.solution)
-            == (other.num_slots, other.result_bits, other.seed, other.solution)
+            == (
+                other.num_slots,
+                other.result_bits,
+                other.seed,
+                other.solution,
+            )
     }
     fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
         d.field("num_slots", &self.num_slots)

@@ -23,12 +23,19 @@ fn no_false_negatives_for_every_n_and_key_shape() {
     for n in [0u64, 1, 2, 63, 64, 65, 1000, 1_000_000] {
         for shape in KeyShape::ALL {
             // 1 KiB keys: 10^5 of them (100 MiB) exercise the same path as 10^6 would.
-            let count = if shape == KeyShape::Large { n.min(100_000) } else { n };
+            let count = if shape == KeyShape::Large {
+                n.min(100_000)
+            } else {
+                n
+            };
             let keys = shape.keys(count, 0x5eed);
             let f = RibbonFilter::build(&keys, 0.01).unwrap();
             assert_eq!(f.len(), count);
             let missing = keys.iter().filter(|k| !f.might_contain(*k)).count();
-            assert_eq!(missing, 0, "{shape:?} n = {count}: {missing} false negatives");
+            assert_eq!(
+                missing, 0,
+                "{shape:?} n = {count}: {missing} false negatives"
+            );
         }
     }
 }
@@ -49,7 +56,9 @@ fn fpr_and_space_match_the_formulas() {
     let keys = members(n, 1);
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     let probes = 1_000_000u64;
-    let non_members: Vec<[u8; 17]> = (0..probes).map(|_| conf::non_member_key(&mut rng)).collect();
+    let non_members: Vec<[u8; 17]> = (0..probes)
+        .map(|_| conf::non_member_key(&mut rng))
+        .collect();
     for (p, r) in [(0.001, 10), (0.01, 7), (0.03, 6)] {
         let f = RibbonFilter::build(&keys, p).unwrap();
         assert_eq!(f.result_bits(), r);
@@ -95,7 +104,10 @@ fn construction_failures_over_1000_seeds_are_within_the_stated_probability() {
     let q = 1.0 - SEED_SUCCESS;
     let bound = f64::from(seeds) * q + Z_BOUND * (f64::from(seeds) * q * (1.0 - q)).sqrt();
     println!("{failures} of {seeds} seeds failed at n = {n}, m = {m} (stated ≤ {q})");
-    assert!(f64::from(failures) <= bound, "{failures} failures > {bound:.1}");
+    assert!(
+        f64::from(failures) <= bound,
+        "{failures} failures > {bound:.1}"
+    );
 }
 
 #[test]
@@ -148,7 +160,10 @@ fn result_bits_follow_the_target() {
     assert_eq!(result_bits_for(2f64.powi(-32)).unwrap(), 32);
     for p in [0.3, 0.03, 0.01, 0.001, 1e-5] {
         let r = result_bits_for(p).unwrap();
-        assert!((-(r as f64)).exp2() <= p && (-(r as f64 - 1.0)).exp2() > p, "{p}");
+        assert!(
+            (-(r as f64)).exp2() <= p && (-(r as f64 - 1.0)).exp2() > p,
+            "{p}"
+        );
     }
 }
 
@@ -234,15 +249,27 @@ fn refused_field(r: Result<RibbonFilter, Error>) -> &'static str {
 #[test]
 fn each_invalid_field_is_refused_by_name() {
     // A huge slot count with a small payload is refused before any allocation.
-    assert_eq!(refused_field(edited(0, &(1u64 << 62).to_le_bytes())), "num_slots");
-    assert_eq!(refused_field(edited(0, &1152u64.to_le_bytes())), "num_slots");
+    assert_eq!(
+        refused_field(edited(0, &(1u64 << 62).to_le_bytes())),
+        "num_slots"
+    );
+    assert_eq!(
+        refused_field(edited(0, &1152u64.to_le_bytes())),
+        "num_slots"
+    );
     assert_eq!(refused_field(edited(8, &0u32.to_le_bytes())), "result_bits");
-    assert_eq!(refused_field(edited(8, &33u32.to_le_bytes())), "result_bits");
+    assert_eq!(
+        refused_field(edited(8, &33u32.to_le_bytes())),
+        "result_bits"
+    );
     // 8 result bits do not match the 1 % target (7).
     assert_eq!(refused_field(edited(8, &8u32.to_le_bytes())), "result_bits");
     assert_eq!(refused_field(edited(12, &MAX_SEEDS.to_le_bytes())), "seed");
     assert_eq!(refused_field(edited(16, &5u64.to_le_bytes())), "num_slots");
-    assert_eq!(refused_field(edited(24, &2.0f64.to_le_bytes())), "target_fpr");
+    assert_eq!(
+        refused_field(edited(24, &2.0f64.to_le_bytes())),
+        "target_fpr"
+    );
     // The wrong variant tag and a short solution.
     let mut b = sample(10).to_bytes();
     b[6] = Variant::Cuckoo as u8;
