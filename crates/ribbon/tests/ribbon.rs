@@ -46,6 +46,7 @@ fn an_empty_set_answers_no_to_everything() {
     assert_eq!((f.num_slots(), f.len(), f.expected_fpr()), (0, 0, 0.0));
     assert!((0..10_000u32).all(|i| !f.might_contain(&i)));
     assert_eq!(Filter::size_in_bytes(&f), 0);
+    assert_eq!(f.bits_per_item(), f64::INFINITY);
 }
 
 /// At 10^6 keys and each target: the measured ε is within 5σ of 2^-r, and the space is at
@@ -103,7 +104,7 @@ fn construction_failures_over_1000_seeds_are_within_the_stated_probability() {
     }
     let q = 1.0 - SEED_SUCCESS;
     let bound = f64::from(seeds) * q + Z_BOUND * (f64::from(seeds) * q * (1.0 - q)).sqrt();
-    println!("{failures} of {seeds} seeds failed at n = {n}, m = {m} (stated ≤ {q})");
+    println!("{failures} of {seeds} seeds failed at n = {n}, m = {m} (stated ≤ {q:.2})");
     assert!(
         f64::from(failures) <= bound,
         "{failures} failures > {bound:.1}"
@@ -168,7 +169,7 @@ fn result_bits_follow_the_target() {
 }
 
 fn sample(n: u64) -> RibbonFilter {
-    RibbonFilter::build(&members(n, 9), 0.01).unwrap()
+    RibbonFilter::build(members(n, 9), 0.01).unwrap()
 }
 
 #[test]
