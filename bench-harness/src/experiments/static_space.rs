@@ -62,11 +62,8 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
                 seed: ctx.seed,
             };
             let b = e.build(&spec, &keys.members)?;
-            let fp = keys
-                .probes
-                .iter()
-                .filter(|&&k| b.filter.contains(k))
-                .count();
+            // One pass over the non-members: its hits are the false positives.
+            let fp = b.filter.time_lookups(&keys.probes).1;
             // A zero count has no log: place it at half a positive (and say so in the note).
             let eps = (fp as f64).max(0.5) / keys.probes.len() as f64;
             let bits = b.heap_bytes as f64 * 8.0 / n as f64;

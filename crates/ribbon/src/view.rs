@@ -59,13 +59,15 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
         })
     }
 
-    /// `false`: the key was definitely not in the set. `true`: maybe.
+    /// `false`: the key was definitely not in the set. `true`: maybe. Answers exactly as
+    /// [`RibbonFilter::might_contain`] on the same bytes.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.might_contain_hash(key.with_key_bytes(|b| self.meta.scheme().hash(b)))
+        let h = key.with_key_bytes(|b| self.meta.scheme().hash(b));
+        self.might_contain_hash(h)
     }
 
-    /// Query with a hash computed by this filter's scheme.
+    /// [`RibbonFilter::might_contain_hash`], reading the solution from the bytes.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
         probe(
