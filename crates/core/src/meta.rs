@@ -152,7 +152,7 @@ impl<S: HashScheme> Meta<S> {
         self.count = 0;
     }
 
-    /// The borrowed view [`FilterCore::meta`] returns.
+    /// The borrowed view [`FilterMeta::meta`] returns.
     #[inline]
     pub fn view(&self) -> MetaView<'_, S> {
         MetaView {
@@ -188,7 +188,7 @@ impl<S: HashScheme> MetaView<'_, S> {
     }
 }
 
-/// Who a filter is: its variant, its type name and its metadata. [`filter_glue!`] writes this
+/// Who a filter is: its variant, its type name and its metadata. [`filter_glue!`](crate::filter_glue) writes this
 /// for a type whose metadata is a field `meta: Meta<S>`; a variant whose metadata is derived
 /// writes it by hand.
 pub trait FilterMeta {
