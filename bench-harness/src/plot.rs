@@ -178,6 +178,7 @@ where
             Curve::Cuckoo => RGBColor(170, 140, 210),
             Curve::BinaryFuse => RGBColor(150, 150, 60),
             Curve::Quotient => RGBColor(230, 150, 200),
+            Curve::Ribbon => RGBColor(40, 160, 120),
         };
         chart
             .draw_series(LineSeries::new(

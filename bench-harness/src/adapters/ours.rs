@@ -167,3 +167,42 @@ impl Adapter for BlockedBatched {
         )
     }
 }
+
+/// Our Ribbon filter: static, built from the whole key slice (keys as 8 little-endian bytes,
+/// like every one of ours); it refuses inserts.
+#[derive(Debug)]
+pub struct Ribbon(pub bloomlab_ribbon::RibbonFilter);
+
+impl Adapter for Ribbon {
+    fn new_empty(_: &Spec) -> Option<Result<Self, String>> {
+        None
+    }
+
+    fn build(spec: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
+        bloomlab_ribbon::RibbonFilter::build(keys, spec.fpr)
+            .map(|f| (Ribbon(f), 0))
+            .map_err(|e| e.to_string())
+    }
+
+    fn insert(&mut self, _: u64) -> bool {
+        false
+    }
+
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.0.might_contain(&key)
+    }
+
+    fn theoretical_fpr(&self) -> Option<f64> {
+        Some(self.0.expected_fpr())
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "slots={} r={} seed={} hash=xxh3-128",
+            self.0.num_slots(),
+            self.0.result_bits(),
+            self.0.seed()
+        )
+    }
+}

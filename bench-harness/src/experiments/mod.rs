@@ -12,6 +12,7 @@ pub mod cuckoo_space;
 pub mod keyed_attack;
 pub mod overfill;
 pub mod scalable_growth;
+pub mod static_space;
 
 use crate::adapters::Entry;
 use crate::schema::Experiment;
@@ -39,6 +40,7 @@ pub const REGISTRY: &[(&str, RunFn)] = &[
     ("blocked-penalty", blocked_penalty::run),
     ("scalable-growth", scalable_growth::run),
     ("cuckoo-space", cuckoo_space::run),
+    ("static-space", static_space::run),
 ];
 
 /// All experiment names.

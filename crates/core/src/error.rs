@@ -41,6 +41,10 @@ pub enum Error {
     #[error("filter is full: {0}")]
     Full(String),
 
+    /// The filter is static: it is built once from the whole key set and cannot take inserts.
+    #[error("{0} is a static filter: build it from the whole key set; it takes no inserts")]
+    Static(&'static str),
+
     /// Every bit (or slot) is set, so an estimate that depends on the fill is undefined.
     #[error("filter is saturated: {0}")]
     Saturated(String),

@@ -63,16 +63,19 @@ pub enum Variant {
     Scalable = 4,
     /// Cuckoo filter: fingerprints in 4-slot buckets, supports removal.
     Cuckoo = 5,
+    /// Standard Ribbon filter: static, built once from the whole key set (tag 6 is reserved).
+    Ribbon = 7,
 }
 
 impl Variant {
     /// Every variant, in tag order.
-    pub const ALL: [Variant; 5] = [
+    pub const ALL: [Variant; 6] = [
         Variant::Classic,
         Variant::Blocked,
         Variant::Counting,
         Variant::Scalable,
         Variant::Cuckoo,
+        Variant::Ribbon,
     ];
 
     /// Lower-case name used in reports and on the command line.
@@ -83,6 +86,7 @@ impl Variant {
             Variant::Counting => "counting",
             Variant::Scalable => "scalable",
             Variant::Cuckoo => "cuckoo",
+            Variant::Ribbon => "ribbon",
         }
     }
 

@@ -8,6 +8,7 @@
 //! - [`simd`]: the one module with `unsafe`: prefetch, the batched pipeline, AVX2 probe kernels.
 //! - [`Key`]: a stable byte encoding for strings, byte slices and integers.
 //! - [`Error`]: typed errors; nothing panics on user input.
+//! - [`meta`]: the metadata and trait glue every variant shares.
 #![warn(missing_docs)]
 
 pub mod bits;
@@ -17,6 +18,7 @@ pub mod format;
 pub mod hash;
 pub mod key;
 pub mod math;
+pub mod meta;
 pub mod simd;
 
 pub use bits::BitArray;

@@ -60,7 +60,8 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme};
 use bloomlab_core::math;
-use bloomlab_core::{Filter, FilterParams, Key, RemovableFilter};
+use bloomlab_core::meta::{FilterCore, Meta};
+use bloomlab_core::{Key, RemovableFilter, filter_glue};
 
 /// The value at which a counter becomes sticky (the largest a 4-bit counter holds).
 pub const STICKY: u8 = 15;
@@ -137,10 +138,7 @@ pub struct CountingBloomFilter<S: HashScheme = Xxh3Scheme> {
     nibbles: Vec<u8>,
     m: u64,
     k: u32,
-    count: u64,
-    capacity: u64,
-    target_fpr: Option<f64>,
-    scheme: S,
+    meta: Meta<S>,
 }
 
 impl CountingBloomFilter<Xxh3Scheme> {
@@ -196,10 +194,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
             nibbles: zeroed_nibbles(m)?,
             m,
             k,
-            count: 0,
-            capacity: expected_items,
-            target_fpr: Some(fpr),
-            scheme,
+            meta: Meta::new(expected_items, Some(fpr), scheme),
         })
     }
 
@@ -213,10 +208,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
             nibbles: zeroed_nibbles(counters)?,
             m: counters,
             k,
-            count: 0,
-            capacity: math::classic_capacity(counters, k),
-            target_fpr: None,
-            scheme,
+            meta: Meta::new(math::classic_capacity(counters, k), None, scheme),
         })
     }
 
@@ -256,7 +248,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
                 self.set(i, c + 1);
             }
         }
-        self.count = self.count.saturating_add(1);
+        self.meta.record_insert();
         new
     }
 
@@ -287,7 +279,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
                 self.set(i, c - 1);
             }
         }
-        self.count = self.count.saturating_sub(1);
+        self.meta.record_remove();
         true
     }
 
@@ -305,23 +297,23 @@ impl<S: HashScheme> CountingBloomFilter<S> {
 
     /// The hash scheme.
     pub fn scheme(&self) -> &S {
-        &self.scheme
+        self.meta.scheme()
     }
 
     /// Hash a key with this filter's scheme.
     #[inline]
     pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        key.with_key_bytes(|b| self.scheme.hash(b))
+        key.with_key_bytes(|b| self.meta.scheme().hash(b))
     }
 
     /// Inserts minus successful removes.
     pub fn len(&self) -> u64 {
-        self.count
+        self.meta.count()
     }
 
     /// Nothing inserted (or everything removed).
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.meta.count() == 0
     }
 
     /// `m`, the number of counters.
@@ -341,17 +333,17 @@ impl<S: HashScheme> CountingBloomFilter<S> {
 
     /// The design capacity.
     pub fn capacity(&self) -> u64 {
-        self.capacity
+        self.meta.capacity()
     }
 
     /// The target FPR, if the filter was sized from one.
     pub fn target_fpr(&self) -> Option<f64> {
-        self.target_fpr
+        self.meta.target_fpr()
     }
 
     /// More keys than the design capacity: the FPR has climbed past the target.
     pub fn is_saturated(&self) -> bool {
-        self.count > self.capacity
+        self.meta.count() > self.meta.capacity()
     }
 
     /// Counter statistics: how many are non-zero, how many are stuck at 15, the largest value
@@ -382,7 +374,8 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     /// `m · P(Pois(k·n/m) ≥ 15)` ([`math::counting_counter_tail`]); ≈ 2·10^-15 per counter at
     /// the design load, so a stuck counter there almost always means repeated inserts.
     pub fn expected_saturated_counters(&self) -> f64 {
-        self.m as f64 * math::counting_counter_tail(self.m, self.k, self.count, u32::from(STICKY))
+        self.m as f64
+            * math::counting_counter_tail(self.m, self.k, self.meta.count(), u32::from(STICKY))
     }
 
     /// Fraction of counters above zero.
@@ -392,7 +385,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
 
     /// FPR the classic formula predicts from the key count: `(1 − e^(−kn/m))^k`.
     pub fn expected_fpr(&self) -> f64 {
-        math::classic_fpr(self.m, self.k, self.count)
+        math::classic_fpr(self.m, self.k, self.meta.count())
     }
 
     /// FPR implied by the counters above zero: `(X/m)^k`.
@@ -408,7 +401,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     /// Remove every key (sticky counters included).
     pub fn clear(&mut self) {
         self.nibbles.fill(0);
-        self.count = 0;
+        self.meta.reset_count();
     }
 
     /// Collapse into a classic filter with the same `m`, `k`, hash scheme, count, capacity and
@@ -428,10 +421,10 @@ impl<S: HashScheme> CountingBloomFilter<S> {
         BloomFilter::from_parts(
             bits,
             self.k,
-            self.count,
-            self.capacity,
-            self.target_fpr,
-            self.scheme.clone(),
+            self.meta.count(),
+            self.meta.capacity(),
+            self.meta.target_fpr(),
+            self.meta.scheme().clone(),
         )
         .map_err(|e| Error::Saturated(format!("cannot collapse to a classic filter: {e}")))
     }
@@ -444,15 +437,15 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = EnvelopeWriter::new(
             Variant::Counting,
-            self.scheme.descriptor(),
+            self.meta.descriptor(),
             40 + self.nibbles.len(),
         );
         w.u64(self.m)
             .u32(self.k)
             .u32(0)
-            .u64(self.count)
-            .u64(self.capacity)
-            .f64(format::encode_optional_fpr(self.target_fpr))
+            .u64(self.meta.count())
+            .u64(self.meta.capacity())
+            .f64(format::encode_optional_fpr(self.meta.target_fpr()))
             .bytes(&self.nibbles);
         w.finish()
     }
@@ -519,10 +512,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
             nibbles,
             m,
             k,
-            count,
-            capacity,
-            target_fpr,
-            scheme,
+            meta: Meta::new(capacity, target_fpr, scheme).with_count(count),
         };
         // Each key held adds one to at most k counters; counters below 15 are exact.
         let exact: u64 = (0..m)
@@ -540,72 +530,35 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     }
 }
 
-impl<S: HashScheme> fmt::Debug for CountingBloomFilter<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CountingBloomFilter")
-            .field("m", &self.m)
-            .field("k", &self.k)
-            .field("count", &self.count)
-            .field("capacity", &self.capacity)
-            .field("target_fpr", &self.target_fpr)
-            .field("scheme", &self.scheme.descriptor())
-            .finish()
-    }
-}
-
-impl<S: HashScheme> PartialEq for CountingBloomFilter<S> {
-    fn eq(&self, other: &Self) -> bool {
-        self.m == other.m
-            && self.k == other.k
-            && self.count == other.count
-            && self.capacity == other.capacity
-            && self.target_fpr == other.target_fpr
-            && self.scheme.descriptor() == other.scheme.descriptor()
-            && self.nibbles == other.nibbles
-    }
-}
-
-impl<S: HashScheme, K: Key> Extend<K> for CountingBloomFilter<S> {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
-        for key in iter {
-            self.insert(&key);
-        }
-    }
-}
-
-impl<S: HashScheme> Filter for CountingBloomFilter<S> {
-    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+impl<S: HashScheme> FilterCore for CountingBloomFilter<S> {
+    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
         self.insert(key);
         Ok(())
     }
-
-    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+    fn contains_key(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }
-
-    fn len(&self) -> u64 {
-        self.count
-    }
-
-    fn size_in_bytes(&self) -> usize {
+    fn heap_bytes(&self) -> usize {
         self.nibbles.len()
     }
-
-    fn expected_fpr(&self) -> f64 {
+    fn table_bits(&self) -> u64 {
+        self.m.saturating_mul(4)
+    }
+    fn hashes(&self) -> u32 {
+        self.k
+    }
+    fn formula_fpr(&self) -> f64 {
         CountingBloomFilter::expected_fpr(self)
     }
-
-    fn params(&self) -> FilterParams {
-        FilterParams {
-            variant: Variant::Counting,
-            capacity: self.capacity,
-            target_fpr: self.target_fpr,
-            table_bits: self.m.saturating_mul(4),
-            hashes: self.k,
-            scheme: self.scheme.descriptor(),
-        }
+    fn same_table(&self, other: &Self) -> bool {
+        self.m == other.m && self.k == other.k && self.nibbles == other.nibbles
+    }
+    fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("m", &self.m).field("k", &self.k);
     }
 }
+
+filter_glue!(CountingBloomFilter, Counting, extend);
 
 impl<S: HashScheme> RemovableFilter for CountingBloomFilter<S> {
     /// See [`CountingBloomFilter::remove`]: `false` (nothing changed) for a key that tests
@@ -620,6 +573,7 @@ mod serde_impl {
     //! serde support: the same fields as the byte format, validated the same way on the way
     //! in. Only schemes constructible with `Default` (unkeyed) deserialize.
     use super::*;
+    use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     #[derive(Serialize)]
@@ -649,10 +603,10 @@ mod serde_impl {
             ReprRef {
                 m: self.m,
                 k: self.k,
-                count: self.count,
-                capacity: self.capacity,
-                target_fpr: self.target_fpr,
-                scheme: self.scheme.descriptor(),
+                count: self.meta.count(),
+                capacity: self.meta.capacity(),
+                target_fpr: self.meta.target_fpr(),
+                scheme: self.meta.descriptor(),
                 counters: &self.nibbles,
             }
             .serialize(s)
@@ -661,25 +615,21 @@ mod serde_impl {
 
     impl<'de, S: HashScheme + Default> Deserialize<'de> for CountingBloomFilter<S> {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            use serde::de::Error as _;
-            let r = Repr::deserialize(d)?;
-            let scheme = S::default();
-            if r.scheme != scheme.descriptor() {
-                return Err(D::Error::custom(DecodeError::SchemeMismatch {
-                    expected: scheme.descriptor().to_string(),
-                    found: r.scheme.to_string(),
-                }));
-            }
-            CountingBloomFilter::from_parts(
-                r.counters,
-                r.m,
-                r.k,
-                r.count,
-                r.capacity,
-                r.target_fpr,
-                scheme,
+            deserialize_checked(
+                d,
+                |r: &Repr| r.scheme,
+                |r: Repr, scheme| {
+                    CountingBloomFilter::from_parts(
+                        r.counters,
+                        r.m,
+                        r.k,
+                        r.count,
+                        r.capacity,
+                        r.target_fpr,
+                        scheme,
+                    )
+                },
             )
-            .map_err(D::Error::custom)
         }
     }
 }

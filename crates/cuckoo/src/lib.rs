@@ -102,7 +102,8 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
-use bloomlab_core::{Filter, FilterParams, Key, RemovableFilter};
+use bloomlab_core::meta::{FilterCore, Meta};
+use bloomlab_core::{Key, RemovableFilter, filter_glue};
 
 pub use table::{BUCKET_SIZE, BucketTable, EMPTY, MAX_FINGERPRINT_BITS, MIN_FINGERPRINT_BITS};
 
@@ -126,10 +127,7 @@ pub const MAX_KICKS: usize = 1000;
 #[derive(Clone)]
 pub struct CuckooFilter<S: HashScheme = Xxh3Scheme> {
     table: BucketTable,
-    count: u64,
-    capacity: u64,
-    target_fpr: Option<f64>,
-    scheme: S,
+    meta: Meta<S>,
 }
 
 /// murmur3's 64-bit finaliser: spreads a small fingerprint over 64 bits before it is reduced
@@ -177,7 +175,7 @@ impl<S: HashScheme> CuckooFilter<S> {
         math::validate_items(expected_items)?;
         let f = math::cuckoo_fingerprint_bits(fpr, BUCKET_SIZE)?;
         let mut filter = Self::with_fingerprint_bits_and_scheme(expected_items, f, scheme)?;
-        filter.target_fpr = Some(fpr);
+        filter.meta.set_target_fpr(Some(fpr));
         Ok(filter)
     }
 
@@ -190,10 +188,7 @@ impl<S: HashScheme> CuckooFilter<S> {
         let buckets = math::cuckoo_buckets(expected_items, BUCKET_SIZE, DESIGN_LOAD)?;
         Ok(CuckooFilter {
             table: BucketTable::new(buckets, fingerprint_bits)?,
-            count: 0,
-            capacity: expected_items,
-            target_fpr: None,
-            scheme,
+            meta: Meta::new(expected_items, None, scheme),
         })
     }
 
@@ -219,17 +214,14 @@ impl<S: HashScheme> CuckooFilter<S> {
         }
         Ok(CuckooFilter {
             table,
-            count,
-            capacity,
-            target_fpr,
-            scheme,
+            meta: Meta::new(capacity, target_fpr, scheme).with_count(count),
         })
     }
 
     /// Hash a key with this filter's scheme.
     #[inline]
     pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        key.with_key_bytes(|b| self.scheme.hash(b))
+        key.with_key_bytes(|b| self.meta.scheme().hash(b))
     }
 
     /// The fingerprint of a hashed key: uniform over `1..2^f` (0 is [`EMPTY`]).
@@ -271,7 +263,7 @@ impl<S: HashScheme> CuckooFilter<S> {
     pub fn insert_hash(&mut self, h: KeyHash) -> Result<()> {
         let (fp, i1, i2) = self.locate(h);
         if self.table.insert_into_empty(i1, fp) || self.table.insert_into_empty(i2, fp) {
-            self.count += 1;
+            self.meta.record_insert();
             return Ok(());
         }
         self.kick(h, fp, i1, i2)
@@ -291,7 +283,7 @@ impl<S: HashScheme> CuckooFilter<S> {
             homeless = evicted;
             bucket = self.alt_bucket(bucket, homeless);
             if self.table.insert_into_empty(bucket, homeless) {
-                self.count += 1;
+                self.meta.record_insert();
                 return Ok(());
             }
         }
@@ -309,7 +301,7 @@ impl<S: HashScheme> CuckooFilter<S> {
             "no free slot within {MAX_KICKS} kicks at load {:.4} ({} of {} slots); \
              the filter is unchanged",
             self.load(),
-            self.count,
+            self.meta.count(),
             self.table.slots()
         )))
     }
@@ -340,7 +332,7 @@ impl<S: HashScheme> CuckooFilter<S> {
     pub fn remove_hash(&mut self, h: KeyHash) -> bool {
         let (fp, i1, i2) = self.locate(h);
         if self.table.remove(i1, fp) || self.table.remove(i2, fp) {
-            self.count -= 1;
+            self.meta.record_remove();
             true
         } else {
             false
@@ -349,12 +341,12 @@ impl<S: HashScheme> CuckooFilter<S> {
 
     /// Fingerprints stored.
     pub fn len(&self) -> u64 {
-        self.count
+        self.meta.count()
     }
 
     /// Nothing stored.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.meta.count() == 0
     }
 
     /// Fingerprint width `f`.
@@ -384,22 +376,22 @@ impl<S: HashScheme> CuckooFilter<S> {
 
     /// The design capacity (the `n` the filter was sized for).
     pub fn capacity(&self) -> u64 {
-        self.capacity
+        self.meta.capacity()
     }
 
     /// The target FPR, if the filter was sized from one.
     pub fn target_fpr(&self) -> Option<f64> {
-        self.target_fpr
+        self.meta.target_fpr()
     }
 
     /// The hash scheme.
     pub fn scheme(&self) -> &S {
-        &self.scheme
+        self.meta.scheme()
     }
 
     /// Fraction of slots occupied, `len / 4N`.
     pub fn load(&self) -> f64 {
-        self.count as f64 / self.table.slots() as f64
+        self.meta.count() as f64 / self.table.slots() as f64
     }
 
     /// FPR the formula predicts at the current load: `1 − (1 − 1/(2^f − 1))^(8·load)`
@@ -411,7 +403,7 @@ impl<S: HashScheme> CuckooFilter<S> {
     /// Remove every key.
     pub fn clear(&mut self) {
         self.table.clear();
-        self.count = 0;
+        self.meta.reset_count();
     }
 
     /// Encode in the checked, versioned envelope ([`bloomlab_core::format`]) with this
@@ -422,15 +414,15 @@ impl<S: HashScheme> CuckooFilter<S> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = EnvelopeWriter::new(
             Variant::Cuckoo,
-            self.scheme.descriptor(),
+            self.meta.descriptor(),
             40 + self.table.byte_len(),
         );
         w.u64(self.table.num_buckets())
             .u32(self.table.fingerprint_bits())
             .u32(BUCKET_SIZE)
-            .u64(self.count)
-            .u64(self.capacity)
-            .f64(format::encode_optional_fpr(self.target_fpr));
+            .u64(self.meta.count())
+            .u64(self.meta.capacity())
+            .f64(format::encode_optional_fpr(self.meta.target_fpr()));
         self.table.write_le_bytes(w.buffer());
         w.finish()
     }
@@ -463,62 +455,38 @@ impl<S: HashScheme> CuckooFilter<S> {
     }
 }
 
-impl<S: HashScheme> fmt::Debug for CuckooFilter<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CuckooFilter")
-            .field("num_buckets", &self.table.num_buckets())
-            .field("fingerprint_bits", &self.table.fingerprint_bits())
-            .field("count", &self.count)
-            .field("capacity", &self.capacity)
-            .field("target_fpr", &self.target_fpr)
-            .field("load", &self.load())
-            .field("scheme", &self.scheme.descriptor())
-            .finish()
-    }
-}
-
-impl<S: HashScheme> PartialEq for CuckooFilter<S> {
-    fn eq(&self, other: &Self) -> bool {
-        self.count == other.count
-            && self.capacity == other.capacity
-            && self.target_fpr == other.target_fpr
-            && self.scheme.descriptor() == other.scheme.descriptor()
-            && self.table == other.table
-    }
-}
-
-impl<S: HashScheme> Filter for CuckooFilter<S> {
-    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+impl<S: HashScheme> FilterCore for CuckooFilter<S> {
+    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
         self.insert(key)
     }
-
-    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+    fn contains_key(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }
-
-    fn len(&self) -> u64 {
-        self.count
-    }
-
-    fn size_in_bytes(&self) -> usize {
+    fn heap_bytes(&self) -> usize {
         self.table.size_in_bytes()
     }
-
-    fn expected_fpr(&self) -> f64 {
+    fn table_bits(&self) -> u64 {
+        self.table.bits()
+    }
+    fn hashes(&self) -> u32 {
+        self.table.fingerprint_bits()
+    }
+    fn formula_fpr(&self) -> f64 {
         CuckooFilter::expected_fpr(self)
     }
-
-    fn params(&self) -> FilterParams {
-        FilterParams {
-            variant: Variant::Cuckoo,
-            capacity: self.capacity,
-            target_fpr: self.target_fpr,
-            table_bits: self.table.bits(),
-            hashes: self.table.fingerprint_bits(),
-            scheme: self.scheme.descriptor(),
-        }
+    fn same_table(&self, other: &Self) -> bool {
+        self.table == other.table
+    }
+    fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("num_buckets", &self.table.num_buckets())
+            .field("fingerprint_bits", &self.table.fingerprint_bits());
+    }
+    fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("load", &self.load());
     }
 }
+
+filter_glue!(CuckooFilter, Cuckoo);
 
 impl<S: HashScheme> RemovableFilter for CuckooFilter<S> {
     fn remove_bytes(&mut self, key: &[u8]) -> bool {
@@ -532,6 +500,7 @@ mod serde_impl {
     //! Only schemes constructible with `Default` (unkeyed) deserialize; a keyed filter must be
     //! loaded from bytes with its secret.
     use super::*;
+    use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     #[derive(Serialize)]
@@ -561,10 +530,10 @@ mod serde_impl {
             ReprRef {
                 num_buckets: self.table.num_buckets(),
                 fingerprint_bits: self.table.fingerprint_bits(),
-                count: self.count,
-                capacity: self.capacity,
-                target_fpr: self.target_fpr,
-                scheme: self.scheme.descriptor(),
+                count: self.meta.count(),
+                capacity: self.meta.capacity(),
+                target_fpr: self.meta.target_fpr(),
+                scheme: self.meta.descriptor(),
                 words: self.table.words(),
             }
             .serialize(s)
@@ -573,19 +542,15 @@ mod serde_impl {
 
     impl<'de, S: HashScheme + Default> Deserialize<'de> for CuckooFilter<S> {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            use serde::de::Error as _;
-            let r = Repr::deserialize(d)?;
-            let scheme = S::default();
-            if r.scheme != scheme.descriptor() {
-                return Err(D::Error::custom(DecodeError::SchemeMismatch {
-                    expected: scheme.descriptor().to_string(),
-                    found: r.scheme.to_string(),
-                }));
-            }
-            let table = BucketTable::from_words(r.words, r.num_buckets, r.fingerprint_bits)
-                .map_err(D::Error::custom)?;
-            CuckooFilter::from_parts(table, r.count, r.capacity, r.target_fpr, scheme)
-                .map_err(D::Error::custom)
+            deserialize_checked(
+                d,
+                |r: &Repr| r.scheme,
+                |r: Repr, scheme| {
+                    let table =
+                        BucketTable::from_words(r.words, r.num_buckets, r.fingerprint_bits)?;
+                    CuckooFilter::from_parts(table, r.count, r.capacity, r.target_fpr, scheme)
+                },
+            )
         }
     }
 }
@@ -593,6 +558,7 @@ mod serde_impl {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bloomlab_core::Filter;
 
     #[test]
     fn alt_bucket_is_an_involution_for_any_bucket_count() {

@@ -60,7 +60,8 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::math;
-use bloomlab_core::{Filter, FilterParams, Key};
+use bloomlab_core::meta::{FilterCore, FilterMeta, MetaView};
+use bloomlab_core::{Filter, Key, filter_glue};
 
 /// Default growth factor `s` (stage `i` holds `n0·s^i` items).
 pub const DEFAULT_GROWTH: u32 = 2;
@@ -550,9 +551,54 @@ impl<S: HashScheme> ScalableBloomFilter<S> {
     }
 }
 
-impl<S: HashScheme> fmt::Debug for ScalableBloomFilter<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ScalableBloomFilter")
+impl<S: HashScheme> FilterMeta for ScalableBloomFilter<S> {
+    type Scheme = S;
+    const VARIANT: Variant = Variant::Scalable;
+    const TYPE_NAME: &'static str = "ScalableBloomFilter";
+
+    /// Derived from the chain: items over all stages, the capacity of the stages so far, the
+    /// compound target.
+    fn meta(&self) -> MetaView<'_, S> {
+        MetaView {
+            count: self.len(),
+            capacity: self.capacity(),
+            target_fpr: Some(self.config.target_fpr),
+            scheme: &self.scheme,
+        }
+    }
+}
+
+impl<S: HashScheme> FilterCore for ScalableBloomFilter<S> {
+    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
+        self.insert(key)
+    }
+    fn contains_key(&self, key: &[u8]) -> bool {
+        self.might_contain(key)
+    }
+    fn heap_bytes(&self) -> usize {
+        self.stages.iter().map(|s| s.filter.size_in_bytes()).sum()
+    }
+    fn table_bits(&self) -> u64 {
+        self.bits()
+    }
+    fn hashes(&self) -> u32 {
+        self.newest().filter.hashes()
+    }
+    fn formula_fpr(&self) -> f64 {
+        ScalableBloomFilter::expected_fpr(self)
+    }
+    fn same_table(&self, other: &Self) -> bool {
+        self.config == other.config
+            && self.stages.len() == other.stages.len()
+            && self
+                .stages
+                .iter()
+                .zip(&other.stages)
+                .all(|(a, b)| a.filter == b.filter)
+    }
+    /// A chain prints its configuration and totals rather than one table's metadata.
+    fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct(Self::TYPE_NAME)
             .field("config", &self.config)
             .field("stages", &self.stages.len())
             .field("len", &self.len())
@@ -563,51 +609,7 @@ impl<S: HashScheme> fmt::Debug for ScalableBloomFilter<S> {
     }
 }
 
-impl<S: HashScheme> PartialEq for ScalableBloomFilter<S> {
-    fn eq(&self, other: &Self) -> bool {
-        self.config == other.config
-            && self.scheme.descriptor() == other.scheme.descriptor()
-            && self.stages.len() == other.stages.len()
-            && self
-                .stages
-                .iter()
-                .zip(&other.stages)
-                .all(|(a, b)| a.filter == b.filter)
-    }
-}
-
-impl<S: HashScheme> Filter for ScalableBloomFilter<S> {
-    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
-        self.insert(key)
-    }
-
-    fn might_contain_bytes(&self, key: &[u8]) -> bool {
-        self.might_contain(key)
-    }
-
-    fn len(&self) -> u64 {
-        ScalableBloomFilter::len(self)
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.stages.iter().map(|s| s.filter.size_in_bytes()).sum()
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        ScalableBloomFilter::expected_fpr(self)
-    }
-
-    fn params(&self) -> FilterParams {
-        FilterParams {
-            variant: Variant::Scalable,
-            capacity: self.capacity(),
-            target_fpr: Some(self.config.target_fpr),
-            table_bits: self.bits(),
-            hashes: self.newest().filter.hashes(),
-            scheme: self.scheme.descriptor(),
-        }
-    }
-}
+filter_glue!(ScalableBloomFilter);
 
 #[cfg(feature = "serde")]
 mod serde_impl {
@@ -616,6 +618,7 @@ mod serde_impl {
     //! deserialize.
     use super::*;
     use bloomlab_core::hash::SchemeDescriptor;
+    use bloomlab_core::meta::default_scheme_for;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     #[derive(Serialize)]
@@ -666,13 +669,7 @@ mod serde_impl {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             use serde::de::Error as _;
             let r = Repr::deserialize(d)?;
-            let scheme = S::default();
-            if r.scheme != scheme.descriptor() {
-                return Err(D::Error::custom(DecodeError::SchemeMismatch {
-                    expected: scheme.descriptor().to_string(),
-                    found: r.scheme.to_string(),
-                }));
-            }
+            let scheme = default_scheme_for::<S>(r.scheme).map_err(D::Error::custom)?;
             r.config.validate().map_err(D::Error::custom)?;
             if r.stages.is_empty() || r.stages.len() > MAX_STAGES as usize {
                 return Err(D::Error::custom("stage count out of range"));

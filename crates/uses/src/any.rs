@@ -7,6 +7,7 @@ use bloomlab_core::hash::SchemeId;
 use bloomlab_core::{Filter, Result, SchemeDescriptor};
 use bloomlab_counting::CountingBloomFilter;
 use bloomlab_cuckoo::CuckooFilter;
+use bloomlab_ribbon::RibbonFilter;
 use bloomlab_scalable::ScalableBloomFilter;
 
 /// Which byte layout a buffer uses.
@@ -44,6 +45,8 @@ pub enum AnyFilter {
     Scalable(ScalableBloomFilter),
     /// A cuckoo filter.
     Cuckoo(CuckooFilter),
+    /// A Ribbon filter (static).
+    Ribbon(RibbonFilter),
 }
 
 /// What the header of a buffer says, read before (and independently of) decoding.
@@ -98,6 +101,9 @@ impl AnyFilter {
             (Layout::Envelope(_), Variant::Cuckoo) => {
                 AnyFilter::Cuckoo(CuckooFilter::from_bytes(bytes)?)
             }
+            (Layout::Envelope(_), Variant::Ribbon) => {
+                AnyFilter::Ribbon(RibbonFilter::from_bytes(bytes)?)
+            }
         };
         Ok((f, h))
     }
@@ -110,6 +116,7 @@ impl AnyFilter {
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
             AnyFilter::Cuckoo(f) => f,
+            AnyFilter::Ribbon(f) => f,
         }
     }
 
@@ -121,6 +128,7 @@ impl AnyFilter {
             AnyFilter::Counting(f) => f.to_bytes(),
             AnyFilter::Scalable(f) => f.to_bytes(),
             AnyFilter::Cuckoo(f) => f.to_bytes(),
+            AnyFilter::Ribbon(f) => f.to_bytes(),
         }
     }
 
@@ -131,7 +139,7 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => Some(f.fill_ratio()),
             AnyFilter::Counting(f) => Some(f.fill_ratio()),
             // A chain has one fill per stage; its compound FPR comes from them.
-            AnyFilter::Scalable(_) => None,
+            AnyFilter::Scalable(_) | AnyFilter::Ribbon(_) => None,
             // Occupied slots over all slots.
             AnyFilter::Cuckoo(f) => Some(f.load()),
         }
@@ -146,6 +154,8 @@ impl AnyFilter {
             AnyFilter::Scalable(f) => Some(f.current_fpr()),
             // A cuckoo filter's FPR follows from its occupancy, which it knows exactly.
             AnyFilter::Cuckoo(f) => Some(f.expected_fpr()),
+            // A Ribbon filter's FPR is 2^-r whatever its contents.
+            AnyFilter::Ribbon(f) => Some(f.expected_fpr()),
         }
     }
 
@@ -156,14 +166,17 @@ impl AnyFilter {
             AnyFilter::Blocked(f) => Some(f.estimated_len()),
             AnyFilter::Counting(f) => Some(f.estimated_len()),
             // Neither estimates from a fill: the count is the answer.
-            AnyFilter::Scalable(_) | AnyFilter::Cuckoo(_) => None,
+            AnyFilter::Scalable(_) | AnyFilter::Cuckoo(_) | AnyFilter::Ribbon(_) => None,
         }
     }
 
     /// Whether the variant supports removal.
     pub fn supports_removal(&self) -> bool {
         match self {
-            AnyFilter::Classic(_) | AnyFilter::Blocked(_) | AnyFilter::Scalable(_) => false,
+            AnyFilter::Classic(_)
+            | AnyFilter::Blocked(_)
+            | AnyFilter::Scalable(_)
+            | AnyFilter::Ribbon(_) => false,
             AnyFilter::Counting(_) | AnyFilter::Cuckoo(_) => true,
         }
     }

@@ -207,7 +207,11 @@ fn audit(i: &Inspection, removable: bool) -> Vec<AuditItem> {
             "{} table bits, {} {} per key, {:.2} bits per inserted item ({target}); {load}; formula expects {} at this count; {measured}",
             p.table_bits,
             p.hashes,
-            if p.variant == Variant::Cuckoo { "fingerprint bits" } else { "probes" },
+            match p.variant {
+                Variant::Cuckoo => "fingerprint bits",
+                Variant::Ribbon => "result bits",
+                _ => "probes",
+            },
             i.bits_per_item,
             pct(i.expected_fpr),
         ),
@@ -410,6 +414,26 @@ mod tests {
                 "{i:?}"
             );
         }
+    }
+
+    #[test]
+    fn inspects_a_ribbon_filter() {
+        let f = bloomlab_ribbon::RibbonFilter::build(0..5_000u32, 0.01).unwrap();
+        let i = inspect(&f.to_bytes()).unwrap();
+        assert_eq!(
+            (i.params.variant, i.count, i.params.hashes),
+            (Variant::Ribbon, 5_000, 7)
+        );
+        assert!(
+            i.audit[1].evidence.contains("7 result bits per key"),
+            "{i:?}"
+        );
+        let (n, pos) = i.measured.unwrap();
+        let e = i.expected_fpr;
+        assert!(
+            (pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt(),
+            "{i:?}"
+        );
     }
 
     #[test]

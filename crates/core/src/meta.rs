@@ -1,0 +1,361 @@
+//! The one home for what every variant repeats: count / capacity / target / scheme metadata,
+//! and the `Debug`, `PartialEq`, `Extend` and [`Filter`] glue built on it.
+//!
+//! A variant holds a [`Meta`] in a field `meta` (or, when its metadata is derived — a scalable
+//! chain's capacity is the sum of its stages — implements [`FilterMeta`] itself, building a
+//! [`MetaView`] on demand), implements [`FilterCore`] with only its own logic (how a key is
+//! inserted and queried, what its table costs, its FPR formula), and gets the rest:
+//!
+//! - [`Filter`] by the blanket `impl<T: FilterCore + Debug> Filter for T` below;
+//! - [`FilterMeta`], `Debug`, `PartialEq` and (for variants whose insert cannot fail)
+//!   `Extend<K: Key>` from one line, [`filter_glue!`](crate::filter_glue);
+//! - serde's scheme check from [`default_scheme_for`].
+//!
+//! ```
+//! use std::fmt;
+//! use bloomlab_core::meta::{FilterCore, Meta};
+//! use bloomlab_core::{Filter, HashScheme, Result, Xxh3Scheme};
+//!
+//! /// A toy variant: remembers the low bit of every inserted key's hash.
+//! #[derive(Clone)]
+//! pub struct OneBit<S: HashScheme = Xxh3Scheme> {
+//!     bits: [bool; 2],
+//!     meta: Meta<S>,
+//! }
+//!
+//! impl<S: HashScheme> FilterCore for OneBit<S> {
+//!     fn insert_key(&mut self, key: &[u8]) -> Result<()> {
+//!         self.bits[(self.meta.scheme().hash(key).h1 & 1) as usize] = true;
+//!         self.meta.record_insert();
+//!         Ok(())
+//!     }
+//!     fn contains_key(&self, key: &[u8]) -> bool {
+//!         self.bits[(self.meta.scheme().hash(key).h1 & 1) as usize]
+//!     }
+//!     fn heap_bytes(&self) -> usize { 0 }
+//!     fn table_bits(&self) -> u64 { 2 }
+//!     fn hashes(&self) -> u32 { 1 }
+//!     fn formula_fpr(&self) -> f64 { self.bits.iter().filter(|b| **b).count() as f64 / 2.0 }
+//!     fn same_table(&self, other: &Self) -> bool { self.bits == other.bits }
+//!     fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) { d.field("bits", &self.bits); }
+//! }
+//! bloomlab_core::filter_glue!(OneBit, Classic, extend);
+//!
+//! let mut f = OneBit { bits: [false; 2], meta: Meta::new(10, None, Xxh3Scheme) };
+//! f.extend(["a", "b"]);
+//! assert_eq!(Filter::len(&f), 2);
+//! assert!(f.might_contain_bytes(b"a"));
+//! assert_eq!(f.clone(), f);
+//! assert!(format!("{f:?}").starts_with("OneBit { bits: "));
+//! ```
+//!
+//! # Migrating a variant (mechanical)
+//!
+//! 1. Replace the fields `count`, `capacity`, `target_fpr`, `scheme` with `meta: Meta<S>`;
+//!    reads become `self.meta.count()` / `capacity()` / `target_fpr()` / `scheme()`, an insert
+//!    calls [`Meta::record_insert`], a removal [`Meta::record_remove`], `clear` calls
+//!    [`Meta::reset_count`]. `from_parts` keeps its own checks and builds the `Meta` last.
+//! 2. Delete `impl Filter`, `impl Debug`, `impl PartialEq` and `impl Extend`; write
+//!    `impl FilterCore` with the bodies they had: `insert_bytes` → [`FilterCore::insert_key`],
+//!    `might_contain_bytes` → [`FilterCore::contains_key`], `size_in_bytes` →
+//!    [`FilterCore::heap_bytes`], `expected_fpr` → [`FilterCore::formula_fpr`],
+//!    `params().table_bits` / `.hashes` → [`FilterCore::table_bits`] / [`FilterCore::hashes`],
+//!    the table comparison of `eq` → [`FilterCore::same_table`]. The Debug fields that came
+//!    before `count` go in [`FilterCore::debug_shape`], those between `target_fpr` and `scheme`
+//!    in [`FilterCore::debug_state`]; the output keeps its field names and order.
+//! 3. Add `bloomlab_core::filter_glue!(TypeName, VariantTag);` (`, extend` when insert
+//!    cannot fail), and in serde's `Deserialize` replace the scheme check with
+//!    [`default_scheme_for`].
+//!
+//! For `crates/classic` and `crates/blocked` that is: fields `count, capacity, target_fpr,
+//! scheme` → `meta`; `debug_shape` = `m`/`blocks` and `k`, `debug_state` = `fill_ratio`;
+//! `filter_glue!(BloomFilter, Classic, extend)` / `filter_glue!(BlockedBloomFilter, Blocked,
+//! extend)`. `crates/keyed` wraps those types and needs no change.
+//!
+//! Formats, serde representations and the inherent API are untouched by the migration.
+
+use std::fmt;
+
+use crate::error::Result;
+use crate::filter::{Filter, FilterParams};
+use crate::format::Variant;
+use crate::hash::{HashScheme, SchemeDescriptor};
+
+/// The metadata every variant keeps: items held, design capacity, target FPR, hash scheme.
+#[derive(Clone, Debug)]
+pub struct Meta<S: HashScheme> {
+    count: u64,
+    capacity: u64,
+    target_fpr: Option<f64>,
+    scheme: S,
+}
+
+impl<S: HashScheme> Meta<S> {
+    /// Metadata of an empty filter. Validation of `capacity` and `target_fpr` is the
+    /// variant's (their valid ranges differ: a static filter may hold 0 items).
+    pub fn new(capacity: u64, target_fpr: Option<f64>, scheme: S) -> Self {
+        Meta {
+            count: 0,
+            capacity,
+            target_fpr,
+            scheme,
+        }
+    }
+
+    /// The same with `count` items already held (decoders, `from_parts`).
+    pub fn with_count(mut self, count: u64) -> Self {
+        self.count = count;
+        self
+    }
+
+    /// Items held: successful inserts (repeats included) minus successful removals.
+    #[inline]
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+    /// The design capacity.
+    #[inline]
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+    /// The target FPR, if the filter was sized from one.
+    #[inline]
+    pub fn target_fpr(&self) -> Option<f64> {
+        self.target_fpr
+    }
+    /// The hash scheme.
+    #[inline]
+    pub fn scheme(&self) -> &S {
+        &self.scheme
+    }
+    /// The scheme's descriptor, as byte formats record it.
+    pub fn descriptor(&self) -> SchemeDescriptor {
+        self.scheme.descriptor()
+    }
+
+    /// Record the target FPR the filter was sized from.
+    pub fn set_target_fpr(&mut self, p: Option<f64>) {
+        self.target_fpr = p;
+    }
+    /// One more item (saturating).
+    #[inline]
+    pub fn record_insert(&mut self) {
+        self.count = self.count.saturating_add(1);
+    }
+    /// One item fewer (saturating at 0).
+    #[inline]
+    pub fn record_remove(&mut self) {
+        self.count = self.count.saturating_sub(1);
+    }
+    /// No items (after `clear`).
+    pub fn reset_count(&mut self) {
+        self.count = 0;
+    }
+
+    /// The borrowed view [`FilterMeta::meta`] returns.
+    #[inline]
+    pub fn view(&self) -> MetaView<'_, S> {
+        MetaView {
+            count: self.count,
+            capacity: self.capacity,
+            target_fpr: self.target_fpr,
+            scheme: &self.scheme,
+        }
+    }
+}
+
+/// Metadata as the glue reads it: stored in a [`Meta`], or computed by a variant whose
+/// capacity or count is derived from its parts.
+#[derive(Clone, Copy, Debug)]
+pub struct MetaView<'a, S: HashScheme> {
+    /// Items held.
+    pub count: u64,
+    /// Design capacity.
+    pub capacity: u64,
+    /// Target FPR, if sized from one.
+    pub target_fpr: Option<f64>,
+    /// Hash scheme.
+    pub scheme: &'a S,
+}
+
+impl<S: HashScheme> MetaView<'_, S> {
+    /// Same count, capacity, target and scheme descriptor (the metadata half of `PartialEq`).
+    pub fn same_as(&self, other: &MetaView<'_, S>) -> bool {
+        self.count == other.count
+            && self.capacity == other.capacity
+            && self.target_fpr == other.target_fpr
+            && self.scheme.descriptor() == other.scheme.descriptor()
+    }
+}
+
+/// Who a filter is: its variant, its type name and its metadata. [`filter_glue!`](crate::filter_glue) writes this
+/// for a type whose metadata is a field `meta: Meta<S>`; a variant whose metadata is derived
+/// writes it by hand.
+pub trait FilterMeta {
+    /// The hash scheme the variant is generic over.
+    type Scheme: HashScheme;
+    /// The variant's format tag (and [`FilterParams::variant`]).
+    const VARIANT: Variant;
+    /// The type's name as `Debug` prints it.
+    const TYPE_NAME: &'static str;
+    /// Count, capacity, target FPR and scheme.
+    fn meta(&self) -> MetaView<'_, Self::Scheme>;
+}
+
+/// What a variant writes itself; [`Filter`], `Debug`, `PartialEq` and `Extend` follow.
+pub trait FilterCore: FilterMeta + Send + Sync {
+    /// [`Filter::insert_bytes`].
+    fn insert_key(&mut self, key: &[u8]) -> Result<()>;
+    /// [`Filter::might_contain_bytes`].
+    fn contains_key(&self, key: &[u8]) -> bool;
+    /// [`Filter::size_in_bytes`]: heap bytes of the table.
+    fn heap_bytes(&self) -> usize;
+    /// [`FilterParams::table_bits`].
+    fn table_bits(&self) -> u64;
+    /// [`FilterParams::hashes`] (probes, or fingerprint / result bits).
+    fn hashes(&self) -> u32;
+    /// [`Filter::expected_fpr`]: the variant's formula at its current contents.
+    fn formula_fpr(&self) -> f64;
+    /// The table half of `PartialEq` (the metadata half is [`MetaView::same_as`]).
+    fn same_table(&self, other: &Self) -> bool;
+
+    /// `Debug` fields printed before `count` (the table's shape).
+    fn debug_shape(&self, _d: &mut fmt::DebugStruct<'_, '_>) {}
+    /// `Debug` fields printed after `target_fpr`, before `scheme` (derived state).
+    fn debug_state(&self, _d: &mut fmt::DebugStruct<'_, '_>) {}
+    /// The whole `Debug` output: `TYPE_NAME { shape…, count, capacity, target_fpr, state…,
+    /// scheme }`. Override only when the metadata is not the variant's own (a chain).
+    fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let meta = self.meta();
+        let mut d = f.debug_struct(Self::TYPE_NAME);
+        self.debug_shape(&mut d);
+        d.field("count", &meta.count)
+            .field("capacity", &meta.capacity)
+            .field("target_fpr", &meta.target_fpr);
+        self.debug_state(&mut d);
+        d.field("scheme", &meta.scheme.descriptor()).finish()
+    }
+}
+
+impl<T: FilterCore + fmt::Debug> Filter for T {
+    #[inline]
+    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+        self.insert_key(key)
+    }
+    #[inline]
+    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+        self.contains_key(key)
+    }
+    fn len(&self) -> u64 {
+        self.meta().count
+    }
+    fn size_in_bytes(&self) -> usize {
+        self.heap_bytes()
+    }
+    fn expected_fpr(&self) -> f64 {
+        self.formula_fpr()
+    }
+    fn params(&self) -> FilterParams {
+        let meta = self.meta();
+        FilterParams {
+            variant: T::VARIANT,
+            capacity: meta.capacity,
+            target_fpr: meta.target_fpr,
+            table_bits: self.table_bits(),
+            hashes: self.hashes(),
+            scheme: meta.scheme.descriptor(),
+        }
+    }
+}
+
+/// `PartialEq` of two filters of one type: equal metadata and equal tables.
+pub fn same<T: FilterCore>(a: &T, b: &T) -> bool {
+    a.meta().same_as(&b.meta()) && a.same_table(b)
+}
+
+/// `Extend` for variants whose insert cannot fail. Panics if one does: a fallible variant
+/// (cuckoo, a static filter) must not use the `extend` arm of [`filter_glue!`](crate::filter_glue).
+pub fn extend<T: FilterCore, K: crate::Key>(f: &mut T, keys: impl IntoIterator<Item = K>) {
+    for key in keys {
+        key.with_key_bytes(|b| f.insert_key(b))
+            .unwrap_or_else(|e| panic!("{}: insert failed in Extend: {e}", T::TYPE_NAME));
+    }
+}
+
+/// The scheme a deserializer must probe with: `S::default()`, if its descriptor is the one the
+/// serialized filter records. Only unkeyed schemes have a usable `Default`; a keyed filter is
+/// loaded from bytes with its secret.
+pub fn default_scheme_for<S: HashScheme + Default>(
+    found: SchemeDescriptor,
+) -> Result<S, crate::error::DecodeError> {
+    let scheme = S::default();
+    if found != scheme.descriptor() {
+        return Err(crate::error::DecodeError::SchemeMismatch {
+            expected: scheme.descriptor().to_string(),
+            found: found.to_string(),
+        });
+    }
+    Ok(scheme)
+}
+
+/// The body of a variant's `Deserialize`: read its representation `R`, check the recorded
+/// scheme with [`default_scheme_for`], then validate and assemble with `build` (the variant's
+/// `from_parts`), every error a serde error.
+#[cfg(feature = "serde")]
+pub fn deserialize_checked<'de, D, R, S, T>(
+    d: D,
+    scheme_of: impl FnOnce(&R) -> SchemeDescriptor,
+    build: impl FnOnce(R, S) -> Result<T, crate::error::DecodeError>,
+) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    R: serde::Deserialize<'de>,
+    S: HashScheme + Default,
+{
+    use serde::de::Error as _;
+    let r = R::deserialize(d)?;
+    let scheme = default_scheme_for::<S>(scheme_of(&r)).map_err(D::Error::custom)?;
+    build(r, scheme).map_err(D::Error::custom)
+}
+
+/// The glue for a variant type `Name<S: HashScheme>` that implements [`FilterCore`]:
+///
+/// - `filter_glue!(Name, Tag)`: [`FilterMeta`] (variant `Variant::Tag`, type name `"Name"`,
+///   metadata from the field `meta: Meta<S>`), `Debug` and `PartialEq`;
+/// - `filter_glue!(Name, Tag, extend)`: the same and `Extend<K: Key>` (insert must not fail);
+/// - `filter_glue!(Name)`: `Debug` and `PartialEq` only, for a type that writes
+///   [`FilterMeta`] itself.
+#[macro_export]
+macro_rules! filter_glue {
+    ($name:ident) => {
+        impl<S: $crate::HashScheme> ::core::fmt::Debug for $name<S> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                $crate::meta::FilterCore::fmt_debug(self, f)
+            }
+        }
+        impl<S: $crate::HashScheme> ::core::cmp::PartialEq for $name<S> {
+            fn eq(&self, other: &Self) -> bool {
+                $crate::meta::same(self, other)
+            }
+        }
+    };
+    ($name:ident, $tag:ident) => {
+        impl<S: $crate::HashScheme> $crate::meta::FilterMeta for $name<S> {
+            type Scheme = S;
+            const VARIANT: $crate::Variant = $crate::Variant::$tag;
+            const TYPE_NAME: &'static str = ::core::stringify!($name);
+            fn meta(&self) -> $crate::meta::MetaView<'_, S> {
+                self.meta.view()
+            }
+        }
+        $crate::filter_glue!($name);
+    };
+    ($name:ident, $tag:ident, extend) => {
+        $crate::filter_glue!($name, $tag);
+        impl<S: $crate::HashScheme, K: $crate::Key> ::core::iter::Extend<K> for $name<S> {
+            fn extend<I: ::core::iter::IntoIterator<Item = K>>(&mut self, keys: I) {
+                $crate::meta::extend(self, keys)
+            }
+        }
+    };
+}

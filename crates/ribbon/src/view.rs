@@ -1,0 +1,168 @@
+//! A filter answered straight from its bytes: a file read from disk (or mapped) is queried
+//! without copying or aligning the solution.
+
+use std::fmt;
+
+use bloomlab_core::Key;
+use bloomlab_core::error::{Error, Result};
+use bloomlab_core::format::Variant;
+use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
+use bloomlab_core::meta::{FilterCore, FilterMeta, Meta, MetaView};
+
+use crate::band::LeWords;
+use crate::{Parsed, RibbonFilter, fpr_for_result_bits, probe};
+
+/// A read-only Ribbon filter borrowing the bytes [`RibbonFilter::to_bytes`] wrote. Opening it
+/// runs every check [`RibbonFilter::from_bytes`] runs (checksum included); queries then read
+/// the solution in place, as little-endian words at any alignment, and answer exactly as the
+/// owned filter does.
+///
+/// ```
+/// use bloomlab_ribbon::{RibbonFilter, RibbonView};
+/// let f = RibbonFilter::build(0..1000u32, 0.01)?;
+/// let bytes = f.to_bytes();
+/// let view = RibbonView::new(&bytes)?;
+/// assert!((0..1000u32).all(|i| view.might_contain(&i)));
+/// // Any alignment: the same bytes one position into a larger buffer.
+/// let mut shifted = vec![0u8];
+/// shifted.extend_from_slice(&bytes);
+/// let view = RibbonView::new(&shifted[1..])?;
+/// assert_eq!(view.might_contain(&5000u32), f.might_contain(&5000u32));
+/// # Ok::<(), bloomlab_core::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct RibbonView<'a, S: HashScheme = Xxh3Scheme> {
+    solution: &'a [u8],
+    num_slots: u64,
+    result_bits: u32,
+    seed: u32,
+    meta: Meta<S>,
+}
+
+impl<'a> RibbonView<'a, Xxh3Scheme> {
+    /// Open bytes written with the default scheme.
+    pub fn new(bytes: &'a [u8]) -> Result<Self> {
+        Self::with_scheme(bytes, Xxh3Scheme)
+    }
+}
+
+impl<'a, S: HashScheme> RibbonView<'a, S> {
+    /// Open bytes written with `scheme`; refuses exactly what the owned decoder refuses.
+    pub fn with_scheme(bytes: &'a [u8], scheme: S) -> Result<Self> {
+        let p = Parsed::open(bytes, &scheme)?;
+        Ok(RibbonView {
+            solution: p.solution,
+            num_slots: p.num_slots,
+            result_bits: p.result_bits,
+            seed: p.seed,
+            meta: Meta::new(p.count, p.target_fpr, scheme).with_count(p.count),
+        })
+    }
+
+    /// `false`: the key was definitely not in the set. `true`: maybe. Answers exactly as
+    /// [`RibbonFilter::might_contain`] on the same bytes.
+    #[inline]
+    pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
+        let h = key.with_key_bytes(|b| self.meta.scheme().hash(b));
+        self.might_contain_hash(h)
+    }
+
+    /// [`RibbonFilter::might_contain_hash`], reading the solution from the bytes.
+    #[inline]
+    pub fn might_contain_hash(&self, h: KeyHash) -> bool {
+        probe(
+            &LeWords(self.solution),
+            self.num_slots,
+            self.result_bits,
+            self.seed,
+            h,
+        )
+    }
+
+    /// Copy into an owned filter.
+    pub fn to_owned_filter(&self) -> RibbonFilter<S> {
+        let words = self
+            .solution
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        RibbonFilter::from_parts(
+            words,
+            self.num_slots,
+            self.result_bits,
+            self.seed,
+            self.meta.count(),
+            self.meta.target_fpr(),
+            self.meta.scheme().clone(),
+        )
+        .expect("a view holds validated fields")
+    }
+
+    /// Slots `m`.
+    pub fn num_slots(&self) -> u64 {
+        self.num_slots
+    }
+    /// Result bits `r`.
+    pub fn result_bits(&self) -> u32 {
+        self.result_bits
+    }
+}
+
+impl<S: HashScheme> FilterMeta for RibbonView<'_, S> {
+    type Scheme = S;
+    const VARIANT: Variant = Variant::Ribbon;
+    const TYPE_NAME: &'static str = "RibbonView";
+
+    fn meta(&self) -> MetaView<'_, S> {
+        self.meta.view()
+    }
+}
+
+impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
+    /// A static filter takes no inserts: [`Error::Static`].
+    fn insert_key(&mut self, _key: &[u8]) -> Result<()> {
+        Err(Error::Static(Self::TYPE_NAME))
+    }
+    fn contains_key(&self, key: &[u8]) -> bool {
+        self.might_contain(key)
+    }
+    /// The view owns no heap; this is the borrowed solution's size.
+    fn heap_bytes(&self) -> usize {
+        self.solution.len()
+    }
+    fn table_bits(&self) -> u64 {
+        self.num_slots * u64::from(self.result_bits)
+    }
+    fn hashes(&self) -> u32 {
+        self.result_bits
+    }
+    fn formula_fpr(&self) -> f64 {
+        if self.num_slots == 0 {
+            0.0
+        } else {
+            fpr_for_result_bits(self.result_bits)
+        }
+    }
+    fn same_table(&self, other: &Self) -> bool {
+        (self.num_slots, self.result_bits, self.seed, self.solution)
+            == (
+                other.num_slots,
+                other.result_bits,
+                other.seed,
+                other.solution,
+            )
+    }
+    fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("num_slots", &self.num_slots)
+            .field("result_bits", &self.result_bits);
+    }
+    fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("seed", &self.seed);
+    }
+}
+
+impl<S: HashScheme> fmt::Debug for RibbonView<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_debug(f)
+    }
+}

@@ -1,0 +1,289 @@
+//! Ribbon: no false negatives for every n, FPR and space against the formulas, construction
+//! failures against the stated probability, the byte format, the view and hostile input.
+
+use bloomlab_conformance::{self as conf, KeyShape, Z_BOUND};
+use bloomlab_core::error::{DecodeError, Error};
+use bloomlab_core::format;
+use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
+use bloomlab_core::{Filter, Variant};
+use bloomlab_ribbon::band::Banding;
+use bloomlab_ribbon::{
+    MAX_SEEDS, RibbonFilter, RibbonView, Row, SEED_SUCCESS, WIDTH, num_slots, result_bits_for, row,
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn members(n: u64, seed: u64) -> Vec<[u8; 17]> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| conf::member_key(&mut rng)).collect()
+}
+
+#[test]
+fn no_false_negatives_for_every_n_and_key_shape() {
+    for n in [0u64, 1, 2, 63, 64, 65, 1000, 1_000_000] {
+        for shape in KeyShape::ALL {
+            // 1 KiB keys: 10^5 of them (100 MiB) exercise the same path as 10^6 would.
+            let count = if shape == KeyShape::Large {
+                n.min(100_000)
+            } else {
+                n
+            };
+            let keys = shape.keys(count, 0x5eed);
+            let f = RibbonFilter::build(&keys, 0.01).unwrap();
+            assert_eq!(f.len(), count);
+            let missing = keys.iter().filter(|k| !f.might_contain(*k)).count();
+            assert_eq!(
+                missing, 0,
+                "{shape:?} n = {count}: {missing} false negatives"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_empty_set_answers_no_to_everything() {
+    let f = RibbonFilter::build(Vec::<u32>::new(), 0.01).unwrap();
+    assert_eq!((f.num_slots(), f.len(), f.expected_fpr()), (0, 0, 0.0));
+    assert!((0..10_000u32).all(|i| !f.might_contain(&i)));
+    assert_eq!(Filter::size_in_bytes(&f), 0);
+    assert_eq!(f.bits_per_item(), f64::INFINITY);
+}
+
+/// At 10^6 keys and each target: the measured ε is within 5σ of 2^-r, and the space is at
+/// most 1.08 · log2(1/ε) bits per key with ε the measured rate.
+#[test]
+fn fpr_and_space_match_the_formulas() {
+    let n = 1_000_000;
+    let keys = members(n, 1);
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let probes = 1_000_000u64;
+    let non_members: Vec<[u8; 17]> = (0..probes)
+        .map(|_| conf::non_member_key(&mut rng))
+        .collect();
+    for (p, r) in [(0.001, 10), (0.01, 7), (0.03, 6)] {
+        let f = RibbonFilter::build(&keys, p).unwrap();
+        assert_eq!(f.result_bits(), r);
+        let e = f.expected_fpr();
+        assert_eq!(e, (-(r as f64)).exp2());
+        let fp = non_members.iter().filter(|k| f.might_contain(*k)).count() as f64;
+        let sigma = (probes as f64 * e * (1.0 - e)).sqrt();
+        assert!(
+            (fp - probes as f64 * e).abs() <= Z_BOUND * sigma,
+            "p = {p}: {fp} positives, expected {}",
+            probes as f64 * e
+        );
+        let measured = fp / probes as f64;
+        let bpi = f.bits_per_item();
+        assert!(
+            bpi <= 1.08 * (1.0 / measured).log2(),
+            "p = {p}: {bpi:.3} bits/key vs log2(1/ε) = {:.3}",
+            (1.0 / measured).log2()
+        );
+    }
+}
+
+/// The sizing promises each seed succeeds with probability ≥ SEED_SUCCESS. Over 1000 seeds on
+/// one key set of 10^4 keys the number of failed seeds must be within 5σ of the binomial
+/// count at the promised rate (one-sided: fewer failures is what a correct sizing gives).
+#[test]
+fn construction_failures_over_1000_seeds_are_within_the_stated_probability() {
+    let n = 10_000u64;
+    let hashes: Vec<_> = members(n, 3).iter().map(|k| Xxh3Scheme.hash(k)).collect();
+    let m = num_slots(n).unwrap();
+    let mut band = Banding::<Row>::new(m as usize).unwrap();
+    let seeds = 1000u32;
+    let mut failures = 0u32;
+    for seed in 0..seeds {
+        band.clear();
+        if !hashes.iter().all(|&h| {
+            let (s, c, v) = row::<Row>(h, seed, m - WIDTH + 1);
+            band.add(s, c, v)
+        }) {
+            failures += 1;
+        }
+    }
+    let q = 1.0 - SEED_SUCCESS;
+    let bound = f64::from(seeds) * q + Z_BOUND * (f64::from(seeds) * q * (1.0 - q)).sqrt();
+    println!("{failures} of {seeds} seeds failed at n = {n}, m = {m} (stated ≤ {q:.2})");
+    assert!(
+        f64::from(failures) <= bound,
+        "{failures} failures > {bound:.1}"
+    );
+}
+
+#[test]
+fn repeated_keys_are_consistent_equations() {
+    let keys: Vec<u32> = (0..5000u32).chain(0..5000).collect();
+    let f = RibbonFilter::build(&keys, 0.01).unwrap();
+    assert_eq!(f.len(), 10_000);
+    assert!((0..5000u32).all(|i| f.might_contain(&i)));
+}
+
+#[test]
+fn a_static_filter_refuses_inserts_with_a_typed_error() {
+    let mut f = RibbonFilter::build(0..100u32, 0.01).unwrap();
+    let before = f.clone();
+    let dynf: &mut dyn Filter = &mut f;
+    assert!(matches!(dynf.insert(&7u32), Err(Error::Static(_))));
+    assert!(dynf.might_contain(&7u32));
+    assert_eq!(f, before);
+    let p = f.params();
+    assert_eq!(
+        (p.variant, p.capacity, p.hashes, p.target_fpr),
+        (Variant::Ribbon, 100, 7, Some(0.01))
+    );
+    assert_eq!(p.table_bits, 128 * 7);
+}
+
+#[test]
+fn invalid_parameters_are_typed_errors() {
+    for p in [0.0, 1.0, -0.01, 1.5, f64::NAN, f64::INFINITY, -0.0] {
+        assert!(
+            matches!(RibbonFilter::build(0..10u32, p), Err(Error::InvalidFpr(_))),
+            "{p}"
+        );
+    }
+    assert!(matches!(
+        RibbonFilter::build(0..10u32, 1e-10),
+        Err(Error::InvalidParameter { .. })
+    ));
+    assert!(RibbonFilter::from_hashes(&[], 0, Xxh3Scheme).is_err());
+    assert!(RibbonFilter::from_hashes(&[], 33, Xxh3Scheme).is_err());
+    assert!(matches!(num_slots(u64::MAX), Err(Error::SizeOverflow(_))));
+}
+
+#[test]
+fn result_bits_follow_the_target() {
+    assert_eq!(result_bits_for(0.5).unwrap(), 1);
+    assert_eq!(result_bits_for(0.25).unwrap(), 2);
+    assert_eq!(result_bits_for(0.2499).unwrap(), 3);
+    assert_eq!(result_bits_for(0.01).unwrap(), 7);
+    assert_eq!(result_bits_for(2f64.powi(-32)).unwrap(), 32);
+    for p in [0.3, 0.03, 0.01, 0.001, 1e-5] {
+        let r = result_bits_for(p).unwrap();
+        assert!(
+            (-(r as f64)).exp2() <= p && (-(r as f64 - 1.0)).exp2() > p,
+            "{p}"
+        );
+    }
+}
+
+fn sample(n: u64) -> RibbonFilter {
+    RibbonFilter::build(members(n, 9), 0.01).unwrap()
+}
+
+#[test]
+fn bytes_serde_and_view_round_trip() {
+    for n in [0, 1, 300, 20_000] {
+        let f = sample(n);
+        conf::check_bytes_round_trip(&f, RibbonFilter::to_bytes, RibbonFilter::from_bytes);
+        conf::check_serde_round_trip(&f);
+        let bytes = f.to_bytes();
+        let view = RibbonView::new(&bytes).unwrap();
+        assert_eq!(view.to_owned_filter(), f);
+        assert_eq!(Filter::params(&view), Filter::params(&f));
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        for _ in 0..20_000 {
+            let k = conf::non_member_key(&mut rng);
+            assert_eq!(view.might_contain(&k), f.might_contain(&k));
+        }
+        assert!(members(n, 9).iter().all(|k| view.might_contain(k)));
+    }
+}
+
+#[test]
+fn debug_names_the_fields() {
+    let s = format!("{:?}", sample(10));
+    assert!(
+        s.starts_with("RibbonFilter { num_slots: 128, result_bits: 7, count: 10, capacity: 10, target_fpr: Some(0.01), seed: "),
+        "{s}"
+    );
+    let bytes = sample(10).to_bytes();
+    assert!(format!("{:?}", RibbonView::new(&bytes).unwrap()).starts_with("RibbonView {"));
+}
+
+#[test]
+fn decoding_hostile_bytes_never_panics_or_accepts_an_invalid_filter() {
+    for n in [0, 5, 1000] {
+        let valid = sample(n).to_bytes();
+        let check = |f: &RibbonFilter| assert_eq!(f.num_slots(), num_slots(f.len()).unwrap());
+        for envelope in [false, true] {
+            conf::check_decode_robustness(
+                &valid,
+                RibbonFilter::from_bytes,
+                RibbonFilter::to_bytes,
+                check,
+                envelope,
+                3000,
+                n,
+            );
+            conf::check_decode_robustness(
+                &valid,
+                |b| RibbonView::new(b).map(|v| v.to_owned_filter()),
+                RibbonFilter::to_bytes,
+                check,
+                envelope,
+                1000,
+                n + 1,
+            );
+        }
+    }
+}
+
+/// Edit one payload field, reseal, and expect a refusal naming it.
+fn edited(field_offset: usize, value: &[u8]) -> Result<RibbonFilter, Error> {
+    let mut b = sample(1000).to_bytes();
+    let at = format::HEADER_LEN + field_offset;
+    b[at..at + value.len()].copy_from_slice(value);
+    format::reseal(&mut b);
+    assert!(RibbonView::new(&b).is_err());
+    RibbonFilter::from_bytes(&b)
+}
+
+fn refused_field(r: Result<RibbonFilter, Error>) -> &'static str {
+    match r {
+        Err(Error::Decode(DecodeError::InvalidField { field, .. })) => field,
+        other => panic!("expected an invalid field, got {other:?}"),
+    }
+}
+
+#[test]
+fn each_invalid_field_is_refused_by_name() {
+    // A huge slot count with a small payload is refused before any allocation.
+    assert_eq!(
+        refused_field(edited(0, &(1u64 << 62).to_le_bytes())),
+        "num_slots"
+    );
+    assert_eq!(
+        refused_field(edited(0, &1152u64.to_le_bytes())),
+        "num_slots"
+    );
+    assert_eq!(refused_field(edited(8, &0u32.to_le_bytes())), "result_bits");
+    assert_eq!(
+        refused_field(edited(8, &33u32.to_le_bytes())),
+        "result_bits"
+    );
+    // 8 result bits do not match the 1 % target (7).
+    assert_eq!(refused_field(edited(8, &8u32.to_le_bytes())), "result_bits");
+    assert_eq!(refused_field(edited(12, &MAX_SEEDS.to_le_bytes())), "seed");
+    assert_eq!(refused_field(edited(16, &5u64.to_le_bytes())), "num_slots");
+    assert_eq!(
+        refused_field(edited(24, &2.0f64.to_le_bytes())),
+        "target_fpr"
+    );
+    // The wrong variant tag and a short solution.
+    let mut b = sample(10).to_bytes();
+    b[6] = Variant::Cuckoo as u8;
+    format::reseal(&mut b);
+    assert!(matches!(
+        RibbonFilter::from_bytes(&b),
+        Err(Error::Decode(DecodeError::WrongVariant { .. }))
+    ));
+    let mut b = sample(10).to_bytes();
+    b.truncate(b.len() - 8);
+    format::reseal(&mut b);
+    assert!(matches!(
+        RibbonFilter::from_bytes(&b),
+        Err(Error::Decode(DecodeError::Truncated { .. }))
+    ));
+}
