@@ -48,16 +48,19 @@ pub enum Variant {
     Scalable = 4,
     /// Cuckoo filter: fingerprints in 4-slot buckets, supports removal.
     Cuckoo = 5,
+    /// Split-block Bloom filter of the Parquet format: eight bits in one 256-bit block.
+    Sbbf = 6,
 }
 
 impl Variant {
     /// Every variant, in tag order.
-    pub const ALL: [Variant; 5] = [
+    pub const ALL: [Variant; 6] = [
         Variant::Classic,
         Variant::Blocked,
         Variant::Counting,
         Variant::Scalable,
         Variant::Cuckoo,
+        Variant::Sbbf,
     ];
 
     /// Lower-case name used in reports and on the command line.
@@ -68,6 +71,7 @@ impl Variant {
             Variant::Counting => "counting",
             Variant::Scalable => "scalable",
             Variant::Cuckoo => "cuckoo",
+            Variant::Sbbf => "sbbf",
         }
     }
 

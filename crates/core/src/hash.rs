@@ -118,6 +118,9 @@ pub enum SchemeId {
     Xxh3Km = 1,
     /// SipHash-2-4 keyed with a 128-bit secret (128-bit output), same probe derivation.
     SipHash24Km = 2,
+    /// xxHash64 (seed 0) of the value's plain encoding, as the Parquet split-block Bloom
+    /// filter specifies: block from the upper 32 bits, in-block bits from the lower 32.
+    ParquetXxh64 = 5,
 }
 
 impl SchemeId {
@@ -126,6 +129,7 @@ impl SchemeId {
         match self {
             SchemeId::Xxh3Km => "xxh3-128/km",
             SchemeId::SipHash24Km => "siphash-2-4-128/km (keyed)",
+            SchemeId::ParquetXxh64 => "parquet-xxh64",
         }
     }
 }
@@ -137,6 +141,7 @@ impl TryFrom<u8> for SchemeId {
         match v {
             1 => Ok(SchemeId::Xxh3Km),
             2 => Ok(SchemeId::SipHash24Km),
+            5 => Ok(SchemeId::ParquetXxh64),
             other => Err(DecodeError::UnknownScheme(other)),
         }
     }
@@ -238,7 +243,11 @@ mod tests {
 
     #[test]
     fn scheme_ids_round_trip() {
-        for id in [SchemeId::Xxh3Km, SchemeId::SipHash24Km] {
+        for id in [
+            SchemeId::Xxh3Km,
+            SchemeId::SipHash24Km,
+            SchemeId::ParquetXxh64,
+        ] {
             assert_eq!(SchemeId::try_from(id as u8), Ok(id));
         }
         assert_eq!(SchemeId::try_from(0), Err(DecodeError::UnknownScheme(0)));

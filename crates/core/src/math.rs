@@ -6,6 +6,9 @@
 
 use crate::error::{Error, Result};
 
+mod sbbf;
+pub use sbbf::*;
+
 /// The largest number of probes any filter here accepts. k grows as log2(1/p)·ln 2 / ln 2 ≈
 /// log2(1/p); 64 probes already means p ≈ 2^-64, far below anything measurable.
 pub const MAX_HASHES: u32 = 64;

@@ -7,6 +7,7 @@ use bloomlab_core::hash::SchemeId;
 use bloomlab_core::{Filter, Result, SchemeDescriptor};
 use bloomlab_counting::CountingBloomFilter;
 use bloomlab_cuckoo::CuckooFilter;
+use bloomlab_sbbf::Sbbf;
 use bloomlab_scalable::ScalableBloomFilter;
 
 /// Which byte layout a buffer uses.
@@ -44,6 +45,8 @@ pub enum AnyFilter {
     Scalable(ScalableBloomFilter),
     /// A cuckoo filter.
     Cuckoo(CuckooFilter),
+    /// A split-block Bloom filter (the Parquet layout).
+    Sbbf(Sbbf),
 }
 
 /// What the header of a buffer says, read before (and independently of) decoding.
@@ -98,6 +101,7 @@ impl AnyFilter {
             (Layout::Envelope(_), Variant::Cuckoo) => {
                 AnyFilter::Cuckoo(CuckooFilter::from_bytes(bytes)?)
             }
+            (Layout::Envelope(_), Variant::Sbbf) => AnyFilter::Sbbf(Sbbf::from_bytes(bytes)?),
         };
         Ok((f, h))
     }
@@ -110,6 +114,7 @@ impl AnyFilter {
             AnyFilter::Counting(f) => f,
             AnyFilter::Scalable(f) => f,
             AnyFilter::Cuckoo(f) => f,
+            AnyFilter::Sbbf(f) => f,
         }
     }
 
@@ -121,6 +126,7 @@ impl AnyFilter {
             AnyFilter::Counting(f) => f.to_bytes(),
             AnyFilter::Scalable(f) => f.to_bytes(),
             AnyFilter::Cuckoo(f) => f.to_bytes(),
+            AnyFilter::Sbbf(f) => f.to_bytes(),
         }
     }
 
@@ -134,6 +140,7 @@ impl AnyFilter {
             AnyFilter::Scalable(_) => None,
             // Occupied slots over all slots.
             AnyFilter::Cuckoo(f) => Some(f.load()),
+            AnyFilter::Sbbf(f) => Some(f.fill_ratio()),
         }
     }
 
@@ -146,6 +153,7 @@ impl AnyFilter {
             AnyFilter::Scalable(f) => Some(f.current_fpr()),
             // A cuckoo filter's FPR follows from its occupancy, which it knows exactly.
             AnyFilter::Cuckoo(f) => Some(f.expected_fpr()),
+            AnyFilter::Sbbf(f) => Some(f.current_fpr()),
         }
     }
 
@@ -155,6 +163,7 @@ impl AnyFilter {
             AnyFilter::Classic(f) => Some(f.estimated_len()),
             AnyFilter::Blocked(f) => Some(f.estimated_len()),
             AnyFilter::Counting(f) => Some(f.estimated_len()),
+            AnyFilter::Sbbf(f) => Some(f.estimated_len()),
             // Neither estimates from a fill: the count is the answer.
             AnyFilter::Scalable(_) | AnyFilter::Cuckoo(_) => None,
         }
@@ -163,7 +172,10 @@ impl AnyFilter {
     /// Whether the variant supports removal.
     pub fn supports_removal(&self) -> bool {
         match self {
-            AnyFilter::Classic(_) | AnyFilter::Blocked(_) | AnyFilter::Scalable(_) => false,
+            AnyFilter::Classic(_)
+            | AnyFilter::Blocked(_)
+            | AnyFilter::Scalable(_)
+            | AnyFilter::Sbbf(_) => false,
             AnyFilter::Counting(_) | AnyFilter::Cuckoo(_) => true,
         }
     }
