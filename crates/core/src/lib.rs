@@ -5,6 +5,7 @@
 //! - [`hash`]: hash once, derive the probes (Kirsch–Mitzenmacher), reduce with fastrange.
 //! - [`bits`]: a bit array whose bits past the end are always zero.
 //! - [`format`]: the checked, versioned envelope every byte format uses.
+//! - [`simd`]: the one module with `unsafe`: prefetch, the batched pipeline, AVX2 probe kernels.
 //! - [`Key`]: a stable byte encoding for strings, byte slices and integers.
 //! - [`Error`]: typed errors; nothing panics on user input.
 #![warn(missing_docs)]
@@ -16,6 +17,7 @@ pub mod format;
 pub mod hash;
 pub mod key;
 pub mod math;
+pub mod simd;
 
 pub use bits::BitArray;
 pub use error::{DecodeError, Error, Result};

@@ -1,0 +1,651 @@
+//! The one home of `unsafe` in the workspace: prefetch hints, a batched pipeline driver and
+//! AVX2 kernels for the block-local probes of the blocked and split-block filters.
+//!
+//! Every kernel has a portable scalar twin, `*_scalar`, that defines its result; the public
+//! entry points pick the AVX2 version at run time when the CPU has it
+//! ([`has_avx2`], `is_x86_feature_detected!`, cached by std) and the scalar one otherwise.
+//! Both give bit-identical blocks and answers (tested against each other here, on random
+//! inputs, whenever the test machine has AVX2). Each `unsafe` block carries a SAFETY comment.
+//!
+//! # Kernels
+//!
+//! - **Local 512-bit block** ([`local_contains`], [`local_insert`]): the probe rule of RocksDB's
+//!   `FastLocalBloom` (`util/bloom_impl.h`), generalised to any `k` in `1..=64`. A key brings
+//!   a 32-bit value `h`; probe `i` is bit `(h · M^i mod 2^32) >> 23` of the 512-bit block
+//!   (the top 9 bits), with `M = 0x9e37_79b9` ([`LOCAL_MULTIPLIER`], ⌊2^32/φ⌋ rounded to odd,
+//!   Knuth TAOCP vol. 3 §6.4). Bit `j` of the block is bit `j & 63` of word `j >> 6` of the
+//!   block's eight `u64`s — equivalently bit `j & 31` of 32-bit word `j >> 5` in
+//!   little-endian memory order, which is how the AVX2 path reads it: eight probes per
+//!   vector (one multiply, two shifts, two in-lane permutes and a blend to fetch the probed
+//!   words of the loaded cache line, one variable shift for the masks, one `vptest`), no
+//!   branch per probe.
+//! - **Split block** ([`split_block_contains`], [`split_block_insert`], [`split_block_mask`]):
+//!   the Parquet / Impala split-block rule over a 256-bit block of eight `u32` words: word `i`
+//!   gets bit `(h · salt_i mod 2^32) >> 27`, so a key sets exactly one bit per word.
+//!
+//! # Pipeline
+//!
+//! [`pipeline`] drives batched operations: it computes each item's hash `D` items before the
+//! item is answered and hands it to a prefetch callback, so `D` cache misses are in flight at
+//! once and a slow (keyed) hash overlaps the memory latency of earlier items.
+//!
+//! ```
+//! use bloomlab_core::simd;
+//!
+//! let mut block = [0u64; 8];
+//! assert!(simd::local_insert(&mut block, 0xdead_beef, 6)); // some bit was new
+//! assert!(simd::local_contains(&block, 0xdead_beef, 6));
+//! assert!(!simd::local_insert(&mut block, 0xdead_beef, 6)); // already there
+//! assert!(block.iter().map(|w| w.count_ones()).sum::<u32>() <= 6); // at most k bits
+//!
+//! // Both paths agree.
+//! let mut other = [0u64; 8];
+//! simd::local_insert_scalar(&mut other, 0xdead_beef, 6);
+//! assert_eq!(block, other);
+//! ```
+
+/// Multiplier of the local-block probe sequence: `⌊2^32/φ⌋` rounded to odd (RocksDB's
+/// `FastLocalBloom` constant). A format constant of every layout that uses [`local_insert`].
+pub const LOCAL_MULTIPLIER: u32 = 0x9e37_79b9;
+
+/// Largest `k` the local-block kernels accept (the workspace's `MAX_HASHES`).
+pub const LOCAL_MAX_PROBES: u32 = 64;
+
+/// `LOCAL_POWERS[i] = LOCAL_MULTIPLIER^i mod 2^32`: probe `i` of `h` is
+/// `(h · LOCAL_POWERS[i]) >> 23`. The powers make the `k` multiplications independent; the
+/// AVX2 path loads them eight at a time.
+pub const LOCAL_POWERS: [u32; LOCAL_MAX_PROBES as usize] = {
+    let mut p = [1u32; LOCAL_MAX_PROBES as usize];
+    let mut i = 1;
+    while i < p.len() {
+        p[i] = p[i - 1].wrapping_mul(LOCAL_MULTIPLIER);
+        i += 1;
+    }
+    p
+};
+
+/// Whether this CPU runs the AVX2 kernels (std caches the CPUID probe; a relaxed load).
+#[inline]
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Ask the CPU to start loading the cache line holding `*p` into all cache levels. A hint:
+/// no fault, no visible effect; a no-op where no prefetch instruction is available.
+#[inline(always)]
+pub fn prefetch<T>(p: &T) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: `_mm_prefetch` is an `unsafe fn` only because it is a `#[target_feature(sse)]`
+        // intrinsic; SSE is enabled for this build (checked by the `cfg` above). A prefetch
+        // never dereferences in the language sense and cannot fault, and `p` is a valid
+        // reference anyway.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((p as *const T).cast::<i8>()) };
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+    {
+        let _ = p;
+    }
+}
+
+/// Batched-operation driver: for every item, in order, call `answer(i, hash(&items[i]))`,
+/// but compute each hash `D` items early and pass it to `prefetch_for` right away, so the
+/// memory the hash points at is being fetched while the `D` items before it are answered.
+/// `hash` is called exactly once per item (plus once more for each of the first `D`
+/// positions past the end when `items.len() < D`, whose results are prefetched and dropped);
+/// `D = 0` answers each item as soon as it is hashed.
+///
+/// ```
+/// use bloomlab_core::simd::pipeline;
+///
+/// let table: Vec<u64> = (0..1000).map(|i| i * i).collect();
+/// let keys = [3usize, 999, 0, 42];
+/// let mut out = vec![0u64; keys.len()];
+/// pipeline::<_, _, 16>(
+///     &keys,
+///     |&k| k % table.len(),                            // "hash": the slot
+///     |&slot| bloomlab_core::simd::prefetch(&table[slot]), // start fetching it
+///     |i, slot| out[i] = table[slot],                   // answer, D items later
+/// );
+/// assert_eq!(out, [9, 998_001, 0, 1764]);
+/// ```
+#[inline]
+pub fn pipeline<T, H: Copy, const D: usize>(
+    items: &[T],
+    mut hash: impl FnMut(&T) -> H,
+    mut prefetch_for: impl FnMut(&H),
+    mut answer: impl FnMut(usize, H),
+) {
+    let n = items.len();
+    if n == 0 {
+        return;
+    }
+    if D == 0 {
+        for (i, item) in items.iter().enumerate() {
+            answer(i, hash(item));
+        }
+        return;
+    }
+    let mut ring: [H; D] = std::array::from_fn(|i| {
+        let h = hash(&items[i.min(n - 1)]);
+        prefetch_for(&h);
+        h
+    });
+    for i in 0..n {
+        let slot = i % D;
+        let h = ring[slot];
+        if let Some(ahead) = items.get(i + D) {
+            let a = hash(ahead);
+            prefetch_for(&a);
+            ring[slot] = a;
+        }
+        answer(i, h);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Local 512-bit block
+// ---------------------------------------------------------------------------------------
+
+/// Bit of the 512-bit block probed by probe `i` of `h`: the top 9 bits of `h · M^i`.
+#[inline(always)]
+fn local_bit(h: u32, i: usize) -> u32 {
+    h.wrapping_mul(LOCAL_POWERS[i]) >> 23
+}
+
+/// All `k` probes of `h` hit set bits of `block` (portable definition). `k` is clamped to
+/// `1..=64`.
+#[inline]
+pub fn local_contains_scalar(block: &[u64; 8], h: u32, k: u32) -> bool {
+    let k = k.clamp(1, LOCAL_MAX_PROBES) as usize;
+    let mut all = 1u64;
+    for i in 0..k {
+        let bit = local_bit(h, i);
+        all &= block[(bit >> 6) as usize] >> (bit & 63);
+    }
+    all & 1 != 0
+}
+
+/// Set the `k` probe bits of `h` in `block` (portable definition); returns whether any of
+/// them was still zero. `k` is clamped to `1..=64`.
+#[inline]
+pub fn local_insert_scalar(block: &mut [u64; 8], h: u32, k: u32) -> bool {
+    let k = k.clamp(1, LOCAL_MAX_PROBES) as usize;
+    let mut new = 0u64;
+    for i in 0..k {
+        let bit = local_bit(h, i);
+        let (w, mask) = ((bit >> 6) as usize, 1u64 << (bit & 63));
+        new |= mask & !block[w];
+        block[w] |= mask;
+    }
+    new != 0
+}
+
+/// [`local_contains_scalar`], with AVX2 when the CPU has it (same answer).
+#[inline]
+pub fn local_contains(block: &[u64; 8], h: u32, k: u32) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of this
+        // `#[target_feature(enable = "avx2")]` function beyond its safe signature.
+        return unsafe { avx2::local_contains(block, h, k) };
+    }
+    local_contains_scalar(block, h, k)
+}
+
+/// [`local_insert_scalar`], with AVX2 when the CPU has it (same block, same result).
+#[inline]
+pub fn local_insert(block: &mut [u64; 8], h: u32, k: u32) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of this
+        // `#[target_feature(enable = "avx2")]` function beyond its safe signature.
+        return unsafe { avx2::local_insert(block, h, k) };
+    }
+    local_insert_scalar(block, h, k)
+}
+
+// ---------------------------------------------------------------------------------------
+// Split block (Parquet / Impala)
+// ---------------------------------------------------------------------------------------
+
+/// The eight one-bit masks a key with 32-bit hash `h` sets in a split block: word `i` gets
+/// bit `(h · salts[i]) >> 27` (portable definition; also the insert's and lookup's masks).
+#[inline]
+pub fn split_block_mask(h: u32, salts: &[u32; 8]) -> [u32; 8] {
+    std::array::from_fn(|i| 1u32 << (h.wrapping_mul(salts[i]) >> 27))
+}
+
+/// Every bit of [`split_block_mask`] is set in `block` (portable definition).
+#[inline]
+pub fn split_block_contains_scalar(block: &[u32; 8], h: u32, salts: &[u32; 8]) -> bool {
+    let m = split_block_mask(h, salts);
+    block
+        .iter()
+        .zip(&m)
+        .fold(true, |acc, (b, m)| acc & (b & m == *m))
+}
+
+/// OR [`split_block_mask`] into `block` (portable definition).
+#[inline]
+pub fn split_block_insert_scalar(block: &mut [u32; 8], h: u32, salts: &[u32; 8]) {
+    let m = split_block_mask(h, salts);
+    for (b, m) in block.iter_mut().zip(m) {
+        *b |= m;
+    }
+}
+
+/// [`split_block_contains_scalar`], with AVX2 when the CPU has it (same answer).
+#[inline]
+pub fn split_block_contains(block: &[u32; 8], h: u32, salts: &[u32; 8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of this
+        // `#[target_feature(enable = "avx2")]` function beyond its safe signature.
+        return unsafe { avx2::split_block_contains(block, h, salts) };
+    }
+    split_block_contains_scalar(block, h, salts)
+}
+
+/// [`split_block_insert_scalar`], with AVX2 when the CPU has it (same block).
+#[inline]
+pub fn split_block_insert(block: &mut [u32; 8], h: u32, salts: &[u32; 8]) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of this
+        // `#[target_feature(enable = "avx2")]` function beyond its safe signature.
+        return unsafe { avx2::split_block_insert(block, h, salts) };
+    }
+    split_block_insert_scalar(block, h, salts)
+}
+
+/// AVX2 lane helpers (8 × 32-bit lanes) and the kernels built from them. Every function
+/// requires a CPU with AVX2 — check [`has_avx2`](super::has_avx2) first; that is their only
+/// safety requirement (every pointer they read comes from a reference of the right size).
+#[cfg(target_arch = "x86_64")]
+pub mod avx2 {
+    use std::arch::x86_64::*;
+
+    use super::{LOCAL_MAX_PROBES, LOCAL_POWERS};
+
+    /// Lane-wise `a · b mod 2^32`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn mul32(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_mullo_epi32(a, b)
+    }
+
+    /// Lane-wise logical right shift by `N` bits.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn shr32<const N: i32>(a: __m256i) -> __m256i {
+        _mm256_srli_epi32::<N>(a)
+    }
+
+    /// Lane-wise `1 << shift[i]` (shifts ≥ 32 give 0).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn one_shl32(shift: __m256i) -> __m256i {
+        _mm256_sllv_epi32(_mm256_set1_epi32(1), shift)
+    }
+
+    /// Every bit set in `mask` is set in `value` (`vptest`: `(!value & mask) == 0`).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn all_set(value: __m256i, mask: __m256i) -> bool {
+        _mm256_testc_si256(value, mask) != 0
+    }
+
+    /// Lanes `0..active` all ones, the others zero (`active` ≥ 8 keeps every lane).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn first_lanes(active: u32) -> __m256i {
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(active.min(8) as i32), lane)
+    }
+
+    /// Eight probes of `h` starting at probe `8·round`: the 32-bit word (`0..16`) of each
+    /// probe, and the one-bit mask inside that word (zero for lanes at or past `k`).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn local_round(h: __m256i, round: usize, k: u32) -> (__m256i, __m256i) {
+        // SAFETY: `round < 8` (callers loop while 8·round < k ≤ 64), so the eight `u32`s at
+        // `8·round..8·round + 8` lie inside the 64-entry `LOCAL_POWERS`; unaligned load.
+        let powers = unsafe { _mm256_loadu_si256(LOCAL_POWERS.as_ptr().add(8 * round).cast()) };
+        let x = _mm256_mullo_epi32(h, powers);
+        let word = _mm256_srli_epi32::<28>(x); // top 4 bits: 32-bit word 0..16
+        let bit = _mm256_and_si256(_mm256_srli_epi32::<23>(x), _mm256_set1_epi32(31));
+        let active = k - 8 * round as u32;
+        // SAFETY: AVX2 is enabled in this function.
+        let mask = _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), bit), unsafe {
+            first_lanes(active)
+        });
+        (word, mask)
+    }
+
+    /// The probed 32-bit word of each lane: word `idx[i]` (`0..16`) of the 512-bit block
+    /// held as `lo` (words 0..8) and `hi` (words 8..16).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn gather16(lo: __m256i, hi: __m256i, idx: __m256i) -> __m256i {
+        let from_lo = _mm256_permutevar8x32_epi32(lo, idx); // uses idx & 7
+        let from_hi = _mm256_permutevar8x32_epi32(hi, idx);
+        let take_hi = _mm256_slli_epi32::<28>(idx); // bit 3 of idx → sign bit
+        _mm256_castps_si256(_mm256_blendv_ps(
+            _mm256_castsi256_ps(from_lo),
+            _mm256_castsi256_ps(from_hi),
+            _mm256_castsi256_ps(take_hi),
+        ))
+    }
+
+    /// [`local_contains_scalar`](super::local_contains_scalar) with eight probes per vector.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn local_contains(block: &[u64; 8], h: u32, k: u32) -> bool {
+        let k = k.clamp(1, LOCAL_MAX_PROBES);
+        let p = block.as_ptr().cast::<__m256i>();
+        // SAFETY: `block` is 64 readable bytes; the two unaligned loads read bytes 0..32 and
+        // 32..64 of it.
+        let (lo, hi) = unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) };
+        let hv = _mm256_set1_epi32(h as i32);
+        let mut round = 0;
+        loop {
+            // SAFETY (both calls): AVX2 is enabled in this function; `8·round < k ≤ 64`.
+            let (word, mask) = unsafe { local_round(hv, round, k) };
+            let value = unsafe { gather16(lo, hi, word) };
+            if _mm256_testc_si256(value, mask) == 0 {
+                return false;
+            }
+            round += 1;
+            if 8 * round as u32 >= k {
+                return true;
+            }
+        }
+    }
+
+    /// [`local_insert_scalar`](super::local_insert_scalar) with the probe words and masks of
+    /// eight probes computed per vector, then merged into the block's two halves with eight
+    /// lane rotations (no scalar loop over probes).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn local_insert(block: &mut [u64; 8], h: u32, k: u32) -> bool {
+        let k = k.clamp(1, LOCAL_MAX_PROBES);
+        let p = block.as_mut_ptr().cast::<__m256i>();
+        // SAFETY: `block` is 64 readable bytes; the two unaligned loads read bytes 0..32 and
+        // 32..64 of it.
+        let (lo, hi) = unsafe { (_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))) };
+        let hv = _mm256_set1_epi32(h as i32);
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let lane_hi = _mm256_add_epi32(lane, _mm256_set1_epi32(8));
+        let (mut add_lo, mut add_hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        let mut round = 0;
+        while 8 * (round as u32) < k {
+            // SAFETY: AVX2 is enabled in this function; `8·round < k ≤ 64`.
+            let (word, mask) = unsafe { local_round(hv, round, k) };
+            // Rotation r brings probe (j + r) mod 8 to lane j; it lands in word j (low half)
+            // or j + 8 (high half) when that is its word.
+            let mut rot = lane;
+            for _ in 0..8 {
+                let w = _mm256_permutevar8x32_epi32(word, rot);
+                let m = _mm256_permutevar8x32_epi32(mask, rot);
+                add_lo = _mm256_or_si256(add_lo, _mm256_and_si256(m, _mm256_cmpeq_epi32(w, lane)));
+                add_hi =
+                    _mm256_or_si256(add_hi, _mm256_and_si256(m, _mm256_cmpeq_epi32(w, lane_hi)));
+                rot = _mm256_and_si256(
+                    _mm256_add_epi32(rot, _mm256_set1_epi32(1)),
+                    _mm256_set1_epi32(7),
+                );
+            }
+            round += 1;
+        }
+        let new = _mm256_testc_si256(lo, add_lo) == 0 || _mm256_testc_si256(hi, add_hi) == 0;
+        // SAFETY: `block` is 64 writable bytes (a unique reference); the two unaligned
+        // stores write bytes 0..32 and 32..64 of it.
+        unsafe {
+            _mm256_storeu_si256(p, _mm256_or_si256(lo, add_lo));
+            _mm256_storeu_si256(p.add(1), _mm256_or_si256(hi, add_hi));
+        }
+        new
+    }
+
+    /// The eight split-block masks of `h` as one vector.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn split_mask(h: u32, salts: &[u32; 8]) -> __m256i {
+        // SAFETY: `salts` is 32 readable bytes; unaligned load.
+        let s = unsafe { _mm256_loadu_si256(salts.as_ptr().cast()) };
+        let x = _mm256_mullo_epi32(_mm256_set1_epi32(h as i32), s);
+        _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32::<27>(x))
+    }
+
+    /// [`split_block_contains_scalar`](super::split_block_contains_scalar) in one vector.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn split_block_contains(block: &[u32; 8], h: u32, salts: &[u32; 8]) -> bool {
+        // SAFETY: `block` is 32 readable bytes; unaligned load. AVX2 is enabled here.
+        let (b, m) = unsafe {
+            (
+                _mm256_loadu_si256(block.as_ptr().cast()),
+                split_mask(h, salts),
+            )
+        };
+        _mm256_testc_si256(b, m) != 0
+    }
+
+    /// [`split_block_insert_scalar`](super::split_block_insert_scalar) in one vector.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn split_block_insert(block: &mut [u32; 8], h: u32, salts: &[u32; 8]) {
+        let p = block.as_mut_ptr().cast::<__m256i>();
+        // SAFETY: `block` is 32 readable and writable bytes (a unique reference); unaligned
+        // load and store. AVX2 is enabled here.
+        unsafe {
+            let m = split_mask(h, salts);
+            _mm256_storeu_si256(p, _mm256_or_si256(_mm256_loadu_si256(p), m));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SplitMix64: a fixed-seed source of test inputs.
+    fn mix(x: &mut u64) -> u64 {
+        *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// The Parquet salts (from the split-block filter spec).
+    const SALTS: [u32; 8] = [
+        0x47b6_137b,
+        0x4497_4d91,
+        0x8824_ad5b,
+        0xa2b7_289d,
+        0x7054_95c7,
+        0x2df1_424b,
+        0x9efc_4947,
+        0x5c6b_fb31,
+    ];
+
+    #[test]
+    fn local_probe_rule_is_frozen() {
+        // Sequential definition: h_0 = h, h_{i+1} = h_i · 0x9e3779b9 mod 2^32, bit_i = h_i >> 23.
+        let h = 0x0123_4567u32;
+        let mut want = [0u64; 8];
+        let mut x = h;
+        for _ in 0..11 {
+            let bit = x >> 23;
+            want[(bit / 64) as usize] |= 1 << (bit % 64);
+            x = x.wrapping_mul(0x9e37_79b9);
+        }
+        let mut got = [0u64; 8];
+        assert!(local_insert_scalar(&mut got, h, 11));
+        assert_eq!(got, want);
+        // Probe 0 is the top 9 bits of h itself: h = 2^31 → bit 256 = word 4, bit 0.
+        let mut one = [0u64; 8];
+        local_insert_scalar(&mut one, 1 << 31, 1);
+        assert_eq!(one, [0, 0, 0, 0, 1, 0, 0, 0]);
+        assert_eq!(LOCAL_POWERS[8], 0x9e37_79b9u32.wrapping_pow(8));
+    }
+
+    #[test]
+    fn local_kernels_agree_with_the_scalar_definition() {
+        let mut x = 7u64;
+        for k in 1..=LOCAL_MAX_PROBES {
+            let mut fast = [0u64; 8];
+            let mut slow = [0u64; 8];
+            // Fill until about half the bits are set, comparing every step.
+            for _ in 0..(256 / k).max(2) {
+                let h = mix(&mut x) as u32;
+                assert_eq!(
+                    local_insert(&mut fast, h, k),
+                    local_insert_scalar(&mut slow, h, k)
+                );
+                assert_eq!(fast, slow, "k = {k}");
+                assert!(local_contains(&fast, h, k));
+            }
+            for _ in 0..200 {
+                let h = mix(&mut x) as u32;
+                assert_eq!(
+                    local_contains(&fast, h, k),
+                    local_contains_scalar(&slow, h, k)
+                );
+            }
+            // A block missing exactly one probed bit answers no on both paths.
+            let h = mix(&mut x) as u32;
+            let mut only = [0u64; 8];
+            local_insert_scalar(&mut only, h, k);
+            let bit = h >> 23;
+            only[(bit / 64) as usize] &= !(1 << (bit % 64));
+            assert!(!local_contains(&only, h, k) && !local_contains_scalar(&only, h, k));
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_paths_are_exercised_where_available() {
+        if !has_avx2() {
+            return; // the dispatching functions above then ran the scalar path only
+        }
+        let mut x = 11u64;
+        for k in [1u32, 6, 8, 9, 16, 17, 64] {
+            let mut a = [0u64; 8];
+            let mut b = [0u64; 8];
+            for _ in 0..40 {
+                let h = mix(&mut x) as u32;
+                // SAFETY: AVX2 is available (checked above).
+                let new = unsafe { avx2::local_insert(&mut a, h, k) };
+                assert_eq!(new, local_insert_scalar(&mut b, h, k));
+                assert_eq!(a, b);
+                let q = mix(&mut x) as u32;
+                // SAFETY: as above.
+                let got = unsafe { avx2::local_contains(&a, q, k) };
+                assert_eq!(got, local_contains_scalar(&b, q, k));
+            }
+            let mut s = [0u32; 8];
+            let mut t = [0u32; 8];
+            for _ in 0..40 {
+                let h = mix(&mut x) as u32;
+                // SAFETY: as above.
+                unsafe { avx2::split_block_insert(&mut s, h, &SALTS) };
+                split_block_insert_scalar(&mut t, h, &SALTS);
+                assert_eq!(s, t);
+                let q = mix(&mut x) as u32;
+                // SAFETY: as above.
+                let got = unsafe { avx2::split_block_contains(&s, q, &SALTS) };
+                assert_eq!(got, split_block_contains_scalar(&t, q, &SALTS));
+            }
+        }
+    }
+
+    #[test]
+    fn split_block_sets_one_bit_per_word() {
+        let mut x = 3u64;
+        let mut block = [0u32; 8];
+        let h = mix(&mut x) as u32;
+        split_block_insert(&mut block, h, &SALTS);
+        assert!(block.iter().all(|w| w.count_ones() == 1));
+        assert_eq!(block, split_block_mask(h, &SALTS));
+        assert!(split_block_contains(&block, h, &SALTS));
+        for _ in 0..1000 {
+            let h = mix(&mut x) as u32;
+            split_block_insert(&mut block, h, &SALTS);
+            assert!(split_block_contains(&block, h, &SALTS));
+            let q = mix(&mut x) as u32;
+            assert_eq!(
+                split_block_contains(&block, q, &SALTS),
+                split_block_contains_scalar(&block, q, &SALTS)
+            );
+        }
+        // Bit (h · salt) >> 27 for h = 1 is the salt's top five bits.
+        assert_eq!(split_block_mask(1, &SALTS)[0], 1 << (0x47b6_137bu32 >> 27));
+    }
+
+    #[test]
+    fn pipeline_answers_every_item_once_in_order() {
+        for n in [0usize, 1, 5, 31, 32, 33, 100] {
+            let items: Vec<u64> = (0..n as u64).collect();
+            let mut hashed = 0;
+            let mut prefetched = 0;
+            let mut got = Vec::new();
+            pipeline::<_, _, 8>(
+                &items,
+                |&x| {
+                    hashed += 1;
+                    x * 3
+                },
+                |_| prefetched += 1,
+                |i, h| got.push((i, h)),
+            );
+            let want: Vec<(usize, u64)> = (0..n).map(|i| (i, i as u64 * 3)).collect();
+            assert_eq!(got, want);
+            let extra = if n == 0 { 0 } else { 8usize.saturating_sub(n) };
+            assert_eq!(hashed, n + extra);
+            assert_eq!(prefetched, hashed);
+            let mut direct = Vec::new();
+            pipeline::<_, _, 0>(
+                &items,
+                |&x| x * 3,
+                |_| unreachable!(),
+                |i, h| direct.push((i, h)),
+            );
+            assert_eq!(direct, want);
+        }
+    }
+}
