@@ -103,15 +103,18 @@
 //!
 //! # Speed
 //!
-//! [`might_contain_hash`](Sbbf::might_contain_hash) dispatches at run time to an AVX2 kernel
-//! (one aligned 32-byte load; [`simd`](crate) notes in `src/simd.rs`) or to the scalar one,
-//! which the tests check bit for bit against each other.
+//! The kernels are the workspace's shared ones ([`bloomlab_core::simd`], the one module with
+//! `unsafe`; this crate has none): an AVX2 lookup is one 32-byte load, one `vpmulld` of the
+//! broadcast lower hash half by the salts, `vpsrld` by 27, `vpsllvd` of ones and `vptest`.
+//! The kernel is chosen once per filter ([`SplitBlockAvx2`]), so a lookup is a direct call
+//! with no feature test; [`without_simd`](Sbbf::without_simd) selects the portable kernel,
+//! and the tests check both give the same bits and answers.
 //! [`might_contain_hashes`](Sbbf::might_contain_hashes) prefetches the block [`BATCH`] keys
 //! ahead. Measured with `cargo run --release -p bloomlab-sbbf --example speed` against
 //! `sbbf-rs-safe` (AVX2, run-time dispatch), both given the same pre-computed xxHash64 values,
 //! passes interleaved in one process: see the example's header for the figures.
 #![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 
@@ -119,10 +122,10 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{SchemeDescriptor, SchemeId};
 use bloomlab_core::math::{self, SBBF_MAX_BYTES, SBBF_MIN_BYTES};
+use bloomlab_core::simd::{self, SplitBlockAvx2};
 use bloomlab_core::{Filter, FilterParams, Key};
 use xxhash_rust::xxh64::xxh64;
 
-mod simd;
 mod thrift;
 
 /// Bits per block.
@@ -243,12 +246,24 @@ fn zeroed_blocks(n: u64) -> Result<Vec<Block>> {
 /// `len()` counts calls to insert, repeats included (for a filter read from Parquet bytes,
 /// which carry no count, an estimate from the fill: see
 /// [`from_parquet_bitset`](Self::from_parquet_bitset)).
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Sbbf {
     blocks: Vec<Block>,
     count: u64,
     capacity: u64,
     target_fpr: Option<f64>,
+    /// The kernel, chosen once: AVX2 when the CPU has it, else the portable one.
+    avx2: Option<SplitBlockAvx2>,
+}
+
+impl PartialEq for Sbbf {
+    /// Same table, count, capacity and target (the kernel is not part of the value).
+    fn eq(&self, other: &Self) -> bool {
+        self.blocks == other.blocks
+            && self.count == other.count
+            && self.capacity == other.capacity
+            && self.target_fpr == other.target_fpr
+    }
 }
 
 impl Sbbf {
@@ -320,6 +335,7 @@ impl Sbbf {
             count: 0,
             capacity,
             target_fpr: None,
+            avx2: SplitBlockAvx2::detect(),
         })
     }
 
@@ -327,6 +343,27 @@ impl Sbbf {
     /// two (the `parquet` crate's `Sbbf::new_with_num_of_bytes`).
     pub fn with_num_bytes(bytes: u64) -> Result<Self> {
         Self::with_blocks(math::sbbf_parquet_round_bytes(bytes) / BLOCK_BYTES as u64)
+    }
+
+    /// Use the portable kernel even where AVX2 is available (for comparison and testing; the
+    /// answers and bits are identical).
+    pub fn without_simd(mut self) -> Self {
+        self.avx2 = None;
+        self
+    }
+
+    /// Whether lookups and inserts run the AVX2 kernel.
+    pub fn uses_avx2(&self) -> bool {
+        self.avx2.is_some()
+    }
+
+    #[inline(always)]
+    fn block_contains(&self, i: usize, lo: u32) -> bool {
+        let b = &self.blocks[i].0;
+        match self.avx2 {
+            Some(avx2) => avx2.contains(b, lo, &SALT),
+            None => simd::split_block_contains_scalar(b, lo, &SALT),
+        }
     }
 
     #[inline(always)]
@@ -341,13 +378,19 @@ impl Sbbf {
     pub fn insert_hash(&mut self, h: u64) -> bool {
         let i = self.block_index(h);
         self.count = self.count.saturating_add(1);
-        simd::insert(&mut self.blocks[i], h as u32)
+        let new = !self.block_contains(i, h as u32);
+        let b = &mut self.blocks[i].0;
+        match self.avx2 {
+            Some(avx2) => avx2.insert(b, h as u32, &SALT),
+            None => simd::split_block_insert_scalar(b, h as u32, &SALT),
+        }
+        new
     }
 
     /// Query by xxHash64 (seed 0): `false` = definitely not inserted, `true` = maybe.
     #[inline]
     pub fn might_contain_hash(&self, h: u64) -> bool {
-        simd::contains(&self.blocks[self.block_index(h)], h as u32)
+        self.block_contains(self.block_index(h), h as u32)
     }
 
     /// Insert a key in bloomlab's [`Key`] encoding, which for integers, strings and byte slices
@@ -431,28 +474,26 @@ impl Sbbf {
     /// [`might_contain_hash`](Self::might_contain_hash) (tested).
     pub fn might_contain_hashes(&self, hashes: &[u64], out: &mut [bool]) -> Result<()> {
         check_out_len(hashes.len(), out.len())?;
-        let n = self.blocks.len() as u64;
-        simd::contains_many(
-            &self.blocks,
-            hashes,
-            out,
-            |h| (((h >> 32) * n) >> 32) as usize,
-            BATCH,
-        );
+        for (i, (&h, o)) in hashes.iter().zip(out.iter_mut()).enumerate() {
+            if let Some(&next) = hashes.get(i + BATCH) {
+                simd::prefetch(&self.blocks[self.block_index(next)]);
+            }
+            *o = self.block_contains(self.block_index(h), h as u32);
+        }
         Ok(())
     }
 
-    /// Query many keys ([`Key`] encoding) into `out`: hashed in chunks of 256, then looked up
-    /// as [`might_contain_hashes`](Self::might_contain_hashes) does.
+    /// Query many keys ([`Key`] encoding) into `out`: each key is hashed [`BATCH`] keys
+    /// before it is answered and its block prefetched then ([`simd::pipeline`]), so hashing
+    /// and memory latency overlap.
     pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
         check_out_len(keys.len(), out.len())?;
-        let mut hashes = [0u64; 256];
-        for (kc, oc) in keys.chunks(256).zip(out.chunks_mut(256)) {
-            for (h, k) in hashes.iter_mut().zip(kc) {
-                *h = k.with_key_bytes(hash_bytes);
-            }
-            self.might_contain_hashes(&hashes[..kc.len()], oc)?;
-        }
+        simd::pipeline::<_, _, BATCH>(
+            keys,
+            |k| k.with_key_bytes(hash_bytes),
+            |&h| simd::prefetch(&self.blocks[self.block_index(h)]),
+            |i, h| out[i] = self.block_contains(self.block_index(h), h as u32),
+        );
         Ok(())
     }
 
@@ -655,6 +696,7 @@ impl Sbbf {
             count,
             capacity: count.max(1),
             target_fpr: None,
+            avx2: SplitBlockAvx2::detect(),
         })
     }
 
@@ -753,6 +795,7 @@ impl Sbbf {
             count,
             capacity,
             target_fpr,
+            avx2: SplitBlockAvx2::detect(),
         })
     }
 }

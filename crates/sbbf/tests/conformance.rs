@@ -166,6 +166,30 @@ fn batched_and_single_lookups_agree() {
 }
 
 #[test]
+fn portable_and_avx2_kernels_give_the_same_bits_and_answers() {
+    let mut rng = ChaCha8Rng::seed_from_u64(16);
+    let hashes: Vec<u64> = (0..30_000).map(|_| rng.random()).collect();
+    let mut fast = Sbbf::with_blocks(1000).unwrap();
+    let mut slow = Sbbf::with_blocks(1000).unwrap().without_simd();
+    assert!(!slow.uses_avx2());
+    println!("AVX2 kernel in use: {}", fast.uses_avx2());
+    for (i, &h) in hashes.iter().enumerate() {
+        assert_eq!(fast.insert_hash(h), slow.insert_hash(h), "insert {i}");
+    }
+    assert_eq!(fast, slow);
+    let probes: Vec<u64> = (0..100_000).map(|_| rng.random()).collect();
+    let (mut a, mut b) = (vec![false; probes.len()], vec![false; probes.len()]);
+    fast.might_contain_hashes(&probes, &mut a).unwrap();
+    slow.might_contain_hashes(&probes, &mut b).unwrap();
+    assert_eq!(a, b);
+    for &h in probes.iter().chain(&hashes) {
+        assert_eq!(fast.might_contain_hash(h), slow.might_contain_hash(h));
+    }
+    let positives = a.iter().filter(|&&x| x).count();
+    assert!(positives > 0 && positives < probes.len(), "{positives}");
+}
+
+#[test]
 fn union_is_the_filter_of_both_sets() {
     let mut rng = ChaCha8Rng::seed_from_u64(6);
     let (xs, ys): (Vec<u64>, Vec<u64>) = (
