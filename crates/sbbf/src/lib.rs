@@ -7,6 +7,12 @@
 //! specification (`parquet-format/BloomFilter.md`), so that a filter built here can be handed to
 //! any Parquet reader and a filter read from any Parquet file can be queried here. Only the
 //! checked envelope ([`Sbbf::to_bytes`], variant tag 6, hash scheme 5) is a bloomlab format.
+//! That is why this is a crate of its own rather than a layout of `bloomlab-blocked`: its
+//! hash (xxHash64 of the plain encoding, not the workspace's hash schemes), its fixed eight
+//! probes, its power-of-two sizing and its raw byte forms are all dictated from outside and
+//! frozen by the Parquet format, while the 512-bit filter's are ours to tune. What the two
+//! share — prefetching, the batched pipeline, the AVX2 kernels — lives once in
+//! [`bloomlab_core::simd`].
 //!
 //! # Layout
 //!
@@ -125,7 +131,7 @@
 //! [`might_contain_hashes`](Sbbf::might_contain_hashes) prefetches the block [`BATCH`] keys
 //! ahead.
 //!
-//! Measured with `cargo run --release -p bloomlab-sbbf --example speed` against
+//! Measured with `cargo run --release -p bloomlab-sbbf --example sbbf_speed` against
 //! `sbbf-rs-safe` 0.3 (AVX2, run-time dispatch through a trait object), both given the same
 //! pre-computed xxHash64 values over identical tables (checked), 301 rounds of 10^5 lookups
 //! (half members), passes interleaved, on a shared 2-vCPU Xeon under a load average of 7–9:

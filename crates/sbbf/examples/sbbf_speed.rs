@@ -8,7 +8,7 @@
 //! with the order rotated each round — so machine noise hits all three alike; the report is the
 //! median and interquartile range over rounds of the per-round ratio.
 //!
-//! `cargo run --release -p bloomlab-sbbf --example speed [rounds]`
+//! `cargo run --release -p bloomlab-sbbf --example sbbf_speed [rounds]`
 
 use std::hint::black_box;
 use std::time::Instant;
