@@ -189,6 +189,10 @@ pub const XXHASH_SEED: u64 = 0;
 /// Prefetch distance of the batched lookups: while key `i` is answered, the block of key
 /// `i + BATCH` is being fetched.
 pub const BATCH: usize = 16;
+/// Tables up to this size (bytes) are assumed cache-resident: batched lookups skip the
+/// prefetch there (measured: prefetching an in-cache table made batched lookups 1.23–1.26×
+/// slower than single ones at 1.3 KB and 125 KB).
+pub const PREFETCH_MIN_BYTES: usize = 256 * 1024;
 /// Most blocks a filter can have: the block index `((h >> 32) · blocks) >> 32` covers at most
 /// 2^32 blocks (128 GiB).
 pub const MAX_BLOCKS: u64 = 1 << 32;
@@ -343,8 +347,11 @@ impl Sbbf {
     /// [`with_fpr`](Self::with_fpr) rounded up to the next size a Parquet file allows (a power
     /// of two from 32 B to 128 MiB); refuses a size past 128 MiB.
     pub fn with_fpr_parquet_sized(expected_items: u64, fpr: f64) -> Result<Self> {
-        let exact = Self::with_fpr(expected_items, fpr)?;
-        let bytes = exact.size_in_bytes() as u64;
+        let n = math::validate_items(expected_items)?;
+        math::validate_fpr(fpr)?;
+        math::classic_bits(n, fpr)?;
+        let blocks = math::sbbf_blocks(n, math::sbbf_bits_per_item(fpr)?)?;
+        let bytes = blocks.saturating_mul(BLOCK_BYTES as u64);
         if bytes > SBBF_MAX_BYTES {
             return Err(Error::invalid(
                 "expected_items",
@@ -352,8 +359,8 @@ impl Sbbf {
             ));
         }
         let mut f = Self::with_blocks(math::sbbf_parquet_round_bytes(bytes) / BLOCK_BYTES as u64)?;
-        f.capacity = exact.capacity;
-        f.target_fpr = exact.target_fpr;
+        f.capacity = n;
+        f.target_fpr = Some(fpr);
         Ok(f)
     }
 
@@ -514,6 +521,13 @@ impl Sbbf {
     /// [`might_contain_hash`](Self::might_contain_hash) (tested).
     pub fn might_contain_hashes(&self, hashes: &[u64], out: &mut [bool]) -> Result<()> {
         check_out_len(hashes.len(), out.len())?;
+        if self.size_in_bytes() <= PREFETCH_MIN_BYTES {
+            // In cache: a prefetch would only cost an instruction and an index computation.
+            for (&h, o) in hashes.iter().zip(out.iter_mut()) {
+                *o = self.block_contains(self.block_index(h), h as u32);
+            }
+            return Ok(());
+        }
         for (i, (&h, o)) in hashes.iter().zip(out.iter_mut()).enumerate() {
             if let Some(&next) = hashes.get(i + BATCH) {
                 simd::prefetch(&self.blocks[self.block_index(next)]);
