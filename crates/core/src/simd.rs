@@ -312,6 +312,33 @@ impl SplitBlockAvx2 {
         }
     }
 
+    /// Lookup of a 64-bit hash in a whole split-block table: block
+    /// `((h >> 32) · blocks.len()) >> 32` (Parquet's block choice; meant for tables of at most
+    /// 2^32 blocks, where it is always in range — past that the product wraps and a lookup
+    /// that lands outside answers `false`), then [`contains`](Self::contains) with
+    /// `h as u32`. The index is computed inside the AVX2 function, so a caller's loop makes
+    /// one call per lookup and keeps nothing live across it.
+    #[inline(always)]
+    pub fn table_contains<B: AsRef<[u32; 8]>>(
+        self,
+        blocks: &[B],
+        h: u64,
+        salts: &[u32; 8],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: a `SplitBlockAvx2` exists only when `detect` found AVX2 on this CPU.
+            unsafe { avx2::split_table_contains(blocks, h, salts) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let i = ((h >> 32).wrapping_mul(blocks.len() as u64) >> 32) as usize;
+            blocks
+                .get(i)
+                .is_some_and(|b| split_block_contains_scalar(b.as_ref(), h as u32, salts))
+        }
+    }
+
     /// [`split_block_insert_scalar`], in one vector.
     #[inline(always)]
     pub fn insert(self, block: &mut [u32; 8], h: u32, salts: &[u32; 8]) {
@@ -519,6 +546,25 @@ pub mod avx2 {
             )
         };
         _mm256_testc_si256(b, m) != 0
+    }
+
+    /// [`SplitBlockAvx2::table_contains`](super::SplitBlockAvx2::table_contains).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn split_table_contains<B: AsRef<[u32; 8]>>(
+        blocks: &[B],
+        h: u64,
+        salts: &[u32; 8],
+    ) -> bool {
+        let i = ((h >> 32).wrapping_mul(blocks.len() as u64) >> 32) as usize;
+        match blocks.get(i) {
+            // SAFETY: AVX2 is enabled here (this function's contract).
+            Some(b) => unsafe { split_block_contains(b.as_ref(), h as u32, salts) },
+            None => false,
+        }
     }
 
     /// [`split_block_insert_scalar`](super::split_block_insert_scalar) in one vector.

@@ -134,20 +134,22 @@
 //! Measured with `cargo run --release -p bloomlab-sbbf --example sbbf_speed` against
 //! `sbbf-rs-safe` 0.3 (AVX2, run-time dispatch through a trait object), both given the same
 //! pre-computed xxHash64 values over identical tables (checked), 301 rounds of 10^5 lookups
-//! (half members), passes interleaved, on a shared 2-vCPU Xeon under a load average of 7–9:
-//! our single lookup / theirs, median (interquartile range) of the per-round ratios,
-//! 0.93 (0.89–0.98) at 10^3 keys, 0.95 (0.88–1.01) at 10^5 and 0.66 (0.38–0.95) at 10^7; in
-//! three more runs the medians were 0.92–0.93, 0.93–0.97 and 0.47–0.66. Both kernels are the
-//! same seven vector instructions (read in the disassembly); ours is reached by a direct call
-//! chosen at construction, theirs by an indirect one. A first version that tested std's CPU
-//! flag on every lookup measured 1.02–1.06× theirs at 10^3–10^5: the two loads and branch
-//! of the test could not be hoisted out of the caller's loop. Why theirs is slower at 10^7,
-//! where both wait on the same misses, was not investigated. The batched lookup is 1.23–1.26×
-//! theirs in cache (prefetching and a second index computation cost more than they save) and
-//! 0.60–0.63× at 10^7, about as fast as our single lookups there: independent single
-//! lookups already overlap their misses in an out-of-order core; batching helps when the
-//! caller's loop would otherwise serialise them.
+//! (half members), passes interleaved, on a shared 2-vCPU Xeon (load average ≈ 3): our
+//! single lookup / theirs, median (interquartile range) of the per-round ratios, in three
+//! runs: 1.00 (1.00–1.00) at 10^3 keys, 1.00 (0.99–1.00) at 10^5, 0.79–0.95 (0.62–1.01) at
+//! 10^7; our batched lookup / their single one: 0.92, 0.94–0.95 and 0.68–0.84.
 //!
+//! The two kernels are now the same instructions (read in the disassembly): index, one load,
+//! `vpmulld`, `vpsrld`, `vpsllvd`, `vptest`, reached by one direct call chosen at
+//! construction ([`SplitBlockAvx2::table_contains`]) where theirs is an indirect one. Two
+//! earlier versions lost: testing std's CPU flag on every lookup measured 1.02–1.06× theirs
+//! (two loads and a branch the compiler cannot hoist out of the caller's loop), and computing
+//! the block index outside the AVX2 function 0.95–1.00 with upper quartiles to 1.16 (the call
+//! forced the table base and the hash array to be spilled and reloaded each lookup). Batched
+//! lookups skip the prefetch on tables up to [`PREFETCH_MIN_BYTES`]; with it they were
+//! 1.23–1.26× theirs in cache. Under heavier load (average 7–9) the medians at 10^7 fell to
+//! 0.47–0.66, noise we could not separate from the code; both wait on the same misses there.
+
 //! Accuracy observed: over the 30 shape × density checks of the tests the measured FPR sits
 //! on average 0.65 σ above the formula (none beyond 2.3 σ), up to 3 % relative for random
 //! keys. A plausible cause, not verified: the eight bits of a key all derive from one 32-bit
@@ -242,6 +244,12 @@ pub(crate) struct Block(pub(crate) [u32; 8]);
 
 const _: () = assert!(std::mem::size_of::<Block>() == BLOCK_BYTES);
 const _: () = assert!(std::mem::align_of::<Block>() == BLOCK_BYTES);
+
+impl AsRef<[u32; 8]> for Block {
+    fn as_ref(&self) -> &[u32; 8] {
+        &self.0
+    }
+}
 
 impl Block {
     fn count_ones(&self) -> u32 {
@@ -437,7 +445,11 @@ impl Sbbf {
     /// Query by xxHash64 (seed 0): `false` = definitely not inserted, `true` = maybe.
     #[inline]
     pub fn might_contain_hash(&self, h: u64) -> bool {
-        self.block_contains(self.block_index(h), h as u32)
+        match self.avx2 {
+            // One call: the block index is computed inside the AVX2 function.
+            Some(avx2) => avx2.table_contains(&self.blocks, h, &SALT),
+            None => self.block_contains(self.block_index(h), h as u32),
+        }
     }
 
     /// Insert a key in bloomlab's [`Key`] encoding, which for integers, strings and byte slices
