@@ -136,7 +136,7 @@
 //! pre-computed xxHash64 values over identical tables (checked), 301 rounds of 10^5 lookups
 //! (half members), passes interleaved, on a shared 2-vCPU Xeon (load average ≈ 3): our
 //! single lookup / theirs, median (interquartile range) of the per-round ratios, in three
-//! runs: 1.00 (1.00–1.00) at 10^3 keys, 1.00 (0.99–1.00) at 10^5, 0.79–0.95 (0.62–1.01) at
+//! runs: 1.00 (within 0.98–1.03) at 10^3 keys, 1.00 (0.99–1.01) at 10^5, 0.79–0.95 (0.62–1.01) at
 //! 10^7; our batched lookup / their single one: 0.92, 0.94–0.95 and 0.68–0.84.
 //!
 //! The two kernels are now the same instructions (read in the disassembly): index, one load,
