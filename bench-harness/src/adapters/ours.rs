@@ -206,3 +206,57 @@ impl Adapter for Ribbon {
         )
     }
 }
+
+/// The Parquet split-block filter sized with its own formula (any block count); keys as 8
+/// little-endian bytes, hashed with xxHash64 seed 0 as Parquet hashes an INT64.
+impl Construct for bloomlab_sbbf::Sbbf {
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        bloomlab_sbbf::Sbbf::with_fpr(n, p)
+    }
+}
+
+/// The split-block filter through its batched API: each key is hashed and its block
+/// prefetched `bloomlab_sbbf::BATCH` keys ahead.
+#[derive(Debug)]
+pub struct SbbfBatched(pub bloomlab_sbbf::Sbbf);
+
+impl Adapter for SbbfBatched {
+    const BATCHED: bool = true;
+
+    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+        Some(
+            bloomlab_sbbf::Sbbf::with_fpr(spec.n, spec.fpr)
+                .map(SbbfBatched)
+                .map_err(|e| e.to_string()),
+        )
+    }
+
+    #[inline]
+    fn insert(&mut self, key: u64) -> bool {
+        self.0.insert(&key);
+        true
+    }
+
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.0.might_contain(&key)
+    }
+
+    fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
+        self.0
+            .might_contain_batch(keys, out)
+            .expect("the driver passes equal lengths");
+    }
+
+    fn theoretical_fpr(&self) -> Option<f64> {
+        Some(self.0.expected_fpr())
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "blocks={} hash=parquet-xxh64 batched(prefetch {})",
+            self.0.blocks(),
+            bloomlab_sbbf::BATCH
+        )
+    }
+}

@@ -58,7 +58,7 @@ impl Adapter for SbbfRs {
         self.f.contains_hash(hash(key))
     }
     fn theoretical_fpr(&self) -> Option<f64> {
-        (self.items > 0).then(|| math::split_block_fpr(self.bits as f64 / self.items as f64))
+        (self.items > 0).then(|| math::sbbf_fpr(self.bits as f64 / self.items as f64))
     }
     fn describe(&self) -> String {
         format!("m={} (256-bit blocks, 8 probes), xxh3-64 keys", self.bits)

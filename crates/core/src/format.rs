@@ -63,18 +63,21 @@ pub enum Variant {
     Scalable = 4,
     /// Cuckoo filter: fingerprints in 4-slot buckets, supports removal.
     Cuckoo = 5,
-    /// Standard Ribbon filter: static, built once from the whole key set (tag 6 is reserved).
+    /// Split-block Bloom filter of the Parquet format: eight bits in one 256-bit block.
+    Sbbf = 6,
+    /// Standard Ribbon filter: static, built once from the whole key set.
     Ribbon = 7,
 }
 
 impl Variant {
     /// Every variant, in tag order.
-    pub const ALL: [Variant; 6] = [
+    pub const ALL: [Variant; 7] = [
         Variant::Classic,
         Variant::Blocked,
         Variant::Counting,
         Variant::Scalable,
         Variant::Cuckoo,
+        Variant::Sbbf,
         Variant::Ribbon,
     ];
 
@@ -86,6 +89,7 @@ impl Variant {
             Variant::Counting => "counting",
             Variant::Scalable => "scalable",
             Variant::Cuckoo => "cuckoo",
+            Variant::Sbbf => "sbbf",
             Variant::Ribbon => "ribbon",
         }
     }

@@ -121,6 +121,9 @@ pub enum SchemeId {
     /// SipHash-2-4 keyed with a 128-bit secret (one 64-bit output `h1`), `h2` derived from
     /// it by a public bijective remix; same probe derivation.
     SipHash24x64Km = 4,
+    /// xxHash64 (seed 0) of the value's plain encoding, as the Parquet split-block Bloom
+    /// filter specifies: block from the upper 32 bits, in-block bits from the lower 32.
+    ParquetXxh64 = 5,
 }
 
 impl SchemeId {
@@ -130,6 +133,7 @@ impl SchemeId {
             SchemeId::Xxh3Km => "xxh3-128/km",
             SchemeId::SipHash24Km => "siphash-2-4-128/km (keyed)",
             SchemeId::SipHash24x64Km => "siphash-2-4-64+remix/km (keyed)",
+            SchemeId::ParquetXxh64 => "parquet-xxh64",
         }
     }
 }
@@ -142,6 +146,7 @@ impl TryFrom<u8> for SchemeId {
             1 => Ok(SchemeId::Xxh3Km),
             2 => Ok(SchemeId::SipHash24Km),
             4 => Ok(SchemeId::SipHash24x64Km),
+            5 => Ok(SchemeId::ParquetXxh64),
             other => Err(DecodeError::UnknownScheme(other)),
         }
     }
@@ -246,6 +251,7 @@ mod tests {
             SchemeId::Xxh3Km,
             SchemeId::SipHash24Km,
             SchemeId::SipHash24x64Km,
+            SchemeId::ParquetXxh64,
         ] {
             assert_eq!(SchemeId::try_from(id as u8), Ok(id));
         }

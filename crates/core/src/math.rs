@@ -6,6 +6,9 @@
 
 use crate::error::{Error, Result};
 
+mod sbbf;
+pub use sbbf::*;
+
 /// The largest number of probes any filter here accepts. k grows as log2(1/p)·ln 2 / ln 2 ≈
 /// log2(1/p); 64 probes already means p ≈ 2^-64, far below anything measurable.
 pub const MAX_HASHES: u32 = 64;
@@ -1319,51 +1322,5 @@ mod blocked_sizing_tests {
             }
             p /= 3.7;
         }
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Split-block Bloom filter (Parquet / Impala): 256-bit blocks of eight 32-bit words, one bit
-// set per word.
-// ---------------------------------------------------------------------------------------
-
-/// Expected FPR of a split-block Bloom filter at `bits_per_item`: block loads are Poisson with
-/// `λ = 256 / bits_per_item`, and a block holding `i` keys has each of its 32-bit words'
-/// bits set independently by its `i` keys, so `FPR = Σ_i Pois(i; λ)·(1 − (1 − 1/32)^i)^8`
-/// (the Parquet format's sizing note). ≈ 1 % at 10.5 bits/item. O(λ) terms, bounded: `1.0`
-/// once λ exceeds 20 · 256.
-pub fn split_block_fpr(bits_per_item: f64) -> f64 {
-    if !(bits_per_item.is_finite() && bits_per_item > 0.0) {
-        return 1.0;
-    }
-    let lambda = 256.0 / bits_per_item;
-    if lambda > 20.0 * 256.0 {
-        return 1.0;
-    }
-    let miss = (1.0f64 - 1.0 / 32.0).ln();
-    let mut ln_fact = 0.0f64;
-    let mut total = 0.0;
-    for i in 0..=poisson_upper(lambda) {
-        if i > 0 {
-            ln_fact += (i as f64).ln();
-        }
-        let pmf = (-lambda + i as f64 * lambda.ln() - ln_fact).exp();
-        total += pmf * (1.0 - (miss * i as f64).exp()).powi(8);
-    }
-    total.min(1.0)
-}
-
-#[cfg(test)]
-mod split_block_tests {
-    use super::*;
-
-    #[test]
-    fn split_block_matches_the_parquet_sizing() {
-        // reference.md: ≈ 10.5 bits/item at 1 %.
-        let p = split_block_fpr(10.5);
-        assert!((0.0095..0.0105).contains(&p), "{p}");
-        assert!(split_block_fpr(16.0) < split_block_fpr(10.0));
-        assert_eq!(split_block_fpr(0.0), 1.0);
-        assert_eq!(split_block_fpr(1e-300), 1.0);
     }
 }

@@ -48,9 +48,22 @@ fn xxh3_scheme_constants() {
     assert_eq!(CHECKSUM_SEED, 0x6d75_736b_6365_6863); // "checksum" little-endian
     let d = Xxh3Scheme.descriptor();
     assert_eq!((d.id as u8, d.key_check), (1, 0));
-    assert_eq!(SchemeId::SipHash24Km as u8, 2);
+    let ids = [
+        SchemeId::Xxh3Km,
+        SchemeId::SipHash24Km,
+        SchemeId::SipHash24x64Km,
+        SchemeId::ParquetXxh64,
+    ];
+    assert_eq!(ids.map(|id| id as u8), [1, 2, 4, 5]);
     let tags: Vec<u8> = Variant::ALL.iter().map(|v| *v as u8).collect();
-    assert_eq!(tags, [1, 2, 3, 4, 5]);
+    assert_eq!(tags, [1, 2, 3, 4, 5, 6, 7]);
+    let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "classic", "blocked", "counting", "scalable", "cuckoo", "sbbf", "ribbon"
+        ]
+    );
 }
 
 #[test]

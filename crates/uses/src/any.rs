@@ -8,6 +8,7 @@ use bloomlab_core::{Filter, Result, SchemeDescriptor};
 use bloomlab_counting::CountingBloomFilter;
 use bloomlab_cuckoo::CuckooFilter;
 use bloomlab_ribbon::RibbonFilter;
+use bloomlab_sbbf::Sbbf;
 use bloomlab_scalable::ScalableBloomFilter;
 
 /// Which byte layout a buffer uses.
@@ -47,6 +48,8 @@ pub enum AnyFilter {
     Cuckoo(CuckooFilter),
     /// A Ribbon filter (static).
     Ribbon(RibbonFilter),
+    /// A split-block Bloom filter (the Parquet layout).
+    Sbbf(Sbbf),
 }
 
 /// What the header of a buffer says, read before (and independently of) decoding.
@@ -104,6 +107,7 @@ impl AnyFilter {
             (Layout::Envelope(_), Variant::Ribbon) => {
                 AnyFilter::Ribbon(RibbonFilter::from_bytes(bytes)?)
             }
+            (Layout::Envelope(_), Variant::Sbbf) => AnyFilter::Sbbf(Sbbf::from_bytes(bytes)?),
         };
         Ok((f, h))
     }
@@ -117,6 +121,7 @@ impl AnyFilter {
             AnyFilter::Scalable(f) => f,
             AnyFilter::Cuckoo(f) => f,
             AnyFilter::Ribbon(f) => f,
+            AnyFilter::Sbbf(f) => f,
         }
     }
 
@@ -129,6 +134,7 @@ impl AnyFilter {
             AnyFilter::Scalable(f) => f.to_bytes(),
             AnyFilter::Cuckoo(f) => f.to_bytes(),
             AnyFilter::Ribbon(f) => f.to_bytes(),
+            AnyFilter::Sbbf(f) => f.to_bytes(),
         }
     }
 
@@ -142,6 +148,7 @@ impl AnyFilter {
             AnyFilter::Scalable(_) | AnyFilter::Ribbon(_) => None,
             // Occupied slots over all slots.
             AnyFilter::Cuckoo(f) => Some(f.load()),
+            AnyFilter::Sbbf(f) => Some(f.fill_ratio()),
         }
     }
 
@@ -156,6 +163,7 @@ impl AnyFilter {
             AnyFilter::Cuckoo(f) => Some(f.expected_fpr()),
             // A Ribbon filter's FPR is 2^-r whatever its contents.
             AnyFilter::Ribbon(f) => Some(f.expected_fpr()),
+            AnyFilter::Sbbf(f) => Some(f.current_fpr()),
         }
     }
 
@@ -165,6 +173,7 @@ impl AnyFilter {
             AnyFilter::Classic(f) => Some(f.estimated_len()),
             AnyFilter::Blocked(f) => Some(f.estimated_len()),
             AnyFilter::Counting(f) => Some(f.estimated_len()),
+            AnyFilter::Sbbf(f) => Some(f.estimated_len()),
             // Neither estimates from a fill: the count is the answer.
             AnyFilter::Scalable(_) | AnyFilter::Cuckoo(_) | AnyFilter::Ribbon(_) => None,
         }
@@ -177,6 +186,7 @@ impl AnyFilter {
             | AnyFilter::Blocked(_)
             | AnyFilter::Scalable(_)
             | AnyFilter::Ribbon(_) => false,
+            AnyFilter::Sbbf(_) => false,
             AnyFilter::Counting(_) | AnyFilter::Cuckoo(_) => true,
         }
     }

@@ -85,7 +85,8 @@ pub struct Inspection {
 /// Inspect a buffer. Unknown or damaged buffers give the decoder's typed error.
 pub fn inspect(bytes: &[u8]) -> Result<Inspection> {
     let h = header(bytes)?;
-    let keyed = h.scheme.id != SchemeId::Xxh3Km || h.scheme.key_check != 0;
+    let unkeyed_scheme = matches!(h.scheme.id, SchemeId::Xxh3Km | SchemeId::ParquetXxh64);
+    let keyed = !unkeyed_scheme || h.scheme.key_check != 0;
     let (filter, _) = if keyed {
         // Structure only: relabel so the public decoder validates and reads it.
         let mut b = bytes.to_vec();
@@ -390,6 +391,23 @@ mod tests {
                 "{i:?}"
             );
         }
+    }
+
+    #[test]
+    fn inspects_sbbf_filters() {
+        let mut f = bloomlab_sbbf::Sbbf::with_fpr(5_000, 0.01).unwrap();
+        for i in 0..5_000u32 {
+            f.insert(&i);
+        }
+        let i = inspect(&f.to_bytes()).unwrap();
+        assert_eq!(i.params.variant, Variant::Sbbf);
+        assert!(!i.keyed && i.estimated_len.is_some());
+        let (n, pos) = i.measured.unwrap();
+        let e = i.expected_fpr;
+        assert!(
+            (pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt(),
+            "{i:?}"
+        );
     }
 
     #[test]
