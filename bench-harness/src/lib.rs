@@ -11,7 +11,9 @@
 pub mod adapters;
 pub mod alloc;
 pub mod classic_table;
+pub mod control;
 pub mod cli;
+pub mod compare;
 pub mod driver;
 pub mod experiments;
 pub mod floor;
@@ -19,5 +21,7 @@ pub mod keys;
 pub mod machine;
 pub mod plot;
 pub mod recommend;
+pub mod repeat;
 pub mod report;
 pub mod schema;
+pub mod stats;

@@ -5,7 +5,10 @@
 //! filters such as xorf use the slice; dynamic ones create an empty filter and insert),
 //! `insert`, `contains`, the theoretical FPR at the current load, and a one-line description
 //! of the parameters actually used. Keys are `u64`s drawn from a fixed seed; our filters see
-//! them as 8 little-endian bytes, peers that take `Hash` values get the `u64` itself.
+//! them as 8 little-endian bytes, peers that take `Hash` values get the `u64` itself (which
+//! `Hash for u64` feeds to their hasher as the same 8 bytes), and xorf, which takes a
+//! pre-hashed `u64`, gets xxh3-64 of those 8 bytes computed in its adapter. So every entry pays
+//! one hash of the same 8 bytes per operation (see [`KEYS`]).
 //! Memory is not asked of the adapter: the harness measures the live heap bytes each
 //! structure holds with a counting allocator, so every entry is measured the same way.
 //!
@@ -44,11 +47,20 @@ pub mod peers;
 
 use std::hint::black_box;
 use std::marker::PhantomData;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::control::ThreadClock;
 
 use serde::{Deserialize, Serialize};
 
 use crate::alloc::live_bytes;
+
+/// How every entry receives a key (recorded in the results and summary).
+pub const KEYS: &str = "distinct random u64 from ChaCha8 (seed, stream 1 = members, 2 = non-member \
+    probes, 3 = overfill extras). Every entry hashes the same 8 bytes per operation: our filters \
+    hash the 8 little-endian bytes with their scheme, Hash-taking peers and the HashSet get the \
+    u64 (Hash for u64 writes those 8 bytes to their hasher), xorf gets xxh3-64 of the 8 bytes \
+    computed in its adapter (it takes pre-hashed u64 keys)";
 
 /// Families of structures; ratios to peers compare within one kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,8 +72,9 @@ pub enum Kind {
     Counting,
     /// Cuckoo filters.
     Cuckoo,
-    /// Static xor / binary fuse filters.
-    Xor,
+    /// Static filters: built once from the whole key set, no inserts afterwards (xor /
+    /// binary fuse; Ribbon).
+    Static,
     /// Quotient filters.
     Quotient,
     /// Filters that grow past their initial capacity.
@@ -77,7 +90,7 @@ impl Kind {
             Kind::Bloom => "bloom",
             Kind::Counting => "counting",
             Kind::Cuckoo => "cuckoo",
-            Kind::Xor => "xor",
+            Kind::Static => "static",
             Kind::Quotient => "quotient",
             Kind::Scalable => "scalable",
             Kind::Exact => "exact",
@@ -145,8 +158,32 @@ pub struct Info {
     pub keyed: bool,
     /// Theoretical curve for the FPR-vs-space plot.
     pub curve: Option<Curve>,
-    /// How the harness configures it (shown in summary.md).
+    /// Lookups go through a batched (prefetching) API; its ratios compare batched with
+    /// single lookups unless the reference is batched too.
+    pub batched: bool,
+    /// How the harness configures it (shown in summary.md): one line.
     pub note: &'static str,
+}
+
+impl Info {
+    /// The defaults every entry starts from (a single-lookup, unkeyed, fixed-size, dynamic
+    /// filter of ours); entries override what differs with `..Info::base(..)`.
+    pub const fn base(name: &'static str, source: &'static str, kind: Kind) -> Info {
+        Info {
+            name,
+            source,
+            kind,
+            peer: false,
+            tunable: true,
+            dynamic: true,
+            deletes: false,
+            grows: false,
+            keyed: false,
+            curve: None,
+            batched: false,
+            note: "",
+        }
+    }
 }
 
 /// What a filter is built for.
@@ -229,13 +266,13 @@ impl<A: Adapter> Built for Holder<A> {
         let f = &self.0;
         if A::BATCHED {
             let mut out = vec![false; stream.len()];
-            let start = Instant::now();
+            let start = ThreadClock::start();
             f.contains_batch(black_box(stream), &mut out);
             let hits = out.iter().map(|&b| u64::from(b)).sum::<u64>();
             let t = start.elapsed();
             return (t, black_box(hits));
         }
-        let start = Instant::now();
+        let start = ThreadClock::start();
         let mut hits = 0u64;
         for &k in stream {
             hits += u64::from(f.contains(black_box(k)));
@@ -292,7 +329,7 @@ struct OpsOf<A>(PhantomData<fn() -> A>);
 impl<A: Adapter> Ops for OpsOf<A> {
     fn build(&self, spec: &Spec, keys: &[u64]) -> Result<Build, String> {
         let before = live_bytes();
-        let start = Instant::now();
+        let start = ThreadClock::start();
         let (f, refused) = A::build(spec, black_box(keys))?;
         let elapsed = start.elapsed();
         let heap_bytes = (live_bytes() - before).max(0) as usize;
@@ -313,7 +350,7 @@ impl<A: Adapter> Ops for OpsOf<A> {
             Ok(f) => f,
             Err(e) => return Some(Err(e)),
         };
-        let start = Instant::now();
+        let start = ThreadClock::start();
         if A::BATCHED {
             black_box(f.insert_many(black_box(keys)));
         } else {
@@ -367,101 +404,22 @@ impl Entry {
 }
 
 /// Every filter the harness knows, ours first, then the peers, then the exact baseline.
-/// Adding a variant is one line here (plus its adapter).
+/// Adding a variant is one line here (plus its adapter); keep one entry per line.
 pub fn registry() -> Vec<Entry> {
     vec![
-        ours::entry::<bloomlab_classic::BloomFilter>(Info {
-            name: "classic",
-            source: "bloomlab-classic",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Bloom),
-            note: "BloomFilter::with_fpr(n, p): m = ceil(-n ln p / ln2^2), k = round(m/n ln 2), xxh3-128",
-        }),
-        ours::entry::<bloomlab_keyed::KeyedBloomFilter>(Info {
-            name: "classic-keyed",
-            source: "bloomlab-keyed",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: true,
-            curve: Some(Curve::Bloom),
-            note: "the classic filter probed with SipHash-2-4-128 under a secret from the OS",
-        }),
-        ours::entry::<bloomlab_blocked::BlockedBloomFilter>(Info {
-            name: "blocked",
-            source: "bloomlab-blocked",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Bloom),
-            note: "BlockedBloomFilter::with_fpr(n, p): 512-bit blocks, bits/item and k from the exact blocked formula (9.92 b/item, k = 6 at 1 %), xxh3-128",
-        }),
-        Entry::new::<ours::BlockedBatched>(Info {
-            name: "blocked-batched",
-            source: "bloomlab-blocked",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Bloom),
-            note: "the blocked filter through might_contain_batch / insert_batch (prefetch 32 keys ahead); same table as blocked",
-        }),
-        ours::entry::<bloomlab_counting::CountingBloomFilter>(Info {
-            name: "counting",
-            source: "bloomlab-counting",
-            kind: Kind::Counting,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: true,
-            grows: false,
-            keyed: false,
-            curve: None,
-            note: "CountingBloomFilter::with_fpr(n, p): the classic m and k, 4-bit counters (4x the classic memory), sticky at 15",
-        }),
-        ours::entry::<bloomlab_cuckoo::CuckooFilter>(Info {
-            name: "cuckoo",
-            source: "bloomlab-cuckoo",
-            kind: Kind::Cuckoo,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: true,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Cuckoo),
-            note: "CuckooFilter::with_fpr(n, p): f = ceil(log2(8/p)) bits packed, ceil(n/3.8) buckets of 4, 1000 kicks undone on failure",
-        }),
-        ours::entry::<bloomlab_scalable::ScalableBloomFilter>(Info {
-            name: "scalable",
-            source: "bloomlab-scalable",
-            kind: Kind::Scalable,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: true,
-            keyed: false,
-            curve: None,
-            note: "ScalableBloomFilter::new(n/8, p): starts at n/8 and grows to n; s = 2, r = 0.5, k_i = ceil(log2(1/p_i))",
-        }),
+        ours::classic_entry(),
+        ours::classic_keyed_entry(),
+        ours::blocked_entry(),
+        ours::blocked_keyed_entry(),
+        ours::blocked_batched_entry(),
+        ours::counting_entry(),
+        ours::counting_keyed_entry(),
+        ours::cuckoo_entry(),
+        ours::cuckoo_keyed_entry(),
+        ours::scalable_entry(),
+        ours::scalable_keyed_entry(),
         peers::fastbloom_entry(),
+        peers::fastbloom_sip_entry(),
         peers::bloomfilter_entry(),
         peers::growable_entry(),
         peers::cuckoofilter_entry(),

@@ -3,7 +3,9 @@
 
 use bloomlab_core::Filter;
 
-use super::{Adapter, Entry, Info, Spec};
+use bloomlab_keyed::SipScheme;
+
+use super::{Adapter, Curve, Entry, Info, Kind, Spec};
 
 /// How the harness sizes one of our filter types for a target. Implement it for a new
 /// variant (one function) and register `entry::<TheType>(Info { .. })`.
@@ -25,6 +27,37 @@ impl Construct for bloomlab_keyed::KeyedBloomFilter {
             n,
             p,
             bloomlab_keyed::SipScheme::random()?,
+        )
+    }
+}
+
+impl Construct for bloomlab_blocked::BlockedBloomFilter<SipScheme> {
+    /// A fresh secret from the operating system, as a user would construct it.
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        Self::with_fpr_and_scheme(n, p, SipScheme::random()?)
+    }
+}
+
+impl Construct for bloomlab_counting::CountingBloomFilter<SipScheme> {
+    /// A fresh secret from the operating system, as a user would construct it.
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        Self::with_fpr_and_scheme(n, p, SipScheme::random()?)
+    }
+}
+
+impl Construct for bloomlab_cuckoo::CuckooFilter<SipScheme> {
+    /// A fresh secret from the operating system, as a user would construct it.
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        Self::with_fpr_and_scheme(n, p, SipScheme::random()?)
+    }
+}
+
+/// Starts at n/8 and grows to n, like the unkeyed one.
+impl Construct for bloomlab_scalable::ScalableBloomFilter<SipScheme> {
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        Self::with_config_and_scheme(
+            bloomlab_scalable::ScalableConfig::new((n / 8).max(1), p),
+            SipScheme::random()?,
         )
     }
 }
@@ -155,4 +188,113 @@ impl Adapter for BlockedBatched {
             bloomlab_blocked::BATCH
         )
     }
+}
+
+const SIP: &str = "probed with SipHash-2-4-128 under a secret from the OS (SipScheme::random())";
+
+/// The classic filter.
+pub fn classic_entry() -> Entry {
+    entry::<bloomlab_classic::BloomFilter>(Info {
+        curve: Some(Curve::Bloom),
+        note: "BloomFilter::with_fpr(n, p): m = ceil(-n ln p / ln2^2), k = round(m/n ln 2), xxh3-128",
+        ..Info::base("classic", "bloomlab-classic", Kind::Bloom)
+    })
+}
+
+/// The classic filter, keyed.
+pub fn classic_keyed_entry() -> Entry {
+    entry::<bloomlab_keyed::KeyedBloomFilter>(Info {
+        keyed: true,
+        curve: Some(Curve::Bloom),
+        note: SIP,
+        ..Info::base("classic-keyed", "bloomlab-keyed", Kind::Bloom)
+    })
+}
+
+/// The blocked filter.
+pub fn blocked_entry() -> Entry {
+    entry::<bloomlab_blocked::BlockedBloomFilter>(Info {
+        curve: Some(Curve::Bloom),
+        note: "BlockedBloomFilter::with_fpr(n, p): 512-bit blocks, bits/item and k from the exact blocked formula, xxh3-128; one lookup at a time",
+        ..Info::base("blocked", "bloomlab-blocked", Kind::Bloom)
+    })
+}
+
+/// The blocked filter, keyed.
+pub fn blocked_keyed_entry() -> Entry {
+    entry::<bloomlab_blocked::BlockedBloomFilter<SipScheme>>(Info {
+        keyed: true,
+        curve: Some(Curve::Bloom),
+        note: SIP,
+        ..Info::base("blocked-keyed", "bloomlab-keyed", Kind::Bloom)
+    })
+}
+
+/// The blocked filter through its batched API.
+pub fn blocked_batched_entry() -> Entry {
+    Entry::new::<BlockedBatched>(Info {
+        curve: Some(Curve::Bloom),
+        batched: true,
+        note: "the blocked filter through might_contain_batch / insert_batch (prefetching); same table as blocked; its ratios are batched vs single lookups",
+        ..Info::base("blocked-batched", "bloomlab-blocked", Kind::Bloom)
+    })
+}
+
+/// The counting filter.
+pub fn counting_entry() -> Entry {
+    entry::<bloomlab_counting::CountingBloomFilter>(Info {
+        deletes: true,
+        note: "CountingBloomFilter::with_fpr(n, p): the classic m and k, 4-bit counters (4x the classic memory), sticky at 15",
+        ..Info::base("counting", "bloomlab-counting", Kind::Counting)
+    })
+}
+
+/// The counting filter, keyed.
+pub fn counting_keyed_entry() -> Entry {
+    entry::<bloomlab_counting::CountingBloomFilter<SipScheme>>(Info {
+        deletes: true,
+        keyed: true,
+        note: SIP,
+        ..Info::base("counting-keyed", "bloomlab-counting", Kind::Counting)
+    })
+}
+
+/// The cuckoo filter.
+pub fn cuckoo_entry() -> Entry {
+    entry::<bloomlab_cuckoo::CuckooFilter>(Info {
+        deletes: true,
+        curve: Some(Curve::Cuckoo),
+        note: "CuckooFilter::with_fpr(n, p): f = ceil(log2(8/p)) bits packed, ceil(n/3.8) buckets of 4, 1000 kicks undone on failure",
+        ..Info::base("cuckoo", "bloomlab-cuckoo", Kind::Cuckoo)
+    })
+}
+
+/// The cuckoo filter, keyed.
+pub fn cuckoo_keyed_entry() -> Entry {
+    entry::<bloomlab_cuckoo::CuckooFilter<SipScheme>>(Info {
+        deletes: true,
+        keyed: true,
+        curve: Some(Curve::Cuckoo),
+        note: SIP,
+        ..Info::base("cuckoo-keyed", "bloomlab-cuckoo", Kind::Cuckoo)
+    })
+}
+
+/// The scalable filter.
+pub fn scalable_entry() -> Entry {
+    entry::<bloomlab_scalable::ScalableBloomFilter>(Info {
+        grows: true,
+        note: "ScalableBloomFilter::new(n/8, p): starts at n/8 and grows to n; s = 2, r = 0.5, stage i at p(1-r)r^i (compound <= p)",
+        ..Info::base("scalable", "bloomlab-scalable", Kind::Scalable)
+    })
+}
+
+/// The scalable filter, keyed.
+pub fn scalable_keyed_entry() -> Entry {
+    entry::<bloomlab_scalable::ScalableBloomFilter<SipScheme>>(Info {
+        grows: true,
+        keyed: true,
+        note: "the scalable filter (n/8, s = 2, r = 0.5) probed with SipHash-2-4-128 under a secret from the OS",
+        ..Info::base("scalable-keyed", "bloomlab-scalable", Kind::Scalable)
+    })
 }
