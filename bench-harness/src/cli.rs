@@ -322,10 +322,14 @@ pub fn dispatch_status(cli: Cli) -> Result<(String, bool), String> {
         }
         Some(Command::Repeat(a)) => {
             let runs = crate::repeat::run_all(&a.args, a.runs, &a.dir)?;
-            let command = format!("cargo run --release -p bench-harness -- run {}", a.args.join(" "));
+            let command = format!(
+                "cargo run --release -p bench-harness -- run {}",
+                a.args.join(" ")
+            );
             let (md, worst) = crate::repeat::spread(&command, &runs);
             if let Some(parent) = a.report.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("{}: {e}", parent.display()))?;
             }
             std::fs::write(&a.report, &md).map_err(|e| format!("{}: {e}", a.report.display()))?;
             Ok((

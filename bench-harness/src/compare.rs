@@ -117,7 +117,10 @@ pub fn report(changes: &[Change], fail_above_pct: Option<f64>) -> (String, bool)
     );
     let mut fail = false;
     if !flagged.is_empty() {
-        let _ = writeln!(s, "\n| filter × size × target | figure | A [95 %] | B [95 %] | change |");
+        let _ = writeln!(
+            s,
+            "\n| filter × size × target | figure | A [95 %] | B [95 %] | change |"
+        );
         let _ = writeln!(s, "|---|---|---|---|---|");
         for c in &flagged {
             let over = fail_above_pct.is_some_and(|t| c.rel.abs() * 100.0 > t);

@@ -104,6 +104,23 @@ impl ThreadClock {
     }
 }
 
+/// Context switches (voluntary + involuntary) of the calling thread so far.
+pub fn context_switches() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: an all-zero rusage is a valid value of this plain C struct; getrusage only
+        // writes into the struct we pass, which lives in this frame.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: see above; RUSAGE_THREAD asks about the calling thread only.
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+        (rc == 0).then(|| (u.ru_nvcsw + u.ru_nivcsw) as u64)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path)
         .ok()
@@ -112,7 +129,11 @@ fn read(path: &str) -> Option<String> {
 
 /// 1-minute load average.
 pub fn load_average() -> Option<f64> {
-    read("/proc/loadavg")?.split_whitespace().next()?.parse().ok()
+    read("/proc/loadavg")?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// (steal, total) jiffies of all CPUs from /proc/stat.
@@ -141,7 +162,9 @@ impl Session {
         let system = read("/sys/kernel/mm/transparent_hugepage/enabled")
             .unwrap_or_else(|| "unreadable".into());
         let thp = if disable_thp() {
-            format!("off for this process (prctl PR_SET_THP_DISABLE): every filter on 4 KiB pages; system setting: {system}")
+            format!(
+                "off for this process (prctl PR_SET_THP_DISABLE): every filter on 4 KiB pages; system setting: {system}"
+            )
         } else {
             format!("could not be disabled; system setting: {system}")
         };
@@ -154,6 +177,7 @@ impl Session {
             load_end: None,
             steal_pct: None,
             clock: ThreadClock::name().into(),
+            clean_chunks_pct: None,
         };
         Session {
             conditions,

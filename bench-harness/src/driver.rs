@@ -178,7 +178,7 @@ fn measure_group(
     n: u64,
     bar: &ProgressBar,
     rng: &mut ChaCha8Rng,
-) -> Vec<Row> {
+) -> (Vec<Row>, (u64, u64)) {
     let mixes = plan.mixes();
     let mut subjects: Vec<Subject> = group
         .iter()
@@ -233,6 +233,7 @@ fn measure_group(
         .filter(|&i| !failed[i])
         .flat_map(|i| (0..mixes.len()).map(move |m| (i, m)))
         .collect();
+    let mut clean = (0u64, 0u64);
     for round in 0..=plan.lookup_passes {
         bar.set_message(format!(
             "n={n}: lookup round {round}/{} over {} filters",
@@ -244,11 +245,13 @@ fn measure_group(
         for (i, m) in order {
             let s = &mut subjects[i];
             let Some(b) = &s.built else { continue };
-            let (t, h) = b.filter.time_lookups(&streams[m]);
+            let pass = b.filter.time_pass(&streams[m]);
             if round > 0 {
-                s.times[m].push(t.as_nanos() as f64 / streams[m].len() as f64);
+                s.times[m].push(pass.ns_per_op);
+                clean.0 += u64::from(pass.clean_chunks);
+                clean.1 += u64::from(pass.chunks);
             }
-            s.hits[m] = h;
+            s.hits[m] = pass.hits;
             bar.inc(streams[m].len() as u64);
         }
     }
@@ -310,7 +313,7 @@ fn measure_group(
             floor_ns: 0.0,
         });
     }
-    rows
+    (rows, clean)
 }
 
 /// The ratio of `row`'s lookup at mix index `m` to `reference`'s: paired when both were
@@ -407,6 +410,7 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
     let mut rows = Vec::new();
     let mut size_floors = Vec::new();
     let mut group_id = 0u32;
+    let mut clean_chunks = (0u64, 0u64);
     let mut rng = ChaCha8Rng::seed_from_u64(plan.seed ^ 0x0_5A0F_F1E5);
     for &n in &plan.sizes {
         let n_usize = usize::try_from(n).map_err(|_| format!("size {n} too large"))?;
@@ -427,7 +431,10 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
             .map(|&pct| keys.lookup_stream(plan.seed, plan.lookup_keys, pct))
             .collect();
         for g in groups(entries, plan, n) {
-            let mut measured = measure_group(&g, group_id, &keys, &streams, plan, n, &bar, &mut rng);
+            let (mut measured, c) =
+                measure_group(&g, group_id, &keys, &streams, plan, n, &bar, &mut rng);
+            clean_chunks.0 += c.0;
+            clean_chunks.1 += c.1;
             // Floors once the group's filters are freed, so their buffers never coexist.
             for r in &mut measured {
                 r.floor_ns = floor_at(r.heap_bytes as usize, plan.seed);
@@ -454,6 +461,8 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
     }
     bar.finish_and_clear();
     machine.conditions = session.finish();
+    machine.conditions.clean_chunks_pct =
+        (clean_chunks.1 > 0).then(|| clean_chunks.0 as f64 * 100.0 / clean_chunks.1 as f64);
 
     Ok(Results {
         schema_version: SCHEMA_VERSION,

@@ -11,9 +11,9 @@
 pub mod adapters;
 pub mod alloc;
 pub mod classic_table;
-pub mod control;
 pub mod cli;
 pub mod compare;
+pub mod control;
 pub mod driver;
 pub mod experiments;
 pub mod floor;

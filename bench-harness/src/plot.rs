@@ -6,10 +6,10 @@ use std::sync::Once;
 
 use plotters::coord::Shift;
 use plotters::element::{Drawable, PointCollection};
-use plotters::style::ShapeStyle;
-use plotters_backend::{BackendCoord, DrawingErrorKind};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use plotters::style::ShapeStyle;
+use plotters_backend::{BackendCoord, DrawingErrorKind};
 
 use crate::adapters::Curve;
 use crate::report::{display_name, size_label};
@@ -167,7 +167,12 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Mark<C> {
                 return backend.draw_circle((x, y), r as u32, &self.style, self.style.filled);
             }
             Marker::Triangle => vec![(x, y - r - 1), (x + r + 1, y + r), (x - r - 1, y + r)],
-            Marker::Square => vec![(x - r, y - r), (x + r, y - r), (x + r, y + r), (x - r, y + r)],
+            Marker::Square => vec![
+                (x - r, y - r),
+                (x + r, y - r),
+                (x + r, y + r),
+                (x - r, y + r),
+            ],
         };
         if self.style.filled {
             backend.fill_polygon(corners, &self.style)
@@ -476,10 +481,9 @@ where
         cis.sort_by(|a, b| a.0.total_cmp(&b.0));
         let pts: Vec<(f64, f64)> = cis.iter().map(|c| (c.0, c.2)).collect();
         chart
-            .draw_series(
-                cis.iter()
-                    .map(|&(x, lo, mid, hi)| ErrorBar::new_vertical(x, lo, mid, hi, col.stroke_width(1), 8)),
-            )
+            .draw_series(cis.iter().map(|&(x, lo, mid, hi)| {
+                ErrorBar::new_vertical(x, lo, mid, hi, col.stroke_width(1), 8)
+            }))
             .map_err(err)?;
         let line = if peer {
             col.stroke_width(1)

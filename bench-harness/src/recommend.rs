@@ -19,7 +19,6 @@ use crate::schema::{Results, Row};
 /// With no budget, an exact set this small is recommended outright.
 pub const SMALL_SET_BYTES: f64 = 1024.0 * 1024.0;
 
-
 /// What the user needs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Needs {
@@ -242,11 +241,26 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
                     None => by_filter.push((f, 1)),
                 }
             }
-            let list = by_filter
+            let all_filters = near_misses
                 .iter()
-                .map(|(f, c)| if *c > 1 { format!("{f} (×{c} targets)") } else { f.clone() })
-                .collect::<Vec<_>>()
-                .join(", ");
+                .map(|(r, _)| r.filter.as_str())
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            let list = if by_filter.len() == all_filters {
+                format!("all {all_filters} measured filters")
+            } else {
+                const SHOWN: usize = 8;
+                let mut l = by_filter
+                    .iter()
+                    .take(SHOWN)
+                    .map(|(f, _)| f.clone())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if by_filter.len() > SHOWN {
+                    l.push_str(&format!(" and {} more", by_filter.len() - SHOWN));
+                }
+                l
+            };
             let _ = writeln!(msg, "  - {why}: {list}");
         }
         let _ = write!(msg, "{}", nearest(&near_misses, needs, &project));

@@ -70,7 +70,13 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
         "\nEach cell: the run's ratio of ns/op to `blocked` (same size and target, median of the \
          per-round ratios) [its 95 % interval]. Deviation: the largest |run − mean| / mean.\n"
     );
-    let _ = writeln!(s, "| filter | n | target | hits |{} mean | max deviation |", (1..=runs.len()).map(|i| format!(" run {i} |")).collect::<String>());
+    let _ = writeln!(
+        s,
+        "| filter | n | target | hits |{} mean | max deviation |",
+        (1..=runs.len())
+            .map(|i| format!(" run {i} |"))
+            .collect::<String>()
+    );
     let _ = writeln!(s, "|---|---|---|---|{}---|---|", "---|".repeat(runs.len()));
     let mut worst = 0.0f64;
     let mut count = 0;
@@ -88,7 +94,9 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
                 .filter_map(|(_, r)| {
                     r.rows
                         .iter()
-                        .find(|x| x.filter == row.filter && x.n == row.n && x.target_fpr == row.target_fpr)
+                        .find(|x| {
+                            x.filter == row.filter && x.n == row.n && x.target_fpr == row.target_fpr
+                        })
                         .and_then(|x| x.lookup(l.positive_pct))
                         .and_then(|x| x.blocked_ratio)
                 })
@@ -120,10 +128,16 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
                 size_label(row.n),
                 row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
                 l.positive_pct,
-                vals.iter().map(|v| format!(" {} |", v.show(3))).collect::<String>(),
+                vals.iter()
+                    .map(|v| format!(" {} |", v.show(3)))
+                    .collect::<String>(),
                 mean,
                 dev * 100.0,
-                if dev > BAND { " **outside ±10 %**" } else { "" }
+                if dev > BAND {
+                    " **outside ±10 %**"
+                } else {
+                    ""
+                }
             );
         }
     }

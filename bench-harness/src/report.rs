@@ -165,7 +165,10 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
             rec.push(opt(l.map(|l| l.ns_ci.hi)));
             rec.push(opt(l.map(|l| l.floor_ratio)));
             rec.push(l.and_then(|l| l.peer.clone()).unwrap_or_default());
-            for i in [l.and_then(|l| l.peer_ratio), l.and_then(|l| l.blocked_ratio)] {
+            for i in [
+                l.and_then(|l| l.peer_ratio),
+                l.and_then(|l| l.blocked_ratio),
+            ] {
                 rec.push(opt(i.map(|i| i.mid)));
                 rec.push(opt(i.map(|i| i.lo)));
                 rec.push(opt(i.map(|i| i.hi)));
@@ -217,6 +220,8 @@ pub fn pct(x: f64) -> String {
     let v = x * 100.0;
     if v == 0.0 {
         "0 %".into()
+    } else if v < 1e-4 {
+        format!("{v:.1e} %")
     } else if v < 0.01 {
         format!("{v:.5} %")
     } else if v < 1.0 {
@@ -254,7 +259,9 @@ pub fn pm(i: &Interval, digits: usize) -> String {
 pub fn ratio_cell(x: Option<&Interval>) -> String {
     match x {
         None => "—".into(),
-        Some(i) if i.contains(1.0) => format!("≈ 1 ({:.2}–{:.2}×, no measurable difference)", i.lo, i.hi),
+        Some(i) if i.contains(1.0) => {
+            format!("≈ 1 ({:.2}–{:.2}×, no measurable difference)", i.lo, i.hi)
+        }
         Some(i) => format!("{:.2}× [{:.2}–{:.2}]", i.mid, i.lo, i.hi),
     }
 }
@@ -293,10 +300,12 @@ pub fn table_row(row: &Row, batched: bool) -> String {
         mid.map(|m| format!("{:.2}×", m.floor_ratio))
             .unwrap_or_else(|| "—".into()),
         with_tag(ratio_cell(mid.and_then(|m| m.blocked_ratio.as_ref()))),
-        with_tag(match mid.and_then(|m| m.peer.as_ref().zip(m.peer_ratio.as_ref())) {
-            Some((p, i)) => format!("{} vs {p}", ratio_cell(Some(i))),
-            None => "—".into(),
-        }),
+        with_tag(
+            match mid.and_then(|m| m.peer.as_ref().zip(m.peer_ratio.as_ref())) {
+                Some((p, i)) => format!("{} vs {p}", ratio_cell(Some(i))),
+                None => "—".into(),
+            }
+        ),
     )
 }
 
@@ -310,10 +319,11 @@ pub fn best_of_kind(r: &Results, n: u64) -> Vec<&Row> {
     let mut targets: Vec<f64> = r.rows.iter().filter_map(|x| x.target_fpr).collect();
     targets.sort_by(f64::total_cmp);
     targets.dedup();
-    let near = targets
-        .iter()
-        .copied()
-        .min_by(|a, b| (a.ln() - 0.01f64.ln()).abs().total_cmp(&(b.ln() - 0.01f64.ln()).abs()));
+    let near = targets.iter().copied().min_by(|a, b| {
+        (a.ln() - 0.01f64.ln())
+            .abs()
+            .total_cmp(&(b.ln() - 0.01f64.ln()).abs())
+    });
     let mut kinds: Vec<&str> = Vec::new();
     for x in r.rows.iter().filter(|x| x.n == n) {
         if !kinds.contains(&x.kind.as_str()) {
@@ -409,18 +419,28 @@ pub fn summary(r: &Results) -> String {
     let _ = writeln!(
         s,
         "- conditions: measuring thread {}; transparent huge pages {}; CPU governor: {}; load \
-         average (1 min) {} at the start, {} at the end; steal time {}; times read from {}",
+         average (1 min) {} at the start, {} at the end; steal time {}; times read from {}; \
+         {} of the timed lookup chunks ({} keys each) ran without a context switch and only \
+         those count",
         c.pinned_cpu
             .map(|p| format!("pinned to CPU {p}"))
             .unwrap_or_else(|| "not pinned (the OS refused)".into()),
         c.thp,
         c.governor,
-        c.load_start.map(|x| format!("{x:.2}")).unwrap_or_else(|| "unreadable".into()),
-        c.load_end.map(|x| format!("{x:.2}")).unwrap_or_else(|| "unreadable".into()),
+        c.load_start
+            .map(|x| format!("{x:.2}"))
+            .unwrap_or_else(|| "unreadable".into()),
+        c.load_end
+            .map(|x| format!("{x:.2}"))
+            .unwrap_or_else(|| "unreadable".into()),
         c.steal_pct
             .map(|x| format!("{x:.2} % of CPU time during the run"))
             .unwrap_or_else(|| "unreadable".into()),
         c.clock,
+        c.clean_chunks_pct
+            .map(|x| format!("{x:.1} %"))
+            .unwrap_or_else(|| "(not recorded)".into()),
+        crate::adapters::CHUNK,
     );
     let _ = writeln!(
         s,

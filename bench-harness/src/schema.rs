@@ -120,6 +120,9 @@ pub struct Conditions {
     pub steal_pct: Option<f64>,
     /// The clock every ns/op and build time is read from.
     pub clock: String,
+    /// Percentage of timed lookup chunks during which the thread was never switched out
+    /// (only those count; see `Built::time_pass`).
+    pub clean_chunks_pct: Option<f64>,
 }
 
 /// Settings of a run.

@@ -245,10 +245,59 @@ pub trait Adapter: Sized + Send + 'static {
     fn describe(&self) -> String;
 }
 
+/// Keys per timed chunk of a lookup pass (see [`Built::time_pass`]).
+pub const CHUNK: usize = 4096;
+
+/// One timed lookup pass, chunk by chunk.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pass {
+    /// ns per lookup over the chunks in which the thread was never switched out (over all
+    /// chunks if none was clean).
+    pub ns_per_op: f64,
+    /// Hits over the whole pass.
+    pub hits: u64,
+    /// Chunks timed without a context switch.
+    pub clean_chunks: u32,
+    /// Chunks timed.
+    pub chunks: u32,
+}
+
 /// A built filter, type-erased for the driver and experiments.
 pub trait Built: Send {
     /// Time one pass of `contains` over `stream`; returns the elapsed time and the hits.
     fn time_lookups(&self, stream: &[u64]) -> (Duration, u64);
+    /// Time one pass over `stream` in chunks of [`CHUNK`] keys, reading the thread's context
+    /// switch count around each chunk: a chunk during which the thread was switched out
+    /// (another process ran on the core and refilled its caches) is left out of the figure.
+    /// On a 2-core machine shared with builds, that is what moved ratios between runs.
+    fn time_pass(&self, stream: &[u64]) -> Pass {
+        let (mut clean_ns, mut clean_keys, mut all_ns) = (0u128, 0usize, 0u128);
+        let (mut hits, mut clean, mut chunks) = (0u64, 0u32, 0u32);
+        for c in stream.chunks(CHUNK) {
+            let before = crate::control::context_switches();
+            let (t, h) = self.time_lookups(c);
+            let after = crate::control::context_switches();
+            hits += h;
+            chunks += 1;
+            all_ns += t.as_nanos();
+            if before.is_some() && before == after {
+                clean += 1;
+                clean_ns += t.as_nanos();
+                clean_keys += c.len();
+            }
+        }
+        let ns_per_op = if clean_keys > 0 {
+            clean_ns as f64 / clean_keys as f64
+        } else {
+            all_ns as f64 / stream.len().max(1) as f64
+        };
+        Pass {
+            ns_per_op,
+            hits,
+            clean_chunks: clean,
+            chunks,
+        }
+    }
     /// Insert one key (experiments; not timed).
     fn insert(&mut self, key: u64) -> bool;
     /// Query one key (experiments; not timed).

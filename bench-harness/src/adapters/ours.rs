@@ -21,34 +21,30 @@ impl Construct for bloomlab_classic::BloomFilter {
 }
 
 impl Construct for bloomlab_keyed::KeyedBloomFilter {
-    /// A fresh secret from the operating system, as a user would construct it.
+    /// The fixed harness secret ([`harness_secret`]).
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        bloomlab_classic::BloomFilter::with_fpr_and_scheme(
-            n,
-            p,
-            bloomlab_keyed::SipScheme::random()?,
-        )
+        bloomlab_classic::BloomFilter::with_fpr_and_scheme(n, p, harness_secret())
     }
 }
 
 impl Construct for bloomlab_blocked::BlockedBloomFilter<SipScheme> {
-    /// A fresh secret from the operating system, as a user would construct it.
+    /// The fixed harness secret ([`harness_secret`]).
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        Self::with_fpr_and_scheme(n, p, SipScheme::random()?)
+        Self::with_fpr_and_scheme(n, p, harness_secret())
     }
 }
 
 impl Construct for bloomlab_counting::CountingBloomFilter<SipScheme> {
-    /// A fresh secret from the operating system, as a user would construct it.
+    /// The fixed harness secret ([`harness_secret`]).
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        Self::with_fpr_and_scheme(n, p, SipScheme::random()?)
+        Self::with_fpr_and_scheme(n, p, harness_secret())
     }
 }
 
 impl Construct for bloomlab_cuckoo::CuckooFilter<SipScheme> {
-    /// A fresh secret from the operating system, as a user would construct it.
+    /// The fixed harness secret ([`harness_secret`]).
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        Self::with_fpr_and_scheme(n, p, SipScheme::random()?)
+        Self::with_fpr_and_scheme(n, p, harness_secret())
     }
 }
 
@@ -57,7 +53,7 @@ impl Construct for bloomlab_scalable::ScalableBloomFilter<SipScheme> {
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
         Self::with_config_and_scheme(
             bloomlab_scalable::ScalableConfig::new((n / 8).max(1), p),
-            SipScheme::random()?,
+            harness_secret(),
         )
     }
 }
@@ -190,7 +186,13 @@ impl Adapter for BlockedBatched {
     }
 }
 
-const SIP: &str = "probed with SipHash-2-4-128 under a secret from the OS (SipScheme::random())";
+const SIP: &str = "probed with SipHash-2-4-128 under a fixed 16-byte secret (SipScheme::from_secret; a user takes SipScheme::random())";
+
+/// The keyed entries' secret: fixed, so every run builds the same filters and measures the
+/// same FPR (speed does not depend on the secret's value).
+pub fn harness_secret() -> SipScheme {
+    SipScheme::from_secret(*b"bloomlab-harness")
+}
 
 /// The classic filter.
 pub fn classic_entry() -> Entry {
@@ -294,7 +296,7 @@ pub fn scalable_keyed_entry() -> Entry {
     entry::<bloomlab_scalable::ScalableBloomFilter<SipScheme>>(Info {
         grows: true,
         keyed: true,
-        note: "the scalable filter (n/8, s = 2, r = 0.5) probed with SipHash-2-4-128 under a secret from the OS",
+        note: "the scalable filter (n/8, s = 2, r = 0.5) probed with SipHash-2-4-128 under a fixed secret (a user takes SipScheme::random())",
         ..Info::base("scalable-keyed", "bloomlab-scalable", Kind::Scalable)
     })
 }

@@ -274,7 +274,11 @@ pub fn growable_entry() -> Entry {
         peer: true,
         grows: true,
         note: "builder: estimated_insertions(n/8), desired_error_ratio(p(1-0.85)), growth 2, tightening 0.85: compound <= p like ours; theory = union bound of its stages",
-        ..Info::base("growable-bloom", "growable-bloom-filter 2.1", Kind::Scalable)
+        ..Info::base(
+            "growable-bloom",
+            "growable-bloom-filter 2.1",
+            Kind::Scalable,
+        )
     })
 }
 
@@ -381,7 +385,11 @@ pub fn scalable_cuckoo_entry() -> Entry {
         grows: true,
         curve: Some(Curve::Cuckoo),
         note: "builder: initial_capacity(n/8), false_positive_probability(p) (stage i at p/2^(i+1), compound <= p like ours), foldhash instead of its default unkeyed SipHash-1-3, seeded kick RNG",
-        ..Info::base("scalable-cuckoo", "scalable_cuckoo_filter 0.5", Kind::Scalable)
+        ..Info::base(
+            "scalable-cuckoo",
+            "scalable_cuckoo_filter 0.5",
+            Kind::Scalable,
+        )
     })
 }
 
