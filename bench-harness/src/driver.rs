@@ -12,8 +12,18 @@
 //! Where memory does not allow every filter of one size at once (sizes at or above
 //! [`Plan::split_at`], 10^8 in `--full`), the filters are grouped per target (fixed-parameter
 //! entries join the group of the target nearest 1 %): ratios within a group stay paired, and
-//! ratios across groups are unpaired (wider intervals). At 10^8 a group of every entry at one
-//! target holds about 5 GiB of filters plus 0.9 GiB of keys (measured at 10^7 and scaled).
+//! ratios across groups are unpaired (wider intervals). At 10^8 the largest group (the 1 %
+//! target with the fixed-parameter entries, among them a 1.2 GiB `HashSet`) holds about
+//! 5.3 GiB of filters, plus 0.9 GiB of keys and lookup streams: the heap bytes measured at
+//! 10^7 (0.48 / 0.34 / 0.28 GiB per target at 0.1 / 1 / 3 %, 0.19 GiB fixed-parameter)
+//! scaled by 10. Building every filter at once would need about 13 GiB.
+//!
+//! # Timing
+//! Every time is read from the thread's CPU clock ([`crate::control::ThreadClock`]) with the
+//! measuring thread pinned to one CPU, and a lookup pass is timed in chunks of
+//! [`crate::adapters::CHUNK`] keys; a chunk during which the thread was switched out is left
+//! out (see [`crate::adapters::Built::time_pass`]). On the shared 2-core development machine
+//! (load average 7–12 from other builds) 80–95 % of the chunks were clean.
 
 use std::time::Instant;
 
@@ -65,8 +75,10 @@ impl Plan {
             seed,
             full: false,
             fpr_probes: 1_000_000,
-            lookup_keys: 100_000,
-            lookup_passes: 15,
+            // Many short rounds rather than a few long ones: the median of 31 paired per-round
+            // ratios is about 0.7× as uncertain as that of 15, for the same lookups in total.
+            lookup_keys: 50_000,
+            lookup_passes: 31,
             split_at: 100_000_000,
             experiments: experiments::names(),
             experiment_n: 100_000,
@@ -79,8 +91,8 @@ impl Plan {
         Plan {
             sizes: vec![100_000, 1_000_000, 10_000_000, 100_000_000],
             fpr_probes: 10_000_000,
-            lookup_keys: 500_000,
-            lookup_passes: 9,
+            lookup_keys: 200_000,
+            lookup_passes: 15,
             full: true,
             experiment_n: 1_000_000,
             ..Plan::quick(seed)

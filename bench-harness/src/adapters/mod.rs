@@ -18,28 +18,27 @@
 //!
 //! # How to add a variant
 //! 1. Our filters (anything implementing `bloomlab_core::Filter`): implement
-//!    [`ours::Construct`] for the type (one `with_target(n, p)` function) and add one line to
-//!    [`registry`] with `ours::entry::<YourType>(Info { .. })`.
-//! 2. A peer: write a newtype implementing [`Adapter`] in `peers.rs` (or its own file) and
-//!    add `Entry::new::<YourAdapter>(Info { .. })` to [`registry`].
+//!    [`ours::Construct`] for the type (one `with_target(n, p)` function), write a
+//!    `fn your_entry() -> Entry` next to the others in `ours.rs` (`ours::entry::<YourType>(Info
+//!    { .., ..Info::base(name, source, kind) })`) and add the one line `ours::your_entry(),`
+//!    to [`registry`]. A filter that takes a hash scheme gets a keyed twin the same way, with
+//!    [`ours::harness_secret`].
+//! 2. A peer: write a newtype implementing [`Adapter`] in its own file under `adapters/` (or
+//!    in `peers.rs`) with a `pub fn ..._entry() -> Entry`, and add that one line to
+//!    [`registry`]. Give it its fastest documented configuration and say so in `note`.
 //!
-//! For example, a blocked Bloom filter crate would add, in `ours.rs`:
+//! The registry is a flat list of one-line entries, so branches that each add one merge
+//! cleanly. Nothing else changes: the driver, results, CSV, summary, plots, `compare`,
+//! `recommend` and the criterion benches all iterate over the registry; a filter's colour
+//! and marker in every plot follow its position in it.
 //!
-//! ```text
-//! impl Construct for bloomlab_blocked::BlockedBloomFilter {
-//!     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-//!         Self::with_fpr(n, p)
-//!     }
-//! }
-//! ```
+//! [`Info`] carries what `recommend` needs (kind, deletes, grows, keyed), whether the entry
+//! is a peer (every table and plot marks peers) and whether its lookups are batched (its
+//! ratios are then labelled batched vs single).
 //!
-//! and in [`registry`]: `ours::entry::<bloomlab_blocked::BlockedBloomFilter>(Info { name:
-//! "blocked", kind: Kind::Bloom, peer: false, tunable: true, dynamic: true, .. })`. Nothing
-//! else changes: the driver, results, CSV, summary, plots, `recommend` and the criterion
-//! benches all iterate over the registry.
-//!
-//! [`Info`] carries what `recommend` needs (kind, deletes, grows, keyed) and whether the
-//! entry is a peer; every table and plot marks peers.
+//! Static filters ([`Kind::Static`]: xorf's binary fuse filters, later Ribbon) are built once
+//! from the whole key set: they override [`Adapter::build`] and return `None` from
+//! [`Adapter::new_empty`]; `recommend` says they need all keys up front.
 
 pub mod exact;
 pub mod ours;
