@@ -232,21 +232,41 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
             msg.push_str("  nothing was measured at this size\n");
         }
         for (why, names) in &rejected {
-            // Compress per-target labels: "classic @ 0.1 %, classic @ 1 %" -> "classic (3 targets)".
-            let mut by_filter: Vec<(String, usize)> = Vec::new();
+            // Per filter: its bare name when every measured target of it fails this way, else
+            // the failing targets ("classic @ 3.00 %").
+            let mut by_filter: Vec<(String, Vec<String>)> = Vec::new();
             for n in names {
-                let f = n.split(" @ ").next().unwrap_or(n).to_string();
+                let mut it = n.splitn(2, " @ ");
+                let f = it.next().unwrap_or(n).to_string();
+                let t = it.next().unwrap_or("").to_string();
                 match by_filter.iter_mut().find(|(k, _)| *k == f) {
-                    Some((_, c)) => *c += 1,
-                    None => by_filter.push((f, 1)),
+                    Some((_, ts)) => ts.push(t),
+                    None => by_filter.push((f, vec![t])),
                 }
             }
+            let rows_of = |f: &str| {
+                rows.iter()
+                    .filter(|r| display_name(&r.filter, r.peer) == f)
+                    .count()
+            };
+            let by_filter: Vec<(String, usize)> = by_filter
+                .into_iter()
+                .map(|(f, ts)| {
+                    if ts.len() >= rows_of(&f) {
+                        (f, 1)
+                    } else {
+                        (format!("{f} @ {}", ts.join("/")), 1)
+                    }
+                })
+                .collect();
             let all_filters = near_misses
                 .iter()
                 .map(|(r, _)| r.filter.as_str())
                 .collect::<std::collections::BTreeSet<_>>()
                 .len();
-            let list = if by_filter.len() == all_filters {
+            let list = if by_filter.len() == all_filters
+                && !by_filter.iter().any(|(f, _)| f.contains(" @ "))
+            {
                 format!("all {all_filters} measured filters")
             } else {
                 const SHOWN: usize = 8;
@@ -293,7 +313,11 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
              as the smallest of those.",
             tied_with
                 .iter()
-                .map(|r| display_name(&r.filter, r.peer))
+                .map(|r| format!(
+                    "{} @ {}",
+                    display_name(&r.filter, r.peer),
+                    r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into())
+                ))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
