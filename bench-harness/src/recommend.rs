@@ -269,15 +269,22 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
             {
                 format!("all {all_filters} measured filters")
             } else {
-                const SHOWN: usize = 8;
-                let mut l = by_filter
-                    .iter()
-                    .take(SHOWN)
-                    .map(|(f, _)| f.clone())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                if by_filter.len() > SHOWN {
-                    l.push_str(&format!(" and {} more", by_filter.len() - SHOWN));
+                // As many names as fit one line of about 150 characters.
+                const WIDTH: usize = 150;
+                let mut l = String::new();
+                let mut shown = 0;
+                for (f, _) in &by_filter {
+                    if !l.is_empty() && l.len() + f.len() + why.len() > WIDTH {
+                        break;
+                    }
+                    if !l.is_empty() {
+                        l.push_str(", ");
+                    }
+                    l.push_str(f);
+                    shown += 1;
+                }
+                if by_filter.len() > shown {
+                    l.push_str(&format!(" and {} more", by_filter.len() - shown));
                 }
                 l
             };
