@@ -1,4 +1,5 @@
-//! Command line: `run` (the default), `plot`, `recommend`, `list`, `classic-table`, `inspect`.
+//! Command line: `run` (the default), `compare`, `repeat`, `plot`, `recommend`, `list`,
+//! `classic-table`, `inspect`.
 
 use std::path::{Path, PathBuf};
 
@@ -29,6 +30,12 @@ pub struct Cli {
 pub enum Command {
     /// Measure every selected filter × target FPR × size; write results/ and plots (default).
     Run(RunArgs),
+    /// Compare two results files: every lookup ratio, bits/item and FPR, flagged only beyond
+    /// both runs' intervals.
+    Compare(CompareArgs),
+    /// Run one `run` command N times back to back (each in its own process) and write the
+    /// spread of every lookup ratio to `blocked` (results/repeatability.md).
+    Repeat(RepeatArgs),
     /// Regenerate every plot from an existing results JSON without measuring.
     Plot(PlotArgs),
     /// Pick a structure for your needs from measured results and explain the choice.
@@ -40,6 +47,35 @@ pub enum Command {
     /// Read a serialized filter of ours: which variant and format, its parameters and fill,
     /// and seed 003's audit checklist with evidence.
     Inspect(InspectArgs),
+}
+
+/// Options of `compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The earlier results JSON.
+    pub a: PathBuf,
+    /// The later results JSON.
+    pub b: PathBuf,
+    /// Exit non-zero when a flagged change exceeds this many percent.
+    #[arg(long)]
+    pub fail_above: Option<f64>,
+}
+
+/// Options of `repeat`.
+#[derive(Debug, Args)]
+pub struct RepeatArgs {
+    /// Number of back-to-back runs.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=50))]
+    pub runs: u32,
+    /// Directory for the runs' results (run-1/, run-2/, …).
+    #[arg(long, default_value = "results/repeat")]
+    pub dir: PathBuf,
+    /// Where to write the report.
+    #[arg(long, default_value = "results/repeatability.md")]
+    pub report: PathBuf,
+    /// The `run` options, after `--` (without --out).
+    #[arg(last = true)]
+    pub args: Vec<String>,
 }
 
 /// Options of `inspect`.
@@ -67,7 +103,9 @@ pub struct RunArgs {
     /// Output directory.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// Add 10^8, the 25 % / 75 % mixes, 10^7 FPR probes and a 10^6-item overfill.
+    /// Add 10^8, the 25 % / 75 % mixes, 10^7 FPR probes and 10^6-item experiments. At 10^8
+    /// the filters are built one target at a time (peak about 5.3 GiB of filters plus
+    /// 0.9 GiB of keys); the progress bar shows an ETA.
     #[arg(long)]
     pub full: bool,
     /// Non-member probes per FPR figure (default 10^6; 10^7 with --full).
@@ -79,9 +117,10 @@ pub struct RunArgs {
     /// Design capacity for experiments (default 10^5; 10^6 with --full).
     #[arg(long, value_parser = parse_count)]
     pub experiment_n: Option<u64>,
-    /// Timed passes per lookup figure (the median is reported).
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub passes: u32,
+    /// Interleaved timed rounds per lookup figure (default 31; 15 with --full); the median
+    /// is reported with its 95 % interval.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub passes: Option<u32>,
     /// Do not draw plots.
     #[arg(long)]
     pub no_plots: bool,
@@ -209,7 +248,9 @@ pub fn plan(args: &RunArgs) -> Result<(Vec<adapters::Entry>, Plan), String> {
     if let Some(e) = args.experiment_n {
         plan.experiment_n = e;
     }
-    plan.lookup_passes = args.passes;
+    if let Some(p) = args.passes {
+        plan.lookup_passes = p;
+    }
     plan.progress = !args.quiet;
     if let Some(ex) = &args.experiments {
         if ex.len() == 1 && ex[0] == "none" {
@@ -224,13 +265,25 @@ pub fn plan(args: &RunArgs) -> Result<(Vec<adapters::Entry>, Plan), String> {
 
 /// `run`: measure, write results and plots; returns the summary path.
 pub fn run(args: &RunArgs) -> Result<PathBuf, String> {
+    run_with_glance(args).map(|(p, _)| p)
+}
+
+/// `run`, also returning the results at a glance for the terminal.
+pub fn run_with_glance(args: &RunArgs) -> Result<(PathBuf, String), String> {
     let (entries, plan) = plan(args)?;
     let results = driver::run(&entries, &plan)?;
     report::write_all(&results, &args.out)?;
     if !args.no_plots {
         plot::plot_all(&results, &args.out.join("plots"))?;
     }
-    Ok(args.out.join(report::SUMMARY))
+    Ok((
+        args.out.join(report::SUMMARY),
+        report::glance(&results, &args.out, !args.no_plots),
+    ))
+}
+
+fn run_msg(args: &RunArgs) -> Result<String, String> {
+    run_with_glance(args).map(|(p, g)| format!("{g}wrote {}", p.display()))
 }
 
 fn plot_cmd(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
@@ -246,11 +299,59 @@ fn plot_cmd(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
     plot::plot_all(&results, &dir)
 }
 
-/// Run the parsed command; returns what to print on stdout.
+/// Run the parsed command; returns what to print on stdout (a failing `compare` is an error
+/// carrying its report).
 pub fn dispatch(cli: Cli) -> Result<String, String> {
+    match dispatch_status(cli)? {
+        (text, false) => Ok(text),
+        (text, true) => Err(text),
+    }
+}
+
+/// Run the parsed command; returns what to print on stdout and whether the command failed
+/// its own check (`compare --fail-above`), for a non-zero exit status.
+pub fn dispatch_status(cli: Cli) -> Result<(String, bool), String> {
     match cli.command {
-        None => run(&cli.run).map(|p| format!("wrote {}", p.display())),
-        Some(Command::Run(a)) => run(&a).map(|p| format!("wrote {}", p.display())),
+        Some(Command::Compare(a)) => {
+            let ra = report::read(&a.a)?;
+            let rb = report::read(&a.b)?;
+            let changes = crate::compare::compare(&ra, &rb);
+            let (text, fail) = crate::compare::report(&changes, a.fail_above);
+            Ok((
+                format!("compare {} -> {}\n{text}", a.a.display(), a.b.display()),
+                fail,
+            ))
+        }
+        Some(Command::Repeat(a)) => {
+            let runs = crate::repeat::run_all(&a.args, a.runs, &a.dir)?;
+            let command = format!(
+                "cargo run --release -p bench-harness -- run {}",
+                a.args.join(" ")
+            );
+            let (md, worst) = crate::repeat::spread(&command, &runs);
+            if let Some(parent) = a.report.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("{}: {e}", parent.display()))?;
+            }
+            std::fs::write(&a.report, &md).map_err(|e| format!("{}: {e}", a.report.display()))?;
+            Ok((
+                format!(
+                    "largest deviation of a lookup ratio to blocked from the runs' mean: {:.1} %\nwrote {}",
+                    worst * 100.0,
+                    a.report.display()
+                ),
+                false,
+            ))
+        }
+        other => dispatch_plain(other, cli.run).map(|t| (t, false)),
+    }
+}
+
+fn dispatch_plain(command: Option<Command>, default_run: RunArgs) -> Result<String, String> {
+    match command {
+        Some(Command::Compare(_)) | Some(Command::Repeat(_)) => unreachable!("handled above"),
+        None => run_msg(&default_run),
+        Some(Command::Run(a)) => run_msg(&a),
         Some(Command::Plot(a)) => plot_cmd(&a).map(|files| {
             files
                 .iter()

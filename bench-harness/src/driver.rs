@@ -1,14 +1,43 @@
 //! The driver: every selected filter × target FPR × size, measured the same way.
+//!
+//! # Interleaved measurement
+//! At each size the driver builds every selected filter (every target of every tunable
+//! entry, plus each fixed-parameter entry once) and keeps them all alive; builds are repeated
+//! [`build_passes`] times, each pass in an order shuffled with a fixed seed. Then come the
+//! lookup rounds: one discarded warm-up pass per filter and mix, then [`Plan::lookup_passes`]
+//! rounds, each timing one pass of every (filter, mix) pair in a freshly shuffled order. A
+//! burst of noise from elsewhere on the machine therefore lands on every filter alike, and a
+//! ratio between two filters is taken round by round (see [`crate::stats`]).
+//!
+//! Where memory does not allow every filter of one size at once (sizes at or above
+//! [`Plan::split_at`], 10^8 in `--full`), the filters are grouped per target (fixed-parameter
+//! entries join the group of the target nearest 1 %): ratios within a group stay paired, and
+//! ratios across groups are unpaired (wider intervals). At 10^8 the largest group (the 1 %
+//! target with the fixed-parameter entries, among them a 1.2 GiB `HashSet`) holds about
+//! 5.3 GiB of filters, plus 0.9 GiB of keys and lookup streams: the heap bytes measured at
+//! 10^7 (0.48 / 0.34 / 0.28 GiB per target at 0.1 / 1 / 3 %, 0.19 GiB fixed-parameter)
+//! scaled by 10. Building every filter at once would need about 13 GiB.
+//!
+//! # Timing
+//! Every time is read from the thread's CPU clock ([`crate::control::ThreadClock`]) with the
+//! measuring thread pinned to one CPU, and a lookup pass is timed in chunks of
+//! [`crate::adapters::CHUNK`] keys; a chunk during which the thread was switched out is left
+//! out (see [`crate::adapters::Built::time_pass`]). On the shared 2-core development machine
+//! (load average 7–12 from other builds) 80–95 % of the chunks were clean.
 
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
 
-use crate::adapters::{Entry, Spec};
+use crate::adapters::{Build, Entry, Spec};
 use crate::experiments;
-use crate::floor::{median, random_read_ns};
+use crate::floor::random_read_ns;
 use crate::keys::KeySet;
 use crate::schema::{FilterInfo, Lookup, Results, Row, RunConfig, SCHEMA_VERSION, SizeFloor};
+use crate::stats::{Interval, Z95, median_interval, paired_ratio, unpaired_ratio, wilson};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -25,8 +54,10 @@ pub struct Plan {
     pub fpr_probes: usize,
     /// Keys per timed lookup pass (capped by n).
     pub lookup_keys: usize,
-    /// Timed passes per lookup figure.
+    /// Interleaved timed rounds per lookup figure.
     pub lookup_passes: u32,
+    /// From this size on, filters are interleaved per target instead of all together.
+    pub split_at: u64,
     /// Experiments to run (names).
     pub experiments: Vec<String>,
     /// Design capacity for experiments.
@@ -44,8 +75,11 @@ impl Plan {
             seed,
             full: false,
             fpr_probes: 1_000_000,
-            lookup_keys: 200_000,
-            lookup_passes: 5,
+            // Many short rounds rather than a few long ones: the median of 31 paired per-round
+            // ratios is about 0.7× as uncertain as that of 15, for the same lookups in total.
+            lookup_keys: 50_000,
+            lookup_passes: 31,
+            split_at: 100_000_000,
             experiments: experiments::names(),
             experiment_n: 100_000,
             progress: true,
@@ -57,7 +91,8 @@ impl Plan {
         Plan {
             sizes: vec![100_000, 1_000_000, 10_000_000, 100_000_000],
             fpr_probes: 10_000_000,
-            lookup_keys: 1_000_000,
+            lookup_keys: 200_000,
+            lookup_passes: 15,
             full: true,
             experiment_n: 1_000_000,
             ..Plan::quick(seed)
@@ -75,7 +110,7 @@ impl Plan {
 }
 
 /// Passes over the whole build: fewer for big sizes, where one build takes seconds.
-fn build_passes(n: u64) -> u32 {
+pub fn build_passes(n: u64) -> u32 {
     if n >= 10_000_000 {
         1
     } else if n >= 1_000_000 {
@@ -90,101 +125,272 @@ fn floor_at(bytes: usize, seed: u64) -> f64 {
     random_read_ns(bytes, 500_000, 5, seed)
 }
 
-fn measure(entry: &Entry, spec: &Spec, keys: &KeySet, plan: &Plan) -> Result<Row, String> {
-    let n = keys.members.len();
-    let passes = build_passes(spec.n);
-    let mut build_times = Vec::new();
-    let mut last = None;
-    for _ in 0..passes {
-        drop(last.take());
-        let b = entry.build(spec, &keys.members)?;
-        build_times.push(b.elapsed.as_nanos() as f64 / n as f64);
-        last = Some(b);
-    }
-    let built = last.ok_or("no build pass")?;
-    let f = &built.filter;
+/// One filter at one target, inside an interleaving group.
+struct Subject<'a> {
+    entry: &'a Entry,
+    spec: Spec,
+    label: String,
+    built: Option<Build>,
+    build_ns: Vec<f64>,
+    /// Per mix, per round: ns per lookup.
+    times: Vec<Vec<f64>>,
+    hits: Vec<u64>,
+}
 
-    // Passes are interleaved across the mixes (0 %, 50 %, 100 %, 0 %, …) so that a burst of
-    // noise from elsewhere on the machine lands on every mix alike.
-    let mixes = plan.mixes();
-    let streams: Vec<Vec<u64>> = mixes
+/// The groups of one size: indexes into `(entry, target)` pairs; `None` target = fixed.
+fn groups<'a>(entries: &'a [Entry], plan: &Plan, n: u64) -> Vec<Vec<(&'a Entry, Option<f64>)>> {
+    let tunable: Vec<&Entry> = entries.iter().filter(|e| e.info.tunable).collect();
+    let fixed: Vec<&Entry> = entries.iter().filter(|e| !e.info.tunable).collect();
+    if n < plan.split_at {
+        let mut g = Vec::new();
+        for e in &tunable {
+            for &p in &plan.fprs {
+                g.push((*e, Some(p)));
+            }
+        }
+        g.extend(fixed.iter().map(|e| (*e, None)));
+        return vec![g];
+    }
+    let near = nearest_to_one_pct(&plan.fprs);
+    plan.fprs
         .iter()
-        .map(|&pct| keys.lookup_stream(plan.seed, plan.lookup_keys, pct))
+        .enumerate()
+        .map(|(i, &p)| {
+            let mut g: Vec<(&Entry, Option<f64>)> = tunable.iter().map(|e| (*e, Some(p))).collect();
+            if i == near {
+                g.extend(fixed.iter().map(|e| (*e, None)));
+            }
+            g
+        })
+        .collect()
+}
+
+fn nearest_to_one_pct(fprs: &[f64]) -> usize {
+    let d = |p: f64| (p.ln() - 0.01f64.ln()).abs();
+    (0..fprs.len())
+        .min_by(|&a, &b| d(fprs[a]).total_cmp(&d(fprs[b])))
+        .unwrap_or(0)
+}
+
+/// Keys touched by one subject at size `n` (the progress bar's unit, so its ETA scales).
+fn work(plan: &Plan, n: u64) -> u64 {
+    let lookups = plan.lookup_keys.min(n as usize) as u64
+        * plan.mixes().len() as u64
+        * (u64::from(plan.lookup_passes) + 1);
+    n * u64::from(build_passes(n)) + lookups + plan.fpr_probes as u64
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure_group(
+    group: &[(&Entry, Option<f64>)],
+    group_id: u32,
+    keys: &KeySet,
+    streams: &[Vec<u64>],
+    plan: &Plan,
+    n: u64,
+    bar: &ProgressBar,
+    rng: &mut ChaCha8Rng,
+) -> (Vec<Row>, (u64, u64)) {
+    let mixes = plan.mixes();
+    let mut subjects: Vec<Subject> = group
+        .iter()
+        .map(|&(entry, p)| Subject {
+            entry,
+            spec: Spec {
+                n,
+                fpr: p.unwrap_or(0.01),
+                seed: plan.seed,
+            },
+            label: match p {
+                Some(p) => format!("{} p={}% n={n}", entry.info.name, p * 100.0),
+                None => format!("{} n={n}", entry.info.name),
+            },
+            built: None,
+            build_ns: Vec::new(),
+            times: vec![Vec::new(); mixes.len()],
+            hits: vec![0; mixes.len()],
+        })
         .collect();
-    let mut times: Vec<Vec<f64>> = vec![Vec::new(); mixes.len()];
-    let mut hits = vec![0u64; mixes.len()];
-    for _ in 0..plan.lookup_passes.max(1) {
-        for (i, stream) in streams.iter().enumerate() {
-            let (t, h) = f.time_lookups(stream);
-            times[i].push(t.as_nanos() as f64 / stream.len() as f64);
-            hits[i] = h;
+
+    // Builds, interleaved: each pass builds every subject once, in a shuffled order.
+    let mut failed = vec![false; subjects.len()];
+    for _ in 0..build_passes(n) {
+        let mut order: Vec<usize> = (0..subjects.len()).collect();
+        order.shuffle(rng);
+        for i in order {
+            if failed[i] {
+                continue;
+            }
+            let s = &mut subjects[i];
+            bar.set_message(format!("build {}", s.label));
+            drop(s.built.take());
+            match s.entry.build(&s.spec, &keys.members) {
+                Ok(b) => {
+                    s.build_ns
+                        .push(b.elapsed.as_nanos() as f64 / keys.members.len() as f64);
+                    s.built = Some(b);
+                }
+                Err(e) => {
+                    bar.println(format!("skipped {}: {e}", s.label));
+                    failed[i] = true;
+                }
+            }
+            bar.inc(n);
         }
     }
-    let mut false_negatives = 0;
-    let mut lookups = Vec::new();
-    for (i, &pct) in mixes.iter().enumerate() {
-        if pct == 100 {
-            false_negatives = streams[i].len() as u64 - hits[i];
+
+    // Lookups: a discarded warm-up round, then timed rounds, each in a shuffled order of
+    // (subject, mix) pairs.
+    let pairs: Vec<(usize, usize)> = (0..subjects.len())
+        .filter(|&i| !failed[i])
+        .flat_map(|i| (0..mixes.len()).map(move |m| (i, m)))
+        .collect();
+    let mut clean = (0u64, 0u64);
+    for round in 0..=plan.lookup_passes {
+        bar.set_message(format!(
+            "n={n}: lookup round {round}/{} over {} filters",
+            plan.lookup_passes,
+            pairs.len() / mixes.len().max(1)
+        ));
+        let mut order = pairs.clone();
+        order.shuffle(rng);
+        for (i, m) in order {
+            let s = &mut subjects[i];
+            let Some(b) = &s.built else { continue };
+            let pass = b.filter.time_pass(&streams[m]);
+            if round > 0 {
+                s.times[m].push(pass.ns_per_op);
+                clean.0 += u64::from(pass.clean_chunks);
+                clean.1 += u64::from(pass.chunks);
+            }
+            s.hits[m] = pass.hits;
+            bar.inc(streams[m].len() as u64);
         }
-        lookups.push(Lookup {
-            positive_pct: pct,
-            ns: median(&mut times[i]),
-            floor_ratio: 0.0,
-            peer_ratio: None,
-        });
     }
-    drop(streams);
 
     let probes = &keys.probes[..plan.fpr_probes.min(keys.probes.len())];
-    let (_, fp) = f.time_lookups(probes);
-    let measured_fpr = fp as f64 / probes.len() as f64;
-    let bits_per_item = built.heap_bytes as f64 * 8.0 / n as f64;
-    let log2_inv = (measured_fpr > 0.0).then(|| (1.0 / measured_fpr).log2());
-    let floor_ns = floor_at(built.heap_bytes, plan.seed);
-    for l in &mut lookups {
-        l.floor_ratio = l.ns / floor_ns;
+    let mut rows = Vec::new();
+    for s in subjects.iter_mut() {
+        let Some(built) = s.built.take() else {
+            continue;
+        };
+        let f = &built.filter;
+        let (_, fp) = f.time_lookups(probes);
+        bar.inc(probes.len() as u64);
+        let measured_fpr = fp as f64 / probes.len() as f64;
+        let mut false_negatives = 0;
+        let mut lookups = Vec::new();
+        for (m, &pct) in mixes.iter().enumerate() {
+            if pct == 100 {
+                false_negatives = streams[m].len() as u64 - s.hits[m];
+            }
+            let ci = median_interval(&s.times[m]);
+            lookups.push(Lookup {
+                positive_pct: pct,
+                ns: ci.mid,
+                ns_ci: ci,
+                rounds: s.times[m].clone(),
+                floor_ratio: 0.0,
+                peer: None,
+                peer_ratio: None,
+                blocked_ratio: None,
+            });
+        }
+        let bits_per_item = built.heap_bytes as f64 * 8.0 / n as f64;
+        let log2_inv = (measured_fpr > 0.0).then(|| (1.0 / measured_fpr).log2());
+        let build_ci = median_interval(&s.build_ns);
+        rows.push(Row {
+            filter: s.entry.info.name.into(),
+            kind: s.entry.info.kind.name().into(),
+            peer: s.entry.info.peer,
+            n,
+            target_fpr: s.entry.info.tunable.then_some(s.spec.fpr),
+            params: f.describe(),
+            group: group_id,
+            build_ns_per_item: build_ci.mid,
+            build_ci,
+            build_passes: s.build_ns.len() as u32,
+            refused_inserts: built.refused,
+            false_negatives,
+            lookups,
+            measured_fpr,
+            fpr_ci: wilson(fp, probes.len() as u64, Z95),
+            fpr_probes: probes.len() as u64,
+            overlap_excluded: keys.overlap_excluded,
+            theoretical_fpr: f.theoretical_fpr(),
+            heap_bytes: built.heap_bytes as u64,
+            bits_per_item,
+            log2_inv_fpr: log2_inv,
+            wasted_pct: log2_inv.map(|l| (bits_per_item / l - 1.0) * 100.0),
+            floor_ns: 0.0,
+        });
     }
-    Ok(Row {
-        filter: entry.info.name.into(),
-        kind: entry.info.kind.name().into(),
-        peer: entry.info.peer,
-        n: n as u64,
-        target_fpr: entry.info.tunable.then_some(spec.fpr),
-        params: f.describe(),
-        build_ns_per_item: median(&mut build_times),
-        build_passes: passes,
-        refused_inserts: built.refused,
-        false_negatives,
-        lookups,
-        measured_fpr,
-        fpr_probes: probes.len() as u64,
-        overlap_excluded: keys.overlap_excluded,
-        theoretical_fpr: f.theoretical_fpr(),
-        heap_bytes: built.heap_bytes as u64,
-        bits_per_item,
-        log2_inv_fpr: log2_inv,
-        wasted_pct: log2_inv.map(|l| (bits_per_item / l - 1.0) * 100.0),
-        floor_ns,
-    })
+    (rows, clean)
+}
+
+/// The ratio of `row`'s lookup at mix index `m` to `reference`'s: paired when both were
+/// measured in the same rounds, else unpaired.
+fn ratio(row: &Row, reference: &Row, pct: u32) -> Option<Interval> {
+    let a = row.lookup(pct)?;
+    let b = reference.lookup(pct)?;
+    if row.group == reference.group && a.rounds.len() == b.rounds.len() && !a.rounds.is_empty() {
+        Some(paired_ratio(&a.rounds, &b.rounds))
+    } else {
+        Some(unpaired_ratio(&a.ns_ci, &b.ns_ci))
+    }
+}
+
+/// Whether a fixed-parameter peer row can stand as the reference for target `t`: its own
+/// FPR (theory, else measured) is at most the target.
+fn fixed_serves(p: &Row, t: Option<f64>) -> bool {
+    match t {
+        None => true,
+        Some(t) => p.theoretical_fpr.unwrap_or(p.measured_fpr) <= t * (1.0 + 1e-9),
+    }
 }
 
 /// Fill in each lookup's ratio to the fastest peer of the same kind, same size, and same
-/// target (fixed-parameter peers count for every target).
+/// target (fixed-parameter peers count for targets at or above their own FPR), and to the
+/// `blocked` filter at the same size and target (fixed rows: the target nearest 1 %).
 pub fn fill_peer_ratios(rows: &mut [Row]) {
     let snapshot = rows.to_vec();
     for r in rows.iter_mut() {
-        for l in &mut r.lookups {
+        let blocked = {
+            let same_n = snapshot
+                .iter()
+                .filter(|b| b.filter == "blocked" && b.n == r.n);
+            match r.target_fpr {
+                Some(t) => same_n.clone().find(|b| b.target_fpr == Some(t)),
+                None => same_n.min_by(|a, b| {
+                    let d = |x: &Row| (x.target_fpr.unwrap_or(0.01).ln() - 0.01f64.ln()).abs();
+                    d(a).total_cmp(&d(b))
+                }),
+            }
+        };
+        let pcts: Vec<u32> = r.lookups.iter().map(|l| l.positive_pct).collect();
+        for pct in pcts {
             let best = snapshot
                 .iter()
                 .filter(|p| {
                     p.peer
                         && p.kind == r.kind
                         && p.n == r.n
-                        && (p.target_fpr.is_none() || p.target_fpr == r.target_fpr)
+                        && (p.target_fpr == r.target_fpr
+                            || (p.target_fpr.is_none() && fixed_serves(p, r.target_fpr)))
                 })
-                .filter_map(|p| p.lookup(l.positive_pct).map(|x| x.ns))
-                .min_by(f64::total_cmp);
-            l.peer_ratio = best.map(|b| l.ns / b);
+                .filter_map(|p| p.lookup(pct).map(|x| (p, x.ns)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(p, _)| p);
+            let peer_ratio = best.and_then(|p| ratio(r, p, pct));
+            let blocked_ratio = blocked.and_then(|b| ratio(r, b, pct));
+            let l = r
+                .lookups
+                .iter_mut()
+                .find(|l| l.positive_pct == pct)
+                .expect("pct taken from this row");
+            l.peer = best.map(|p| p.filter.clone());
+            l.peer_ratio = peer_ratio;
+            l.blocked_ratio = blocked_ratio;
         }
     }
 }
@@ -192,22 +398,21 @@ pub fn fill_peer_ratios(rows: &mut [Row]) {
 /// Run the plan over `entries`.
 pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
     let started = Instant::now();
-    let machine = crate::machine::describe();
-    let mut jobs = 0u64;
-    for e in entries {
-        jobs += plan.sizes.len() as u64
-            * if e.info.tunable {
-                plan.fprs.len() as u64
-            } else {
-                1
-            };
+    let session = crate::control::Session::start();
+    let mut machine = crate::machine::describe();
+    let mut total = 0u64;
+    for &n in &plan.sizes {
+        let subjects: usize = groups(entries, plan, n).iter().map(Vec::len).sum();
+        total += subjects as u64 * work(plan, n);
     }
     let bar = if plan.progress {
-        let b = ProgressBar::new(jobs + plan.experiments.len() as u64);
+        let b = ProgressBar::new(total);
         b.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
-                .map_err(|e| e.to_string())?
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {percent:>3}% ETA {eta_precise} {msg}",
+            )
+            .map_err(|e| e.to_string())?
+            .progress_chars("=> "),
         );
         b
     } else {
@@ -216,6 +421,9 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
 
     let mut rows = Vec::new();
     let mut size_floors = Vec::new();
+    let mut group_id = 0u32;
+    let mut clean_chunks = (0u64, 0u64);
+    let mut rng = ChaCha8Rng::seed_from_u64(plan.seed ^ 0x0_5A0F_F1E5);
     for &n in &plan.sizes {
         let n_usize = usize::try_from(n).map_err(|_| format!("size {n} too large"))?;
         bar.set_message(format!("keys for n = {n}"));
@@ -229,30 +437,25 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
             ns: floor_at(floor_bytes, plan.seed),
             dependent_ns: crate::floor::dependent_read_ns(floor_bytes, 100_000, 5, plan.seed),
         });
-        for e in entries {
-            let fprs: Vec<f64> = if e.info.tunable {
-                plan.fprs.clone()
-            } else {
-                vec![f64::NAN]
-            };
-            for p in fprs {
-                let label = if p.is_nan() {
-                    format!("{} n={n}", e.info.name)
-                } else {
-                    format!("{} p={}% n={n}", e.info.name, p * 100.0)
-                };
-                bar.set_message(label.clone());
-                let spec = Spec {
-                    n,
-                    fpr: if p.is_nan() { 0.01 } else { p },
-                    seed: plan.seed,
-                };
-                match measure(e, &spec, &keys, plan) {
-                    Ok(row) => rows.push(row),
-                    Err(err) => bar.println(format!("skipped {label}: {err}")),
+        let streams: Vec<Vec<u64>> = plan
+            .mixes()
+            .iter()
+            .map(|&pct| keys.lookup_stream(plan.seed, plan.lookup_keys, pct))
+            .collect();
+        for g in groups(entries, plan, n) {
+            let (mut measured, c) =
+                measure_group(&g, group_id, &keys, &streams, plan, n, &bar, &mut rng);
+            clean_chunks.0 += c.0;
+            clean_chunks.1 += c.1;
+            // Floors once the group's filters are freed, so their buffers never coexist.
+            for r in &mut measured {
+                r.floor_ns = floor_at(r.heap_bytes as usize, plan.seed);
+                for l in &mut r.lookups {
+                    l.floor_ratio = l.ns / r.floor_ns;
                 }
-                bar.inc(1);
             }
+            rows.extend(measured);
+            group_id += 1;
         }
     }
     fill_peer_ratios(&mut rows);
@@ -267,9 +470,11 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
             probes: plan.fpr_probes,
         };
         exps.push(experiments::run(name, &ctx)?);
-        bar.inc(1);
     }
     bar.finish_and_clear();
+    machine.conditions = session.finish();
+    machine.conditions.clean_chunks_pct =
+        (clean_chunks.1 > 0).then(|| clean_chunks.0 as f64 * 100.0 / clean_chunks.1 as f64);
 
     Ok(Results {
         schema_version: SCHEMA_VERSION,
@@ -282,12 +487,17 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
             fpr_probes: plan.fpr_probes as u64,
             mixes: plan.mixes(),
             lookup_passes: plan.lookup_passes,
+            grouping: if plan.sizes.iter().any(|&n| n >= plan.split_at) {
+                format!(
+                    "all filters of one size interleaved together below n = {}; per target from there (fixed-parameter entries with the target nearest 1 %)",
+                    plan.split_at
+                )
+            } else {
+                "all filters of one size (every target) interleaved together".into()
+            },
             lookup_keys: plan.lookup_keys as u64,
         },
-        keys: "distinct random u64 from ChaCha8 (seed, stream 1 = members, 2 = non-member probes, \
-               3 = overfill extras); our filters get the 8 little-endian bytes, Hash-taking peers \
-               and the HashSet get the u64 itself, xorf takes the u64 directly"
-            .into(),
+        keys: crate::adapters::KEYS.into(),
         filters: entries.iter().map(|e| FilterInfo::from(&e.info)).collect(),
         left_out: Vec::new(),
         size_floors,

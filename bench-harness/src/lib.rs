@@ -3,7 +3,11 @@
 //! data-driven `recommend`.
 //!
 //! - [`adapters`]: the adapter trait and the registry (add a variant there).
-//! - [`driver`]: filters × target FPR × size → [`schema::Results`].
+//! - [`driver`]: filters × target FPR × size → [`schema::Results`], every filter of a size
+//!   interleaved round by round; [`stats`]: medians, intervals, paired ratios; [`control`]:
+//!   pinning, huge pages, the thread CPU clock and the recorded machine conditions.
+//! - [`compare`]: two results files, changes beyond both runs' intervals; [`repeat`]: N
+//!   back-to-back runs and the spread of every ratio to `blocked`.
 //! - [`experiments`]: named sections (overfill; later blocked-penalty, scalable-growth, …).
 //! - [`report`], [`plot`]: results.json, CSV, summary.md, SVG/PNG plots.
 //! - [`recommend`]: choose a structure from measured results.
@@ -12,6 +16,8 @@ pub mod adapters;
 pub mod alloc;
 pub mod classic_table;
 pub mod cli;
+pub mod compare;
+pub mod control;
 pub mod driver;
 pub mod experiments;
 pub mod floor;
@@ -19,5 +25,7 @@ pub mod keys;
 pub mod machine;
 pub mod plot;
 pub mod recommend;
+pub mod repeat;
 pub mod report;
 pub mod schema;
+pub mod stats;

@@ -103,5 +103,6 @@ pub fn describe() -> Machine {
         },
         date: utc_now(),
         os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+        conditions: Default::default(),
     }
 }

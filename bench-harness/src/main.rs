@@ -7,10 +7,14 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = bench_harness::cli::Cli::parse();
-    match bench_harness::cli::dispatch(cli) {
-        Ok(out) => {
+    match bench_harness::cli::dispatch_status(cli) {
+        Ok((out, failed)) => {
             println!("{out}");
-            ExitCode::SUCCESS
+            if failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use plotters::coord::Shift;
+use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use plotters::style::ShapeStyle;
+use plotters_backend::{BackendCoord, DrawingErrorKind};
 
 use crate::adapters::Curve;
 use crate::report::{display_name, size_label};
@@ -33,22 +36,165 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("plot: {e:?}")
 }
 
-fn color(i: usize) -> RGBColor {
-    // Distinguishable colours (Tableau 10 order), cycling.
-    const C: [(u8, u8, u8); 10] = [
-        (31, 119, 180),
-        (255, 127, 14),
-        (44, 160, 44),
-        (214, 39, 40),
-        (148, 103, 189),
-        (140, 86, 75),
-        (227, 119, 194),
-        (127, 127, 127),
-        (188, 189, 34),
-        (23, 190, 207),
-    ];
-    let (r, g, b) = C[i % C.len()];
-    RGBColor(r, g, b)
+/// 30 distinguishable colours: Tableau 10, its light tier, then ten of Kelly's colours of
+/// maximum contrast. Index = the filter's position in the registry, so a filter keeps its
+/// colour (and marker) in every plot.
+const PALETTE: [(u8, u8, u8); 30] = [
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+    (174, 199, 232),
+    (255, 187, 120),
+    (152, 223, 138),
+    (255, 152, 150),
+    (197, 176, 213),
+    (196, 156, 148),
+    (247, 182, 210),
+    (199, 199, 199),
+    (219, 219, 141),
+    (158, 218, 229),
+    (243, 195, 0),
+    (0, 136, 86),
+    (190, 0, 50),
+    (0, 103, 165),
+    (96, 78, 151),
+    (136, 45, 23),
+    (141, 182, 0),
+    (43, 61, 38),
+    (230, 143, 172),
+    (101, 69, 34),
+];
+
+/// Marker shapes, one per tier of ten colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    /// A circle.
+    Circle,
+    /// A triangle.
+    Triangle,
+    /// A square.
+    Square,
+}
+
+/// The colour and marker of a filter: fixed by its registry position (names the registry
+/// does not know get the slots after it, in order of appearance).
+pub fn style_index(name: &str) -> usize {
+    thread_local! {
+        static EXTRA: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let reg = crate::adapters::registry();
+    if let Some(i) = reg.iter().position(|e| e.info.name == name) {
+        return i;
+    }
+    EXTRA.with(|x| {
+        let mut x = x.borrow_mut();
+        let at = x.iter().position(|n| n == name).unwrap_or_else(|| {
+            x.push(name.to_string());
+            x.len() - 1
+        });
+        reg.len() + at
+    })
+}
+
+/// Colour and marker of slot `i`.
+pub fn style_of(i: usize) -> (RGBColor, Marker) {
+    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    let marker = match (i / 10) % 3 {
+        0 => Marker::Circle,
+        1 => Marker::Triangle,
+        _ => Marker::Square,
+    };
+    (RGBColor(r, g, b), marker)
+}
+
+/// Per plot: each series gets its filter's slot, or the next free slot if that filter
+/// already has a series in this plot, so no two series of a plot share a colour.
+#[derive(Debug, Default)]
+struct Styler(Vec<usize>);
+
+impl Styler {
+    fn slot(&mut self, filter: &str) -> (RGBColor, Marker) {
+        let mut i = style_index(filter);
+        while self.0.contains(&i) {
+            i = (i + 1) % PALETTE.len().max(i + 1);
+            if self.0.len() >= PALETTE.len() {
+                break;
+            }
+        }
+        self.0.push(i);
+        style_of(i)
+    }
+}
+
+/// One marker of any [`Marker`] shape, as a single drawable type (so a series' shape can be
+/// chosen at run time).
+#[derive(Clone, Debug)]
+struct Mark<C> {
+    at: C,
+    shape: Marker,
+    size: i32,
+    style: ShapeStyle,
+}
+
+impl<'a, C> PointCollection<'a, C> for &'a Mark<C> {
+    type Point = &'a C;
+    type IntoIter = std::iter::Once<&'a C>;
+    fn point_iter(self) -> Self::IntoIter {
+        std::iter::once(&self.at)
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for Mark<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut pos: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let Some((x, y)) = pos.next() else {
+            return Ok(());
+        };
+        let r = self.size;
+        let corners: Vec<BackendCoord> = match self.shape {
+            Marker::Circle => {
+                return backend.draw_circle((x, y), r as u32, &self.style, self.style.filled);
+            }
+            Marker::Triangle => vec![(x, y - r - 1), (x + r + 1, y + r), (x - r - 1, y + r)],
+            Marker::Square => vec![
+                (x - r, y - r),
+                (x + r, y - r),
+                (x + r, y + r),
+                (x - r, y + r),
+            ],
+        };
+        if self.style.filled {
+            backend.fill_polygon(corners, &self.style)
+        } else {
+            let mut closed = corners.clone();
+            closed.push(corners[0]);
+            backend.draw_path(closed, &self.style)
+        }
+    }
+}
+
+fn marker_element<C>(shape: Marker, at: C, size: i32, style: ShapeStyle) -> Mark<C> {
+    Mark {
+        at,
+        shape,
+        size,
+        style,
+    }
+}
+
+fn legend_marker(shape: Marker, at: (i32, i32), size: i32, style: ShapeStyle) -> Mark<(i32, i32)> {
+    marker_element(shape, at, size, style)
 }
 
 /// Write every plot for `results` into `dir` (created if missing); returns the files written.
@@ -131,7 +277,7 @@ where
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!(
-                "Measured FPR vs bits/item at n = {} (hollow = crates.io peer)",
+                "Measured FPR vs bits/item at n = {} (hollow = crates.io peer; bars = 95 % interval)",
                 size_label(n)
             ),
             (FONT, 26),
@@ -192,26 +338,38 @@ where
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
     }
     // Peers first (hollow rings), ours on top (smaller filled dots), so overlaps stay visible.
-    let mut named: Vec<(usize, (String, bool))> =
-        names_in_order(&rows).into_iter().enumerate().collect();
-    named.sort_by_key(|(_, (_, peer))| !*peer);
-    for (i, (name, peer)) in named {
-        let col = color(i);
-        let pts: Vec<(f64, f64)> = rows
-            .iter()
-            .filter(|r| r.filter == name)
-            .map(|r| (r.bits_per_item, r.measured_fpr))
-            .collect();
+    let mut named = names_in_order(&rows);
+    named.sort_by_key(|(_, peer)| !*peer);
+    let mut styler = Styler::default();
+    for (name, peer) in named {
+        let (col, mk) = styler.slot(&name);
+        let pts: Vec<&Row> = rows.iter().filter(|r| r.filter == name).copied().collect();
         let (style, radius) = if peer {
             (col.stroke_width(3), 8)
         } else {
             (col.filled(), 5)
         };
+        // 95 % Wilson interval of each measured FPR.
         chart
-            .draw_series(pts.iter().map(|&p| Circle::new(p, radius, style)))
+            .draw_series(pts.iter().map(|r| {
+                ErrorBar::new_vertical(
+                    r.bits_per_item,
+                    r.fpr_ci.lo.max(min_fpr),
+                    r.measured_fpr,
+                    r.fpr_ci.hi,
+                    col.stroke_width(1),
+                    8,
+                )
+            }))
+            .map_err(err)?;
+        chart
+            .draw_series(
+                pts.iter()
+                    .map(|r| marker_element(mk, (r.bits_per_item, r.measured_fpr), radius, style)),
+            )
             .map_err(err)?
             .label(display_name(&name, peer))
-            .legend(move |(x, y)| Circle::new((x + 10, y), 6, style));
+            .legend(move |(x, y)| legend_marker(mk, (x + 10, y), 6, style));
     }
     chart
         .configure_series_labels()
@@ -255,7 +413,7 @@ where
     let ymin = ys.iter().copied().fold(f64::INFINITY, f64::min).max(0.1) / 2.0;
     let mut chart = ChartBuilder::on(&root)
         .caption(
-            "Lookup ns/op (50 % positive, 1 % target or fixed) vs n; dashed = memory floor",
+            "Lookup ns/op (50 % positive, 1 % target or fixed) vs n, 95 % intervals; dashed = memory floor",
             (FONT, 24),
         )
         .margin(20)
@@ -310,14 +468,24 @@ where
         .map_err(err)?
         .label("dependent random read (latency, pointer chase), same buffer")
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey.stroke_width(2)));
-    for (i, (name, peer)) in names_in_order(&rows).into_iter().enumerate() {
-        let col = color(i);
-        let mut pts: Vec<(f64, f64)> = rows
+    let mut styler = Styler::default();
+    for (name, peer) in names_in_order(&rows) {
+        let (col, mk) = styler.slot(&name);
+        let mut cis: Vec<(f64, f64, f64, f64)> = rows
             .iter()
             .filter(|r| r.filter == name)
-            .filter_map(|r| r.lookup(50).map(|l| (r.n as f64, l.ns)))
+            .filter_map(|r| {
+                r.lookup(50)
+                    .map(|l| (r.n as f64, l.ns_ci.lo, l.ns, l.ns_ci.hi))
+            })
             .collect();
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        cis.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let pts: Vec<(f64, f64)> = cis.iter().map(|c| (c.0, c.2)).collect();
+        chart
+            .draw_series(cis.iter().map(|&(x, lo, mid, hi)| {
+                ErrorBar::new_vertical(x, lo, mid, hi, col.stroke_width(1), 8)
+            }))
+            .map_err(err)?;
         let line = if peer {
             col.stroke_width(1)
         } else {
@@ -332,9 +500,13 @@ where
             .draw_series(LineSeries::new(pts.clone(), line))
             .map_err(err)?
             .label(display_name(&name, peer))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line));
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (20, 0)], line)
+                    + legend_marker(mk, (10, 0), 5, marker)
+            });
         chart
-            .draw_series(pts.iter().map(|&p| Circle::new(p, 5, marker)))
+            .draw_series(pts.iter().map(|&p| marker_element(mk, p, 5, marker)))
             .map_err(err)?;
     }
     chart
@@ -397,8 +569,9 @@ where
                 .draw()
                 .map_err(err)?;
             let mut theory_legend = false;
-            for (i, s) in ex.series.iter().enumerate() {
-                let col = color(i);
+            let mut styler = Styler::default();
+            for s in ex.series.iter() {
+                let (col, mk) = styler.slot(&s.filter);
                 let measured: Vec<(f64, f64)> = s
                     .points
                     .iter()
@@ -428,9 +601,13 @@ where
                     } else {
                         format!("{}: {}", s.label, s.note)
                     })
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line));
+                    .legend(move |(x, y)| {
+                        EmptyElement::at((x, y))
+                            + PathElement::new(vec![(0, 0), (20, 0)], line)
+                            + legend_marker(mk, (10, 0), 5, marker)
+                    });
                 chart
-                    .draw_series(measured.iter().map(|&p| Circle::new(p, 5, marker)))
+                    .draw_series(measured.iter().map(|&p| marker_element(mk, p, 5, marker)))
                     .map_err(err)?;
                 if !theory.is_empty() {
                     let drawn = chart

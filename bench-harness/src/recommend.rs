@@ -4,9 +4,12 @@
 //! project memory as measured bits/item × n. An exact set wins when it fits the memory budget
 //! (or, with no budget, when it needs at most [`SMALL_SET_BYTES`]): then exactness costs
 //! nothing worth saving. Otherwise the candidates are the filters with the needed
-//! capabilities whose *measured* FPR meets the target (with a small statistical margin) and
-//! whose projected memory fits the budget; the fastest at a 50 % positive mix wins, ties to
-//! the smaller. With no candidate the answer is a refusal that says what failed.
+//! capabilities whose *measured* FPR meets the target (the lower end of its 95 % Wilson
+//! interval at or below the target) and whose projected memory fits the budget; the fastest
+//! at a 50 % positive mix wins, but only outside noise: every candidate whose paired ratio to
+//! the fastest holds 1.0 ties with it, and a tie goes to the smallest. With no candidate the
+//! answer is a refusal that groups the reasons (one line per reason, listing the filters) and
+//! names the nearest thing that would work.
 
 use std::fmt::Write as _;
 
@@ -15,9 +18,6 @@ use crate::schema::{Results, Row};
 
 /// With no budget, an exact set this small is recommended outright.
 pub const SMALL_SET_BYTES: f64 = 1024.0 * 1024.0;
-
-/// Relative slack on the measured FPR (measurement noise at 10^6 probes is about ±3 % at 1 %).
-pub const FPR_MARGIN: f64 = 0.10;
 
 /// What the user needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,6 +59,57 @@ fn mib(b: f64) -> String {
 
 fn ns50(r: &Row) -> f64 {
     r.lookup(50).map(|l| l.ns).unwrap_or(f64::INFINITY)
+}
+
+/// `true` when `a` and `b` cannot be told apart at 50 % hits: the paired ratio's interval
+/// (same interleaving group) or the overlap of their intervals (different groups) holds 1.0.
+pub fn tied(a: &Row, b: &Row) -> bool {
+    let (Some(x), Some(y)) = (a.lookup(50), b.lookup(50)) else {
+        return false;
+    };
+    if a.group == b.group && x.rounds.len() == y.rounds.len() && !x.rounds.is_empty() {
+        crate::stats::paired_ratio(&x.rounds, &y.rounds).contains(1.0)
+    } else {
+        x.ns_ci.lo <= y.ns_ci.hi && y.ns_ci.lo <= x.ns_ci.hi
+    }
+}
+
+/// The fastest row at 50 % hits, ties (see [`tied`]) broken by bits/item, not by noise.
+pub fn pick<'a>(cands: &[&'a Row]) -> Option<&'a Row> {
+    let fastest = cands.iter().min_by(|a, b| ns50(a).total_cmp(&ns50(b)))?;
+    cands
+        .iter()
+        .filter(|r| std::ptr::eq(**r, *fastest) || tied(r, fastest))
+        .min_by(|a, b| {
+            a.bits_per_item
+                .total_cmp(&b.bits_per_item)
+                .then(ns50(a).total_cmp(&ns50(b)))
+        })
+        .copied()
+}
+
+/// Why a row fails the needs (capabilities first), or `None`.
+fn failures(r: &Row, i: &crate::schema::FilterInfo, needs: &Needs, projected: f64) -> Vec<String> {
+    let mut why = Vec::new();
+    if needs.deletes && !i.deletes {
+        why.push("no deletes".to_string());
+    }
+    if needs.grows && !i.grows {
+        why.push("does not grow".to_string());
+    }
+    if needs.hostile_keys && !i.keyed {
+        why.push("unkeyed hash (crafted keys can aim at chosen bits)".to_string());
+    }
+    if r.fpr_ci.lo > needs.fpr {
+        why.push(format!("measured FPR above {}", pct(needs.fpr)));
+    }
+    if r.false_negatives > 0 || r.refused_inserts > 0 {
+        why.push("refused inserts or lost keys at this size".to_string());
+    }
+    if needs.memory_budget.is_some_and(|b| projected > b as f64) {
+        why.push("over the memory budget".to_string());
+    }
+    why
 }
 
 /// Choose, or explain why nothing measured fits.
@@ -148,50 +199,101 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
     }
 
     // 2. Filters that meet every need.
-    let mut rejected = Vec::new();
+    let mut rejected: Vec<(String, Vec<String>)> = Vec::new();
+    let mut near_misses: Vec<(&Row, Vec<String>)> = Vec::new();
     let mut candidates: Vec<&Row> = Vec::new();
     for r in rows.iter().filter(|r| r.kind != "exact") {
         let Some(i) = info(&r.filter) else { continue };
-        let why = if needs.deletes && !i.deletes {
-            Some("no deletes".to_string())
-        } else if needs.grows && !i.grows {
-            Some("does not grow".to_string())
-        } else if needs.hostile_keys && !i.keyed {
-            Some("unkeyed hash".to_string())
-        } else if r.measured_fpr > needs.fpr * (1.0 + FPR_MARGIN) {
-            Some(format!("measured {}", pct(r.measured_fpr)))
-        } else if r.false_negatives > 0 || r.refused_inserts > 0 {
-            Some("refused inserts or lost keys".to_string())
-        } else if budget.is_some_and(|b| project(r) > b) {
-            Some(format!("needs {}", mib(project(r))))
-        } else {
-            None
-        };
-        match why {
-            Some(w) => rejected.push(format!(
-                "{} @ {}: {w}",
-                display_name(&r.filter, r.peer),
-                r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into())
-            )),
-            None => candidates.push(r),
+        let why = failures(r, i, needs, project(r));
+        if why.is_empty() {
+            candidates.push(r);
+            continue;
         }
-    }
-    candidates.sort_by(|a, b| {
-        ns50(a)
-            .total_cmp(&ns50(b))
-            .then(a.bits_per_item.total_cmp(&b.bits_per_item))
-    });
-    let Some(best) = candidates.first() else {
-        rejected.dedup();
-        return Err(format!(
-            "{out}No measured option meets these needs. Rejected: {}.",
-            if rejected.is_empty() {
-                "nothing was measured at this size".to_string()
-            } else {
-                rejected.join("; ")
+        let label = format!(
+            "{} @ {}",
+            display_name(&r.filter, r.peer),
+            r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into())
+        );
+        for w in &why {
+            match rejected.iter_mut().find(|(k, _)| k == w) {
+                Some((_, v)) => {
+                    if !v.contains(&label) {
+                        v.push(label.clone())
+                    }
+                }
+                None => rejected.push((w.clone(), vec![label.clone()])),
             }
-        ));
+        }
+        near_misses.push((r, why));
+    }
+    let Some(best) = pick(&candidates) else {
+        let mut msg = format!("{out}No measured option meets these needs. Rejected:\n");
+        if rejected.is_empty() {
+            msg.push_str("  nothing was measured at this size\n");
+        }
+        for (why, names) in &rejected {
+            // Per filter: its bare name when every measured target of it fails this way, else
+            // the failing targets ("classic @ 3.00 %").
+            let mut by_filter: Vec<(String, Vec<String>)> = Vec::new();
+            for n in names {
+                let mut it = n.splitn(2, " @ ");
+                let f = it.next().unwrap_or(n).to_string();
+                let t = it.next().unwrap_or("").to_string();
+                match by_filter.iter_mut().find(|(k, _)| *k == f) {
+                    Some((_, ts)) => ts.push(t),
+                    None => by_filter.push((f, vec![t])),
+                }
+            }
+            let rows_of = |f: &str| {
+                rows.iter()
+                    .filter(|r| display_name(&r.filter, r.peer) == f)
+                    .count()
+            };
+            let by_filter: Vec<(String, usize)> = by_filter
+                .into_iter()
+                .map(|(f, ts)| {
+                    if ts.len() >= rows_of(&f) {
+                        (f, 1)
+                    } else {
+                        (format!("{f} @ {}", ts.join("/")), 1)
+                    }
+                })
+                .collect();
+            let all_filters = near_misses
+                .iter()
+                .map(|(r, _)| r.filter.as_str())
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            let list = if by_filter.len() == all_filters
+                && !by_filter.iter().any(|(f, _)| f.contains(" @ "))
+            {
+                format!("all {all_filters} measured filters")
+            } else {
+                // As many names as fit one line of about 150 characters.
+                const WIDTH: usize = 150;
+                let mut l = String::new();
+                let mut shown = 0;
+                for (f, _) in &by_filter {
+                    if !l.is_empty() && l.len() + f.len() + why.len() > WIDTH {
+                        break;
+                    }
+                    if !l.is_empty() {
+                        l.push_str(", ");
+                    }
+                    l.push_str(f);
+                    shown += 1;
+                }
+                if by_filter.len() > shown {
+                    l.push_str(&format!(" and {} more", by_filter.len() - shown));
+                }
+                l
+            };
+            let _ = writeln!(msg, "  - {why}: {list}");
+        }
+        let _ = write!(msg, "{}", nearest(&near_misses, needs, &project));
+        return Err(msg);
     };
+    let _ = &candidates;
     let bytes = project(best);
     let _ = writeln!(
         out,
@@ -207,17 +309,43 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         best.lookup(50).map(|l| l.floor_ratio).unwrap_or(f64::NAN),
         best.build_ns_per_item
     );
+    let tied_with: Vec<&&Row> = candidates
+        .iter()
+        .filter(|r| !std::ptr::eq(**r, best) && tied(r, best))
+        .collect();
+    if !tied_with.is_empty() {
+        let _ = writeln!(
+            out,
+            "No measurable speed difference from {} (paired 95 % intervals hold 1.0): chosen \
+             as the smallest of those.",
+            tied_with
+                .iter()
+                .map(|r| format!(
+                    "{} @ {}",
+                    display_name(&r.filter, r.peer),
+                    r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into())
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     if info(&best.filter).is_some_and(|i| !i.dynamic) {
         let _ = writeln!(
             out,
-            "Note: {} is static: it is built once from the complete key set and takes no \
-             inserts afterwards. If keys arrive over time, take the first dynamic option below.",
+            "Note: {} is a static filter: it needs all keys up front — it is built once from \
+             the complete key set and takes no inserts afterwards (a change means a rebuild). \
+             If keys arrive over time, take the first dynamic option below.",
             best.filter
         );
     }
-    if candidates.len() > 1 {
+    let mut others: Vec<&&Row> = candidates
+        .iter()
+        .filter(|r| !std::ptr::eq(**r, best))
+        .collect();
+    others.sort_by(|a, b| ns50(a).total_cmp(&ns50(b)));
+    if !others.is_empty() {
         let _ = writeln!(out, "Other options that meet the needs, fastest first:");
-        for r in candidates.iter().skip(1).take(4) {
+        for r in others.iter().take(4) {
             let _ = writeln!(
                 out,
                 "  - {} @ {}: ε = {}, {:.2} bits/item ({}), {:.1} ns/op",
@@ -236,4 +364,53 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         projected_bytes: bytes,
         explanation: out,
     })
+}
+
+/// The nearest thing that would work: the rows failing the fewest needs, and for each what
+/// would change the answer (the budget needed, the closest target met).
+fn nearest(near: &[(&Row, Vec<String>)], needs: &Needs, project: &dyn Fn(&Row) -> f64) -> String {
+    let mut out = String::new();
+    let Some(fewest) = near.iter().map(|(_, w)| w.len()).min() else {
+        return out;
+    };
+    let mut closest: Vec<&(&Row, Vec<String>)> =
+        near.iter().filter(|(_, w)| w.len() == fewest).collect();
+    closest.sort_by(|a, b| project(a.0).total_cmp(&project(b.0)));
+    let _ = writeln!(out, "Nearest to working (failing only {fewest} need(s)):");
+    let mut shown = Vec::new();
+    for (r, why) in closest {
+        if shown.contains(&r.filter) || shown.len() >= 4 {
+            continue;
+        }
+        shown.push(r.filter.clone());
+        let mut fixes = Vec::new();
+        for w in why {
+            if w.starts_with("over the memory budget") {
+                fixes.push(format!("a budget of {}", mib(project(r))));
+            } else if w.starts_with("measured FPR") {
+                fixes.push(format!(
+                    "accepting FPR {} (measured {})",
+                    pct(r.fpr_ci.hi),
+                    pct(r.measured_fpr)
+                ));
+            } else {
+                fixes.push(format!("dropping the need behind \"{w}\""));
+            }
+        }
+        let _ = writeln!(
+            out,
+            "  - {} @ {} would work with {}",
+            display_name(&r.filter, r.peer),
+            r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+            fixes.join(" and ")
+        );
+    }
+    if needs.fpr < 1e-4 {
+        let _ = writeln!(
+            out,
+            "  (targets below the measured ones need a measurement: run with --fpr {})",
+            needs.fpr
+        );
+    }
+    out
 }

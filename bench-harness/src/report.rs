@@ -5,6 +5,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::schema::{Results, Row};
+use crate::stats::Interval;
 
 /// File names inside the output directory.
 pub const JSON: &str = "results.json";
@@ -93,12 +94,18 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
         "bits_per_item",
         "heap_bytes",
         "measured_fpr",
+        "measured_fpr_lo95",
+        "measured_fpr_hi95",
         "theoretical_fpr",
         "log2_inv_fpr",
         "wasted_pct",
         "fpr_probes",
         "overlap_excluded",
         "build_ns_per_item",
+        "build_ns_lo95",
+        "build_ns_hi95",
+        "build_passes",
+        "group",
         "refused_inserts",
         "false_negatives",
         "floor_ns",
@@ -107,9 +114,21 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
     .map(|s| s.to_string())
     .collect();
     for m in &r.config.mixes {
-        header.push(format!("ns_{m}pct"));
-        header.push(format!("floor_ratio_{m}pct"));
-        header.push(format!("peer_ratio_{m}pct"));
+        for col in [
+            "ns",
+            "ns_lo95",
+            "ns_hi95",
+            "floor_ratio",
+            "peer",
+            "peer_ratio",
+            "peer_ratio_lo95",
+            "peer_ratio_hi95",
+            "blocked_ratio",
+            "blocked_ratio_lo95",
+            "blocked_ratio_hi95",
+        ] {
+            header.push(format!("{col}_{m}pct"));
+        }
     }
     w.write_record(&header).map_err(|e| io(p, e))?;
     for row in &r.rows {
@@ -123,12 +142,18 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
             row.bits_per_item.to_string(),
             row.heap_bytes.to_string(),
             row.measured_fpr.to_string(),
+            row.fpr_ci.lo.to_string(),
+            row.fpr_ci.hi.to_string(),
             opt(row.theoretical_fpr),
             opt(row.log2_inv_fpr),
             opt(row.wasted_pct),
             row.fpr_probes.to_string(),
             row.overlap_excluded.to_string(),
             row.build_ns_per_item.to_string(),
+            row.build_ci.lo.to_string(),
+            row.build_ci.hi.to_string(),
+            row.build_passes.to_string(),
+            row.group.to_string(),
             row.refused_inserts.to_string(),
             row.false_negatives.to_string(),
             row.floor_ns.to_string(),
@@ -136,8 +161,18 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
         for m in &r.config.mixes {
             let l = row.lookup(*m);
             rec.push(opt(l.map(|l| l.ns)));
+            rec.push(opt(l.map(|l| l.ns_ci.lo)));
+            rec.push(opt(l.map(|l| l.ns_ci.hi)));
             rec.push(opt(l.map(|l| l.floor_ratio)));
-            rec.push(opt(l.and_then(|l| l.peer_ratio)));
+            rec.push(l.and_then(|l| l.peer.clone()).unwrap_or_default());
+            for i in [
+                l.and_then(|l| l.peer_ratio),
+                l.and_then(|l| l.blocked_ratio),
+            ] {
+                rec.push(opt(i.map(|i| i.mid)));
+                rec.push(opt(i.map(|i| i.lo)));
+                rec.push(opt(i.map(|i| i.hi)));
+            }
         }
         w.write_record(&rec).map_err(|e| io(p, e))?;
     }
@@ -185,6 +220,8 @@ pub fn pct(x: f64) -> String {
     let v = x * 100.0;
     if v == 0.0 {
         "0 %".into()
+    } else if v < 1e-4 {
+        format!("{v:.1e} %")
     } else if v < 0.01 {
         format!("{v:.5} %")
     } else if v < 1.0 {
@@ -212,24 +249,41 @@ pub fn display_name(row_filter: &str, peer: bool) -> String {
     }
 }
 
-fn ratio(x: Option<f64>) -> String {
-    x.map(|v| format!("{v:.2}×")).unwrap_or_else(|| "—".into())
+/// `12.3 ±0.4`: the median and the larger half of its 95 % interval.
+pub fn pm(i: &Interval, digits: usize) -> String {
+    let half = (i.hi - i.mid).max(i.mid - i.lo);
+    format!("{:.d$} ±{:.d$}", i.mid, half, d = digits)
+}
+
+/// A ratio with its interval; "≈ 1" (no measurable difference) when the interval holds 1.0.
+pub fn ratio_cell(x: Option<&Interval>) -> String {
+    match x {
+        None => "—".into(),
+        Some(i) if i.contains(1.0) => {
+            format!("≈ 1 ({:.2}–{:.2}×, no measurable difference)", i.lo, i.hi)
+        }
+        Some(i) => format!("{:.2}× [{:.2}–{:.2}]", i.mid, i.lo, i.hi),
+    }
 }
 
 /// One Markdown line of the main table.
-pub fn table_row(row: &Row) -> String {
+pub fn table_row(row: &Row, batched: bool) -> String {
     let l = |p: u32| {
         row.lookup(p)
-            .map(|l| format!("{:.1}", l.ns))
+            .map(|l| pm(&l.ns_ci, 1))
             .unwrap_or_else(|| "—".into())
     };
     let mid = row.lookup(50);
+    let tag = if batched { " (batched vs single)" } else { "" };
+    let with_tag = |c: String| if c == "—" { c } else { format!("{c}{tag}") };
     format!(
-        "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.1} | {} | {} | {} | {:.1} | {} | {} |",
+        "| {} | {} | {:.2} | {} [{}–{}] | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} | {} | {} |",
         display_name(&row.filter, row.peer),
         row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
         row.bits_per_item,
         pct(row.measured_fpr),
+        pct(row.fpr_ci.lo),
+        pct(row.fpr_ci.hi),
         row.theoretical_fpr.map(pct).unwrap_or_else(|| "—".into()),
         row.log2_inv_fpr
             .map(|v| format!("{v:.2}"))
@@ -238,18 +292,113 @@ pub fn table_row(row: &Row) -> String {
             .map(|v| format!("{v:.0} %"))
             .unwrap_or_else(|| "—".into()),
         bytes_label(row.heap_bytes),
-        row.build_ns_per_item,
+        pm(&row.build_ci, 1),
         l(0),
         l(50),
         l(100),
         row.floor_ns,
-        ratio(mid.map(|m| m.floor_ratio)),
-        ratio(mid.and_then(|m| m.peer_ratio)),
+        mid.map(|m| format!("{:.2}×", m.floor_ratio))
+            .unwrap_or_else(|| "—".into()),
+        with_tag(ratio_cell(mid.and_then(|m| m.blocked_ratio.as_ref()))),
+        with_tag(
+            match mid.and_then(|m| m.peer.as_ref().zip(m.peer_ratio.as_ref())) {
+                Some((p, i)) => format!("{} vs {p}", ratio_cell(Some(i))),
+                None => "—".into(),
+            }
+        ),
     )
 }
 
 /// Header of the main table.
-pub const TABLE_HEADER: &str = "| filter | target | bits/item | measured ε | theory ε | log2(1/ε) | wasted | heap | build ns/key | ns/op 0 % | ns/op 50 % | ns/op 100 % | floor ns | ×floor (50 %) | ×peer (50 %) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+pub const TABLE_HEADER: &str = "| filter | target | bits/item | measured ε [95 %] | theory ε | log2(1/ε) | wasted | heap | build ns/key ± | ns/op 0 % ± | ns/op 50 % ± | ns/op 100 % ± | floor ns | ×floor (50 %) | ×blocked (50 %) [95 %] | ×fastest peer (50 %) [95 %] |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+
+/// The rows that stand for each kind at size `n` in the glance: the target nearest 1 % and
+/// fixed-parameter rows; the fastest at 50 % hits, where "fastest" is decided only outside
+/// noise (a rival whose paired ratio interval holds 1.0 ties, and ties go to the smaller).
+pub fn best_of_kind(r: &Results, n: u64) -> Vec<&Row> {
+    let mut targets: Vec<f64> = r.rows.iter().filter_map(|x| x.target_fpr).collect();
+    targets.sort_by(f64::total_cmp);
+    targets.dedup();
+    let near = targets.iter().copied().min_by(|a, b| {
+        (a.ln() - 0.01f64.ln())
+            .abs()
+            .total_cmp(&(b.ln() - 0.01f64.ln()).abs())
+    });
+    let mut kinds: Vec<&str> = Vec::new();
+    for x in r.rows.iter().filter(|x| x.n == n) {
+        if !kinds.contains(&x.kind.as_str()) {
+            kinds.push(&x.kind);
+        }
+    }
+    let mut out = Vec::new();
+    for k in kinds {
+        let cands: Vec<&Row> = r
+            .rows
+            .iter()
+            .filter(|x| {
+                x.n == n
+                    && x.kind == k
+                    && match (x.target_fpr, near) {
+                        (Some(t), _) => Some(t) == near,
+                        // Fixed parameters stand in only if they meet that target.
+                        (None, Some(t)) => x.theoretical_fpr.unwrap_or(x.measured_fpr) <= t,
+                        (None, None) => true,
+                    }
+                    && x.false_negatives == 0
+                    && x.refused_inserts == 0
+            })
+            .collect();
+        if let Some(best) = crate::recommend::pick(&cands) {
+            out.push(best);
+        }
+    }
+    out
+}
+
+/// Results at a glance, for the terminal at the end of a run.
+pub fn glance(r: &Results, dir: &Path, plots: bool) -> String {
+    let mut s = String::new();
+    let mut sizes: Vec<u64> = r.rows.iter().map(|x| x.n).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let _ = writeln!(
+        s,
+        "Results at a glance (best of each kind at the target nearest 1 % or fixed; ns/op at 50 % hits, median ±95 % interval over {} interleaved rounds; wall time {:.0} s):",
+        r.config.lookup_passes, r.wall_seconds
+    );
+    for n in sizes {
+        let _ = writeln!(s, "  n = {}", size_label(n));
+        for x in best_of_kind(r, n) {
+            let batched = r.filters.iter().any(|f| f.name == x.filter && f.batched);
+            let _ = writeln!(
+                s,
+                "    {:<9} {:<22} {:>6.2} bits/item  ε {:>9}  {:>14} ns/op  ({}{})",
+                x.kind,
+                display_name(&x.filter, x.peer),
+                x.bits_per_item,
+                pct(x.measured_fpr),
+                x.lookup(50).map(|l| pm(&l.ns_ci, 1)).unwrap_or_default(),
+                x.target_fpr
+                    .map(|t| format!("target {}", pct(t)))
+                    .unwrap_or_else(|| "fixed parameters".into()),
+                if batched { "; batched lookups" } else { "" }
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "Full tables: {}; every figure: {}; CSVs: {}/*.csv{}",
+        dir.join(SUMMARY).display(),
+        dir.join(JSON).display(),
+        dir.display(),
+        if plots {
+            format!("; plots: {}", dir.join("plots").display())
+        } else {
+            String::new()
+        }
+    );
+    s
+}
 
 /// The whole summary.md.
 pub fn summary(r: &Results) -> String {
@@ -266,10 +415,38 @@ pub fn summary(r: &Results) -> String {
     let _ = writeln!(s, "- caches: {}", m.caches);
     let _ = writeln!(s, "- {}; {}", m.rustc, m.os);
     let _ = writeln!(s, "- commit {}; {}", m.git_commit, m.date);
+    let c = &m.conditions;
+    let _ = writeln!(
+        s,
+        "- conditions: measuring thread {}; transparent huge pages {}; CPU governor: {}; load \
+         average (1 min) {} at the start, {} at the end; steal time {}; times read from {}; \
+         {} of the timed lookup chunks ({} keys each) ran without a context switch and only \
+         those count",
+        c.pinned_cpu
+            .map(|p| format!("pinned to CPU {p}"))
+            .unwrap_or_else(|| "not pinned (the OS refused)".into()),
+        c.thp,
+        c.governor,
+        c.load_start
+            .map(|x| format!("{x:.2}"))
+            .unwrap_or_else(|| "unreadable".into()),
+        c.load_end
+            .map(|x| format!("{x:.2}"))
+            .unwrap_or_else(|| "unreadable".into()),
+        c.steal_pct
+            .map(|x| format!("{x:.2} % of CPU time during the run"))
+            .unwrap_or_else(|| "unreadable".into()),
+        c.clock,
+        c.clean_chunks_pct
+            .map(|x| format!("{x:.1} %"))
+            .unwrap_or_else(|| "(not recorded)".into()),
+        crate::adapters::CHUNK,
+    );
     let _ = writeln!(
         s,
         "- run: sizes {}, targets {}, seed {}, {} FPR probes, lookup mixes {:?} % positive, \
-         median of {} passes of up to {} keys; wall time {:.0} s{}\n",
+         {} interleaved rounds of one pass of up to {} keys per filter and mix (after one \
+         discarded warm-up pass), {}; wall time {:.0} s{}\n",
         r.config
             .sizes
             .iter()
@@ -287,6 +464,7 @@ pub fn summary(r: &Results) -> String {
         r.config.mixes,
         r.config.lookup_passes,
         r.config.lookup_keys,
+        r.config.grouping,
         r.wall_seconds,
         if r.config.full { " (--full)" } else { "" }
     );
@@ -295,15 +473,26 @@ pub fn summary(r: &Results) -> String {
         s,
         "- Keys: {}.\n- heap and bits/item: live heap bytes of the built structure, measured \
          with a counting allocator (the same way for every entry) × 8 / n.\n- measured ε: \
-         false positives over distinct non-member probes; probe candidates that were members \
-         are excluded and counted (`overlap_excluded` in the CSV). theory ε: the structure's \
-         own formula at n. log2(1/ε): the lower bound on bits/item at the measured ε; wasted = \
-         bits/item ÷ log2(1/ε) − 1.\n- ns/op: median over passes of a stream of distinct keys, \
-         the given % of them members, shuffled. build ns/key: the whole build ÷ n.\n- floor: \
-         ns per independent random 64-byte read over a buffer as large as the filter, in the \
-         same run; ×floor = ns/op ÷ floor. ×peer = ns/op ÷ the fastest peer of the same kind at \
-         the same size and target (— when there is none).\n- (peer) marks crates.io peers; \
-         `exact-hashset` is the exact baseline (`HashSet<u64>`).\n",
+         false positives over distinct non-member probes, with its 95 % Wilson interval; probe \
+         candidates that were members are excluded and counted (`overlap_excluded` in the \
+         CSV). theory ε: the structure's own formula at n. log2(1/ε): the lower bound on \
+         bits/item at the measured ε; wasted = bits/item ÷ log2(1/ε) − 1.\n- Interleaving: at \
+         each size every filter is built (builds repeated 5× at 10^5, 3× at 10^6, once from \
+         10^7, each pass in a shuffled order) and kept; then each round times one pass of \
+         every (filter, mix) in a freshly shuffled order, so noise from elsewhere lands on \
+         every filter alike.\n- ns/op ±: median over the rounds of a stream of distinct \
+         keys, the given % of them members, shuffled; ± is the larger half of the 95 % \
+         bootstrap interval of that median. build ns/key: the whole build ÷ n (± over the \
+         build passes; ±0 with one pass).\n- ratios: ×blocked and ×fastest peer are medians \
+         of the per-round ratios (both filters timed in the same round), with their 95 % \
+         bootstrap intervals; where the interval holds 1.0 the cell says \"no measurable \
+         difference\" instead of naming a winner. ×fastest peer compares with the fastest \
+         peer of the same kind at the same size and target (fixed-parameter peers only at \
+         targets at or above their own FPR). Batched entries are marked \"batched vs \
+         single\": no peer offers a batched lookup.\n- floor: ns per independent random \
+         64-byte read over a buffer as large as the filter, in the same run; ×floor = ns/op \
+         ÷ floor.\n- (peer) marks crates.io peers; `exact-hashset` is the exact baseline \
+         (`HashSet<u64>`).\n",
         r.keys
     );
     let _ = writeln!(s, "## Memory floor per size\n");
@@ -334,7 +523,8 @@ pub fn summary(r: &Results) -> String {
         let _ = writeln!(s, "\n## n = {}\n", size_label(n));
         let _ = writeln!(s, "{TABLE_HEADER}");
         for row in r.rows.iter().filter(|x| x.n == n) {
-            let _ = writeln!(s, "{}", table_row(row));
+            let batched = r.filters.iter().any(|f| f.name == row.filter && f.batched);
+            let _ = writeln!(s, "{}", table_row(row, batched));
         }
     }
     let odd: Vec<&Row> = r
@@ -394,16 +584,22 @@ pub fn summary(r: &Results) -> String {
             ex.x_label
         );
     }
-    let _ = writeln!(s, "\n## Filters\n");
+    let _ = writeln!(s, "\n## Filters and how each is configured\n");
     let _ = writeln!(
         s,
-        "| name | source | kind | peer | deletes | grows | keyed | configured as |\n|---|---|---|---|---|---|---|---|"
+        "Every peer runs in its fastest documented configuration for unkeyed use; where a \
+         crate's default is a keyed hash, that default is measured too, labelled keyed. Growing \
+         peers are given the parameters that promise the same compound FPR as ours.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| name | source | kind | peer | deletes | grows | keyed | batched | configured as |\n|---|---|---|---|---|---|---|---|---|"
     );
     for f in &r.filters {
         let yn = |b: bool| if b { "yes" } else { "no" };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             f.name,
             f.source,
             f.kind,
@@ -411,6 +607,7 @@ pub fn summary(r: &Results) -> String {
             yn(f.deletes),
             yn(f.grows),
             yn(f.keyed),
+            yn(f.batched),
             f.note
         );
     }

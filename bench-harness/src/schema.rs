@@ -3,9 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::adapters::Info;
+use crate::stats::Interval;
 
 /// Bumped whenever a field changes meaning.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything one run measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,6 +55,8 @@ pub struct FilterInfo {
     pub grows: bool,
     /// Keyed hashing.
     pub keyed: bool,
+    /// Lookups through a batched API.
+    pub batched: bool,
     /// Theoretical curve name, if any.
     pub curve: Option<crate::adapters::Curve>,
     /// How it is configured.
@@ -72,6 +75,7 @@ impl From<&Info> for FilterInfo {
             deletes: i.deletes,
             grows: i.grows,
             keyed: i.keyed,
+            batched: i.batched,
             curve: i.curve,
             note: i.note.into(),
         }
@@ -95,6 +99,30 @@ pub struct Machine {
     pub date: String,
     /// OS and architecture.
     pub os: String,
+    /// What the run controlled and what it could only record.
+    pub conditions: Conditions,
+}
+
+/// Measurement conditions: controlled (pinning, huge pages) and recorded (load, steal).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Conditions {
+    /// The CPU the measuring thread was pinned to, if pinning worked.
+    pub pinned_cpu: Option<usize>,
+    /// Transparent huge pages: the system setting and what this process did about it.
+    pub thp: String,
+    /// CPU frequency governor, if readable.
+    pub governor: String,
+    /// 1-minute load average at the start and at the end of the run.
+    pub load_start: Option<f64>,
+    /// See `load_start`.
+    pub load_end: Option<f64>,
+    /// Steal time over the run as a percentage of all CPU time, if readable.
+    pub steal_pct: Option<f64>,
+    /// The clock every ns/op and build time is read from.
+    pub clock: String,
+    /// Percentage of timed lookup chunks during which the thread was never switched out
+    /// (only those count; see `Built::time_pass`).
+    pub clean_chunks_pct: Option<f64>,
 }
 
 /// Settings of a run.
@@ -112,8 +140,12 @@ pub struct RunConfig {
     pub fpr_probes: u64,
     /// Positive percentages of the lookup mixes.
     pub mixes: Vec<u32>,
-    /// Timed passes per lookup figure (the median is reported).
+    /// Interleaved rounds per lookup figure (one timed pass per filter and mix per round,
+    /// after one discarded warm-up pass; the median is reported with its interval).
     pub lookup_passes: u32,
+    /// How filters were grouped for interleaving (all of one size together, or per target
+    /// at sizes where memory does not allow it).
+    pub grouping: String,
     /// Keys per lookup pass (capped by n).
     pub lookup_keys: u64,
 }
@@ -136,13 +168,22 @@ pub struct SizeFloor {
 pub struct Lookup {
     /// Percent of the stream that are members.
     pub positive_pct: u32,
-    /// Median ns per lookup.
+    /// Median ns per lookup over the rounds.
     pub ns: f64,
+    /// 95 % bootstrap interval of `ns`.
+    pub ns_ci: Interval,
+    /// ns per lookup in each interleaved round (the samples behind `ns`).
+    pub rounds: Vec<f64>,
     /// `ns` / the memory floor at this filter's size.
     pub floor_ratio: f64,
-    /// `ns` / the fastest peer of the same kind at the same size and target (`None` if no
-    /// such peer was measured).
-    pub peer_ratio: Option<f64>,
+    /// The fastest peer of the same kind at the same size and target (fixed-parameter peers
+    /// count for targets at or above their own FPR).
+    pub peer: Option<String>,
+    /// `ns` / that peer's, with its interval (`None` if no such peer was measured).
+    pub peer_ratio: Option<Interval>,
+    /// `ns` / the `blocked` filter's at the same size and target (fixed-parameter rows: at
+    /// the target nearest 1 %), with its interval.
+    pub blocked_ratio: Option<Interval>,
 }
 
 /// One filter × target × size.
@@ -160,8 +201,12 @@ pub struct Row {
     pub target_fpr: Option<f64>,
     /// Parameters the filter actually used.
     pub params: String,
+    /// Interleaving group (rows of one group were measured in the same rounds).
+    pub group: u32,
     /// Median build time per inserted key (whole build / n).
     pub build_ns_per_item: f64,
+    /// Its interval over the build passes (zero width with one pass).
+    pub build_ci: Interval,
     /// Build passes timed.
     pub build_passes: u32,
     /// Inserts the filter refused (a full cuckoo table).
@@ -172,6 +217,8 @@ pub struct Row {
     pub lookups: Vec<Lookup>,
     /// Measured FPR over `fpr_probes` distinct non-members.
     pub measured_fpr: f64,
+    /// Its 95 % Wilson interval.
+    pub fpr_ci: Interval,
     /// Probes used.
     pub fpr_probes: u64,
     /// Probe candidates excluded because they were members.

@@ -18,16 +18,23 @@ fn tiny_plan() -> Plan {
         full: false,
         fpr_probes: 50_000,
         lookup_keys: 5_000,
-        lookup_passes: 2,
+        lookup_passes: 3,
+        split_at: u64::MAX,
         experiments: vec!["overfill".into()],
         experiment_n: 2_000,
         progress: false,
     }
 }
 
+/// One tiny run shared by the tests of this binary (they only read it).
 fn tiny_results() -> Results {
-    let entries = adapters::select(None).expect("all filters");
-    driver::run(&entries, &tiny_plan()).expect("run")
+    static RESULTS: std::sync::OnceLock<Results> = std::sync::OnceLock::new();
+    RESULTS
+        .get_or_init(|| {
+            let entries = adapters::select(None).expect("all filters");
+            driver::run(&entries, &tiny_plan()).expect("run")
+        })
+        .clone()
 }
 
 #[test]
@@ -39,7 +46,7 @@ fn run_writes_every_output_and_plot_rereads_it() {
         fpr: Some(vec![0.01]),
         probes: Some(20_000),
         experiment_n: Some(1_000),
-        passes: 1,
+        passes: Some(2),
         quiet: true,
         out: out.clone(),
         ..RunArgs::default()
@@ -73,7 +80,23 @@ fn run_writes_every_output_and_plot_rereads_it() {
     assert!(summary.contains("fastbloom (peer)"));
     assert!(summary.contains("| classic | 1.00 %"));
     let csv = std::fs::read_to_string(out.join("main.csv")).unwrap();
-    assert!(csv.lines().next().unwrap().contains("peer_ratio_50pct"));
+    let header = csv.lines().next().unwrap();
+    for col in [
+        "peer_ratio_50pct",
+        "ns_lo95_50pct",
+        "blocked_ratio_hi95_50pct",
+        "measured_fpr_lo95",
+    ] {
+        assert!(header.contains(col), "{col} missing from {header}");
+    }
+    assert!(summary.contains(" ±"), "ns/op figures carry their interval");
+    assert!(summary.contains("pinned to CPU") || summary.contains("not pinned"));
+    assert!(
+        summary.contains("batched vs single"),
+        "the batched entry's ratios are labelled"
+    );
+    let svg = std::fs::read_to_string(out.join("plots/ns_per_op.svg")).unwrap();
+    assert!(svg.contains("95 % intervals"));
 
     // `plot` regenerates from the JSON alone.
     let replot = dir.path().join("replot");
@@ -111,21 +134,6 @@ fn results_are_sane_and_round_trip() {
         if row.kind == "exact" {
             assert_eq!(row.measured_fpr, 0.0);
             assert!(row.wasted_pct.is_none());
-        }
-        if row.filter == "classic" {
-            let t = row.target_fpr.unwrap();
-            // 50 000 probes: a generous statistical band around the target.
-            assert!(
-                row.measured_fpr > t * 0.7 && row.measured_fpr < t * 1.3,
-                "classic at {t}: {}",
-                row.measured_fpr
-            );
-            let bpi = bloomlab_core::math::classic_bits_per_item(t).unwrap();
-            assert!(
-                (row.bits_per_item - bpi).abs() < 0.1,
-                "{}",
-                row.bits_per_item
-            );
         }
     }
     // Fastest peer of its kind has ratio 1; our classic filter gets a ratio against them.
@@ -174,7 +182,7 @@ fn recommend_uses_the_measurements() {
     };
     let rec = recommend(&r, &needs).unwrap();
     assert_ne!(rec.row.kind, "exact");
-    assert!(rec.row.measured_fpr <= 0.011);
+    assert!(rec.row.fpr_ci.lo <= 0.01, "{:?}", rec.row.fpr_ci);
     assert!(rec.projected_bytes <= 40_000.0);
     assert!(rec.explanation.contains("bits/item"));
 
@@ -224,6 +232,92 @@ fn recommend_uses_the_measurements() {
         err.contains("No measured option meets these needs"),
         "{err}"
     );
+    assert!(err.contains("Nearest to working"), "{err}");
+    assert!(
+        err.lines().count() <= 24,
+        "a refusal fits on a screen:\n{err}"
+    );
+    assert!(err.lines().all(|l| l.chars().count() <= 200), "{err}");
+}
+
+#[test]
+fn recommend_finds_a_keyed_growing_filter_for_hostile_growing_sets() {
+    // The README's case: 5e6 keys, 1 %, growing, hostile keys.
+    let r = tiny_results();
+    let rec = recommend(
+        &r,
+        &Needs {
+            n: 5_000_000,
+            fpr: 0.01,
+            deletes: false,
+            grows: true,
+            hostile_keys: true,
+            memory_budget: None,
+        },
+    )
+    .expect("a keyed growing filter is measured");
+    let info = r.filters.iter().find(|f| f.name == rec.filter).unwrap();
+    assert!(
+        info.keyed && info.grows && info.kind != "exact",
+        "{}",
+        rec.filter
+    );
+    assert_eq!(rec.filter, "scalable-keyed");
+
+    // Deletes + growth + hostile keys: nothing measured does all three except the exact set,
+    // which a 1 MiB budget rules out; the refusal groups its reasons and fits on a screen.
+    let err = recommend(
+        &r,
+        &Needs {
+            n: 5_000_000,
+            fpr: 0.01,
+            deletes: true,
+            grows: true,
+            hostile_keys: true,
+            memory_budget: Some(1 << 20),
+        },
+    )
+    .unwrap_err();
+    assert!(err.lines().count() <= 24, "{err}");
+    assert!(err.lines().all(|l| l.chars().count() <= 200), "{err}");
+    assert!(
+        err.contains("  - no deletes: "),
+        "one line per reason: {err}"
+    );
+    assert!(
+        err.contains("a budget of"),
+        "names the budget needed: {err}"
+    );
+}
+
+#[test]
+fn recommend_explains_static_filters() {
+    let r = tiny_results();
+    // A budget only the static binary fuse filter (9.5 bits/item at 0.39 %) meets at 3 %.
+    let bfuse = r
+        .rows
+        .iter()
+        .find(|x| x.filter == "xorf-bfuse8" && x.n == 20_000)
+        .unwrap();
+    let rec = recommend(
+        &r,
+        &Needs {
+            n: 20_000,
+            fpr: 0.03,
+            deletes: false,
+            grows: false,
+            hostile_keys: false,
+            memory_budget: Some((bfuse.bits_per_item * 20_000.0 / 8.0).ceil() as u64),
+        },
+    )
+    .unwrap();
+    if rec.filter == "xorf-bfuse8" {
+        assert!(
+            rec.explanation.contains("needs all keys up front"),
+            "{}",
+            rec.explanation
+        );
+    }
 }
 
 #[test]
@@ -395,4 +489,362 @@ fn keyed_attack_experiment_separates_keyed_from_unkeyed() {
     let theory = keyed.theory.unwrap();
     assert!((keyed.y - theory).abs() <= bound(theory), "{keyed:?}");
     assert!(unkeyed.y - theory > bound(theory), "{unkeyed:?}");
+}
+
+/// z of every statistical bound in these tests: a correct filter fails one check with
+/// probability below 6e-7 (two-sided), while a 10 % error in a rate measured over 2·10^5
+/// probes at 1 % (σ ≈ 2.2 %) moves it by 4.5σ and an error of 25 % by 11σ.
+const Z: f64 = 5.0;
+
+/// Binomial σ of a rate `p` measured over `n` independent probes.
+fn sigma(p: f64, n: u64) -> f64 {
+    (p * (1.0 - p) / n as f64).sqrt()
+}
+
+/// Entries whose `theoretical_fpr` is a promised upper bound, not an estimate: growable-bloom
+/// reports the union bound of its stages' design FPRs, scalable-cuckoo its target.
+const THEORY_IS_A_BOUND: &[&str] = &["growable-bloom", "scalable-cuckoo"];
+
+/// Entries sized at another filter's bits/item rather than for the target: sbbf-rs gets the
+/// bits our blocked filter uses (so their lookups compare at equal memory), and the split-block
+/// layout needs more bits for the same FPR, so it does not promise the target.
+const SIZED_AT_BLOCKED_BITS: &[&str] = &["sbbf-rs"];
+
+/// One size large enough that the filter-to-filter spread of the true FPR is negligible: at
+/// n = 2·10^5 a 1 % classic filter has m ≈ 1.9·10^6 bits, its fill fraction f ≈ 0.5 varies by
+/// σ_f = sqrt(f(1−f)/m) ≈ 3.6·10^-4, and ε = f^k (k = 7) by k·σ_f/f ≈ 0.5 % of ε, against the
+/// binomial σ of 2.2 % of ε at 2·10^5 probes; so the bound below is the binomial one alone.
+fn fpr_results() -> Results {
+    let entries = adapters::select(None).expect("all filters");
+    let plan = Plan {
+        sizes: vec![200_000],
+        fprs: vec![0.001, 0.01, 0.03],
+        fpr_probes: 200_000,
+        lookup_keys: 2_000,
+        lookup_passes: 1,
+        experiments: vec![],
+        ..tiny_plan()
+    };
+    driver::run(&entries, &plan).expect("run")
+}
+
+#[test]
+fn every_rows_measured_fpr_matches_its_own_theory_and_peers_are_configured_as_stated() {
+    let r = fpr_results();
+    for row in &r.rows {
+        let t = row.theoretical_fpr.expect("every entry states its FPR");
+        let bound = Z * sigma(t, row.fpr_probes);
+        let what = format!(
+            "{} at {:?}: measured {} vs theory {t}",
+            row.filter, row.target_fpr, row.measured_fpr
+        );
+        if THEORY_IS_A_BOUND.contains(&row.filter.as_str()) {
+            assert!(row.measured_fpr <= t + bound, "{what}");
+        } else {
+            assert!(
+                (row.measured_fpr - t).abs() <= bound,
+                "{what} (bound {bound})"
+            );
+        }
+        // The measured FPR lies in its own reported interval.
+        assert!(
+            row.fpr_ci.contains(row.measured_fpr) || row.measured_fpr == 0.0,
+            "{what}"
+        );
+        // Every tunable entry promises its target: theory at or below it (at design load).
+        if let Some(p) = row
+            .target_fpr
+            .filter(|_| !SIZED_AT_BLOCKED_BITS.contains(&row.filter.as_str()))
+        {
+            assert!(t <= p * 1.02, "{what}: promises more than the target");
+        }
+    }
+    let row = |f: &str, p: Option<f64>| {
+        r.rows
+            .iter()
+            .find(|x| x.filter == f && x.target_fpr == p)
+            .unwrap_or_else(|| panic!("{f} {p:?}"))
+    };
+    for p in [0.001, 0.01, 0.03] {
+        // Single-array Bloom peers size m = −n ln p / ln²2 as the classic formula; their heap
+        // is that table plus a struct (< 0.01 bits/item at 2·10^5) and word rounding.
+        let bpi = bloomlab_core::math::classic_bits_per_item(p).unwrap();
+        for f in ["classic", "fastbloom", "fastbloom-sip", "bloomfilter"] {
+            let b = row(f, Some(p)).bits_per_item;
+            assert!((b - bpi).abs() < 0.02, "{f} at {p}: {b} bits/item vs {bpi}");
+        }
+        // growable-bloom is given p0 = p(1 − 0.85) so that its compound FPR is at most p.
+        let g = row("growable-bloom", Some(p));
+        assert!(
+            g.params.contains(&format!("p0 = {:.3e}", p * 0.15)),
+            "{}",
+            g.params
+        );
+        // scalable_cuckoo_filter promises its target as the compound bound.
+        assert_eq!(row("scalable-cuckoo", Some(p)).theoretical_fpr, Some(p));
+    }
+    // Fixed-parameter peers: 8-bit fingerprints and binary fuse sizes.
+    assert!(
+        row("cuckoofilter", None)
+            .params
+            .starts_with("8-bit fingerprints")
+    );
+    let b8 = row("xorf-bfuse8", None);
+    assert_eq!(b8.theoretical_fpr, Some(2f64.powi(-8)));
+    assert!(
+        b8.bits_per_item > 8.0 && b8.bits_per_item < 8.0 * 1.25,
+        "{}",
+        b8.bits_per_item
+    );
+    let b16 = row("xorf-bfuse16", None);
+    assert!(b16.bits_per_item > 16.0 && b16.bits_per_item < 16.0 * 1.25);
+    // Every peer's configuration is written out in the summary.
+    let summary = report::summary(&r);
+    for f in &r.filters {
+        assert!(summary.contains(&f.note), "{} note missing", f.name);
+    }
+    assert!(
+        summary.contains("foldhash"),
+        "fastbloom's fast hasher is stated"
+    );
+}
+
+#[test]
+fn compare_flags_a_shifted_filter_and_nothing_else() {
+    let a = tiny_results();
+    let same = bench_harness::compare::compare(&a, &a.clone());
+    assert!(!same.is_empty());
+    assert!(
+        same.iter().all(|c| !c.flagged),
+        "a file compared with itself flags nothing"
+    );
+
+    // Shift every ratio of the classic filter by 1.5× its interval beyond the upper end.
+    let mut b = a.clone();
+    for row in b.rows.iter_mut().filter(|x| x.filter == "classic") {
+        for l in &mut row.lookups {
+            if let Some(i) = l.blocked_ratio.as_mut() {
+                let shift = (i.hi - i.lo).max(i.mid * 0.01) * 1.5 + (i.hi - i.mid);
+                i.mid += shift;
+                i.lo += shift;
+                i.hi += shift;
+            }
+        }
+    }
+    let changes = bench_harness::compare::compare(&a, &b);
+    let flagged: Vec<_> = changes.iter().filter(|c| c.flagged).collect();
+    assert!(!flagged.is_empty());
+    assert!(
+        flagged
+            .iter()
+            .all(|c| c.what.starts_with("classic ") && c.figure.starts_with("×blocked")),
+        "{flagged:?}"
+    );
+    let n_blocked_ratios = a
+        .rows
+        .iter()
+        .filter(|x| x.filter == "classic")
+        .flat_map(|x| &x.lookups)
+        .filter(|l| l.blocked_ratio.is_some())
+        .count();
+    assert_eq!(
+        flagged.len(),
+        n_blocked_ratios,
+        "every shifted ratio is flagged"
+    );
+
+    // The threshold decides the exit status; through the CLI too.
+    let (_, fail) = bench_harness::compare::report(&changes, Some(0.1));
+    assert!(fail);
+    let (_, fail) = bench_harness::compare::report(&changes, Some(1e6));
+    assert!(!fail);
+    let dir = tempfile::tempdir().unwrap();
+    let (pa, pb) = (dir.path().join("a"), dir.path().join("b"));
+    report::write_all(&a, &pa).unwrap();
+    report::write_all(&b, &pb).unwrap();
+    let args = |t: &str| {
+        Cli::parse_from([
+            "bench-harness",
+            "compare",
+            pa.join("results.json").to_str().unwrap(),
+            pb.join("results.json").to_str().unwrap(),
+            "--fail-above",
+            t,
+        ])
+    };
+    let (text, failed) = cli::dispatch_status(args("0.1")).unwrap();
+    assert!(failed && text.contains("FAIL"), "{text}");
+    let (_, failed) = cli::dispatch_status(args("1000000")).unwrap();
+    assert!(!failed);
+    // A changed bits/item has no interval to hide in.
+    let mut c = a.clone();
+    c.rows[0].bits_per_item *= 1.001;
+    let ch = bench_harness::compare::compare(&a, &c);
+    assert_eq!(ch.iter().filter(|x| x.flagged).count(), 1);
+}
+
+fn synthetic(
+    filter: &str,
+    peer: bool,
+    target: Option<f64>,
+    theory: f64,
+    rounds: &[f64],
+) -> bench_harness::schema::Row {
+    use bench_harness::schema::{Lookup, Row};
+    use bench_harness::stats::{Interval, median_interval};
+    let ci = median_interval(rounds);
+    Row {
+        filter: filter.into(),
+        kind: "bloom".into(),
+        peer,
+        n: 1000,
+        target_fpr: target,
+        params: String::new(),
+        group: 0,
+        build_ns_per_item: 1.0,
+        build_ci: Interval::exact(1.0),
+        build_passes: 1,
+        refused_inserts: 0,
+        false_negatives: 0,
+        lookups: vec![Lookup {
+            positive_pct: 50,
+            ns: ci.mid,
+            ns_ci: ci,
+            rounds: rounds.to_vec(),
+            floor_ratio: 1.0,
+            peer: None,
+            peer_ratio: None,
+            blocked_ratio: None,
+        }],
+        measured_fpr: theory,
+        fpr_ci: Interval::exact(theory),
+        fpr_probes: 1000,
+        overlap_excluded: 0,
+        theoretical_fpr: Some(theory),
+        heap_bytes: 1000,
+        bits_per_item: 8.0,
+        log2_inv_fpr: None,
+        wasted_pct: None,
+        floor_ns: 1.0,
+    }
+}
+
+#[test]
+fn fill_peer_ratios_pairs_rounds_and_respects_fixed_peers_fpr() {
+    // Shared per-round noise (×1, ×3, ×1, ×2, ×1): paired ratios cancel it exactly.
+    let noise = [1.0, 3.0, 1.0, 2.0, 1.0];
+    let scaled = |x: f64| noise.iter().map(|n| n * x).collect::<Vec<_>>();
+    let mut rows = vec![
+        synthetic("blocked", false, Some(0.01), 0.01, &scaled(10.0)),
+        synthetic("classic", false, Some(0.01), 0.01, &scaled(15.0)),
+        synthetic("fastbloom", true, Some(0.01), 0.01, &scaled(12.0)),
+        // A fixed peer at 3 % is faster but cannot stand in for a 1 % target.
+        synthetic("fixed-3pct", true, None, 0.03, &scaled(5.0)),
+        synthetic("blocked", false, Some(0.03), 0.03, &scaled(8.0)),
+    ];
+    bench_harness::driver::fill_peer_ratios(&mut rows);
+    let l = |i: usize| rows[i].lookups[0].clone();
+    assert_eq!(l(1).peer.as_deref(), Some("fastbloom"));
+    let pr = l(1).peer_ratio.unwrap();
+    assert!(
+        (pr.mid - 1.25).abs() < 1e-12 && (pr.hi - pr.lo).abs() < 1e-12,
+        "{pr:?}"
+    );
+    let br = l(1).blocked_ratio.unwrap();
+    assert!((br.mid - 1.5).abs() < 1e-12, "{br:?}");
+    assert_eq!(l(0).blocked_ratio.unwrap().mid, 1.0);
+    // At 3 % the fixed peer serves; the fixed row's blocked reference is the target nearest 1 %.
+    assert_eq!(l(4).peer.as_deref(), Some("fixed-3pct"));
+    assert!((l(3).blocked_ratio.unwrap().mid - 0.5).abs() < 1e-12);
+    // Rows of different groups get unpaired (wider) intervals.
+    rows[2].group = 1;
+    bench_harness::driver::fill_peer_ratios(&mut rows);
+    let u = rows[1].lookups[0].peer_ratio.unwrap();
+    assert!(u.lo < 1.25 && u.hi > 1.25, "{u:?}");
+}
+
+#[test]
+fn counting_allocator_measures_a_known_allocation() {
+    use bench_harness::alloc::live_bytes;
+    let before = live_bytes();
+    let v: Vec<u64> = Vec::with_capacity(1_000);
+    assert_eq!(live_bytes() - before, 8_000);
+    let mut v = std::hint::black_box(v);
+    v.reserve_exact(2_000); // realloc to 2000 slots
+    assert_eq!(live_bytes() - before, 16_000);
+    let b: Box<[u8]> = std::hint::black_box(vec![0u8; 4_096].into_boxed_slice()); // alloc_zeroed
+    assert_eq!(live_bytes() - before, 16_000 + 4_096);
+    drop(v);
+    drop(b);
+    assert_eq!(live_bytes(), before);
+    // Through an entry: the exact set's heap is what hashbrown allocates for 5 000 slots.
+    let keys: Vec<u64> = (0..5_000).collect();
+    let e = adapters::select(Some(&["exact-hashset".into()])).unwrap();
+    let built = e[0]
+        .build(
+            &Spec {
+                n: 5_000,
+                fpr: 0.01,
+                seed: 1,
+            },
+            &keys,
+        )
+        .unwrap();
+    // 8192 buckets × (8-byte key + 1 control byte) + 16 trailing control bytes.
+    assert_eq!(built.heap_bytes, 8192 * 9 + 16);
+}
+
+#[test]
+fn memory_floor_helpers() {
+    use bench_harness::floor::{
+        chase_cycle, dependent_read_ns, line_offsets, median, random_read_ns,
+    };
+    let mut v = [5.0, 1.0, 4.0, 2.0];
+    assert_eq!(median(&mut v), 3.0);
+    assert!(median(&mut []).is_nan());
+    let o = line_offsets(1000, 50_000, 9);
+    assert!(o.iter().all(|&x| x < 1000));
+    assert_eq!(o, line_offsets(1000, 50_000, 9), "fixed by the seed");
+    // Roughly uniform: each of 10 bands holds 5 000 ± 5σ (σ = sqrt(5 000 · 0.9)).
+    for band in 0..10 {
+        let c = o.iter().filter(|&&x| x / 100 == band).count() as f64;
+        assert!(
+            (c - 5_000.0).abs() <= Z * (5_000.0f64 * 0.9).sqrt(),
+            "band {band}: {c}"
+        );
+    }
+    // The chase is one cycle through every line.
+    let next = chase_cycle(4_099, 3);
+    let (mut at, mut steps) = (0usize, 0usize);
+    loop {
+        at = next[at];
+        steps += 1;
+        if at == 0 {
+            break;
+        }
+        assert!(steps <= 4_099);
+    }
+    assert_eq!(steps, 4_099);
+    // Orders of magnitude only: a read from a 64 KiB buffer takes well under a microsecond.
+    let f = random_read_ns(64 << 10, 20_000, 3, 1);
+    let d = dependent_read_ns(64 << 10, 20_000, 3, 1);
+    assert!(f > 0.0 && f < 1_000.0 && d > 0.0 && d < 1_000.0, "{f} {d}");
+}
+
+#[test]
+fn glance_names_the_best_of_each_kind_and_where_the_files_are() {
+    let r = tiny_results();
+    let g = report::glance(&r, Path::new("results"), true);
+    assert!(g.contains("n = 2000") && g.contains("n = 20000"), "{g}");
+    for kind in ["bloom", "cuckoo", "static", "exact"] {
+        assert!(g.contains(kind), "{kind}: {g}");
+    }
+    assert!(g.contains("results/summary.md") && g.contains("results/plots"));
+    assert!(g.contains(" ±"), "intervals shown: {g}");
+    // Static filters are their own kind now.
+    assert!(
+        r.rows
+            .iter()
+            .any(|x| x.kind == "static" && x.filter == "xorf-bfuse8")
+    );
 }

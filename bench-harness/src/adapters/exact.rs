@@ -39,16 +39,11 @@ impl Adapter for Exact {
 /// Registry entry for the exact set.
 pub fn entry() -> Entry {
     Entry::new::<Exact>(Info {
-        name: "exact-hashset",
-        source: "std",
-        kind: Kind::Exact,
-        peer: false,
         tunable: false,
-        dynamic: true,
         deletes: true,
         grows: true,
         keyed: true,
-        curve: None,
         note: "HashSet<u64>::with_capacity(n), std RandomState (keyed SipHash-1-3); never a false positive",
+        ..Info::base("exact-hashset", "std", Kind::Exact)
     })
 }

@@ -5,7 +5,10 @@
 //! filters such as xorf use the slice; dynamic ones create an empty filter and insert),
 //! `insert`, `contains`, the theoretical FPR at the current load, and a one-line description
 //! of the parameters actually used. Keys are `u64`s drawn from a fixed seed; our filters see
-//! them as 8 little-endian bytes, peers that take `Hash` values get the `u64` itself.
+//! them as 8 little-endian bytes, peers that take `Hash` values get the `u64` itself (which
+//! `Hash for u64` feeds to their hasher as the same 8 bytes), and xorf, which takes a
+//! pre-hashed `u64`, gets xxh3-64 of those 8 bytes computed in its adapter. So every entry pays
+//! one hash of the same 8 bytes per operation (see [`KEYS`]).
 //! Memory is not asked of the adapter: the harness measures the live heap bytes each
 //! structure holds with a counting allocator, so every entry is measured the same way.
 //!
@@ -15,28 +18,27 @@
 //!
 //! # How to add a variant
 //! 1. Our filters (anything implementing `bloomlab_core::Filter`): implement
-//!    [`ours::Construct`] for the type (one `with_target(n, p)` function) and add one line to
-//!    [`registry`] with `ours::entry::<YourType>(Info { .. })`.
-//! 2. A peer: write a newtype implementing [`Adapter`] in `peers.rs` (or its own file) and
-//!    add `Entry::new::<YourAdapter>(Info { .. })` to [`registry`].
+//!    [`ours::Construct`] for the type (one `with_target(n, p)` function), write a
+//!    `fn your_entry() -> Entry` next to the others in `ours.rs` (`ours::entry::<YourType>(Info
+//!    { .., ..Info::base(name, source, kind) })`) and add the one line `ours::your_entry(),`
+//!    to [`registry`]. A filter that takes a hash scheme gets a keyed twin the same way, with
+//!    [`ours::harness_secret`].
+//! 2. A peer: write a newtype implementing [`Adapter`] in its own file under `adapters/` (or
+//!    in `peers.rs`) with a `pub fn ..._entry() -> Entry`, and add that one line to
+//!    [`registry`]. Give it its fastest documented configuration and say so in `note`.
 //!
-//! For example, a blocked Bloom filter crate would add, in `ours.rs`:
+//! The registry is a flat list of one-line entries, so branches that each add one merge
+//! cleanly. Nothing else changes: the driver, results, CSV, summary, plots, `compare`,
+//! `recommend` and the criterion benches all iterate over the registry; a filter's colour
+//! and marker in every plot follow its position in it.
 //!
-//! ```text
-//! impl Construct for bloomlab_blocked::BlockedBloomFilter {
-//!     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-//!         Self::with_fpr(n, p)
-//!     }
-//! }
-//! ```
+//! [`Info`] carries what `recommend` needs (kind, deletes, grows, keyed), whether the entry
+//! is a peer (every table and plot marks peers) and whether its lookups are batched (its
+//! ratios are then labelled batched vs single).
 //!
-//! and in [`registry`]: `ours::entry::<bloomlab_blocked::BlockedBloomFilter>(Info { name:
-//! "blocked", kind: Kind::Bloom, peer: false, tunable: true, dynamic: true, .. })`. Nothing
-//! else changes: the driver, results, CSV, summary, plots, `recommend` and the criterion
-//! benches all iterate over the registry.
-//!
-//! [`Info`] carries what `recommend` needs (kind, deletes, grows, keyed) and whether the
-//! entry is a peer; every table and plot marks peers.
+//! Static filters ([`Kind::Static`]: xorf's binary fuse filters, later Ribbon) are built once
+//! from the whole key set: they override [`Adapter::build`] and return `None` from
+//! [`Adapter::new_empty`]; `recommend` says they need all keys up front.
 
 pub mod exact;
 pub mod ours;
@@ -45,11 +47,20 @@ pub mod sbbf_rs;
 
 use std::hint::black_box;
 use std::marker::PhantomData;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::control::ThreadClock;
 
 use serde::{Deserialize, Serialize};
 
 use crate::alloc::live_bytes;
+
+/// How every entry receives a key (recorded in the results and summary).
+pub const KEYS: &str = "distinct random u64 from ChaCha8 (seed, stream 1 = members, 2 = non-member \
+    probes, 3 = overfill extras). Every entry hashes the same 8 bytes per operation: our filters \
+    hash the 8 little-endian bytes with their scheme, Hash-taking peers and the HashSet get the \
+    u64 (Hash for u64 writes those 8 bytes to their hasher), xorf gets xxh3-64 of the 8 bytes \
+    computed in its adapter (it takes pre-hashed u64 keys)";
 
 /// Families of structures; ratios to peers compare within one kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -61,8 +72,9 @@ pub enum Kind {
     Counting,
     /// Cuckoo filters.
     Cuckoo,
-    /// Static xor / binary fuse filters.
-    Xor,
+    /// Static filters: built once from the whole key set, no inserts afterwards (xor /
+    /// binary fuse; Ribbon).
+    Static,
     /// Quotient filters.
     Quotient,
     /// Filters that grow past their initial capacity.
@@ -78,7 +90,7 @@ impl Kind {
             Kind::Bloom => "bloom",
             Kind::Counting => "counting",
             Kind::Cuckoo => "cuckoo",
-            Kind::Xor => "xor",
+            Kind::Static => "static",
             Kind::Quotient => "quotient",
             Kind::Scalable => "scalable",
             Kind::Exact => "exact",
@@ -151,8 +163,32 @@ pub struct Info {
     pub keyed: bool,
     /// Theoretical curve for the FPR-vs-space plot.
     pub curve: Option<Curve>,
-    /// How the harness configures it (shown in summary.md).
+    /// Lookups go through a batched (prefetching) API; its ratios compare batched with
+    /// single lookups unless the reference is batched too.
+    pub batched: bool,
+    /// How the harness configures it (shown in summary.md): one line.
     pub note: &'static str,
+}
+
+impl Info {
+    /// The defaults every entry starts from (a single-lookup, unkeyed, fixed-size, dynamic
+    /// filter of ours); entries override what differs with `..Info::base(..)`.
+    pub const fn base(name: &'static str, source: &'static str, kind: Kind) -> Info {
+        Info {
+            name,
+            source,
+            kind,
+            peer: false,
+            tunable: true,
+            dynamic: true,
+            deletes: false,
+            grows: false,
+            keyed: false,
+            curve: None,
+            batched: false,
+            note: "",
+        }
+    }
 }
 
 /// What a filter is built for.
@@ -214,10 +250,59 @@ pub trait Adapter: Sized + Send + 'static {
     fn describe(&self) -> String;
 }
 
+/// Keys per timed chunk of a lookup pass (see [`Built::time_pass`]).
+pub const CHUNK: usize = 4096;
+
+/// One timed lookup pass, chunk by chunk.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pass {
+    /// ns per lookup over the chunks in which the thread was never switched out (over all
+    /// chunks if none was clean).
+    pub ns_per_op: f64,
+    /// Hits over the whole pass.
+    pub hits: u64,
+    /// Chunks timed without a context switch.
+    pub clean_chunks: u32,
+    /// Chunks timed.
+    pub chunks: u32,
+}
+
 /// A built filter, type-erased for the driver and experiments.
 pub trait Built: Send {
     /// Time one pass of `contains` over `stream`; returns the elapsed time and the hits.
     fn time_lookups(&self, stream: &[u64]) -> (Duration, u64);
+    /// Time one pass over `stream` in chunks of [`CHUNK`] keys, reading the thread's context
+    /// switch count around each chunk: a chunk during which the thread was switched out
+    /// (another process ran on the core and refilled its caches) is left out of the figure.
+    /// On a 2-core machine shared with builds, that is what moved ratios between runs.
+    fn time_pass(&self, stream: &[u64]) -> Pass {
+        let (mut clean_ns, mut clean_keys, mut all_ns) = (0u128, 0usize, 0u128);
+        let (mut hits, mut clean, mut chunks) = (0u64, 0u32, 0u32);
+        for c in stream.chunks(CHUNK) {
+            let before = crate::control::context_switches();
+            let (t, h) = self.time_lookups(c);
+            let after = crate::control::context_switches();
+            hits += h;
+            chunks += 1;
+            all_ns += t.as_nanos();
+            if before.is_some() && before == after {
+                clean += 1;
+                clean_ns += t.as_nanos();
+                clean_keys += c.len();
+            }
+        }
+        let ns_per_op = if clean_keys > 0 {
+            clean_ns as f64 / clean_keys as f64
+        } else {
+            all_ns as f64 / stream.len().max(1) as f64
+        };
+        Pass {
+            ns_per_op,
+            hits,
+            clean_chunks: clean,
+            chunks,
+        }
+    }
     /// Insert one key (experiments; not timed).
     fn insert(&mut self, key: u64) -> bool;
     /// Query one key (experiments; not timed).
@@ -235,13 +320,13 @@ impl<A: Adapter> Built for Holder<A> {
         let f = &self.0;
         if A::BATCHED {
             let mut out = vec![false; stream.len()];
-            let start = Instant::now();
+            let start = ThreadClock::start();
             f.contains_batch(black_box(stream), &mut out);
             let hits = out.iter().map(|&b| u64::from(b)).sum::<u64>();
             let t = start.elapsed();
             return (t, black_box(hits));
         }
-        let start = Instant::now();
+        let start = ThreadClock::start();
         let mut hits = 0u64;
         for &k in stream {
             hits += u64::from(f.contains(black_box(k)));
@@ -298,7 +383,7 @@ struct OpsOf<A>(PhantomData<fn() -> A>);
 impl<A: Adapter> Ops for OpsOf<A> {
     fn build(&self, spec: &Spec, keys: &[u64]) -> Result<Build, String> {
         let before = live_bytes();
-        let start = Instant::now();
+        let start = ThreadClock::start();
         let (f, refused) = A::build(spec, black_box(keys))?;
         let elapsed = start.elapsed();
         let heap_bytes = (live_bytes() - before).max(0) as usize;
@@ -319,7 +404,7 @@ impl<A: Adapter> Ops for OpsOf<A> {
             Ok(f) => f,
             Err(e) => return Some(Err(e)),
         };
-        let start = Instant::now();
+        let start = ThreadClock::start();
         if A::BATCHED {
             black_box(f.insert_many(black_box(keys)));
         } else {
@@ -373,153 +458,26 @@ impl Entry {
 }
 
 /// Every filter the harness knows, ours first, then the peers, then the exact baseline.
-/// Adding a variant is one line here (plus its adapter).
+/// Adding a variant is one line here (plus its adapter); keep one entry per line.
 pub fn registry() -> Vec<Entry> {
     vec![
-        ours::entry::<bloomlab_classic::BloomFilter>(Info {
-            name: "classic",
-            source: "bloomlab-classic",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Bloom),
-            note: "BloomFilter::with_fpr(n, p): m = ceil(-n ln p / ln2^2), k = round(m/n ln 2), xxh3-128",
-        }),
-        ours::entry::<bloomlab_keyed::KeyedBloomFilter>(Info {
-            name: "classic-keyed",
-            source: "bloomlab-keyed",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: true,
-            curve: Some(Curve::Bloom),
-            note: "the classic filter probed with SipHash-2-4-128 under a secret from the OS",
-        }),
-        ours::entry::<bloomlab_classic::BloomFilter<bloomlab_keyed::Sip64Scheme>>(Info {
-            name: "classic-keyed-sip64",
-            source: "bloomlab-keyed",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: true,
-            curve: Some(Curve::Bloom),
-            note: "the classic filter probed with one 64-bit SipHash-2-4 (h2 = h1 times an odd constant, scheme id 4) under a secret from the OS",
-        }),
-        ours::entry::<bloomlab_blocked::BlockedBloomFilter>(Info {
-            name: "blocked",
-            source: "bloomlab-blocked",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Bloom),
-            note: "BlockedBloomFilter::with_fpr(n, p): 512-bit blocks, bits/item and k from the exact blocked formula (9.92 b/item, k = 6 at 1 %), xxh3-128",
-        }),
-        Entry::new::<ours::BlockedBatched>(Info {
-            name: "blocked-batched",
-            source: "bloomlab-blocked",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Bloom),
-            note: "the blocked filter through might_contain_batch / insert_batch (prefetch 32 keys ahead); same table as blocked",
-        }),
-        ours::entry::<bloomlab_sbbf::Sbbf>(Info {
-            name: "sbbf",
-            source: "bloomlab-sbbf",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Bloom),
-            note: "Sbbf::with_fpr(n, p): the Parquet split-block layout (256-bit blocks, one bit in each 32-bit word), bits/item from the SBBF formula (10.53 b/item at 1 %), xxHash64 seed 0 of the 8 key bytes",
-        }),
-        Entry::new::<ours::SbbfBatched>(Info {
-            name: "sbbf-batched",
-            source: "bloomlab-sbbf",
-            kind: Kind::Bloom,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Bloom),
-            note: "the split-block filter through might_contain_batch (hash and prefetch 16 keys ahead); same table as sbbf",
-        }),
-        ours::entry::<bloomlab_counting::CountingBloomFilter>(Info {
-            name: "counting",
-            source: "bloomlab-counting",
-            kind: Kind::Counting,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: true,
-            grows: false,
-            keyed: false,
-            curve: None,
-            note: "CountingBloomFilter::with_fpr(n, p): the classic m and k, 4-bit counters (4x the classic memory), sticky at 15",
-        }),
-        ours::entry::<bloomlab_cuckoo::CuckooFilter>(Info {
-            name: "cuckoo",
-            source: "bloomlab-cuckoo",
-            kind: Kind::Cuckoo,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: true,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Cuckoo),
-            note: "CuckooFilter::with_fpr(n, p): f = ceil(log2(8/p)) bits packed, ceil(n/3.8) buckets of 4, 1000 kicks undone on failure",
-        }),
-        ours::entry::<bloomlab_scalable::ScalableBloomFilter>(Info {
-            name: "scalable",
-            source: "bloomlab-scalable",
-            kind: Kind::Scalable,
-            peer: false,
-            tunable: true,
-            dynamic: true,
-            deletes: false,
-            grows: true,
-            keyed: false,
-            curve: None,
-            note: "ScalableBloomFilter::new(n/8, p): starts at n/8 and grows to n; s = 2, r = 0.5, k_i = ceil(log2(1/p_i))",
-        }),
-        Entry::new::<ours::Ribbon>(Info {
-            name: "ribbon",
-            source: "bloomlab-ribbon",
-            kind: Kind::Xor,
-            peer: false,
-            tunable: true,
-            dynamic: false,
-            deletes: false,
-            grows: false,
-            keyed: false,
-            curve: Some(Curve::Ribbon),
-            note: "RibbonFilter::build(keys, p): static, w = 128, r = ceil(log2(1/p)) (2^-r), (1 + 0.008 log10 n) n slots, xxh3-128",
-        }),
+        ours::classic_entry(),
+        ours::classic_keyed_entry(),
+        ours::classic_keyed_sip64_entry(),
+        ours::blocked_entry(),
+        ours::blocked_keyed_entry(),
+        ours::blocked_batched_entry(),
+        ours::sbbf_entry(),
+        ours::sbbf_batched_entry(),
+        ours::counting_entry(),
+        ours::counting_keyed_entry(),
+        ours::cuckoo_entry(),
+        ours::cuckoo_keyed_entry(),
+        ours::scalable_entry(),
+        ours::scalable_keyed_entry(),
+        ours::ribbon_entry(),
         peers::fastbloom_entry(),
+        peers::fastbloom_sip_entry(),
         sbbf_rs::sbbf_rs_entry(),
         peers::bloomfilter_entry(),
         peers::growable_entry(),

@@ -3,7 +3,9 @@
 
 use bloomlab_core::Filter;
 
-use super::{Adapter, Entry, Info, Spec};
+use bloomlab_keyed::SipScheme;
+
+use super::{Adapter, Curve, Entry, Info, Kind, Spec};
 
 /// How the harness sizes one of our filter types for a target. Implement it for a new
 /// variant (one function) and register `entry::<TheType>(Info { .. })`.
@@ -19,23 +21,39 @@ impl Construct for bloomlab_classic::BloomFilter {
 }
 
 impl Construct for bloomlab_keyed::KeyedBloomFilter {
-    /// A fresh secret from the operating system, as a user would construct it.
+    /// The fixed harness secret ([`harness_secret`]).
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        bloomlab_classic::BloomFilter::with_fpr_and_scheme(
-            n,
-            p,
-            bloomlab_keyed::SipScheme::random()?,
-        )
+        bloomlab_classic::BloomFilter::with_fpr_and_scheme(n, p, harness_secret())
     }
 }
 
-impl Construct for bloomlab_classic::BloomFilter<bloomlab_keyed::Sip64Scheme> {
-    /// A fresh secret from the operating system, as a user would construct it.
+impl Construct for bloomlab_blocked::BlockedBloomFilter<SipScheme> {
+    /// The fixed harness secret ([`harness_secret`]).
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        bloomlab_classic::BloomFilter::with_fpr_and_scheme(
-            n,
-            p,
-            bloomlab_keyed::Sip64Scheme::random()?,
+        Self::with_fpr_and_scheme(n, p, harness_secret())
+    }
+}
+
+impl Construct for bloomlab_counting::CountingBloomFilter<SipScheme> {
+    /// The fixed harness secret ([`harness_secret`]).
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        Self::with_fpr_and_scheme(n, p, harness_secret())
+    }
+}
+
+impl Construct for bloomlab_cuckoo::CuckooFilter<SipScheme> {
+    /// The fixed harness secret ([`harness_secret`]).
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        Self::with_fpr_and_scheme(n, p, harness_secret())
+    }
+}
+
+/// Starts at n/8 and grows to n, like the unkeyed one.
+impl Construct for bloomlab_scalable::ScalableBloomFilter<SipScheme> {
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        Self::with_config_and_scheme(
+            bloomlab_scalable::ScalableConfig::new((n / 8).max(1), p),
+            harness_secret(),
         )
     }
 }
@@ -168,43 +186,140 @@ impl Adapter for BlockedBatched {
     }
 }
 
-/// Our Ribbon filter: static, built from the whole key slice (keys as 8 little-endian bytes,
-/// like every one of ours); it refuses inserts.
-#[derive(Debug)]
-pub struct Ribbon(pub bloomlab_ribbon::RibbonFilter);
+const SIP: &str = "probed with SipHash-2-4-128 under a fixed 16-byte secret (SipScheme::from_secret; a user takes SipScheme::random())";
 
-impl Adapter for Ribbon {
-    fn new_empty(_: &Spec) -> Option<Result<Self, String>> {
-        None
-    }
+/// The keyed entries' secret: fixed, so every run builds the same filters and measures the
+/// same FPR (speed does not depend on the secret's value).
+pub fn harness_secret() -> SipScheme {
+    SipScheme::from_secret(*b"bloomlab-harness")
+}
 
-    fn build(spec: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
-        bloomlab_ribbon::RibbonFilter::build(keys, spec.fpr)
-            .map(|f| (Ribbon(f), 0))
-            .map_err(|e| e.to_string())
-    }
+/// The classic filter.
+pub fn classic_entry() -> Entry {
+    entry::<bloomlab_classic::BloomFilter>(Info {
+        curve: Some(Curve::Bloom),
+        note: "BloomFilter::with_fpr(n, p): m = ceil(-n ln p / ln2^2), k = round(m/n ln 2), xxh3-128",
+        ..Info::base("classic", "bloomlab-classic", Kind::Bloom)
+    })
+}
 
-    fn insert(&mut self, _: u64) -> bool {
-        false
-    }
+/// The classic filter, keyed.
+pub fn classic_keyed_entry() -> Entry {
+    entry::<bloomlab_keyed::KeyedBloomFilter>(Info {
+        keyed: true,
+        curve: Some(Curve::Bloom),
+        note: SIP,
+        ..Info::base("classic-keyed", "bloomlab-keyed", Kind::Bloom)
+    })
+}
 
-    #[inline]
-    fn contains(&self, key: u64) -> bool {
-        self.0.might_contain(&key)
-    }
+/// The blocked filter.
+pub fn blocked_entry() -> Entry {
+    entry::<bloomlab_blocked::BlockedBloomFilter>(Info {
+        curve: Some(Curve::Bloom),
+        note: "BlockedBloomFilter::with_fpr(n, p): 512-bit blocks, bits/item and k from the exact blocked formula, xxh3-128; one lookup at a time",
+        ..Info::base("blocked", "bloomlab-blocked", Kind::Bloom)
+    })
+}
 
-    fn theoretical_fpr(&self) -> Option<f64> {
-        Some(self.0.expected_fpr())
-    }
+/// The blocked filter, keyed.
+pub fn blocked_keyed_entry() -> Entry {
+    entry::<bloomlab_blocked::BlockedBloomFilter<SipScheme>>(Info {
+        keyed: true,
+        curve: Some(Curve::Bloom),
+        note: SIP,
+        ..Info::base("blocked-keyed", "bloomlab-keyed", Kind::Bloom)
+    })
+}
 
-    fn describe(&self) -> String {
-        format!(
-            "slots={} r={} seed={} hash=xxh3-128",
-            self.0.num_slots(),
-            self.0.result_bits(),
-            self.0.seed()
+/// The blocked filter through its batched API.
+pub fn blocked_batched_entry() -> Entry {
+    Entry::new::<BlockedBatched>(Info {
+        curve: Some(Curve::Bloom),
+        batched: true,
+        note: "the blocked filter through might_contain_batch / insert_batch (prefetching); same table as blocked; its ratios are batched vs single lookups",
+        ..Info::base("blocked-batched", "bloomlab-blocked", Kind::Bloom)
+    })
+}
+
+/// The counting filter.
+pub fn counting_entry() -> Entry {
+    entry::<bloomlab_counting::CountingBloomFilter>(Info {
+        deletes: true,
+        note: "CountingBloomFilter::with_fpr(n, p): the classic m and k, 4-bit counters (4x the classic memory), sticky at 15",
+        ..Info::base("counting", "bloomlab-counting", Kind::Counting)
+    })
+}
+
+/// The counting filter, keyed.
+pub fn counting_keyed_entry() -> Entry {
+    entry::<bloomlab_counting::CountingBloomFilter<SipScheme>>(Info {
+        deletes: true,
+        keyed: true,
+        note: SIP,
+        ..Info::base("counting-keyed", "bloomlab-counting", Kind::Counting)
+    })
+}
+
+/// The cuckoo filter.
+pub fn cuckoo_entry() -> Entry {
+    entry::<bloomlab_cuckoo::CuckooFilter>(Info {
+        deletes: true,
+        curve: Some(Curve::Cuckoo),
+        note: "CuckooFilter::with_fpr(n, p): f = ceil(log2(8/p)) bits packed, ceil(n/3.8) buckets of 4, 1000 kicks undone on failure",
+        ..Info::base("cuckoo", "bloomlab-cuckoo", Kind::Cuckoo)
+    })
+}
+
+/// The cuckoo filter, keyed.
+pub fn cuckoo_keyed_entry() -> Entry {
+    entry::<bloomlab_cuckoo::CuckooFilter<SipScheme>>(Info {
+        deletes: true,
+        keyed: true,
+        curve: Some(Curve::Cuckoo),
+        note: SIP,
+        ..Info::base("cuckoo-keyed", "bloomlab-cuckoo", Kind::Cuckoo)
+    })
+}
+
+/// The scalable filter.
+pub fn scalable_entry() -> Entry {
+    entry::<bloomlab_scalable::ScalableBloomFilter>(Info {
+        grows: true,
+        note: "ScalableBloomFilter::new(n/8, p): starts at n/8 and grows to n; s = 2, r = 0.5, stage i at p(1-r)r^i (compound <= p)",
+        ..Info::base("scalable", "bloomlab-scalable", Kind::Scalable)
+    })
+}
+
+/// The scalable filter, keyed.
+pub fn scalable_keyed_entry() -> Entry {
+    entry::<bloomlab_scalable::ScalableBloomFilter<SipScheme>>(Info {
+        grows: true,
+        keyed: true,
+        note: "the scalable filter (n/8, s = 2, r = 0.5) probed with SipHash-2-4-128 under a fixed secret (a user takes SipScheme::random())",
+        ..Info::base("scalable-keyed", "bloomlab-scalable", Kind::Scalable)
+    })
+}
+
+impl Construct for bloomlab_classic::BloomFilter<bloomlab_keyed::Sip64Scheme> {
+    /// The fixed harness secret ([`harness_secret`]'s bytes).
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        Self::with_fpr_and_scheme(
+            n,
+            p,
+            bloomlab_keyed::Sip64Scheme::from_secret(*b"bloomlab-harness"),
         )
     }
+}
+
+/// The classic filter, keyed with the 64-bit scheme.
+pub fn classic_keyed_sip64_entry() -> Entry {
+    entry::<bloomlab_classic::BloomFilter<bloomlab_keyed::Sip64Scheme>>(Info {
+        keyed: true,
+        curve: Some(Curve::Bloom),
+        note: "the classic filter probed with one 64-bit SipHash-2-4 per key (h2 = h1 times an odd constant; scheme id 4) under a fixed secret",
+        ..Info::base("classic-keyed-sip64", "bloomlab-keyed", Kind::Bloom)
+    })
 }
 
 /// The Parquet split-block filter sized with its own formula (any block count); keys as 8
@@ -213,6 +328,15 @@ impl Construct for bloomlab_sbbf::Sbbf {
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
         bloomlab_sbbf::Sbbf::with_fpr(n, p)
     }
+}
+
+/// The split-block filter.
+pub fn sbbf_entry() -> Entry {
+    entry::<bloomlab_sbbf::Sbbf>(Info {
+        curve: Some(Curve::Bloom),
+        note: "Sbbf::with_fpr(n, p): the Parquet split-block layout (256-bit blocks, one bit in each 32-bit word), bits/item from the SBBF formula (10.53 b/item at 1 %), xxHash64 seed 0 of the 8 key bytes; one lookup at a time",
+        ..Info::base("sbbf", "bloomlab-sbbf", Kind::Bloom)
+    })
 }
 
 /// The split-block filter through its batched API: each key is hashed and its block
@@ -259,4 +383,63 @@ impl Adapter for SbbfBatched {
             bloomlab_sbbf::BATCH
         )
     }
+}
+
+/// The split-block filter through its batched API.
+pub fn sbbf_batched_entry() -> Entry {
+    Entry::new::<SbbfBatched>(Info {
+        curve: Some(Curve::Bloom),
+        batched: true,
+        note: "the split-block filter through might_contain_batch (hash and prefetch ahead); same table as sbbf; its ratios are batched vs single lookups",
+        ..Info::base("sbbf-batched", "bloomlab-sbbf", Kind::Bloom)
+    })
+}
+
+/// Our Ribbon filter: static, built from the whole key slice (keys as 8 little-endian bytes,
+/// like every one of ours); it refuses inserts.
+#[derive(Debug)]
+pub struct Ribbon(pub bloomlab_ribbon::RibbonFilter);
+
+impl Adapter for Ribbon {
+    fn new_empty(_: &Spec) -> Option<Result<Self, String>> {
+        None
+    }
+
+    fn build(spec: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
+        bloomlab_ribbon::RibbonFilter::build(keys, spec.fpr)
+            .map(|f| (Ribbon(f), 0))
+            .map_err(|e| e.to_string())
+    }
+
+    fn insert(&mut self, _: u64) -> bool {
+        false
+    }
+
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.0.might_contain(&key)
+    }
+
+    fn theoretical_fpr(&self) -> Option<f64> {
+        Some(self.0.expected_fpr())
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "slots={} r={} seed={} hash=xxh3-128",
+            self.0.num_slots(),
+            self.0.result_bits(),
+            self.0.seed()
+        )
+    }
+}
+
+/// The Ribbon filter.
+pub fn ribbon_entry() -> Entry {
+    Entry::new::<Ribbon>(Info {
+        dynamic: false,
+        curve: Some(Curve::Ribbon),
+        note: "RibbonFilter::build(keys, p): static, w = 128, r = ceil(log2(1/p)) (FPR 2^-r), (1 + 0.008 log10 n) n slots, xxh3-128",
+        ..Info::base("ribbon", "bloomlab-ribbon", Kind::Static)
+    })
 }

@@ -1,8 +1,17 @@
 //! Peers from crates.io, measured beside our filters in the same run. Each adapter reports
 //! the parameters the crate actually chose; fixed-parameter crates are measured at their own
 //! FPR (their `Info::tunable` is `false`).
+//!
+//! # Fair configuration
+//! Every peer runs in its fastest documented configuration for unkeyed use: fastbloom with
+//! foldhash (its docs' fast alternative), qfilter with its own default (foldhash, stable),
+//! cuckoofilter and scalable_cuckoo_filter with foldhash instead of SipHash. Where a crate's
+//! default is a keyed (randomly seeded) hash, that default is measured too, labelled
+//! (`fastbloom-sip`), so keyed is compared with keyed. Growing peers are given the parameters
+//! that make them promise the same compound FPR as ours (`growable-bloom`'s first stage at
+//! `p·(1 − r)`). Each choice is the `note` of the entry, printed in `summary.md`.
 
-use std::hash::BuildHasherDefault;
+use std::hash::{BuildHasher, Hasher};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -20,17 +29,75 @@ fn bloom_fpr(m: f64, k: f64, n: f64) -> f64 {
 
 // ---------------------------------------------------------------- fastbloom
 
-/// fastbloom 0.17, seeded for reproducibility.
+/// foldhash with a fixed seed: the fast, deterministic hasher the fast peers are given.
+pub type Fold = foldhash::fast::FixedState;
+
+/// A foldhash `Hasher` with `Default` (cuckoofilter builds one per hash), fixed seed.
+#[derive(Clone)]
+pub struct FoldDefault(foldhash::fast::FoldHasher<'static>);
+
+impl std::fmt::Debug for FoldDefault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FoldDefault")
+    }
+}
+
+impl Default for FoldDefault {
+    fn default() -> Self {
+        FoldDefault(Fold::with_seed(0x5EED_F01D).build_hasher())
+    }
+}
+
+impl Hasher for FoldDefault {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0.write_u64(i);
+    }
+}
+
+/// fastbloom 0.17 over a hasher `S`: foldhash (fast) or its default SipHash-1-3 (keyed).
 #[derive(Debug)]
-pub struct FastBloom {
-    f: fastbloom::BloomFilter,
+pub struct FastBloom<S: BuildHasher> {
+    f: fastbloom::BloomFilter<S>,
     items: u64,
 }
 
-impl Adapter for FastBloom {
+/// fastbloom with foldhash, seeded for reproducibility (its documented fast configuration).
+pub type FastBloomFold = FastBloom<Fold>;
+
+/// fastbloom on its default hasher: SipHash-1-3 under a random seed.
+pub type FastBloomSip = FastBloom<fastbloom::DefaultHasher>;
+
+/// How to make the hasher of a fastbloom adapter.
+pub trait FastBloomHasher: BuildHasher + Clone + Send + 'static + std::fmt::Debug {
+    /// The hasher for a run with `seed`.
+    fn make(seed: u64) -> Self;
+}
+
+impl FastBloomHasher for Fold {
+    fn make(seed: u64) -> Self {
+        Fold::with_seed(seed)
+    }
+}
+
+impl FastBloomHasher for fastbloom::DefaultHasher {
+    fn make(_: u64) -> Self {
+        fastbloom::DefaultHasher::default()
+    }
+}
+
+impl<S: FastBloomHasher> Adapter for FastBloom<S> {
     fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
         let f = fastbloom::BloomFilter::with_false_pos(spec.fpr)
-            .seed(&u128::from(spec.seed))
+            .hasher(S::make(spec.seed))
             .expected_items(usize_n(spec).max(1));
         Some(Ok(FastBloom { f, items: 0 }))
     }
@@ -52,20 +119,24 @@ impl Adapter for FastBloom {
     }
 }
 
-/// Registry entry for fastbloom.
+/// Registry entry for fastbloom (foldhash).
 pub fn fastbloom_entry() -> Entry {
-    Entry::new::<FastBloom>(Info {
-        name: "fastbloom",
-        source: "fastbloom 0.17",
-        kind: Kind::Bloom,
+    Entry::new::<FastBloomFold>(Info {
         peer: true,
-        tunable: true,
-        dynamic: true,
-        deletes: false,
-        grows: false,
-        keyed: false,
         curve: Some(Curve::Bloom),
-        note: "with_false_pos(p).seed(seed).expected_items(n); foldhash, one hash + derived probes",
+        note: "with_false_pos(p).hasher(foldhash FixedState::with_seed(seed)).expected_items(n): its documented fast hasher",
+        ..Info::base("fastbloom", "fastbloom 0.17", Kind::Bloom)
+    })
+}
+
+/// Registry entry for fastbloom on its keyed default (SipHash-1-3, random seed).
+pub fn fastbloom_sip_entry() -> Entry {
+    Entry::new::<FastBloomSip>(Info {
+        peer: true,
+        keyed: true,
+        curve: Some(Curve::Bloom),
+        note: "with_false_pos(p).expected_items(n): its default, SipHash-1-3 under a random seed (keyed)",
+        ..Info::base("fastbloom-sip", "fastbloom 0.17", Kind::Bloom)
     })
 }
 
@@ -115,36 +186,55 @@ impl Adapter for BloomfilterCrate {
 /// Registry entry for bloomfilter.
 pub fn bloomfilter_entry() -> Entry {
     Entry::new::<BloomfilterCrate>(Info {
-        name: "bloomfilter",
-        source: "bloomfilter 3.0",
-        kind: Kind::Bloom,
         peer: true,
-        tunable: true,
-        dynamic: true,
-        deletes: false,
-        grows: false,
         keyed: true,
         curve: Some(Curve::Bloom),
-        note: "new_for_fp_rate_with_seed(n, p, seed); two SipHash-1-3 hashes under a 32-byte seed",
+        note: "new_for_fp_rate_with_seed(n, p, seed): its only hasher, two SipHash-1-3 hashes under a 32-byte seed (keyed)",
+        ..Info::base("bloomfilter", "bloomfilter 3.0", Kind::Bloom)
     })
 }
 
 // ---------------------------------------------------------------- growable-bloom-filter
 
-/// growable-bloom-filter 2.1: starts at n/8 so the measurement includes its growth to n.
+/// growable-bloom-filter's default tightening ratio: stage i is built for `p0 · r^i`.
+pub const GROWABLE_TIGHTENING: f64 = 0.85;
+
+/// growable-bloom-filter 2.1: starts at n/8 so the measurement includes its growth to n. It
+/// reads its `p` as the first stage's FPR (stage i at `p·r^i`), so it is given
+/// `p0 = p·(1 − r)`: then the compound FPR over any number of stages is at most `p`, the same
+/// promise as ours.
 #[derive(Debug)]
 pub struct Growable {
     f: growable_bloom_filter::GrowableBloom,
-    target: f64,
+    first: f64,
     start: usize,
+}
+
+impl Growable {
+    /// Stages in use: capacities `start · 2^i` add up to the reported capacity.
+    fn stages(&self) -> i32 {
+        let mut cap = 0usize;
+        let mut s = 0;
+        while cap < self.f.capacity() && s < 64 {
+            cap += self.start << s;
+            s += 1;
+        }
+        s
+    }
 }
 
 impl Adapter for Growable {
     fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
         let start = (usize_n(spec) / 8).max(1);
+        let first = spec.fpr * (1.0 - GROWABLE_TIGHTENING);
         Some(Ok(Growable {
-            f: growable_bloom_filter::GrowableBloom::new(spec.fpr, start),
-            target: spec.fpr,
+            f: growable_bloom_filter::GrowableBloomBuilder::new()
+                .estimated_insertions(start)
+                .desired_error_ratio(first)
+                .growth_factor(2)
+                .tightening_ratio(GROWABLE_TIGHTENING)
+                .build(),
+            first,
             start,
         }))
     }
@@ -158,14 +248,22 @@ impl Adapter for Growable {
         self.f.contains(key)
     }
     fn theoretical_fpr(&self) -> Option<f64> {
-        // The crate promises its target as the compound bound; it exposes no formula.
-        Some(self.target)
+        // The union bound over the stages in use: each stage is built for p0·r^i (the crate
+        // exposes no fill-dependent formula).
+        let stages = self.stages();
+        Some(
+            1.0 - (0..stages)
+                .map(|i| 1.0 - self.first * GROWABLE_TIGHTENING.powi(i))
+                .product::<f64>(),
+        )
     }
     fn describe(&self) -> String {
         format!(
-            "start capacity {} grown to {} (growth 2, tightening 0.85)",
+            "start capacity {} grown to {} in {} stages (growth 2, tightening 0.85, p0 = {:.3e})",
             self.start,
-            self.f.capacity()
+            self.f.capacity(),
+            self.stages(),
+            self.first
         )
     }
 }
@@ -173,27 +271,23 @@ impl Adapter for Growable {
 /// Registry entry for growable-bloom-filter.
 pub fn growable_entry() -> Entry {
     Entry::new::<Growable>(Info {
-        name: "growable-bloom",
-        source: "growable-bloom-filter 2.1",
-        kind: Kind::Scalable,
         peer: true,
-        tunable: true,
-        dynamic: true,
-        deletes: false,
         grows: true,
-        keyed: false,
-        curve: None,
-        note: "GrowableBloom::new(p, n/8): starts at n/8 and grows to n; theory column = its promised bound",
+        note: "builder: estimated_insertions(n/8), desired_error_ratio(p(1-0.85)), growth 2, tightening 0.85: compound <= p like ours; theory = union bound of its stages",
+        ..Info::base(
+            "growable-bloom",
+            "growable-bloom-filter 2.1",
+            Kind::Scalable,
+        )
     })
 }
 
 // ---------------------------------------------------------------- cuckoofilter
 
-type StdSip = std::collections::hash_map::DefaultHasher;
-
-/// cuckoofilter 0.5: fixed 8-bit fingerprints, 4-slot buckets, power-of-two table.
+/// cuckoofilter 0.5: fixed 8-bit fingerprints, 4-slot buckets, power-of-two table; foldhash
+/// instead of its default SipHash (it hashes each key twice).
 pub struct CuckooCrate {
-    f: cuckoofilter::CuckooFilter<StdSip>,
+    f: cuckoofilter::CuckooFilter<FoldDefault>,
     buckets: usize,
 }
 
@@ -209,7 +303,7 @@ impl std::fmt::Debug for CuckooCrate {
 impl Adapter for CuckooCrate {
     fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
         let n = usize_n(spec);
-        let f = cuckoofilter::CuckooFilter::<StdSip>::with_capacity(n);
+        let f = cuckoofilter::CuckooFilter::<FoldDefault>::with_capacity(n);
         let buckets = (n.next_power_of_two() / 4).max(1);
         Some(Ok(CuckooCrate { f, buckets }))
     }
@@ -233,27 +327,18 @@ impl Adapter for CuckooCrate {
 /// Registry entry for cuckoofilter.
 pub fn cuckoofilter_entry() -> Entry {
     Entry::new::<CuckooCrate>(Info {
-        name: "cuckoofilter",
-        source: "cuckoofilter 0.5",
-        kind: Kind::Cuckoo,
         peer: true,
         tunable: false,
-        dynamic: true,
         deletes: true,
-        grows: false,
-        keyed: false,
         curve: Some(Curve::Cuckoo),
-        note: "with_capacity(n); fixed 8-bit fingerprints (about 3 %), any target ignored",
+        note: "CuckooFilter::<foldhash>::with_capacity(n) (its default is unkeyed SipHash-1-3, twice per key); fixed 8-bit fingerprints (about 3 %): a reference only for targets >= its FPR",
+        ..Info::base("cuckoofilter", "cuckoofilter 0.5", Kind::Cuckoo)
     })
 }
 
 // ---------------------------------------------------------------- scalable_cuckoo_filter
 
-type ScfFilter = scalable_cuckoo_filter::ScalableCuckooFilter<
-    u64,
-    scalable_cuckoo_filter::DefaultHasher,
-    ChaCha8Rng,
->;
+type ScfFilter = scalable_cuckoo_filter::ScalableCuckooFilter<u64, FoldDefault, ChaCha8Rng>;
 
 /// scalable_cuckoo_filter 0.5, seeded kick RNG, starting at n/8.
 #[derive(Debug)]
@@ -266,6 +351,7 @@ impl Adapter for ScalableCuckoo {
         let f = scalable_cuckoo_filter::ScalableCuckooFilterBuilder::new()
             .initial_capacity((usize_n(spec) / 8).max(1))
             .false_positive_probability(spec.fpr)
+            .hasher(FoldDefault::default())
             .rng(ChaCha8Rng::seed_from_u64(spec.seed))
             .finish();
         Some(Ok(ScalableCuckoo { f }))
@@ -294,34 +380,31 @@ impl Adapter for ScalableCuckoo {
 /// Registry entry for scalable_cuckoo_filter.
 pub fn scalable_cuckoo_entry() -> Entry {
     Entry::new::<ScalableCuckoo>(Info {
-        name: "scalable-cuckoo",
-        source: "scalable_cuckoo_filter 0.5",
-        kind: Kind::Scalable,
         peer: true,
-        tunable: true,
-        dynamic: true,
         deletes: true,
         grows: true,
-        keyed: false,
         curve: Some(Curve::Cuckoo),
-        note: "builder: initial_capacity(n/8), false_positive_probability(p), seeded kick RNG",
+        note: "builder: initial_capacity(n/8), false_positive_probability(p) (stage i at p/2^(i+1), compound <= p like ours), foldhash instead of its default unkeyed SipHash-1-3, seeded kick RNG",
+        ..Info::base(
+            "scalable-cuckoo",
+            "scalable_cuckoo_filter 0.5",
+            Kind::Scalable,
+        )
     })
 }
 
 // ---------------------------------------------------------------- qfilter
 
-type QHasher = BuildHasherDefault<StdSip>;
-
-/// qfilter 0.3 (rank-select quotient filter), fixed capacity n.
+/// qfilter 0.3 (rank-select quotient filter), fixed capacity n, its default hasher.
 #[derive(Debug)]
 pub struct QFilter {
-    f: qfilter::Filter<Box<[u8]>, QHasher>,
+    f: qfilter::Filter,
 }
 
 impl Adapter for QFilter {
     fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
         Some(
-            qfilter::Filter::new_with_hasher(spec.n.max(1), spec.fpr, QHasher::default())
+            qfilter::Filter::new(spec.n.max(1), spec.fpr)
                 .map(|f| QFilter { f })
                 .map_err(|e| format!("qfilter: {e}")),
         )
@@ -349,17 +432,11 @@ impl Adapter for QFilter {
 /// Registry entry for qfilter.
 pub fn qfilter_entry() -> Entry {
     Entry::new::<QFilter>(Info {
-        name: "qfilter",
-        source: "qfilter 0.3",
-        kind: Kind::Quotient,
         peer: true,
-        tunable: true,
-        dynamic: true,
         deletes: true,
-        grows: false,
-        keyed: false,
         curve: Some(Curve::Quotient),
-        note: "Filter::new(n, p) (not resizeable); std SipHash-1-3 with fixed keys",
+        note: "Filter::new(n, p) (not resizeable), its default StableBuildHasher (foldhash, fixed seed)",
+        ..Info::base("qfilter", "qfilter 0.3", Kind::Quotient)
     })
 }
 
@@ -373,6 +450,13 @@ pub struct BinaryFuse8(xorf::BinaryFuse8);
 #[derive(Debug)]
 pub struct BinaryFuse16(xorf::BinaryFuse16);
 
+/// xorf takes pre-hashed `u64` keys: its adapter pays the same one hash of the 8 key bytes
+/// every other entry pays (xxh3-64, the fastest well-kept byte hash at this length).
+#[inline]
+pub fn xorf_key(key: u64) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&key.to_le_bytes())
+}
+
 macro_rules! xorf_adapter {
     ($t:ident, $inner:ty, $bits:expr) => {
         impl Adapter for $t {
@@ -380,7 +464,8 @@ macro_rules! xorf_adapter {
                 None
             }
             fn build(_: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
-                <$inner>::try_from(keys)
+                let hashed: Vec<u64> = keys.iter().map(|&k| xorf_key(k)).collect();
+                <$inner>::try_from(hashed.as_slice())
                     .map(|f| ($t(f), 0))
                     .map_err(|e| format!("xorf: {e}"))
             }
@@ -389,7 +474,7 @@ macro_rules! xorf_adapter {
             }
             #[inline]
             fn contains(&self, key: u64) -> bool {
-                xorf::Filter::contains(&self.0, &key)
+                xorf::Filter::contains(&self.0, &xorf_key(key))
             }
             fn theoretical_fpr(&self) -> Option<f64> {
                 Some(2f64.powi(-$bits))
@@ -411,33 +496,23 @@ xorf_adapter!(BinaryFuse16, xorf::BinaryFuse16, 16);
 /// Registry entry for xorf's BinaryFuse8.
 pub fn bfuse8_entry() -> Entry {
     Entry::new::<BinaryFuse8>(Info {
-        name: "xorf-bfuse8",
-        source: "xorf 0.13",
-        kind: Kind::Xor,
         peer: true,
         tunable: false,
         dynamic: false,
-        deletes: false,
-        grows: false,
-        keyed: false,
         curve: Some(Curve::BinaryFuse),
-        note: "BinaryFuse8::try_from(keys): static, 8-bit fingerprints (2^-8), the space reference",
+        note: "BinaryFuse8::try_from(xxh3-64 of each key's 8 bytes): static, 8-bit fingerprints (2^-8)",
+        ..Info::base("xorf-bfuse8", "xorf 0.13", Kind::Static)
     })
 }
 
 /// Registry entry for xorf's BinaryFuse16.
 pub fn bfuse16_entry() -> Entry {
     Entry::new::<BinaryFuse16>(Info {
-        name: "xorf-bfuse16",
-        source: "xorf 0.13",
-        kind: Kind::Xor,
         peer: true,
         tunable: false,
         dynamic: false,
-        deletes: false,
-        grows: false,
-        keyed: false,
         curve: Some(Curve::BinaryFuse),
-        note: "BinaryFuse16::try_from(keys): static, 16-bit fingerprints (2^-16)",
+        note: "BinaryFuse16::try_from(xxh3-64 of each key's 8 bytes): static, 16-bit fingerprints (2^-16)",
+        ..Info::base("xorf-bfuse16", "xorf 0.13", Kind::Static)
     })
 }

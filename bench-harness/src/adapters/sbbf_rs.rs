@@ -68,16 +68,9 @@ impl Adapter for SbbfRs {
 /// Registry entry for sbbf-rs-safe.
 pub fn sbbf_rs_entry() -> Entry {
     Entry::new::<SbbfRs>(Info {
-        name: "sbbf-rs",
-        source: "sbbf-rs-safe 0.3",
-        kind: Kind::Bloom,
         peer: true,
-        tunable: true,
-        dynamic: true,
-        deletes: false,
-        grows: false,
-        keyed: false,
         curve: Some(Curve::Bloom),
         note: "Filter::new(bits of our blocked filter for (n, p), 1); xxh3-64 of the key's 8 LE bytes; AVX2 split-block",
+        ..Info::base("sbbf-rs", "sbbf-rs-safe 0.3", Kind::Bloom)
     })
 }

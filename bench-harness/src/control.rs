@@ -1,0 +1,198 @@
+//! Control what can be controlled: pin the measuring thread to one CPU and give every
+//! allocation the same page size; record what cannot be controlled (load, steal time,
+//! governor). The only `unsafe` of the harness outside the counting allocator lives here: two
+//! system calls with plain-data arguments, each falling back to "not done, recorded".
+//!
+//! Huge pages: transparent huge pages make a filter's lookups cheaper or dearer depending on
+//! whether its allocation happened to land on 2 MiB pages. The harness turns them off for
+//! its own process (`prctl(PR_SET_THP_DISABLE)`), so every filter, ours and peers, is on 4 KiB
+//! pages whatever the system setting; the setting and the outcome are recorded.
+
+use crate::schema::Conditions;
+
+/// Pin the calling thread to the CPU it is running on; returns that CPU.
+pub fn pin_current_thread() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sched_getcpu takes no arguments and only reads the calling thread's state.
+        let cpu = unsafe { libc::sched_getcpu() };
+        let cpu = usize::try_from(cpu).ok()?;
+        // SAFETY: `set` is a plain bit set owned by this frame, initialised by CPU_ZERO/CPU_SET
+        // before the call; pid 0 means the calling thread; the size passed is its own size.
+        let ok = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_ZERO(&mut set);
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        };
+        ok.then_some(cpu)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Turn transparent huge pages off for this process; `true` if the kernel accepted it.
+pub fn disable_thp() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: PR_SET_THP_DISABLE takes integer arguments only and changes a flag of the
+        // calling process; nothing is read from or written to memory we own.
+        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+/// A clock of the CPU time this thread has run: time spent descheduled (another process on
+/// the core, which on a shared 2-core machine is most of the noise) does not count, while
+/// memory stalls do. Falls back to the wall clock where the OS has no per-thread clock.
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadClock {
+    start_ns: Option<u64>,
+    wall: std::time::Instant,
+}
+
+/// CPU nanoseconds of the calling thread.
+pub fn thread_cpu_ns() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec owned by this frame; the clock id is a
+        // constant the kernel knows.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+impl ThreadClock {
+    /// Start timing.
+    #[inline]
+    pub fn start() -> Self {
+        ThreadClock {
+            start_ns: thread_cpu_ns(),
+            wall: std::time::Instant::now(),
+        }
+    }
+
+    /// Time since [`start`](Self::start): thread CPU time, or wall time as the fallback.
+    #[inline]
+    pub fn elapsed(&self) -> std::time::Duration {
+        match (self.start_ns, thread_cpu_ns()) {
+            (Some(a), Some(b)) => std::time::Duration::from_nanos(b.saturating_sub(a)),
+            _ => self.wall.elapsed(),
+        }
+    }
+
+    /// Which clock is in use (for the results).
+    pub fn name() -> &'static str {
+        if thread_cpu_ns().is_some() {
+            "thread CPU time (CLOCK_THREAD_CPUTIME_ID): time descheduled does not count"
+        } else {
+            "wall clock (no per-thread CPU clock on this OS)"
+        }
+    }
+}
+
+/// Context switches (voluntary + involuntary) of the calling thread so far.
+pub fn context_switches() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: an all-zero rusage is a valid value of this plain C struct; getrusage only
+        // writes into the struct we pass, which lives in this frame.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: see above; RUSAGE_THREAD asks about the calling thread only.
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+        (rc == 0).then(|| (u.ru_nvcsw + u.ru_nivcsw) as u64)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+fn read(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+/// 1-minute load average.
+pub fn load_average() -> Option<f64> {
+    read("/proc/loadavg")?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// (steal, total) jiffies of all CPUs from /proc/stat.
+pub fn cpu_times() -> Option<(u64, u64)> {
+    let stat = read("/proc/stat")?;
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let steal = *v.get(7)?;
+    Some((steal, v.iter().take(8).sum()))
+}
+
+/// Conditions at the start of a run: pin, set the page policy, read the load.
+#[derive(Debug)]
+pub struct Session {
+    conditions: Conditions,
+    times: Option<(u64, u64)>,
+}
+
+impl Session {
+    /// Pin the current thread and disable THP (both recorded); read the starting load.
+    pub fn start() -> Self {
+        let system = read("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_else(|| "unreadable".into());
+        let thp = if disable_thp() {
+            format!(
+                "off for this process (prctl PR_SET_THP_DISABLE): every filter on 4 KiB pages; system setting: {system}"
+            )
+        } else {
+            format!("could not be disabled; system setting: {system}")
+        };
+        let conditions = Conditions {
+            pinned_cpu: pin_current_thread(),
+            thp,
+            governor: read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+                .unwrap_or_else(|| "not exposed".into()),
+            load_start: load_average(),
+            load_end: None,
+            steal_pct: None,
+            clock: ThreadClock::name().into(),
+            clean_chunks_pct: None,
+        };
+        Session {
+            conditions,
+            times: cpu_times(),
+        }
+    }
+
+    /// The conditions, with the load and steal time at the end.
+    pub fn finish(mut self) -> Conditions {
+        self.conditions.load_end = load_average();
+        if let (Some((s0, t0)), Some((s1, t1))) = (self.times, cpu_times()) {
+            if t1 > t0 {
+                self.conditions.steal_pct = Some((s1 - s0) as f64 * 100.0 / (t1 - t0) as f64);
+            }
+        }
+        self.conditions
+    }
+}

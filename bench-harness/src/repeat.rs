@@ -1,0 +1,187 @@
+//! `repeat`: N back-to-back runs of one stated command, each in its own process, and the
+//! spread of every lookup ratio to `blocked` across them (`results/repeatability.md`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::report::{pct, size_label};
+use crate::schema::Results;
+
+/// Relative band every ratio should stay within around the runs' mean.
+pub const BAND: f64 = 0.10;
+
+/// Run `bench-harness run <args> --out <dir>/run-<i> --quiet --no-plots` `runs` times.
+pub fn run_all(args: &[String], runs: u32, dir: &Path) -> Result<Vec<(PathBuf, Results)>, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    if args.iter().any(|a| a == "--out" || a.starts_with("--out=")) {
+        return Err("repeat chooses each run's --out itself; leave it out".into());
+    }
+    let mut out = Vec::new();
+    for i in 1..=runs {
+        let d = dir.join(format!("run-{i}"));
+        eprintln!("repeat: run {i} of {runs} -> {}", d.display());
+        let status = Command::new(&exe)
+            .arg("run")
+            .args(args)
+            .arg("--out")
+            .arg(&d)
+            .args(["--quiet", "--no-plots"])
+            .status()
+            .map_err(|e| format!("cannot start run {i}: {e}"))?;
+        if !status.success() {
+            return Err(format!("run {i} failed ({status})"));
+        }
+        let r = crate::report::read(&d.join(crate::report::JSON))?;
+        out.push((d, r));
+    }
+    Ok(out)
+}
+
+/// The spread table and verdict; returns the Markdown and the largest relative deviation.
+pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Repeatability of the lookup ratios\n");
+    let _ = writeln!(
+        s,
+        "Written by `bench-harness repeat` — not edited by hand. {} back-to-back runs, each its \
+         own process, of:\n\n```\n{command}\n```\n",
+        runs.len()
+    );
+    for (i, (d, r)) in runs.iter().enumerate() {
+        let c = &r.machine.conditions;
+        let _ = writeln!(
+            s,
+            "- run {}: {} ({}), commit {}, wall {:.0} s, load {}→{}, steal {}, CPU {}, THP {}",
+            i + 1,
+            r.machine.date,
+            d.display(),
+            r.machine.git_commit,
+            r.wall_seconds,
+            c.load_start.map(|x| format!("{x:.2}")).unwrap_or_default(),
+            c.load_end.map(|x| format!("{x:.2}")).unwrap_or_default(),
+            c.steal_pct.map(|x| format!("{x:.2} %")).unwrap_or_default(),
+            r.machine.cpu,
+            c.thp
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nEach cell: the run's ratio of ns/op to `blocked` (same size and target, median of the \
+         per-round ratios) [its 95 % interval]. Deviation: the largest |run − mean| / mean.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| filter | n | target | hits |{} mean | max deviation |",
+        (1..=runs.len())
+            .map(|i| format!(" run {i} |"))
+            .collect::<String>()
+    );
+    let _ = writeln!(s, "|---|---|---|---|{}---|---|", "---|".repeat(runs.len()));
+    let mut worst = 0.0f64;
+    let mut count = 0;
+    let mut outside = Vec::new();
+    let Some((_, first)) = runs.first() else {
+        return (s, 0.0);
+    };
+    for row in &first.rows {
+        if row.filter == "blocked" {
+            continue;
+        }
+        for l in &row.lookups {
+            let vals: Vec<_> = runs
+                .iter()
+                .filter_map(|(_, r)| {
+                    r.rows
+                        .iter()
+                        .find(|x| {
+                            x.filter == row.filter && x.n == row.n && x.target_fpr == row.target_fpr
+                        })
+                        .and_then(|x| x.lookup(l.positive_pct))
+                        .and_then(|x| x.blocked_ratio)
+                })
+                .collect();
+            if vals.len() != runs.len() {
+                continue;
+            }
+            let mean = vals.iter().map(|v| v.mid).sum::<f64>() / vals.len() as f64;
+            let dev = vals
+                .iter()
+                .map(|v| ((v.mid - mean) / mean).abs())
+                .fold(0.0, f64::max);
+            worst = worst.max(dev);
+            count += 1;
+            let label = format!(
+                "{} n={} target={} {} %",
+                row.filter,
+                size_label(row.n),
+                row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+                l.positive_pct
+            );
+            if dev > BAND {
+                outside.push(format!("{label}: ±{:.1} %", dev * 100.0));
+            }
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} % |{} {:.3} | {:.1} %{} |",
+                row.filter,
+                size_label(row.n),
+                row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+                l.positive_pct,
+                vals.iter()
+                    .map(|v| format!(" {} |", v.show(3)))
+                    .collect::<String>(),
+                mean,
+                dev * 100.0,
+                if dev > BAND {
+                    " **outside ±10 %**"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n**{} of {count} lookup ratios to `blocked` within ±{:.0} % of the runs' mean; the largest deviation is {:.1} %.**",
+        count - outside.len(),
+        BAND * 100.0,
+        worst * 100.0
+    );
+    if !outside.is_empty() {
+        let _ = writeln!(s, "\nOutside the band:\n");
+        for o in &outside {
+            let _ = writeln!(s, "- {o}");
+        }
+    }
+    // Pairwise compare: the same runs should flag nothing.
+    let _ = writeln!(s, "\n## `compare` between the runs\n");
+    for i in 0..runs.len() {
+        for j in i + 1..runs.len() {
+            let ch = crate::compare::compare(&runs[i].1, &runs[j].1);
+            let flagged: Vec<_> = ch.iter().filter(|c| c.flagged).collect();
+            let _ = writeln!(
+                s,
+                "- run {} vs run {}: {} figures, {} flagged{}",
+                i + 1,
+                j + 1,
+                ch.len(),
+                flagged.len(),
+                if flagged.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " ({})",
+                        flagged
+                            .iter()
+                            .take(8)
+                            .map(|c| format!("{} {} {:+.1} %", c.what, c.figure, c.rel * 100.0))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    )
+                }
+            );
+        }
+    }
+    (s, worst)
+}

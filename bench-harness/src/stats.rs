@@ -1,0 +1,194 @@
+//! Uncertainty of every figure: medians over rounds with a bootstrap 95 % interval, ratios
+//! paired round by round, and Wilson intervals for measured rates.
+//!
+//! Timing figures are medians over interleaved rounds (every filter measured once per round,
+//! in a shuffled order, so a burst of noise lands on all of them). The interval of a median
+//! is a percentile bootstrap: [`BOOTSTRAP_RESAMPLES`] resamples of the rounds with a fixed
+//! seed, the 2.5th and 97.5th percentiles of their medians. A ratio between two filters of
+//! the same interleaved group is the median of the per-round ratios (both sampled the same
+//! noise), with the bootstrap interval of that median; between different groups it is the
+//! ratio of medians with the interval `[lo_a / hi_b, hi_a / lo_b]`.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// Resamples per bootstrap interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 2000;
+
+/// z of a two-sided 95 % interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// A value with its 95 % interval.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Median (or the point estimate).
+    pub mid: f64,
+    /// Lower end of the 95 % interval.
+    pub lo: f64,
+    /// Upper end of the 95 % interval.
+    pub hi: f64,
+}
+
+impl Interval {
+    /// A point with no spread.
+    pub fn exact(x: f64) -> Self {
+        Interval {
+            mid: x,
+            lo: x,
+            hi: x,
+        }
+    }
+
+    /// `true` when `x` lies inside `[lo, hi]`.
+    pub fn contains(&self, x: f64) -> bool {
+        self.lo <= x && x <= self.hi
+    }
+
+    /// Half the width relative to the middle (± as a fraction).
+    pub fn rel_half_width(&self) -> f64 {
+        if self.mid == 0.0 {
+            0.0
+        } else {
+            (self.hi - self.lo) / 2.0 / self.mid.abs()
+        }
+    }
+
+    /// `1.23 [1.20–1.26]`.
+    pub fn show(&self, digits: usize) -> String {
+        format!(
+            "{:.d$} [{:.d$}–{:.d$}]",
+            self.mid,
+            self.lo,
+            self.hi,
+            d = digits
+        )
+    }
+}
+
+/// Median of a slice (sorts a copy); NaN when empty.
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// The median of `v` with its percentile-bootstrap 95 % interval (fixed seed, so the same
+/// samples always give the same interval). One sample gives a zero-width interval.
+pub fn median_interval(v: &[f64]) -> Interval {
+    let mid = median(v);
+    if v.len() < 2 {
+        return Interval::exact(mid);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(0xB007_57A9);
+    let mut meds = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    let mut sample = vec![0.0; v.len()];
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        for s in sample.iter_mut() {
+            *s = v[rng.random_range(0..v.len())];
+        }
+        meds.push(median(&sample));
+    }
+    meds.sort_by(f64::total_cmp);
+    let at = |q: f64| meds[((meds.len() - 1) as f64 * q).round() as usize];
+    Interval {
+        mid,
+        lo: at(0.025).min(mid),
+        hi: at(0.975).max(mid),
+    }
+}
+
+/// Ratio `a / b` of two series measured in the same rounds (paired): the median of the
+/// per-round ratios with its bootstrap interval.
+pub fn paired_ratio(a: &[f64], b: &[f64]) -> Interval {
+    let r: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
+    median_interval(&r)
+}
+
+/// Ratio of two independent intervals: ratio of the middles, `[lo_a / hi_b, hi_a / lo_b]`.
+pub fn unpaired_ratio(a: &Interval, b: &Interval) -> Interval {
+    Interval {
+        mid: a.mid / b.mid,
+        lo: a.lo / b.hi,
+        hi: a.hi / b.lo,
+    }
+}
+
+/// Wilson score interval at `z` for `k` successes in `n` trials.
+pub fn wilson(k: u64, n: u64, z: f64) -> Interval {
+    if n == 0 {
+        return Interval {
+            mid: f64::NAN,
+            lo: 0.0,
+            hi: 1.0,
+        };
+    }
+    let n_f = n as f64;
+    let p = k as f64 / n_f;
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n_f;
+    let centre = (p + z2 / (2.0 * n_f)) / denom;
+    let half = z * (p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt() / denom;
+    Interval {
+        mid: p,
+        lo: if k == 0 {
+            0.0
+        } else {
+            (centre - half).max(0.0)
+        },
+        hi: (centre + half).min(1.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_interval() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&[]).is_nan());
+        let v: Vec<f64> = (1..=21).map(f64::from).collect();
+        let i = median_interval(&v);
+        assert_eq!(i.mid, 11.0);
+        // The median of 21 draws stays within a few order statistics of the middle.
+        assert!(
+            i.lo >= 6.0 && i.lo < 11.0 && i.hi > 11.0 && i.hi <= 16.0,
+            "{i:?}"
+        );
+        assert_eq!(median_interval(&[5.0]), Interval::exact(5.0));
+        assert_eq!(median_interval(&v), i, "fixed seed: reproducible");
+    }
+
+    #[test]
+    fn paired_ratio_cancels_shared_noise() {
+        // b is a but 2x, with the same per-round noise: the paired ratio is exactly 0.5.
+        let a = [10.0, 30.0, 12.0, 50.0, 11.0];
+        let b: Vec<f64> = a.iter().map(|x| x * 2.0).collect();
+        let r = paired_ratio(&a, &b);
+        assert_eq!((r.lo, r.mid, r.hi), (0.5, 0.5, 0.5));
+        let u = unpaired_ratio(&median_interval(&a), &median_interval(&b));
+        assert!(u.lo < 0.5 && u.hi > 0.5);
+    }
+
+    #[test]
+    fn wilson_matches_the_normal_interval_for_large_counts() {
+        let w = wilson(10_000, 1_000_000, Z95);
+        let half = Z95 * (0.01f64 * 0.99 / 1e6).sqrt();
+        // Wilson's centre sits z²/(2n) ≈ 1.9e-6 above p; its half-width differs by less.
+        let shift = Z95 * Z95 / 2e6;
+        assert!((w.lo - (0.01 - half)).abs() < 1.5 * shift, "{w:?}");
+        assert!((w.hi - (0.01 + half)).abs() < 1.5 * shift, "{w:?}");
+        let z = wilson(0, 1000, Z95);
+        assert!(z.lo.abs() < 1e-15, "{z:?}");
+        assert!(z.hi > 0.0 && z.hi < 0.005);
+    }
+}
