@@ -150,6 +150,7 @@ use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, FilterMeta, Meta};
+use bloomlab_core::simd;
 use bloomlab_core::{Key, filter_glue};
 
 pub use band::MAX_RESULT_BITS;
@@ -160,6 +161,10 @@ pub use view::RibbonView;
 pub type Row = u128;
 /// The band width `w` in slots.
 pub const WIDTH: u64 = Row::BITS as u64;
+
+/// Prefetch distance of [`RibbonFilter::might_contain_batch`]: lookups whose solution
+/// stretch is being fetched while the current one is answered.
+pub const BATCH: usize = 16;
 
 /// Seeds a construction tries before it gives up with [`Error::Full`]. Each seed succeeds
 /// with probability at least [`SEED_SUCCESS`] at the sizing of [`num_slots`], so all of them
@@ -187,22 +192,11 @@ pub fn row<W: CoeffRow>(h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32) {
     )
 }
 
-/// `r = ceil(log2(1/p))`: the result bits for a target FPR `p`, so the FPR `2^-r ≤ p`.
-/// Errors: `p` not in (0, 1), or below `2^-32` ([`MAX_RESULT_BITS`]).
+/// `r = ceil(log2(1/p))`: the result bits for a target FPR `p`, so the FPR `2^-r ≤ p`
+/// ([`math::ribbon_result_bits`]). Errors: `p` not in (0, 1), or below `2^-32`
+/// ([`MAX_RESULT_BITS`]).
 pub fn result_bits_for(p: f64) -> Result<u32> {
-    math::validate_fpr(p)?;
-    let mut r = (-p.log2()).ceil().max(1.0);
-    // Guard the rounding of log2 at exact powers of two: 2^-r must not exceed p.
-    if (-r).exp2() > p {
-        r += 1.0;
-    }
-    if r > f64::from(MAX_RESULT_BITS) {
-        return Err(Error::invalid(
-            "fpr",
-            format!("{p} needs more than {MAX_RESULT_BITS} result bits"),
-        ));
-    }
-    Ok(r as u32)
+    math::ribbon_result_bits(p)
 }
 
 /// The FPR of `r` result bits: `2^-r` (a non-member's row meets the solution in `r`
@@ -211,26 +205,19 @@ pub fn fpr_for_result_bits(r: u32) -> f64 {
     (-f64::from(r)).exp2()
 }
 
-/// Slot overhead `m/n − 1` for `n` keys (see the crate docs: measured so that one seed
-/// succeeds with probability ≥ [`SEED_SUCCESS`]).
+/// Slot overhead `m/n − 1` for `n` keys ([`math::ribbon_slot_overhead`]: measured so that
+/// one seed succeeds with probability ≥ [`SEED_SUCCESS`]).
 pub fn slot_overhead(n: u64) -> f64 {
-    OVERHEAD_PER_DECADE * (n.max(1) as f64).log10()
+    math::ribbon_slot_overhead(n)
 }
 
 /// Slot overhead per decade of `n` (see [`slot_overhead`]).
-pub const OVERHEAD_PER_DECADE: f64 = 0.008;
+pub const OVERHEAD_PER_DECADE: f64 = math::RIBBON_OVERHEAD_PER_DECADE;
 
 /// Slots for `n` keys: 0 for `n = 0`, else `n·(1 + slot_overhead(n))` rounded up to a
-/// multiple of `w`, at least `w`.
+/// multiple of `w`, at least `w` ([`math::ribbon_slots`]).
 pub fn num_slots(n: u64) -> Result<u64> {
-    if n == 0 {
-        return Ok(0);
-    }
-    let want = (n as f64 * (1.0 + slot_overhead(n))).ceil();
-    if want >= (1u64 << 60) as f64 {
-        return Err(Error::SizeOverflow(format!("{n} keys need {want} slots")));
-    }
-    Ok((want as u64).div_ceil(WIDTH).max(1) * WIDTH)
+    math::ribbon_slots(n, WIDTH)
 }
 
 /// Solution bytes for `slots` slots of `r` bits (`slots` a multiple of `w`).
@@ -397,6 +384,72 @@ impl<S: HashScheme> RibbonFilter<S> {
             self.seed,
             h,
         )
+    }
+
+    /// Answer many keys at once: `out[i] = might_contain(keys[i])`. The key [`BATCH`]
+    /// positions ahead is hashed and the stretch of solution its query reads is prefetched
+    /// while key `i` is answered, so many lookups' memory accesses are in flight at once (a
+    /// single lookup is long enough, ≈ 200 instructions, that the CPU's reorder window holds
+    /// about one, so one-at-a-time lookups wait for each miss in turn). Errors (changing
+    /// nothing) if `out` is not exactly as long as `keys`.
+    pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
+        if keys.len() != out.len() {
+            return Err(Error::invalid(
+                "out",
+                format!("{} answers for {} keys", out.len(), keys.len()),
+            ));
+        }
+        self.batch(keys, |i, hit| out[i] = hit);
+        Ok(())
+    }
+
+    /// How many of `keys` answer "maybe" ([`might_contain_batch`](Self::might_contain_batch)
+    /// without the answer buffer).
+    pub fn count_contained<K: Key>(&self, keys: &[K]) -> usize {
+        let mut hits = 0;
+        self.batch(keys, |_, hit| hits += usize::from(hit));
+        hits
+    }
+
+    /// The batched lookup: each key's equation is derived [`BATCH`] keys early and the
+    /// stretch of solution it reads prefetched; `answer(i, hit)` for every key in order.
+    #[inline(always)]
+    fn batch<K: Key>(&self, keys: &[K], mut answer: impl FnMut(usize, bool)) {
+        if self.num_slots == 0 {
+            keys.iter().enumerate().for_each(|(i, _)| answer(i, false));
+            return;
+        }
+        let scheme = self.meta.scheme();
+        let (m, r, seed) = (self.num_slots, self.result_bits, self.seed);
+        let (blocks, mask) = ((m / WIDTH) as usize, result_mask(r));
+        simd::pipeline::<K, (usize, Row, u32), BATCH>(
+            keys,
+            |k| row::<Row>(k.with_key_bytes(|b| scheme.hash(b)), seed, m - WIDTH + 1),
+            |&(s, _, _)| self.prefetch(s),
+            |i, (s, c, v)| {
+                answer(
+                    i,
+                    band::query(&self.columns[..], blocks, r, s, c) == v & mask,
+                )
+            },
+        );
+    }
+
+    /// Start loading the `2·r` columns a row starting at slot `start` reads (every 64-byte
+    /// line of them; `num_slots > 0`).
+    #[inline(always)]
+    fn prefetch(&self, start: usize) {
+        let r = self.result_bits as usize;
+        let first = start / WIDTH as usize * r;
+        let cols = &self.columns[first..(first + 2 * r).min(self.columns.len())];
+        // Four 16-byte columns per 64-byte line, and the last column's line in case the
+        // stretch does not start on a line.
+        for c in cols.iter().step_by(4) {
+            simd::prefetch(c);
+        }
+        if let Some(c) = cols.last() {
+            simd::prefetch(c);
+        }
     }
 
     /// Slots `m` of the solution (a multiple of 128; 0 for an empty set).
