@@ -118,7 +118,7 @@
 //! two 16-byte loads, two ANDs, an XOR, a fold of the halves, one `popcnt`: the SSE2 +
 //! run-time-`popcnt` kernel [`bloomlab_core::simd::ribbon_parities`], where the default
 //! x86_64 target had compiled `count_ones` into a vectorised software popcount of ≈ 20
-//! instructions per column), ≈ 20 the CPU-feature check and call, and ≈ 125 the key's
+//! instructions per column), ≈ 23 the CPU-feature check and call, and ≈ 135 the key's
 //! xxh3-128, the three finalisers that derive the row (fixed by the format), the two
 //! shifted 128-bit masks and the range checks. So even a free parity would leave Ribbon
 //! ≈ 3× BinaryFuse8's instruction count; at 10^6 keys (the solution in cache) both are
