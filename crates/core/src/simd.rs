@@ -906,3 +906,308 @@ mod tests {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Ribbon column parities
+// ---------------------------------------------------------------------------------------
+
+/// Dispatch on the column count to [`ribbon_fold_fixed`] (one predictable jump per query: a
+/// filter's `r` never changes), else the loop.
+macro_rules! ribbon_dispatch {
+    ($lo:expr, $hi:expr, $ml:expr, $mh:expr, $parity:expr; $($n:literal)*) => {{
+        let (lo, hi): (&[u128], &[u128]) = ($lo, $hi);
+        let n = lo.len().min(hi.len());
+        match n {
+            $($n => ribbon_fold_fixed::<$n>(
+                lo[..$n].try_into().expect("n columns"),
+                hi[..$n].try_into().expect("n columns"),
+                $ml, $mh, $parity),)*
+            _ => ribbon_fold(lo.iter().copied(), hi.iter().copied(), $ml, $mh, $parity),
+        }
+    }};
+}
+
+/// Whether this CPU has the `popcnt` instruction (std caches the CPUID probe; a relaxed load).
+#[inline]
+pub fn has_popcnt() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("popcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The query kernel of a Ribbon filter's interleaved solution: bit `j` of the result is the
+/// parity of `(lo[j] & mask_lo) ^ (hi[j] & mask_hi)`, for `j` below `lo.len().min(hi.len())`
+/// (at most 32 columns are read). On x86_64 the CPU's `popcnt` is used when it has one (the
+/// default target has no `popcnt`, and a software parity costs a dozen instructions per
+/// column); [`ribbon_parities_scalar`] defines the result.
+#[inline]
+pub fn ribbon_parities(lo: &[u128], hi: &[u128], mask_lo: u128, mask_hi: u128) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if has_popcnt() {
+        // SAFETY: the CPU has `popcnt` (checked just above), the only requirement of this
+        // `#[target_feature(enable = "popcnt")]` function beyond its safe signature.
+        return unsafe { x86::ribbon_parities_popcnt(lo, hi, mask_lo, mask_hi) };
+    }
+    ribbon_parities_scalar(lo, hi, mask_lo, mask_hi)
+}
+
+/// [`ribbon_parities`] over columns stored as little-endian 16-byte groups at any alignment
+/// (a solution read in place from its bytes): column `j` is `lo[16·j..16·j + 16]`.
+#[inline]
+pub fn ribbon_parities_le(lo: &[u8], hi: &[u8], mask_lo: u128, mask_hi: u128) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if has_popcnt() {
+        // SAFETY: as in `ribbon_parities`: the CPU has `popcnt`.
+        return unsafe { x86::ribbon_parities_le_popcnt(lo, hi, mask_lo, mask_hi) };
+    }
+    ribbon_parities_le_scalar(lo, hi, mask_lo, mask_hi)
+}
+
+/// Portable definition of [`ribbon_parities`].
+#[inline]
+pub fn ribbon_parities_scalar(lo: &[u128], hi: &[u128], mask_lo: u128, mask_hi: u128) -> u32 {
+    ribbon_dispatch!(lo, hi, mask_lo, mask_hi, ribbon_parity_scalar;
+        1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+}
+
+/// Portable definition of [`ribbon_parities_le`].
+#[inline]
+pub fn ribbon_parities_le_scalar(lo: &[u8], hi: &[u8], mask_lo: u128, mask_hi: u128) -> u32 {
+    ribbon_fold(
+        le_columns(lo),
+        le_columns(hi),
+        mask_lo,
+        mask_hi,
+        ribbon_parity_scalar,
+    )
+}
+
+#[inline(always)]
+fn le_columns(b: &[u8]) -> impl Iterator<Item = u128> + '_ {
+    b.chunks_exact(16)
+        .map(|c| u128::from_le_bytes(c.try_into().expect("16 bytes")))
+}
+
+/// The column loop both paths share; `parity` is the only difference between them.
+#[inline(always)]
+fn ribbon_fold(
+    lo: impl Iterator<Item = u128>,
+    hi: impl Iterator<Item = u128>,
+    mask_lo: u128,
+    mask_hi: u128,
+    parity: impl Fn(u64) -> u32,
+) -> u32 {
+    let mut acc = 0u32;
+    for (j, (l, h)) in lo.zip(hi).take(32).enumerate() {
+        let x = (l & mask_lo) ^ (h & mask_hi);
+        acc |= parity((x as u64) ^ ((x >> 64) as u64)) << j;
+    }
+    acc
+}
+
+/// [`ribbon_fold`] over `R` columns as arrays: the loop unrolls into straight-line code.
+#[inline(always)]
+fn ribbon_fold_fixed<const R: usize>(
+    lo: &[u128; R],
+    hi: &[u128; R],
+    mask_lo: u128,
+    mask_hi: u128,
+    parity: impl Fn(u64) -> u32,
+) -> u32 {
+    let mut acc = 0u32;
+    for j in 0..R {
+        let x = (lo[j] & mask_lo) ^ (hi[j] & mask_hi);
+        acc |= parity((x as u64) ^ ((x >> 64) as u64)) << j;
+    }
+    acc
+}
+
+/// Parity without `popcnt`: fold to 8 bits, then the parity flag of a byte (`setnp`).
+#[inline(always)]
+fn ribbon_parity_scalar(mut x: u64) -> u32 {
+    x ^= x >> 32;
+    x ^= x >> 16;
+    x ^= x >> 8;
+    (x as u8).count_ones() & 1
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_set_epi64x,
+        _mm_unpackhi_epi64, _mm_xor_si128,
+    };
+
+    /// `ribbon_parities` with SSE2 (x86_64's baseline) and `popcnt`.
+    ///
+    /// # Safety
+    /// The CPU must have `popcnt`.
+    #[target_feature(enable = "sse2,popcnt")]
+    pub(super) unsafe fn ribbon_parities_popcnt(
+        lo: &[u128],
+        hi: &[u128],
+        mask_lo: u128,
+        mask_hi: u128,
+    ) -> u32 {
+        let n = lo.len().min(hi.len()).min(32);
+        // SAFETY: both pointers start `n` readable 16-byte columns (`n ≤ len` of each slice;
+        // a `u128` is 16 bytes); the CPU has `popcnt` (this function's own contract).
+        unsafe { columns(lo.as_ptr().cast(), hi.as_ptr().cast(), n, mask_lo, mask_hi) }
+    }
+
+    /// `ribbon_parities_le` with SSE2 and `popcnt`.
+    ///
+    /// # Safety
+    /// The CPU must have `popcnt`.
+    #[target_feature(enable = "sse2,popcnt")]
+    pub(super) unsafe fn ribbon_parities_le_popcnt(
+        lo: &[u8],
+        hi: &[u8],
+        mask_lo: u128,
+        mask_hi: u128,
+    ) -> u32 {
+        let n = (lo.len().min(hi.len()) / 16).min(32);
+        // SAFETY: both slices hold at least `16·n` bytes; the CPU has `popcnt`.
+        unsafe { columns(lo.as_ptr(), hi.as_ptr(), n, mask_lo, mask_hi) }
+    }
+
+    /// Dispatch on the column count to [`fixed`] (the common `r` unrolled), else a loop.
+    ///
+    /// # Safety
+    /// `lo` and `hi` must each start `n` readable 16-byte columns; the CPU must have
+    /// `popcnt`.
+    #[inline]
+    #[target_feature(enable = "sse2,popcnt")]
+    unsafe fn columns(lo: *const u8, hi: *const u8, n: usize, ml: u128, mh: u128) -> u32 {
+        // SAFETY: SSE2 is part of x86_64.
+        let (ml, mh) = unsafe { (split(ml), split(mh)) };
+        macro_rules! fixed_or_loop {
+            ($($r:literal)*) => {
+                match n {
+                    // SAFETY (each arm): `n` columns are readable and `r = n`.
+                    $($r => unsafe { fixed::<$r>(lo, hi, ml, mh) },)*
+                    _ => {
+                        let mut acc = 0;
+                        for j in 0..n {
+                            // SAFETY: `j < n` readable columns.
+                            acc |= unsafe { column(lo, hi, j, ml, mh) } << j;
+                        }
+                        acc
+                    }
+                }
+            };
+        }
+        fixed_or_loop!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+    }
+
+    /// `m` in a vector, low word first.
+    ///
+    /// # Safety
+    /// None beyond SSE2, which x86_64 always has.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    unsafe fn split(m: u128) -> __m128i {
+        _mm_set_epi64x((m >> 64) as i64, m as i64)
+    }
+
+    /// [`columns`] for exactly `R` columns: unrolled.
+    ///
+    /// # Safety
+    /// As [`columns`] with `n = R`.
+    #[inline]
+    #[target_feature(enable = "sse2,popcnt")]
+    unsafe fn fixed<const R: usize>(lo: *const u8, hi: *const u8, ml: __m128i, mh: __m128i) -> u32 {
+        let mut acc = 0;
+        for j in 0..R {
+            // SAFETY: `j < R` readable columns.
+            acc |= unsafe { column(lo, hi, j, ml, mh) } << j;
+        }
+        acc
+    }
+
+    /// Parity of `(lo_j & ml) ^ (hi_j & mh)`: two unaligned loads, two ANDs, the XOR, the
+    /// two halves folded, one `popcnt`.
+    ///
+    /// # Safety
+    /// Column `j` (bytes `16·j..16·j + 16`) of both must be readable; the CPU must have
+    /// `popcnt`.
+    #[inline]
+    #[target_feature(enable = "sse2,popcnt")]
+    unsafe fn column(lo: *const u8, hi: *const u8, j: usize, ml: __m128i, mh: __m128i) -> u32 {
+        // SAFETY: the 16 bytes at `16·j` of each are readable (the caller's contract);
+        // `_mm_loadu_si128` has no alignment requirement; SSE2 is part of x86_64.
+        let (l, h) = unsafe {
+            (
+                _mm_loadu_si128(lo.add(16 * j).cast()),
+                _mm_loadu_si128(hi.add(16 * j).cast()),
+            )
+        };
+        let x = _mm_xor_si128(_mm_and_si128(l, ml), _mm_and_si128(h, mh));
+        let f = _mm_xor_si128(x, _mm_unpackhi_epi64(x, x));
+        (_mm_cvtsi128_si64(f) as u64).count_ones() & 1
+    }
+}
+
+#[cfg(test)]
+mod ribbon_tests {
+    use super::*;
+
+    fn mix(x: &mut u64) -> u128 {
+        let mut word = || {
+            *x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = *x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        u128::from(word()) | (u128::from(word()) << 64)
+    }
+
+    /// Bit `j`: the parity of the 128-bit value, counted bit by bit.
+    fn reference(lo: &[u128], hi: &[u128], ml: u128, mh: u128) -> u32 {
+        let mut acc = 0;
+        for j in 0..lo.len().min(hi.len()).min(32) {
+            let x = (lo[j] & ml) ^ (hi[j] & mh);
+            let ones = (0..128).filter(|b| (x >> b) & 1 == 1).count() as u32;
+            acc |= (ones & 1) << j;
+        }
+        acc
+    }
+
+    #[test]
+    fn both_paths_agree_with_a_bit_count_for_every_column_count() {
+        let mut st = 11u64;
+        for r in 0..=34usize {
+            for _ in 0..200 {
+                let lo: Vec<u128> = (0..r).map(|_| mix(&mut st)).collect();
+                let hi: Vec<u128> = (0..r).map(|_| mix(&mut st)).collect();
+                let (ml, mh) = (mix(&mut st), mix(&mut st));
+                let want = reference(&lo, &hi, ml, mh);
+                assert_eq!(ribbon_parities_scalar(&lo, &hi, ml, mh), want, "r = {r}");
+                assert_eq!(ribbon_parities(&lo, &hi, ml, mh), want, "r = {r}");
+                let le =
+                    |v: &[u128]| -> Vec<u8> { v.iter().flat_map(|c| c.to_le_bytes()).collect() };
+                // At an odd offset: the byte path makes no alignment assumption.
+                let (mut bl, mut bh) = (vec![0u8], vec![0u8]);
+                bl.extend(le(&lo));
+                bh.extend(le(&hi));
+                assert_eq!(ribbon_parities_le_scalar(&bl[1..], &bh[1..], ml, mh), want);
+                assert_eq!(ribbon_parities_le(&bl[1..], &bh[1..], ml, mh), want);
+                #[cfg(target_arch = "x86_64")]
+                if has_popcnt() {
+                    // SAFETY: the CPU has `popcnt`.
+                    let got = unsafe { x86::ribbon_parities_popcnt(&lo, &hi, ml, mh) };
+                    assert_eq!(got, want, "popcnt, r = {r}");
+                    // SAFETY: the CPU has `popcnt`.
+                    let got = unsafe { x86::ribbon_parities_le_popcnt(&bl[1..], &bh[1..], ml, mh) };
+                    assert_eq!(got, want, "popcnt bytes, r = {r}");
+                }
+            }
+        }
+    }
+}

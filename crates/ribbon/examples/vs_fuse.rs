@@ -1,6 +1,9 @@
 //! Ribbon against xorf's BinaryFuse8 in one process: build ns/key and lookup ns/op, the two
 //! filters' passes interleaved round by round; prints each round's ratio and the median and
-//! range over rounds, plus bits/key and measured FPR.
+//! range over rounds, plus bits/key and measured FPR. Ribbon's batched lookup
+//! ([`RibbonFilter::count_contained`], prefetching) runs just before the two single-key
+//! passes of each round and is compared with BinaryFuse8's single-key pass (xorf has no
+//! batched lookup).
 //!
 //! `cargo run --release -p bloomlab-ribbon --example vs_fuse [-- n rounds target]`
 //! (defaults: 10^7 keys, 7 rounds, 1 % target).
@@ -44,9 +47,10 @@ fn main() {
         })
         .collect();
     let (mut build_ratio, mut lookup_ratio) = (Vec::new(), Vec::new());
+    let (mut batch_ratio, mut rbl) = (Vec::new(), Vec::new());
     let (mut rb, mut fb, mut rl, mut fl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     println!(
-        "round\tribbon build ns/key\tfuse8 build ns/key\tratio\tribbon ns/lookup\tfuse8 ns/lookup\tratio"
+        "round\tribbon build ns/key\tfuse8 build ns/key\tratio\tribbon ns/lookup\tfuse8 ns/lookup\tratio\tribbon batch ns/lookup\tratio"
     );
     let mut last = None;
     for round in 0..rounds {
@@ -70,6 +74,9 @@ fn main() {
         let (ribbon, fuse) = (ribbon.unwrap(), fuse.unwrap());
         let mut qr = 0.0;
         let mut qf = 0.0;
+        let t = Instant::now();
+        black_box(ribbon.count_contained(&lookups));
+        let qb = t.elapsed().as_nanos() as f64 / lookups.len() as f64;
         for pass in 0..2 {
             if (pass == 0) == ribbon_first {
                 let t = Instant::now();
@@ -84,10 +91,13 @@ fn main() {
             }
         }
         println!(
-            "{round}\t{tr:.1}\t{tf:.1}\t{:.2}\t{qr:.1}\t{qf:.1}\t{:.2}",
+            "{round}\t{tr:.1}\t{tf:.1}\t{:.2}\t{qr:.1}\t{qf:.1}\t{:.2}\t{qb:.1}\t{:.2}",
             tr / tf,
-            qr / qf
+            qr / qf,
+            qb / qf
         );
+        batch_ratio.push(qb / qf);
+        rbl.push(qb);
         build_ratio.push(tr / tf);
         lookup_ratio.push(qr / qf);
         rb.push(tr);
@@ -114,6 +124,12 @@ fn main() {
         range(&lookup_ratio),
         median(&mut rl),
         median(&mut fl)
+    );
+    println!(
+        "batched lookup ribbon/fuse8: median {:.2} (range {}), ns/op ribbon {:.1}",
+        median(&mut batch_ratio.clone()),
+        range(&batch_ratio),
+        median(&mut rbl)
     );
     let (ribbon, fuse) = last.unwrap();
     let probes = 2_000_000u64;

@@ -17,6 +17,7 @@
 use std::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 
 use bloomlab_core::error::{Error, Result};
+use bloomlab_core::simd;
 
 /// A coefficient row of `w` bits: `u64` or `u128`.
 pub trait CoeffRow:
@@ -51,12 +52,16 @@ pub trait CoeffRow:
     fn parity(self) -> u32;
     /// The value 1.
     fn one() -> Self;
+    /// Bit `j` is the parity of `(lo[j] & ml) ^ (hi[j] & mh)`, for the columns of both.
+    fn parities(lo: &[Self], hi: &[Self], ml: Self, mh: Self) -> u32;
+    /// [`parities`](Self::parities) over columns stored as little-endian bytes.
+    fn parities_le(lo: &[u8], hi: &[u8], ml: Self, mh: Self) -> u32;
 }
 
 // The two impls differ only in how two hash halves make a row and how the value folds to
 // 64 bits; a local macro writes the shared rest once.
 macro_rules! coeff_row {
-    ($t:ty, |$lo:ident, $hi:ident| $from:expr, |$v:ident| $fold:expr) => {
+    ($t:ty, |$lo:ident, $hi:ident| $from:expr, |$v:ident| $fold:expr, $par:path, $par_le:path) => {
         impl CoeffRow for $t {
             const BITS: u32 = <$t>::BITS;
             #[inline(always)]
@@ -88,19 +93,47 @@ macro_rules! coeff_row {
             fn one() -> Self {
                 1
             }
+            #[inline(always)]
+            fn parities(lo: &[Self], hi: &[Self], ml: Self, mh: Self) -> u32 {
+                $par(lo, hi, ml, mh)
+            }
+            #[inline(always)]
+            fn parities_le(lo: &[u8], hi: &[u8], ml: Self, mh: Self) -> u32 {
+                $par_le(lo, hi, ml, mh)
+            }
         }
     };
 }
 
-coeff_row!(u64, |lo, _hi| lo, |v| v);
+coeff_row!(u64, |lo, _hi| lo, |v| v, parities_u64, parities_le_u64);
+// The width the filter uses: the kernel in `bloomlab_core::simd` (run-time `popcnt`).
 coeff_row!(
     u128,
     |lo, hi| (u128::from(hi) << 64) | u128::from(lo),
-    |v| (v as u64) ^ ((v >> 64) as u64)
+    |v| (v as u64) ^ ((v >> 64) as u64),
+    simd::ribbon_parities,
+    simd::ribbon_parities_le
 );
 
+/// [`CoeffRow::parities`] of `u64` rows (the width measured in `examples/width.rs` only).
+#[inline(always)]
+fn parities_u64(lo: &[u64], hi: &[u64], ml: u64, mh: u64) -> u32 {
+    fold(lo.iter().copied(), hi.iter().copied(), ml, mh)
+}
+
+/// [`CoeffRow::parities_le`] of `u64` rows.
+#[inline(always)]
+fn parities_le_u64(lo: &[u8], hi: &[u8], ml: u64, mh: u64) -> u32 {
+    fold(
+        lo.chunks_exact(8).map(<u64 as CoeffRow>::from_le),
+        hi.chunks_exact(8).map(<u64 as CoeffRow>::from_le),
+        ml,
+        mh,
+    )
+}
+
 /// Largest result width `r` (the FPR floor is `2^-32`).
-pub const MAX_RESULT_BITS: u32 = 32;
+pub const MAX_RESULT_BITS: u32 = bloomlab_core::math::RIBBON_MAX_RESULT_BITS;
 
 /// murmur3's 64-bit finaliser: the bijective mixer the row derivation and the free
 /// variables use.
@@ -251,35 +284,11 @@ fn fold<W: CoeffRow>(
     acc
 }
 
-/// [`fold`] with the column count a constant: the loop unrolls and the slices become arrays,
-/// so a query has no loop overhead and no bounds check past the split.
-#[inline(always)]
-fn fold_fixed<W: CoeffRow, const R: usize>(lo: &[W], hi: &[W], ml: W, mh: W) -> u32 {
-    let (lo, hi): (&[W; R], &[W; R]) = (
-        lo[..R].try_into().expect("R columns"),
-        hi[..R].try_into().expect("R columns"),
-    );
-    fold(lo.iter().copied(), hi.iter().copied(), ml, mh)
-}
-
-/// Dispatch on `r` to [`fold_fixed`]: one predictable jump per query (a filter's `r` never
-/// changes), then straight-line code.
-macro_rules! dispatch_r {
-    ($r:expr, $lo:expr, $hi:expr, $ml:expr, $mh:expr; $($n:literal)*) => {
-        match $r {
-            $($n => fold_fixed::<W, $n>($lo, $hi, $ml, $mh),)*
-            _ => fold($lo.iter().copied(), $hi.iter().copied(), $ml, $mh),
-        }
-    };
-}
-
 impl<W: CoeffRow> Words<W> for [W] {
     #[inline(always)]
     fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32 {
         let n = r as usize;
-        let (lo, hi) = (&self[b * n..][..n], &self[b1 * n..][..n]);
-        dispatch_r!(r, lo, hi, ml, mh;
-            1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+        W::parities(&self[b * n..][..n], &self[b1 * n..][..n], ml, mh)
     }
 }
 
@@ -292,14 +301,7 @@ impl<W: CoeffRow> Words<W> for LeWords<'_> {
     #[inline(always)]
     fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32 {
         let n = r as usize * (W::BITS / 8) as usize;
-        let (lo, hi) = (&self.0[b * n..][..n], &self.0[b1 * n..][..n]);
-        let col = (W::BITS / 8) as usize;
-        fold(
-            lo.chunks_exact(col).map(W::from_le),
-            hi.chunks_exact(col).map(W::from_le),
-            ml,
-            mh,
-        )
+        W::parities_le(&self.0[b * n..][..n], &self.0[b1 * n..][..n], ml, mh)
     }
 }
 

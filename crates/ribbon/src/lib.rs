@@ -89,22 +89,45 @@
 //! 0.0020 %; blocked 9.92 and classic 9.59 at 1 %.) At 10^7 keys and 1 %
 //! (`cargo run --release -p bloomlab-ribbon --example vs_fuse`): 7.392 bits/key, ε = 0.775 %
 //! (`2^-7` = 0.781 %), 1.054 × `log2(1/ε)`; xorf BinaryFuse8 9.018 bits/key at 0.39 %,
-//! 1.127 ×. Against BinaryFuse8 at 10^7 keys, 7 rounds, 2·10^6 lookups (half members):
+//! 1.127 ×.
 //!
-//! | per key | Ribbon / BinaryFuse8, median | range over rounds |
-//! |---|---|---|
-//! | build | 1.31 | 1.25–1.54 |
-//! | lookup | 5.83 | 3.79–7.35 |
+//! **Speed against BinaryFuse8** (`cargo run --release -p bloomlab-ribbon --example vs_fuse
+//! -- N 7`: 7 rounds, the two builds and the two single-key lookup passes interleaved, 2·10^6
+//! lookups, half members, u64 keys; 2-vCPU shared "Intel Xeon Processor" VM, load average
+//! 3–4 from other builds). Ratios of ns per key / per lookup, median and range over rounds;
+//! "before" is the query of the first release (software parity, no batch), measured in the
+//! same session:
 //!
-//! The build meets the budget (≤ 3×); the **lookup does not** (≤ 1.5× asked). A
-//! BinaryFuse8 lookup is one mix and three byte loads (≈ 40 instructions counted with
-//! callgrind); a Ribbon lookup at `r = 7` is the key's xxh3-128, three finalisers, and seven
-//! columns of two 128-bit ANDs, an XOR and a parity (≈ 220 instructions). Callgrind took the
-//! query from ≈ 400 to ≈ 220 instructions: indexing words one at a time cost ≈ 100
-//! instructions of bounds checks, the loop over columns ≈ 50 (now unrolled per `r`), and
-//! `count_ones() & 1` without `popcnt` a dozen per column (now a fold and one `setnp`). What
-//! is left to try: a run-time `popcnt`/AVX2 path for the column parities, one finaliser fewer,
-//! and batched lookups with prefetch (the solution is one contiguous stretch per key).
+//! | n | ratio | before | now |
+//! |---|---|---|---|
+//! | 10^6 | build | 1.74 (1.31–2.24) | 1.78 (1.35–2.53) |
+//! | 10^6 | lookup | 5.71 (4.88–10.97) | 4.50 (3.43–6.29) |
+//! | 10^6 | batched lookup | — | 4.78 (2.78–6.70) |
+//! | 10^7 | build | 1.46 (1.21–1.64) | 1.33 (1.06–1.57) |
+//! | 10^7 | lookup | 4.25 (4.07–5.92) | 3.21 (2.74–4.82) |
+//! | 10^7 | batched lookup | — | 2.46 (2.01–2.73) |
+//!
+//! (The batched lookup is [`RibbonFilter::count_contained`], compared with BinaryFuse8's
+//! single-key loop: xorf has no batched lookup.) The build meets the budget (≤ 3×);
+//! **the lookup does not** (≤ 1.5× asked at 10^7).
+//!
+//! Why, from instruction counts (`valgrind --tool=callgrind --toggle-collect='*lookups_*'
+//! target/release/examples/lookup_cost`, 10^5 keys, 10^6 lookups, noise-free): a
+//! BinaryFuse8 lookup is one mix and three byte loads, **47 instructions**; a Ribbon lookup at
+//! `r = 7` was **298** and is now **253**. Of those, ≈ 95 are the seven columns (per column
+//! two 16-byte loads, two ANDs, an XOR, a fold of the halves, one `popcnt`: the SSE2 +
+//! run-time-`popcnt` kernel [`bloomlab_core::simd::ribbon_parities`], where the default
+//! x86_64 target had compiled `count_ones` into a vectorised software popcount of ≈ 20
+//! instructions per column), ≈ 23 the CPU-feature check and call, and ≈ 135 the key's
+//! xxh3-128, the three finalisers that derive the row (fixed by the format), the two
+//! shifted 128-bit masks and the range checks. So even a free parity would leave Ribbon
+//! ≈ 3× BinaryFuse8's instruction count; at 10^6 keys (the solution in cache) both are
+//! instruction-bound and the ratio follows the count. At 10^7 keys both miss cache, and a
+//! single lookup is long enough that the reorder window holds about one, so its misses are
+//! not overlapped; the batched lookup prefetches the `2·r` columns of the key [`BATCH`]
+//! positions ahead and takes the ratio from ≈ 3.2 to ≈ 2.5. What is left: fewer mixing
+//! steps (a format change: a new version), a wider kernel (AVX2, two columns per vector),
+//! and running a whole batch inside the `popcnt` context so the kernel inlines.
 //!
 //! Construction failures: over 1000 seeds on one set of 10^4 keys, 5 seeds failed (0.5 %,
 //! stated ≤ 10 %; `tests/ribbon.rs`).
@@ -150,6 +173,7 @@ use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, FilterMeta, Meta};
+use bloomlab_core::simd;
 use bloomlab_core::{Key, filter_glue};
 
 pub use band::MAX_RESULT_BITS;
@@ -160,6 +184,10 @@ pub use view::RibbonView;
 pub type Row = u128;
 /// The band width `w` in slots.
 pub const WIDTH: u64 = Row::BITS as u64;
+
+/// Prefetch distance of [`RibbonFilter::might_contain_batch`]: lookups whose solution
+/// stretch is being fetched while the current one is answered.
+pub const BATCH: usize = 16;
 
 /// Seeds a construction tries before it gives up with [`Error::Full`]. Each seed succeeds
 /// with probability at least [`SEED_SUCCESS`] at the sizing of [`num_slots`], so all of them
@@ -187,22 +215,11 @@ pub fn row<W: CoeffRow>(h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32) {
     )
 }
 
-/// `r = ceil(log2(1/p))`: the result bits for a target FPR `p`, so the FPR `2^-r ≤ p`.
-/// Errors: `p` not in (0, 1), or below `2^-32` ([`MAX_RESULT_BITS`]).
+/// `r = ceil(log2(1/p))`: the result bits for a target FPR `p`, so the FPR `2^-r ≤ p`
+/// ([`math::ribbon_result_bits`]). Errors: `p` not in (0, 1), or below `2^-32`
+/// ([`MAX_RESULT_BITS`]).
 pub fn result_bits_for(p: f64) -> Result<u32> {
-    math::validate_fpr(p)?;
-    let mut r = (-p.log2()).ceil().max(1.0);
-    // Guard the rounding of log2 at exact powers of two: 2^-r must not exceed p.
-    if (-r).exp2() > p {
-        r += 1.0;
-    }
-    if r > f64::from(MAX_RESULT_BITS) {
-        return Err(Error::invalid(
-            "fpr",
-            format!("{p} needs more than {MAX_RESULT_BITS} result bits"),
-        ));
-    }
-    Ok(r as u32)
+    math::ribbon_result_bits(p)
 }
 
 /// The FPR of `r` result bits: `2^-r` (a non-member's row meets the solution in `r`
@@ -211,26 +228,19 @@ pub fn fpr_for_result_bits(r: u32) -> f64 {
     (-f64::from(r)).exp2()
 }
 
-/// Slot overhead `m/n − 1` for `n` keys (see the crate docs: measured so that one seed
-/// succeeds with probability ≥ [`SEED_SUCCESS`]).
+/// Slot overhead `m/n − 1` for `n` keys ([`math::ribbon_slot_overhead`]: measured so that
+/// one seed succeeds with probability ≥ [`SEED_SUCCESS`]).
 pub fn slot_overhead(n: u64) -> f64 {
-    OVERHEAD_PER_DECADE * (n.max(1) as f64).log10()
+    math::ribbon_slot_overhead(n)
 }
 
 /// Slot overhead per decade of `n` (see [`slot_overhead`]).
-pub const OVERHEAD_PER_DECADE: f64 = 0.008;
+pub const OVERHEAD_PER_DECADE: f64 = math::RIBBON_OVERHEAD_PER_DECADE;
 
 /// Slots for `n` keys: 0 for `n = 0`, else `n·(1 + slot_overhead(n))` rounded up to a
-/// multiple of `w`, at least `w`.
+/// multiple of `w`, at least `w` ([`math::ribbon_slots`]).
 pub fn num_slots(n: u64) -> Result<u64> {
-    if n == 0 {
-        return Ok(0);
-    }
-    let want = (n as f64 * (1.0 + slot_overhead(n))).ceil();
-    if want >= (1u64 << 60) as f64 {
-        return Err(Error::SizeOverflow(format!("{n} keys need {want} slots")));
-    }
-    Ok((want as u64).div_ceil(WIDTH).max(1) * WIDTH)
+    math::ribbon_slots(n, WIDTH)
 }
 
 /// Solution bytes for `slots` slots of `r` bits (`slots` a multiple of `w`).
@@ -397,6 +407,72 @@ impl<S: HashScheme> RibbonFilter<S> {
             self.seed,
             h,
         )
+    }
+
+    /// Answer many keys at once: `out[i] = might_contain(keys[i])`. The key [`BATCH`]
+    /// positions ahead is hashed and the stretch of solution its query reads is prefetched
+    /// while key `i` is answered, so many lookups' memory accesses are in flight at once (a
+    /// single lookup is long enough, ≈ 200 instructions, that the CPU's reorder window holds
+    /// about one, so one-at-a-time lookups wait for each miss in turn). Errors (changing
+    /// nothing) if `out` is not exactly as long as `keys`.
+    pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
+        if keys.len() != out.len() {
+            return Err(Error::invalid(
+                "out",
+                format!("{} answers for {} keys", out.len(), keys.len()),
+            ));
+        }
+        self.batch(keys, |i, hit| out[i] = hit);
+        Ok(())
+    }
+
+    /// How many of `keys` answer "maybe" ([`might_contain_batch`](Self::might_contain_batch)
+    /// without the answer buffer).
+    pub fn count_contained<K: Key>(&self, keys: &[K]) -> usize {
+        let mut hits = 0;
+        self.batch(keys, |_, hit| hits += usize::from(hit));
+        hits
+    }
+
+    /// The batched lookup: each key's equation is derived [`BATCH`] keys early and the
+    /// stretch of solution it reads prefetched; `answer(i, hit)` for every key in order.
+    #[inline(always)]
+    fn batch<K: Key>(&self, keys: &[K], mut answer: impl FnMut(usize, bool)) {
+        if self.num_slots == 0 {
+            keys.iter().enumerate().for_each(|(i, _)| answer(i, false));
+            return;
+        }
+        let scheme = self.meta.scheme();
+        let (m, r, seed) = (self.num_slots, self.result_bits, self.seed);
+        let (blocks, mask) = ((m / WIDTH) as usize, result_mask(r));
+        simd::pipeline::<K, (usize, Row, u32), BATCH>(
+            keys,
+            |k| row::<Row>(k.with_key_bytes(|b| scheme.hash(b)), seed, m - WIDTH + 1),
+            |&(s, _, _)| self.prefetch(s),
+            |i, (s, c, v)| {
+                answer(
+                    i,
+                    band::query(&self.columns[..], blocks, r, s, c) == v & mask,
+                )
+            },
+        );
+    }
+
+    /// Start loading the `2·r` columns a row starting at slot `start` reads (every 64-byte
+    /// line of them; `num_slots > 0`).
+    #[inline(always)]
+    fn prefetch(&self, start: usize) {
+        let r = self.result_bits as usize;
+        let first = start / WIDTH as usize * r;
+        let cols = &self.columns[first..(first + 2 * r).min(self.columns.len())];
+        // Four 16-byte columns per 64-byte line, and the last column's line in case the
+        // stretch does not start on a line.
+        for c in cols.iter().step_by(4) {
+            simd::prefetch(c);
+        }
+        if let Some(c) = cols.last() {
+            simd::prefetch(c);
+        }
     }
 
     /// Slots `m` of the solution (a multiple of 128; 0 for an empty set).

@@ -287,3 +287,22 @@ fn each_invalid_field_is_refused_by_name() {
         Err(Error::Decode(DecodeError::Truncated { .. }))
     ));
 }
+
+#[test]
+fn batched_lookups_answer_as_single_ones() {
+    for n in [0u64, 1, 127, 128, 129, 5000] {
+        let f = RibbonFilter::build(0..n, 0.01).unwrap();
+        // Members and non-members, and batches shorter than the prefetch distance.
+        for len in [0usize, 1, 3, 15, 16, 17, 4000] {
+            let keys: Vec<u64> = (0..len as u64).map(|i| i * 7 % (2 * n + 3)).collect();
+            let want: Vec<bool> = keys.iter().map(|k| f.might_contain(k)).collect();
+            let mut out = vec![false; len];
+            f.might_contain_batch(&keys, &mut out).unwrap();
+            assert_eq!(out, want, "n = {n}, len = {len}");
+            let hits = want.iter().filter(|&&b| b).count();
+            assert_eq!(f.count_contained(&keys), hits);
+        }
+        let mut short = vec![false; 2];
+        assert!(f.might_contain_batch(&[1u64, 2, 3], &mut short).is_err());
+    }
+}
