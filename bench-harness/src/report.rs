@@ -339,7 +339,11 @@ pub fn best_of_kind(r: &Results, n: u64) -> Vec<&Row> {
                 x.n == n
                     && x.kind == k
                     && match (x.target_fpr, near) {
-                        (Some(t), _) => Some(t) == near,
+                        // A tunable entry stands in only if its own formula meets the target
+                        // (a peer sized at another filter's bits may not).
+                        (Some(t), _) => {
+                            Some(t) == near && x.theoretical_fpr.is_none_or(|e| e <= t * 1.02)
+                        }
                         // Fixed parameters stand in only if they meet that target.
                         (None, Some(t)) => x.theoretical_fpr.unwrap_or(x.measured_fpr) <= t,
                         (None, None) => true,

@@ -476,6 +476,7 @@ pub fn registry() -> Vec<Entry> {
         ours::scalable_entry(),
         ours::scalable_keyed_entry(),
         ours::ribbon_entry(),
+        ours::ribbon_batched_entry(),
         peers::fastbloom_entry(),
         peers::fastbloom_sip_entry(),
         sbbf_rs::sbbf_rs_entry(),
