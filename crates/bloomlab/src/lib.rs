@@ -12,10 +12,12 @@
 //! |---|---|---|
 //! | the fastest lookups, fixed set size | [`BlockedBloomFilter`] | one cache line per key; slightly more bits than classic for the same FPR (9.92 vs 9.59 at 1 %) |
 //! | fewest bits of the Bloom family, unions, cardinality estimates | [`BloomFilter`] | the textbook filter, exact formulas, the seed's `BLM1` format too |
+//! | a filter a Parquet reader (Spark, Impala, Arrow, DuckDB) can use | [`Sbbf`] | bit-exact with the Parquet split-block layout and its byte forms |
+//! | a set built once and never changed (an SST file, a shipped blocklist) | [`RibbonFilter`] | ≈ 1.05× the information-theoretic space; needs all keys up front |
 //! | deletes | [`CuckooFilter`] (or [`CountingBloomFilter`] when you need counting semantics) | the cuckoo filter deletes at Bloom-like space; 4-bit counters cost 4× |
 //! | very low FPR (≤ 0.1 %) | [`CuckooFilter`] | fewer bits than any Bloom filter there |
 //! | unknown final size | [`ScalableBloomFilter`] | stages grow, the compound FPR stays under the target |
-//! | keys chosen by an adversary | any of the above with [`SipScheme`] | probe positions unpredictable without the secret |
+//! | keys chosen by an adversary | any dynamic filter above with [`Sip64Scheme`] | probe positions unpredictable without the secret ([`SipScheme`] reads older keyed files) |
 //!
 //! `bench-harness recommend --n N --fpr P [--deletes] [--grows] [--hostile-keys]` picks from
 //! measured data instead of this table.
@@ -102,14 +104,44 @@
 //!
 //! ```
 //! # #[cfg(feature = "keyed")] {
-//! use bloomlab::{BloomFilter, SipScheme};
+//! use bloomlab::{BloomFilter, Sip64Scheme};
 //!
-//! let scheme = SipScheme::from_secret([7; 16]); // in production: SipScheme::random()?
+//! let scheme = Sip64Scheme::from_secret([7; 16]); // in production: Sip64Scheme::random()?
 //! let mut f = BloomFilter::with_fpr_and_scheme(10_000, 0.01, scheme.clone())?;
 //! f.insert("user-chosen key");
 //! let bytes = f.to_bytes(); // carries a key check value, never the secret
 //! assert!(BloomFilter::from_bytes_with_scheme(&bytes, scheme)?.might_contain("user-chosen key"));
 //! assert!(BloomFilter::from_bytes(&bytes).is_err()); // unkeyed readers are refused
+//! # }
+//! # Ok::<(), bloomlab::Error>(())
+//! ```
+//!
+//! A Parquet split-block filter, bit-compatible with Parquet files' bloom filter sections:
+//!
+//! ```
+//! # #[cfg(feature = "sbbf")] {
+//! use bloomlab::Sbbf;
+//!
+//! let mut f = Sbbf::with_ndv_fpp(10_000, 0.01)?; // sized the way Parquet writers size it
+//! f.insert_i64(42); // xxHash64 of the plain encoding, as the spec says
+//! assert!(f.might_contain_i64(42));
+//! let section = f.to_parquet_bytes()?; // Thrift header + bitset, as stored in a file
+//! assert_eq!(Sbbf::from_parquet_bytes(&section)?.to_parquet_bitset()?, f.to_parquet_bitset()?);
+//! # }
+//! # Ok::<(), bloomlab::Error>(())
+//! ```
+//!
+//! A Ribbon filter, built once from the whole key set and queried straight from its bytes:
+//!
+//! ```
+//! # #[cfg(feature = "ribbon")] {
+//! use bloomlab::{RibbonFilter, RibbonView};
+//!
+//! let f = RibbonFilter::build(0..10_000u64, 0.01)?; // r = 7: FPR 2^-7 ≈ 0.78 %
+//! assert!(f.bits_per_item() < 7.6);
+//! let bytes = f.to_bytes();
+//! let view = RibbonView::new(&bytes)?; // zero-copy, any alignment
+//! assert!((0..10_000u64).all(|k| view.might_contain(&k)));
 //! # }
 //! # Ok::<(), bloomlab::Error>(())
 //! ```
@@ -144,6 +176,12 @@ pub use bloomlab_classic::{BloomFilter, BloomFilterView};
 #[cfg(feature = "blocked")]
 pub use bloomlab_blocked::BlockedBloomFilter;
 
+#[cfg(feature = "sbbf")]
+pub use bloomlab_sbbf::Sbbf;
+
+#[cfg(feature = "ribbon")]
+pub use bloomlab_ribbon::{RibbonFilter, RibbonView};
+
 #[cfg(feature = "counting")]
 pub use bloomlab_counting::CountingBloomFilter;
 
@@ -154,7 +192,7 @@ pub use bloomlab_cuckoo::CuckooFilter;
 pub use bloomlab_scalable::{ScalableBloomFilter, ScalableConfig};
 
 #[cfg(feature = "keyed")]
-pub use bloomlab_keyed::{KeyedBlockedBloomFilter, KeyedBloomFilter, SipScheme};
+pub use bloomlab_keyed::{KeyedBlockedBloomFilter, KeyedBloomFilter, Sip64Scheme, SipScheme};
 
 /// Each variant's crate, whole, for what the flat re-exports leave out (constants, views,
 /// statistics types).
@@ -169,6 +207,15 @@ pub mod variants {
     pub use bloomlab_cuckoo as cuckoo;
     #[cfg(feature = "keyed")]
     pub use bloomlab_keyed as keyed;
+    #[cfg(feature = "ribbon")]
+    pub use bloomlab_ribbon as ribbon;
     #[cfg(feature = "scalable")]
     pub use bloomlab_scalable as scalable;
+    #[cfg(feature = "sbbf")]
+    pub use bloomlab_sbbf as sbbf;
 }
+
+/// The README's code blocks, compiled and run as doctests so the front page cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -702,8 +702,3 @@ mod tests {
         );
     }
 }
-
-/// The README's code blocks, compiled and run as doctests so the front page cannot rot.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct ReadmeDoctests;

@@ -7,7 +7,7 @@
 //! | 0  | 4 | magic `b"BLAB"` |
 //! | 4  | 2 | format version: [`FORMAT_VERSION`] = 1, or 2 for the blocked filter's second probe layout ([`BLOCKED_LOCAL32_VERSION`]) |
 //! | 6  | 1 | variant tag ([`Variant`]) |
-//! | 7  | 1 | hash scheme id ([`SchemeId`](crate::hash::SchemeId)) |
+//! | 7  | 1 | hash scheme id ([`hash::SchemeId`](crate::hash::SchemeId)) |
 //! | 8  | 8 | key check value (0 for unkeyed schemes; never the secret itself) |
 //! | 16 | 8 | payload length in bytes |
 //! | 24 | 8 | checksum: xxh3-64 (seed [`CHECKSUM_SEED`]) of bytes 0..24 followed by the payload |

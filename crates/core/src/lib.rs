@@ -4,7 +4,7 @@
 //! - [`math`]: every sizing and accuracy formula, each with its source.
 //! - [`hash`]: hash once, derive the probes (Kirsch–Mitzenmacher), reduce with fastrange.
 //! - [`bits`]: a bit array whose bits past the end are always zero.
-//! - [`format`]: the checked, versioned envelope every byte format uses.
+//! - [`mod@format`]: the checked, versioned envelope every byte format uses.
 //! - [`simd`]: the one module with `unsafe`: prefetch, the batched pipeline, AVX2 probe kernels.
 //! - [`Key`]: a stable byte encoding for strings, byte slices and integers.
 //! - [`Error`]: typed errors; nothing panics on user input.

@@ -452,7 +452,7 @@ impl SplitBlockAvx2 {
 }
 
 /// AVX2 lane helpers (8 × 32-bit lanes) and the kernels built from them. Every function
-/// requires a CPU with AVX2 — check [`has_avx2`](super::has_avx2) first; that is their only
+/// requires a CPU with AVX2 — check `has_avx2` first; that is their only
 /// safety requirement (every pointer they read comes from a reference of the right size).
 #[cfg(target_arch = "x86_64")]
 pub mod avx2 {
