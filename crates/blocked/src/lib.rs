@@ -156,7 +156,7 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
-use bloomlab_core::simd;
+use bloomlab_core::simd::{self, LocalProbe, LocalTask, PortableProbe};
 use bloomlab_core::{Filter, FilterParams, Key};
 
 /// Bits per block: one 64-byte cache line.
@@ -217,6 +217,18 @@ impl BlockOps for Block {
     fn count_ones(&self) -> u32 {
         self.0.iter().map(|w| w.count_ones()).sum()
     }
+}
+
+// The first layout's probes out of line: kept apart from the second layout's inlined fast
+// path, whose registers they would otherwise claim (and save and restore on every call).
+#[inline(never)]
+fn wide64_contains(block: &Block, h2: u64, k: u32) -> bool {
+    block.contains(h2, k)
+}
+
+#[inline(never)]
+fn wide64_add(block: &mut Block, h2: u64, k: u32) -> bool {
+    block.add(h2, k)
 }
 
 /// How a key's probes are placed inside its block: a frozen part of the byte format, recorded
@@ -304,8 +316,6 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     capacity: u64,
     target_fpr: Option<f64>,
     layout: Layout,
-    /// The probe kernels for [`Layout::Local32`], chosen for this CPU at construction.
-    kernel: simd::LocalKernel,
     scheme: S,
 }
 
@@ -336,6 +346,114 @@ impl BlockedBloomFilter<Xxh3Scheme> {
     /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         Self::from_bytes_with_scheme(bytes, Xxh3Scheme)
+    }
+}
+
+// The operations as `simd::LocalTask`s: `simd::run_local` tests for AVX2 once per call and
+// runs the whole body — hashing, block index, probes, a batch's loop — compiled with AVX2
+// enabled and the kernel inlined (no call per key).
+
+struct ContainsKey<'a, S: HashScheme, K: ?Sized>(&'a BlockedBloomFilter<S>, &'a K);
+
+impl<S: HashScheme, K: Key + ?Sized> LocalTask for ContainsKey<'_, S, K> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        self.0.contains_with(probe, self.0.hash_key(self.1))
+    }
+}
+
+struct ContainsHash<'a, S: HashScheme>(&'a BlockedBloomFilter<S>, KeyHash);
+
+impl<S: HashScheme> LocalTask for ContainsHash<'_, S> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        self.0.contains_with(probe, self.1)
+    }
+}
+
+struct InsertKey<'a, S: HashScheme, K: ?Sized>(&'a mut BlockedBloomFilter<S>, &'a K);
+
+impl<S: HashScheme, K: Key + ?Sized> LocalTask for InsertKey<'_, S, K> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        let h = self.0.hash_key(self.1);
+        self.0.insert_with(probe, h)
+    }
+}
+
+struct InsertHash<'a, S: HashScheme>(&'a mut BlockedBloomFilter<S>, KeyHash);
+
+impl<S: HashScheme> LocalTask for InsertHash<'_, S> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        self.0.insert_with(probe, self.1)
+    }
+}
+
+struct InsertBatch<'a, S: HashScheme, K>(&'a mut BlockedBloomFilter<S>, &'a [K]);
+
+impl<S: HashScheme, K: Key> LocalTask for InsertBatch<'_, S, K> {
+    type Output = ();
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) {
+        self.0.insert_batch_with(probe, self.1)
+    }
+}
+
+struct ContainsBatch<'a, S: HashScheme, K, const D: usize>(
+    &'a BlockedBloomFilter<S>,
+    &'a [K],
+    &'a mut [bool],
+);
+
+impl<S: HashScheme, K: Key, const D: usize> LocalTask for ContainsBatch<'_, S, K, D> {
+    type Output = ();
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) {
+        let (f, keys, out) = (self.0, self.1, self.2);
+        // Everything the loop reads, in locals (registers), and the layout tested once: each
+        // key's block index is computed once, D keys ahead, and travels with its probe bits.
+        let (blocks, k, n) = (&f.blocks[..], f.k, f.blocks.len() as u64);
+        let hash = |key: &K| {
+            let h = f.hash_key(key);
+            (fastrange(h.h1, n) as usize, h.h2)
+        };
+        let prefetch = |&(b, _): &(usize, u64)| simd::prefetch(&blocks[b]);
+        match f.layout {
+            Layout::Local32 => {
+                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
+                    out[i] = probe.contains(&blocks[b].0, (h2 >> 32) as u32, k)
+                })
+            }
+            Layout::Wide64 => {
+                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
+                    out[i] = wide64_contains(&blocks[b], h2, k)
+                })
+            }
+        }
+    }
+}
+
+struct ContainsHashes<'a, S: HashScheme>(&'a BlockedBloomFilter<S>, &'a [KeyHash], &'a mut [bool]);
+
+impl<S: HashScheme> LocalTask for ContainsHashes<'_, S> {
+    type Output = ();
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) {
+        let (f, hashes) = (self.0, self.1);
+        for h in hashes.iter().take(BATCH) {
+            simd::prefetch(&f.blocks[f.block_index(*h)]);
+        }
+        for (i, (o, h)) in self.2.iter_mut().zip(hashes).enumerate() {
+            if let Some(ahead) = hashes.get(i + BATCH) {
+                simd::prefetch(&f.blocks[f.block_index(*ahead)]);
+            }
+            *o = f.contains_with(probe, *h);
+        }
     }
 }
 
@@ -385,7 +503,6 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity: n,
             target_fpr: None,
             layout: Layout::default(),
-            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }
@@ -406,7 +523,6 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity: math::classic_capacity(bits, k),
             target_fpr: None,
             layout: Layout::default(),
-            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }
@@ -421,20 +537,39 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// was still zero), `false` if it may have been present already.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        let h = self.hash_key(key);
-        self.insert_hash(h)
+        simd::run_local(InsertKey(self, key))
     }
 
     /// Insert a key that was already hashed with this filter's scheme.
     #[inline]
     pub fn insert_hash(&mut self, h: KeyHash) -> bool {
+        simd::run_local(InsertHash(self, h))
+    }
+
+    /// Insert with kernel `probe`: block index, count, probes (inlined into the caller).
+    #[inline(always)]
+    fn insert_with<P: LocalProbe>(&mut self, probe: P, h: KeyHash) -> bool {
         let b = self.block_index(h);
         self.count = self.count.saturating_add(1);
         match self.layout {
-            Layout::Local32 => self
-                .kernel
-                .insert(&mut self.blocks[b].0, local_bits(h), self.k),
-            Layout::Wide64 => self.blocks[b].add(h.h2, self.k),
+            Layout::Local32 => probe.insert(&mut self.blocks[b].0, local_bits(h), self.k),
+            Layout::Wide64 => wide64_add(&mut self.blocks[b], h.h2, self.k),
+        }
+    }
+
+    /// Lookup with kernel `probe` (inlined into the caller).
+    #[inline(always)]
+    fn contains_with<P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
+        self.block_contains(probe, self.block_index(h), h.h2)
+    }
+
+    /// The probes of `h2` in block `b` with kernel `probe` (inlined into the caller).
+    #[inline(always)]
+    fn block_contains<P: LocalProbe>(&self, probe: P, b: usize, h2: u64) -> bool {
+        let block = &self.blocks[b];
+        match self.layout {
+            Layout::Local32 => probe.contains(&block.0, (h2 >> 32) as u32, self.k),
+            Layout::Wide64 => wide64_contains(block, h2, self.k),
         }
     }
 
@@ -442,25 +577,13 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// block bits as the vector path, which the tests check on machines that have one.
     pub fn insert_portable<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         let h = self.hash_key(key);
-        let b = self.block_index(h);
-        self.count = self.count.saturating_add(1);
-        match self.layout {
-            Layout::Local32 => {
-                simd::local_insert_scalar(&mut self.blocks[b].0, local_bits(h), self.k)
-            }
-            Layout::Wide64 => self.blocks[b].add(h.h2, self.k),
-        }
+        self.insert_with(PortableProbe, h)
     }
 
     /// [`might_contain`](Self::might_contain) on the portable path (no SIMD), whatever the
     /// CPU: the same answer as the vector path.
     pub fn might_contain_portable<K: Key + ?Sized>(&self, key: &K) -> bool {
-        let h = self.hash_key(key);
-        let block = &self.blocks[self.block_index(h)];
-        match self.layout {
-            Layout::Local32 => simd::local_contains_scalar(&block.0, local_bits(h), self.k),
-            Layout::Wide64 => block.contains(h.h2, self.k),
-        }
+        self.contains_with(PortableProbe, self.hash_key(key))
     }
 
     /// The probe layout (the second one for every filter built by this version; the first
@@ -487,6 +610,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// while key `i` is inserted, so the cache misses overlap. Keys are inserted in order; the
     /// result is identical to inserting them one by one.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        simd::run_local(InsertBatch(self, keys))
+    }
+
+    /// [`insert_batch`](Self::insert_batch) with kernel `probe` (inlined into the caller).
+    #[inline(always)]
+    fn insert_batch_with<P: LocalProbe, K: Key>(&mut self, probe: P, keys: &[K]) {
         let mut ring = [KeyHash::new(0, 0); BATCH];
         for (r, key) in ring.iter_mut().zip(keys) {
             *r = self.hash_key(key);
@@ -500,24 +629,20 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 simd::prefetch(&self.blocks[self.block_index(ahead)]);
                 ring[slot] = ahead;
             }
-            self.insert_hash(h);
+            self.insert_with(probe, h);
         }
     }
 
     /// `false`: the key was definitely never inserted. `true`: it maybe was.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.might_contain_hash(self.hash_key(key))
+        simd::run_local(ContainsKey(self, key))
     }
 
     /// Query with a hash computed by this filter's scheme.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        let block = &self.blocks[self.block_index(h)];
-        match self.layout {
-            Layout::Local32 => self.kernel.contains(&block.0, local_bits(h), self.k),
-            Layout::Wide64 => block.contains(h.h2, self.k),
-        }
+        simd::run_local(ContainsHash(self, h))
     }
 
     /// Answer many keys at once: `out[i] = might_contain(keys[i])`. The key [`BATCH`]
@@ -543,12 +668,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 "the prefetch distance must be at least 1",
             ));
         }
-        simd::pipeline::<K, KeyHash, D>(
-            keys,
-            |key| self.hash_key(key),
-            |h| simd::prefetch(&self.blocks[self.block_index(*h)]),
-            |i, h| out[i] = self.might_contain_hash(h),
-        );
+        simd::run_local(ContainsBatch::<S, K, D>(self, keys, out));
         Ok(())
     }
 
@@ -556,15 +676,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// filter's scheme: prefetches the blocks of [`BATCH`] hashes ahead of the one it answers.
     pub fn might_contain_hashes(&self, hashes: &[KeyHash], out: &mut [bool]) -> Result<()> {
         check_out_len(hashes.len(), out.len())?;
-        for h in hashes.iter().take(BATCH) {
-            simd::prefetch(&self.blocks[self.block_index(*h)]);
-        }
-        for (i, (o, h)) in out.iter_mut().zip(hashes).enumerate() {
-            if let Some(ahead) = hashes.get(i + BATCH) {
-                simd::prefetch(&self.blocks[self.block_index(*ahead)]);
-            }
-            *o = self.might_contain_hash(*h);
-        }
+        simd::run_local(ContainsHashes(self, hashes, out));
         Ok(())
     }
 
@@ -824,7 +936,6 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity,
             target_fpr,
             layout,
-            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }
