@@ -231,8 +231,12 @@ impl<S: HashScheme> BloomFilter<S> {
     /// Query with a hash computed by this filter's scheme.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        h.positions(self.k, self.bits.len())
-            .all(|i| self.bits.get(i))
+        // Two probes read together, one branch, then the rest branch-free (see "Lookup loop"
+        // in the crate docs).
+        let mut p = h.positions(self.k, self.bits.len());
+        let first =
+            p.next().is_none_or(|i| self.bits.get(i)) & p.next().is_none_or(|i| self.bits.get(i));
+        first && p.fold(true, |all, i| all & self.bits.get(i))
     }
 
     /// The hash scheme.
@@ -560,8 +564,11 @@ impl<'a, S: HashScheme> BloomFilterView<'a, S> {
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         let h = key.with_key_bytes(|b| self.scheme.hash(b));
-        h.positions(self.k, self.m)
-            .all(|i| get_le_bit(self.bits, i))
+        // The owned filter's probe loop (see "Lookup loop" in the crate docs).
+        let mut p = h.positions(self.k, self.m);
+        let first = p.next().is_none_or(|i| get_le_bit(self.bits, i))
+            & p.next().is_none_or(|i| get_le_bit(self.bits, i));
+        first && p.fold(true, |all, i| all & get_le_bit(self.bits, i))
     }
 
     /// Number of inserts recorded in the bytes.
