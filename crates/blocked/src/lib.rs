@@ -103,11 +103,11 @@
 //! difference of two runs of 10^5 and 2·10^5 operations, so the loop around each call is
 //! included) per operation on a filter of 2 000 u64 keys (in L1), k = 6:
 //!
-//! | operation | first layout | kernel pointer per key | [`run_local`](bloomlab_core::simd::run_local) (now) | sbbf-rs-safe 0.3 |
-//! |---|---|---|---|---|
-//! | `might_contain` | 114 | 72 | 77 | 52 |
-//! | `might_contain_batch` (per key) | — | 97 | 81 | — |
-//! | `insert` | 183 | 125 | 128 | 54 |
+//! | operation | first layout | kernel pointer per key | [`run_local`](bloomlab_core::simd::run_local) (now) | now, built with `+avx2` | sbbf-rs-safe 0.3 |
+//! |---|---|---|---|---|---|
+//! | `might_contain` | 114 | 72 | 77 | 62 | 52 |
+//! | `might_contain_batch` (per key) | — | 97 | 81 | 78 | — |
+//! | `insert` | 183 | 125 | 128 | 113 | 54 |
 //!
 //! Read from the assembly of the current lookup: the caller's loop and the feature test
 //! about 15 instructions, xxh3-128 of the 8 key bytes 17 and the derivation of `h2` 7 more,
@@ -117,7 +117,7 @@
 //! cannot inline into one compiled without it, so single lookups still make one direct
 //! call — but it put the hash, index and kernel in one body and let the batched loop run
 //! without any call (97 → 81 per key). Built with `-C target-feature=+avx2` the test and the
-//! call go away entirely. sbbf-rs-safe's lead is by construction: a 256-bit split block is
+//! call go away entirely (`RUSTFLAGS="-C target-feature=+avx2"`: 62 per lookup). sbbf-rs-safe's lead is by construction: a 256-bit split block is
 //! one vector, tested with a multiply, a shift, a variable shift and a `vptest`; a 512-bit
 //! block is sixteen 32-bit words, so every probe vector needs two permutes and a blend to
 //! fetch its words (3 of our 21), `k` is variable (sbbf-rs sets 8 bits, one per word, so
