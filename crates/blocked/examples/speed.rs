@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo run --release -p bloomlab-blocked --example speed                    # n = 2 000, 10^5, 10^6, 10^7
 //! cargo run --release -p bloomlab-blocked --example speed -- 100000 1000000  # chosen n
+//! ROUNDS=21 cargo run --release -p bloomlab-blocked --example speed           # more rounds
 //! ```
 //!
 //! Contenders, all at a 1 % target, the same random `u64` keys, queries half members and
@@ -33,7 +34,13 @@ use xorf::Filter as _;
 use xxhash_rust::xxh3::xxh3_64;
 
 const P: f64 = 0.01;
-const ROUNDS: usize = 7;
+/// Rounds per n: 7, or the `ROUNDS` environment variable.
+fn rounds() -> usize {
+    std::env::var("ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(7)
+}
 
 fn splitmix(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -93,7 +100,8 @@ fn run(n: u64) -> Result<(), bloomlab_core::Error> {
     let nk = keys.len();
     let nq = queries.len();
     let mut t: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
-    for round in 0..ROUNDS {
+    let rounds = rounds();
+    for round in 0..rounds {
         // Inserts (each rebuilds its filter from empty), then lookups on the built filters.
         let mut inserts: Vec<(&'static str, Pass)> = vec![
             (
@@ -272,7 +280,7 @@ fn run(n: u64) -> Result<(), bloomlab_core::Error> {
     }
 
     println!(
-        "\nn = {n}: blocked {:.2} bits/item, k = {}, {} KiB; {} queries, {ROUNDS} rounds",
+        "\nn = {n}: blocked {:.2} bits/item, k = {}, {} KiB; {} queries, {rounds} rounds",
         bits as f64 / n as f64,
         blocked.hashes(),
         bits / 8 / 1024,

@@ -63,10 +63,13 @@
 //! (Knuth, TAOCP vol. 3 §6.4). With 32-bit products, eight probes fit one AVX2 vector: one
 //! multiply by the precomputed powers, two shifts, two in-lane permutes and a blend fetch
 //! the probed 32-bit words of the loaded cache line, a variable shift builds the masks, one
-//! `vptest` answers ([`bloomlab_core::simd::local_contains`]); no branch per probe. The
-//! kernels are chosen once per filter at run time (`is_x86_feature_detected!`) and the
-//! portable scalar twin gives bit-identical blocks and answers (tested against each other on
-//! the same keys, both paths exercised on AVX2 machines by
+//! `vptest` answers ([`bloomlab_core::simd::local_contains`]); no branch per probe. Each
+//! operation — a lookup, an insert, a whole batch — runs through
+//! [`bloomlab_core::simd::run_local`]: one cached `is_x86_feature_detected!` test per call,
+//! then the hash, block index and probes compiled together with AVX2 enabled, the kernel
+//! inlined (no call per key; a batch's loop runs entirely inside). The portable scalar twin
+//! gives bit-identical blocks and answers (tested against each other on the same keys, both
+//! paths exercised on AVX2 machines by
 //! [`insert_portable`](BlockedBloomFilter::insert_portable) and
 //! [`might_contain_portable`](BlockedBloomFilter::might_contain_portable)).
 //!
@@ -96,16 +99,31 @@
 //!
 //! # Where the time goes
 //!
-//! Instruction counts (valgrind `--tool=callgrind`, noise-free) per `might_contain` of a u64
-//! key on a filter in L1, k = 6: the first layout took 114 instructions — xxh3-128 of the 8
-//! key bytes about 20, the rest the probe loop (a slice iterator over the powers, six 64-bit
-//! multiplies, shifts, bounds checks); the second layout with the AVX2 kernel takes 74 (the
-//! kernel 24 of them, hashing 20, the call and block index the rest). sbbf-rs-safe (AVX2
-//! split-block) takes 44 including its xxh3-64. The hash was not the cost — xxh3-64 on 8
-//! bytes is no cheaper than xxh3-128 (22 against 20 instructions) — so the hash scheme and
-//! its format id are unchanged. Inserts: 183 instructions before, 118 now (sbbf-rs 46): eight
-//! OR-to-memory stores of vector-computed masks; merging eight masks into sixteen words
-//! inside registers costs seven or more operations per probe and measured slower.
+//! Instruction counts (valgrind `--tool=callgrind`, noise-free; `examples/icount.rs`, the
+//! difference of two runs of 10^5 and 2·10^5 operations, so the loop around each call is
+//! included) per operation on a filter of 2 000 u64 keys (in L1), k = 6:
+//!
+//! | operation | first layout | kernel pointer per key | [`run_local`](bloomlab_core::simd::run_local) (now) | now, built with `+avx2` | sbbf-rs-safe 0.3 |
+//! |---|---|---|---|---|---|
+//! | `might_contain` | 114 | 72 | 77 | 62 | 52 |
+//! | `might_contain_batch` (per key) | — | 97 | 81 | 78 | — |
+//! | `insert` | 183 | 125 | 128 | 113 | 54 |
+//!
+//! Read from the assembly of the current lookup: the caller's loop and the feature test
+//! about 15 instructions, xxh3-128 of the 8 key bytes 17 and the derivation of `h2` 7 more,
+//! fastrange and the bounds check 6, the layout test 2, the kernel 21 (of which 5 turn `k`
+//! into a lane mask and 1 is the `vzeroupper` of leaving AVX code). Moving the call from
+//! the kernel to the whole operation did not remove a call — a function compiled with AVX2
+//! cannot inline into one compiled without it, so single lookups still make one direct
+//! call — but it put the hash, index and kernel in one body and let the batched loop run
+//! without any call (97 → 81 per key). Built with `-C target-feature=+avx2` the test and the
+//! call go away entirely (`RUSTFLAGS="-C target-feature=+avx2"`: 62 per lookup). sbbf-rs-safe's lead is by construction: a 256-bit split block is
+//! one vector, tested with a multiply, a shift, a variable shift and a `vptest`; a 512-bit
+//! block is sixteen 32-bit words, so every probe vector needs two permutes and a blend to
+//! fetch its words (3 of our 21), `k` is variable (sbbf-rs sets 8 bits, one per word, so
+//! it has no lane mask),. Inserts: eight OR-to-memory stores of vector-computed masks (a vector cannot
+//! scatter; merging eight masks into sixteen words inside registers costs seven or more
+//! operations per probe and measured slower), where a split block ORs one vector.
 //!
 //! # Batched lookups
 //!
@@ -119,28 +137,30 @@
 //!
 //! `cargo run --release -p bloomlab-blocked --example speed` (1 % target, 9.92 bits/item,
 //! k = 6; half-member random u64 queries; 7 rounds with the contenders' passes interleaved in
-//! a shuffled order; ratio = median over rounds of the within-round ratio, range beside it)
-//! on a shared 2-vCPU Intel Xeon with AVX2 and other engineers' builds running — so the
-//! ranges are wide and only the medians of ratios mean much:
+//! a shuffled order; ratio = median over rounds of the within-round ratio) on a shared
+//! 2-vCPU Intel Xeon with AVX2, load average 4–6 from other builds. Three runs of the
+//! previous dispatch (a kernel pointer per key) and three of the current one, alternated;
+//! each cell gives the three runs' medians (the rounds' ranges are wide, often 0.3–5, so only
+//! medians of ratios mean much):
 //!
-//! | n | lookup ÷ sbbf-rs | batched ÷ sbbf-rs (single) | insert ÷ sbbf-rs | insert_batch ÷ sbbf-rs |
+//! | n | lookup ÷ sbbf-rs | batched ÷ sbbf-rs single | insert ÷ sbbf-rs | insert_batch ÷ sbbf-rs |
 //! |---|---|---|---|---|
-//! | 2 000 (L1) | 1.31 (0.15–12.2); 1.64 | 1.74 (0.25–10.8); 1.77 | 2.89 (2.83–3.27); 3.36 | 3.56; 3.25 |
-//! | 10^5 | 1.85 (0.26–7.9); 1.50 (1.08–1.77) | 1.86; 1.84 | 8.8 (2.7–12.9); 3.39 | 3.90; 3.23 |
-//! | 10^6 | 1.31 (0.65–1.71); 0.99 (0.50–1.09) | 0.81 (0.36–1.87); 1.14 | 2.20; 2.72 | 2.20; 2.30 |
-//! | 10^7 | 1.68 (0.94–2.16); 1.37 (0.69–1.64) | 0.56 (0.38–1.13); 0.83 (0.55–0.98) | 2.86; 2.29 | 1.00 (0.65–1.74); 1.25 (0.90–2.00) |
+//! | 2 000 (L1) | 1.77 / 1.58 / 1.64 (was 1.63 / 1.45 / 1.65) | 1.48 / 1.50 / 1.54 (was 1.91 / 1.97 / 1.80) | 3.3 / 3.2 / 2.9 (was 3.0 / 2.8 / 3.2) | 2.9 / 2.8 / 2.5 (was 3.4 / 3.3 / 3.3) |
+//! | 10^5 | 1.42 / 1.66 / 1.46 (was 1.37 / 1.53 / 1.47) | 1.36 / 1.38 / 1.36 (was 1.80 / 1.75 / 1.69) | 3.3 / 2.9 / 3.1 (was 3.1 / 3.1 / 5.1) | 2.9 / 3.0 / 3.0 (was 3.9 / 3.6 / 4.0) |
+//! | 10^6 | 1.57 / 1.43 / 1.39 (was 1.41 / 1.49 / 0.98) | 1.04 / 0.78 / 0.94 (was 1.23 / 0.87 / 1.16) | 2.9 / 2.2 / 2.7 (was 2.2 / 2.6 / 2.6) | 2.2 / 1.8 / 2.0 (was 2.1 / 2.4 / 2.3) |
+//! | 10^7 | 1.29 / 1.91 / 1.35 (was 1.09 / 1.36 / 1.48) | 0.72 / 0.66 / 0.65 (was 0.94 / 0.93 / 0.77) | 2.4 / 2.4 / 2.7 (was 2.4 / 2.1 / 2.3) | 1.42 / 0.95 / 1.25 (was 1.66 / 1.24 / 1.47) |
 //!
-//! (two runs, the first at load average 8–9, the second at 5–6; medians, ranges in
-//! parentheses where given.) So the blocked filter does **not** yet match sbbf-rs-safe one
-//! key at a time: it is 1.0–1.9× slower, which the instruction counts above explain (74
-//! against 44 per lookup; 118 against 46 per insert — a 512-bit block needs a permute and
-//! blend per vector that a 256-bit split block does not, and each key pays a call into the
-//! AVX2 kernel). Batched at 10^7 keys it answers in 0.56–0.83× sbbf-rs's single-lookup time
-//! (the target was 0.5×), and `insert_batch` is at 1.0–1.25× its inserts. At equal space it
-//! is the more accurate filter: 1.01 % measured against sbbf-rs's 1.32 % at 9.92 bits/item
-//! (`bench-harness run --filters blocked,sbbf-rs --fpr 0.01 --n 1e5`). Before this layout
-//! (same machine class, quieter): 8.1 / 14.4 / 36.5 ns single at 2 000 / 10^5 / 10^7 against
-//! sbbf-rs's 3.7 / 6.7 / 23.2, i.e. 2.2× / 2.1× / 1.6×.
+//! So the batched paths gained 15–25 % (the loop now runs inside one AVX2 body), single
+//! lookups and inserts did not move beyond the noise (they still make one call per key, see
+//! above), and the blocked filter still does **not** match sbbf-rs-safe one key at a time:
+//! 1.4–1.9× per lookup, 2.2–3.3× per insert, for the reasons the instruction counts give.
+//! Batched at 10^7 keys it answers in 0.65–0.72× sbbf-rs's single-lookup time (the target
+//! was 0.5×; memory latency, not instructions, is what is left there), and `insert_batch`
+//! is at 0.95–1.42× its inserts. At equal space it is the more accurate filter: 1.01 %
+//! measured against sbbf-rs's 1.32 % at 9.92 bits/item
+//! (`bench-harness run --filters blocked,sbbf-rs --fpr 0.01 --n 1e5`). Before the second
+//! layout (same machine class, quieter): 8.1 / 14.4 / 36.5 ns single at 2 000 / 10^5 / 10^7
+//! against sbbf-rs's 3.7 / 6.7 / 23.2, i.e. 2.2× / 2.1× / 1.6×.
 //!
 //! `with_fpr`: 16–24 µs at n ≤ 10^5 (the closed-form sizing, [`math::blocked_bits_per_item_exact`],
 //! is most of it; it was 16–31 ms with the Markov chain); at 10^6–10^7 the timed loop
@@ -156,7 +176,7 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
-use bloomlab_core::simd;
+use bloomlab_core::simd::{self, LocalProbe, LocalTask, PortableProbe};
 use bloomlab_core::{Filter, FilterParams, Key};
 
 /// Bits per block: one 64-byte cache line.
@@ -168,10 +188,10 @@ pub const BLOCK_BYTES: usize = 64;
 pub const PROBE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Prefetch distance of the batched operations: while key `i` is answered, the block of key
 /// `i + BATCH` is being fetched. 32 measured best of 16/32/64 at 10^7 keys on the development
-/// machine (AMD EPYC, 2 vCPU); re-measured with the AVX2 kernels (Intel Xeon, 2 vCPU, loaded,
-/// two runs): D = 8 / 16 / 32 / 64 gave 0.59 / 0.57 / 0.56 / 0.49 and – / – / 0.83 / 0.90 ×
-/// sbbf-rs single lookups at 10^7 — no distance better than the others beyond the noise, so
-/// 32 stays.
+/// machine (AMD EPYC, 2 vCPU). Re-measured with the batched loop inside one AVX2 body (Intel
+/// Xeon, 2 vCPU, load 4–6, three runs of `examples/speed.rs`): D = 8 / 16 / 32 / 64 gave
+/// 0.90 / 0.87 / 0.72 / 0.73, 0.73 / 0.53 / 0.66 / 0.66 and 0.67 / 0.59 / 0.65 / 0.75 ×
+/// sbbf-rs single lookups at 10^7 — 16 and 32 within each other's noise, so 32 stays.
 pub const BATCH: usize = 32;
 
 // One 512-bit block: eight words, aligned to a 64-byte cache line (`simd::Line`). Bit `j`
@@ -217,6 +237,18 @@ impl BlockOps for Block {
     fn count_ones(&self) -> u32 {
         self.0.iter().map(|w| w.count_ones()).sum()
     }
+}
+
+// The first layout's probes out of line: kept apart from the second layout's inlined fast
+// path, whose registers they would otherwise claim (and save and restore on every call).
+#[inline(never)]
+fn wide64_contains(block: &Block, h2: u64, k: u32) -> bool {
+    block.contains(h2, k)
+}
+
+#[inline(never)]
+fn wide64_add(block: &mut Block, h2: u64, k: u32) -> bool {
+    block.add(h2, k)
 }
 
 /// How a key's probes are placed inside its block: a frozen part of the byte format, recorded
@@ -304,8 +336,6 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     capacity: u64,
     target_fpr: Option<f64>,
     layout: Layout,
-    /// The probe kernels for [`Layout::Local32`], chosen for this CPU at construction.
-    kernel: simd::LocalKernel,
     scheme: S,
 }
 
@@ -336,6 +366,114 @@ impl BlockedBloomFilter<Xxh3Scheme> {
     /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         Self::from_bytes_with_scheme(bytes, Xxh3Scheme)
+    }
+}
+
+// The operations as `simd::LocalTask`s: `simd::run_local` tests for AVX2 once per call and
+// runs the whole body — hashing, block index, probes, a batch's loop — compiled with AVX2
+// enabled and the kernel inlined (no call per key).
+
+struct ContainsKey<'a, S: HashScheme, K: ?Sized>(&'a BlockedBloomFilter<S>, &'a K);
+
+impl<S: HashScheme, K: Key + ?Sized> LocalTask for ContainsKey<'_, S, K> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        self.0.contains_with(probe, self.0.hash_key(self.1))
+    }
+}
+
+struct ContainsHash<'a, S: HashScheme>(&'a BlockedBloomFilter<S>, KeyHash);
+
+impl<S: HashScheme> LocalTask for ContainsHash<'_, S> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        self.0.contains_with(probe, self.1)
+    }
+}
+
+struct InsertKey<'a, S: HashScheme, K: ?Sized>(&'a mut BlockedBloomFilter<S>, &'a K);
+
+impl<S: HashScheme, K: Key + ?Sized> LocalTask for InsertKey<'_, S, K> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        let h = self.0.hash_key(self.1);
+        self.0.insert_with(probe, h)
+    }
+}
+
+struct InsertHash<'a, S: HashScheme>(&'a mut BlockedBloomFilter<S>, KeyHash);
+
+impl<S: HashScheme> LocalTask for InsertHash<'_, S> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        self.0.insert_with(probe, self.1)
+    }
+}
+
+struct InsertBatch<'a, S: HashScheme, K>(&'a mut BlockedBloomFilter<S>, &'a [K]);
+
+impl<S: HashScheme, K: Key> LocalTask for InsertBatch<'_, S, K> {
+    type Output = ();
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) {
+        self.0.insert_batch_with(probe, self.1)
+    }
+}
+
+struct ContainsBatch<'a, S: HashScheme, K, const D: usize>(
+    &'a BlockedBloomFilter<S>,
+    &'a [K],
+    &'a mut [bool],
+);
+
+impl<S: HashScheme, K: Key, const D: usize> LocalTask for ContainsBatch<'_, S, K, D> {
+    type Output = ();
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) {
+        let (f, keys, out) = (self.0, self.1, self.2);
+        // Everything the loop reads, in locals (registers), and the layout tested once: each
+        // key's block index is computed once, D keys ahead, and travels with its probe bits.
+        let (blocks, k, n) = (&f.blocks[..], f.k, f.blocks.len() as u64);
+        let hash = |key: &K| {
+            let h = f.hash_key(key);
+            (fastrange(h.h1, n) as usize, h.h2)
+        };
+        let prefetch = |&(b, _): &(usize, u64)| simd::prefetch(&blocks[b]);
+        match f.layout {
+            Layout::Local32 => {
+                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
+                    out[i] = probe.contains(&blocks[b].0, (h2 >> 32) as u32, k)
+                })
+            }
+            Layout::Wide64 => {
+                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
+                    out[i] = wide64_contains(&blocks[b], h2, k)
+                })
+            }
+        }
+    }
+}
+
+struct ContainsHashes<'a, S: HashScheme>(&'a BlockedBloomFilter<S>, &'a [KeyHash], &'a mut [bool]);
+
+impl<S: HashScheme> LocalTask for ContainsHashes<'_, S> {
+    type Output = ();
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) {
+        let (f, hashes) = (self.0, self.1);
+        for h in hashes.iter().take(BATCH) {
+            simd::prefetch(&f.blocks[f.block_index(*h)]);
+        }
+        for (i, (o, h)) in self.2.iter_mut().zip(hashes).enumerate() {
+            if let Some(ahead) = hashes.get(i + BATCH) {
+                simd::prefetch(&f.blocks[f.block_index(*ahead)]);
+            }
+            *o = f.contains_with(probe, *h);
+        }
     }
 }
 
@@ -385,7 +523,6 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity: n,
             target_fpr: None,
             layout: Layout::default(),
-            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }
@@ -406,7 +543,6 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity: math::classic_capacity(bits, k),
             target_fpr: None,
             layout: Layout::default(),
-            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }
@@ -421,20 +557,39 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// was still zero), `false` if it may have been present already.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        let h = self.hash_key(key);
-        self.insert_hash(h)
+        simd::run_local(InsertKey(self, key))
     }
 
     /// Insert a key that was already hashed with this filter's scheme.
     #[inline]
     pub fn insert_hash(&mut self, h: KeyHash) -> bool {
+        simd::run_local(InsertHash(self, h))
+    }
+
+    /// Insert with kernel `probe`: block index, count, probes (inlined into the caller).
+    #[inline(always)]
+    fn insert_with<P: LocalProbe>(&mut self, probe: P, h: KeyHash) -> bool {
         let b = self.block_index(h);
         self.count = self.count.saturating_add(1);
         match self.layout {
-            Layout::Local32 => self
-                .kernel
-                .insert(&mut self.blocks[b].0, local_bits(h), self.k),
-            Layout::Wide64 => self.blocks[b].add(h.h2, self.k),
+            Layout::Local32 => probe.insert(&mut self.blocks[b].0, local_bits(h), self.k),
+            Layout::Wide64 => wide64_add(&mut self.blocks[b], h.h2, self.k),
+        }
+    }
+
+    /// Lookup with kernel `probe` (inlined into the caller).
+    #[inline(always)]
+    fn contains_with<P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
+        self.block_contains(probe, self.block_index(h), h.h2)
+    }
+
+    /// The probes of `h2` in block `b` with kernel `probe` (inlined into the caller).
+    #[inline(always)]
+    fn block_contains<P: LocalProbe>(&self, probe: P, b: usize, h2: u64) -> bool {
+        let block = &self.blocks[b];
+        match self.layout {
+            Layout::Local32 => probe.contains(&block.0, (h2 >> 32) as u32, self.k),
+            Layout::Wide64 => wide64_contains(block, h2, self.k),
         }
     }
 
@@ -442,25 +597,13 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// block bits as the vector path, which the tests check on machines that have one.
     pub fn insert_portable<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         let h = self.hash_key(key);
-        let b = self.block_index(h);
-        self.count = self.count.saturating_add(1);
-        match self.layout {
-            Layout::Local32 => {
-                simd::local_insert_scalar(&mut self.blocks[b].0, local_bits(h), self.k)
-            }
-            Layout::Wide64 => self.blocks[b].add(h.h2, self.k),
-        }
+        self.insert_with(PortableProbe, h)
     }
 
     /// [`might_contain`](Self::might_contain) on the portable path (no SIMD), whatever the
     /// CPU: the same answer as the vector path.
     pub fn might_contain_portable<K: Key + ?Sized>(&self, key: &K) -> bool {
-        let h = self.hash_key(key);
-        let block = &self.blocks[self.block_index(h)];
-        match self.layout {
-            Layout::Local32 => simd::local_contains_scalar(&block.0, local_bits(h), self.k),
-            Layout::Wide64 => block.contains(h.h2, self.k),
-        }
+        self.contains_with(PortableProbe, self.hash_key(key))
     }
 
     /// The probe layout (the second one for every filter built by this version; the first
@@ -487,6 +630,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// while key `i` is inserted, so the cache misses overlap. Keys are inserted in order; the
     /// result is identical to inserting them one by one.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        simd::run_local(InsertBatch(self, keys))
+    }
+
+    /// [`insert_batch`](Self::insert_batch) with kernel `probe` (inlined into the caller).
+    #[inline(always)]
+    fn insert_batch_with<P: LocalProbe, K: Key>(&mut self, probe: P, keys: &[K]) {
         let mut ring = [KeyHash::new(0, 0); BATCH];
         for (r, key) in ring.iter_mut().zip(keys) {
             *r = self.hash_key(key);
@@ -500,24 +649,20 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 simd::prefetch(&self.blocks[self.block_index(ahead)]);
                 ring[slot] = ahead;
             }
-            self.insert_hash(h);
+            self.insert_with(probe, h);
         }
     }
 
     /// `false`: the key was definitely never inserted. `true`: it maybe was.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.might_contain_hash(self.hash_key(key))
+        simd::run_local(ContainsKey(self, key))
     }
 
     /// Query with a hash computed by this filter's scheme.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        let block = &self.blocks[self.block_index(h)];
-        match self.layout {
-            Layout::Local32 => self.kernel.contains(&block.0, local_bits(h), self.k),
-            Layout::Wide64 => block.contains(h.h2, self.k),
-        }
+        simd::run_local(ContainsHash(self, h))
     }
 
     /// Answer many keys at once: `out[i] = might_contain(keys[i])`. The key [`BATCH`]
@@ -543,12 +688,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 "the prefetch distance must be at least 1",
             ));
         }
-        simd::pipeline::<K, KeyHash, D>(
-            keys,
-            |key| self.hash_key(key),
-            |h| simd::prefetch(&self.blocks[self.block_index(*h)]),
-            |i, h| out[i] = self.might_contain_hash(h),
-        );
+        simd::run_local(ContainsBatch::<S, K, D>(self, keys, out));
         Ok(())
     }
 
@@ -556,15 +696,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// filter's scheme: prefetches the blocks of [`BATCH`] hashes ahead of the one it answers.
     pub fn might_contain_hashes(&self, hashes: &[KeyHash], out: &mut [bool]) -> Result<()> {
         check_out_len(hashes.len(), out.len())?;
-        for h in hashes.iter().take(BATCH) {
-            simd::prefetch(&self.blocks[self.block_index(*h)]);
-        }
-        for (i, (o, h)) in out.iter_mut().zip(hashes).enumerate() {
-            if let Some(ahead) = hashes.get(i + BATCH) {
-                simd::prefetch(&self.blocks[self.block_index(*ahead)]);
-            }
-            *o = self.might_contain_hash(*h);
-        }
+        simd::run_local(ContainsHashes(self, hashes, out));
         Ok(())
     }
 
@@ -824,7 +956,6 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity,
             target_fpr,
             layout,
-            kernel: simd::LocalKernel::detect(),
             scheme,
         })
     }

@@ -28,6 +28,36 @@
 //! assert!((fp as f64 - expected).abs() < 5.0 * 31.5, "{fp} vs {expected}");
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
+//!
+//! # Lookup loop
+//!
+//! A lookup reads its first two probes together and tests them with one branch; only if
+//! both bits are set does it read the remaining `k − 2` and AND them, branch-free. The
+//! textbook loop, which stops at the first zero bit, branches once per probe on data the
+//! predictor cannot know: about half the bits are set, so a non-member's exit point is a coin
+//! toss, the branch mispredicts about once per lookup, and the next key's hash (and, with a
+//! keyed scheme, its whole SipHash) waits behind it. Reading every probe removes that but
+//! costs `k` memory accesses for every non-member; two first keeps the non-members' traffic
+//! at two mostly parallel accesses (both bits set with probability about ¼).
+//!
+//! Measured in one process with the three loops' passes interleaved (21 rounds, 2·10^6
+//! half-member u64 queries, 1 % target, shared 2-vCPU Intel Xeon with AVX2 at load 4–5),
+//! median of the per-round ratio against the early-exit loop, range in brackets:
+//!
+//! | n | all k branch-free | two, then branch-free (used) |
+//! |---|---|---|
+//! | 10^5, xxh3 | 0.71 (0.57–0.92) | 0.70 (0.37–2.13) |
+//! | 10^7, xxh3 | 0.86 (0.49–1.48) | 0.82 (0.45–1.19) |
+//! | 10^5, keyed SipHash-2-4 (scheme id 4) | 0.86 (0.70–1.26) | 0.86 (0.61–1.07) |
+//! | 10^7, keyed SipHash-2-4 (scheme id 4) | 0.89 (0.61–1.12) | 0.90 (0.67–1.15) |
+//!
+//! Against fastbloom 0.17 given foldhash (`cargo run --release -p bloomlab-blocked --example
+//! speed`, same machine, 7 rounds, per-round ratios' medians): 0.79 / 0.86 / 0.74 / 0.94×
+//! at 2 000 / 10^5 / 10^6 / 10^7 keys, where the early-exit loop measured 1.05 / 1.24 / 1.03
+//! / 1.11× in the run beside it (and 1.01–1.08, 1.03, 1.01–1.06, 1.05–1.06 in two more).
+//! The callgrind count per lookup rises from 63 to 80 instructions (filter in L1): fewer
+//! mispredictions, not fewer instructions, is the gain. Layout, hash and answers are
+//! unchanged (`tests/known_answers.rs`).
 #![warn(missing_docs)]
 
 use std::fmt;
@@ -231,8 +261,12 @@ impl<S: HashScheme> BloomFilter<S> {
     /// Query with a hash computed by this filter's scheme.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        h.positions(self.k, self.bits.len())
-            .all(|i| self.bits.get(i))
+        // Two probes read together, one branch, then the rest branch-free (see "Lookup loop"
+        // in the crate docs).
+        let mut p = h.positions(self.k, self.bits.len());
+        let first =
+            p.next().is_none_or(|i| self.bits.get(i)) & p.next().is_none_or(|i| self.bits.get(i));
+        first && p.fold(true, |all, i| all & self.bits.get(i))
     }
 
     /// The hash scheme.
@@ -560,8 +594,11 @@ impl<'a, S: HashScheme> BloomFilterView<'a, S> {
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         let h = key.with_key_bytes(|b| self.scheme.hash(b));
-        h.positions(self.k, self.m)
-            .all(|i| get_le_bit(self.bits, i))
+        // The owned filter's probe loop (see "Lookup loop" in the crate docs).
+        let mut p = h.positions(self.k, self.m);
+        let first = p.next().is_none_or(|i| get_le_bit(self.bits, i))
+            & p.next().is_none_or(|i| get_le_bit(self.bits, i));
+        first && p.fold(true, |all, i| all & get_le_bit(self.bits, i))
     }
 
     /// Number of inserts recorded in the bytes.

@@ -23,6 +23,15 @@
 //!   the Parquet / Impala split-block rule over a 256-bit block of eight `u32` words: word `i`
 //!   gets bit `(h · salt_i mod 2^32) >> 27`, so a key sets exactly one bit per word.
 //!
+//! # Dispatch
+//!
+//! A filter does not call a kernel per key through a pointer: it states its operation —
+//! hash, block index, probes, or a whole batch's loop — as a [`LocalTask`], generic over the
+//! kernel ([`LocalProbe`]), and [`run_local`] tests for AVX2 once (a cached load) and runs
+//! that operation compiled with AVX2 enabled, the hash and the kernel inlined into it; the
+//! portable instance runs elsewhere. In a build with AVX2 enabled at compile time the test
+//! goes away and the operation inlines into its caller.
+//!
 //! # Pipeline
 //!
 //! [`pipeline`] drives batched operations: it computes each item's hash `D` items before the
@@ -152,7 +161,7 @@ pub fn zeroed_lines(n: usize) -> Option<Vec<Line>> {
 /// );
 /// assert_eq!(out, [9, 998_001, 0, 1764]);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn pipeline<T, H: Copy, const D: usize>(
     items: &[T],
     mut hash: impl FnMut(&T) -> H,
@@ -248,66 +257,117 @@ pub fn local_insert(block: &mut [u64; 8], h: u32, k: u32) -> bool {
     local_insert_scalar(block, h, k)
 }
 
-/// The local-block kernels chosen once, at construction, instead of at every call: a filter
-/// keeps one and calls through it (one indirect call straight into the AVX2 code, no
-/// feature test per key). [`detect`](Self::detect) picks AVX2 when the CPU has it;
-/// [`portable`](Self::portable) is the scalar definition everywhere.
-#[derive(Clone, Copy)]
-pub struct LocalKernel {
-    contains: unsafe fn(&[u64; 8], u32, u32) -> bool,
-    insert: unsafe fn(&mut [u64; 8], u32, u32) -> bool,
-    name: &'static str,
+/// A local-block probe kernel as a type, so that code generic over it compiles to one
+/// specialised body per kernel: [`PortableProbe`] (the scalar definition) or `Avx2Probe`
+/// (x86-64 only, handed out by [`run_local`] after the CPU was found to have AVX2).
+pub trait LocalProbe: Copy {
+    /// `"avx2"` or `"portable"`.
+    const NAME: &'static str;
+    /// [`local_contains_scalar`]'s answer.
+    fn contains(self, block: &[u64; 8], h: u32, k: u32) -> bool;
+    /// [`local_insert_scalar`]'s result and block.
+    fn insert(self, block: &mut [u64; 8], h: u32, k: u32) -> bool;
 }
 
-impl LocalKernel {
-    /// AVX2 if this CPU has it, else [`portable`](Self::portable).
-    pub fn detect() -> Self {
+/// The scalar local-block kernels ([`local_contains_scalar`], [`local_insert_scalar`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PortableProbe;
+
+impl LocalProbe for PortableProbe {
+    const NAME: &'static str = "portable";
+    #[inline(always)]
+    fn contains(self, block: &[u64; 8], h: u32, k: u32) -> bool {
+        local_contains_scalar(block, h, k)
+    }
+    #[inline(always)]
+    fn insert(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
+        local_insert_scalar(block, h, k)
+    }
+}
+
+/// The AVX2 local-block kernels. A value exists only inside [`run_local`], which builds one
+/// (the field is private) after `is_x86_feature_detected!("avx2")` said yes, inside a
+/// function compiled with AVX2 enabled into which the kernels inline — or, in a build with
+/// AVX2 enabled at compile time, anywhere.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2Probe(());
+
+#[cfg(target_arch = "x86_64")]
+impl LocalProbe for Avx2Probe {
+    const NAME: &'static str = "avx2";
+    #[inline(always)]
+    fn contains(self, block: &[u64; 8], h: u32, k: u32) -> bool {
+        // SAFETY: an `Avx2Probe` is only built by `run_local`, once the CPU was found to have
+        // AVX2 or in a build for AVX2 CPUs only: the kernel's only requirement.
+        unsafe { avx2::local_contains(block, h, k) }
+    }
+    #[inline(always)]
+    fn insert(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
+        // SAFETY: as in `contains`.
+        unsafe { avx2::local_insert(block, h, k) }
+    }
+}
+
+/// Work generic over the local-block kernel, run by [`run_local`] with the best one this
+/// CPU has. Write `run` `#[inline(always)]` so its whole body — hashing, block index,
+/// probes, the loop of a batch — is compiled inside the AVX2-enabled caller, with the
+/// kernels inlined into it: no call per key.
+pub trait LocalTask {
+    /// What the work returns.
+    type Output;
+    /// Do the work with kernel `probe`.
+    fn run<P: LocalProbe>(self, probe: P) -> Self::Output;
+}
+
+/// Run `task` with the AVX2 kernels if this CPU has them (one cached feature test per
+/// call, then one direct call into a body compiled with AVX2 enabled), else with
+/// [`PortableProbe`]. Both give the same answers and blocks. Built with AVX2 enabled at
+/// compile time (`-C target-feature=+avx2`, or `-C target-cpu=native` on such a CPU), the
+/// test and the call disappear: the task inlines into its caller.
+///
+/// ```
+/// use bloomlab_core::simd::{self, LocalProbe, LocalTask};
+///
+/// struct Count<'a>(&'a [[u64; 8]], &'a [u32]);
+/// impl LocalTask for Count<'_> {
+///     type Output = usize;
+///     #[inline(always)]
+///     fn run<P: LocalProbe>(self, probe: P) -> usize {
+///         self.1.iter().zip(self.0).filter(|&(&h, b)| probe.contains(b, h, 6)).count()
+///     }
+/// }
+/// let mut block = [0u64; 8];
+/// simd::local_insert(&mut block, 7, 6);
+/// assert_eq!(simd::run_local(Count(&[block, [0; 8]], &[7, 7])), 1);
+/// ```
+#[inline(always)]
+pub fn run_local<T: LocalTask>(task: T) -> T::Output {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        // Every CPU this build runs on has AVX2 (the compiler was told so).
+        task.run(Avx2Probe(()))
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    {
         #[cfg(target_arch = "x86_64")]
         if has_avx2() {
-            return LocalKernel {
-                contains: avx2::local_contains,
-                insert: avx2::local_insert,
-                name: "avx2",
-            };
+            // SAFETY: the CPU supports AVX2 (checked just above), the only requirement of
+            // this `#[target_feature(enable = "avx2")]` function.
+            return unsafe { run_avx2(task) };
         }
-        Self::portable()
-    }
-
-    /// The scalar kernels ([`local_contains_scalar`], [`local_insert_scalar`]).
-    pub fn portable() -> Self {
-        LocalKernel {
-            contains: local_contains_scalar,
-            insert: local_insert_scalar,
-            name: "portable",
-        }
-    }
-
-    /// `"avx2"` or `"portable"`.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// [`local_contains_scalar`]'s answer.
-    #[inline(always)]
-    pub fn contains(&self, block: &[u64; 8], h: u32, k: u32) -> bool {
-        // SAFETY: the pointer is a safe scalar function, or an AVX2 kernel stored by `detect`
-        // only after `has_avx2()` returned true; the fields are private, so no other value
-        // can be built.
-        unsafe { (self.contains)(block, h, k) }
-    }
-
-    /// [`local_insert_scalar`]'s result and block.
-    #[inline(always)]
-    pub fn insert(&self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
-        // SAFETY: as in `contains`.
-        unsafe { (self.insert)(block, h, k) }
+        task.run(PortableProbe)
     }
 }
 
-impl std::fmt::Debug for LocalKernel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name)
-    }
+/// `task` with [`Avx2Probe`], compiled with AVX2 enabled so the kernels inline into it.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]
+#[target_feature(enable = "avx2")]
+unsafe fn run_avx2<T: LocalTask>(task: T) -> T::Output {
+    task.run(Avx2Probe(()))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -501,7 +561,7 @@ pub mod avx2 {
     }
 
     /// `LANE_MASKS[a]`: lanes `0..a` all ones, the others zero (`a` in `0..=8`).
-    static LANE_MASKS: [[i32; 8]; 9] = {
+    const LANE_MASKS: [[i32; 8]; 9] = {
         let mut t = [[0i32; 8]; 9];
         let mut a = 0;
         while a <= 8 {
@@ -559,8 +619,13 @@ pub mod avx2 {
         let idx = _mm256_srli_epi32::<28>(x);
         let from_lo = _mm256_permutevar8x32_epi32(lo, idx); // uses idx & 7
         let from_hi = _mm256_permutevar8x32_epi32(hi, idx);
-        // The sign bit of x is bit 3 of the word index: the high half.
-        _mm256_blendv_epi8(from_lo, from_hi, _mm256_srai_epi32::<31>(x))
+        // The sign bit of x is bit 3 of the word index: the high half. `blendvps` selects
+        // each 32-bit lane by its sign bit, so x is the selector as it stands (no shift).
+        _mm256_castps_si256(_mm256_blendv_ps(
+            _mm256_castsi256_ps(from_lo),
+            _mm256_castsi256_ps(from_hi),
+            _mm256_castsi256_ps(x),
+        ))
     }
 
     /// [`local_contains_scalar`](super::local_contains_scalar) with eight probes per vector.
@@ -834,20 +899,52 @@ mod tests {
         }
     }
 
+    /// Inserts and lookups of many keys inside one [`run_local`] task.
+    struct Both<'a> {
+        blocks: &'a mut [[u64; 8]],
+        keys: &'a [u32],
+        k: u32,
+    }
+
+    impl LocalTask for Both<'_> {
+        type Output = (&'static str, Vec<bool>, Vec<bool>);
+        #[inline(always)]
+        fn run<P: LocalProbe>(self, probe: P) -> Self::Output {
+            let n = self.blocks.len();
+            let new = self
+                .keys
+                .iter()
+                .map(|&h| probe.insert(&mut self.blocks[h as usize % n], h, self.k))
+                .collect();
+            let hit = self
+                .keys
+                .iter()
+                .map(|&h| probe.contains(&self.blocks[h.rotate_left(7) as usize % n], h, self.k))
+                .collect();
+            (P::NAME, new, hit)
+        }
+    }
+
     #[test]
-    fn chosen_kernels_agree_with_the_portable_ones() {
-        let (fast, slow) = (LocalKernel::detect(), LocalKernel::portable());
-        assert_eq!(fast.name(), if has_avx2() { "avx2" } else { "portable" });
+    fn dispatched_kernels_agree_with_the_portable_ones() {
         let mut x = 5u64;
-        for k in [1u32, 4, 6, 8, 9, 15, 64] {
-            let (mut a, mut b) = ([0u64; 8], [0u64; 8]);
-            for _ in 0..50 {
-                let h = mix(&mut x) as u32;
-                assert_eq!(fast.insert(&mut a, h, k), slow.insert(&mut b, h, k));
-                assert_eq!(a, b);
-                let q = mix(&mut x) as u32;
-                assert_eq!(fast.contains(&a, q, k), slow.contains(&b, q, k));
+        for k in [0u32, 1, 4, 6, 8, 9, 15, 64, 65] {
+            let keys: Vec<u32> = (0..300).map(|_| mix(&mut x) as u32).collect();
+            let (mut a, mut b) = (vec![[0u64; 8]; 16], vec![[0u64; 8]; 16]);
+            let fast = run_local(Both {
+                blocks: &mut a,
+                keys: &keys,
+                k,
+            });
+            let slow = Both {
+                blocks: &mut b,
+                keys: &keys,
+                k,
             }
+            .run(PortableProbe);
+            assert_eq!(fast.0, if has_avx2() { "avx2" } else { "portable" });
+            assert_eq!((fast.1, fast.2), (slow.1, slow.2), "k = {k}");
+            assert_eq!(a, b, "k = {k}");
         }
     }
 
