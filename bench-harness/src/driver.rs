@@ -398,8 +398,9 @@ pub fn fill_peer_ratios(rows: &mut [Row]) {
 /// Run the plan over `entries`.
 pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
     let started = Instant::now();
-    let session = crate::control::Session::start();
+    // Described before the session pins this thread (pinning narrows available_parallelism).
     let mut machine = crate::machine::describe();
+    let session = crate::control::Session::start();
     let mut total = 0u64;
     for &n in &plan.sizes {
         let subjects: usize = groups(entries, plan, n).iter().map(Vec::len).sum();

@@ -480,6 +480,7 @@ pub fn registry() -> Vec<Entry> {
         peers::fastbloom_entry(),
         peers::fastbloom_sip_entry(),
         sbbf_rs::sbbf_rs_entry(),
+        sbbf_rs::sbbf_rs_parquet_entry(),
         peers::bloomfilter_entry(),
         peers::growable_entry(),
         peers::cuckoofilter_entry(),

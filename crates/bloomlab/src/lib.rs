@@ -209,10 +209,10 @@ pub mod variants {
     pub use bloomlab_keyed as keyed;
     #[cfg(feature = "ribbon")]
     pub use bloomlab_ribbon as ribbon;
-    #[cfg(feature = "scalable")]
-    pub use bloomlab_scalable as scalable;
     #[cfg(feature = "sbbf")]
     pub use bloomlab_sbbf as sbbf;
+    #[cfg(feature = "scalable")]
+    pub use bloomlab_scalable as scalable;
 }
 
 /// The README's code blocks, compiled and run as doctests so the front page cannot rot.
