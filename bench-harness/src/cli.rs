@@ -36,6 +36,8 @@ pub enum Command {
     /// Run one `run` command N times back to back (each in its own process) and write the
     /// spread of every lookup ratio to `blocked` (results/repeatability.md).
     Repeat(RepeatArgs),
+    /// Paired lookup ratios of chosen pairs of entries (A/B), at every size of a results file.
+    Ratio(RatioArgs),
     /// Regenerate every plot from an existing results JSON without measuring.
     Plot(PlotArgs),
     /// Pick a structure for your needs from measured results and explain the choice.
@@ -59,6 +61,23 @@ pub struct CompareArgs {
     /// Exit non-zero when a flagged change exceeds this many percent.
     #[arg(long)]
     pub fail_above: Option<f64>,
+}
+
+/// Options of `ratio`.
+#[derive(Debug, Args)]
+pub struct RatioArgs {
+    /// Pairs of entries, each written A/B (e.g. sbbf/sbbf-rs-parquet classic/fastbloom).
+    #[arg(required = true)]
+    pub pairs: Vec<String>,
+    /// Results JSON to read.
+    #[arg(long, default_value = "results/results.json")]
+    pub results: PathBuf,
+    /// Target FPR of the rows to pair (fixed-parameter entries stand in for any target).
+    #[arg(long, default_value_t = 0.01)]
+    pub fpr: f64,
+    /// Lookup mix: percent of members.
+    #[arg(long, default_value_t = 50)]
+    pub hits: u32,
 }
 
 /// Options of `repeat`.
@@ -350,6 +369,9 @@ pub fn dispatch_status(cli: Cli) -> Result<(String, bool), String> {
 fn dispatch_plain(command: Option<Command>, default_run: RunArgs) -> Result<String, String> {
     match command {
         Some(Command::Compare(_)) | Some(Command::Repeat(_)) => unreachable!("handled above"),
+        Some(Command::Ratio(a)) => {
+            crate::ratio::table(&report::read(&a.results)?, &a.pairs, a.fpr, a.hits)
+        }
         None => run_msg(&default_run),
         Some(Command::Run(a)) => run_msg(&a),
         Some(Command::Plot(a)) => plot_cmd(&a).map(|files| {

@@ -24,6 +24,7 @@ pub mod floor;
 pub mod keys;
 pub mod machine;
 pub mod plot;
+pub mod ratio;
 pub mod recommend;
 pub mod repeat;
 pub mod report;

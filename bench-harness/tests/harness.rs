@@ -848,3 +848,47 @@ fn glance_names_the_best_of_each_kind_and_where_the_files_are() {
             .any(|x| x.kind == "static" && x.filter == "xorf-bfuse8")
     );
 }
+
+#[test]
+fn ratio_pairs_entries_round_by_round() {
+    let r = tiny_results();
+    let t = bench_harness::ratio::table(
+        &r,
+        &["classic/blocked".into(), "blocked/blocked".into()],
+        0.01,
+        50,
+    )
+    .unwrap();
+    // One column per size, one line per pair.
+    let header = t.lines().find(|l| l.starts_with("| ratio |")).unwrap();
+    assert_eq!(header.matches("| n = ").count(), 2, "{t}");
+    // A filter against itself is exactly 1 in every round.
+    let own = t
+        .lines()
+        .find(|l| l.starts_with("| blocked / blocked"))
+        .unwrap();
+    assert_eq!(
+        own.matches("1.00 [1.00–1.00] (no measurable difference)")
+            .count(),
+        2,
+        "{own}"
+    );
+    // The classic/blocked cell is the same statistic as the table's ×blocked column.
+    let row = r
+        .rows
+        .iter()
+        .find(|x| x.filter == "classic" && x.n == 20_000 && x.target_fpr == Some(0.01))
+        .unwrap();
+    let want = row.lookup(50).unwrap().blocked_ratio.unwrap();
+    let line = t
+        .lines()
+        .find(|l| l.starts_with("| classic / blocked"))
+        .unwrap();
+    assert!(
+        line.contains(&format!("{:.2} [{:.2}–{:.2}]", want.mid, want.lo, want.hi)),
+        "{line}"
+    );
+    // Bad pairs are clear errors.
+    assert!(bench_harness::ratio::table(&r, &["classic".into()], 0.01, 50).is_err());
+    assert!(bench_harness::ratio::table(&r, &["classic/nope".into()], 0.01, 50).is_err());
+}
