@@ -7,31 +7,13 @@
 //! below.
 
 use bloomlab_blocked::{BlockedBloomFilter, Layout};
+use bloomlab_conformance::kat::{keys, probe_keys};
 use bloomlab_conformance::{self as conf, from_hex};
 use bloomlab_core::{HashScheme, Xxh3Scheme};
 
-fn keys(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
-}
-
 /// Indices of the non-members `n0 … n255` that answer "maybe".
 fn positives(f: &BlockedBloomFilter) -> Vec<usize> {
-    keys("n", 256)
-        .iter()
-        .enumerate()
-        .filter(|(_, k)| f.might_contain(*k))
-        .map(|(i, _)| i)
-        .collect()
-}
-
-fn probe_keys() -> Vec<Vec<u8>> {
-    vec![
-        b"".to_vec(),
-        b"a".to_vec(),
-        b"user:42".to_vec(),
-        42u64.to_le_bytes().to_vec(),
-        (0..1024u32).map(|i| i as u8).collect(),
-    ]
+    conf::kat::positives(|k| f.might_contain(k))
 }
 
 /// `(block, set bits)` of every non-empty block.

@@ -4,32 +4,9 @@
 //! version bump.
 
 use bloomlab_classic::{BloomFilter, BloomFilterView};
+use bloomlab_conformance::kat::{keys, positives, probe_keys};
 use bloomlab_conformance::{self as conf, from_hex};
 use bloomlab_core::Xxh3Scheme;
-
-fn keys(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
-}
-
-/// Indices of the non-members `n0 … n255` that answer "maybe".
-fn positives(f: impl Fn(&str) -> bool) -> Vec<usize> {
-    keys("n", 256)
-        .iter()
-        .enumerate()
-        .filter(|(_, k)| f(k))
-        .map(|(i, _)| i)
-        .collect()
-}
-
-fn probe_keys() -> Vec<Vec<u8>> {
-    vec![
-        b"".to_vec(),
-        b"a".to_vec(),
-        b"user:42".to_vec(),
-        42u64.to_le_bytes().to_vec(),
-        (0..1024u32).map(|i| i as u8).collect(),
-    ]
-}
 
 #[test]
 fn probe_bits_of_fixed_keys() {

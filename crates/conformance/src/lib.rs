@@ -384,6 +384,42 @@ pub fn digest(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
+/// The keys every variant's known-answer vectors are written for, in one place so the
+/// vectors of different variants speak of the same keys.
+pub mod kat {
+    /// `prefix0 … prefix{n−1}`: members (`k…`) and non-members (`n…`) of the small literal filters.
+    pub fn keys(prefix: &str, n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("{prefix}{i}")).collect()
+    }
+
+    /// Five keys of the lengths a hash treats differently: empty, 1 byte, 7 bytes, 8 bytes (a
+    /// `u64`, little-endian) and 1 KiB.
+    pub fn probe_keys() -> Vec<Vec<u8>> {
+        vec![
+            b"".to_vec(),
+            b"a".to_vec(),
+            b"user:42".to_vec(),
+            42u64.to_le_bytes().to_vec(),
+            (0..1024u32).map(|i| i as u8).collect(),
+        ]
+    }
+
+    /// Indices `i` of the non-members `n0 … n{count−1}` for which `maybe` answers true.
+    pub fn positives_among(maybe: impl Fn(&str) -> bool, count: usize) -> Vec<usize> {
+        keys("n", count)
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| maybe(k))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// [`positives_among`] the 256 non-members `n0 … n255`.
+    pub fn positives(maybe: impl Fn(&str) -> bool) -> Vec<usize> {
+        positives_among(maybe, 256)
+    }
+}
+
 /// Lower-case hex of `bytes` (to print a vector once, when it is first written).
 pub fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -3,23 +3,10 @@
 //! digest of a larger one, and a literal encoded filter decoded and queried. A change to any
 //! literal here needs a format version bump.
 
+use bloomlab_conformance::kat::{keys, probe_keys};
 use bloomlab_conformance::{self as conf, from_hex};
 use bloomlab_core::Xxh3Scheme;
 use bloomlab_counting::CountingBloomFilter;
-
-fn keys(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
-}
-
-fn probe_keys() -> Vec<Vec<u8>> {
-    vec![
-        b"".to_vec(),
-        b"a".to_vec(),
-        b"user:42".to_vec(),
-        42u64.to_le_bytes().to_vec(),
-        (0..1024u32).map(|i| i as u8).collect(),
-    ]
-}
 
 #[test]
 fn counters_of_fixed_keys() {

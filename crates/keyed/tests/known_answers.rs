@@ -6,6 +6,7 @@
 
 use bloomlab_blocked::{BlockedBloomFilter, Layout};
 use bloomlab_classic::BloomFilter;
+use bloomlab_conformance::kat::{keys, positives};
 use bloomlab_conformance::{self as conf, from_hex};
 use bloomlab_core::{HashScheme, KeyHash, SchemeId};
 use bloomlab_keyed::{KEY_CHECK_INPUT, KeyedBlockedBloomFilter, KeyedBloomFilter, SipScheme};
@@ -14,14 +15,6 @@ const SECRET: [u8; 16] = *b"bloomlab secret!";
 
 fn scheme() -> SipScheme {
     SipScheme::from_secret(SECRET)
-}
-
-fn keys(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
-}
-
-fn positives(f: impl Fn(&str) -> bool) -> Vec<usize> {
-    (0..256).filter(|i| f(&format!("n{i}"))).collect()
 }
 
 #[test]

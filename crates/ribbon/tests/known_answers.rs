@@ -4,23 +4,10 @@
 //! at every `r` from 1 to 32, and a literal encoded filter decoded and queried through both
 //! the owned filter and the view. A change to any literal here needs a format version bump.
 
+use bloomlab_conformance::kat::{keys, positives_among as positives};
 use bloomlab_conformance::{self as conf, from_hex};
 use bloomlab_core::{KeyHash, Xxh3Scheme};
 use bloomlab_ribbon::{RibbonFilter, RibbonView, Row, WIDTH, band, row};
-
-fn keys(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
-}
-
-/// Indices of the non-members `n0 … n(count−1)` that answer "maybe".
-fn positives(f: impl Fn(&str) -> bool, count: usize) -> Vec<usize> {
-    keys("n", count)
-        .iter()
-        .enumerate()
-        .filter(|(_, k)| f(k))
-        .map(|(i, _)| i)
-        .collect()
-}
 
 /// 300 fixed hashes (a filter of 3 blocks).
 fn member_hashes() -> Vec<KeyHash> {
