@@ -127,49 +127,84 @@ impl Construct for bloomlab_counting::CountingBloomFilter {
     }
 }
 
-/// The blocked filter answering through its batched API: lookups are timed with
-/// `might_contain_batch` over the whole stream (prefetching a rolling 32 keys ahead).
-#[derive(Debug)]
-pub struct BlockedBatched(pub bloomlab_blocked::BlockedBloomFilter);
+/// One of our filters with a batched lookup (and, where it has one, a batched insert): the
+/// adapter behind every `*-batched` entry.
+pub trait BatchApi: Construct {
+    /// How many keys ahead the batched calls hash and prefetch (for `describe`).
+    const AHEAD: usize;
 
-impl Adapter for BlockedBatched {
+    /// `might_contain_batch` over `keys`.
+    fn lookup_batch(&self, keys: &[u64], out: &mut [bool]);
+
+    /// Insert every key: the filter's batched insert where it has one.
+    fn insert_all(&mut self, keys: &[u64]) {
+        for k in keys {
+            let _ = self.insert_bytes(&k.to_le_bytes());
+        }
+    }
+}
+
+impl BatchApi for bloomlab_blocked::BlockedBloomFilter {
+    const AHEAD: usize = bloomlab_blocked::BATCH;
+
+    fn lookup_batch(&self, keys: &[u64], out: &mut [bool]) {
+        self.might_contain_batch(keys, out)
+            .expect("the driver passes equal lengths");
+    }
+
+    fn insert_all(&mut self, keys: &[u64]) {
+        self.insert_batch(keys);
+    }
+}
+
+impl BatchApi for bloomlab_sbbf::Sbbf {
+    const AHEAD: usize = bloomlab_sbbf::BATCH;
+
+    fn lookup_batch(&self, keys: &[u64], out: &mut [bool]) {
+        self.might_contain_batch(keys, out)
+            .expect("the driver passes equal lengths");
+    }
+}
+
+/// A filter answering through its batched API: lookups are timed over the whole stream with
+/// `BatchApi::lookup_batch`, inserts (and the build) with `BatchApi::insert_all`.
+#[derive(Debug)]
+pub struct Batched<F>(pub F);
+
+impl<F: BatchApi> Adapter for Batched<F> {
     const BATCHED: bool = true;
 
     fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
         Some(
-            bloomlab_blocked::BlockedBloomFilter::with_fpr(spec.n, spec.fpr)
-                .map(BlockedBatched)
+            F::with_target(spec.n, spec.fpr)
+                .map(Batched)
                 .map_err(|e| e.to_string()),
         )
     }
 
     fn build(spec: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
-        let mut f = bloomlab_blocked::BlockedBloomFilter::with_fpr(spec.n, spec.fpr)
-            .map_err(|e| e.to_string())?;
-        f.insert_batch(keys);
-        Ok((BlockedBatched(f), 0))
+        let mut f = F::with_target(spec.n, spec.fpr).map_err(|e| e.to_string())?;
+        f.insert_all(keys);
+        Ok((Batched(f), 0))
     }
 
     #[inline]
     fn insert(&mut self, key: u64) -> bool {
-        self.0.insert(&key);
-        true
+        self.0.insert_bytes(&key.to_le_bytes()).is_ok()
     }
 
     #[inline]
     fn contains(&self, key: u64) -> bool {
-        self.0.might_contain(&key)
+        self.0.might_contain_bytes(&key.to_le_bytes())
     }
 
     fn insert_many(&mut self, keys: &[u64]) -> u64 {
-        self.0.insert_batch(keys);
+        self.0.insert_all(keys);
         0
     }
 
     fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
-        self.0
-            .might_contain_batch(keys, out)
-            .expect("the driver passes equal lengths");
+        self.0.lookup_batch(keys, out);
     }
 
     fn theoretical_fpr(&self) -> Option<f64> {
@@ -177,11 +212,13 @@ impl Adapter for BlockedBatched {
     }
 
     fn describe(&self) -> String {
+        let p = self.0.params();
         format!(
-            "blocks={} k={} hash=xxh3-128/km batched(prefetch {})",
-            self.0.blocks(),
-            self.0.hashes(),
-            bloomlab_blocked::BATCH
+            "table_bits={} k={} hash={} batched(prefetch {})",
+            p.table_bits,
+            p.hashes,
+            p.scheme.id.name(),
+            F::AHEAD
         )
     }
 }
@@ -234,7 +271,7 @@ pub fn blocked_keyed_entry() -> Entry {
 
 /// The blocked filter through its batched API.
 pub fn blocked_batched_entry() -> Entry {
-    Entry::new::<BlockedBatched>(Info {
+    Entry::new::<Batched<bloomlab_blocked::BlockedBloomFilter>>(Info {
         curve: Some(Curve::Bloom),
         batched: true,
         note: "the blocked filter through might_contain_batch / insert_batch (prefetching); same table as blocked; its ratios are batched vs single lookups",
@@ -339,55 +376,9 @@ pub fn sbbf_entry() -> Entry {
     })
 }
 
-/// The split-block filter through its batched API: each key is hashed and its block
-/// prefetched `bloomlab_sbbf::BATCH` keys ahead.
-#[derive(Debug)]
-pub struct SbbfBatched(pub bloomlab_sbbf::Sbbf);
-
-impl Adapter for SbbfBatched {
-    const BATCHED: bool = true;
-
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
-        Some(
-            bloomlab_sbbf::Sbbf::with_fpr(spec.n, spec.fpr)
-                .map(SbbfBatched)
-                .map_err(|e| e.to_string()),
-        )
-    }
-
-    #[inline]
-    fn insert(&mut self, key: u64) -> bool {
-        self.0.insert(&key);
-        true
-    }
-
-    #[inline]
-    fn contains(&self, key: u64) -> bool {
-        self.0.might_contain(&key)
-    }
-
-    fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
-        self.0
-            .might_contain_batch(keys, out)
-            .expect("the driver passes equal lengths");
-    }
-
-    fn theoretical_fpr(&self) -> Option<f64> {
-        Some(self.0.expected_fpr())
-    }
-
-    fn describe(&self) -> String {
-        format!(
-            "blocks={} hash=parquet-xxh64 batched(prefetch {})",
-            self.0.blocks(),
-            bloomlab_sbbf::BATCH
-        )
-    }
-}
-
 /// The split-block filter through its batched API.
 pub fn sbbf_batched_entry() -> Entry {
-    Entry::new::<SbbfBatched>(Info {
+    Entry::new::<Batched<bloomlab_sbbf::Sbbf>>(Info {
         curve: Some(Curve::Bloom),
         batched: true,
         note: "the split-block filter through might_contain_batch (hash and prefetch ahead); same table as sbbf; its ratios are batched vs single lookups",
