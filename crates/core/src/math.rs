@@ -192,22 +192,37 @@ pub fn blocked_bits_per_item(p: f64, block_bits: u32) -> Result<(f64, u32)> {
     }
     let best = |bpi: f64| blocked_fpr(bpi, blocked_best_hashes(bpi, block_bits), block_bits);
     // The blocked filter never needs fewer bits than the classic one.
-    let mut lo = classic_bits_per_item(p)? * 0.99;
-    let mut hi = lo * 2.0 + 8.0;
-    while best(hi) > p {
+    let lo = classic_bits_per_item(p)? * 0.99;
+    let hi = smallest_density(best, p, lo, lo * 2.0 + 8.0, 4096.0).ok_or_else(|| {
+        Error::invalid(
+            "fpr",
+            format!("{p} is not reachable with {block_bits}-bit blocks"),
+        )
+    })?;
+    Ok((hi, blocked_best_hashes(hi, block_bits)))
+}
+
+/// Smallest bits/item (to 1e-6) at which `fpr`, decreasing in bits/item, reaches `p`:
+/// `hi` doubles until `fpr(hi) ≤ p` (`None` once it passes `cap`), then `[lo, hi]` is
+/// bisected. The search every bisection-sized layout shares.
+pub(crate) fn smallest_density(
+    fpr: impl Fn(f64) -> f64,
+    p: f64,
+    mut lo: f64,
+    mut hi: f64,
+    cap: f64,
+) -> Option<f64> {
+    while fpr(hi) > p {
         hi *= 2.0;
-        if hi > 4096.0 {
-            return Err(Error::invalid(
-                "fpr",
-                format!("{p} is not reachable with {block_bits}-bit blocks"),
-            ));
+        if hi > cap {
+            return None;
         }
     }
     while hi - lo > 1e-6 {
         let mid = 0.5 * (lo + hi);
-        if best(mid) > p { lo = mid } else { hi = mid }
+        if fpr(mid) > p { lo = mid } else { hi = mid }
     }
-    Ok((hi, blocked_best_hashes(hi, block_bits)))
+    Some(hi)
 }
 
 // ---------------------------------------------------------------------------------------

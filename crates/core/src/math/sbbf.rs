@@ -115,25 +115,12 @@ pub fn sbbf_bits_per_item(p: f64) -> Result<f64> {
     let p = validate_fpr(p)?;
     // As λ → 0 the FPR falls like λ·(1/32)^8, so every p in (0, 1) is reachable; the cap on
     // `hi` only guards against a p so small that the density overflows any table.
-    let (mut lo, mut hi) = (1e-3f64, 16.0f64);
-    while sbbf_fpr(hi) > p {
-        hi *= 2.0;
-        if hi > 1e12 {
-            return Err(Error::invalid(
-                "fpr",
-                format!("{p} is not reachable with a split-block filter"),
-            ));
-        }
-    }
-    while hi - lo > 1e-6 {
-        let mid = 0.5 * (lo + hi);
-        if sbbf_fpr(mid) > p {
-            lo = mid
-        } else {
-            hi = mid
-        }
-    }
-    Ok(hi)
+    super::smallest_density(sbbf_fpr, p, 1e-3, 16.0, 1e12).ok_or_else(|| {
+        Error::invalid(
+            "fpr",
+            format!("{p} is not reachable with a split-block filter"),
+        )
+    })
 }
 
 /// Blocks for `n` items at `bits_per_item`: `⌈⌈n · bits_per_item⌉ / 256⌉`, at least 1.
