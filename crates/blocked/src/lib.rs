@@ -176,7 +176,7 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
-use bloomlab_core::simd::{self, LocalProbe, LocalTask, PortableProbe};
+use bloomlab_core::simd::{self, LocalKernel, LocalProbe, LocalTask, PortableProbe};
 use bloomlab_core::{Filter, FilterParams, Key};
 
 /// Bits per block: one 64-byte cache line.
@@ -251,10 +251,11 @@ fn wide64_add(block: &mut Block, h2: u64, k: u32) -> bool {
     block.add(h2, k)
 }
 
-/// How a key's probes are placed inside its block: a frozen part of the byte format, recorded
-/// as the envelope version. New filters use [`Layout::Local32`]; files of the first layout
-/// load as [`Layout::Wide64`] and keep it (an insert into them, a union, a re-encoding all
-/// stay in that layout), so they answer exactly as when they were written.
+/// How a key's block and probes are derived from its hash: a frozen part of the byte format,
+/// recorded as the envelope version. New filters use [`Layout::OneHash`] (filters of more than
+/// 2^32 blocks, 256 GiB, [`Layout::Local32`]); files of the earlier layouts load as
+/// [`Layout::Wide64`] or [`Layout::Local32`] and keep it (an insert into them, a union, a
+/// re-encoding all stay in that layout), so they answer exactly as when they were written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Layout {
@@ -264,9 +265,15 @@ pub enum Layout {
     /// The second layout (envelope version 2): probe `i` is the top 9 bits of
     /// `h · 0x9e37_79b9^i mod 2^32` with `h` the high 32 bits of `h2`
     /// ([`bloomlab_core::simd::local_insert`]; RocksDB's `FastLocalBloom` rule), eight
-    /// probes per AVX2 vector.
-    #[default]
+    /// probes per AVX2 vector; the block from `h1` by fastrange.
     Local32,
+    /// The third layout (envelope version 3): one 64-bit hash `x` per key, the scheme's
+    /// [`hash64`](HashScheme::hash64) (XXH3-64 for the default scheme); the block is
+    /// `⌊(x >> 32) · blocks / 2^32⌋` and the in-block probes are the second layout's with
+    /// `h = x mod 2^32` (RocksDB `FastLocalBloom`'s split of one 64-bit hash). For at most
+    /// 2^32 blocks.
+    #[default]
+    OneHash,
 }
 
 impl Layout {
@@ -275,6 +282,17 @@ impl Layout {
         match self {
             Layout::Wide64 => format::FORMAT_VERSION,
             Layout::Local32 => format::BLOCKED_LOCAL32_VERSION,
+            Layout::OneHash => format::BLOCKED_ONE_HASH_VERSION,
+        }
+    }
+
+    /// The layout of a new filter of `blocks` blocks: [`Layout::OneHash`], or
+    /// [`Layout::Local32`] past the 2^32 blocks the third layout can address.
+    pub fn for_blocks(blocks: u64) -> Layout {
+        if blocks <= ONE_HASH_MAX_BLOCKS {
+            Layout::OneHash
+        } else {
+            Layout::Local32
         }
     }
 
@@ -283,16 +301,21 @@ impl Layout {
         match v {
             format::FORMAT_VERSION => Some(Layout::Wide64),
             format::BLOCKED_LOCAL32_VERSION => Some(Layout::Local32),
+            format::BLOCKED_ONE_HASH_VERSION => Some(Layout::OneHash),
             _ => None,
         }
     }
 }
 
-/// The 32 probe bits of the second layout: the high half of `h2` (`h1` chooses the block;
-/// the low bit of `h2` is forced odd and so carries no information).
+/// Most blocks a [`Layout::OneHash`] filter can address: its block index is a 32-bit
+/// fastrange of the hash's high half.
+pub const ONE_HASH_MAX_BLOCKS: u64 = 1 << 32;
+
+/// The block of a [`Layout::OneHash`] hash `x` among `n ≤ 2^32` blocks.
 #[inline(always)]
-fn local_bits(h: KeyHash) -> u32 {
-    (h.h2 >> 32) as u32
+fn one_hash_block(x: u64, n: u64) -> usize {
+    // (x >> 32) < 2^32 and n ≤ 2^32: the product fits in 64 bits; the result is below n.
+    (((x >> 32) * n) >> 32) as usize
 }
 
 /// `PROBE_POWERS[i] = PROBE_MULTIPLIER^i mod 2^64`: probe `i` of a key is the top 9 bits of
@@ -336,6 +359,9 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     capacity: u64,
     target_fpr: Option<f64>,
     layout: Layout,
+    /// The kernel of single operations, chosen for this CPU at construction (not part of
+    /// the filter's value: equality, formats and serde ignore it).
+    kernel: LocalKernel,
     scheme: S,
 }
 
@@ -373,47 +399,6 @@ impl BlockedBloomFilter<Xxh3Scheme> {
 // runs the whole body — hashing, block index, probes, a batch's loop — compiled with AVX2
 // enabled and the kernel inlined (no call per key).
 
-struct ContainsKey<'a, S: HashScheme, K: ?Sized>(&'a BlockedBloomFilter<S>, &'a K);
-
-impl<S: HashScheme, K: Key + ?Sized> LocalTask for ContainsKey<'_, S, K> {
-    type Output = bool;
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) -> bool {
-        self.0.contains_with(probe, self.0.hash_key(self.1))
-    }
-}
-
-struct ContainsHash<'a, S: HashScheme>(&'a BlockedBloomFilter<S>, KeyHash);
-
-impl<S: HashScheme> LocalTask for ContainsHash<'_, S> {
-    type Output = bool;
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) -> bool {
-        self.0.contains_with(probe, self.1)
-    }
-}
-
-struct InsertKey<'a, S: HashScheme, K: ?Sized>(&'a mut BlockedBloomFilter<S>, &'a K);
-
-impl<S: HashScheme, K: Key + ?Sized> LocalTask for InsertKey<'_, S, K> {
-    type Output = bool;
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) -> bool {
-        let h = self.0.hash_key(self.1);
-        self.0.insert_with(probe, h)
-    }
-}
-
-struct InsertHash<'a, S: HashScheme>(&'a mut BlockedBloomFilter<S>, KeyHash);
-
-impl<S: HashScheme> LocalTask for InsertHash<'_, S> {
-    type Output = bool;
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) -> bool {
-        self.0.insert_with(probe, self.1)
-    }
-}
-
 struct InsertBatch<'a, S: HashScheme, K>(&'a mut BlockedBloomFilter<S>, &'a [K]);
 
 impl<S: HashScheme, K: Key> LocalTask for InsertBatch<'_, S, K> {
@@ -439,11 +424,20 @@ impl<S: HashScheme, K: Key, const D: usize> LocalTask for ContainsBatch<'_, S, K
         // key's block index is computed once, D keys ahead, and travels with its probe bits.
         let (blocks, k, n) = (&f.blocks[..], f.k, f.blocks.len() as u64);
         let hash = |key: &K| {
-            let h = f.hash_key(key);
+            let h = key.with_key_bytes(|b| f.scheme.hash(b));
             (fastrange(h.h1, n) as usize, h.h2)
         };
         let prefetch = |&(b, _): &(usize, u64)| simd::prefetch(&blocks[b]);
         match f.layout {
+            Layout::OneHash => {
+                let hash = |key: &K| {
+                    let x = key.with_key_bytes(|b| f.scheme.hash64(b));
+                    (one_hash_block(x, n), x)
+                };
+                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, x)| {
+                    out[i] = probe.contains(&blocks[b].0, x as u32, k)
+                })
+            }
             Layout::Local32 => {
                 simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
                     out[i] = probe.contains(&blocks[b].0, (h2 >> 32) as u32, k)
@@ -516,13 +510,16 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
 
     fn sized(n: u64, bits_per_item: f64, k: u32, scheme: S) -> Result<Self> {
         let bits = math::bits_for_bits_per_item(n, bits_per_item)?;
+        let blocks = bits.div_ceil(u64::from(BLOCK_BITS));
+        let k = math::validate_hashes(k)?;
         Ok(BlockedBloomFilter {
-            blocks: zeroed_blocks(bits.div_ceil(u64::from(BLOCK_BITS)))?,
-            k: math::validate_hashes(k)?,
+            blocks: zeroed_blocks(blocks)?,
+            k,
             count: 0,
             capacity: n,
             target_fpr: None,
-            layout: Layout::default(),
+            layout: Layout::for_blocks(blocks),
+            kernel: LocalKernel::detect(k),
             scheme,
         })
     }
@@ -542,54 +539,110 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             count: 0,
             capacity: math::classic_capacity(bits, k),
             target_fpr: None,
-            layout: Layout::default(),
+            layout: Layout::for_blocks(blocks),
+            kernel: LocalKernel::detect(k),
             scheme,
         })
     }
 
+    /// The block of a hash from [`hash_key`](Self::hash_key), and the in-block probe source:
+    /// a `u64` whose high 32 bits are the probes' `h` ([`Layout::Local32`] and
+    /// [`Layout::OneHash`]) or the whole stride half ([`Layout::Wide64`]).
+    #[inline(always)]
+    fn place(&self, h: KeyHash) -> (usize, u64) {
+        let n = self.blocks.len() as u64;
+        match self.layout {
+            // `hash_key` put the 64-bit hash in `h1`; its low half feeds the probes.
+            Layout::OneHash => (one_hash_block(h.h1, n), h.h1 << 32),
+            // `blocks.len()` fits in usize, and fastrange's result is below it.
+            Layout::Local32 | Layout::Wide64 => (fastrange(h.h1, n) as usize, h.h2),
+        }
+    }
+
     #[inline(always)]
     fn block_index(&self, h: KeyHash) -> usize {
-        // `blocks.len()` fits in usize, and fastrange's result is below it.
-        fastrange(h.h1, self.blocks.len() as u64) as usize
+        self.place(h).0
     }
 
     /// Insert a key. Returns `true` if the key was definitely new (at least one of its bits
     /// was still zero), `false` if it may have been present already.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        simd::run_local(InsertKey(self, key))
+        if self.layout == Layout::OneHash {
+            // The layout of every new filter, straight-line: hash, block, kernel.
+            let x = key.with_key_bytes(|b| self.scheme.hash64(b));
+            let b = one_hash_block(x, self.blocks.len() as u64);
+            self.count = self.count.saturating_add(1);
+            return self.kernel.insert(&mut self.blocks[b].0, x as u32, self.k);
+        }
+        self.insert_earlier_layout(self.hash_key(key))
+    }
+
+    /// [`insert_one`](Self::insert_one) out of line, for the earlier layouts: keeps their
+    /// code out of the hot loop of new filters.
+    #[inline(never)]
+    fn insert_earlier_layout(&mut self, h: KeyHash) -> bool {
+        self.insert_one(h)
     }
 
     /// Insert a key that was already hashed with this filter's scheme.
     #[inline]
     pub fn insert_hash(&mut self, h: KeyHash) -> bool {
-        simd::run_local(InsertHash(self, h))
+        self.insert_one(h)
+    }
+
+    /// One insert, the kernel inlined into the caller
+    /// ([`LocalKernel::insert`]: no call).
+    #[inline(always)]
+    fn insert_one(&mut self, h: KeyHash) -> bool {
+        let (b, src) = self.place(h);
+        self.count = self.count.saturating_add(1);
+        match self.layout {
+            Layout::Wide64 => wide64_add(&mut self.blocks[b], src, self.k),
+            _ => self
+                .kernel
+                .insert(&mut self.blocks[b].0, (src >> 32) as u32, self.k),
+        }
+    }
+
+    /// One lookup, the kernel inlined into the caller
+    /// ([`LocalKernel::contains`]: no call).
+    #[inline(always)]
+    fn contains_one(&self, h: KeyHash) -> bool {
+        let (b, src) = self.place(h);
+        let block = &self.blocks[b];
+        match self.layout {
+            Layout::Wide64 => wide64_contains(block, src, self.k),
+            _ => self.kernel.contains(&block.0, (src >> 32) as u32, self.k),
+        }
     }
 
     /// Insert with kernel `probe`: block index, count, probes (inlined into the caller).
     #[inline(always)]
     fn insert_with<P: LocalProbe>(&mut self, probe: P, h: KeyHash) -> bool {
-        let b = self.block_index(h);
+        let (b, src) = self.place(h);
         self.count = self.count.saturating_add(1);
         match self.layout {
-            Layout::Local32 => probe.insert(&mut self.blocks[b].0, local_bits(h), self.k),
-            Layout::Wide64 => wide64_add(&mut self.blocks[b], h.h2, self.k),
+            Layout::Wide64 => wide64_add(&mut self.blocks[b], src, self.k),
+            _ => probe.insert(&mut self.blocks[b].0, (src >> 32) as u32, self.k),
         }
     }
 
     /// Lookup with kernel `probe` (inlined into the caller).
     #[inline(always)]
     fn contains_with<P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
-        self.block_contains(probe, self.block_index(h), h.h2)
+        let (b, src) = self.place(h);
+        self.block_contains(probe, b, src)
     }
 
-    /// The probes of `h2` in block `b` with kernel `probe` (inlined into the caller).
+    /// The probes of source `src` (see `place`) in block `b` with kernel `probe` (inlined
+    /// into the caller).
     #[inline(always)]
-    fn block_contains<P: LocalProbe>(&self, probe: P, b: usize, h2: u64) -> bool {
+    fn block_contains<P: LocalProbe>(&self, probe: P, b: usize, src: u64) -> bool {
         let block = &self.blocks[b];
         match self.layout {
-            Layout::Local32 => probe.contains(&block.0, (h2 >> 32) as u32, self.k),
-            Layout::Wide64 => wide64_contains(block, h2, self.k),
+            Layout::Wide64 => wide64_contains(block, src, self.k),
+            _ => probe.contains(&block.0, (src >> 32) as u32, self.k),
         }
     }
 
@@ -620,6 +673,15 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             return Err(Error::invalid(
                 "layout",
                 "can only be chosen while the filter is empty",
+            ));
+        }
+        if layout == Layout::OneHash && self.blocks.len() as u64 > ONE_HASH_MAX_BLOCKS {
+            return Err(Error::invalid(
+                "layout",
+                format!(
+                    "the third layout addresses at most 2^32 blocks; this filter has {}",
+                    self.blocks.len()
+                ),
             ));
         }
         self.layout = layout;
@@ -656,13 +718,25 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// `false`: the key was definitely never inserted. `true`: it maybe was.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        simd::run_local(ContainsKey(self, key))
+        if self.layout == Layout::OneHash {
+            // The layout of every new filter, straight-line: hash, block, kernel.
+            let x = key.with_key_bytes(|b| self.scheme.hash64(b));
+            let b = one_hash_block(x, self.blocks.len() as u64);
+            return self.kernel.contains(&self.blocks[b].0, x as u32, self.k);
+        }
+        self.contains_earlier_layout(self.hash_key(key))
+    }
+
+    /// [`contains_one`](Self::contains_one) out of line, for the earlier layouts.
+    #[inline(never)]
+    fn contains_earlier_layout(&self, h: KeyHash) -> bool {
+        self.contains_one(h)
     }
 
     /// Query with a hash computed by this filter's scheme.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        simd::run_local(ContainsHash(self, h))
+        self.contains_one(h)
     }
 
     /// Answer many keys at once: `out[i] = might_contain(keys[i])`. The key [`BATCH`]
@@ -706,9 +780,18 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     }
 
     /// Hash a key with this filter's scheme.
-    #[inline]
+    ///
+    /// Under [`Layout::OneHash`] the key has one 64-bit hash, the scheme's
+    /// [`hash64`](HashScheme::hash64), returned in `h1` (with `h2 = 1`); under the earlier
+    /// layouts it is the scheme's 128-bit [`hash`](HashScheme::hash). Either way it is what
+    /// [`might_contain_hash`](Self::might_contain_hash), [`insert_hash`](Self::insert_hash)
+    /// and [`might_contain_hashes`](Self::might_contain_hashes) expect.
+    #[inline(always)]
     pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        key.with_key_bytes(|b| self.scheme.hash(b))
+        match self.layout {
+            Layout::OneHash => KeyHash::new(key.with_key_bytes(|b| self.scheme.hash64(b)), 0),
+            Layout::Local32 | Layout::Wide64 => key.with_key_bytes(|b| self.scheme.hash(b)),
+        }
     }
 
     /// Number of inserts, repeats included.
@@ -887,7 +970,11 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             bytes,
             Variant::Blocked,
             scheme.descriptor(),
-            &[format::FORMAT_VERSION, format::BLOCKED_LOCAL32_VERSION],
+            &[
+                format::FORMAT_VERSION,
+                format::BLOCKED_LOCAL32_VERSION,
+                format::BLOCKED_ONE_HASH_VERSION,
+            ],
         )?;
         let layout =
             Layout::from_format_version(version).ok_or(DecodeError::UnsupportedVersion(version))?;
@@ -939,6 +1026,15 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         if capacity == 0 {
             return Err(DecodeError::field("capacity", "must be at least 1"));
         }
+        if layout == Layout::OneHash && blocks.len() as u64 > ONE_HASH_MAX_BLOCKS {
+            return Err(DecodeError::field(
+                "blocks",
+                format!(
+                    "{} blocks: the third layout addresses at most 2^32",
+                    blocks.len()
+                ),
+            ));
+        }
         format::validate_optional_fpr(target_fpr)?;
         let needed: u64 = blocks.iter().map(|b| min_inserts(b.count_ones(), k)).sum();
         if needed > count {
@@ -956,6 +1052,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity,
             target_fpr,
             layout,
+            kernel: LocalKernel::detect(k),
             scheme,
         })
     }

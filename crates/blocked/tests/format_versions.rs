@@ -82,26 +82,42 @@ fn v1_filter_keeps_its_layout_when_extended() {
 }
 
 #[test]
-fn new_filters_write_the_second_layout_and_other_versions_are_refused() {
+fn new_filters_write_the_third_layout_and_other_versions_are_refused() {
     use bloomlab_blocked::Layout;
     use bloomlab_core::format;
     let mut f = BlockedBloomFilter::with_fpr(1_000, 0.01).unwrap();
     for i in 0..1_000u64 {
         f.insert(&i);
     }
-    assert_eq!(f.layout(), Layout::Local32);
+    assert_eq!(f.layout(), Layout::OneHash);
     let bytes = f.to_bytes();
-    assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), 2);
+    assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), 3);
     let g = BlockedBloomFilter::from_bytes(&bytes).unwrap();
     assert_eq!(g, f);
     assert_eq!(g.to_bytes(), bytes);
+    // The second layout is still written when asked for, and keeps its version.
+    let mut l2 = BlockedBloomFilter::with_fpr(1_000, 0.01)
+        .and_then(|f| f.with_layout(Layout::Local32))
+        .unwrap();
+    for i in 0..1_000u64 {
+        l2.insert(&i);
+    }
+    let b2 = l2.to_bytes();
+    assert_eq!(u16::from_le_bytes([b2[4], b2[5]]), 2);
+    let g2 = BlockedBloomFilter::from_bytes(&b2).unwrap();
+    assert_eq!((g2.layout(), &g2), (Layout::Local32, &l2));
+    assert!((0..1_000u64).all(|i| g2.might_contain(&i)));
+    // Same keys, same table size, different layouts: different bits, never mixed.
+    assert_ne!(g2.to_bytes()[32..], bytes[32..]);
+    let mut empty3 = BlockedBloomFilter::with_fpr(1_000, 0.01).unwrap();
+    assert!(empty3.union(&g2).is_err());
     // The two layouts never mix.
     let v1 = BlockedBloomFilter::from_bytes(&unhex(V1_FIXTURE)).unwrap();
     assert_eq!(v1.layout(), Layout::Wide64);
     let mut same_shape = BlockedBloomFilter::with_blocks(2, 4).unwrap();
     assert!(same_shape.union(&v1).is_err());
     // A version this build does not know is refused with an error that names it.
-    for v in [0u16, 3, 0xffff] {
+    for v in [0u16, 4, 0xffff] {
         let mut b = bytes.clone();
         b[4..6].copy_from_slice(&v.to_le_bytes());
         format::reseal(&mut b);

@@ -1,5 +1,5 @@
-//! Known-answer vectors of the blocked filter's two layouts (format versions 1 and 2) (xxh3 scheme named
-//! explicitly): which block a key picks and which bits it sets there, the exact bytes of a small
+//! Known-answer vectors of the blocked filter's three layouts (format versions 1, 2 and 3; xxh3
+//! scheme named explicitly): which block a key picks and which bits it sets there, the exact bytes of a small
 //! filter and the digest of a larger one, and a literal encoded filter decoded and queried.
 //!
 //! These pin the layout of every blocked filter written so far. A new probe layout must come
@@ -97,8 +97,9 @@ fn literal_filter_decodes_and_answers_as_written() {
     assert_eq!(batched, [108, 253]);
 }
 
-// Format version 2 ([`Layout::Local32`], the layout of every new filter): probe `i` is the top
-// 9 bits of `h · 0x9e37_79b9^i mod 2^32`, `h` the high half of `h2`. Pinned the same ways.
+// Format version 2 ([`Layout::Local32`], the layout of new filters before the third): probe
+// `i` is the top 9 bits of `h · 0x9e37_79b9^i mod 2^32`, `h` the high half of `h2`. Pinned the
+// same ways.
 
 #[test]
 fn local32_block_index_and_probe_bits_of_fixed_keys() {
@@ -110,8 +111,9 @@ fn local32_block_index_and_probe_bits_of_fixed_keys() {
         (852, [51, 100, 240, 380, 403, 442]),
     ];
     for (key, (block, bits)) in probe_keys().iter().zip(want) {
-        let mut f = BlockedBloomFilter::with_blocks_and_scheme(1000, 6, Xxh3Scheme).unwrap();
-        assert_eq!(f.layout(), Layout::Local32);
+        let mut f = BlockedBloomFilter::with_blocks_and_scheme(1000, 6, Xxh3Scheme)
+            .and_then(|f| f.with_layout(Layout::Local32))
+            .unwrap();
         f.insert(&key[..]);
         assert_eq!(set_bits(&f), [(block, bits.to_vec())]);
         // The same bits from the documented rule, written out independently of the crate.
@@ -146,10 +148,14 @@ const SMALL_V2: &str = "424c4142020002010000000000000000a80000000000000059f8be5b
 
 #[test]
 fn local32_serialized_bytes_and_literal_answers() {
-    let mut f = BlockedBloomFilter::with_blocks_and_scheme(2, 6, Xxh3Scheme).unwrap();
+    let mut f = BlockedBloomFilter::with_blocks_and_scheme(2, 6, Xxh3Scheme)
+        .and_then(|f| f.with_layout(Layout::Local32))
+        .unwrap();
     f.extend(keys("k", 100));
     assert_eq!(f.to_bytes(), from_hex(SMALL_V2));
-    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme).unwrap();
+    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme)
+        .and_then(|f| f.with_layout(Layout::Local32))
+        .unwrap();
     g.extend(0..10_000u64);
     conf::check_known_answer(
         "blocked v2 10^4 at 1 %",
@@ -166,4 +172,78 @@ fn local32_serialized_bytes_and_literal_answers() {
     d.might_contain_batch(&probe, &mut out).unwrap();
     let batched: Vec<usize> = (0..out.len()).filter(|&i| out[i]).collect();
     assert_eq!(batched, [51, 96, 103, 144, 235]);
+}
+
+// Format version 3 ([`Layout::OneHash`], the layout of every new filter): one 64-bit hash
+// `x` = XXH3-64 of the key bytes with seed `u64::from_le_bytes(*b"bloomlab")`; block
+// `⌊(x >> 32) · blocks / 2^32⌋`; probe `i` the top 9 bits of `(x mod 2^32) · 0x9e37_79b9^i mod
+// 2^32`. Pinned the same ways, the rule re-derived here from the xxHash reference crate.
+
+#[test]
+fn one_hash_block_index_and_probe_bits_of_fixed_keys() {
+    // (Key 2 sets five bits: two of its six probes meet.)
+    let want: [(u64, &[u32]); 5] = [
+        (935, &[56, 61, 286, 331, 372, 482]),
+        (41, &[112, 315, 321, 404, 494]),
+        (439, &[145, 152, 167, 303, 317, 375]),
+        (518, &[69, 96, 143, 182, 222, 406]),
+        (852, &[71, 72, 131, 243, 357, 433]),
+    ];
+    for (key, (block, bits)) in probe_keys().iter().zip(want) {
+        let mut f = BlockedBloomFilter::with_blocks_and_scheme(1000, 6, Xxh3Scheme).unwrap();
+        assert_eq!(f.layout(), Layout::OneHash);
+        f.insert(&key[..]);
+        assert_eq!(set_bits(&f), [(block, bits.to_vec())]);
+        let x = xxhash_rust::xxh3::xxh3_64_with_seed(key, u64::from_le_bytes(*b"bloomlab"));
+        assert_eq!(Xxh3Scheme.hash64(key), x);
+        let mut h = x as u32;
+        let mut from_rule: Vec<u32> = (0..6)
+            .map(|_| {
+                let bit = h >> 23;
+                h = h.wrapping_mul(0x9e37_79b9);
+                bit
+            })
+            .collect();
+        from_rule.sort_unstable();
+        from_rule.dedup();
+        assert_eq!(from_rule, bits.to_vec());
+        assert_eq!(
+            ((x >> 32) * 1000) >> 32,
+            block,
+            "block = ((x >> 32) · blocks) >> 32"
+        );
+    }
+}
+
+/// 2 blocks, k = 6, keys k0 … k99, format version 3.
+const SMALL_V3: &str = "424c4142030002010000000000000000a800000000000000d6dea24f1bd6fd6b\
+                        0200000000000000060000000000000064000000000000007600000000000000\
+                        00000000000000001f63065e498d61b50c6c2a104c3c09dc3c8678e06f60e302\
+                        240faeca60f8de243811b48611e472124ae162c0d16cb423ca7507258e41d9c8\
+                        0a583c442d0e1c640a75b292d70d752319b38c305a8cba51ea1467039754c3bf\
+                        29b53b2ae7f15d14da27a0609fc6d055f90f18608936cb34d1213078c8cebf36\
+                        2b01f3c8060a884b";
+
+#[test]
+fn one_hash_serialized_bytes_and_literal_answers() {
+    let mut f = BlockedBloomFilter::with_blocks_and_scheme(2, 6, Xxh3Scheme).unwrap();
+    f.extend(keys("k", 100));
+    assert_eq!(f.to_bytes(), from_hex(SMALL_V3));
+    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme).unwrap();
+    g.extend(0..10_000u64);
+    conf::check_known_answer(
+        "blocked v3 10^4 at 1 %",
+        &g.to_bytes(),
+        12_488,
+        0x81ae_13ae_e17f_e335,
+    );
+    let d = BlockedBloomFilter::from_bytes(&from_hex(SMALL_V3)).unwrap();
+    assert_eq!(d.layout(), Layout::OneHash);
+    assert!(keys("k", 100).iter().all(|k| d.might_contain(k)));
+    assert_eq!(positives(&d), [44]);
+    let probe = keys("n", 256);
+    let mut out = vec![false; probe.len()];
+    d.might_contain_batch(&probe, &mut out).unwrap();
+    let batched: Vec<usize> = (0..out.len()).filter(|&i| out[i]).collect();
+    assert_eq!(batched, positives(&d));
 }

@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use xxhash_rust::xxh3::xxh3_128_with_seed;
+use xxhash_rust::xxh3::{xxh3_64_with_seed, xxh3_128_with_seed};
 
 use crate::error::DecodeError;
 
@@ -114,7 +114,8 @@ impl ExactSizeIterator for Positions {}
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(u8)]
 pub enum SchemeId {
-    /// xxh3-128 with seed [`XXH3_SEED`], Kirsch–Mitzenmacher probes, fastrange reduction.
+    /// xxh3-128 with seed [`XXH3_SEED`], Kirsch–Mitzenmacher probes, fastrange reduction;
+    /// its 64-bit output ([`HashScheme::hash64`]) is XXH3-64 with the same seed.
     Xxh3Km = 1,
     /// SipHash-2-4 keyed with a 128-bit secret (128-bit output), same probe derivation.
     SipHash24Km = 2,
@@ -179,6 +180,18 @@ pub trait HashScheme: Clone + fmt::Debug + Send + Sync + 'static {
     /// Hash one key.
     fn hash(&self, key: &[u8]) -> KeyHash;
 
+    /// The scheme's 64-bit output, for layouts that need one 64-bit hash per key and no
+    /// probe stride (the blocked filter's third layout). Frozen per scheme like
+    /// [`hash`](Self::hash): by default `hash(key).h1` — for [`SchemeId::SipHash24Km`] the
+    /// first half of the 128-bit SipHash-2-4 output, for [`SchemeId::SipHash24x64Km`] its one
+    /// 64-bit SipHash-2-4 output, so a keyed scheme's 64 bits stay a PRF output the attacker
+    /// cannot compute —; [`Xxh3Scheme`] overrides it with XXH3-64 (seed [`XXH3_SEED`]),
+    /// which costs fewer instructions than the 128-bit variant for short keys.
+    #[inline(always)]
+    fn hash64(&self, key: &[u8]) -> u64 {
+        self.hash(key).h1
+    }
+
     /// Identify this scheme (and its key, if any) for byte formats and compatibility checks.
     fn descriptor(&self) -> SchemeDescriptor;
 }
@@ -194,6 +207,13 @@ impl HashScheme for Xxh3Scheme {
     #[inline(always)]
     fn hash(&self, key: &[u8]) -> KeyHash {
         KeyHash::from_u128(xxh3_128_with_seed(key, XXH3_SEED))
+    }
+
+    /// XXH3-64 with seed [`XXH3_SEED`] (not the low half of [`hash`](HashScheme::hash): a
+    /// function of its own, frozen by the known-answer tests).
+    #[inline(always)]
+    fn hash64(&self, key: &[u8]) -> u64 {
+        xxh3_64_with_seed(key, XXH3_SEED)
     }
 
     fn descriptor(&self) -> SchemeDescriptor {

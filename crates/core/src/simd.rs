@@ -371,6 +371,462 @@ unsafe fn run_avx2<T: LocalTask>(task: T) -> T::Output {
 }
 
 // ---------------------------------------------------------------------------------------
+// Single operations without a call: inline-assembly kernels
+// ---------------------------------------------------------------------------------------
+//
+// A function compiled with `#[target_feature(enable = "avx2")]` cannot be inlined into one
+// compiled without it, so through `run_local` every single lookup costs a call, a return and
+// the registers saved around them. An `asm!` block has no such limit: the compiler inlines it
+// wherever it is used and does not need AVX2 enabled to do so (it only passes registers in
+// and out; the CPU is what must support the instructions). So the single-key paths test a
+// byte the filter holds ([`LocalKernel`], chosen when the filter was built) and run the
+// eight-probe kernel inline. The blocks clobber only `xmm0`–`xmm5` (their `ymm` upper halves
+// included) and end with `vzeroupper`, so no dirty upper state leaks into the surrounding
+// SSE code.
+
+/// `LANE_ONES[a]`: `1` in lanes `0..min(a, 8)`, `0` in the others. Shifting a row left by
+/// each probe's bit offset gives that probe's one-bit mask, zero for lanes at or past `k` —
+/// one operation for the mask and the `k` limit together. Sixteen rows so that `a & 15` is
+/// always a valid index (no bounds test per call). A `const`, so each use is a PC-relative
+/// address in the caller (a `static` would be reached through the global offset table: one
+/// more load per call).
+#[cfg(target_arch = "x86_64")]
+const LANE_ONES: [[u32; 8]; 16] = {
+    let mut t = [[0u32; 8]; 16];
+    let mut a = 0;
+    while a < 16 {
+        let mut i = 0;
+        while i < a && i < 8 {
+            t[a][i] = 1;
+            i += 1;
+        }
+        a += 1;
+    }
+    t
+};
+
+/// The local-block kernel a filter chose when it was built, for its `k`: the AVX2
+/// inline-assembly one (one vector round for `k ≤ 8`, two for `k ≤ 16`, the
+/// [`local_contains`] loop beyond) when the CPU has AVX2, else the portable one. A filter
+/// keeps it in a field, so each single operation tests one byte it already holds (no
+/// global flag to load, no range test of `k`) and runs the kernel inline, with no call.
+/// Every kernel gives the same blocks and answers as [`local_contains_scalar`] and
+/// [`local_insert_scalar`] for the `k` it was chosen for.
+///
+/// ```
+/// use bloomlab_core::simd::{self, LocalKernel};
+///
+/// let kernel = LocalKernel::detect(9);
+/// let mut block = [0u64; 8];
+/// assert!(kernel.insert(&mut block, 0xdead_beef, 9)); // some bit was new
+/// assert!(kernel.contains(&block, 0xdead_beef, 9));
+/// let mut other = [0u64; 8];
+/// LocalKernel::portable().insert(&mut other, 0xdead_beef, 9);
+/// assert_eq!(block, other);
+/// assert!(simd::local_contains_scalar(&block, 0xdead_beef, 9));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LocalKernel {
+    mode: KernelMode,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum KernelMode {
+    /// AVX2 inline assembly, one round (`k ≤ 8`).
+    Avx2Round1,
+    /// AVX2 inline assembly, two rounds (`9 ≤ k ≤ 16`).
+    Avx2Round2,
+    /// AVX2 through [`local_contains`] / [`local_insert`] (`k > 16`).
+    Avx2Call,
+    /// [`local_contains_scalar`] / [`local_insert_scalar`].
+    Portable,
+}
+
+impl LocalKernel {
+    /// The fastest kernel this CPU runs for `k` probes per key.
+    pub fn detect(k: u32) -> Self {
+        let mode = if !has_avx2() {
+            KernelMode::Portable
+        } else if k == 0 {
+            // Clamped to 1 by the scalar definition; the called kernel clamps the same way.
+            KernelMode::Avx2Call
+        } else if k <= 8 {
+            KernelMode::Avx2Round1
+        } else if k <= 16 {
+            KernelMode::Avx2Round2
+        } else {
+            KernelMode::Avx2Call
+        };
+        LocalKernel { mode }
+    }
+
+    /// The portable scalar kernel, whatever the CPU and `k`.
+    pub fn portable() -> Self {
+        LocalKernel {
+            mode: KernelMode::Portable,
+        }
+    }
+
+    /// `"avx2"` or `"portable"`.
+    pub fn name(self) -> &'static str {
+        match self.mode {
+            KernelMode::Portable => "portable",
+            _ => "avx2",
+        }
+    }
+
+    /// [`local_contains_scalar`]'s answer for the `k` this kernel was chosen for, inlined
+    /// into the caller. (No range test of `k` per call: with another `k` the answer may
+    /// differ from the scalar one, but every memory access stays inside `block` and the
+    /// kernel's tables.)
+    #[inline(always)]
+    pub fn contains(self, block: &[u64; 8], h: u32, k: u32) -> bool {
+        // The common case first, as a plain compare and branch (a `match` compiles to a
+        // jump table: one indirect jump per lookup).
+        #[cfg(target_arch = "x86_64")]
+        if self.mode == KernelMode::Avx2Round1 {
+            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
+            return unsafe { asm_contains_round1(block, h, k) };
+        }
+        self.contains_other(block, h, k)
+    }
+
+    #[inline]
+    fn contains_other(self, block: &[u64; 8], h: u32, k: u32) -> bool {
+        match self.mode {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
+            KernelMode::Avx2Round2 => unsafe { asm_contains_round2(block, h, k) },
+            KernelMode::Portable => local_contains_scalar(block, h, k),
+            _ => local_contains(block, h, k),
+        }
+    }
+
+    /// [`local_insert_scalar`]'s block and result for the `k` this kernel was chosen for,
+    /// inlined into the caller (see [`contains`](Self::contains)).
+    #[inline(always)]
+    pub fn insert(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.mode == KernelMode::Avx2Round1 {
+            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
+            return unsafe { asm_insert_round1(block, h, k) };
+        }
+        self.insert_other(block, h, k)
+    }
+
+    #[inline]
+    fn insert_other(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
+        match self.mode {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
+            KernelMode::Avx2Round2 => unsafe { asm_insert_round2(block, h, k) },
+            KernelMode::Portable => local_insert_scalar(block, h, k),
+            _ => local_insert(block, h, k),
+        }
+    }
+}
+
+/// The one-round inline lookup (`k ≤ 8`; see [`LocalKernel::contains`] for other `k`).
+///
+/// `x = h · M^i` lane-wise (`vpmulld` with the first eight powers); the probed 32-bit word is
+/// `x >> 28`, fetched from the two halves of the line by two `vpermd` (which use the
+/// index's low 3 bits) and a `vblendvps` on `x`'s sign bit (the index's bit 3); the bit inside
+/// it is `(x << 4) >> 27`; the masks are the `LANE_ONES[k]` row shifted by those offsets (zero
+/// past `k`); one `vptest` answers whether every mask bit is set.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_contains_round1(block: &[u64; 8], h: u32, k: u32) -> bool {
+    let hit: u8;
+    // `h` goes through memory: a broadcast from memory is a plain load, where moving a
+    // register into a vector and broadcasting it costs two shuffle-port operations.
+    let hm = h;
+    // SAFETY: the caller guarantees AVX2. Every address read is inside a live reference:
+    // `block` is 64 bytes (reads at offsets 0 and 32, 32 bytes each; `vpermd`'s memory
+    // operand needs no alignment), `LOCAL_POWERS` has 64 entries (the first 8 are read), and
+    // `LANE_ONES[k & 15]` is a 32-byte row. The block only reads memory, uses no stack, and
+    // clobbers xmm0–xmm3 (declared) and the flags; `vzeroupper` clears the upper halves it
+    // dirtied, so the surrounding SSE code pays no transition penalty.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd ymm0, dword ptr [{h}]",
+            "vpmulld ymm0, ymm0, [{pow}]",
+            "vpsrld ymm1, ymm0, 28",
+            "vpermd ymm2, ymm1, [{blk}]",
+            "vpermd ymm3, ymm1, [{blk} + 32]",
+            "vblendvps ymm2, ymm2, ymm3, ymm0",
+            "vpslld ymm1, ymm0, 4",
+            "vpsrld ymm1, ymm1, 27",
+            "vmovdqu ymm3, [{lanes}]",
+            "vpsllvd ymm3, ymm3, ymm1",
+            "vptest ymm2, ymm3",
+            "setc {hit}",
+            "vzeroupper",
+            h = in(reg) &hm,
+            pow = in(reg) LOCAL_POWERS.as_ptr(),
+            blk = in(reg) block.as_ptr(),
+            lanes = in(reg) LANE_ONES[(k & 15) as usize].as_ptr(),
+            hit = out(reg_byte) hit,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            options(pure, readonly),
+        );
+    }
+    hit != 0
+}
+
+/// The two-round inline lookup (`9 ≤ k ≤ 16`): probes 0–7 with the full lane row, probes
+/// 8–15 with `LANE_ONES[k − 8]`; each round's misses are `mask & !word` (`vpandn`), ORed,
+/// and one `vptest` answers.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_contains_round2(block: &[u64; 8], h: u32, k: u32) -> bool {
+    let hit: u8;
+    // SAFETY: as in `asm_contains_round1`, with `LOCAL_POWERS[0..16]` read and the rows
+    // `LANE_ONES[8]` and `LANE_ONES[(k − 8) & 15]`; xmm0–xmm5 are declared clobbered.
+    unsafe {
+        std::arch::asm!(
+            "vmovd xmm0, {h:e}",
+            "vpbroadcastd ymm0, xmm0",
+            "vpmulld ymm4, ymm0, [{pow} + 32]",
+            "vpmulld ymm0, ymm0, [{pow}]",
+            "vmovdqu ymm5, [{blk}]",
+            "vmovdqu ymm3, [{blk} + 32]",
+            // round 0: misses into ymm2
+            "vpsrld ymm1, ymm0, 28",
+            "vpermd ymm2, ymm1, ymm5",
+            "vpermd ymm1, ymm1, ymm3",
+            "vblendvps ymm2, ymm2, ymm1, ymm0",
+            "vpslld ymm1, ymm0, 4",
+            "vpsrld ymm1, ymm1, 27",
+            "vmovdqu ymm0, [{full}]",
+            "vpsllvd ymm0, ymm0, ymm1",
+            "vpandn ymm2, ymm2, ymm0",
+            // round 1: misses ORed into ymm2
+            "vpsrld ymm1, ymm4, 28",
+            "vpermd ymm0, ymm1, ymm5",
+            "vpermd ymm1, ymm1, ymm3",
+            "vblendvps ymm0, ymm0, ymm1, ymm4",
+            "vpslld ymm1, ymm4, 4",
+            "vpsrld ymm1, ymm1, 27",
+            "vmovdqu ymm3, [{lanes}]",
+            "vpsllvd ymm3, ymm3, ymm1",
+            "vpandn ymm0, ymm0, ymm3",
+            "vpor ymm2, ymm2, ymm0",
+            "vptest ymm2, ymm2",
+            "setz {hit}",
+            "vzeroupper",
+            h = in(reg) h,
+            pow = in(reg) LOCAL_POWERS.as_ptr(),
+            blk = in(reg) block.as_ptr(),
+            full = in(reg) LANE_ONES[8].as_ptr(),
+            lanes = in(reg) LANE_ONES[(k.wrapping_sub(8) & 15) as usize].as_ptr(),
+            hit = out(reg_byte) hit,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _,
+            options(pure, readonly, nostack),
+        );
+    }
+    hit != 0
+}
+
+/// The one-round inline insert (`k ≤ 8`): the lookup's words and masks, whether any probe
+/// bit was unset (`vptest` against the line before any store), the eight word indices and
+/// masks spilled to a 64-byte buffer, then eight scalar `or`s into the block's 32-bit words
+/// (lanes past `k` carry a zero mask and change nothing). A vector cannot scatter, and
+/// merging eight masks into sixteen words inside registers costs more than the eight `or`s.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_insert_round1(block: &mut [u64; 8], h: u32, k: u32) -> bool {
+    let missed: u8;
+    let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
+    // SAFETY: the caller guarantees AVX2. Reads: `block` (64 bytes at offsets 0 and 32),
+    // `LOCAL_POWERS[0..8]`, the 32-byte row `LANE_ONES[k & 15]`, and `buf` after the
+    // assembly itself wrote all 64 bytes of it. Writes: `buf` (64 bytes) and 4-byte words of
+    // `block` at `4·idx` with `idx = x >> 28 < 16`, inside its 64 bytes; `block` is a unique
+    // reference and, on x86 (little-endian), 32-bit word `j` is bits `32j..32j + 32` of the
+    // block — the layout's definition. No other stack use; xmm0–xmm3, two scratch registers
+    // and the flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
+    unsafe {
+        std::arch::asm!(
+            "vmovd xmm0, {h:e}",
+            "vpbroadcastd ymm0, xmm0",
+            "vpmulld ymm0, ymm0, [{pow}]",
+            "vpsrld ymm1, ymm0, 28",
+            "vpermd ymm2, ymm1, [{blk}]",
+            "vpermd ymm3, ymm1, [{blk} + 32]",
+            "vblendvps ymm2, ymm2, ymm3, ymm0",
+            "vpslld ymm3, ymm0, 4",
+            "vpsrld ymm3, ymm3, 27",
+            "vmovdqu ymm0, [{lanes}]",
+            "vpsllvd ymm3, ymm0, ymm3",
+            "vptest ymm2, ymm3",
+            "setnc {missed}",
+            "vmovdqu [{buf}], ymm1",
+            "vmovdqu [{buf} + 32], ymm3",
+            "vzeroupper",
+            "mov {t:e}, dword ptr [{buf}]",
+            "mov {u:e}, dword ptr [{buf} + 32]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 4]",
+            "mov {u:e}, dword ptr [{buf} + 36]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 8]",
+            "mov {u:e}, dword ptr [{buf} + 40]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 12]",
+            "mov {u:e}, dword ptr [{buf} + 44]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 16]",
+            "mov {u:e}, dword ptr [{buf} + 48]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 20]",
+            "mov {u:e}, dword ptr [{buf} + 52]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 24]",
+            "mov {u:e}, dword ptr [{buf} + 56]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 28]",
+            "mov {u:e}, dword ptr [{buf} + 60]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            h = in(reg) h,
+            pow = in(reg) LOCAL_POWERS.as_ptr(),
+            blk = in(reg) block.as_mut_ptr(),
+            lanes = in(reg) LANE_ONES[(k & 15) as usize].as_ptr(),
+            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+            missed = out(reg_byte) missed,
+            t = out(reg) _,
+            u = out(reg) _,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            options(nostack),
+        );
+    }
+    missed != 0
+}
+
+/// The two-round inline insert (`9 ≤ k ≤ 16`): both rounds' misses are found against the
+/// line before any store (so no later probe reads a word an earlier one just wrote — which
+/// would also give the same answer, but through a stalled store-to-load forward), then the
+/// sixteen `or`s.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_insert_round2(block: &mut [u64; 8], h: u32, k: u32) -> bool {
+    let missed: u8;
+    let mut buf = std::mem::MaybeUninit::<[u32; 32]>::uninit();
+    // SAFETY: as in `asm_insert_round1`, with `LOCAL_POWERS[0..16]`, the rows `LANE_ONES[8]`
+    // and `LANE_ONES[(k − 8) & 15]`, a 128-byte `buf` (written whole before it is read), and
+    // xmm0–xmm5 declared clobbered.
+    unsafe {
+        std::arch::asm!(
+            "vmovd xmm0, {h:e}",
+            "vpbroadcastd ymm0, xmm0",
+            "vpmulld ymm4, ymm0, [{pow} + 32]",
+            "vpmulld ymm0, ymm0, [{pow}]",
+            "vmovdqu ymm5, [{blk}]",
+            // round 0: indices to buf[0..8], masks to buf[8..16], misses into ymm2
+            "vpsrld ymm1, ymm0, 28",
+            "vmovdqu [{buf}], ymm1",
+            "vpermd ymm2, ymm1, ymm5",
+            "vpermd ymm3, ymm1, [{blk} + 32]",
+            "vblendvps ymm2, ymm2, ymm3, ymm0",
+            "vpslld ymm1, ymm0, 4",
+            "vpsrld ymm1, ymm1, 27",
+            "vmovdqu ymm0, [{full}]",
+            "vpsllvd ymm0, ymm0, ymm1",
+            "vmovdqu [{buf} + 32], ymm0",
+            "vpandn ymm2, ymm2, ymm0",
+            // round 1: indices to buf[16..24], masks to buf[24..32], misses ORed into ymm2
+            "vpsrld ymm1, ymm4, 28",
+            "vmovdqu [{buf} + 64], ymm1",
+            "vpermd ymm0, ymm1, ymm5",
+            "vpermd ymm3, ymm1, [{blk} + 32]",
+            "vblendvps ymm0, ymm0, ymm3, ymm4",
+            "vpslld ymm1, ymm4, 4",
+            "vpsrld ymm1, ymm1, 27",
+            "vmovdqu ymm3, [{lanes}]",
+            "vpsllvd ymm3, ymm3, ymm1",
+            "vmovdqu [{buf} + 96], ymm3",
+            "vpandn ymm0, ymm0, ymm3",
+            "vpor ymm2, ymm2, ymm0",
+            "vptest ymm2, ymm2",
+            "setnz {missed}",
+            "vzeroupper",
+            "mov {t:e}, dword ptr [{buf}]",
+            "mov {u:e}, dword ptr [{buf} + 32]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 4]",
+            "mov {u:e}, dword ptr [{buf} + 36]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 8]",
+            "mov {u:e}, dword ptr [{buf} + 40]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 12]",
+            "mov {u:e}, dword ptr [{buf} + 44]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 16]",
+            "mov {u:e}, dword ptr [{buf} + 48]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 20]",
+            "mov {u:e}, dword ptr [{buf} + 52]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 24]",
+            "mov {u:e}, dword ptr [{buf} + 56]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 28]",
+            "mov {u:e}, dword ptr [{buf} + 60]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 64]",
+            "mov {u:e}, dword ptr [{buf} + 96]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 68]",
+            "mov {u:e}, dword ptr [{buf} + 100]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 72]",
+            "mov {u:e}, dword ptr [{buf} + 104]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 76]",
+            "mov {u:e}, dword ptr [{buf} + 108]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 80]",
+            "mov {u:e}, dword ptr [{buf} + 112]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 84]",
+            "mov {u:e}, dword ptr [{buf} + 116]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 88]",
+            "mov {u:e}, dword ptr [{buf} + 120]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            "mov {t:e}, dword ptr [{buf} + 92]",
+            "mov {u:e}, dword ptr [{buf} + 124]",
+            "or dword ptr [{blk} + {t}*4], {u:e}",
+            h = in(reg) h,
+            pow = in(reg) LOCAL_POWERS.as_ptr(),
+            blk = in(reg) block.as_mut_ptr(),
+            full = in(reg) LANE_ONES[8].as_ptr(),
+            lanes = in(reg) LANE_ONES[(k.wrapping_sub(8) & 15) as usize].as_ptr(),
+            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+            missed = out(reg_byte) missed,
+            t = out(reg) _,
+            u = out(reg) _,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _,
+            options(nostack),
+        );
+    }
+    missed != 0
+}
+
+// ---------------------------------------------------------------------------------------
 // Split block (Parquet / Impala)
 // ---------------------------------------------------------------------------------------
 
@@ -922,6 +1378,68 @@ mod tests {
                 .map(|&h| probe.contains(&self.blocks[h.rotate_left(7) as usize % n], h, self.k))
                 .collect();
             (P::NAME, new, hit)
+        }
+    }
+
+    #[test]
+    fn inline_kernels_agree_with_the_scalar_definition() {
+        let mut x = 13u64;
+        for k in [
+            0u32,
+            1,
+            2,
+            3,
+            5,
+            6,
+            7,
+            8,
+            9,
+            10,
+            12,
+            15,
+            16,
+            17,
+            30,
+            64,
+            65,
+            u32::MAX,
+        ] {
+            for kernel in [LocalKernel::detect(k), LocalKernel::portable()] {
+                if kernel != LocalKernel::portable() {
+                    assert_eq!(kernel.name(), if has_avx2() { "avx2" } else { "portable" });
+                }
+                let (mut fast, mut slow) = ([0u64; 8], [0u64; 8]);
+                // Fill to about half the bits, comparing the block and the result each step.
+                for _ in 0..(256 / k.clamp(1, 64)).max(2) {
+                    let h = mix(&mut x) as u32;
+                    assert_eq!(
+                        kernel.insert(&mut fast, h, k),
+                        local_insert_scalar(&mut slow, h, k),
+                        "k = {k}"
+                    );
+                    assert_eq!(fast, slow, "k = {k}");
+                    assert!(kernel.contains(&fast, h, k));
+                    assert!(!kernel.insert(&mut fast, h, k), "a repeat is never new");
+                }
+                for _ in 0..300 {
+                    let h = mix(&mut x) as u32;
+                    assert_eq!(
+                        kernel.contains(&fast, h, k),
+                        local_contains_scalar(&slow, h, k),
+                        "k = {k}"
+                    );
+                }
+                // Every probe but one set: both say no (for each probe position in turn).
+                let h = mix(&mut x) as u32;
+                for drop in 0..k.clamp(1, 16) as usize {
+                    let mut only = [0u64; 8];
+                    local_insert_scalar(&mut only, h, k);
+                    let bit = local_bit(h, drop);
+                    only[(bit / 64) as usize] &= !(1 << (bit % 64));
+                    let want = local_contains_scalar(&only, h, k);
+                    assert_eq!(kernel.contains(&only, h, k), want, "k = {k}, drop {drop}");
+                }
+            }
         }
     }
 

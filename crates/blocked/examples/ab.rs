@@ -1,0 +1,128 @@
+//! Blocked filter against sbbf-rs-safe, finely interleaved: the two alternate every chunk of
+//! 16 384 operations (in the order A B B A, so drift within a pair cancels), and a figure is
+//! the median over all chunk pairs of the ratio blocked ÷ sbbf-rs. Finer than `speed.rs`'s
+//! whole-pass rounds, so a burst of noise from elsewhere on the machine spoils a few pairs,
+//! not a whole round: meant for a machine that is busy.
+//!
+//! ```sh
+//! cargo run --release -p bloomlab-blocked --example ab -- 2000 100000 10000000
+//! ```
+//!
+//! Both filters have the same bits (the blocked filter's at a 1 % target); sbbf-rs is given
+//! xxh3-64 of the key's 8 little-endian bytes, as in the harness. Lookups: half members, half
+//! non-members, in random order. Inserts: the same keys into a fresh filter of each kind, chunk
+//! by chunk.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use bloomlab_blocked::BlockedBloomFilter;
+use xxhash_rust::xxh3::xxh3_64;
+
+const CHUNK: usize = 16_384;
+
+fn splitmix(x: &mut u64) -> u64 {
+    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn ns(f: impl FnOnce() -> u64) -> f64 {
+    let t = Instant::now();
+    black_box(f());
+    t.elapsed().as_nanos() as f64
+}
+
+fn median(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let q = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+    (q(0.5), q(0.25), q(0.75))
+}
+
+fn main() {
+    let sizes: Vec<u64> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse::<f64>().ok().map(|x| x as u64))
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![2_000, 100_000, 10_000_000]
+    } else {
+        sizes
+    };
+    for n in sizes {
+        let mut seed = n;
+        let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut seed)).collect();
+        let mut blocked = BlockedBloomFilter::with_fpr(n, 0.01).expect("sized");
+        let mut sbbf = sbbf_rs_safe::Filter::new(blocked.bits() as usize, 1);
+        // Inserts, chunk by chunk into both (A B B A per pair of chunks).
+        let mut ins = Vec::new();
+        let chunks: Vec<&[u64]> = keys.chunks(CHUNK.min(keys.len())).collect();
+        for pair in chunks.chunks(2) {
+            let (a, b) = (pair[0], pair.get(1).copied());
+            let t_a1 = ns(|| {
+                a.iter()
+                    .map(|k| u64::from(blocked.insert(black_box(k))))
+                    .sum()
+            });
+            let t_b1 = ns(|| {
+                a.iter()
+                    .map(|k| u64::from(sbbf.insert_hash(xxh3_64(&black_box(*k).to_le_bytes()))))
+                    .sum()
+            });
+            ins.push(t_a1 / t_b1);
+            if let Some(b) = b {
+                let t_b2 = ns(|| {
+                    b.iter()
+                        .map(|k| u64::from(sbbf.insert_hash(xxh3_64(&black_box(*k).to_le_bytes()))))
+                        .sum()
+                });
+                let t_a2 = ns(|| {
+                    b.iter()
+                        .map(|k| u64::from(blocked.insert(black_box(k))))
+                        .sum()
+                });
+                ins.push(t_a2 / t_b2);
+            }
+        }
+        // Lookups: half members.
+        let queries: Vec<u64> = (0..(n as usize).clamp(CHUNK * 4, 4_000_000))
+            .map(|i| {
+                let r = splitmix(&mut seed);
+                if i % 2 == 0 {
+                    keys[(r % n) as usize]
+                } else {
+                    r
+                }
+            })
+            .collect();
+        let look_a = |q: &[u64]| {
+            q.iter()
+                .map(|k| u64::from(blocked.might_contain(black_box(k))))
+                .sum::<u64>()
+        };
+        let look_b = |q: &[u64]| {
+            q.iter()
+                .map(|k| u64::from(sbbf.contains_hash(xxh3_64(&black_box(*k).to_le_bytes()))))
+                .sum::<u64>()
+        };
+        let (ha, hb) = (look_a(&queries), look_b(&queries));
+        let mut look = Vec::new();
+        for _rep in 0..(8_000_000 / queries.len()).max(1) {
+            for q in queries.chunks(CHUNK) {
+                let a1 = ns(|| look_a(q));
+                let b1 = ns(|| look_b(q));
+                let b2 = ns(|| look_b(q));
+                let a2 = ns(|| look_a(q));
+                look.push((a1 + a2) / (b1 + b2));
+            }
+        }
+        let (l, l25, l75) = median(look.clone());
+        let (i, i25, i75) = median(ins);
+        println!(
+            "n = {n}: lookup blocked ÷ sbbf-rs {l:.3} [IQR {l25:.3}–{l75:.3}] over {} pairs (hits {ha} / {hb}); insert {i:.3} [IQR {i25:.3}–{i75:.3}]",
+            look.len()
+        );
+    }
+}
