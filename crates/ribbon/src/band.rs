@@ -17,7 +17,7 @@
 use std::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 
 use bloomlab_core::error::{Error, Result};
-use bloomlab_core::simd;
+use bloomlab_core::simd::{self, Parity, ParityTask};
 
 /// A coefficient row of `w` bits: `u64` or `u128`.
 pub trait CoeffRow:
@@ -52,16 +52,45 @@ pub trait CoeffRow:
     fn parity(self) -> u32;
     /// The value 1.
     fn one() -> Self;
-    /// Bit `j` is the parity of `(lo[j] & ml) ^ (hi[j] & mh)`, for the columns of both.
-    fn parities(lo: &[Self], hi: &[Self], ml: Self, mh: Self) -> u32;
-    /// [`parities`](Self::parities) over columns stored as little-endian bytes.
-    fn parities_le(lo: &[u8], hi: &[u8], ml: Self, mh: Self) -> u32;
+    /// One column of a query with parity `p`: the parity of `(l & ml) ^ (h & mh)`.
+    fn column<P: Parity>(p: P, l: &Self, h: &Self, ml: Self, mh: Self) -> u32;
+    /// [`column`](Self::column) over columns stored as `BITS / 8` little-endian bytes each.
+    fn column_le<P: Parity>(p: P, l: &[u8], h: &[u8], ml: Self, mh: Self) -> u32;
+    /// All `R` columns of a query: bit `j` is [`column`](Self::column)`(lo[j], hi[j])`.
+    #[inline(always)]
+    fn columns<P: Parity, const R: usize>(
+        p: P,
+        lo: &[Self; R],
+        hi: &[Self; R],
+        ml: Self,
+        mh: Self,
+    ) -> u32 {
+        fold::<R>(R, |j| Self::column(p, &lo[j], &hi[j], ml, mh))
+    }
+    /// [`columns`](Self::columns) over `R` columns stored as little-endian bytes (`lo` and
+    /// `hi` exactly `R · BITS / 8` bytes each).
+    #[inline(always)]
+    fn columns_le<P: Parity, const R: usize>(
+        p: P,
+        lo: &[u8],
+        hi: &[u8],
+        ml: Self,
+        mh: Self,
+    ) -> u32 {
+        let b = (Self::BITS / 8) as usize;
+        fold::<R>(R, |j| {
+            Self::column_le(p, &lo[j * b..][..b], &hi[j * b..][..b], ml, mh)
+        })
+    }
 }
 
 // The two impls differ only in how two hash halves make a row and how the value folds to
 // 64 bits; a local macro writes the shared rest once.
 macro_rules! coeff_row {
-    ($t:ty, |$lo:ident, $hi:ident| $from:expr, |$v:ident| $fold:expr, $par:path, $par_le:path) => {
+    ($t:ty, |$lo:ident, $hi:ident| $from:expr, |$v:ident| $fold:expr,
+     |$p:ident, $l:ident, $h:ident, $ml:ident, $mh:ident| $col:expr,
+     |$pb:ident, $lb:ident, $hb:ident, $mlb:ident, $mhb:ident| $col_le:expr
+     $(, { $($extra:tt)* })?) => {
         impl CoeffRow for $t {
             const BITS: u32 = <$t>::BITS;
             #[inline(always)]
@@ -94,43 +123,62 @@ macro_rules! coeff_row {
                 1
             }
             #[inline(always)]
-            fn parities(lo: &[Self], hi: &[Self], ml: Self, mh: Self) -> u32 {
-                $par(lo, hi, ml, mh)
+            fn column<P: Parity>($p: P, $l: &Self, $h: &Self, $ml: Self, $mh: Self) -> u32 {
+                $col
             }
             #[inline(always)]
-            fn parities_le(lo: &[u8], hi: &[u8], ml: Self, mh: Self) -> u32 {
-                $par_le(lo, hi, ml, mh)
+            fn column_le<P: Parity>($pb: P, $lb: &[u8], $hb: &[u8], $mlb: Self, $mhb: Self) -> u32 {
+                $col_le
             }
+            $($($extra)*)?
         }
     };
 }
 
-coeff_row!(u64, |lo, _hi| lo, |v| v, parities_u64, parities_le_u64);
-// The width the filter uses: the kernel in `bloomlab_core::simd` (run-time `popcnt`).
+coeff_row!(
+    u64,
+    |lo, _hi| lo,
+    |v| v,
+    |p, l, h, ml, mh| p.parity((*l & ml) ^ (*h & mh)),
+    |p, l, h, ml, mh| p
+        .parity((<u64 as CoeffRow>::from_le(l) & ml) ^ (<u64 as CoeffRow>::from_le(h) & mh))
+);
+// The width the filter uses: the column kernel of `bloomlab_core::simd` (SSE2 and `popcnt`
+// on x86_64 when the CPU has it).
 coeff_row!(
     u128,
     |lo, hi| (u128::from(hi) << 64) | u128::from(lo),
     |v| (v as u64) ^ ((v >> 64) as u64),
-    simd::ribbon_parities,
-    simd::ribbon_parities_le
-);
-
-/// [`CoeffRow::parities`] of `u64` rows (the width measured in `examples/width.rs` only).
-#[inline(always)]
-fn parities_u64(lo: &[u64], hi: &[u64], ml: u64, mh: u64) -> u32 {
-    fold(lo.iter().copied(), hi.iter().copied(), ml, mh)
-}
-
-/// [`CoeffRow::parities_le`] of `u64` rows.
-#[inline(always)]
-fn parities_le_u64(lo: &[u8], hi: &[u8], ml: u64, mh: u64) -> u32 {
-    fold(
-        lo.chunks_exact(8).map(<u64 as CoeffRow>::from_le),
-        hi.chunks_exact(8).map(<u64 as CoeffRow>::from_le),
+    |p, l, h, ml, mh| p.column(l, h, ml, mh),
+    |p, l, h, ml, mh| p.column_le(
+        l.try_into().expect("16 bytes"),
+        h.try_into().expect("16 bytes"),
         ml,
-        mh,
-    )
-}
+        mh
+    ),
+    {
+        #[inline(always)]
+        fn columns<P: Parity, const R: usize>(
+            p: P,
+            lo: &[Self; R],
+            hi: &[Self; R],
+            ml: Self,
+            mh: Self,
+        ) -> u32 {
+            p.columns(lo, hi, ml, mh)
+        }
+        #[inline(always)]
+        fn columns_le<P: Parity, const R: usize>(
+            p: P,
+            lo: &[u8],
+            hi: &[u8],
+            ml: Self,
+            mh: Self,
+        ) -> u32 {
+            p.columns_le::<R>(lo, hi, ml, mh)
+        }
+    }
+);
 
 /// Largest result width `r` (the FPR floor is `2^-32`).
 pub const MAX_RESULT_BITS: u32 = bloomlab_core::math::RIBBON_MAX_RESULT_BITS;
@@ -253,42 +301,47 @@ impl<W: CoeffRow> Banding<W> {
 /// Read access to a solution of `W` columns: a `[W]` in memory or the little-endian bytes of
 /// a file ([`LeWords`]).
 pub trait Words<W: CoeffRow> {
-    /// Bit `j` is the parity of `(lo_j & ml) ^ (hi_j & mh)` over the `r` columns of blocks
-    /// `b` (`lo`) and `b1` (`hi`); both blocks in range.
-    fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32;
+    /// Bit `j` is the parity of `(lo_j & ml) ^ (hi_j & mh)` over the `r` columns of block
+    /// `b` (`lo`) and of block `b + 1` if `next`, else `b` again (`hi`); those blocks in
+    /// range.
+    fn parities<P: Parity>(&self, p: P, b: usize, next: bool, r: u32, ml: W, mh: W) -> u32;
 }
 
-/// Parity of a word: fold to 8 bits, then the parity of a byte (one `setnp` on x86 without
-/// `popcnt`, where `count_ones() & 1` would be a dozen instructions).
+/// The column loop for exactly `R` columns (unrolled into straight-line code), or for any
+/// count `n` up to 32 (`R = 0`): bit `j` is `col(j)`.
 #[inline(always)]
-fn parity(mut x: u64) -> u32 {
-    x ^= x >> 32;
-    x ^= x >> 16;
-    x ^= x >> 8;
-    (x as u8).count_ones() & 1
-}
-
-/// The column loop over two iterators of columns: no indexing, so no bounds checks past the
-/// two slice splits.
-#[inline(always)]
-fn fold<W: CoeffRow>(
-    lo: impl Iterator<Item = W>,
-    hi: impl Iterator<Item = W>,
-    ml: W,
-    mh: W,
-) -> u32 {
+fn fold<const R: usize>(n: usize, col: impl Fn(usize) -> u32) -> u32 {
+    let n = if R == 0 { n.min(32) } else { R };
     let mut acc = 0u32;
-    for (j, (l, h)) in lo.zip(hi).enumerate() {
-        acc |= parity(((l & ml) ^ (h & mh)).fold64()) << j;
+    for j in 0..n {
+        acc |= col(j) << j;
     }
     acc
 }
 
 impl<W: CoeffRow> Words<W> for [W] {
     #[inline(always)]
-    fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32 {
+    fn parities<P: Parity>(&self, p: P, b: usize, next: bool, r: u32, ml: W, mh: W) -> u32 {
         let n = r as usize;
-        W::parities(&self[b * n..][..n], &self[b1 * n..][..n], ml, mh)
+        // One range check for the stretch of one or two blocks.
+        let off = if next { n } else { 0 };
+        let stretch = &self[b * n..b * n + off + n];
+        let (lo, hi) = (&stretch[..n], &stretch[off..]);
+        // One predictable jump per query (a filter's `r` never changes) to the loop unrolled
+        // for the common `r`, bounds checked once; the plain loop for the rest.
+        macro_rules! fixed {
+            ($($r:literal)*) => {
+                match n {
+                    $($r => {
+                        let (l, h): (&[W; $r], &[W; $r]) =
+                            (lo.try_into().expect("r columns"), hi.try_into().expect("r columns"));
+                        W::columns::<P, $r>(p, l, h, ml, mh)
+                    })*
+                    _ => fold::<0>(n, |j| W::column(p, &lo[j], &hi[j], ml, mh)),
+                }
+            };
+        }
+        fixed!(1 2 3 4 5 6 7 8 9 10 11 12)
     }
 }
 
@@ -299,9 +352,28 @@ pub struct LeWords<'a>(pub &'a [u8]);
 
 impl<W: CoeffRow> Words<W> for LeWords<'_> {
     #[inline(always)]
-    fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32 {
-        let n = r as usize * (W::BITS / 8) as usize;
-        W::parities_le(&self.0[b * n..][..n], &self.0[b1 * n..][..n], ml, mh)
+    fn parities<P: Parity>(&self, p: P, b: usize, next: bool, r: u32, ml: W, mh: W) -> u32 {
+        let bytes = (W::BITS / 8) as usize;
+        let n = r as usize * bytes;
+        let off = if next { n } else { 0 };
+        let stretch = &self.0[b * n..b * n + off + n];
+        let (lo, hi) = (&stretch[..n], &stretch[off..]);
+        macro_rules! fixed {
+            ($($r:literal)*) => {
+                match r {
+                    $($r => W::columns_le::<P, $r>(p, lo, hi, ml, mh),)*
+                    _ => {
+                        fn col(s: &[u8], j: usize, bytes: usize) -> &[u8] {
+                            &s[j * bytes..][..bytes]
+                        }
+                        fold::<0>(r as usize, |j| {
+                            W::column_le(p, col(lo, j, bytes), col(hi, j, bytes), ml, mh)
+                        })
+                    }
+                }
+            };
+        }
+        fixed!(1 2 3 4 5 6 7 8 9 10 11 12)
     }
 }
 
@@ -321,14 +393,40 @@ pub fn query<W: CoeffRow, M: Words<W> + ?Sized>(
     start: usize,
     coeff: W,
 ) -> u32 {
+    struct Query<'a, W, M: ?Sized>(&'a M, usize, u32, usize, W);
+    impl<W: CoeffRow, M: Words<W> + ?Sized> ParityTask for Query<'_, W, M> {
+        type Output = u32;
+        #[inline(always)]
+        fn run<P: Parity>(self, p: P) -> u32 {
+            query_with(p, self.0, self.1, self.2, self.3, self.4)
+        }
+    }
+    simd::run_parity(Query(words, blocks, r, start, coeff))
+}
+
+/// [`query`] with parity `p` (inside a [`simd::run_parity`] task: no feature test here).
+#[inline(always)]
+pub fn query_with<W: CoeffRow, P: Parity, M: Words<W> + ?Sized>(
+    p: P,
+    words: &M,
+    blocks: usize,
+    r: u32,
+    start: usize,
+    coeff: W,
+) -> u32 {
     let w = W::BITS as usize;
     let (b, o) = (start / w, (start % w) as u32);
-    // The block past the last is never needed (o = 0 there): clamp to stay in range.
-    let b1 = if b + 1 < blocks { b + 1 } else { b };
+    // At o = 0 the row lies in block b alone (`mask_hi` is 0), so block b stands in for the
+    // next one, which may not exist: a row starts at most w slots before the end.
+    let next = o != 0;
+    debug_assert!(
+        b + usize::from(next) < blocks,
+        "start {start} in {blocks} blocks"
+    );
     let mask_lo = coeff << o;
     // coeff >> (w − o) without an overflowing shift: 0 when o = 0.
     let mask_hi = (coeff >> 1) >> (W::BITS - 1 - o);
-    words.parities(b, b1, r, mask_lo, mask_hi)
+    words.parities(p, b, next, r, mask_lo, mask_hi)
 }
 
 #[cfg(test)]

@@ -173,7 +173,7 @@ use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, FilterMeta, Meta};
-use bloomlab_core::simd;
+use bloomlab_core::simd::{self, Parity, ParityTask};
 use bloomlab_core::{Key, filter_glue};
 
 pub use band::MAX_RESULT_BITS;
@@ -262,6 +262,8 @@ pub struct RibbonFilter<S: HashScheme = Xxh3Scheme> {
     num_slots: u64,
     result_bits: u32,
     seed: u32,
+    /// What a query needs of the above, precomputed.
+    probe: Probe,
     meta: Meta<S>,
 }
 
@@ -317,6 +319,7 @@ impl<S: HashScheme> RibbonFilter<S> {
                 num_slots: 0,
                 result_bits,
                 seed: 0,
+                probe: Probe::new(0, result_bits, 0),
                 meta,
             });
         }
@@ -344,6 +347,7 @@ impl<S: HashScheme> RibbonFilter<S> {
                     num_slots: m,
                     result_bits,
                     seed,
+                    probe: Probe::new(m, result_bits, seed),
                     meta,
                 });
             }
@@ -386,6 +390,7 @@ impl<S: HashScheme> RibbonFilter<S> {
             num_slots,
             result_bits,
             seed,
+            probe: Probe::new(num_slots, result_bits, seed),
             meta: Meta::new(count, target_fpr, scheme).with_count(count),
         })
     }
@@ -393,20 +398,18 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// `false`: the key was definitely not in the set. `true`: maybe.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.might_contain_hash(key.with_key_bytes(|b| self.meta.scheme().hash(b)))
+        simd::run_parity(Lookup { filter: self, key })
     }
 
     /// Query with a hash computed by this filter's scheme: `r` parities over one contiguous
     /// stretch of `2·r·128` solution bits.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        probe(
-            &self.columns[..],
-            self.num_slots,
-            self.result_bits,
-            self.seed,
-            h,
-        )
+        simd::run_parity(HashLookup {
+            words: &self.columns[..],
+            probe: self.probe,
+            hash: h,
+        })
     }
 
     /// Answer many keys at once: `out[i] = might_contain(keys[i])`. The key [`BATCH`]
@@ -437,25 +440,17 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// The batched lookup: each key's equation is derived [`BATCH`] keys early and the
     /// stretch of solution it reads prefetched; `answer(i, hit)` for every key in order.
     #[inline(always)]
-    fn batch<K: Key>(&self, keys: &[K], mut answer: impl FnMut(usize, bool)) {
+    fn batch<K: Key>(&self, keys: &[K], answer: impl FnMut(usize, bool)) {
         if self.num_slots == 0 {
+            let mut answer = answer;
             keys.iter().enumerate().for_each(|(i, _)| answer(i, false));
             return;
         }
-        let scheme = self.meta.scheme();
-        let (m, r, seed) = (self.num_slots, self.result_bits, self.seed);
-        let (blocks, mask) = ((m / WIDTH) as usize, result_mask(r));
-        simd::pipeline::<K, (usize, Row, u32), BATCH>(
+        simd::run_parity(Batch {
+            filter: self,
             keys,
-            |k| row::<Row>(k.with_key_bytes(|b| scheme.hash(b)), seed, m - WIDTH + 1),
-            |&(s, _, _)| self.prefetch(s),
-            |i, (s, c, v)| {
-                answer(
-                    i,
-                    band::query(&self.columns[..], blocks, r, s, c) == v & mask,
-                )
-            },
-        );
+            answer,
+        });
     }
 
     /// Start loading the `2·r` columns a row starting at slot `start` reads (every 64-byte
@@ -617,14 +612,109 @@ fn result_mask(r: u32) -> u32 {
     if r >= 32 { u32::MAX } else { (1u32 << r) - 1 }
 }
 
-/// The query shared by the owned filter and the borrowed view.
-#[inline(always)]
-fn probe<M: Words<Row> + ?Sized>(words: &M, num_slots: u64, r: u32, seed: u32, h: KeyHash) -> bool {
-    if num_slots == 0 {
-        return false;
+/// What a query needs to know of a filter, precomputed: the number of start slots (0 for an
+/// empty filter), `r`, the mask of `r` bits and the seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Probe {
+    starts: u64,
+    r: u32,
+    mask: u32,
+    seed: u32,
+}
+
+impl Probe {
+    fn new(num_slots: u64, r: u32, seed: u32) -> Self {
+        Probe {
+            // m − w + 1 starts (m is 0 or at least w).
+            starts: num_slots.saturating_sub(WIDTH - 1),
+            r,
+            mask: result_mask(r),
+            seed,
+        }
     }
-    let (s, c, v) = row::<Row>(h, seed, num_slots - WIDTH + 1);
-    band::query(words, (num_slots / WIDTH) as usize, r, s, c) == v & result_mask(r)
+
+    /// The query shared by the owned filter and the borrowed view, with parity `p` (run
+    /// inside [`simd::run_parity`], so that hash, row and columns compile into one body).
+    #[inline(always)]
+    fn answer<P: Parity, M: Words<Row> + ?Sized>(self, p: P, words: &M, h: KeyHash) -> bool {
+        if self.starts == 0 {
+            return false;
+        }
+        let (s, c, v) = row::<Row>(h, self.seed, self.starts);
+        let blocks = self.starts.div_ceil(WIDTH) as usize;
+        band::query_with(p, words, blocks, self.r, s, c) == v & self.mask
+    }
+}
+
+/// One lookup of a key in an owned filter, as a [`ParityTask`]: hashing included, so the
+/// whole lookup compiles inside the body `run_parity` chose.
+struct Lookup<'a, S: HashScheme, K: ?Sized> {
+    filter: &'a RibbonFilter<S>,
+    key: &'a K,
+}
+
+impl<S: HashScheme, K: Key + ?Sized> ParityTask for Lookup<'_, S, K> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: Parity>(self, p: P) -> bool {
+        let f = self.filter;
+        let h = self.key.with_key_bytes(|b| f.meta.scheme().hash(b));
+        f.probe.answer(p, &f.columns[..], h)
+    }
+}
+
+/// One lookup of a hash already computed, as a [`ParityTask`].
+struct HashLookup<'a, M: ?Sized> {
+    words: &'a M,
+    probe: Probe,
+    hash: KeyHash,
+}
+
+impl<M: Words<Row> + ?Sized> ParityTask for HashLookup<'_, M> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: Parity>(self, p: P) -> bool {
+        self.probe.answer(p, self.words, self.hash)
+    }
+}
+
+/// A batch's whole loop as one [`ParityTask`]: each key's equation is derived [`BATCH`]
+/// keys early and the stretch of solution it reads prefetched (`num_slots > 0`).
+struct Batch<'a, S: HashScheme, K, F> {
+    filter: &'a RibbonFilter<S>,
+    keys: &'a [K],
+    answer: F,
+}
+
+impl<S: HashScheme, K: Key, F: FnMut(usize, bool)> ParityTask for Batch<'_, S, K, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run<P: Parity>(self, p: P) {
+        let Batch {
+            filter: f,
+            keys,
+            mut answer,
+        } = self;
+        let scheme = f.meta.scheme();
+        let Probe {
+            starts,
+            r,
+            mask,
+            seed,
+        } = f.probe;
+        let blocks = (f.num_slots / WIDTH) as usize;
+        simd::pipeline::<K, (usize, Row, u32), BATCH>(
+            keys,
+            |k| row::<Row>(k.with_key_bytes(|b| scheme.hash(b)), seed, starts),
+            |&(s, _, _)| f.prefetch(s),
+            |i, (s, c, v)| {
+                answer(
+                    i,
+                    band::query_with(p, &f.columns[..], blocks, r, s, c) == v & mask,
+                )
+            },
+        );
+    }
 }
 
 /// Field checks shared by `from_parts`, the byte decoder and the view.
