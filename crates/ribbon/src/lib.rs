@@ -61,12 +61,15 @@
 //!
 //! # Static filters in the model
 //!
-//! [`Filter`](bloomlab_core::Filter) is not split into a query side and an insert side: every
-//! variant and the harness use the one trait, and a split would touch all of them. A static
-//! filter implements it and its `insert_bytes` returns [`Error::Static`], leaving the filter
-//! unchanged: the construction solves one linear system over **the whole key set**, and
-//! adding a key later would mean solving it again. Build with [`RibbonFilter::build`] from
-//! every key; to add keys, rebuild.
+//! The construction solves one linear system over **the whole key set**, so adding a key
+//! later would mean solving it again. [`Filter`](bloomlab_core::Filter) is nevertheless not
+//! split into a query side and an insert side: the filter implements the one trait, and its
+//! `insert_bytes` returns [`Error::Static`], leaving the filter unchanged. That keeps the
+//! trait object safe and every variant in one `dyn Filter` collection (`inspect`, a user's
+//! `Vec<Box<dyn Filter>>`), leaves users one trait to learn, and adds no new failure mode
+//! (inserts already return `Result`: a full cuckoo filter refuses too); the reasons are set
+//! out in [`bloomlab_core::filter`]. Build with [`RibbonFilter::build`] from every key; to
+//! add keys, rebuild.
 //!
 //! # Measured (2-vCPU shared machine, load average 6–9 from other builds; ratios in one
 //! process, passes interleaved)
