@@ -1066,6 +1066,19 @@ pub trait Parity: Copy {
         }
         acc
     }
+
+    /// All `R` columns of a query over a solution stored in blocks of 64 slots, where a
+    /// `w = 128` row spans three blocks: bit `j` is the parity of
+    /// `(a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])` (each slice at least `R` long).
+    #[inline(always)]
+    fn columns3<const R: usize>(self, a: &[u64], b: &[u64], c: &[u64], m: [u64; 3]) -> u32 {
+        let (a, b, c) = (&a[..R], &b[..R], &c[..R]);
+        let mut acc = 0;
+        for j in 0..R {
+            acc |= self.parity((a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])) << j;
+        }
+        acc
+    }
 }
 
 /// Parity without `popcnt`: fold to 8 bits, then the parity flag of a byte (`setnp`): six
@@ -1163,6 +1176,18 @@ impl Parity for Avx2Parity {
         // SAFETY: as in `columns` (both slices hold `16·R` bytes).
         unsafe { x86::columns_avx2::<R>(lo.as_ptr(), hi.as_ptr(), ml, mh) }
     }
+
+    /// Four columns per vector with no unpacking (the three blocks' words of four columns
+    /// are three 32-byte loads), then the parity steps of `columns`; a group of fewer than
+    /// four columns is read with masked loads, which touch no byte past the slices.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn columns3<const R: usize>(self, a: &[u64], b: &[u64], c: &[u64], m: [u64; 3]) -> u32 {
+        let (a, b, c) = (&a[..R], &b[..R], &c[..R]);
+        // SAFETY: an `Avx2Parity` exists only once the CPU was found to have AVX2 and
+        // `popcnt`; each slice holds `R` words.
+        unsafe { x86::columns3_avx2::<R>([a.as_ptr(), b.as_ptr(), c.as_ptr()], m) }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -1176,6 +1201,7 @@ mod x86 {
         _mm256_srli_epi64, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, _mm256_xor_si256,
         _mm256_zextsi128_si256,
     };
+    use std::arch::x86_64::{_mm256_maskload_epi64, _mm256_set1_epi64x, _mm256_setr_epi64x};
 
     /// `m` in a vector, low word first.
     #[inline(always)]
@@ -1287,6 +1313,72 @@ mod x86 {
         while j < R {
             // Eight columns: the second four's sums in the high half of each lane (the sums
             // fit in 4 bits), one permute to column order, one mask of the low bits.
+            let s = _mm256_or_si256(sums(j), _mm256_slli_epi64::<32>(sums(j + 4)));
+            let s = _mm256_permutevar8x32_epi32(s, order);
+            let bits = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<31>(s)));
+            acc |= (bits as u32) << j;
+            j += 8;
+        }
+        acc
+    }
+
+    /// Words `j..j + 4` of the `R` at `p` (zero past `R`; masked loads for a partial group).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `p` must point to `R` readable words.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn quad<const R: usize>(p: *const u64, j: usize) -> __m256i {
+        if j + 4 <= R {
+            // SAFETY: words `j..j + 4` are below `R`, so readable; no alignment needed.
+            unsafe { _mm256_loadu_si256(p.add(j).cast()) }
+        } else if j < R {
+            let n = (R - j) as i64;
+            let keep = _mm256_setr_epi64x(
+                -i64::from(n > 0),
+                -i64::from(n > 1),
+                -i64::from(n > 2),
+                -i64::from(n > 3),
+            );
+            // SAFETY: the lanes kept are words below `R`; a masked-off lane is not read
+            // (and cannot fault).
+            unsafe { _mm256_maskload_epi64(p.add(j).cast(), keep) }
+        } else {
+            _mm256_setzero_si256()
+        }
+    }
+
+    /// Bit `j` is the parity of `(a_j & m[0]) ^ (b_j & m[1]) ^ (c_j & m[2])` over the `R`
+    /// words at each of `p = [a, b, c]` (see [`super::Avx2Parity::columns3`]).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; each pointer must point to `R` readable words.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn columns3_avx2<const R: usize>(p: [*const u64; 3], m: [u64; 3]) -> u32 {
+        let m = m.map(|w| _mm256_set1_epi64x(w as i64));
+        let table = _mm256_setr_epi8(
+            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, //
+            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0,
+        );
+        let nibble = _mm256_set1_epi8(0x0f);
+        // Per 64-bit lane `i`, the sum of the byte parities of column `j + i`'s word.
+        let sums = |j: usize| {
+            // SAFETY: the caller's contract, passed on (`quad` reads only words below `R`).
+            let (a, b, c) = unsafe { (quad::<R>(p[0], j), quad::<R>(p[1], j), quad::<R>(p[2], j)) };
+            let y = _mm256_xor_si256(
+                _mm256_xor_si256(_mm256_and_si256(a, m[0]), _mm256_and_si256(b, m[1])),
+                _mm256_and_si256(c, m[2]),
+            );
+            let t = _mm256_xor_si256(y, _mm256_srli_epi64::<4>(y));
+            let p = _mm256_shuffle_epi8(table, _mm256_and_si256(t, nibble));
+            _mm256_sad_epu8(p, _mm256_setzero_si256())
+        };
+        // 32-bit element `2i` holds column `j + i`, `2i + 1` column `j + 4 + i`.
+        let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+        let mut acc = 0u32;
+        let mut j = 0;
+        while j < R {
             let s = _mm256_or_si256(sums(j), _mm256_slli_epi64::<32>(sums(j + 4)));
             let s = _mm256_permutevar8x32_epi32(s, order);
             let bits = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<31>(s)));
@@ -1455,6 +1547,65 @@ mod ribbon_tests {
                 }
             }
         }
+    }
+
+    /// `columns3` of `p` on `R` columns, against a bit count.
+    struct Check3<'a, const R: usize>([&'a [u64]; 3], [u64; 3], u32);
+    impl<const R: usize> ParityTask for Check3<'_, R> {
+        type Output = ();
+        #[inline(always)]
+        fn run<P: Parity>(self, p: P) {
+            let Check3([a, b, c], m, want) = self;
+            assert_eq!(p.columns3::<R>(a, b, c, m), want, "columns3, R = {R}");
+        }
+    }
+
+    fn check3_all<const R: usize>(st: &mut u64) {
+        for round in 0..300 {
+            // Exactly R words each, so a read past the end would be out of bounds.
+            let w: Vec<Vec<u64>> = (0..3).map(|_| (0..R).map(|_| mix(st)).collect()).collect();
+            let m = match round % 3 {
+                0 => [mix(st), mix(st), mix(st)],
+                1 => [u64::MAX, 0, u64::MAX],
+                _ => {
+                    let (c0, c1, t) = (mix(st) | 1, mix(st), (mix(st) % 64) as u32);
+                    [
+                        c0 << t,
+                        (c1 << t) | ((c0 >> 1) >> (63 - t)),
+                        (c1 >> 1) >> (63 - t),
+                    ]
+                }
+            };
+            let want = (0..R).fold(0u32, |acc, j| {
+                let x = (w[0][j] & m[0]) ^ (w[1][j] & m[1]) ^ (w[2][j] & m[2]);
+                let ones = (0..64).filter(|b| (x >> b) & 1 == 1).count() as u32;
+                acc | (ones & 1) << j
+            });
+            let ws = [&w[0][..], &w[1][..], &w[2][..]];
+            Check3::<R>(ws, m, want).run(PortableParity);
+            Check3::<R>(ws, m, want).run(CountOnesParity);
+            run_parity(Check3::<R>(ws, m, want));
+            #[cfg(target_arch = "x86_64")]
+            {
+                if has_popcnt() {
+                    // SAFETY: the CPU has `popcnt`.
+                    unsafe { run_parity_popcnt(Check3::<R>(ws, m, want)) };
+                }
+                if has_avx2() && has_popcnt() {
+                    // SAFETY: the CPU has AVX2 and `popcnt`.
+                    unsafe { run_parity_avx2(Check3::<R>(ws, m, want)) };
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_three_block_kernel_agrees_with_a_bit_count() {
+        let mut st = 5u64;
+        macro_rules! each {
+            ($($r:literal)*) => { $(check3_all::<$r>(&mut st);)* };
+        }
+        each!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 15 16 17 31 32);
     }
 
     #[test]

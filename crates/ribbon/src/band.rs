@@ -377,6 +377,149 @@ impl<W: CoeffRow> Words<W> for LeWords<'_> {
     }
 }
 
+/// A `w = 128` solution kept in memory in blocks of **64** slots: block `k` is `r` words,
+/// word `j` holding bit `j` of the block's slots (slot `64·k + t` at bit `t`). The same bits
+/// as the byte format's 128-slot blocks (block `b`'s column `j` is blocks `2b` and `2b + 1`'s
+/// word `j`, low half first), laid out so that a query reads less: a row starting at slot
+/// `s = 64·k + t` meets blocks `k`, `k + 1` and (if `t > 0`) `k + 2`, one contiguous
+/// stretch of `3·r·8` bytes (168 at `r = 7`, where the 128-slot layout's two blocks are 224),
+/// and each column's three words are ANDed with the row shifted once into three 64-bit
+/// masks. [`RibbonFilter`](crate::RibbonFilter) answers from it; the byte format and the
+/// borrowed view keep the 128-slot layout.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Blocks64 {
+    words: Vec<u64>,
+    r: usize,
+}
+
+impl Blocks64 {
+    /// From 128-slot interleaved columns ([`Banding::solve`]) of `r`-bit slots.
+    pub fn from_columns(columns: &[u128], r: u32) -> Self {
+        let r = r as usize;
+        let mut words = vec![0u64; 2 * columns.len()];
+        if r > 0 {
+            for (b, block) in columns.chunks_exact(r).enumerate() {
+                for (j, c) in block.iter().enumerate() {
+                    words[2 * b * r + j] = *c as u64;
+                    words[(2 * b + 1) * r + j] = (*c >> 64) as u64;
+                }
+            }
+        }
+        Blocks64 { words, r }
+    }
+
+    /// From the byte format's word order (128-slot blocks, each column low word first).
+    pub fn from_format_words(format: &[u64], r: u32) -> Self {
+        let columns: Vec<u128> = format
+            .chunks_exact(2)
+            .map(|c| u128::from(c[0]) | (u128::from(c[1]) << 64))
+            .collect();
+        Self::from_columns(&columns, r)
+    }
+
+    /// Column `j` of 128-slot block `b` (the byte format's unit).
+    #[inline(always)]
+    fn column128(&self, b: usize, j: usize) -> u128 {
+        u128::from(self.words[2 * b * self.r + j])
+            | (u128::from(self.words[(2 * b + 1) * self.r + j]) << 64)
+    }
+
+    /// The words in the byte format's order: 128-slot blocks, each column low word first.
+    pub fn format_words(&self) -> impl Iterator<Item = u64> + '_ {
+        let (r, blocks) = (self.r, self.words.len() / (2 * self.r.max(1)));
+        (0..blocks)
+            .flat_map(move |b| (0..r).map(move |j| (b, j)))
+            .flat_map(|(b, j)| {
+                let c = self.column128(b, j);
+                [c as u64, (c >> 64) as u64]
+            })
+    }
+
+    /// Words held (`m · r / 64`).
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// No slots.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The stretch of words a row starting at `start` reads.
+    #[inline(always)]
+    pub fn stretch(&self, start: usize) -> &[u64] {
+        let (k, r) = (start / 64, self.r);
+        let end = (k * r + 3 * r).min(self.words.len());
+        &self.words[(k * r).min(end)..end]
+    }
+
+    /// The `r`-bit value of the row `coeff` starting at `start` (`start + 128 ≤ m`), with
+    /// parity `p`: bit `j` is the parity of the row AND the 128 solution bits `j` from slot
+    /// `start`, as [`query`] computes it on the 128-slot layout.
+    #[inline(always)]
+    pub fn query<P: Parity>(&self, p: P, start: usize, coeff: u128) -> u32 {
+        let r = self.r;
+        let (k, t) = (start / 64, (start % 64) as u32);
+        let (c0, c1) = (coeff as u64, (coeff >> 64) as u64);
+        // The row shifted up by t across three words (`x >> (64 − t)` written so that t = 0
+        // gives 0).
+        let m = [
+            c0 << t,
+            (c1 << t) | ((c0 >> 1) >> (63 - t)),
+            (c1 >> 1) >> (63 - t),
+        ];
+        // At t = 0 the third mask is 0 and block k + 1 stands in for block k + 2, which may
+        // not exist (a row starts at most 128 slots before the end). One range check.
+        let third = if t != 0 { 2 * r } else { r };
+        let stretch = &self.words[k * r..k * r + third + r];
+        let (a, b, c) = (&stretch[..r], &stretch[r..], &stretch[third..]);
+        macro_rules! fixed {
+            ($($n:literal)*) => {
+                match r {
+                    $($n => p.columns3::<$n>(a, b, c, m),)*
+                    _ => fold::<0>(r, |j| p.parity((a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2]))),
+                }
+            };
+        }
+        fixed!(1 2 3 4 5 6 7 8 9 10 11 12)
+    }
+}
+
+/// A solution a filter answers from: [`Blocks64`] in memory, or the byte format's 128-slot
+/// columns read in place ([`LeWords`]).
+pub trait Solution {
+    /// The `r`-bit value of the row `coeff` starting at `start`, with parity `p`.
+    fn query<P: Parity>(&self, p: P, r: u32, start: usize, coeff: u128) -> u32;
+}
+
+impl Solution for Blocks64 {
+    #[inline(always)]
+    fn query<P: Parity>(&self, p: P, r: u32, start: usize, coeff: u128) -> u32 {
+        debug_assert_eq!(r as usize, self.r);
+        Blocks64::query(self, p, start, coeff)
+    }
+}
+
+impl Solution for LeWords<'_> {
+    #[inline(always)]
+    fn query<P: Parity>(&self, p: P, r: u32, start: usize, coeff: u128) -> u32 {
+        let blocks = self.0.len() / (16 * r as usize).max(1);
+        query_with(p, self, blocks, r, start, coeff)
+    }
+}
+
+/// The 128-slot view of the same bits, so that [`query`] answers from a [`Blocks64`] exactly
+/// as from the columns it was made from.
+impl Words<u128> for Blocks64 {
+    #[inline]
+    fn parities<P: Parity>(&self, p: P, b: usize, next: bool, r: u32, ml: u128, mh: u128) -> u32 {
+        let b1 = b + usize::from(next);
+        fold::<0>(r as usize, |j| {
+            u128::column(p, &self.column128(b, j), &self.column128(b1, j), ml, mh)
+        })
+    }
+}
+
 /// The `r`-bit value a row starting at `start` computes from a solution of `blocks` blocks:
 /// bit `j` is the parity of `row AND (w solution bits j from slot start)`.
 ///
@@ -449,6 +592,44 @@ mod tests {
             .collect();
         for &(s, c, v) in rows {
             assert_eq!(query::<W, _>(&LeWords(&bytes), blocks, r, s, c), v);
+        }
+    }
+
+    #[test]
+    fn blocks_of_64_answer_as_the_columns_they_come_from() {
+        // Every start and both halves of every block, against the 128-slot query, with
+        // every kernel the machine has; and the format's words back unchanged.
+        let m = 4 * 128;
+        for r in [1u32, 4, 7, 8, 9, 12, 13, 32] {
+            let mut band = Banding::<u128>::new(m).unwrap();
+            for s in (0..=(m - 128)).step_by(5) {
+                let h = fmix64(s as u64 ^ u64::from(r) << 20);
+                band.add(s, u128::from_halves(h, fmix64(h)), (h >> 9) as u32);
+            }
+            let sol = band.solve(r, 3);
+            let b64 = Blocks64::from_columns(&sol, r);
+            let words: Vec<u64> = sol
+                .iter()
+                .flat_map(|c| [*c as u64, (*c >> 64) as u64])
+                .collect();
+            assert_eq!(b64.format_words().collect::<Vec<_>>(), words);
+            assert_eq!(Blocks64::from_format_words(&words, r), b64);
+            for s in 0..=(m - 128) {
+                let h = fmix64(s as u64 + 1000 * u64::from(r));
+                let c = u128::from_halves(h, fmix64(h ^ 1));
+                let want = query(&sol[..], m / 128, r, s, c);
+                assert_eq!(query(&b64, m / 128, r, s, c), want);
+                assert_eq!(Solution::query(&b64, simd::PortableParity, r, s, c), want);
+                assert_eq!(Solution::query(&b64, simd::CountOnesParity, r, s, c), want);
+                struct Q<'a>(&'a Blocks64, usize, u128);
+                impl ParityTask for Q<'_> {
+                    type Output = u32;
+                    fn run<P: Parity>(self, p: P) -> u32 {
+                        self.0.query(p, self.1, self.2)
+                    }
+                }
+                assert_eq!(simd::run_parity(Q(&b64, s, c)), want, "r = {r}, s = {s}");
+            }
         }
     }
 

@@ -179,8 +179,9 @@ use bloomlab_core::meta::{FilterCore, FilterMeta, Meta};
 use bloomlab_core::simd::{self, Parity, ParityTask};
 use bloomlab_core::{Key, filter_glue};
 
+pub use band::Blocks64;
 pub use band::MAX_RESULT_BITS;
-use band::{Banding, CoeffRow, Words, fmix64};
+use band::{Banding, CoeffRow, Solution, fmix64};
 pub use view::RibbonView;
 
 /// The coefficient row type: `w = 128` (see the crate docs for why not 64).
@@ -260,8 +261,9 @@ fn solution_words(slots: u64, r: u32) -> Option<u64> {
 /// `len()` is the number of keys it was built from (repeats included).
 #[derive(Clone)]
 pub struct RibbonFilter<S: HashScheme = Xxh3Scheme> {
-    /// The solution's columns (layout in [`band`]).
-    columns: Vec<Row>,
+    /// The solution, in blocks of 64 slots ([`Blocks64`]; the byte format's layout is in
+    /// [`band`]).
+    columns: Blocks64,
     num_slots: u64,
     result_bits: u32,
     seed: u32,
@@ -318,7 +320,7 @@ impl<S: HashScheme> RibbonFilter<S> {
         let meta = Meta::new(n, None, scheme).with_count(n);
         if m == 0 {
             return Ok(RibbonFilter {
-                columns: Vec::new(),
+                columns: Blocks64::from_columns(&[], result_bits),
                 num_slots: 0,
                 result_bits,
                 seed: 0,
@@ -343,8 +345,11 @@ impl<S: HashScheme> RibbonFilter<S> {
             });
             if solvable {
                 drop(sorted);
-                let columns = band.solve(result_bits, u64::from(seed) ^ 0x5eed);
-                debug_assert_eq!(columns.len() * Row::WORDS, words_len);
+                let columns = Blocks64::from_columns(
+                    &band.solve(result_bits, u64::from(seed) ^ 0x5eed),
+                    result_bits,
+                );
+                debug_assert_eq!(columns.len(), words_len);
                 return Ok(RibbonFilter {
                     columns,
                     num_slots: m,
@@ -384,10 +389,7 @@ impl<S: HashScheme> RibbonFilter<S> {
                 ),
             ));
         }
-        let columns = words
-            .chunks_exact(2)
-            .map(|c| u128::from(c[0]) | (u128::from(c[1]) << 64))
-            .collect();
+        let columns = Blocks64::from_format_words(&words, result_bits);
         Ok(RibbonFilter {
             columns,
             num_slots,
@@ -409,7 +411,7 @@ impl<S: HashScheme> RibbonFilter<S> {
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
         simd::run_parity(HashLookup {
-            words: &self.columns[..],
+            words: &self.columns,
             probe: self.probe,
             hash: h,
         })
@@ -456,20 +458,18 @@ impl<S: HashScheme> RibbonFilter<S> {
         });
     }
 
-    /// Start loading the `2·r` columns a row starting at slot `start` reads (every 64-byte
-    /// line of them; `num_slots > 0`).
+    /// Start loading the stretch of solution a row starting at slot `start` reads (every
+    /// 64-byte line of it; `num_slots > 0`).
     #[inline(always)]
     fn prefetch(&self, start: usize) {
-        let r = self.result_bits as usize;
-        let first = start / WIDTH as usize * r;
-        let cols = &self.columns[first..(first + 2 * r).min(self.columns.len())];
-        // Four 16-byte columns per 64-byte line, and the last column's line in case the
-        // stretch does not start on a line.
-        for c in cols.iter().step_by(4) {
-            simd::prefetch(c);
+        let words = self.columns.stretch(start);
+        // Eight words per 64-byte line, and the last word's line in case the stretch does
+        // not start on a line.
+        for w in words.iter().step_by(8) {
+            simd::prefetch(w);
         }
-        if let Some(c) = cols.last() {
-            simd::prefetch(c);
+        if let Some(w) = words.last() {
+            simd::prefetch(w);
         }
     }
 
@@ -521,16 +521,15 @@ impl<S: HashScheme> RibbonFilter<S> {
             fpr_for_result_bits(self.result_bits)
         }
     }
-    /// The solution's columns (layout in [`band`]).
-    pub fn columns(&self) -> &[Row] {
+    /// The solution ([`Blocks64`]; [`band::query`] reads it as the byte format's 128-slot
+    /// columns).
+    pub fn columns(&self) -> &Blocks64 {
         &self.columns
     }
 
     /// The solution as 64-bit words, each column low word first (the byte format's order).
     pub fn words(&self) -> impl Iterator<Item = u64> + '_ {
-        self.columns
-            .iter()
-            .flat_map(|c| [*c as u64, (*c >> 64) as u64])
+        self.columns.format_words()
     }
 
     /// Encode in the checked, versioned envelope with this payload (little-endian):
@@ -549,8 +548,8 @@ impl<S: HashScheme> RibbonFilter<S> {
             .u64(self.meta.count())
             .f64(format::encode_optional_fpr(self.meta.target_fpr()));
         let buf = w.buffer();
-        for c in &self.columns {
-            buf.extend_from_slice(&c.to_le_bytes());
+        for word in self.columns.format_words() {
+            buf.extend_from_slice(&word.to_le_bytes());
         }
         w.finish()
     }
@@ -639,13 +638,12 @@ impl Probe {
     /// The query shared by the owned filter and the borrowed view, with parity `p` (run
     /// inside [`simd::run_parity`], so that hash, row and columns compile into one body).
     #[inline(always)]
-    fn answer<P: Parity, M: Words<Row> + ?Sized>(self, p: P, words: &M, h: KeyHash) -> bool {
+    fn answer<P: Parity, M: Solution + ?Sized>(self, p: P, words: &M, h: KeyHash) -> bool {
         if self.starts == 0 {
             return false;
         }
         let (s, c, v) = row::<Row>(h, self.seed, self.starts);
-        let blocks = self.starts.div_ceil(WIDTH) as usize;
-        band::query_with(p, words, blocks, self.r, s, c) == v & self.mask
+        words.query(p, self.r, s, c) == v & self.mask
     }
 }
 
@@ -662,7 +660,7 @@ impl<S: HashScheme, K: Key + ?Sized> ParityTask for Lookup<'_, S, K> {
     fn run<P: Parity>(self, p: P) -> bool {
         let f = self.filter;
         let h = self.key.with_key_bytes(|b| f.meta.scheme().hash(b));
-        f.probe.answer(p, &f.columns[..], h)
+        f.probe.answer(p, &f.columns, h)
     }
 }
 
@@ -673,7 +671,7 @@ struct HashLookup<'a, M: ?Sized> {
     hash: KeyHash,
 }
 
-impl<M: Words<Row> + ?Sized> ParityTask for HashLookup<'_, M> {
+impl<M: Solution + ?Sized> ParityTask for HashLookup<'_, M> {
     type Output = bool;
     #[inline(always)]
     fn run<P: Parity>(self, p: P) -> bool {
@@ -700,22 +698,13 @@ impl<S: HashScheme, K: Key, F: FnMut(usize, bool)> ParityTask for Batch<'_, S, K
         } = self;
         let scheme = f.meta.scheme();
         let Probe {
-            starts,
-            r,
-            mask,
-            seed,
+            starts, mask, seed, ..
         } = f.probe;
-        let blocks = (f.num_slots / WIDTH) as usize;
         simd::pipeline::<K, (usize, Row, u32), BATCH>(
             keys,
             |k| row::<Row>(k.with_key_bytes(|b| scheme.hash(b)), seed, starts),
             |&(s, _, _)| f.prefetch(s),
-            |i, (s, c, v)| {
-                answer(
-                    i,
-                    band::query_with(p, &f.columns[..], blocks, r, s, c) == v & mask,
-                )
-            },
+            |i, (s, c, v)| answer(i, f.columns.query(p, s, c) == v & mask),
         );
     }
 }
@@ -804,7 +793,7 @@ impl<S: HashScheme> FilterCore for RibbonFilter<S> {
         self.might_contain(key)
     }
     fn heap_bytes(&self) -> usize {
-        self.columns.len() * 16
+        self.columns.len() * 8
     }
     fn table_bits(&self) -> u64 {
         RibbonFilter::table_bits(self)
