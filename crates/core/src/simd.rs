@@ -1424,19 +1424,66 @@ pub trait ParityTask {
 pub fn run_parity<T: ParityTask>(task: T) -> T::Output {
     #[cfg(target_arch = "x86_64")]
     {
-        if cfg!(all(target_feature = "avx2", target_feature = "popcnt"))
-            || (has_avx2() && has_popcnt())
-        {
-            // SAFETY: the CPU has AVX2 and `popcnt` (checked just above, or promised to the
-            // compiler), the only requirement of this `#[target_feature]` function.
+        let level = if cfg!(all(target_feature = "avx2", target_feature = "popcnt")) {
+            PARITY_AVX2
+        } else {
+            parity_level()
+        };
+        if level == PARITY_AVX2 {
+            // SAFETY: the CPU has AVX2 and `popcnt` (`parity_level` found them, or the
+            // compiler was promised them), the only requirement of this `#[target_feature]`
+            // function.
             return unsafe { run_parity_avx2(task) };
         }
-        if cfg!(target_feature = "popcnt") || has_popcnt() {
+        if cfg!(target_feature = "popcnt") || level == PARITY_POPCNT {
             // SAFETY: as above, for `popcnt`.
             return unsafe { run_parity_popcnt(task) };
         }
     }
     task.run(PortableParity)
+}
+
+/// [`parity_level`]: not tested yet.
+#[cfg(target_arch = "x86_64")]
+const PARITY_UNKNOWN: u8 = 0;
+/// [`parity_level`]: neither kernel.
+#[cfg(target_arch = "x86_64")]
+const PARITY_PORTABLE: u8 = 1;
+/// [`parity_level`]: `popcnt`, no AVX2.
+#[cfg(target_arch = "x86_64")]
+const PARITY_POPCNT: u8 = 2;
+/// [`parity_level`]: AVX2 and `popcnt`.
+#[cfg(target_arch = "x86_64")]
+const PARITY_AVX2: u8 = 3;
+
+/// The kernel level found, cached: one relaxed load and one compare per lookup where two
+/// `is_x86_feature_detected!` tests cost about seven instructions.
+#[cfg(target_arch = "x86_64")]
+static PARITY_LEVEL: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(PARITY_UNKNOWN);
+
+/// This CPU's kernel level (tested once, then cached in [`PARITY_LEVEL`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn parity_level() -> u8 {
+    use std::sync::atomic::Ordering::Relaxed;
+    let level = PARITY_LEVEL.load(Relaxed);
+    if level != PARITY_UNKNOWN {
+        return level;
+    }
+    #[cold]
+    #[inline(never)]
+    fn detect() -> u8 {
+        let level = if has_avx2() && has_popcnt() {
+            PARITY_AVX2
+        } else if has_popcnt() {
+            PARITY_POPCNT
+        } else {
+            PARITY_PORTABLE
+        };
+        PARITY_LEVEL.store(level, Relaxed);
+        level
+    }
+    detect()
 }
 
 /// `task` with [`Avx2Parity`], compiled with AVX2 and `popcnt` enabled.
