@@ -1068,11 +1068,12 @@ pub trait Parity: Copy {
     }
 
     /// All `R` columns of a query over a solution stored in blocks of 64 slots, where a
-    /// `w = 128` row spans three blocks: bit `j` is the parity of
-    /// `(a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])` (each slice at least `R` long).
+    /// `w = 128` row spans three blocks of `R` words: `a = s[..R]`, `b = s[R..2R]` and
+    /// `c = s[third..third + R]`; bit `j` is the parity of
+    /// `(a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])`. Panics if `s` is too short.
     #[inline(always)]
-    fn columns3<const R: usize>(self, a: &[u64], b: &[u64], c: &[u64], m: [u64; 3]) -> u32 {
-        let (a, b, c) = (&a[..R], &b[..R], &c[..R]);
+    fn columns3<const R: usize>(self, s: &[u64], third: usize, m: [u64; 3]) -> u32 {
+        let (a, b, c) = (&s[..R], &s[R..2 * R], &s[third..third + R]);
         let mut acc = 0;
         for j in 0..R {
             acc |= self.parity((a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])) << j;
@@ -1182,11 +1183,13 @@ impl Parity for Avx2Parity {
     /// four columns is read with masked loads, which touch no byte past the slices.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn columns3<const R: usize>(self, a: &[u64], b: &[u64], c: &[u64], m: [u64; 3]) -> u32 {
-        let (a, b, c) = (&a[..R], &b[..R], &c[..R]);
+    fn columns3<const R: usize>(self, s: &[u64], third: usize, m: [u64; 3]) -> u32 {
+        // Two range checks for the three blocks.
+        let (ab, c) = (&s[..2 * R], &s[third..third + R]);
+        let (a, b) = (ab.as_ptr(), ab[R..].as_ptr());
         // SAFETY: an `Avx2Parity` exists only once the CPU was found to have AVX2 and
-        // `popcnt`; each slice holds `R` words.
-        unsafe { x86::columns3_avx2::<R>([a.as_ptr(), b.as_ptr(), c.as_ptr()], m) }
+        // `popcnt`; `R` words are readable at each pointer (`ab` holds `2R`, `c` holds `R`).
+        unsafe { x86::columns3_avx2::<R>([a, b, c.as_ptr()], m) }
     }
 }
 
@@ -1596,21 +1599,24 @@ mod ribbon_tests {
         }
     }
 
-    /// `columns3` of `p` on `R` columns, against a bit count.
-    struct Check3<'a, const R: usize>([&'a [u64]; 3], [u64; 3], u32);
+    /// `columns3` of `p` on `R` columns (the third block at `third`), against a bit count.
+    struct Check3<'a, const R: usize>(&'a [u64], usize, [u64; 3], u32);
     impl<const R: usize> ParityTask for Check3<'_, R> {
         type Output = ();
         #[inline(always)]
         fn run<P: Parity>(self, p: P) {
-            let Check3([a, b, c], m, want) = self;
-            assert_eq!(p.columns3::<R>(a, b, c, m), want, "columns3, R = {R}");
+            let Check3(s, third, m, want) = self;
+            assert_eq!(p.columns3::<R>(s, third, m), want, "columns3, R = {R}");
         }
     }
 
     fn check3_all<const R: usize>(st: &mut u64) {
         for round in 0..300 {
-            // Exactly R words each, so a read past the end would be out of bounds.
-            let w: Vec<Vec<u64>> = (0..3).map(|_| (0..R).map(|_| mix(st)).collect()).collect();
+            // Exactly the words the blocks hold (two or three blocks of R), so a read past
+            // the end would be out of bounds.
+            let third = if round % 2 == 0 { 2 * R } else { R };
+            let s: Vec<u64> = (0..third + R).map(|_| mix(st)).collect();
+            let w = [&s[..R], &s[R..2 * R], &s[third..third + R]];
             let m = match round % 3 {
                 0 => [mix(st), mix(st), mix(st)],
                 1 => [u64::MAX, 0, u64::MAX],
@@ -1628,19 +1634,19 @@ mod ribbon_tests {
                 let ones = (0..64).filter(|b| (x >> b) & 1 == 1).count() as u32;
                 acc | (ones & 1) << j
             });
-            let ws = [&w[0][..], &w[1][..], &w[2][..]];
-            Check3::<R>(ws, m, want).run(PortableParity);
-            Check3::<R>(ws, m, want).run(CountOnesParity);
-            run_parity(Check3::<R>(ws, m, want));
+            let ws = &s[..];
+            Check3::<R>(ws, third, m, want).run(PortableParity);
+            Check3::<R>(ws, third, m, want).run(CountOnesParity);
+            run_parity(Check3::<R>(ws, third, m, want));
             #[cfg(target_arch = "x86_64")]
             {
                 if has_popcnt() {
                     // SAFETY: the CPU has `popcnt`.
-                    unsafe { run_parity_popcnt(Check3::<R>(ws, m, want)) };
+                    unsafe { run_parity_popcnt(Check3::<R>(ws, third, m, want)) };
                 }
                 if has_avx2() && has_popcnt() {
                     // SAFETY: the CPU has AVX2 and `popcnt`.
-                    unsafe { run_parity_avx2(Check3::<R>(ws, m, want)) };
+                    unsafe { run_parity_avx2(Check3::<R>(ws, third, m, want)) };
                 }
             }
         }

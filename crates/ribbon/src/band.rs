@@ -469,15 +469,17 @@ impl Blocks64 {
             (c1 >> 1) >> (63 - t),
         ];
         // At t = 0 the third mask is 0 and block k + 1 stands in for block k + 2, which may
-        // not exist (a row starts at most 128 slots before the end). One range check.
+        // not exist (a row starts at most 128 slots before the end).
         let third = if t != 0 { 2 * r } else { r };
-        let stretch = &self.words[k * r..k * r + third + r];
-        let (a, b, c) = (&stretch[..r], &stretch[r..], &stretch[third..]);
+        let stretch = &self.words[k * r..];
         macro_rules! fixed {
             ($($n:literal)*) => {
                 match r {
-                    $($n => p.columns3::<$n>(a, b, c, m),)*
-                    _ => fold::<0>(r, |j| p.parity((a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2]))),
+                    $($n => p.columns3::<$n>(stretch, third, m),)*
+                    _ => {
+                        let (a, b, c) = (&stretch[..r], &stretch[r..2 * r], &stretch[third..third + r]);
+                        fold::<0>(r, |j| p.parity((a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])))
+                    }
                 }
             };
         }
