@@ -10,9 +10,8 @@
 //!
 //! - **Object safety and one collection.** Code that holds filters of several variants
 //!   together holds them as `dyn Filter` — a `Vec<Box<dyn Filter>>` (the facade's example),
-//!   `inspect`'s decoded filter (`bloomlab_uses::any::AnyFilter::as_filter`), the harness's
-//!   one driver over every entry — and asks every one the same questions (length, size, FPR,
-//!   parameters, queries). With a split, a static filter would be a `dyn Query` and a
+//!   `inspect`'s decoded filter (`bloomlab_uses::any::AnyFilter::as_filter`) — and asks
+//!   every one the same questions (length, size, FPR, parameters, queries). With a split, a static filter would be a `dyn Query` and a
 //!   dynamic one a `dyn Query + Insert`, and every such place would need two paths or a
 //!   downcast.
 //! - **One trait to learn.** A user reads one trait; whether a variant takes inserts is

@@ -12,7 +12,9 @@
 //! Word `i` of the solution is at index `(b·r + j)·(w/64) + q`. A query whose row starts at
 //! slot `s = b·w + o` reads column `j` of blocks `b` and `b + 1` (one contiguous stretch of
 //! `2·r·w` bits), shifts the `w`-bit window at `o` out of them and takes the parity of its
-//! AND with the row: one bit of the `r`-bit answer per column.
+//! AND with the row: one bit of the `r`-bit answer per column. That is the byte format's
+//! layout; in memory the owned filter keeps the same bits in blocks of 64 slots
+//! ([`Blocks64`]), which a query reads less of.
 
 use std::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 
