@@ -1,4 +1,28 @@
 //! The one small trait every filter implements, and the one for filters that can remove.
+//!
+//! # Static filters
+//!
+//! A static filter (the Ribbon filter, xorf's fuse filters in the harness) is built once from
+//! the whole key set and cannot take a key later: adding one means solving its construction
+//! again. It still implements [`Filter`], and its [`insert_bytes`](Filter::insert_bytes)
+//! returns the typed [`Error::Static`](crate::Error::Static), changing nothing, rather than
+//! the trait being split into a query side and an insert side. The reasons:
+//!
+//! - **Object safety and one collection.** Code that holds filters of several variants
+//!   together holds them as `dyn Filter` — a `Vec<Box<dyn Filter>>` (the facade's example),
+//!   `inspect`'s decoded filter (`bloomlab_uses::any::AnyFilter::as_filter`) — and asks
+//!   every one the same questions (length, size, FPR, parameters, queries). With a split, a static filter would be a `dyn Query` and a
+//!   dynamic one a `dyn Query + Insert`, and every such place would need two paths or a
+//!   downcast.
+//! - **One trait to learn.** A user reads one trait; whether a variant takes inserts is
+//!   stated by its docs, by its constructor (a static filter's is `build(keys, p)`, there
+//!   is no empty one) and, if tried anyway, by a typed error that names the type — never a
+//!   panic and never a silent no-op.
+//! - **No new failure.** [`insert_bytes`](Filter::insert_bytes) already returns `Result`
+//!   (a full cuckoo filter refuses a key), so callers already handle a refusal.
+//!
+//! The cost is that the compiler does not stop an insert into a static filter; the typed
+//! error does, at run time, on the first try.
 
 use std::fmt;
 
@@ -20,7 +44,8 @@ use crate::key::Key;
 /// ```
 pub trait Filter: fmt::Debug + Send + Sync {
     /// Add a key given as bytes. Fails only when a variant cannot take the key without losing
-    /// another (a full cuckoo filter); the filter is then unchanged.
+    /// another (a full cuckoo filter), or never takes keys after its build (a static filter:
+    /// [`Error::Static`](crate::Error::Static)); the filter is then unchanged.
     fn insert_bytes(&mut self, key: &[u8]) -> Result<()>;
 
     /// `false` means the key was definitely never inserted; `true` means it maybe was.

@@ -70,7 +70,9 @@
 //! For `crates/classic` and `crates/blocked` that is: fields `count, capacity, target_fpr,
 //! scheme` → `meta`; `debug_shape` = `m`/`blocks` and `k`, `debug_state` = `fill_ratio`;
 //! `filter_glue!(BloomFilter, Classic, extend)` / `filter_glue!(BlockedBloomFilter, Blocked,
-//! extend)`. `crates/keyed` wraps those types and needs no change.
+//! extend)`. `crates/keyed` wraps those types and needs no change. `crates/sbbf`, whose one
+//! hash Parquet fixes, is not generic: its `Meta<ParquetScheme>` names that scheme and
+//! `filter_glue!(Sbbf: ParquetScheme, Sbbf, extend)` writes the same glue for the plain type.
 //!
 //! Formats, serde representations and the inherent API are untouched by the migration.
 
@@ -324,7 +326,10 @@ where
 ///   metadata from the field `meta: Meta<S>`), `Debug` and `PartialEq`;
 /// - `filter_glue!(Name, Tag, extend)`: the same and `Extend<K: Key>` (insert must not fail);
 /// - `filter_glue!(Name)`: `Debug` and `PartialEq` only, for a type that writes
-///   [`FilterMeta`] itself.
+///   [`FilterMeta`] itself;
+/// - `filter_glue!(Name: Scheme, Tag)` and `filter_glue!(Name: Scheme, Tag, extend)`: the
+///   same for a type that is not generic, its one scheme fixed by its format (the
+///   split-block filter, whose hash Parquet dictates).
 #[macro_export]
 macro_rules! filter_glue {
     ($name:ident) => {
@@ -353,6 +358,34 @@ macro_rules! filter_glue {
     ($name:ident, $tag:ident, extend) => {
         $crate::filter_glue!($name, $tag);
         impl<S: $crate::HashScheme, K: $crate::Key> ::core::iter::Extend<K> for $name<S> {
+            fn extend<I: ::core::iter::IntoIterator<Item = K>>(&mut self, keys: I) {
+                $crate::meta::extend(self, keys)
+            }
+        }
+    };
+    ($name:ident: $scheme:ty, $tag:ident) => {
+        impl $crate::meta::FilterMeta for $name {
+            type Scheme = $scheme;
+            const VARIANT: $crate::Variant = $crate::Variant::$tag;
+            const TYPE_NAME: &'static str = ::core::stringify!($name);
+            fn meta(&self) -> $crate::meta::MetaView<'_, $scheme> {
+                self.meta.view()
+            }
+        }
+        impl ::core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                $crate::meta::FilterCore::fmt_debug(self, f)
+            }
+        }
+        impl ::core::cmp::PartialEq for $name {
+            fn eq(&self, other: &Self) -> bool {
+                $crate::meta::same(self, other)
+            }
+        }
+    };
+    ($name:ident: $scheme:ty, $tag:ident, extend) => {
+        $crate::filter_glue!($name: $scheme, $tag);
+        impl<K: $crate::Key> ::core::iter::Extend<K> for $name {
             fn extend<I: ::core::iter::IntoIterator<Item = K>>(&mut self, keys: I) {
                 $crate::meta::extend(self, keys)
             }

@@ -1526,22 +1526,6 @@ mod tests {
 // Ribbon column parities
 // ---------------------------------------------------------------------------------------
 
-/// Dispatch on the column count to [`ribbon_fold_fixed`] (one predictable jump per query: a
-/// filter's `r` never changes), else the loop.
-macro_rules! ribbon_dispatch {
-    ($lo:expr, $hi:expr, $ml:expr, $mh:expr, $parity:expr; $($n:literal)*) => {{
-        let (lo, hi): (&[u128], &[u128]) = ($lo, $hi);
-        let n = lo.len().min(hi.len());
-        match n {
-            $($n => ribbon_fold_fixed::<$n>(
-                lo[..$n].try_into().expect("n columns"),
-                hi[..$n].try_into().expect("n columns"),
-                $ml, $mh, $parity),)*
-            _ => ribbon_fold(lo.iter().copied(), hi.iter().copied(), $ml, $mh, $parity),
-        }
-    }};
-}
-
 /// Whether this CPU has the `popcnt` instruction (std caches the CPUID probe; a relaxed load).
 #[inline]
 pub fn has_popcnt() -> bool {
@@ -1555,238 +1539,516 @@ pub fn has_popcnt() -> bool {
     }
 }
 
-/// The query kernel of a Ribbon filter's interleaved solution: bit `j` of the result is the
-/// parity of `(lo[j] & mask_lo) ^ (hi[j] & mask_hi)`, for `j` below `lo.len().min(hi.len())`
-/// (at most 32 columns are read). On x86_64 the CPU's `popcnt` is used when it has one (the
-/// default target has no `popcnt`, and a software parity costs a dozen instructions per
-/// column); [`ribbon_parities_scalar`] defines the result.
-#[inline]
-pub fn ribbon_parities(lo: &[u128], hi: &[u128], mask_lo: u128, mask_hi: u128) -> u32 {
+/// The parity of a 64-bit word, the one operation a Ribbon query repeats per column (`r`
+/// times per lookup), and the column loops built on it. Every implementation gives the same
+/// bits (tested against each other below); they differ in the instructions a caller
+/// compiled around them gets.
+pub trait Parity: Copy {
+    /// `x.count_ones() & 1`.
+    fn parity(self, x: u64) -> u32;
+
+    /// One column of a `w = 128` query: the parity of `(l & ml) ^ (h & mh)`.
+    #[inline(always)]
+    fn column(self, l: &u128, h: &u128, ml: u128, mh: u128) -> u32 {
+        let x = (*l & ml) ^ (*h & mh);
+        self.parity((x as u64) ^ ((x >> 64) as u64))
+    }
+
+    /// [`column`](Self::column) over two columns stored as little-endian bytes.
+    #[inline(always)]
+    fn column_le(self, l: &[u8; 16], h: &[u8; 16], ml: u128, mh: u128) -> u32 {
+        self.column(&u128::from_le_bytes(*l), &u128::from_le_bytes(*h), ml, mh)
+    }
+
+    /// All `R` columns of a query: bit `j` is [`column`](Self::column)`(lo[j], hi[j])`.
+    #[inline(always)]
+    fn columns<const R: usize>(self, lo: &[u128; R], hi: &[u128; R], ml: u128, mh: u128) -> u32 {
+        let mut acc = 0;
+        for j in 0..R {
+            acc |= self.column(&lo[j], &hi[j], ml, mh) << j;
+        }
+        acc
+    }
+
+    /// [`columns`](Self::columns) over `R` columns stored as little-endian bytes, column `j`
+    /// at bytes `16·j..16·j + 16` of `lo` and of `hi` (each at least `16·R` bytes long).
+    #[inline(always)]
+    fn columns_le<const R: usize>(self, lo: &[u8], hi: &[u8], ml: u128, mh: u128) -> u32 {
+        let (lo, hi) = (&lo[..16 * R], &hi[..16 * R]);
+        let col = |s: &[u8], j: usize| -> [u8; 16] {
+            s[16 * j..16 * j + 16].try_into().expect("16 bytes")
+        };
+        let mut acc = 0;
+        for j in 0..R {
+            acc |= self.column_le(&col(lo, j), &col(hi, j), ml, mh) << j;
+        }
+        acc
+    }
+
+    /// All `R` columns of a query over a solution stored in blocks of 64 slots, where a
+    /// `w = 128` row spans three blocks of `R` words: `a = s[..R]`, `b = s[R..2R]` and
+    /// `c = s[third..third + R]`; bit `j` is the parity of
+    /// `(a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])`. Panics if `s` is too short.
+    #[inline(always)]
+    fn columns3<const R: usize>(self, s: &[u64], third: usize, m: [u64; 3]) -> u32 {
+        let (a, b, c) = (&s[..R], &s[R..2 * R], &s[third..third + R]);
+        let mut acc = 0;
+        for j in 0..R {
+            acc |= self.parity((a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])) << j;
+        }
+        acc
+    }
+}
+
+/// Parity without `popcnt`: fold to 8 bits, then the parity flag of a byte (`setnp`): six
+/// instructions where the default x86_64 target compiles `count_ones` into a dozen.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PortableParity;
+
+impl Parity for PortableParity {
+    #[inline(always)]
+    fn parity(self, mut x: u64) -> u32 {
+        x ^= x >> 32;
+        x ^= x >> 16;
+        x ^= x >> 8;
+        (x as u8).count_ones() & 1
+    }
+}
+
+/// Parity through `count_ones`: one `popcnt` instruction in code compiled with `popcnt`
+/// enabled, which is where [`run_parity`] runs it (any other caller gets a correct but
+/// software popcount); on x86_64 a column's AND and XOR run in SSE2 registers. Safe to build
+/// anywhere: the instruction choice is the compiler's.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CountOnesParity;
+
+impl Parity for CountOnesParity {
+    #[inline(always)]
+    fn parity(self, x: u64) -> u32 {
+        x.count_ones() & 1
+    }
+
+    /// Two loads folded into the two ANDs, the XOR, the halves folded, one `popcnt`.
     #[cfg(target_arch = "x86_64")]
-    if has_popcnt() {
-        // SAFETY: the CPU has `popcnt` (checked just above), the only requirement of this
-        // `#[target_feature(enable = "popcnt")]` function beyond its safe signature.
-        return unsafe { x86::ribbon_parities_popcnt(lo, hi, mask_lo, mask_hi) };
+    #[inline(always)]
+    fn column(self, l: &u128, h: &u128, ml: u128, mh: u128) -> u32 {
+        // SAFETY: `l` and `h` are references, so 16 readable bytes each.
+        unsafe {
+            x86::column(
+                std::ptr::from_ref(l).cast(),
+                std::ptr::from_ref(h).cast(),
+                ml,
+                mh,
+            )
+        }
     }
-    ribbon_parities_scalar(lo, hi, mask_lo, mask_hi)
-}
 
-/// [`ribbon_parities`] over columns stored as little-endian 16-byte groups at any alignment
-/// (a solution read in place from its bytes): column `j` is `lo[16·j..16·j + 16]`.
-#[inline]
-pub fn ribbon_parities_le(lo: &[u8], hi: &[u8], mask_lo: u128, mask_hi: u128) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if has_popcnt() {
-        // SAFETY: as in `ribbon_parities`: the CPU has `popcnt`.
-        return unsafe { x86::ribbon_parities_le_popcnt(lo, hi, mask_lo, mask_hi) };
+    #[inline(always)]
+    fn column_le(self, l: &[u8; 16], h: &[u8; 16], ml: u128, mh: u128) -> u32 {
+        // SAFETY: as in `column`; the bytes are the little-endian column, as x86 loads it.
+        unsafe { x86::column(l.as_ptr(), h.as_ptr(), ml, mh) }
     }
-    ribbon_parities_le_scalar(lo, hi, mask_lo, mask_hi)
 }
 
-/// Portable definition of [`ribbon_parities`].
-#[inline]
-pub fn ribbon_parities_scalar(lo: &[u128], hi: &[u128], mask_lo: u128, mask_hi: u128) -> u32 {
-    ribbon_dispatch!(lo, hi, mask_lo, mask_hi, ribbon_parity_scalar;
-        1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
-}
+/// The AVX2 column loop: four columns in two 256-bit vectors (the ANDs and XOR on two
+/// columns at once, the halves folded and the four columns' words interleaved by two
+/// unpacks), then their parities without `popcnt`: each byte folded to a nibble, a
+/// nibble-parity table lookup (`vpshufb`), the byte parities summed per 64-bit lane
+/// (`vpsadbw`); two such groups merged into one vector, put in column order by one
+/// permute and their low bits collected by one `vmovmskps`. About 35 instructions per eight
+/// columns where one `popcnt` per column costs 10 to 11. Only [`run_parity`] makes one,
+/// after finding AVX2 and `popcnt`.
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2Parity(());
 
-/// Portable definition of [`ribbon_parities_le`].
-#[inline]
-pub fn ribbon_parities_le_scalar(lo: &[u8], hi: &[u8], mask_lo: u128, mask_hi: u128) -> u32 {
-    ribbon_fold(
-        le_columns(lo),
-        le_columns(hi),
-        mask_lo,
-        mask_hi,
-        ribbon_parity_scalar,
-    )
-}
-
-#[inline(always)]
-fn le_columns(b: &[u8]) -> impl Iterator<Item = u128> + '_ {
-    b.chunks_exact(16)
-        .map(|c| u128::from_le_bytes(c.try_into().expect("16 bytes")))
-}
-
-/// The column loop both paths share; `parity` is the only difference between them.
-#[inline(always)]
-fn ribbon_fold(
-    lo: impl Iterator<Item = u128>,
-    hi: impl Iterator<Item = u128>,
-    mask_lo: u128,
-    mask_hi: u128,
-    parity: impl Fn(u64) -> u32,
-) -> u32 {
-    let mut acc = 0u32;
-    for (j, (l, h)) in lo.zip(hi).take(32).enumerate() {
-        let x = (l & mask_lo) ^ (h & mask_hi);
-        acc |= parity((x as u64) ^ ((x >> 64) as u64)) << j;
+impl Parity for Avx2Parity {
+    #[inline(always)]
+    fn parity(self, x: u64) -> u32 {
+        x.count_ones() & 1
     }
-    acc
-}
 
-/// [`ribbon_fold`] over `R` columns as arrays: the loop unrolls into straight-line code.
-#[inline(always)]
-fn ribbon_fold_fixed<const R: usize>(
-    lo: &[u128; R],
-    hi: &[u128; R],
-    mask_lo: u128,
-    mask_hi: u128,
-    parity: impl Fn(u64) -> u32,
-) -> u32 {
-    let mut acc = 0u32;
-    for j in 0..R {
-        let x = (lo[j] & mask_lo) ^ (hi[j] & mask_hi);
-        acc |= parity((x as u64) ^ ((x >> 64) as u64)) << j;
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn column(self, l: &u128, h: &u128, ml: u128, mh: u128) -> u32 {
+        CountOnesParity.column(l, h, ml, mh)
     }
-    acc
-}
 
-/// Parity without `popcnt`: fold to 8 bits, then the parity flag of a byte (`setnp`).
-#[inline(always)]
-fn ribbon_parity_scalar(mut x: u64) -> u32 {
-    x ^= x >> 32;
-    x ^= x >> 16;
-    x ^= x >> 8;
-    (x as u8).count_ones() & 1
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn column_le(self, l: &[u8; 16], h: &[u8; 16], ml: u128, mh: u128) -> u32 {
+        CountOnesParity.column_le(l, h, ml, mh)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn columns<const R: usize>(self, lo: &[u128; R], hi: &[u128; R], ml: u128, mh: u128) -> u32 {
+        // SAFETY: an `Avx2Parity` exists only once the CPU was found to have AVX2 and
+        // `popcnt`; `lo` and `hi` hold `R` columns of 16 bytes each.
+        unsafe { x86::columns_avx2::<R>(lo.as_ptr().cast(), hi.as_ptr().cast(), ml, mh) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn columns_le<const R: usize>(self, lo: &[u8], hi: &[u8], ml: u128, mh: u128) -> u32 {
+        let (lo, hi) = (&lo[..16 * R], &hi[..16 * R]);
+        // SAFETY: as in `columns` (both slices hold `16·R` bytes).
+        unsafe { x86::columns_avx2::<R>(lo.as_ptr(), hi.as_ptr(), ml, mh) }
+    }
+
+    /// Four columns per vector with no unpacking (the three blocks' words of four columns
+    /// are three 32-byte loads), then the parity steps of `columns`; a group of fewer than
+    /// four columns is read with masked loads, which touch no byte past the slices.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn columns3<const R: usize>(self, s: &[u64], third: usize, m: [u64; 3]) -> u32 {
+        // Two range checks for the three blocks.
+        let (ab, c) = (&s[..2 * R], &s[third..third + R]);
+        let (a, b) = (ab.as_ptr(), ab[R..].as_ptr());
+        // SAFETY: an `Avx2Parity` exists only once the CPU was found to have AVX2 and
+        // `popcnt`; `R` words are readable at each pointer (`ab` holds `2R`, `c` holds `R`).
+        unsafe { x86::columns3_avx2::<R>([a, b, c.as_ptr()], m) }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_set_epi64x,
-        _mm_unpackhi_epi64, _mm_xor_si128,
+        __m128i, __m256i, _mm_and_si128, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_set_epi64x,
+        _mm_unpackhi_epi64, _mm_xor_si128, _mm256_and_si256, _mm256_castsi256_ps,
+        _mm256_loadu_si256, _mm256_movemask_ps, _mm256_or_si256, _mm256_permutevar8x32_epi32,
+        _mm256_sad_epu8, _mm256_set_epi64x, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setr_epi32,
+        _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_slli_epi32, _mm256_slli_epi64,
+        _mm256_srli_epi64, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, _mm256_xor_si256,
+        _mm256_zextsi128_si256,
     };
-
-    /// `ribbon_parities` with SSE2 (x86_64's baseline) and `popcnt`.
-    ///
-    /// # Safety
-    /// The CPU must have `popcnt`.
-    #[target_feature(enable = "sse2,popcnt")]
-    pub(super) unsafe fn ribbon_parities_popcnt(
-        lo: &[u128],
-        hi: &[u128],
-        mask_lo: u128,
-        mask_hi: u128,
-    ) -> u32 {
-        let n = lo.len().min(hi.len()).min(32);
-        // SAFETY: both pointers start `n` readable 16-byte columns (`n ≤ len` of each slice;
-        // a `u128` is 16 bytes); the CPU has `popcnt` (this function's own contract).
-        unsafe { columns(lo.as_ptr().cast(), hi.as_ptr().cast(), n, mask_lo, mask_hi) }
-    }
-
-    /// `ribbon_parities_le` with SSE2 and `popcnt`.
-    ///
-    /// # Safety
-    /// The CPU must have `popcnt`.
-    #[target_feature(enable = "sse2,popcnt")]
-    pub(super) unsafe fn ribbon_parities_le_popcnt(
-        lo: &[u8],
-        hi: &[u8],
-        mask_lo: u128,
-        mask_hi: u128,
-    ) -> u32 {
-        let n = (lo.len().min(hi.len()) / 16).min(32);
-        // SAFETY: both slices hold at least `16·n` bytes; the CPU has `popcnt`.
-        unsafe { columns(lo.as_ptr(), hi.as_ptr(), n, mask_lo, mask_hi) }
-    }
-
-    /// Dispatch on the column count to [`fixed`] (the common `r` unrolled), else a loop.
-    ///
-    /// # Safety
-    /// `lo` and `hi` must each start `n` readable 16-byte columns; the CPU must have
-    /// `popcnt`.
-    #[inline]
-    #[target_feature(enable = "sse2,popcnt")]
-    unsafe fn columns(lo: *const u8, hi: *const u8, n: usize, ml: u128, mh: u128) -> u32 {
-        // SAFETY: SSE2 is part of x86_64.
-        let (ml, mh) = unsafe { (split(ml), split(mh)) };
-        macro_rules! fixed_or_loop {
-            ($($r:literal)*) => {
-                match n {
-                    // SAFETY (each arm): `n` columns are readable and `r = n`.
-                    $($r => unsafe { fixed::<$r>(lo, hi, ml, mh) },)*
-                    _ => {
-                        let mut acc = 0;
-                        for j in 0..n {
-                            // SAFETY: `j < n` readable columns.
-                            acc |= unsafe { column(lo, hi, j, ml, mh) } << j;
-                        }
-                        acc
-                    }
-                }
-            };
-        }
-        fixed_or_loop!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16)
-    }
+    use std::arch::x86_64::{_mm256_maskload_epi64, _mm256_set1_epi64x, _mm256_setr_epi64x};
 
     /// `m` in a vector, low word first.
-    ///
-    /// # Safety
-    /// None beyond SSE2, which x86_64 always has.
-    #[inline]
-    #[target_feature(enable = "sse2")]
-    unsafe fn split(m: u128) -> __m128i {
-        _mm_set_epi64x((m >> 64) as i64, m as i64)
+    #[inline(always)]
+    fn split(m: u128) -> __m128i {
+        // SAFETY: `_mm_set_epi64x` needs SSE2 only, which every x86_64 CPU has.
+        unsafe { _mm_set_epi64x((m >> 64) as i64, m as i64) }
     }
 
-    /// [`columns`] for exactly `R` columns: unrolled.
+    /// The parity of `(l & ml) ^ (h & mh)` over the 16 little-endian bytes at `l` and `h`.
     ///
     /// # Safety
-    /// As [`columns`] with `n = R`.
+    /// `l` and `h` must each point to 16 readable bytes (any alignment).
+    #[inline(always)]
+    pub(super) unsafe fn column(l: *const u8, h: *const u8, ml: u128, mh: u128) -> u32 {
+        let (ml, mh) = (split(ml), split(mh));
+        // SAFETY: 16 readable bytes at each (the caller's contract); `_mm_loadu_si128` has
+        // no alignment requirement; the rest needs SSE2 only, which every x86_64 CPU has.
+        let f = unsafe {
+            let (l, h) = (_mm_loadu_si128(l.cast()), _mm_loadu_si128(h.cast()));
+            let x = _mm_xor_si128(_mm_and_si128(l, ml), _mm_and_si128(h, mh));
+            _mm_cvtsi128_si64(_mm_xor_si128(x, _mm_unpackhi_epi64(x, x)))
+        };
+        (f as u64).count_ones() & 1
+    }
+
+    /// `(lo & ml) ^ (hi & mh)` for columns `j` and `j + 1` of `R` (zero past the last).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `lo` and `hi` must each point to `R` readable 16-byte columns.
     #[inline]
-    #[target_feature(enable = "sse2,popcnt")]
-    unsafe fn fixed<const R: usize>(lo: *const u8, hi: *const u8, ml: __m128i, mh: __m128i) -> u32 {
-        let mut acc = 0;
-        for j in 0..R {
-            // SAFETY: `j < R` readable columns.
-            acc |= unsafe { column(lo, hi, j, ml, mh) } << j;
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn pair<const R: usize>(
+        lo: *const u8,
+        hi: *const u8,
+        j: usize,
+        ml: __m256i,
+        mh: __m256i,
+    ) -> __m256i {
+        // SAFETY (each load): columns `j` (and `j + 1`) are below `R`, so readable; the loads
+        // have no alignment requirement.
+        let (l, h) = if j + 2 <= R {
+            unsafe {
+                (
+                    _mm256_loadu_si256(lo.add(16 * j).cast()),
+                    _mm256_loadu_si256(hi.add(16 * j).cast()),
+                )
+            }
+        } else if j < R {
+            unsafe {
+                (
+                    _mm256_zextsi128_si256(_mm_loadu_si128(lo.add(16 * j).cast())),
+                    _mm256_zextsi128_si256(_mm_loadu_si128(hi.add(16 * j).cast())),
+                )
+            }
+        } else {
+            return _mm256_setzero_si256();
+        };
+        _mm256_xor_si256(_mm256_and_si256(l, ml), _mm256_and_si256(h, mh))
+    }
+
+    /// Bit `j` is the parity of `(lo_j & ml) ^ (hi_j & mh)` for the `R` 16-byte columns at
+    /// `lo` and `hi` (see [`super::Avx2Parity`]).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `lo` and `hi` must each point to `R` readable 16-byte columns.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn columns_avx2<const R: usize>(
+        lo: *const u8,
+        hi: *const u8,
+        ml: u128,
+        mh: u128,
+    ) -> u32 {
+        let bcast = |m: u128| {
+            let (l, h) = (m as i64, (m >> 64) as i64);
+            _mm256_set_epi64x(h, l, h, l)
+        };
+        let (ml, mh) = (bcast(ml), bcast(mh));
+        // Parity of each nibble value, in both 128-bit lanes (`vpshufb` looks up per lane).
+        let table = _mm256_setr_epi8(
+            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, //
+            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0,
+        );
+        let nibble = _mm256_set1_epi8(0x0f);
+        // Four columns' sums of byte parities per 64-bit lane, in lane order j, j + 2,
+        // j + 1, j + 3.
+        let sums = |j: usize| {
+            // SAFETY: the caller's contract, passed on (`pair` reads only columns below `R`).
+            let (x0, x1) = unsafe {
+                (
+                    pair::<R>(lo, hi, j, ml, mh),
+                    pair::<R>(lo, hi, j + 2, ml, mh),
+                )
+            };
+            // Lanes: columns j, j + 2, j + 1, j + 3, each folded to 64 bits.
+            let y = _mm256_xor_si256(_mm256_unpacklo_epi64(x0, x1), _mm256_unpackhi_epi64(x0, x1));
+            // The low nibble of each byte: the byte folded; its parity from the table.
+            let t = _mm256_xor_si256(y, _mm256_srli_epi64::<4>(y));
+            let p = _mm256_shuffle_epi8(table, _mm256_and_si256(t, nibble));
+            // Per lane the sum of its eight byte parities (0 to 8): odd exactly when the
+            // lane is.
+            _mm256_sad_epu8(p, _mm256_setzero_si256())
+        };
+        // 32-bit element `k` of the two sums interleaved (below) holds column
+        // `ORDER[k]`: gather them in column order.
+        let order = _mm256_setr_epi32(0, 4, 2, 6, 1, 5, 3, 7);
+        let mut acc = 0u32;
+        let mut j = 0;
+        while j < R {
+            // Eight columns: the second four's sums in the high half of each lane (the sums
+            // fit in 4 bits), one permute to column order, one mask of the low bits.
+            let s = _mm256_or_si256(sums(j), _mm256_slli_epi64::<32>(sums(j + 4)));
+            let s = _mm256_permutevar8x32_epi32(s, order);
+            let bits = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<31>(s)));
+            acc |= (bits as u32) << j;
+            j += 8;
         }
         acc
     }
 
-    /// Parity of `(lo_j & ml) ^ (hi_j & mh)`: two unaligned loads, two ANDs, the XOR, the
-    /// two halves folded, one `popcnt`.
+    /// Words `j..j + 4` of the `R` at `p` (zero past `R`; masked loads for a partial group).
     ///
     /// # Safety
-    /// Column `j` (bytes `16·j..16·j + 16`) of both must be readable; the CPU must have
-    /// `popcnt`.
+    /// The CPU must have AVX2; `p` must point to `R` readable words.
     #[inline]
-    #[target_feature(enable = "sse2,popcnt")]
-    unsafe fn column(lo: *const u8, hi: *const u8, j: usize, ml: __m128i, mh: __m128i) -> u32 {
-        // SAFETY: the 16 bytes at `16·j` of each are readable (the caller's contract);
-        // `_mm_loadu_si128` has no alignment requirement; SSE2 is part of x86_64.
-        let (l, h) = unsafe {
-            (
-                _mm_loadu_si128(lo.add(16 * j).cast()),
-                _mm_loadu_si128(hi.add(16 * j).cast()),
-            )
-        };
-        let x = _mm_xor_si128(_mm_and_si128(l, ml), _mm_and_si128(h, mh));
-        let f = _mm_xor_si128(x, _mm_unpackhi_epi64(x, x));
-        (_mm_cvtsi128_si64(f) as u64).count_ones() & 1
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn quad<const R: usize>(p: *const u64, j: usize) -> __m256i {
+        if j + 4 <= R {
+            // SAFETY: words `j..j + 4` are below `R`, so readable; no alignment needed.
+            unsafe { _mm256_loadu_si256(p.add(j).cast()) }
+        } else if j < R {
+            let n = (R - j) as i64;
+            let keep = _mm256_setr_epi64x(
+                -i64::from(n > 0),
+                -i64::from(n > 1),
+                -i64::from(n > 2),
+                -i64::from(n > 3),
+            );
+            // SAFETY: the lanes kept are words below `R`; a masked-off lane is not read
+            // (and cannot fault).
+            unsafe { _mm256_maskload_epi64(p.add(j).cast(), keep) }
+        } else {
+            _mm256_setzero_si256()
+        }
     }
+
+    /// Bit `j` is the parity of `(a_j & m[0]) ^ (b_j & m[1]) ^ (c_j & m[2])` over the `R`
+    /// words at each of `p = [a, b, c]` (see [`super::Avx2Parity::columns3`]).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; each pointer must point to `R` readable words.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn columns3_avx2<const R: usize>(p: [*const u64; 3], m: [u64; 3]) -> u32 {
+        let m = m.map(|w| _mm256_set1_epi64x(w as i64));
+        let table = _mm256_setr_epi8(
+            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, //
+            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0,
+        );
+        let nibble = _mm256_set1_epi8(0x0f);
+        // Per 64-bit lane `i`, the sum of the byte parities of column `j + i`'s word.
+        let sums = |j: usize| {
+            // SAFETY: the caller's contract, passed on (`quad` reads only words below `R`).
+            let (a, b, c) = unsafe { (quad::<R>(p[0], j), quad::<R>(p[1], j), quad::<R>(p[2], j)) };
+            let y = _mm256_xor_si256(
+                _mm256_xor_si256(_mm256_and_si256(a, m[0]), _mm256_and_si256(b, m[1])),
+                _mm256_and_si256(c, m[2]),
+            );
+            let t = _mm256_xor_si256(y, _mm256_srli_epi64::<4>(y));
+            let p = _mm256_shuffle_epi8(table, _mm256_and_si256(t, nibble));
+            _mm256_sad_epu8(p, _mm256_setzero_si256())
+        };
+        // 32-bit element `2i` holds column `j + i`, `2i + 1` column `j + 4 + i`.
+        let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+        let mut acc = 0u32;
+        let mut j = 0;
+        while j < R {
+            let s = _mm256_or_si256(sums(j), _mm256_slli_epi64::<32>(sums(j + 4)));
+            let s = _mm256_permutevar8x32_epi32(s, order);
+            let bits = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<31>(s)));
+            acc |= (bits as u32) << j;
+            j += 8;
+        }
+        acc
+    }
+}
+
+/// Work generic over the parity, run by [`run_parity`] with the best one this CPU has.
+/// Write `run` `#[inline(always)]` so its whole body (a lookup: hash, row, the `r` columns;
+/// or a batch's loop) is compiled inside the caller with the CPU's features enabled: no
+/// call per column and no feature test per column.
+pub trait ParityTask {
+    /// What the work returns.
+    type Output;
+    /// Do the work with parity `p`.
+    fn run<P: Parity>(self, p: P) -> Self::Output;
+}
+
+/// Run `task` with the best column kernel this CPU has: [`Avx2Parity`] compiled with AVX2
+/// and `popcnt` enabled, else [`CountOnesParity`] compiled with `popcnt` enabled, else
+/// [`PortableParity`]. One or two cached feature tests, then one direct call; all three
+/// give the same answers. Built with those features enabled at compile time
+/// (`-C target-cpu=native` on most x86_64 CPUs since 2013) the tests go away and the task
+/// inlines into its caller.
+///
+/// ```
+/// use bloomlab_core::simd::{self, Parity, ParityTask};
+///
+/// struct Parities<'a>(&'a [u64]);
+/// impl ParityTask for Parities<'_> {
+///     type Output = u32;
+///     #[inline(always)]
+///     fn run<P: Parity>(self, p: P) -> u32 {
+///         self.0.iter().enumerate().map(|(j, &x)| p.parity(x) << j).sum()
+///     }
+/// }
+/// assert_eq!(simd::run_parity(Parities(&[1, 3, 7, 0xff])), 0b0101);
+/// ```
+#[inline(always)]
+pub fn run_parity<T: ParityTask>(task: T) -> T::Output {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let level = if cfg!(all(target_feature = "avx2", target_feature = "popcnt")) {
+            PARITY_AVX2
+        } else {
+            parity_level()
+        };
+        if level == PARITY_AVX2 {
+            // SAFETY: the CPU has AVX2 and `popcnt` (`parity_level` found them, or the
+            // compiler was promised them), the only requirement of this `#[target_feature]`
+            // function.
+            return unsafe { run_parity_avx2(task) };
+        }
+        if cfg!(target_feature = "popcnt") || level == PARITY_POPCNT {
+            // SAFETY: as above, for `popcnt`.
+            return unsafe { run_parity_popcnt(task) };
+        }
+    }
+    task.run(PortableParity)
+}
+
+/// [`parity_level`]: not tested yet.
+#[cfg(target_arch = "x86_64")]
+const PARITY_UNKNOWN: u8 = 0;
+/// [`parity_level`]: neither kernel.
+#[cfg(target_arch = "x86_64")]
+const PARITY_PORTABLE: u8 = 1;
+/// [`parity_level`]: `popcnt`, no AVX2.
+#[cfg(target_arch = "x86_64")]
+const PARITY_POPCNT: u8 = 2;
+/// [`parity_level`]: AVX2 and `popcnt`.
+#[cfg(target_arch = "x86_64")]
+const PARITY_AVX2: u8 = 3;
+
+/// The kernel level found, cached: one relaxed load and one compare per lookup where two
+/// `is_x86_feature_detected!` tests cost about seven instructions.
+#[cfg(target_arch = "x86_64")]
+static PARITY_LEVEL: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(PARITY_UNKNOWN);
+
+/// This CPU's kernel level (tested once, then cached in [`PARITY_LEVEL`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn parity_level() -> u8 {
+    use std::sync::atomic::Ordering::Relaxed;
+    let level = PARITY_LEVEL.load(Relaxed);
+    if level != PARITY_UNKNOWN {
+        return level;
+    }
+    #[cold]
+    #[inline(never)]
+    fn detect() -> u8 {
+        let level = if has_avx2() && has_popcnt() {
+            PARITY_AVX2
+        } else if has_popcnt() {
+            PARITY_POPCNT
+        } else {
+            PARITY_PORTABLE
+        };
+        PARITY_LEVEL.store(level, Relaxed);
+        level
+    }
+    detect()
+}
+
+/// `task` with [`Avx2Parity`], compiled with AVX2 and `popcnt` enabled.
+///
+/// # Safety
+/// The CPU must have AVX2 and `popcnt`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn run_parity_avx2<T: ParityTask>(task: T) -> T::Output {
+    task.run(Avx2Parity(()))
+}
+
+/// `task` with [`CountOnesParity`], compiled with `popcnt` enabled.
+///
+/// # Safety
+/// The CPU must have `popcnt`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "popcnt")]
+unsafe fn run_parity_popcnt<T: ParityTask>(task: T) -> T::Output {
+    task.run(CountOnesParity)
 }
 
 #[cfg(test)]
 mod ribbon_tests {
     use super::*;
 
-    fn mix(x: &mut u64) -> u128 {
-        let mut word = || {
-            *x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = *x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
-        u128::from(word()) | (u128::from(word()) << 64)
+    fn mix(x: &mut u64) -> u64 {
+        *x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
     }
 
-    /// Bit `j`: the parity of the 128-bit value, counted bit by bit.
+    fn mix128(x: &mut u64) -> u128 {
+        u128::from(mix(x)) | (u128::from(mix(x)) << 64)
+    }
+
+    /// Bit `j`: the parity of `(lo[j] & ml) ^ (hi[j] & mh)`, counted bit by bit.
     fn reference(lo: &[u128], hi: &[u128], ml: u128, mh: u128) -> u32 {
         let mut acc = 0;
-        for j in 0..lo.len().min(hi.len()).min(32) {
+        for j in 0..lo.len() {
             let x = (lo[j] & ml) ^ (hi[j] & mh);
             let ones = (0..128).filter(|b| (x >> b) & 1 == 1).count() as u32;
             acc |= (ones & 1) << j;
@@ -1794,34 +2056,171 @@ mod ribbon_tests {
         acc
     }
 
-    #[test]
-    fn both_paths_agree_with_a_bit_count_for_every_column_count() {
-        let mut st = 11u64;
-        for r in 0..=34usize {
-            for _ in 0..200 {
-                let lo: Vec<u128> = (0..r).map(|_| mix(&mut st)).collect();
-                let hi: Vec<u128> = (0..r).map(|_| mix(&mut st)).collect();
-                let (ml, mh) = (mix(&mut st), mix(&mut st));
-                let want = reference(&lo, &hi, ml, mh);
-                assert_eq!(ribbon_parities_scalar(&lo, &hi, ml, mh), want, "r = {r}");
-                assert_eq!(ribbon_parities(&lo, &hi, ml, mh), want, "r = {r}");
-                let le =
-                    |v: &[u128]| -> Vec<u8> { v.iter().flat_map(|c| c.to_le_bytes()).collect() };
-                // At an odd offset: the byte path makes no alignment assumption.
-                let (mut bl, mut bh) = (vec![0u8], vec![0u8]);
-                bl.extend(le(&lo));
-                bh.extend(le(&hi));
-                assert_eq!(ribbon_parities_le_scalar(&bl[1..], &bh[1..], ml, mh), want);
-                assert_eq!(ribbon_parities_le(&bl[1..], &bh[1..], ml, mh), want);
-                #[cfg(target_arch = "x86_64")]
+    /// Every method of `p` on `R` columns, against the reference.
+    struct Check<'a, const R: usize>(&'a [u128; R], &'a [u128; R], u128, u128, u32);
+    impl<const R: usize> ParityTask for Check<'_, R> {
+        type Output = ();
+        #[inline(always)]
+        fn run<P: Parity>(self, p: P) {
+            let Check(lo, hi, ml, mh, want) = self;
+            assert_eq!(p.columns(lo, hi, ml, mh), want, "columns, R = {R}");
+            // At an odd offset: the byte path makes no alignment assumption.
+            let le = |v: &[u128; R]| -> Vec<u8> {
+                std::iter::once(0)
+                    .chain(v.iter().flat_map(|c| c.to_le_bytes()))
+                    .collect()
+            };
+            let (bl, bh) = (le(lo), le(hi));
+            let (bl, bh) = (&bl[1..], &bh[1..]);
+            assert_eq!(
+                p.columns_le::<R>(bl, bh, ml, mh),
+                want,
+                "columns_le, R = {R}"
+            );
+            for j in 0..R {
+                let bit = (want >> j) & 1;
+                let col = |b: &[u8]| -> [u8; 16] { b[16 * j..16 * j + 16].try_into().unwrap() };
+                assert_eq!(p.column(&lo[j], &hi[j], ml, mh), bit);
+                assert_eq!(p.column_le(&col(bl), &col(bh), ml, mh), bit);
+            }
+        }
+    }
+
+    fn check_all<const R: usize>(st: &mut u64) {
+        for round in 0..300 {
+            let lo: [u128; R] = std::array::from_fn(|_| mix128(st));
+            let hi: [u128; R] = std::array::from_fn(|_| mix128(st));
+            // Masks as a query makes them (a row shifted apart), and all-ones / zero.
+            let (ml, mh) = match round % 3 {
+                0 => (mix128(st), mix128(st)),
+                1 => (u128::MAX, 0),
+                _ => {
+                    let (row, o) = (mix128(st) | 1, (mix(st) % 128) as u32);
+                    (row << o, (row >> 1) >> (127 - o))
+                }
+            };
+            let want = reference(&lo, &hi, ml, mh);
+            Check(&lo, &hi, ml, mh, want).run(PortableParity);
+            Check(&lo, &hi, ml, mh, want).run(CountOnesParity);
+            run_parity(Check(&lo, &hi, ml, mh, want));
+            #[cfg(target_arch = "x86_64")]
+            {
                 if has_popcnt() {
                     // SAFETY: the CPU has `popcnt`.
-                    let got = unsafe { x86::ribbon_parities_popcnt(&lo, &hi, ml, mh) };
-                    assert_eq!(got, want, "popcnt, r = {r}");
-                    // SAFETY: the CPU has `popcnt`.
-                    let got = unsafe { x86::ribbon_parities_le_popcnt(&bl[1..], &bh[1..], ml, mh) };
-                    assert_eq!(got, want, "popcnt bytes, r = {r}");
+                    unsafe { run_parity_popcnt(Check(&lo, &hi, ml, mh, want)) };
                 }
+                if has_avx2() && has_popcnt() {
+                    // SAFETY: the CPU has AVX2 and `popcnt`.
+                    unsafe { run_parity_avx2(Check(&lo, &hi, ml, mh, want)) };
+                }
+            }
+        }
+    }
+
+    /// `columns3` of `p` on `R` columns (the third block at `third`), against a bit count.
+    struct Check3<'a, const R: usize>(&'a [u64], usize, [u64; 3], u32);
+    impl<const R: usize> ParityTask for Check3<'_, R> {
+        type Output = ();
+        #[inline(always)]
+        fn run<P: Parity>(self, p: P) {
+            let Check3(s, third, m, want) = self;
+            assert_eq!(p.columns3::<R>(s, third, m), want, "columns3, R = {R}");
+        }
+    }
+
+    fn check3_all<const R: usize>(st: &mut u64) {
+        for round in 0..300 {
+            // Exactly the words the blocks hold (two or three blocks of R), so a read past
+            // the end would be out of bounds.
+            let third = if round % 2 == 0 { 2 * R } else { R };
+            let s: Vec<u64> = (0..third + R).map(|_| mix(st)).collect();
+            let w = [&s[..R], &s[R..2 * R], &s[third..third + R]];
+            let m = match round % 3 {
+                0 => [mix(st), mix(st), mix(st)],
+                1 => [u64::MAX, 0, u64::MAX],
+                _ => {
+                    let (c0, c1, t) = (mix(st) | 1, mix(st), (mix(st) % 64) as u32);
+                    [
+                        c0 << t,
+                        (c1 << t) | ((c0 >> 1) >> (63 - t)),
+                        (c1 >> 1) >> (63 - t),
+                    ]
+                }
+            };
+            let want = (0..R).fold(0u32, |acc, j| {
+                let x = (w[0][j] & m[0]) ^ (w[1][j] & m[1]) ^ (w[2][j] & m[2]);
+                let ones = (0..64).filter(|b| (x >> b) & 1 == 1).count() as u32;
+                acc | (ones & 1) << j
+            });
+            let ws = &s[..];
+            Check3::<R>(ws, third, m, want).run(PortableParity);
+            Check3::<R>(ws, third, m, want).run(CountOnesParity);
+            run_parity(Check3::<R>(ws, third, m, want));
+            #[cfg(target_arch = "x86_64")]
+            {
+                if has_popcnt() {
+                    // SAFETY: the CPU has `popcnt`.
+                    unsafe { run_parity_popcnt(Check3::<R>(ws, third, m, want)) };
+                }
+                if has_avx2() && has_popcnt() {
+                    // SAFETY: the CPU has AVX2 and `popcnt`.
+                    unsafe { run_parity_avx2(Check3::<R>(ws, third, m, want)) };
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_three_block_kernel_agrees_with_a_bit_count() {
+        let mut st = 5u64;
+        macro_rules! each {
+            ($($r:literal)*) => { $(check3_all::<$r>(&mut st);)* };
+        }
+        each!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 15 16 17 31 32);
+    }
+
+    #[test]
+    fn every_kernel_agrees_with_a_bit_count_for_every_column_count() {
+        let mut st = 11u64;
+        macro_rules! each {
+            ($($r:literal)*) => { $(check_all::<$r>(&mut st);)* };
+        }
+        each!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 16 17 31 32);
+    }
+
+    /// The parities of `words`, bit `j` for word `j`, with parity `p`.
+    struct Bits<'a>(&'a [u64]);
+    impl ParityTask for Bits<'_> {
+        type Output = u64;
+        #[inline(always)]
+        fn run<P: Parity>(self, p: P) -> u64 {
+            self.0
+                .iter()
+                .enumerate()
+                .fold(0, |acc, (j, &x)| acc | u64::from(p.parity(x)) << j)
+        }
+    }
+
+    #[test]
+    fn every_parity_agrees_with_a_bit_count() {
+        let mut st = 11u64;
+        let mut words: Vec<u64> = (0..64 * 200).map(|_| mix(&mut st)).collect();
+        // Sparse and dense words too, where a fold that dropped a bit would show.
+        words.extend((0..64).map(|b| 1u64 << b));
+        words.extend((0..64).map(|b| !(1u64 << b)));
+        words.extend([0, u64::MAX, 3, 1 << 63 | 1]);
+        for chunk in words.chunks(64) {
+            let want = chunk.iter().enumerate().fold(0u64, |acc, (j, &x)| {
+                let ones = (0..64).filter(|b| (x >> b) & 1 == 1).count() as u64;
+                acc | (ones & 1) << j
+            });
+            assert_eq!(Bits(chunk).run(PortableParity), want);
+            assert_eq!(Bits(chunk).run(CountOnesParity), want);
+            assert_eq!(run_parity(Bits(chunk)), want);
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() && has_popcnt() {
+                // SAFETY: the CPU has AVX2 and `popcnt`.
+                assert_eq!(unsafe { run_parity_avx2(Bits(chunk)) }, want);
             }
         }
     }

@@ -12,12 +12,14 @@
 //! Word `i` of the solution is at index `(b·r + j)·(w/64) + q`. A query whose row starts at
 //! slot `s = b·w + o` reads column `j` of blocks `b` and `b + 1` (one contiguous stretch of
 //! `2·r·w` bits), shifts the `w`-bit window at `o` out of them and takes the parity of its
-//! AND with the row: one bit of the `r`-bit answer per column.
+//! AND with the row: one bit of the `r`-bit answer per column. That is the byte format's
+//! layout; in memory the owned filter keeps the same bits in blocks of 64 slots
+//! ([`Blocks64`]), which a query reads less of.
 
 use std::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 
 use bloomlab_core::error::{Error, Result};
-use bloomlab_core::simd;
+use bloomlab_core::simd::{self, Parity, ParityTask};
 
 /// A coefficient row of `w` bits: `u64` or `u128`.
 pub trait CoeffRow:
@@ -52,16 +54,45 @@ pub trait CoeffRow:
     fn parity(self) -> u32;
     /// The value 1.
     fn one() -> Self;
-    /// Bit `j` is the parity of `(lo[j] & ml) ^ (hi[j] & mh)`, for the columns of both.
-    fn parities(lo: &[Self], hi: &[Self], ml: Self, mh: Self) -> u32;
-    /// [`parities`](Self::parities) over columns stored as little-endian bytes.
-    fn parities_le(lo: &[u8], hi: &[u8], ml: Self, mh: Self) -> u32;
+    /// One column of a query with parity `p`: the parity of `(l & ml) ^ (h & mh)`.
+    fn column<P: Parity>(p: P, l: &Self, h: &Self, ml: Self, mh: Self) -> u32;
+    /// [`column`](Self::column) over columns stored as `BITS / 8` little-endian bytes each.
+    fn column_le<P: Parity>(p: P, l: &[u8], h: &[u8], ml: Self, mh: Self) -> u32;
+    /// All `R` columns of a query: bit `j` is [`column`](Self::column)`(lo[j], hi[j])`.
+    #[inline(always)]
+    fn columns<P: Parity, const R: usize>(
+        p: P,
+        lo: &[Self; R],
+        hi: &[Self; R],
+        ml: Self,
+        mh: Self,
+    ) -> u32 {
+        fold::<R>(R, |j| Self::column(p, &lo[j], &hi[j], ml, mh))
+    }
+    /// [`columns`](Self::columns) over `R` columns stored as little-endian bytes (`lo` and
+    /// `hi` exactly `R · BITS / 8` bytes each).
+    #[inline(always)]
+    fn columns_le<P: Parity, const R: usize>(
+        p: P,
+        lo: &[u8],
+        hi: &[u8],
+        ml: Self,
+        mh: Self,
+    ) -> u32 {
+        let b = (Self::BITS / 8) as usize;
+        fold::<R>(R, |j| {
+            Self::column_le(p, &lo[j * b..][..b], &hi[j * b..][..b], ml, mh)
+        })
+    }
 }
 
 // The two impls differ only in how two hash halves make a row and how the value folds to
 // 64 bits; a local macro writes the shared rest once.
 macro_rules! coeff_row {
-    ($t:ty, |$lo:ident, $hi:ident| $from:expr, |$v:ident| $fold:expr, $par:path, $par_le:path) => {
+    ($t:ty, |$lo:ident, $hi:ident| $from:expr, |$v:ident| $fold:expr,
+     |$p:ident, $l:ident, $h:ident, $ml:ident, $mh:ident| $col:expr,
+     |$pb:ident, $lb:ident, $hb:ident, $mlb:ident, $mhb:ident| $col_le:expr
+     $(, { $($extra:tt)* })?) => {
         impl CoeffRow for $t {
             const BITS: u32 = <$t>::BITS;
             #[inline(always)]
@@ -94,43 +125,62 @@ macro_rules! coeff_row {
                 1
             }
             #[inline(always)]
-            fn parities(lo: &[Self], hi: &[Self], ml: Self, mh: Self) -> u32 {
-                $par(lo, hi, ml, mh)
+            fn column<P: Parity>($p: P, $l: &Self, $h: &Self, $ml: Self, $mh: Self) -> u32 {
+                $col
             }
             #[inline(always)]
-            fn parities_le(lo: &[u8], hi: &[u8], ml: Self, mh: Self) -> u32 {
-                $par_le(lo, hi, ml, mh)
+            fn column_le<P: Parity>($pb: P, $lb: &[u8], $hb: &[u8], $mlb: Self, $mhb: Self) -> u32 {
+                $col_le
             }
+            $($($extra)*)?
         }
     };
 }
 
-coeff_row!(u64, |lo, _hi| lo, |v| v, parities_u64, parities_le_u64);
-// The width the filter uses: the kernel in `bloomlab_core::simd` (run-time `popcnt`).
+coeff_row!(
+    u64,
+    |lo, _hi| lo,
+    |v| v,
+    |p, l, h, ml, mh| p.parity((*l & ml) ^ (*h & mh)),
+    |p, l, h, ml, mh| p
+        .parity((<u64 as CoeffRow>::from_le(l) & ml) ^ (<u64 as CoeffRow>::from_le(h) & mh))
+);
+// The width the filter uses: the column kernel of `bloomlab_core::simd` (SSE2 and `popcnt`
+// on x86_64 when the CPU has it).
 coeff_row!(
     u128,
     |lo, hi| (u128::from(hi) << 64) | u128::from(lo),
     |v| (v as u64) ^ ((v >> 64) as u64),
-    simd::ribbon_parities,
-    simd::ribbon_parities_le
-);
-
-/// [`CoeffRow::parities`] of `u64` rows (the width measured in `examples/width.rs` only).
-#[inline(always)]
-fn parities_u64(lo: &[u64], hi: &[u64], ml: u64, mh: u64) -> u32 {
-    fold(lo.iter().copied(), hi.iter().copied(), ml, mh)
-}
-
-/// [`CoeffRow::parities_le`] of `u64` rows.
-#[inline(always)]
-fn parities_le_u64(lo: &[u8], hi: &[u8], ml: u64, mh: u64) -> u32 {
-    fold(
-        lo.chunks_exact(8).map(<u64 as CoeffRow>::from_le),
-        hi.chunks_exact(8).map(<u64 as CoeffRow>::from_le),
+    |p, l, h, ml, mh| p.column(l, h, ml, mh),
+    |p, l, h, ml, mh| p.column_le(
+        l.try_into().expect("16 bytes"),
+        h.try_into().expect("16 bytes"),
         ml,
-        mh,
-    )
-}
+        mh
+    ),
+    {
+        #[inline(always)]
+        fn columns<P: Parity, const R: usize>(
+            p: P,
+            lo: &[Self; R],
+            hi: &[Self; R],
+            ml: Self,
+            mh: Self,
+        ) -> u32 {
+            p.columns(lo, hi, ml, mh)
+        }
+        #[inline(always)]
+        fn columns_le<P: Parity, const R: usize>(
+            p: P,
+            lo: &[u8],
+            hi: &[u8],
+            ml: Self,
+            mh: Self,
+        ) -> u32 {
+            p.columns_le::<R>(lo, hi, ml, mh)
+        }
+    }
+);
 
 /// Largest result width `r` (the FPR floor is `2^-32`).
 pub const MAX_RESULT_BITS: u32 = bloomlab_core::math::RIBBON_MAX_RESULT_BITS;
@@ -253,42 +303,47 @@ impl<W: CoeffRow> Banding<W> {
 /// Read access to a solution of `W` columns: a `[W]` in memory or the little-endian bytes of
 /// a file ([`LeWords`]).
 pub trait Words<W: CoeffRow> {
-    /// Bit `j` is the parity of `(lo_j & ml) ^ (hi_j & mh)` over the `r` columns of blocks
-    /// `b` (`lo`) and `b1` (`hi`); both blocks in range.
-    fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32;
+    /// Bit `j` is the parity of `(lo_j & ml) ^ (hi_j & mh)` over the `r` columns of block
+    /// `b` (`lo`) and of block `b + 1` if `next`, else `b` again (`hi`); those blocks in
+    /// range.
+    fn parities<P: Parity>(&self, p: P, b: usize, next: bool, r: u32, ml: W, mh: W) -> u32;
 }
 
-/// Parity of a word: fold to 8 bits, then the parity of a byte (one `setnp` on x86 without
-/// `popcnt`, where `count_ones() & 1` would be a dozen instructions).
+/// The column loop for exactly `R` columns (unrolled into straight-line code), or for any
+/// count `n` up to 32 (`R = 0`): bit `j` is `col(j)`.
 #[inline(always)]
-fn parity(mut x: u64) -> u32 {
-    x ^= x >> 32;
-    x ^= x >> 16;
-    x ^= x >> 8;
-    (x as u8).count_ones() & 1
-}
-
-/// The column loop over two iterators of columns: no indexing, so no bounds checks past the
-/// two slice splits.
-#[inline(always)]
-fn fold<W: CoeffRow>(
-    lo: impl Iterator<Item = W>,
-    hi: impl Iterator<Item = W>,
-    ml: W,
-    mh: W,
-) -> u32 {
+fn fold<const R: usize>(n: usize, col: impl Fn(usize) -> u32) -> u32 {
+    let n = if R == 0 { n.min(32) } else { R };
     let mut acc = 0u32;
-    for (j, (l, h)) in lo.zip(hi).enumerate() {
-        acc |= parity(((l & ml) ^ (h & mh)).fold64()) << j;
+    for j in 0..n {
+        acc |= col(j) << j;
     }
     acc
 }
 
 impl<W: CoeffRow> Words<W> for [W] {
     #[inline(always)]
-    fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32 {
+    fn parities<P: Parity>(&self, p: P, b: usize, next: bool, r: u32, ml: W, mh: W) -> u32 {
         let n = r as usize;
-        W::parities(&self[b * n..][..n], &self[b1 * n..][..n], ml, mh)
+        // One range check for the stretch of one or two blocks.
+        let off = if next { n } else { 0 };
+        let stretch = &self[b * n..b * n + off + n];
+        let (lo, hi) = (&stretch[..n], &stretch[off..]);
+        // One predictable jump per query (a filter's `r` never changes) to the loop unrolled
+        // for the common `r`, bounds checked once; the plain loop for the rest.
+        macro_rules! fixed {
+            ($($r:literal)*) => {
+                match n {
+                    $($r => {
+                        let (l, h): (&[W; $r], &[W; $r]) =
+                            (lo.try_into().expect("r columns"), hi.try_into().expect("r columns"));
+                        W::columns::<P, $r>(p, l, h, ml, mh)
+                    })*
+                    _ => fold::<0>(n, |j| W::column(p, &lo[j], &hi[j], ml, mh)),
+                }
+            };
+        }
+        fixed!(1 2 3 4 5 6 7 8 9 10 11 12)
     }
 }
 
@@ -299,9 +354,173 @@ pub struct LeWords<'a>(pub &'a [u8]);
 
 impl<W: CoeffRow> Words<W> for LeWords<'_> {
     #[inline(always)]
-    fn parities(&self, b: usize, b1: usize, r: u32, ml: W, mh: W) -> u32 {
-        let n = r as usize * (W::BITS / 8) as usize;
-        W::parities_le(&self.0[b * n..][..n], &self.0[b1 * n..][..n], ml, mh)
+    fn parities<P: Parity>(&self, p: P, b: usize, next: bool, r: u32, ml: W, mh: W) -> u32 {
+        let bytes = (W::BITS / 8) as usize;
+        let n = r as usize * bytes;
+        let off = if next { n } else { 0 };
+        let stretch = &self.0[b * n..b * n + off + n];
+        let (lo, hi) = (&stretch[..n], &stretch[off..]);
+        macro_rules! fixed {
+            ($($r:literal)*) => {
+                match r {
+                    $($r => W::columns_le::<P, $r>(p, lo, hi, ml, mh),)*
+                    _ => {
+                        fn col(s: &[u8], j: usize, bytes: usize) -> &[u8] {
+                            &s[j * bytes..][..bytes]
+                        }
+                        fold::<0>(r as usize, |j| {
+                            W::column_le(p, col(lo, j, bytes), col(hi, j, bytes), ml, mh)
+                        })
+                    }
+                }
+            };
+        }
+        fixed!(1 2 3 4 5 6 7 8 9 10 11 12)
+    }
+}
+
+/// A `w = 128` solution kept in memory in blocks of **64** slots: block `k` is `r` words,
+/// word `j` holding bit `j` of the block's slots (slot `64·k + t` at bit `t`). The same bits
+/// as the byte format's 128-slot blocks (block `b`'s column `j` is blocks `2b` and `2b + 1`'s
+/// word `j`, low half first), laid out so that a query reads less: a row starting at slot
+/// `s = 64·k + t` meets blocks `k`, `k + 1` and (if `t > 0`) `k + 2`, one contiguous
+/// stretch of `3·r·8` bytes (168 at `r = 7`, where the 128-slot layout's two blocks are 224),
+/// and each column's three words are ANDed with the row shifted once into three 64-bit
+/// masks. [`RibbonFilter`](crate::RibbonFilter) answers from it; the byte format and the
+/// borrowed view keep the 128-slot layout.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Blocks64 {
+    words: Vec<u64>,
+    r: usize,
+}
+
+impl Blocks64 {
+    /// From 128-slot interleaved columns ([`Banding::solve`]) of `r`-bit slots.
+    pub fn from_columns(columns: &[u128], r: u32) -> Self {
+        let r = r as usize;
+        let mut words = vec![0u64; 2 * columns.len()];
+        if r > 0 {
+            for (b, block) in columns.chunks_exact(r).enumerate() {
+                for (j, c) in block.iter().enumerate() {
+                    words[2 * b * r + j] = *c as u64;
+                    words[(2 * b + 1) * r + j] = (*c >> 64) as u64;
+                }
+            }
+        }
+        Blocks64 { words, r }
+    }
+
+    /// From the byte format's word order (128-slot blocks, each column low word first).
+    pub fn from_format_words(format: &[u64], r: u32) -> Self {
+        let columns: Vec<u128> = format
+            .chunks_exact(2)
+            .map(|c| u128::from(c[0]) | (u128::from(c[1]) << 64))
+            .collect();
+        Self::from_columns(&columns, r)
+    }
+
+    /// Column `j` of 128-slot block `b` (the byte format's unit).
+    #[inline(always)]
+    fn column128(&self, b: usize, j: usize) -> u128 {
+        u128::from(self.words[2 * b * self.r + j])
+            | (u128::from(self.words[(2 * b + 1) * self.r + j]) << 64)
+    }
+
+    /// The words in the byte format's order: 128-slot blocks, each column low word first.
+    pub fn format_words(&self) -> impl Iterator<Item = u64> + '_ {
+        let (r, blocks) = (self.r, self.words.len() / (2 * self.r.max(1)));
+        (0..blocks)
+            .flat_map(move |b| (0..r).map(move |j| (b, j)))
+            .flat_map(|(b, j)| {
+                let c = self.column128(b, j);
+                [c as u64, (c >> 64) as u64]
+            })
+    }
+
+    /// Words held (`m · r / 64`).
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// No slots.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The stretch of words a row starting at `start` reads.
+    #[inline(always)]
+    pub fn stretch(&self, start: usize) -> &[u64] {
+        let (k, r) = (start / 64, self.r);
+        let end = (k * r + 3 * r).min(self.words.len());
+        &self.words[(k * r).min(end)..end]
+    }
+
+    /// The `r`-bit value of the row `coeff` starting at `start` (`start + 128 ≤ m`), with
+    /// parity `p`: bit `j` is the parity of the row AND the 128 solution bits `j` from slot
+    /// `start`, as [`query`] computes it on the 128-slot layout.
+    #[inline(always)]
+    pub fn query<P: Parity>(&self, p: P, start: usize, coeff: u128) -> u32 {
+        let r = self.r;
+        let (k, t) = (start / 64, (start % 64) as u32);
+        let (c0, c1) = (coeff as u64, (coeff >> 64) as u64);
+        // The row shifted up by t across three words (`x >> (64 − t)` written so that t = 0
+        // gives 0).
+        let m = [
+            c0 << t,
+            (c1 << t) | ((c0 >> 1) >> (63 - t)),
+            (c1 >> 1) >> (63 - t),
+        ];
+        // At t = 0 the third mask is 0 and block k + 1 stands in for block k + 2, which may
+        // not exist (a row starts at most 128 slots before the end).
+        let third = if t != 0 { 2 * r } else { r };
+        let stretch = &self.words[k * r..];
+        macro_rules! fixed {
+            ($($n:literal)*) => {
+                match r {
+                    $($n => p.columns3::<$n>(stretch, third, m),)*
+                    _ => {
+                        let (a, b, c) = (&stretch[..r], &stretch[r..2 * r], &stretch[third..third + r]);
+                        fold::<0>(r, |j| p.parity((a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])))
+                    }
+                }
+            };
+        }
+        fixed!(1 2 3 4 5 6 7 8 9 10 11 12)
+    }
+}
+
+/// A solution a filter answers from: [`Blocks64`] in memory, or the byte format's 128-slot
+/// columns read in place ([`LeWords`]).
+pub trait Solution {
+    /// The `r`-bit value of the row `coeff` starting at `start`, with parity `p`.
+    fn query<P: Parity>(&self, p: P, r: u32, start: usize, coeff: u128) -> u32;
+}
+
+impl Solution for Blocks64 {
+    #[inline(always)]
+    fn query<P: Parity>(&self, p: P, r: u32, start: usize, coeff: u128) -> u32 {
+        debug_assert_eq!(r as usize, self.r);
+        Blocks64::query(self, p, start, coeff)
+    }
+}
+
+impl Solution for LeWords<'_> {
+    #[inline(always)]
+    fn query<P: Parity>(&self, p: P, r: u32, start: usize, coeff: u128) -> u32 {
+        let blocks = self.0.len() / (16 * r as usize).max(1);
+        query_with(p, self, blocks, r, start, coeff)
+    }
+}
+
+/// The 128-slot view of the same bits, so that [`query`] answers from a [`Blocks64`] exactly
+/// as from the columns it was made from.
+impl Words<u128> for Blocks64 {
+    #[inline]
+    fn parities<P: Parity>(&self, p: P, b: usize, next: bool, r: u32, ml: u128, mh: u128) -> u32 {
+        let b1 = b + usize::from(next);
+        fold::<0>(r as usize, |j| {
+            u128::column(p, &self.column128(b, j), &self.column128(b1, j), ml, mh)
+        })
     }
 }
 
@@ -321,14 +540,40 @@ pub fn query<W: CoeffRow, M: Words<W> + ?Sized>(
     start: usize,
     coeff: W,
 ) -> u32 {
+    struct Query<'a, W, M: ?Sized>(&'a M, usize, u32, usize, W);
+    impl<W: CoeffRow, M: Words<W> + ?Sized> ParityTask for Query<'_, W, M> {
+        type Output = u32;
+        #[inline(always)]
+        fn run<P: Parity>(self, p: P) -> u32 {
+            query_with(p, self.0, self.1, self.2, self.3, self.4)
+        }
+    }
+    simd::run_parity(Query(words, blocks, r, start, coeff))
+}
+
+/// [`query`] with parity `p` (inside a [`simd::run_parity`] task: no feature test here).
+#[inline(always)]
+pub fn query_with<W: CoeffRow, P: Parity, M: Words<W> + ?Sized>(
+    p: P,
+    words: &M,
+    blocks: usize,
+    r: u32,
+    start: usize,
+    coeff: W,
+) -> u32 {
     let w = W::BITS as usize;
     let (b, o) = (start / w, (start % w) as u32);
-    // The block past the last is never needed (o = 0 there): clamp to stay in range.
-    let b1 = if b + 1 < blocks { b + 1 } else { b };
+    // At o = 0 the row lies in block b alone (`mask_hi` is 0), so block b stands in for the
+    // next one, which may not exist: a row starts at most w slots before the end.
+    let next = o != 0;
+    debug_assert!(
+        b + usize::from(next) < blocks,
+        "start {start} in {blocks} blocks"
+    );
     let mask_lo = coeff << o;
     // coeff >> (w − o) without an overflowing shift: 0 when o = 0.
     let mask_hi = (coeff >> 1) >> (W::BITS - 1 - o);
-    words.parities(b, b1, r, mask_lo, mask_hi)
+    words.parities(p, b, next, r, mask_lo, mask_hi)
 }
 
 #[cfg(test)]
@@ -351,6 +596,44 @@ mod tests {
             .collect();
         for &(s, c, v) in rows {
             assert_eq!(query::<W, _>(&LeWords(&bytes), blocks, r, s, c), v);
+        }
+    }
+
+    #[test]
+    fn blocks_of_64_answer_as_the_columns_they_come_from() {
+        // Every start and both halves of every block, against the 128-slot query, with
+        // every kernel the machine has; and the format's words back unchanged.
+        let m = 4 * 128;
+        for r in [1u32, 4, 7, 8, 9, 12, 13, 32] {
+            let mut band = Banding::<u128>::new(m).unwrap();
+            for s in (0..=(m - 128)).step_by(5) {
+                let h = fmix64(s as u64 ^ u64::from(r) << 20);
+                band.add(s, u128::from_halves(h, fmix64(h)), (h >> 9) as u32);
+            }
+            let sol = band.solve(r, 3);
+            let b64 = Blocks64::from_columns(&sol, r);
+            let words: Vec<u64> = sol
+                .iter()
+                .flat_map(|c| [*c as u64, (*c >> 64) as u64])
+                .collect();
+            assert_eq!(b64.format_words().collect::<Vec<_>>(), words);
+            assert_eq!(Blocks64::from_format_words(&words, r), b64);
+            for s in 0..=(m - 128) {
+                let h = fmix64(s as u64 + 1000 * u64::from(r));
+                let c = u128::from_halves(h, fmix64(h ^ 1));
+                let want = query(&sol[..], m / 128, r, s, c);
+                assert_eq!(query(&b64, m / 128, r, s, c), want);
+                assert_eq!(Solution::query(&b64, simd::PortableParity, r, s, c), want);
+                assert_eq!(Solution::query(&b64, simd::CountOnesParity, r, s, c), want);
+                struct Q<'a>(&'a Blocks64, usize, u128);
+                impl ParityTask for Q<'_> {
+                    type Output = u32;
+                    fn run<P: Parity>(self, p: P) -> u32 {
+                        self.0.query(p, self.1, self.2)
+                    }
+                }
+                assert_eq!(simd::run_parity(Q(&b64, s, c)), want, "r = {r}, s = {s}");
+            }
         }
     }
 

@@ -10,7 +10,8 @@ use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::meta::{FilterCore, FilterMeta, Meta, MetaView};
 
 use crate::band::LeWords;
-use crate::{Parsed, RibbonFilter, fpr_for_result_bits, probe};
+use crate::{HashLookup, Parsed, Probe, RibbonFilter, fpr_for_result_bits};
+use bloomlab_core::simd::{self, Parity, ParityTask};
 
 /// A read-only Ribbon filter borrowing the bytes [`RibbonFilter::to_bytes`] wrote. Opening it
 /// runs every check [`RibbonFilter::from_bytes`] runs (checksum included); queries then read
@@ -36,7 +37,24 @@ pub struct RibbonView<'a, S: HashScheme = Xxh3Scheme> {
     num_slots: u64,
     result_bits: u32,
     seed: u32,
+    probe: Probe,
     meta: Meta<S>,
+}
+
+/// One lookup of a key in a view, as a [`ParityTask`].
+struct ViewLookup<'v, 'a, S: HashScheme, K: ?Sized> {
+    view: &'v RibbonView<'a, S>,
+    key: &'v K,
+}
+
+impl<S: HashScheme, K: Key + ?Sized> ParityTask for ViewLookup<'_, '_, S, K> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: Parity>(self, p: P) -> bool {
+        let v = self.view;
+        let h = self.key.with_key_bytes(|b| v.meta.scheme().hash(b));
+        v.probe.answer(p, &LeWords(v.solution), h)
+    }
 }
 
 impl<'a> RibbonView<'a, Xxh3Scheme> {
@@ -55,6 +73,7 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
             num_slots: p.num_slots,
             result_bits: p.result_bits,
             seed: p.seed,
+            probe: Probe::new(p.num_slots, p.result_bits, p.seed),
             meta: Meta::new(p.count, p.target_fpr, scheme).with_count(p.count),
         })
     }
@@ -63,20 +82,17 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
     /// [`RibbonFilter::might_contain`] on the same bytes.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        let h = key.with_key_bytes(|b| self.meta.scheme().hash(b));
-        self.might_contain_hash(h)
+        simd::run_parity(ViewLookup { view: self, key })
     }
 
     /// [`RibbonFilter::might_contain_hash`], reading the solution from the bytes.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        probe(
-            &LeWords(self.solution),
-            self.num_slots,
-            self.result_bits,
-            self.seed,
-            h,
-        )
+        simd::run_parity(HashLookup {
+            words: &LeWords(self.solution),
+            probe: self.probe,
+            hash: h,
+        })
     }
 
     /// Copy into an owned filter.

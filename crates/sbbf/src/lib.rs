@@ -162,10 +162,11 @@ use std::fmt;
 
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
-use bloomlab_core::hash::{SchemeDescriptor, SchemeId};
+use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId};
 use bloomlab_core::math::{self, SBBF_MAX_BYTES, SBBF_MIN_BYTES};
+use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, SplitBlockAvx2};
-use bloomlab_core::{Filter, FilterParams, Key};
+use bloomlab_core::{Key, filter_glue};
 use xxhash_rust::xxh64::xxh64;
 
 mod thrift;
@@ -204,6 +205,27 @@ pub const SCHEME: SchemeDescriptor = SchemeDescriptor {
     id: SchemeId::ParquetXxh64,
     key_check: 0,
 };
+
+/// The split-block filter's one hash scheme as a [`HashScheme`]: xxHash64, seed 0, of the
+/// key's bytes ([`hash_bytes`]), in `h1` (`h2` is 0; the filter reads the 64 bits of `h1`
+/// only). Its descriptor is [`SCHEME`]. Fixed by the Parquet format, so [`Sbbf`] is not
+/// generic over a scheme.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ParquetScheme;
+
+impl HashScheme for ParquetScheme {
+    #[inline]
+    fn hash(&self, key: &[u8]) -> KeyHash {
+        KeyHash {
+            h1: hash_bytes(key),
+            h2: 0,
+        }
+    }
+
+    fn descriptor(&self) -> SchemeDescriptor {
+        SCHEME
+    }
+}
 
 /// xxHash64 (seed 0) of raw bytes: the Parquet hash of a BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY
 /// value, or of any value given as its plain encoding.
@@ -301,21 +323,9 @@ fn zeroed_blocks(n: u64) -> Result<Vec<Block>> {
 #[derive(Clone)]
 pub struct Sbbf {
     blocks: Vec<Block>,
-    count: u64,
-    capacity: u64,
-    target_fpr: Option<f64>,
+    meta: Meta<ParquetScheme>,
     /// The kernel, chosen once: AVX2 when the CPU has it, else the portable one.
     avx2: Option<SplitBlockAvx2>,
-}
-
-impl PartialEq for Sbbf {
-    /// Same table, count, capacity and target (the kernel is not part of the value).
-    fn eq(&self, other: &Self) -> bool {
-        self.blocks == other.blocks
-            && self.count == other.count
-            && self.capacity == other.capacity
-            && self.target_fpr == other.target_fpr
-    }
 }
 
 impl Sbbf {
@@ -329,8 +339,7 @@ impl Sbbf {
     pub fn with_ndv_fpp(ndv: u64, fpp: f64) -> Result<Self> {
         let bytes = math::sbbf_parquet_bytes(ndv, fpp)?;
         let mut f = Self::with_blocks(bytes / BLOCK_BYTES as u64)?;
-        f.capacity = ndv;
-        f.target_fpr = Some(fpp);
+        f.meta = Meta::new(ndv, Some(fpp), ParquetScheme);
         Ok(f)
     }
 
@@ -347,8 +356,7 @@ impl Sbbf {
         math::classic_bits(n, fpr)?;
         let bpi = math::sbbf_bits_per_item(fpr)?;
         let mut f = Self::with_blocks(math::sbbf_blocks(n, bpi)?)?;
-        f.capacity = n;
-        f.target_fpr = Some(fpr);
+        f.meta = Meta::new(n, Some(fpr), ParquetScheme);
         Ok(f)
     }
 
@@ -367,8 +375,7 @@ impl Sbbf {
             ));
         }
         let mut f = Self::with_blocks(math::sbbf_parquet_round_bytes(bytes) / BLOCK_BYTES as u64)?;
-        f.capacity = n;
-        f.target_fpr = Some(fpr);
+        f.meta = Meta::new(n, Some(fpr), ParquetScheme);
         Ok(f)
     }
 
@@ -376,7 +383,7 @@ impl Sbbf {
     pub fn with_bits_per_item(expected_items: u64, bits_per_item: f64) -> Result<Self> {
         let n = math::validate_items(expected_items)?;
         let mut f = Self::with_blocks(math::sbbf_blocks(n, bits_per_item)?)?;
-        f.capacity = n;
+        f.meta = Meta::new(n, None, ParquetScheme);
         Ok(f)
     }
 
@@ -387,9 +394,7 @@ impl Sbbf {
         let capacity = ((blocks.len() as f64 * f64::from(BLOCK_BITS) / 10.53) as u64).max(1);
         Ok(Sbbf {
             blocks,
-            count: 0,
-            capacity,
-            target_fpr: None,
+            meta: Meta::new(capacity, None, ParquetScheme),
             avx2: SplitBlockAvx2::detect(),
         })
     }
@@ -432,7 +437,7 @@ impl Sbbf {
     #[inline]
     pub fn insert_hash(&mut self, h: u64) -> bool {
         let i = self.block_index(h);
-        self.count = self.count.saturating_add(1);
+        self.meta.record_insert();
         let new = !self.block_contains(i, h as u32);
         let b = &mut self.blocks[i].0;
         match self.avx2 {
@@ -595,22 +600,22 @@ impl Sbbf {
 
     /// The design capacity (the `n` the filter was sized for).
     pub fn capacity(&self) -> u64 {
-        self.capacity
+        self.meta.capacity()
     }
 
     /// The target FPR, if the filter was sized from one.
     pub fn target_fpr(&self) -> Option<f64> {
-        self.target_fpr
+        self.meta.target_fpr()
     }
 
     /// Inserts (or, after a Parquet import, estimated distinct values).
     pub fn len(&self) -> u64 {
-        self.count
+        self.meta.count()
     }
 
     /// No insert yet.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.meta.count() == 0
     }
 
     /// Number of set bits.
@@ -626,10 +631,10 @@ impl Sbbf {
     /// FPR the SBBF formula predicts at the current count ([`math::sbbf_fpr`] at
     /// `bits / len`). 0 when empty.
     pub fn expected_fpr(&self) -> f64 {
-        if self.count == 0 {
+        if self.meta.count() == 0 {
             return 0.0;
         }
-        math::sbbf_fpr(self.bits() as f64 / self.count as f64)
+        math::sbbf_fpr(self.bits() as f64 / self.meta.count() as f64)
     }
 
     /// FPR of the table as it stands: a non-member picks a uniform block and is positive when
@@ -660,7 +665,7 @@ impl Sbbf {
     /// Remove every value.
     pub fn clear(&mut self) {
         self.blocks.fill(Block::default());
-        self.count = 0;
+        self.meta.reset_count();
     }
 
     /// Bitwise OR with a filter of the same number of blocks (anything else is refused: it
@@ -679,7 +684,8 @@ impl Sbbf {
                 *x |= y;
             }
         }
-        self.count = self.count.saturating_add(other.count);
+        let count = self.meta.count().saturating_add(other.meta.count());
+        self.meta = self.meta.clone().with_count(count);
         Ok(())
     }
 
@@ -759,9 +765,7 @@ impl Sbbf {
         let count = estimate.max(needed);
         Ok(Sbbf {
             blocks,
-            count,
-            capacity: count.max(1),
-            target_fpr: None,
+            meta: Meta::new(count.max(1), None, ParquetScheme).with_count(count),
             avx2: SplitBlockAvx2::detect(),
         })
     }
@@ -802,9 +806,9 @@ impl Sbbf {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = EnvelopeWriter::new(Variant::Sbbf, SCHEME, 32 + self.size_in_bytes());
         w.u64(self.blocks())
-            .u64(self.count)
-            .u64(self.capacity)
-            .f64(format::encode_optional_fpr(self.target_fpr));
+            .u64(self.meta.count())
+            .u64(self.meta.capacity())
+            .f64(format::encode_optional_fpr(self.meta.target_fpr()));
         write_words(&self.blocks, w.buffer());
         w.finish()
     }
@@ -858,9 +862,7 @@ impl Sbbf {
         }
         Ok(Sbbf {
             blocks,
-            count,
-            capacity,
-            target_fpr,
+            meta: Meta::new(capacity, target_fpr, ParquetScheme).with_count(count),
             avx2: SplitBlockAvx2::detect(),
         })
     }
@@ -929,59 +931,41 @@ fn check_out_len(keys: usize, out: usize) -> Result<()> {
     }
 }
 
-impl fmt::Debug for Sbbf {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Sbbf")
-            .field("blocks", &self.blocks.len())
-            .field("count", &self.count)
-            .field("capacity", &self.capacity)
-            .field("target_fpr", &self.target_fpr)
-            .field("fill_ratio", &self.fill_ratio())
-            .finish()
-    }
-}
-
-impl<K: Key> Extend<K> for Sbbf {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
-        for key in iter {
-            self.insert(&key);
-        }
-    }
-}
-
-impl Filter for Sbbf {
-    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+impl FilterCore for Sbbf {
+    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
         Sbbf::insert_bytes(self, key);
         Ok(())
     }
-
-    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+    #[inline]
+    fn contains_key(&self, key: &[u8]) -> bool {
         Sbbf::might_contain_bytes(self, key)
     }
-
-    fn len(&self) -> u64 {
-        self.count
-    }
-
-    fn size_in_bytes(&self) -> usize {
+    fn heap_bytes(&self) -> usize {
         Sbbf::size_in_bytes(self)
     }
-
-    fn expected_fpr(&self) -> f64 {
+    fn table_bits(&self) -> u64 {
+        self.bits()
+    }
+    /// Eight: one bit per word of a block.
+    fn hashes(&self) -> u32 {
+        8
+    }
+    fn formula_fpr(&self) -> f64 {
         Sbbf::expected_fpr(self)
     }
-
-    fn params(&self) -> FilterParams {
-        FilterParams {
-            variant: Variant::Sbbf,
-            capacity: self.capacity,
-            target_fpr: self.target_fpr,
-            table_bits: self.bits(),
-            hashes: 8,
-            scheme: SCHEME,
-        }
+    /// The blocks (the kernel is not part of the value).
+    fn same_table(&self, other: &Self) -> bool {
+        self.blocks == other.blocks
+    }
+    fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("blocks", &self.blocks.len());
+    }
+    fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("fill_ratio", &self.fill_ratio());
     }
 }
+
+filter_glue!(Sbbf: ParquetScheme, Sbbf, extend);
 
 #[cfg(feature = "serde")]
 mod serde_impl {
@@ -1001,9 +985,9 @@ mod serde_impl {
     impl Serialize for Sbbf {
         fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
             Repr {
-                count: self.count,
-                capacity: self.capacity,
-                target_fpr: self.target_fpr,
+                count: self.meta.count(),
+                capacity: self.meta.capacity(),
+                target_fpr: self.meta.target_fpr(),
                 words: self.blocks.iter().flat_map(|b| b.0).collect(),
             }
             .serialize(s)
