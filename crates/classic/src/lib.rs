@@ -67,7 +67,8 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme};
 use bloomlab_core::math;
-use bloomlab_core::{Filter, FilterParams, Key};
+use bloomlab_core::meta::{FilterCore, Meta};
+use bloomlab_core::{Key, filter_glue};
 
 /// Magic of the seed's interchange layout (16-byte big-endian header, then the bits).
 pub const BLM1_MAGIC: [u8; 4] = *b"BLM1";
@@ -82,10 +83,7 @@ pub const BLM1_HEADER_LEN: usize = 16;
 pub struct BloomFilter<S: HashScheme = Xxh3Scheme> {
     bits: BitArray,
     k: u32,
-    count: u64,
-    capacity: u64,
-    target_fpr: Option<f64>,
-    scheme: S,
+    meta: Meta<S>,
 }
 
 impl BloomFilter<Xxh3Scheme> {
@@ -121,7 +119,8 @@ impl BloomFilter<Xxh3Scheme> {
             Error::SizeOverflow(format!("{what} = {v} does not fit the 32-bit BLM1 header"))
         };
         let m = u32::try_from(self.bits.len()).map_err(|_| too_big("m", self.bits.len()))?;
-        let count = u32::try_from(self.count).map_err(|_| too_big("count", self.count))?;
+        let count = self.meta.count();
+        let count = u32::try_from(count).map_err(|_| too_big("count", count))?;
         let mut out = Vec::with_capacity(BLM1_HEADER_LEN + self.bits.byte_len());
         out.extend_from_slice(&BLM1_MAGIC);
         out.extend_from_slice(&self.k.to_be_bytes());
@@ -182,10 +181,7 @@ impl<S: HashScheme> BloomFilter<S> {
         Ok(BloomFilter {
             bits: BitArray::new(m)?,
             k,
-            count: 0,
-            capacity: expected_items,
-            target_fpr: Some(fpr),
-            scheme,
+            meta: Meta::new(expected_items, Some(fpr), scheme),
         })
     }
 
@@ -198,10 +194,7 @@ impl<S: HashScheme> BloomFilter<S> {
         Ok(BloomFilter {
             bits: BitArray::new(bits)?,
             k,
-            count: 0,
-            capacity: math::classic_capacity(bits, k),
-            target_fpr: None,
-            scheme,
+            meta: Meta::new(math::classic_capacity(bits, k), None, scheme),
         })
     }
 
@@ -225,10 +218,7 @@ impl<S: HashScheme> BloomFilter<S> {
         Ok(BloomFilter {
             bits,
             k: hashes,
-            count,
-            capacity,
-            target_fpr,
-            scheme,
+            meta: Meta::new(capacity, target_fpr, scheme).with_count(count),
         })
     }
 
@@ -236,7 +226,7 @@ impl<S: HashScheme> BloomFilter<S> {
     /// was still zero), `false` if it may have been present already.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        let h = key.with_key_bytes(|b| self.scheme.hash(b));
+        let h = key.with_key_bytes(|b| self.meta.scheme().hash(b));
         self.insert_hash(h)
     }
 
@@ -248,14 +238,14 @@ impl<S: HashScheme> BloomFilter<S> {
         for i in h.positions(self.k, self.bits.len()) {
             new |= !self.bits.set(i);
         }
-        self.count = self.count.saturating_add(1);
+        self.meta.record_insert();
         new
     }
 
     /// `false`: the key was definitely never inserted. `true`: it maybe was.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.might_contain_hash(key.with_key_bytes(|b| self.scheme.hash(b)))
+        self.might_contain_hash(key.with_key_bytes(|b| self.meta.scheme().hash(b)))
     }
 
     /// Query with a hash computed by this filter's scheme.
@@ -271,23 +261,23 @@ impl<S: HashScheme> BloomFilter<S> {
 
     /// The hash scheme.
     pub fn scheme(&self) -> &S {
-        &self.scheme
+        self.meta.scheme()
     }
 
     /// Hash a key with this filter's scheme.
     #[inline]
     pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        key.with_key_bytes(|b| self.scheme.hash(b))
+        key.with_key_bytes(|b| self.meta.scheme().hash(b))
     }
 
     /// Number of inserts, repeats included.
     pub fn len(&self) -> u64 {
-        self.count
+        self.meta.count()
     }
 
     /// No inserts yet.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.meta.count() == 0
     }
 
     /// `m`, the number of bits.
@@ -307,24 +297,24 @@ impl<S: HashScheme> BloomFilter<S> {
 
     /// The design capacity (the `n` the filter was sized for).
     pub fn capacity(&self) -> u64 {
-        self.capacity
+        self.meta.capacity()
     }
 
     /// The target FPR, if the filter was sized from one.
     pub fn target_fpr(&self) -> Option<f64> {
-        self.target_fpr
+        self.meta.target_fpr()
     }
 
     /// Inserts relative to design capacity: 1.0 at design load, 2.0 at twice it.
     pub fn load(&self) -> f64 {
-        self.count as f64 / self.capacity as f64
+        self.meta.count() as f64 / self.meta.capacity() as f64
     }
 
     /// More inserts than the design capacity: the FPR has silently climbed past the target
     /// (a 1 % filter at 2× load gives ≈ 16 %, at 4× ≈ 68 %). Rebuild larger, or use a
     /// scalable filter.
     pub fn is_saturated(&self) -> bool {
-        self.count > self.capacity
+        self.meta.count() > self.meta.capacity()
     }
 
     /// Fraction of bits set, `X/m` (≈ 1/2 at design load with the optimal k).
@@ -334,7 +324,7 @@ impl<S: HashScheme> BloomFilter<S> {
 
     /// FPR the formula predicts from the insert count: `(1 − e^(−kn/m))^k`.
     pub fn expected_fpr(&self) -> f64 {
-        math::classic_fpr(self.bits.len(), self.k, self.count)
+        math::classic_fpr(self.bits.len(), self.k, self.meta.count())
     }
 
     /// FPR implied by the actual fill: `(X/m)^k`.
@@ -350,7 +340,7 @@ impl<S: HashScheme> BloomFilter<S> {
     /// Remove every key.
     pub fn clear(&mut self) {
         self.bits.clear();
-        self.count = 0;
+        self.meta.reset_count();
     }
 
     fn check_compatible(&self, other: &Self) -> Result<()> {
@@ -363,7 +353,7 @@ impl<S: HashScheme> BloomFilter<S> {
                 other.k
             )));
         }
-        let (a, b) = (self.scheme.descriptor(), other.scheme.descriptor());
+        let (a, b) = (self.meta.descriptor(), other.meta.descriptor());
         if a != b {
             return Err(Error::Incompatible(format!("hash scheme {a} vs {b}")));
         }
@@ -376,7 +366,10 @@ impl<S: HashScheme> BloomFilter<S> {
     pub fn union(&mut self, other: &Self) -> Result<()> {
         self.check_compatible(other)?;
         self.bits.union_with(&other.bits)?;
-        self.count = self.count.saturating_add(other.count);
+        self.meta = self
+            .meta
+            .clone()
+            .with_count(self.meta.count().saturating_add(other.meta.count()));
         Ok(())
     }
 
@@ -404,15 +397,15 @@ impl<S: HashScheme> BloomFilter<S> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = EnvelopeWriter::new(
             Variant::Classic,
-            self.scheme.descriptor(),
+            self.meta.descriptor(),
             40 + self.bits.byte_len(),
         );
         w.u64(self.bits.len())
             .u32(self.k)
             .u32(0)
-            .u64(self.count)
-            .u64(self.capacity)
-            .f64(format::encode_optional_fpr(self.target_fpr));
+            .u64(self.meta.count())
+            .u64(self.meta.capacity())
+            .f64(format::encode_optional_fpr(self.meta.target_fpr()));
         self.bits.write_le_bytes(w.buffer());
         w.finish()
     }
@@ -476,72 +469,48 @@ impl<'a> Payload<'a> {
     }
 }
 
-impl<S: HashScheme> fmt::Debug for BloomFilter<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BloomFilter")
-            .field("m", &self.bits.len())
-            .field("k", &self.k)
-            .field("count", &self.count)
-            .field("capacity", &self.capacity)
-            .field("target_fpr", &self.target_fpr)
-            .field("fill_ratio", &self.fill_ratio())
-            .field("scheme", &self.scheme.descriptor())
-            .finish()
-    }
-}
-
-impl<S: HashScheme> PartialEq for BloomFilter<S> {
-    fn eq(&self, other: &Self) -> bool {
-        self.k == other.k
-            && self.count == other.count
-            && self.capacity == other.capacity
-            && self.target_fpr == other.target_fpr
-            && self.scheme.descriptor() == other.scheme.descriptor()
-            && self.bits == other.bits
-    }
-}
-
-impl<S: HashScheme, K: Key> Extend<K> for BloomFilter<S> {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
-        for key in iter {
-            self.insert(&key);
-        }
-    }
-}
-
-impl<S: HashScheme> Filter for BloomFilter<S> {
-    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+impl<S: HashScheme> FilterCore for BloomFilter<S> {
+    #[inline]
+    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
         self.insert(key);
         Ok(())
     }
 
-    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+    #[inline]
+    fn contains_key(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }
 
-    fn len(&self) -> u64 {
-        self.count
-    }
-
-    fn size_in_bytes(&self) -> usize {
+    fn heap_bytes(&self) -> usize {
         self.bits.size_in_bytes()
     }
 
-    fn expected_fpr(&self) -> f64 {
+    fn table_bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    fn hashes(&self) -> u32 {
+        self.k
+    }
+
+    fn formula_fpr(&self) -> f64 {
         BloomFilter::expected_fpr(self)
     }
 
-    fn params(&self) -> FilterParams {
-        FilterParams {
-            variant: Variant::Classic,
-            capacity: self.capacity,
-            target_fpr: self.target_fpr,
-            table_bits: self.bits.len(),
-            hashes: self.k,
-            scheme: self.scheme.descriptor(),
-        }
+    fn same_table(&self, other: &Self) -> bool {
+        self.k == other.k && self.bits == other.bits
+    }
+
+    fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("m", &self.bits.len()).field("k", &self.k);
+    }
+
+    fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("fill_ratio", &self.fill_ratio());
     }
 }
+
+filter_glue!(BloomFilter, Classic, extend);
 
 /// A read-only classic filter that answers queries straight from a byte slice (for example a
 /// memory-mapped file), without copying the bits. Built from either byte format; validated
@@ -639,6 +608,7 @@ mod serde_impl {
     //! Only schemes constructible with `Default` (unkeyed) deserialize; a keyed filter must be
     //! loaded from bytes with its secret.
     use super::*;
+    use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     #[derive(Serialize)]
@@ -668,10 +638,10 @@ mod serde_impl {
             ReprRef {
                 m: self.bits.len(),
                 k: self.k,
-                count: self.count,
-                capacity: self.capacity,
-                target_fpr: self.target_fpr,
-                scheme: self.scheme.descriptor(),
+                count: self.meta.count(),
+                capacity: self.meta.capacity(),
+                target_fpr: self.meta.target_fpr(),
+                scheme: self.meta.descriptor(),
                 words: self.bits.words(),
             }
             .serialize(s)
@@ -680,18 +650,14 @@ mod serde_impl {
 
     impl<'de, S: HashScheme + Default> Deserialize<'de> for BloomFilter<S> {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            use serde::de::Error as _;
-            let r = Repr::deserialize(d)?;
-            let scheme = S::default();
-            if r.scheme != scheme.descriptor() {
-                return Err(D::Error::custom(DecodeError::SchemeMismatch {
-                    expected: scheme.descriptor().to_string(),
-                    found: r.scheme.to_string(),
-                }));
-            }
-            let bits = BitArray::from_words(r.words, r.m).map_err(D::Error::custom)?;
-            BloomFilter::from_parts(bits, r.k, r.count, r.capacity, r.target_fpr, scheme)
-                .map_err(D::Error::custom)
+            deserialize_checked(
+                d,
+                |r: &Repr| r.scheme,
+                |r: Repr, scheme: S| {
+                    let bits = BitArray::from_words(r.words, r.m)?;
+                    BloomFilter::from_parts(bits, r.k, r.count, r.capacity, r.target_fpr, scheme)
+                },
+            )
         }
     }
 }
