@@ -359,6 +359,43 @@ pub fn classic_keyed_sip64_entry() -> Entry {
     })
 }
 
+impl<S: bloomlab_core::HashScheme> BatchApi for bloomlab_classic::BloomFilter<S>
+where
+    Self: Construct,
+{
+    const AHEAD: usize = bloomlab_classic::BATCH;
+
+    fn lookup_batch(&self, keys: &[u64], out: &mut [bool]) {
+        self.might_contain_batch(keys, out)
+            .expect("the driver passes equal lengths");
+    }
+
+    fn insert_all(&mut self, keys: &[u64]) {
+        self.insert_batch(keys);
+    }
+}
+
+/// The classic filter through its batched API.
+pub fn classic_batched_entry() -> Entry {
+    Entry::new::<Batched<bloomlab_classic::BloomFilter>>(Info {
+        curve: Some(Curve::Bloom),
+        batched: true,
+        note: "the classic filter through might_contain_batch / insert_batch (hash 16 keys ahead; above 2 MiB of bits also prefetch every probe's word); same table as classic; its ratios are batched vs single lookups",
+        ..Info::base("classic-batched", "bloomlab-classic", Kind::Bloom)
+    })
+}
+
+/// The classic filter keyed with the 64-bit scheme, through its batched API.
+pub fn classic_keyed_sip64_batched_entry() -> Entry {
+    Entry::new::<Batched<bloomlab_classic::BloomFilter<bloomlab_keyed::Sip64Scheme>>>(Info {
+        keyed: true,
+        curve: Some(Curve::Bloom),
+        batched: true,
+        note: "classic-keyed-sip64 through might_contain_batch / insert_batch (the SipHash of the key 16 ahead is computed, and above 2 MiB of bits its probes' words prefetched, while this one is answered); same table as classic-keyed-sip64; its ratios are batched vs single lookups",
+        ..Info::base("classic-keyed-sip64-batched", "bloomlab-keyed", Kind::Bloom)
+    })
+}
+
 /// The Parquet split-block filter sized with its own formula (any block count); keys as 8
 /// little-endian bytes, hashed with xxHash64 seed 0 as Parquet hashes an INT64.
 impl Construct for bloomlab_sbbf::Sbbf {
