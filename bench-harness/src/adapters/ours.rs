@@ -20,7 +20,7 @@ impl Construct for bloomlab_classic::BloomFilter {
     }
 }
 
-impl Construct for bloomlab_keyed::KeyedBloomFilter {
+impl Construct for bloomlab_keyed::KeyedBloomFilter<SipScheme> {
     /// The fixed harness secret ([`harness_secret`]).
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
         bloomlab_classic::BloomFilter::with_fpr_and_scheme(n, p, harness_secret())
@@ -242,7 +242,7 @@ pub fn classic_entry() -> Entry {
 
 /// The classic filter, keyed.
 pub fn classic_keyed_entry() -> Entry {
-    entry::<bloomlab_keyed::KeyedBloomFilter>(Info {
+    entry::<bloomlab_keyed::KeyedBloomFilter<SipScheme>>(Info {
         keyed: true,
         curve: Some(Curve::Bloom),
         note: SIP,

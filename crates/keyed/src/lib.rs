@@ -39,9 +39,13 @@
 //! re-inserting the keys. [`SipScheme`]'s output and id are frozen.
 //!
 //! The type aliases [`KeyedBloomFilter`] and [`KeyedBlockedBloomFilter`] take the scheme as a
-//! parameter that defaults to [`SipScheme`] (id 2), what they named before id 4 existed:
-//! changing the default would still compile and then refuse every stored file at load time.
-//! For new filters write `KeyedBloomFilter<Sip64Scheme>` (or `BloomFilter<Sip64Scheme>`).
+//! parameter that defaults to [`Sip64Scheme`] (id 4). Until this release it defaulted to
+//! [`SipScheme`] (id 2); the change cannot make a stored file answer differently or be
+//! refused silently: a keyed scheme has no `Default` and no generic constructor, so code that
+//! builds or loads an id-2 filter names `SipScheme::from_secret` itself, and with the bare
+//! alias that is now a type error at compile time, fixed by writing
+//! `KeyedBloomFilter<SipScheme>` — which opens every id-2 file with its secret and answers
+//! bit for bit as before (`tests/known_answers.rs`, `tests/sip64.rs`).
 //!
 //! # Security argument for [`Sip64Scheme`]
 //!
@@ -77,7 +81,7 @@
 //! use bloomlab_keyed::{KeyedBloomFilter, Sip64Scheme, SipScheme};
 //!
 //! let secret = [7u8; 16]; // in production: Sip64Scheme::random()?
-//! let mut f: KeyedBloomFilter<Sip64Scheme> =
+//! let mut f: KeyedBloomFilter =
 //!     BloomFilter::with_fpr_and_scheme(10_000, 0.01, Sip64Scheme::from_secret(secret))?;
 //! f.insert("https://example.com/");
 //! assert!(f.might_contain("https://example.com/"));
@@ -167,14 +171,13 @@ pub mod attack;
 /// The constant whose keyed hash is the key check value (frozen for scheme ids 2 and 4).
 pub const KEY_CHECK_INPUT: &[u8] = b"bloomlab key check v1";
 
-/// The classic Bloom filter probed with a keyed scheme: `KeyedBloomFilter<Sip64Scheme>` for new
-/// filters; the default parameter, [`SipScheme`] (id 2), is kept for stored filters and code
-/// written before id 4.
-pub type KeyedBloomFilter<S = SipScheme> = BloomFilter<S>;
+/// The classic Bloom filter probed with a keyed scheme, by default [`Sip64Scheme`] (id 4);
+/// `KeyedBloomFilter<SipScheme>` opens filters stored with id 2.
+pub type KeyedBloomFilter<S = Sip64Scheme> = BloomFilter<S>;
 
 /// The blocked (512-bit) Bloom filter probed with a keyed scheme; the parameter as for
 /// [`KeyedBloomFilter`].
-pub type KeyedBlockedBloomFilter<S = SipScheme> = bloomlab_blocked::BlockedBloomFilter<S>;
+pub type KeyedBlockedBloomFilter<S = Sip64Scheme> = bloomlab_blocked::BlockedBloomFilter<S>;
 
 /// Read a 16-byte secret as SipHash's `(k0, k1)`, each half little-endian.
 fn split_secret(secret: [u8; 16]) -> (u64, u64) {
