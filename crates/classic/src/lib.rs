@@ -31,33 +31,83 @@
 //!
 //! # Lookup loop
 //!
-//! A lookup reads its first two probes together and tests them with one branch; only if
-//! both bits are set does it read the remaining `k − 2` and AND them, branch-free. The
-//! textbook loop, which stops at the first zero bit, branches once per probe on data the
-//! predictor cannot know: about half the bits are set, so a non-member's exit point is a coin
-//! toss, the branch mispredicts about once per lookup, and the next key's hash (and, with a
-//! keyed scheme, its whole SipHash) waits behind it. Reading every probe removes that but
-//! costs `k` memory accesses for every non-member; two first keeps the non-members' traffic
-//! at two mostly parallel accesses (both bits set with probability about ¼).
+//! Two loops, chosen by the size of the bit array (one well-predicted branch per lookup);
+//! both give the same answers, the definition's (`tests/batch.rs`):
 //!
-//! Measured in one process with the three loops' passes interleaved (21 rounds, 2·10^6
-//! half-member u64 queries, 1 % target, shared 2-vCPU Intel Xeon with AVX2 at load 4–5),
-//! median of the per-round ratio against the early-exit loop, range in brackets:
+//! - **In cache** (at most [`BRANCH_FREE_UP_TO`] = 2 MiB of bits): all `k` probes are read
+//!   and ANDed without a branch. The textbook loop stops at the first zero bit, a branch on
+//!   data the predictor cannot know — about half the bits are set, so a non-member's exit
+//!   point is a coin toss and the branch mispredicts about once per lookup — and after each
+//!   misprediction the next key's hash starts from an empty pipeline. Without the branch,
+//!   consecutive lookups are independent instruction streams the out-of-order core overlaps.
+//!   It executes more instructions (144 per lookup against 117, callgrind, 2 000 keys, half
+//!   members) and is faster: fewer mispredictions, not fewer instructions, is the gain.
+//! - **Larger**: the first two probes are read together and tested with one branch; only if
+//!   both bits are set are the remaining `k − 2` read and ANDed, branch-free. Reading every
+//!   probe would cost `k` cache misses for every non-member; two first keeps their traffic
+//!   at two mostly parallel accesses (both bits set with probability about ¼).
 //!
-//! | n | all k branch-free | two, then branch-free (used) |
+//! Measured with the harness (`bench-harness run --filters
+//! classic,classic-batched,classic-keyed-sip64,classic-keyed-sip64-batched,fastbloom,fastbloom-sip
+//! --n 1e5,1e6,1e7 --fpr 0.01 --experiments none`, then `bench-harness ratio …`: 31
+//! interleaved rounds, 50 % members, medians of per-round ratios; shared 2-vCPU Intel Xeon,
+//! 2 MiB L2 per core, load average 3–8 from other engineers' builds), lookup time against
+//! fastbloom 0.17 given foldhash; before: three runs of the previous loop (two probes, one
+//! branch, at every size), after: three runs of this one:
+//!
+//! | n | before | after |
 //! |---|---|---|
-//! | 10^5, xxh3 | 0.71 (0.57–0.92) | 0.70 (0.37–2.13) |
-//! | 10^7, xxh3 | 0.86 (0.49–1.48) | 0.82 (0.45–1.19) |
-//! | 10^5, keyed SipHash-2-4 (scheme id 4) | 0.86 (0.70–1.26) | 0.86 (0.61–1.07) |
-//! | 10^7, keyed SipHash-2-4 (scheme id 4) | 0.89 (0.61–1.12) | 0.90 (0.67–1.15) |
+//! | 10^5 | 1.23–1.34 | 0.80–0.84 |
+//! | 10^6 | 1.14–1.25 | 1.05–1.18 (95 % intervals include 1.0; 0.79–0.91 in two earlier runs) |
+//! | 10^7 | 1.29–1.45 | 1.29–1.34 (same loop) |
 //!
-//! Against fastbloom 0.17 given foldhash (`cargo run --release -p bloomlab-blocked --example
-//! speed`, same machine, 7 rounds, per-round ratios' medians): 0.79 / 0.86 / 0.74 / 0.94×
-//! at 2 000 / 10^5 / 10^6 / 10^7 keys, where the early-exit loop measured 1.05 / 1.24 / 1.03
-//! / 1.11× in the run beside it (and 1.01–1.08, 1.03, 1.01–1.06, 1.05–1.06 in two more).
-//! The callgrind count per lookup rises from 63 to 80 instructions (filter in L1): fewer
-//! mispredictions, not fewer instructions, is the gain. Layout, hash and answers are
-//! unchanged (`tests/known_answers.rs`).
+//! At 10^7 neither this loop nor the textbook one (1.22–1.23 in two runs) nor one branch
+//! after the first probe (1.20–1.22) reaches fastbloom's single lookups; see *Against
+//! fastbloom* for why, and the batched lookup below for what does.
+//!
+//! # Batched lookups
+//!
+//! [`BloomFilter::might_contain_batch`] (and [`BloomFilter::insert_batch`]) hash each key
+//! [`BATCH`] = 16 keys before answering it ([`bloomlab_core::simd::pipeline`]); above
+//! [`PREFETCH_ALL_ABOVE`] = 2 MiB of bits they also prefetch the words of all `k` probes
+//! then, and the answer reads all `k` without a branch at every size. Same three harness
+//! runs (entries `classic-batched`, `classic-keyed-sip64-batched`), range of the three
+//! medians:
+//!
+//! | n | batched / single | batched / fastbloom (foldhash) | keyed id 4: batched / single | keyed id 4 batched / fastbloom (SipHash-1-3) |
+//! |---|---|---|---|---|
+//! | 10^5 | 0.86–0.91 | 0.70–0.74 | 0.87–0.90 | 0.79–0.84 |
+//! | 10^6 | 0.89–0.98 | 1.00–1.11 | 0.86–0.97 | 0.87–1.07 |
+//! | 10^7 | 0.56–0.64 | 0.74–0.81 | 0.39–0.44 | 0.50–0.54 |
+//!
+//! Prefetching every probe's word pays only out of cache: at 10^5 it made the batched
+//! lookup 1.14–1.24× slower than prefetching the first two (a multiply and a prefetch per
+//! probe for words that are already there), at 10^7 about 2× faster; in cache, prefetching
+//! two or none measured the same within noise, so none is prefetched there.
+//!
+//! # Against fastbloom
+//!
+//! fastbloom 0.17 (`src/lib.rs`, `src/hasher.rs`, `src/bit_vector.rs`) is a classic,
+//! whole-array Bloom filter, the same design as this one: one 64-bit hash per key (its
+//! `BuildHasher`, foldhash or SipHash-1-3), `h2 = h1 · 0x517c_c1b7_2722_0a95`, probe `j + 1`
+//! at `rotl(h_j, 5) + h2`, each reduced over **all** `m` bits with the same fastrange
+//! (`index(num_bits, hash)`), bit `i` in `u64` word `i / 64` of one array; `m` and `k` from
+//! the same formulas (`k = round(m/n · ln 2)`, 7 at 1 %). So a lookup makes up to `k`
+//! independent memory accesses anywhere in the array, as ours does — no block locality —
+//! and stops at the first zero bit (one branch per probe). At 10^7 keys (12 MB, past the
+//! 2 MiB L2) both filters pay a cache miss per probe read; fastbloom's early exit reads
+//! about 2 words for a non-member (1 + ½ + ¼ …) where our two-then-rest loop reads about 3.
+//!
+//! Instruction counts per lookup (callgrind, `cargo run --release -p bloomlab-keyed
+//! --example classic_icount`, half members): ours 144 in cache / 118 at 3·10^6 keys,
+//! fastbloom with foldhash 97; our xxh3-128 of 8 bytes alone is 33 instructions and a chain
+//! of about 15 cycles (a 64×64→128 multiply, two xor-shifts, a multiply, a xor-shift, the
+//! high half avalanched in parallel) before the first probe's address, foldhash's one folded
+//! multiply about 6. With one branch per lookup the next key waits for that latency after
+//! every misprediction, which is most of the remaining gap at 10^7; a cheaper hash is a new
+//! scheme (id 3 is reserved for it) and is not part of this version. xxh3-64 does not help:
+//! its 8-byte path (two dependent multiplies in `strong_avalanche`) is as long as the
+//! 128-bit one's low half.
 #![warn(missing_docs)]
 
 use std::fmt;
