@@ -55,15 +55,16 @@
 //! classic,classic-batched,classic-keyed-sip64,classic-keyed-sip64-batched,fastbloom,fastbloom-sip
 //! --n 1e5,1e6,1e7 --fpr 0.01 --experiments none`, then `bench-harness ratio …`: 31
 //! interleaved rounds, 50 % members, medians of per-round ratios; shared 2-vCPU Intel Xeon,
-//! 2 MiB L2 per core, load average 3–8 from other engineers' builds), lookup time against
+//! 2 MiB L2 per core, load average 6–7 from other engineers' builds), lookup time against
 //! fastbloom 0.17 given foldhash; before: three runs of the previous loop (two probes, one
-//! branch, at every size), after: three runs of this one:
+//! branch, at every size), after: three back-to-back runs of this one (range of the
+//! medians):
 //!
 //! | n | before | after |
 //! |---|---|---|
-//! | 10^5 | 1.23–1.34 | 0.80–0.84 |
-//! | 10^6 | 1.14–1.25 | 1.05–1.18 (95 % intervals include 1.0; 0.79–0.91 in two earlier runs) |
-//! | 10^7 | 1.29–1.45 | 1.29–1.34 (same loop) |
+//! | 10^5 | 1.23–1.34 | 0.78–0.88 |
+//! | 10^6 | 1.14–1.25 | 0.90–1.01 (95 % intervals include 1.0) |
+//! | 10^7 | 1.29–1.45 | 1.27–1.32 (same loop) |
 //!
 //! At 10^7 neither this loop nor the textbook one (1.22–1.23 in two runs) nor one branch
 //! after the first probe (1.20–1.22) reaches fastbloom's single lookups; see *Against
@@ -80,9 +81,9 @@
 //!
 //! | n | batched / single | batched / fastbloom (foldhash) | keyed id 4: batched / single | keyed id 4 batched / fastbloom (SipHash-1-3) |
 //! |---|---|---|---|---|
-//! | 10^5 | 0.86–0.91 | 0.70–0.74 | 0.87–0.90 | 0.79–0.84 |
-//! | 10^6 | 0.89–0.98 | 1.00–1.11 | 0.86–0.97 | 0.87–1.07 |
-//! | 10^7 | 0.56–0.64 | 0.74–0.81 | 0.39–0.44 | 0.50–0.54 |
+//! | 10^5 | 0.82–0.87 | 0.65–0.79 | 0.84–0.92 | 0.77–0.87 |
+//! | 10^6 | 0.89–0.93 | 0.85–0.89 | 0.85–0.90 | 0.87–0.94 |
+//! | 10^7 | 0.60–0.62 | 0.76–0.83 | 0.41–0.44 | 0.50–0.52 |
 //!
 //! Prefetching every probe's word pays only out of cache: at 10^5 it made the batched
 //! lookup 1.14–1.24× slower than prefetching the first two (a multiply and a prefetch per
