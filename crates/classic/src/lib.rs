@@ -321,7 +321,7 @@ impl<S: HashScheme> BloomFilter<S> {
     }
 
     /// Query with a hash computed by this filter's scheme.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
         // In cache: every probe, no branch. Larger: two probes read together, one branch,
         // then the rest branch-free (see "Lookup loop" in the crate docs).

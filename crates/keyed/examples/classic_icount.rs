@@ -13,13 +13,16 @@
 //! Arguments: the filter, the number of lookups (half members, half not, interleaved), and
 //! the design capacity `n` (1 % target; default 2 000, in L1). Filters: `classic` (xxh3-128,
 //! id 1), `sip64` (keyed, id 4), `sip128` (keyed, id 2), `classic-batched` and
-//! `sip64-batched` (the same through `might_contain_batch`), `fastbloom-fold` (fastbloom with
+//! `sip64-batched` (the same through `might_contain_batch`), `classic-bytes` and
+//! `sip64-bytes` (through `Filter::might_contain_bytes` of the 8 bytes, as the harness
+//! calls), `fastbloom-fold` (fastbloom with
 //! foldhash, fixed seed), `fastbloom-sip` (fastbloom's default SipHash-1-3), and `xxh3`,
 //! `sip64-hash` (the hash alone, no probing).
 
 use std::hint::black_box;
 
 use bloomlab_classic::BloomFilter;
+use bloomlab_core::Filter;
 use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
 use bloomlab_keyed::{Sip64Scheme, SipScheme};
 
@@ -49,6 +52,17 @@ fn main() {
             }
             for &k in &queries {
                 hits += u64::from(f.might_contain(&black_box(k)));
+            }
+        }};
+    }
+    macro_rules! ours_bytes {
+        ($scheme:expr) => {{
+            let mut f = BloomFilter::with_fpr_and_scheme(n, 0.01, $scheme).expect("sized");
+            for i in 0..n {
+                f.insert(&i);
+            }
+            for &k in &queries {
+                hits += u64::from(Filter::might_contain_bytes(&f, &black_box(k).to_le_bytes()));
             }
         }};
     }
@@ -82,6 +96,8 @@ fn main() {
         "sip64" => ours!(Sip64Scheme::from_secret(SECRET)),
         "sip128" => ours!(SipScheme::from_secret(SECRET)),
         "classic-batched" => ours_batched!(Xxh3Scheme),
+        "classic-bytes" => ours_bytes!(Xxh3Scheme),
+        "sip64-bytes" => ours_bytes!(Sip64Scheme::from_secret(SECRET)),
         "sip64-batched" => ours_batched!(Sip64Scheme::from_secret(SECRET)),
         "fastbloom-fold" => fast!(foldhash::fast::FixedState::with_seed(1)),
         "fastbloom-sip" => fast!(fastbloom::DefaultHasher::seeded(&SECRET)),
