@@ -464,6 +464,8 @@ pub fn registry() -> Vec<Entry> {
         ours::classic_entry(),
         ours::classic_keyed_entry(),
         ours::classic_keyed_sip64_entry(),
+        ours::classic_batched_entry(),
+        ours::classic_keyed_sip64_batched_entry(),
         ours::blocked_entry(),
         ours::blocked_keyed_entry(),
         ours::blocked_batched_entry(),

@@ -20,7 +20,7 @@ impl Construct for bloomlab_classic::BloomFilter {
     }
 }
 
-impl Construct for bloomlab_keyed::KeyedBloomFilter {
+impl Construct for bloomlab_keyed::KeyedBloomFilter<SipScheme> {
     /// The fixed harness secret ([`harness_secret`]).
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
         bloomlab_classic::BloomFilter::with_fpr_and_scheme(n, p, harness_secret())
@@ -242,7 +242,7 @@ pub fn classic_entry() -> Entry {
 
 /// The classic filter, keyed.
 pub fn classic_keyed_entry() -> Entry {
-    entry::<bloomlab_keyed::KeyedBloomFilter>(Info {
+    entry::<bloomlab_keyed::KeyedBloomFilter<SipScheme>>(Info {
         keyed: true,
         curve: Some(Curve::Bloom),
         note: SIP,
@@ -356,6 +356,43 @@ pub fn classic_keyed_sip64_entry() -> Entry {
         curve: Some(Curve::Bloom),
         note: "the classic filter probed with one 64-bit SipHash-2-4 per key (h2 = h1 times an odd constant; scheme id 4) under a fixed secret",
         ..Info::base("classic-keyed-sip64", "bloomlab-keyed", Kind::Bloom)
+    })
+}
+
+impl<S: bloomlab_core::HashScheme> BatchApi for bloomlab_classic::BloomFilter<S>
+where
+    Self: Construct,
+{
+    const AHEAD: usize = bloomlab_classic::BATCH;
+
+    fn lookup_batch(&self, keys: &[u64], out: &mut [bool]) {
+        self.might_contain_batch(keys, out)
+            .expect("the driver passes equal lengths");
+    }
+
+    fn insert_all(&mut self, keys: &[u64]) {
+        self.insert_batch(keys);
+    }
+}
+
+/// The classic filter through its batched API.
+pub fn classic_batched_entry() -> Entry {
+    Entry::new::<Batched<bloomlab_classic::BloomFilter>>(Info {
+        curve: Some(Curve::Bloom),
+        batched: true,
+        note: "the classic filter through might_contain_batch / insert_batch (hash 16 keys ahead; above 2 MiB of bits also prefetch every probe's word); same table as classic; its ratios are batched vs single lookups",
+        ..Info::base("classic-batched", "bloomlab-classic", Kind::Bloom)
+    })
+}
+
+/// The classic filter keyed with the 64-bit scheme, through its batched API.
+pub fn classic_keyed_sip64_batched_entry() -> Entry {
+    Entry::new::<Batched<bloomlab_classic::BloomFilter<bloomlab_keyed::Sip64Scheme>>>(Info {
+        keyed: true,
+        curve: Some(Curve::Bloom),
+        batched: true,
+        note: "classic-keyed-sip64 through might_contain_batch / insert_batch (the SipHash of the key 16 ahead is computed, and above 2 MiB of bits its probes' words prefetched, while this one is answered); same table as classic-keyed-sip64; its ratios are batched vs single lookups",
+        ..Info::base("classic-keyed-sip64-batched", "bloomlab-keyed", Kind::Bloom)
     })
 }
 

@@ -31,33 +31,88 @@
 //!
 //! # Lookup loop
 //!
-//! A lookup reads its first two probes together and tests them with one branch; only if
-//! both bits are set does it read the remaining `k − 2` and AND them, branch-free. The
-//! textbook loop, which stops at the first zero bit, branches once per probe on data the
-//! predictor cannot know: about half the bits are set, so a non-member's exit point is a coin
-//! toss, the branch mispredicts about once per lookup, and the next key's hash (and, with a
-//! keyed scheme, its whole SipHash) waits behind it. Reading every probe removes that but
-//! costs `k` memory accesses for every non-member; two first keeps the non-members' traffic
-//! at two mostly parallel accesses (both bits set with probability about ¼).
+//! Two loops, chosen by the size of the bit array (one well-predicted branch per lookup);
+//! both give the same answers, the definition's (`tests/batch.rs`):
 //!
-//! Measured in one process with the three loops' passes interleaved (21 rounds, 2·10^6
-//! half-member u64 queries, 1 % target, shared 2-vCPU Intel Xeon with AVX2 at load 4–5),
-//! median of the per-round ratio against the early-exit loop, range in brackets:
+//! - **In cache** (at most [`BRANCH_FREE_UP_TO`] = 2 MiB of bits): all `k` probes are read
+//!   and ANDed without a branch. The textbook loop stops at the first zero bit, a branch on
+//!   data the predictor cannot know — about half the bits are set, so a non-member's exit
+//!   point is a coin toss and the branch mispredicts about once per lookup — and after each
+//!   misprediction the next key's hash starts from an empty pipeline. Without the branch,
+//!   consecutive lookups are independent instruction streams the out-of-order core overlaps.
+//!   It executes more instructions (144 per lookup against 117, callgrind, 2 000 keys, half
+//!   members) and is faster: fewer mispredictions, not fewer instructions, is the gain. The
+//!   probes run in [`bloomlab_core::simd::classic_contains_all`], which checks the array's
+//!   length once per lookup instead of once per probe (every probe is `fastrange(·, m) < m`):
+//!   131 instructions, and 0.95–0.99× the time of the checked loop at 10^5 (two harness
+//!   runs; batched lookups 0.94×).
+//! - **Larger**: the first two probes are read together and tested with one branch; only if
+//!   both bits are set are the remaining `k − 2` read and ANDed, branch-free. Reading every
+//!   probe would cost `k` cache misses for every non-member; two first keeps their traffic
+//!   at two mostly parallel accesses (both bits set with probability about ¼).
 //!
-//! | n | all k branch-free | two, then branch-free (used) |
+//! Measured with the harness (`bench-harness run --filters
+//! classic,classic-batched,classic-keyed-sip64,classic-keyed-sip64-batched,fastbloom,fastbloom-sip
+//! --n 1e5,1e6,1e7 --fpr 0.01 --experiments none`, then `bench-harness ratio …`: 31
+//! interleaved rounds, 50 % members, medians of per-round ratios; shared 2-vCPU Intel Xeon,
+//! 2 MiB L2 per core, load average 6–7 from other engineers' builds), lookup time against
+//! fastbloom 0.17 given foldhash; before: three runs of the previous loop (two probes, one
+//! branch, at every size), after: three back-to-back runs of this one (range of the
+//! medians):
+//!
+//! | n | before | after |
 //! |---|---|---|
-//! | 10^5, xxh3 | 0.71 (0.57–0.92) | 0.70 (0.37–2.13) |
-//! | 10^7, xxh3 | 0.86 (0.49–1.48) | 0.82 (0.45–1.19) |
-//! | 10^5, keyed SipHash-2-4 (scheme id 4) | 0.86 (0.70–1.26) | 0.86 (0.61–1.07) |
-//! | 10^7, keyed SipHash-2-4 (scheme id 4) | 0.89 (0.61–1.12) | 0.90 (0.67–1.15) |
+//! | 10^5 | 1.23–1.34 | 0.78–0.88 |
+//! | 10^6 | 1.14–1.25 | 0.90–1.01 (95 % intervals include 1.0) |
+//! | 10^7 | 1.29–1.45 | 1.27–1.32 (same loop) |
 //!
-//! Against fastbloom 0.17 given foldhash (`cargo run --release -p bloomlab-blocked --example
-//! speed`, same machine, 7 rounds, per-round ratios' medians): 0.79 / 0.86 / 0.74 / 0.94×
-//! at 2 000 / 10^5 / 10^6 / 10^7 keys, where the early-exit loop measured 1.05 / 1.24 / 1.03
-//! / 1.11× in the run beside it (and 1.01–1.08, 1.03, 1.01–1.06, 1.05–1.06 in two more).
-//! The callgrind count per lookup rises from 63 to 80 instructions (filter in L1): fewer
-//! mispredictions, not fewer instructions, is the gain. Layout, hash and answers are
-//! unchanged (`tests/known_answers.rs`).
+//! At 10^7 neither this loop nor the textbook one (1.22–1.23 in two runs) nor one branch
+//! after the first probe (1.20–1.22) reaches fastbloom's single lookups; see *Against
+//! fastbloom* for why, and the batched lookup below for what does.
+//!
+//! # Batched lookups
+//!
+//! [`BloomFilter::might_contain_batch`] (and [`BloomFilter::insert_batch`]) hash each key
+//! [`BATCH`] = 16 keys before answering it ([`bloomlab_core::simd::pipeline`]); above
+//! [`PREFETCH_ALL_ABOVE`] = 2 MiB of bits they also prefetch the words of all `k` probes
+//! then, and the answer reads all `k` without a branch at every size. Same three harness
+//! runs (entries `classic-batched`, `classic-keyed-sip64-batched`), range of the three
+//! medians:
+//!
+//! | n | batched / single | batched / fastbloom (foldhash) | keyed id 4: batched / single | keyed id 4 batched / fastbloom (SipHash-1-3) |
+//! |---|---|---|---|---|
+//! | 10^5 | 0.82–0.87 | 0.65–0.79 | 0.84–0.92 | 0.77–0.87 |
+//! | 10^6 | 0.89–0.93 | 0.85–0.89 | 0.85–0.90 | 0.87–0.94 |
+//! | 10^7 | 0.60–0.62 | 0.76–0.83 | 0.41–0.44 | 0.50–0.52 |
+//!
+//! Prefetching every probe's word pays only out of cache: at 10^5 it made the batched
+//! lookup 1.14–1.24× slower than prefetching the first two (a multiply and a prefetch per
+//! probe for words that are already there), at 10^7 about 2× faster; in cache, prefetching
+//! two or none measured the same within noise, so none is prefetched there.
+//!
+//! # Against fastbloom
+//!
+//! fastbloom 0.17 (`src/lib.rs`, `src/hasher.rs`, `src/bit_vector.rs`) is a classic,
+//! whole-array Bloom filter, the same design as this one: one 64-bit hash per key (its
+//! `BuildHasher`, foldhash or SipHash-1-3), `h2 = h1 · 0x517c_c1b7_2722_0a95`, probe `j + 1`
+//! at `rotl(h_j, 5) + h2`, each reduced over **all** `m` bits with the same fastrange
+//! (`index(num_bits, hash)`), bit `i` in `u64` word `i / 64` of one array; `m` and `k` from
+//! the same formulas (`k = round(m/n · ln 2)`, 7 at 1 %). So a lookup makes up to `k`
+//! independent memory accesses anywhere in the array, as ours does — no block locality —
+//! and stops at the first zero bit (one branch per probe). At 10^7 keys (12 MB, past the
+//! 2 MiB L2) both filters pay a cache miss per probe read; fastbloom's early exit reads
+//! about 2 words for a non-member (1 + ½ + ¼ …) where our two-then-rest loop reads about 3.
+//!
+//! Instruction counts per lookup (callgrind, `cargo run --release -p bloomlab-keyed
+//! --example classic_icount`, half members): ours 131 in cache / 118 at 3·10^6 keys,
+//! fastbloom with foldhash 97; our xxh3-128 of 8 bytes alone is 33 instructions and a chain
+//! of about 15 cycles (a 64×64→128 multiply, two xor-shifts, a multiply, a xor-shift, the
+//! high half avalanched in parallel) before the first probe's address, foldhash's one folded
+//! multiply about 6. With one branch per lookup the next key waits for that latency after
+//! every misprediction, which is most of the remaining gap at 10^7; a cheaper hash is a new
+//! scheme (id 3 is reserved for it) and is not part of this version. xxh3-64 does not help:
+//! its 8-byte path (two dependent multiplies in `strong_avalanche`) is as long as the
+//! 128-bit one's low half.
 #![warn(missing_docs)]
 
 use std::fmt;
@@ -67,7 +122,25 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme};
 use bloomlab_core::math;
-use bloomlab_core::{Filter, FilterParams, Key};
+use bloomlab_core::meta::{FilterCore, Meta};
+use bloomlab_core::simd;
+use bloomlab_core::{Key, filter_glue};
+
+/// Prefetch distance of the batched operations ([`BloomFilter::might_contain_batch`],
+/// [`BloomFilter::insert_batch`]): while key `i` is answered, key `i + BATCH` is hashed and
+/// its first probes' words are being fetched.
+pub const BATCH: usize = 16;
+
+/// Up to this many bytes of bits a single lookup reads all `k` probes without a branch; a
+/// larger filter reads two, branches once, and reads the rest only if both were set (see
+/// *Lookup loop* in the crate docs). The batched lookup never branches.
+pub const BRANCH_FREE_UP_TO: usize = 1 << 21;
+
+/// Above this many bytes of bits the batched operations prefetch the words of all `k` probes
+/// of each key they hash ahead: past the second-level cache every probe of a member is a miss
+/// of its own. At or below it they prefetch nothing (the words are in cache, and the
+/// prefetches' instructions measured slower than none at 10^5 keys) but still hash ahead.
+pub const PREFETCH_ALL_ABOVE: usize = 1 << 21;
 
 /// Magic of the seed's interchange layout (16-byte big-endian header, then the bits).
 pub const BLM1_MAGIC: [u8; 4] = *b"BLM1";
@@ -82,10 +155,7 @@ pub const BLM1_HEADER_LEN: usize = 16;
 pub struct BloomFilter<S: HashScheme = Xxh3Scheme> {
     bits: BitArray,
     k: u32,
-    count: u64,
-    capacity: u64,
-    target_fpr: Option<f64>,
-    scheme: S,
+    meta: Meta<S>,
 }
 
 impl BloomFilter<Xxh3Scheme> {
@@ -121,7 +191,8 @@ impl BloomFilter<Xxh3Scheme> {
             Error::SizeOverflow(format!("{what} = {v} does not fit the 32-bit BLM1 header"))
         };
         let m = u32::try_from(self.bits.len()).map_err(|_| too_big("m", self.bits.len()))?;
-        let count = u32::try_from(self.count).map_err(|_| too_big("count", self.count))?;
+        let count = self.meta.count();
+        let count = u32::try_from(count).map_err(|_| too_big("count", count))?;
         let mut out = Vec::with_capacity(BLM1_HEADER_LEN + self.bits.byte_len());
         out.extend_from_slice(&BLM1_MAGIC);
         out.extend_from_slice(&self.k.to_be_bytes());
@@ -182,10 +253,7 @@ impl<S: HashScheme> BloomFilter<S> {
         Ok(BloomFilter {
             bits: BitArray::new(m)?,
             k,
-            count: 0,
-            capacity: expected_items,
-            target_fpr: Some(fpr),
-            scheme,
+            meta: Meta::new(expected_items, Some(fpr), scheme),
         })
     }
 
@@ -198,10 +266,7 @@ impl<S: HashScheme> BloomFilter<S> {
         Ok(BloomFilter {
             bits: BitArray::new(bits)?,
             k,
-            count: 0,
-            capacity: math::classic_capacity(bits, k),
-            target_fpr: None,
-            scheme,
+            meta: Meta::new(math::classic_capacity(bits, k), None, scheme),
         })
     }
 
@@ -225,10 +290,7 @@ impl<S: HashScheme> BloomFilter<S> {
         Ok(BloomFilter {
             bits,
             k: hashes,
-            count,
-            capacity,
-            target_fpr,
-            scheme,
+            meta: Meta::new(capacity, target_fpr, scheme).with_count(count),
         })
     }
 
@@ -236,7 +298,7 @@ impl<S: HashScheme> BloomFilter<S> {
     /// was still zero), `false` if it may have been present already.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        let h = key.with_key_bytes(|b| self.scheme.hash(b));
+        let h = key.with_key_bytes(|b| self.meta.scheme().hash(b));
         self.insert_hash(h)
     }
 
@@ -248,46 +310,146 @@ impl<S: HashScheme> BloomFilter<S> {
         for i in h.positions(self.k, self.bits.len()) {
             new |= !self.bits.set(i);
         }
-        self.count = self.count.saturating_add(1);
+        self.meta.record_insert();
         new
     }
 
     /// `false`: the key was definitely never inserted. `true`: it maybe was.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.might_contain_hash(key.with_key_bytes(|b| self.scheme.hash(b)))
+        self.might_contain_hash(key.with_key_bytes(|b| self.meta.scheme().hash(b)))
     }
 
     /// Query with a hash computed by this filter's scheme.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        // Two probes read together, one branch, then the rest branch-free (see "Lookup loop"
-        // in the crate docs).
+        // In cache: every probe, no branch. Larger: two probes read together, one branch,
+        // then the rest branch-free (see "Lookup loop" in the crate docs).
+        if self.bits.size_in_bytes() <= BRANCH_FREE_UP_TO {
+            return self.contains_all(h);
+        }
         let mut p = h.positions(self.k, self.bits.len());
         let first =
             p.next().is_none_or(|i| self.bits.get(i)) & p.next().is_none_or(|i| self.bits.get(i));
         first && p.fold(true, |all, i| all & self.bits.get(i))
     }
 
+    /// All `k` probe bits of `h` are set, read without a branch (see *Lookup loop*).
+    #[inline(always)]
+    fn contains_all(&self, h: KeyHash) -> bool {
+        simd::classic_contains_all(self.bits.words(), self.bits.len(), h.h1, h.h2, self.k)
+    }
+
+    /// Answer many keys at once: `out[i] = might_contain(keys[i])`. Each key is hashed
+    /// [`BATCH`] positions before it is answered and, in a filter larger than
+    /// [`PREFETCH_ALL_ABOVE`] bytes, the words of all its probes are prefetched then, so the
+    /// hash (the whole SipHash, with a keyed scheme) and the cache misses of about [`BATCH`]
+    /// keys overlap instead of running one key after another. Errors (changing nothing) if `out` is not exactly as long as
+    /// `keys`.
+    ///
+    /// ```
+    /// use bloomlab_classic::BloomFilter;
+    ///
+    /// let mut f = BloomFilter::with_fpr(1_000, 0.01)?;
+    /// f.insert_batch(&[1u64, 2, 3]);
+    /// let mut out = [false; 4];
+    /// f.might_contain_batch(&[1u64, 2, 3, 4], &mut out)?;
+    /// assert_eq!(&out[..3], &[true; 3]);
+    /// assert_eq!(out[3], f.might_contain(&4u64));
+    /// # Ok::<(), bloomlab_core::Error>(())
+    /// ```
+    pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
+        self.might_contain_batch_at::<K, BATCH>(keys, out)
+    }
+
+    /// [`might_contain_batch`](Self::might_contain_batch) with prefetch distance `D` instead
+    /// of [`BATCH`], for tuning on a given machine. Answers are the same for every `D`
+    /// (`D = 0` hashes each key just before answering it, with no prefetch).
+    pub fn might_contain_batch_at<K: Key, const D: usize>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+    ) -> Result<()> {
+        if keys.len() != out.len() {
+            return Err(Error::invalid(
+                "out",
+                format!(
+                    "has {} slots for {} keys; lengths must match",
+                    out.len(),
+                    keys.len()
+                ),
+            ));
+        }
+        let ahead = self.prefetched_probes();
+        simd::pipeline::<K, KeyHash, D>(
+            keys,
+            |k| self.hash_key(k),
+            |h| self.prefetch_probes(h, ahead),
+            |i, h| out[i] = self.contains_all(h),
+        );
+        Ok(())
+    }
+
+    /// Insert many keys, each hashed (and, in a filter larger than [`PREFETCH_ALL_ABOVE`]
+    /// bytes, its probes' words prefetched) [`BATCH`] keys before it is inserted. Keys are inserted in order; the filter is identical to the one
+    /// built by inserting them one by one.
+    pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        let mut ring = [KeyHash::new(0, 0); BATCH];
+        let probes = self.prefetched_probes();
+        for (r, key) in ring.iter_mut().zip(keys) {
+            *r = self.hash_key(key);
+            self.prefetch_probes(r, probes);
+        }
+        for i in 0..keys.len() {
+            let slot = i % BATCH;
+            let h = ring[slot];
+            if let Some(key) = keys.get(i + BATCH) {
+                let ahead = self.hash_key(key);
+                self.prefetch_probes(&ahead, probes);
+                ring[slot] = ahead;
+            }
+            self.insert_hash(h);
+        }
+    }
+
+    /// How many probes per key the batched operations prefetch: all `k` in a filter larger
+    /// than [`PREFETCH_ALL_ABOVE`] bytes, else none.
+    fn prefetched_probes(&self) -> u32 {
+        if self.bits.size_in_bytes() > PREFETCH_ALL_ABOVE {
+            self.k
+        } else {
+            0
+        }
+    }
+
+    /// Start loading the words of the first `probes` probes of `h`.
+    #[inline(always)]
+    fn prefetch_probes(&self, h: &KeyHash, probes: u32) {
+        let words = self.bits.words();
+        for i in h.positions(probes, self.bits.len()) {
+            simd::prefetch(&words[(i >> 6) as usize]);
+        }
+    }
+
     /// The hash scheme.
     pub fn scheme(&self) -> &S {
-        &self.scheme
+        self.meta.scheme()
     }
 
     /// Hash a key with this filter's scheme.
     #[inline]
     pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        key.with_key_bytes(|b| self.scheme.hash(b))
+        key.with_key_bytes(|b| self.meta.scheme().hash(b))
     }
 
     /// Number of inserts, repeats included.
     pub fn len(&self) -> u64 {
-        self.count
+        self.meta.count()
     }
 
     /// No inserts yet.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.meta.count() == 0
     }
 
     /// `m`, the number of bits.
@@ -307,24 +469,24 @@ impl<S: HashScheme> BloomFilter<S> {
 
     /// The design capacity (the `n` the filter was sized for).
     pub fn capacity(&self) -> u64 {
-        self.capacity
+        self.meta.capacity()
     }
 
     /// The target FPR, if the filter was sized from one.
     pub fn target_fpr(&self) -> Option<f64> {
-        self.target_fpr
+        self.meta.target_fpr()
     }
 
     /// Inserts relative to design capacity: 1.0 at design load, 2.0 at twice it.
     pub fn load(&self) -> f64 {
-        self.count as f64 / self.capacity as f64
+        self.meta.count() as f64 / self.meta.capacity() as f64
     }
 
     /// More inserts than the design capacity: the FPR has silently climbed past the target
     /// (a 1 % filter at 2× load gives ≈ 16 %, at 4× ≈ 68 %). Rebuild larger, or use a
     /// scalable filter.
     pub fn is_saturated(&self) -> bool {
-        self.count > self.capacity
+        self.meta.count() > self.meta.capacity()
     }
 
     /// Fraction of bits set, `X/m` (≈ 1/2 at design load with the optimal k).
@@ -334,7 +496,7 @@ impl<S: HashScheme> BloomFilter<S> {
 
     /// FPR the formula predicts from the insert count: `(1 − e^(−kn/m))^k`.
     pub fn expected_fpr(&self) -> f64 {
-        math::classic_fpr(self.bits.len(), self.k, self.count)
+        math::classic_fpr(self.bits.len(), self.k, self.meta.count())
     }
 
     /// FPR implied by the actual fill: `(X/m)^k`.
@@ -350,7 +512,7 @@ impl<S: HashScheme> BloomFilter<S> {
     /// Remove every key.
     pub fn clear(&mut self) {
         self.bits.clear();
-        self.count = 0;
+        self.meta.reset_count();
     }
 
     fn check_compatible(&self, other: &Self) -> Result<()> {
@@ -363,7 +525,7 @@ impl<S: HashScheme> BloomFilter<S> {
                 other.k
             )));
         }
-        let (a, b) = (self.scheme.descriptor(), other.scheme.descriptor());
+        let (a, b) = (self.meta.descriptor(), other.meta.descriptor());
         if a != b {
             return Err(Error::Incompatible(format!("hash scheme {a} vs {b}")));
         }
@@ -376,7 +538,10 @@ impl<S: HashScheme> BloomFilter<S> {
     pub fn union(&mut self, other: &Self) -> Result<()> {
         self.check_compatible(other)?;
         self.bits.union_with(&other.bits)?;
-        self.count = self.count.saturating_add(other.count);
+        self.meta = self
+            .meta
+            .clone()
+            .with_count(self.meta.count().saturating_add(other.meta.count()));
         Ok(())
     }
 
@@ -404,15 +569,15 @@ impl<S: HashScheme> BloomFilter<S> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = EnvelopeWriter::new(
             Variant::Classic,
-            self.scheme.descriptor(),
+            self.meta.descriptor(),
             40 + self.bits.byte_len(),
         );
         w.u64(self.bits.len())
             .u32(self.k)
             .u32(0)
-            .u64(self.count)
-            .u64(self.capacity)
-            .f64(format::encode_optional_fpr(self.target_fpr));
+            .u64(self.meta.count())
+            .u64(self.meta.capacity())
+            .f64(format::encode_optional_fpr(self.meta.target_fpr()));
         self.bits.write_le_bytes(w.buffer());
         w.finish()
     }
@@ -476,72 +641,48 @@ impl<'a> Payload<'a> {
     }
 }
 
-impl<S: HashScheme> fmt::Debug for BloomFilter<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BloomFilter")
-            .field("m", &self.bits.len())
-            .field("k", &self.k)
-            .field("count", &self.count)
-            .field("capacity", &self.capacity)
-            .field("target_fpr", &self.target_fpr)
-            .field("fill_ratio", &self.fill_ratio())
-            .field("scheme", &self.scheme.descriptor())
-            .finish()
-    }
-}
-
-impl<S: HashScheme> PartialEq for BloomFilter<S> {
-    fn eq(&self, other: &Self) -> bool {
-        self.k == other.k
-            && self.count == other.count
-            && self.capacity == other.capacity
-            && self.target_fpr == other.target_fpr
-            && self.scheme.descriptor() == other.scheme.descriptor()
-            && self.bits == other.bits
-    }
-}
-
-impl<S: HashScheme, K: Key> Extend<K> for BloomFilter<S> {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
-        for key in iter {
-            self.insert(&key);
-        }
-    }
-}
-
-impl<S: HashScheme> Filter for BloomFilter<S> {
-    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+impl<S: HashScheme> FilterCore for BloomFilter<S> {
+    #[inline]
+    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
         self.insert(key);
         Ok(())
     }
 
-    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+    #[inline]
+    fn contains_key(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }
 
-    fn len(&self) -> u64 {
-        self.count
-    }
-
-    fn size_in_bytes(&self) -> usize {
+    fn heap_bytes(&self) -> usize {
         self.bits.size_in_bytes()
     }
 
-    fn expected_fpr(&self) -> f64 {
+    fn table_bits(&self) -> u64 {
+        self.bits.len()
+    }
+
+    fn hashes(&self) -> u32 {
+        self.k
+    }
+
+    fn formula_fpr(&self) -> f64 {
         BloomFilter::expected_fpr(self)
     }
 
-    fn params(&self) -> FilterParams {
-        FilterParams {
-            variant: Variant::Classic,
-            capacity: self.capacity,
-            target_fpr: self.target_fpr,
-            table_bits: self.bits.len(),
-            hashes: self.k,
-            scheme: self.scheme.descriptor(),
-        }
+    fn same_table(&self, other: &Self) -> bool {
+        self.k == other.k && self.bits == other.bits
+    }
+
+    fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("m", &self.bits.len()).field("k", &self.k);
+    }
+
+    fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("fill_ratio", &self.fill_ratio());
     }
 }
+
+filter_glue!(BloomFilter, Classic, extend);
 
 /// A read-only classic filter that answers queries straight from a byte slice (for example a
 /// memory-mapped file), without copying the bits. Built from either byte format; validated
@@ -596,6 +737,9 @@ impl<'a, S: HashScheme> BloomFilterView<'a, S> {
         let h = key.with_key_bytes(|b| self.scheme.hash(b));
         // The owned filter's probe loop (see "Lookup loop" in the crate docs).
         let mut p = h.positions(self.k, self.m);
+        if self.bits.len() <= BRANCH_FREE_UP_TO {
+            return p.fold(true, |all, i| all & get_le_bit(self.bits, i));
+        }
         let first = p.next().is_none_or(|i| get_le_bit(self.bits, i))
             & p.next().is_none_or(|i| get_le_bit(self.bits, i));
         first && p.fold(true, |all, i| all & get_le_bit(self.bits, i))
@@ -639,6 +783,7 @@ mod serde_impl {
     //! Only schemes constructible with `Default` (unkeyed) deserialize; a keyed filter must be
     //! loaded from bytes with its secret.
     use super::*;
+    use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     #[derive(Serialize)]
@@ -668,10 +813,10 @@ mod serde_impl {
             ReprRef {
                 m: self.bits.len(),
                 k: self.k,
-                count: self.count,
-                capacity: self.capacity,
-                target_fpr: self.target_fpr,
-                scheme: self.scheme.descriptor(),
+                count: self.meta.count(),
+                capacity: self.meta.capacity(),
+                target_fpr: self.meta.target_fpr(),
+                scheme: self.meta.descriptor(),
                 words: self.bits.words(),
             }
             .serialize(s)
@@ -680,18 +825,14 @@ mod serde_impl {
 
     impl<'de, S: HashScheme + Default> Deserialize<'de> for BloomFilter<S> {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            use serde::de::Error as _;
-            let r = Repr::deserialize(d)?;
-            let scheme = S::default();
-            if r.scheme != scheme.descriptor() {
-                return Err(D::Error::custom(DecodeError::SchemeMismatch {
-                    expected: scheme.descriptor().to_string(),
-                    found: r.scheme.to_string(),
-                }));
-            }
-            let bits = BitArray::from_words(r.words, r.m).map_err(D::Error::custom)?;
-            BloomFilter::from_parts(bits, r.k, r.count, r.capacity, r.target_fpr, scheme)
-                .map_err(D::Error::custom)
+            deserialize_checked(
+                d,
+                |r: &Repr| r.scheme,
+                |r: Repr, scheme: S| {
+                    let bits = BitArray::from_words(r.words, r.m)?;
+                    BloomFilter::from_parts(bits, r.k, r.count, r.capacity, r.target_fpr, scheme)
+                },
+            )
         }
     }
 }

@@ -8,7 +8,7 @@ use bloomlab_keyed::{KeyedBlockedBloomFilter, SipScheme};
 
 const SECRET: [u8; 16] = *b"blocked secret!!";
 
-fn make(n: u64, p: f64) -> Result<KeyedBlockedBloomFilter, Error> {
+fn make(n: u64, p: f64) -> Result<KeyedBlockedBloomFilter<SipScheme>, Error> {
     BlockedBloomFilter::with_fpr_and_scheme(n, p, SipScheme::from_secret(SECRET))
 }
 

@@ -11,7 +11,7 @@ fn scheme() -> SipScheme {
     SipScheme::from_secret(SECRET)
 }
 
-fn make(n: u64, p: f64) -> Result<KeyedBloomFilter, Error> {
+fn make(n: u64, p: f64) -> Result<KeyedBloomFilter<SipScheme>, Error> {
     BloomFilter::with_fpr_and_scheme(n, p, scheme())
 }
 
@@ -70,7 +70,7 @@ fn bytes_round_trip_only_with_the_right_secret() {
 #[test]
 fn keyed_and_unkeyed_never_union() {
     let mut a = make(1_000, 0.01).unwrap();
-    let b: KeyedBloomFilter =
+    let b: KeyedBloomFilter<SipScheme> =
         BloomFilter::with_fpr_and_scheme(1_000, 0.01, SipScheme::from_secret([1; 16])).unwrap();
     assert!(matches!(a.union(&b), Err(Error::Incompatible(_))));
     // Same secret: allowed and exact.

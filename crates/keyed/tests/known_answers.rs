@@ -99,16 +99,19 @@ const BLOCKED: &str = "424c4142010002020272e46d634b6caba800000000000000234e69a3d
 
 #[test]
 fn keyed_filters_bytes_under_the_secret() {
-    let mut c: KeyedBloomFilter = BloomFilter::with_fpr_and_scheme(10, 0.01, scheme()).unwrap();
+    let mut c: KeyedBloomFilter<SipScheme> =
+        BloomFilter::with_fpr_and_scheme(10, 0.01, scheme()).unwrap();
     c.extend(keys("k", 10));
     assert_eq!(c.to_bytes(), from_hex(CLASSIC));
-    let mut b: KeyedBlockedBloomFilter = BlockedBloomFilter::with_blocks_and_scheme(2, 6, scheme())
-        .and_then(|f| f.with_layout(Layout::Wide64))
-        .unwrap();
+    let mut b: KeyedBlockedBloomFilter<SipScheme> =
+        BlockedBloomFilter::with_blocks_and_scheme(2, 6, scheme())
+            .and_then(|f| f.with_layout(Layout::Wide64))
+            .unwrap();
     b.extend(keys("k", 100));
     assert_eq!(b.to_bytes(), from_hex(BLOCKED));
 
-    let mut c: KeyedBloomFilter = BloomFilter::with_fpr_and_scheme(10_000, 0.01, scheme()).unwrap();
+    let mut c: KeyedBloomFilter<SipScheme> =
+        BloomFilter::with_fpr_and_scheme(10_000, 0.01, scheme()).unwrap();
     c.extend(0..10_000u64);
     conf::check_known_answer(
         "keyed classic 10^4",
@@ -116,7 +119,7 @@ fn keyed_filters_bytes_under_the_secret() {
         12_054,
         0xa0dd_f936_8c15_92ba,
     );
-    let mut b: KeyedBlockedBloomFilter =
+    let mut b: KeyedBlockedBloomFilter<SipScheme> =
         BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, scheme())
             .and_then(|f| f.with_layout(Layout::Wide64))
             .unwrap();

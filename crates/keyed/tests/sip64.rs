@@ -165,7 +165,7 @@ fn secrets_and_schemes_never_mix() {
 
 #[test]
 fn stored_id_2_filters_open_only_with_sip_scheme_and_answer_as_before() {
-    let mut old: KeyedBloomFilter =
+    let mut old: KeyedBloomFilter<SipScheme> =
         BloomFilter::with_fpr_and_scheme(5_000, 0.01, SipScheme::from_secret(SECRET)).unwrap();
     (0..5_000u32).for_each(|i| {
         old.insert(&i);
