@@ -172,6 +172,12 @@
 
 use std::fmt;
 
+mod atomic;
+mod view;
+
+pub use atomic::AtomicBlockedBloomFilter;
+pub use view::BlockedBloomFilterView;
+
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
@@ -883,6 +889,80 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// range, zero blocks or capacity, a bad target FPR, a wrong length, or a count too small
     /// to have set the bits that are set (each block with `x` ones needs `⌈x/k⌉` inserts).
     pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
+        let e = Encoded::open(bytes, &scheme)?;
+        // The data is already in memory, so this allocation is no larger than the input.
+        let mut blocks = zeroed_blocks(e.num_blocks())?;
+        for (b, chunk) in blocks.iter_mut().zip(e.data.chunks_exact(BLOCK_BYTES)) {
+            b.0 = block_from_le_bytes(chunk);
+        }
+        Ok(Self::from_parts(
+            blocks,
+            e.k,
+            e.count,
+            e.capacity,
+            e.target_fpr,
+            e.layout,
+            scheme,
+        )?)
+    }
+
+    fn from_parts(
+        blocks: Vec<Block>,
+        k: u32,
+        count: u64,
+        capacity: u64,
+        target_fpr: Option<f64>,
+        layout: Layout,
+        scheme: S,
+    ) -> Result<Self, DecodeError> {
+        validate_parts(
+            k,
+            blocks.iter().map(|b| b.count_ones()),
+            count,
+            capacity,
+            target_fpr,
+        )?;
+        Ok(BlockedBloomFilter {
+            blocks,
+            k,
+            count,
+            capacity,
+            target_fpr,
+            layout,
+            scheme,
+        })
+    }
+}
+
+/// The eight words of one encoded block (64 bytes, each word little-endian), from a slice of
+/// any alignment.
+#[inline(always)]
+fn block_from_le_bytes(chunk: &[u8]) -> [u64; 8] {
+    std::array::from_fn(|i| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&chunk[8 * i..8 * i + 8]);
+        u64::from_le_bytes(a)
+    })
+}
+
+/// The fields of the checked format ([`BlockedBloomFilter::to_bytes`]) and its block data,
+/// borrowed: what the owning decoder and [`BlockedBloomFilterView`] both read, checked by the
+/// one set of rules ([`Encoded::open`], then [`validate_parts`]).
+struct Encoded<'a> {
+    layout: Layout,
+    k: u32,
+    count: u64,
+    capacity: u64,
+    target_fpr: Option<f64>,
+    /// `blocks × 64` bytes, not aligned.
+    data: &'a [u8],
+}
+
+impl<'a> Encoded<'a> {
+    /// Open the envelope (magic, versions, scheme, checksum) and read the payload's fields:
+    /// `k` in range, at least one block, a zero reserved word, a valid target FPR and exactly
+    /// `blocks × 64` bytes of data. The remaining rules ([`validate_parts`]) need the blocks.
+    fn open<S: HashScheme>(bytes: &'a [u8], scheme: &S) -> Result<Self> {
         let (version, payload) = format::open_expecting_versions(
             bytes,
             Variant::Blocked,
@@ -909,56 +989,56 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             .ok_or_else(|| DecodeError::field("blocks", format!("{num_blocks} is too many")))?;
         let data = r.take_u64_len(len)?;
         r.finish()?;
-        // The data is already in memory, so this allocation is no larger than the input.
-        let mut blocks = zeroed_blocks(num_blocks)?;
-        for (b, chunk) in blocks.iter_mut().zip(data.chunks_exact(BLOCK_BYTES)) {
-            for (w, bytes) in b.0.iter_mut().zip(chunk.chunks_exact(8)) {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(bytes);
-                *w = u64::from_le_bytes(a);
-            }
-        }
-        Ok(Self::from_parts(
-            blocks, k, count, capacity, target_fpr, layout, scheme,
-        )?)
-    }
-
-    fn from_parts(
-        blocks: Vec<Block>,
-        k: u32,
-        count: u64,
-        capacity: u64,
-        target_fpr: Option<f64>,
-        layout: Layout,
-        scheme: S,
-    ) -> Result<Self, DecodeError> {
-        check_hashes(k)?;
-        if blocks.is_empty() {
-            return Err(DecodeError::field("blocks", "must be at least 1"));
-        }
-        if capacity == 0 {
-            return Err(DecodeError::field("capacity", "must be at least 1"));
-        }
-        format::validate_optional_fpr(target_fpr)?;
-        let needed: u64 = blocks.iter().map(|b| min_inserts(b.count_ones(), k)).sum();
-        if needed > count {
-            return Err(DecodeError::field(
-                "count",
-                format!(
-                    "{count} inserts of {k} probes cannot set the bits of these blocks (at least {needed} needed)"
-                ),
-            ));
-        }
-        Ok(BlockedBloomFilter {
-            blocks,
+        Ok(Encoded {
+            layout,
             k,
             count,
             capacity,
             target_fpr,
-            layout,
-            scheme,
+            data,
         })
     }
+
+    fn num_blocks(&self) -> u64 {
+        (self.data.len() / BLOCK_BYTES) as u64
+    }
+
+    /// Each encoded block's number of set bits.
+    fn block_ones(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.data
+            .chunks_exact(BLOCK_BYTES)
+            .map(|c| block_from_le_bytes(c).iter().map(|w| w.count_ones()).sum())
+    }
+}
+
+/// The rules every filter, decoded or deserialized, must meet: `k` in range, at least one
+/// block, a capacity of at least 1, a valid target FPR, and a count large enough to have set
+/// the bits that are set (each block with `x` ones needs `⌈x/k⌉` inserts).
+fn validate_parts(
+    k: u32,
+    block_ones: impl ExactSizeIterator<Item = u32>,
+    count: u64,
+    capacity: u64,
+    target_fpr: Option<f64>,
+) -> Result<(), DecodeError> {
+    check_hashes(k)?;
+    if block_ones.len() == 0 {
+        return Err(DecodeError::field("blocks", "must be at least 1"));
+    }
+    if capacity == 0 {
+        return Err(DecodeError::field("capacity", "must be at least 1"));
+    }
+    format::validate_optional_fpr(target_fpr)?;
+    let needed: u64 = block_ones.map(|ones| min_inserts(ones, k)).sum();
+    if needed > count {
+        return Err(DecodeError::field(
+            "count",
+            format!(
+                "{count} inserts of {k} probes cannot set the bits of these blocks (at least {needed} needed)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn check_out_len(keys: usize, out: usize) -> Result<()> {

@@ -1,0 +1,405 @@
+//! A blocked filter that many threads fill at once: inserts through `&self`.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use bloomlab_core::error::{Error, Result};
+use bloomlab_core::format::Variant;
+use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
+use bloomlab_core::math;
+use bloomlab_core::simd::{self, LocalProbe, LocalTask};
+use bloomlab_core::{Filter, FilterParams, Key};
+
+use crate::{BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Layout, local_bits};
+
+/// One 512-bit block of eight atomic words, on its own cache line (the same bits, in the same
+/// order, as the owned filter's block).
+#[repr(C, align(64))]
+struct AtomicBlock([AtomicU64; 8]);
+
+const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
+
+impl AtomicBlock {
+    fn new(words: [u64; 8]) -> Self {
+        AtomicBlock(words.map(AtomicU64::new))
+    }
+
+    /// The eight words, each read once with a relaxed load.
+    #[inline(always)]
+    fn load(&self) -> [u64; 8] {
+        std::array::from_fn(|i| self.0[i].load(Relaxed))
+    }
+}
+
+/// A [`BlockedBloomFilter`] whose [`insert`](Self::insert) takes `&self`, so that threads
+/// share one filter (behind an `Arc`, or borrowed by scoped threads) and fill it together
+/// without a lock; lookups never block and never wait for an insert.
+///
+/// It holds the same bits as the owned filter, in the same [`Layout::Local32`] layout, with
+/// the same probes: a key's 512-bit block and its probe masks are computed by the very code
+/// of the owned filter (the block index by fastrange of `h1`, the masks by the owned filter's
+/// [`simd::local_insert`] kernel applied to an empty block, so the probe rule has one
+/// definition), and each nonzero word of the masks is ORed into the shared block with one
+/// atomic `fetch_or`. Converting either way ([`From`], [`TryFrom`]) copies the words
+/// unchanged: a filter filled by many threads is bit-for-bit the one a single thread builds
+/// from the same keys in any order (tested). Only [`Layout::Local32`] has an atomic form;
+/// converting a filter decoded from a first-layout file is refused.
+///
+/// # Why relaxed ordering is enough
+///
+/// Every operation on the table is either a relaxed load or a relaxed `fetch_or`, and bits
+/// only ever go from 0 to 1 (there is no atomic removal; [`clear`](Self::clear) takes
+/// `&mut self`). So:
+///
+/// - **No lost update**: `fetch_or` is a single read-modify-write; two threads ORing masks
+///   into one word both land, whatever the order (each atomic word has one modification
+///   order, and OR commutes).
+/// - **No torn answer**: a lookup reads each word once; every value it can read is the
+///   word's value at some point of its modification order, a superset of the bits any
+///   earlier state had. A lookup racing an insert of the same key may see none, some or all
+///   of that insert's bits, and so may answer "no" for that key — exactly the answer it
+///   would give had it run just before the insert, which it may well have. It can never
+///   answer "no" for a key whose insert *happened before* the lookup, and it never answers
+///   "yes" because of a bit that was not inserted.
+/// - **Visibility after the fact**: once the inserting threads are joined (a
+///   [`JoinHandle::join`](std::thread::JoinHandle::join) or the end of a
+///   [`thread::scope`](std::thread::scope)), every one of their inserts happens-before the
+///   code after the join, so every bit is visible to it: 0 false negatives from then on.
+///   The same holds for any other synchronisation the program already uses (a channel, a
+///   mutex, an acquire load) — the filter adds none of its own and needs none.
+///
+/// Stronger orderings would order a thread's filter operations against its *other* memory
+/// operations, which no filter answer depends on. The insert count ([`len`](Self::len)) is
+/// a relaxed counter in an [`AtomicU64`]: exact once inserts are joined, and in the meantime
+/// some value between the inserts that have finished and those that have begun.
+///
+/// # Cost
+///
+/// A lookup hashes the key, loads the block's eight words once each (plain loads on x86-64:
+/// a relaxed atomic load is an ordinary `mov`) and runs the owned filter's probe kernel on
+/// them. An insert computes the masks and issues one `lock or` per word the key touches
+/// (4–5 of 8 on average at k = 6), each a full barrier on x86-64: inserts cost several times
+/// an owned insert, the price of sharing without a lock.
+///
+/// ```
+/// use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
+///
+/// let f = AtomicBlockedBloomFilter::with_fpr(100_000, 0.01)?;
+/// std::thread::scope(|s| {
+///     for t in 0..4u64 {
+///         let f = &f;
+///         s.spawn(move || (t * 25_000..(t + 1) * 25_000).for_each(|i| { f.insert(&i); }));
+///     }
+/// }); // every insert is visible from here on
+/// assert!((0..100_000u64).all(|i| f.might_contain(&i)));
+/// assert_eq!(f.len(), 100_000);
+///
+/// // The same bits as one thread inserting the same keys into the ordinary filter.
+/// let mut g = BlockedBloomFilter::with_fpr(100_000, 0.01)?;
+/// (0..100_000u64).for_each(|i| { g.insert(&i); });
+/// assert_eq!(BlockedBloomFilter::from(f), g);
+/// # Ok::<(), bloomlab_core::Error>(())
+/// ```
+pub struct AtomicBlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
+    blocks: Box<[AtomicBlock]>,
+    k: u32,
+    count: AtomicU64,
+    capacity: u64,
+    target_fpr: Option<f64>,
+    scheme: S,
+}
+
+impl AtomicBlockedBloomFilter<Xxh3Scheme> {
+    /// Sized as [`BlockedBloomFilter::with_fpr`] (9.92 bits/item and k = 6 at 1 %).
+    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self> {
+        Self::try_from(BlockedBloomFilter::with_fpr(expected_items, fpr)?)
+    }
+
+    /// Sized as [`BlockedBloomFilter::with_bits_per_item`].
+    pub fn with_bits_per_item(expected_items: u64, bits_per_item: f64) -> Result<Self> {
+        Self::try_from(BlockedBloomFilter::with_bits_per_item(
+            expected_items,
+            bits_per_item,
+        )?)
+    }
+
+    /// Sized as [`BlockedBloomFilter::with_blocks`].
+    pub fn with_blocks(blocks: u64, hashes: u32) -> Result<Self> {
+        Self::try_from(BlockedBloomFilter::with_blocks(blocks, hashes)?)
+    }
+}
+
+struct AtomicContains<'a, S: HashScheme>(&'a AtomicBlockedBloomFilter<S>, KeyHash);
+
+impl<S: HashScheme> LocalTask for AtomicContains<'_, S> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        let (f, h) = (self.0, self.1);
+        probe.contains(&f.block(h).load(), local_bits(h), f.k)
+    }
+}
+
+struct AtomicInsert<'a, S: HashScheme>(&'a AtomicBlockedBloomFilter<S>, KeyHash);
+
+impl<S: HashScheme> LocalTask for AtomicInsert<'_, S> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        let (f, h) = (self.0, self.1);
+        f.count.fetch_add(1, Relaxed);
+        // The owned filter's kernel on an empty block: exactly the bits the key sets.
+        let mut masks = [0u64; 8];
+        probe.insert(&mut masks, local_bits(h), f.k);
+        let block = f.block(h);
+        let mut new = 0u64;
+        for (word, mask) in block.0.iter().zip(masks) {
+            if mask != 0 {
+                new |= mask & !word.fetch_or(mask, Relaxed);
+            }
+        }
+        new != 0
+    }
+}
+
+impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
+    #[inline(always)]
+    fn block(&self, h: KeyHash) -> &AtomicBlock {
+        // `blocks.len()` fits in usize, and fastrange's result is below it.
+        &self.blocks[fastrange(h.h1, self.blocks.len() as u64) as usize]
+    }
+
+    /// Insert a key through a shared reference. Returns `true` if the key was definitely new
+    /// (one of its bits was still zero when this insert set it), `false` if it may have been
+    /// present — when two threads insert one key at once, either may see `true`.
+    #[inline]
+    pub fn insert<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.insert_hash(self.hash_key(key))
+    }
+
+    /// Insert a key already hashed with this filter's scheme.
+    #[inline]
+    pub fn insert_hash(&self, h: KeyHash) -> bool {
+        simd::run_local(AtomicInsert(self, h))
+    }
+
+    /// `false`: the key was definitely never inserted (by an insert that happened before this
+    /// call; see [Why relaxed ordering is enough](Self#why-relaxed-ordering-is-enough)).
+    /// `true`: it maybe was. Never blocks.
+    #[inline]
+    pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.might_contain_hash(self.hash_key(key))
+    }
+
+    /// Query with a hash computed by this filter's scheme.
+    #[inline]
+    pub fn might_contain_hash(&self, h: KeyHash) -> bool {
+        simd::run_local(AtomicContains(self, h))
+    }
+
+    /// Hash a key with this filter's scheme.
+    #[inline]
+    pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
+        key.with_key_bytes(|b| self.scheme.hash(b))
+    }
+
+    /// The hash scheme.
+    pub fn scheme(&self) -> &S {
+        &self.scheme
+    }
+
+    /// Number of inserts so far, repeats included (exact once the inserting threads are
+    /// joined).
+    pub fn len(&self) -> u64 {
+        self.count.load(Relaxed)
+    }
+
+    /// No inserts yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of 512-bit blocks.
+    pub fn blocks(&self) -> u64 {
+        self.blocks.len() as u64
+    }
+
+    /// `m`, the number of bits (blocks × 512).
+    pub fn bits(&self) -> u64 {
+        self.blocks() * u64::from(BLOCK_BITS)
+    }
+
+    /// `k`, probes per key.
+    pub fn hashes(&self) -> u32 {
+        self.k
+    }
+
+    /// The design capacity.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The target FPR, if the filter was sized from one.
+    pub fn target_fpr(&self) -> Option<f64> {
+        self.target_fpr
+    }
+
+    /// Always [`Layout::Local32`], the only layout with an atomic form.
+    pub fn layout(&self) -> Layout {
+        Layout::Local32
+    }
+
+    /// Number of set bits (a snapshot, word by word).
+    pub fn count_ones(&self) -> u64 {
+        self.blocks
+            .iter()
+            .map(|b| {
+                b.load()
+                    .iter()
+                    .map(|w| u64::from(w.count_ones()))
+                    .sum::<u64>()
+            })
+            .sum()
+    }
+
+    /// FPR the blocked formula predicts from the insert count, as
+    /// [`BlockedBloomFilter::expected_fpr`].
+    pub fn expected_fpr(&self) -> f64 {
+        match self.len() {
+            0 => 0.0,
+            n => math::blocked_fpr_exact(self.bits() as f64 / n as f64, self.k, BLOCK_BITS),
+        }
+    }
+
+    /// Remove every key (needs exclusive access: no insert can race it).
+    pub fn clear(&mut self) {
+        for b in self.blocks.iter_mut() {
+            for w in &mut b.0 {
+                *w.get_mut() = 0;
+            }
+        }
+        *self.count.get_mut() = 0;
+    }
+
+    /// A copy as an owned filter, word by word (each word read once, relaxed). Taken while
+    /// other threads insert, it holds every insert that happened before the call and any
+    /// subset of the bits of those in flight. Its count is the insert count read after the
+    /// words — raised, if need be, to the fewest inserts that could have set the bits it
+    /// holds (relaxed ordering lets a weakly ordered CPU show a racing insert's bits before
+    /// its count), so the copy is always a valid filter. With no insert in flight it is exact.
+    pub fn to_filter(&self) -> BlockedBloomFilter<S> {
+        let mut blocks = crate::zeroed_blocks(self.blocks())
+            .expect("a table of this size already exists in memory");
+        for (b, a) in blocks.iter_mut().zip(self.blocks.iter()) {
+            b.0 = a.load();
+        }
+        let needed: u64 = blocks
+            .iter()
+            .map(|b| crate::min_inserts(b.0.iter().map(|w| w.count_ones()).sum(), self.k))
+            .sum();
+        let count = self.len().max(needed);
+        self.owned(blocks, count)
+    }
+
+    fn owned(&self, blocks: Vec<simd::Line>, count: u64) -> BlockedBloomFilter<S> {
+        BlockedBloomFilter::from_parts(
+            blocks,
+            self.k,
+            count,
+            self.capacity,
+            self.target_fpr,
+            Layout::Local32,
+            self.scheme.clone(),
+        )
+        .expect("an atomic filter's parts are those of a valid filter")
+    }
+}
+
+/// Refused with [`Error::Incompatible`] when `f` has the first layout ([`Layout::Wide64`]),
+/// which has no atomic form; otherwise the same bits, count and parameters.
+impl<S: HashScheme> TryFrom<BlockedBloomFilter<S>> for AtomicBlockedBloomFilter<S> {
+    type Error = Error;
+
+    fn try_from(f: BlockedBloomFilter<S>) -> Result<Self> {
+        if f.layout() != Layout::Local32 {
+            return Err(Error::Incompatible(format!(
+                "only the {:?} layout has an atomic form; this filter has {:?}",
+                Layout::Local32,
+                f.layout()
+            )));
+        }
+        let blocks = (0..f.blocks())
+            .map(|i| AtomicBlock::new(*f.block_words(i).expect("i < blocks")))
+            .collect();
+        Ok(AtomicBlockedBloomFilter {
+            blocks,
+            k: f.hashes(),
+            count: AtomicU64::new(f.len()),
+            capacity: f.capacity(),
+            target_fpr: f.target_fpr(),
+            scheme: f.scheme().clone(),
+        })
+    }
+}
+
+/// The same bits, count and parameters, as an ordinary filter (moving out of the atomic
+/// filter: no insert can be in flight).
+impl<S: HashScheme> From<AtomicBlockedBloomFilter<S>> for BlockedBloomFilter<S> {
+    fn from(f: AtomicBlockedBloomFilter<S>) -> Self {
+        f.to_filter()
+    }
+}
+
+impl<S: HashScheme> Clone for AtomicBlockedBloomFilter<S> {
+    /// A snapshot, as [`to_filter`](AtomicBlockedBloomFilter::to_filter) takes it.
+    fn clone(&self) -> Self {
+        Self::try_from(self.to_filter()).expect("the copy has the Local32 layout")
+    }
+}
+
+impl<S: HashScheme> fmt::Debug for AtomicBlockedBloomFilter<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AtomicBlockedBloomFilter")
+            .field("blocks", &self.blocks.len())
+            .field("k", &self.k)
+            .field("count", &self.len())
+            .field("capacity", &self.capacity)
+            .field("target_fpr", &self.target_fpr)
+            .field("scheme", &self.scheme.descriptor())
+            .finish()
+    }
+}
+
+impl<S: HashScheme> Filter for AtomicBlockedBloomFilter<S> {
+    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+        self.insert(key);
+        Ok(())
+    }
+
+    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+        self.might_contain(key)
+    }
+
+    fn len(&self) -> u64 {
+        AtomicBlockedBloomFilter::len(self)
+    }
+
+    fn size_in_bytes(&self) -> usize {
+        self.blocks.len() * BLOCK_BYTES
+    }
+
+    fn expected_fpr(&self) -> f64 {
+        AtomicBlockedBloomFilter::expected_fpr(self)
+    }
+
+    fn params(&self) -> FilterParams {
+        FilterParams {
+            variant: Variant::Blocked,
+            capacity: self.capacity,
+            target_fpr: self.target_fpr,
+            table_bits: self.bits(),
+            hashes: self.k,
+            scheme: self.scheme.descriptor(),
+        }
+    }
+}

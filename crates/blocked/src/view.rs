@@ -1,0 +1,200 @@
+//! A read-only blocked filter answering straight from the bytes of its checked format.
+
+use std::fmt;
+
+use bloomlab_core::Key;
+use bloomlab_core::error::Result;
+use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
+use bloomlab_core::simd::{self, LocalProbe, LocalTask};
+
+use crate::{
+    BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Encoded, Layout, block_from_le_bytes, local_bits,
+    validate_parts, wide64_contains,
+};
+
+/// A read-only [`BlockedBloomFilter`] that answers queries straight from a byte slice holding
+/// the checked format written by [`BlockedBloomFilter::to_bytes`] — a memory-mapped file, a
+/// table file's filter block — without copying the blocks.
+///
+/// Construction validates exactly as [`BlockedBloomFilter::from_bytes`] does (the same
+/// functions run: envelope, fields, lengths, and the count against the set bits), so a view
+/// exists only for bytes the owning decoder accepts, and it answers every query as the
+/// decoded filter would. The input needs no alignment: the block data sits 80 bytes into
+/// the envelope, so it is generally not even 8-byte aligned, and each probed block is read
+/// as eight little-endian words with `u64::from_le_bytes` (on x86-64 the copy compiles to
+/// two unaligned 32-byte loads feeding the same probe kernel the owned filter runs).
+///
+/// ```
+/// use bloomlab_blocked::{BlockedBloomFilter, BlockedBloomFilterView};
+///
+/// let mut f = BlockedBloomFilter::with_fpr(10_000, 0.01)?;
+/// for i in 0..10_000u64 {
+///     f.insert(&i);
+/// }
+/// let mut file = vec![0u8; 3]; // the filter at an odd offset inside a larger buffer
+/// file.extend_from_slice(&f.to_bytes());
+/// let view = BlockedBloomFilterView::new(&file[3..])?;
+/// assert!((0..10_000u64).all(|i| view.might_contain(&i)));
+/// assert!((1u64 << 40..(1 << 40) + 1000).all(|i| view.might_contain(&i) == f.might_contain(&i)));
+/// assert!(BlockedBloomFilterView::new(&file[3..file.len() - 1]).is_err()); // damaged: refused
+/// # Ok::<(), bloomlab_core::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct BlockedBloomFilterView<'a, S: HashScheme = Xxh3Scheme> {
+    /// `blocks × 64` bytes, any alignment.
+    data: &'a [u8],
+    blocks: u64,
+    k: u32,
+    count: u64,
+    capacity: u64,
+    target_fpr: Option<f64>,
+    layout: Layout,
+    scheme: S,
+}
+
+impl<'a> BlockedBloomFilterView<'a, Xxh3Scheme> {
+    /// View bytes in the checked format written by [`BlockedBloomFilter::to_bytes`] (either
+    /// envelope version, as [`BlockedBloomFilter::from_bytes`] reads them).
+    pub fn new(bytes: &'a [u8]) -> Result<Self> {
+        Self::with_scheme(bytes, Xxh3Scheme)
+    }
+}
+
+struct ViewContains<'v, 'a, S: HashScheme>(&'v BlockedBloomFilterView<'a, S>, KeyHash);
+
+impl<S: HashScheme> LocalTask for ViewContains<'_, '_, S> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        let (v, h) = (self.0, self.1);
+        let b = fastrange(h.h1, v.blocks) as usize;
+        let block = block_from_le_bytes(&v.data[b * BLOCK_BYTES..(b + 1) * BLOCK_BYTES]);
+        match v.layout {
+            Layout::Local32 => probe.contains(&block, local_bits(h), v.k),
+            Layout::Wide64 => wide64_contains(&simd::Line(block), h.h2, v.k),
+        }
+    }
+}
+
+impl<'a, S: HashScheme> BlockedBloomFilterView<'a, S> {
+    /// View bytes in the checked format, probing with `scheme` (which must be the scheme the
+    /// bytes record; a keyed scheme with the same secret).
+    pub fn with_scheme(bytes: &'a [u8], scheme: S) -> Result<Self> {
+        let e = Encoded::open(bytes, &scheme)?;
+        validate_parts(e.k, e.block_ones(), e.count, e.capacity, e.target_fpr)?;
+        Ok(BlockedBloomFilterView {
+            data: e.data,
+            blocks: e.num_blocks(),
+            k: e.k,
+            count: e.count,
+            capacity: e.capacity,
+            target_fpr: e.target_fpr,
+            layout: e.layout,
+            scheme,
+        })
+    }
+
+    /// `false`: the key was definitely never inserted. `true`: it maybe was. The same answer
+    /// as the owned filter's [`might_contain`](BlockedBloomFilter::might_contain).
+    #[inline]
+    pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.might_contain_hash(key.with_key_bytes(|b| self.scheme.hash(b)))
+    }
+
+    /// Query with a hash computed by this view's scheme.
+    #[inline]
+    pub fn might_contain_hash(&self, h: KeyHash) -> bool {
+        simd::run_local(ViewContains(self, h))
+    }
+
+    /// Copy into an owned filter (equal to [`BlockedBloomFilter::from_bytes`] of the bytes).
+    pub fn to_owned_filter(&self) -> BlockedBloomFilter<S> {
+        let mut blocks =
+            crate::zeroed_blocks(self.blocks).expect("the blocks already fit in memory as bytes");
+        for (b, chunk) in blocks.iter_mut().zip(self.data.chunks_exact(BLOCK_BYTES)) {
+            b.0 = block_from_le_bytes(chunk);
+        }
+        BlockedBloomFilter::from_parts(
+            blocks,
+            self.k,
+            self.count,
+            self.capacity,
+            self.target_fpr,
+            self.layout,
+            self.scheme.clone(),
+        )
+        .expect("validated when the view was made")
+    }
+
+    /// Number of inserts recorded in the bytes.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// No inserts recorded.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Number of 512-bit blocks.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// `m`, the number of bits.
+    pub fn bits(&self) -> u64 {
+        self.blocks * u64::from(BLOCK_BITS)
+    }
+
+    /// `k`, probes per key.
+    pub fn hashes(&self) -> u32 {
+        self.k
+    }
+
+    /// The design capacity recorded in the bytes.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The target FPR recorded in the bytes, if any.
+    pub fn target_fpr(&self) -> Option<f64> {
+        self.target_fpr
+    }
+
+    /// The probe layout the bytes record.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The hash scheme.
+    pub fn scheme(&self) -> &S {
+        &self.scheme
+    }
+
+    /// FPR the blocked formula predicts from the recorded count (as
+    /// [`BlockedBloomFilter::expected_fpr`]).
+    pub fn expected_fpr(&self) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        bloomlab_core::math::blocked_fpr_exact(
+            self.bits() as f64 / self.count as f64,
+            self.k,
+            BLOCK_BITS,
+        )
+    }
+}
+
+impl<S: HashScheme> fmt::Debug for BlockedBloomFilterView<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BlockedBloomFilterView")
+            .field("blocks", &self.blocks)
+            .field("k", &self.k)
+            .field("count", &self.count)
+            .field("capacity", &self.capacity)
+            .field("target_fpr", &self.target_fpr)
+            .field("layout", &self.layout)
+            .field("scheme", &self.scheme.descriptor())
+            .finish()
+    }
+}
