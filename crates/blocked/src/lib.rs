@@ -173,9 +173,11 @@
 use std::fmt;
 
 mod atomic;
+mod parallel;
 mod view;
 
 pub use atomic::AtomicBlockedBloomFilter;
+pub use parallel::available_threads;
 pub use view::BlockedBloomFilterView;
 
 use bloomlab_core::error::{DecodeError, Error, Result};

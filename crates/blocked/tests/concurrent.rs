@@ -157,3 +157,46 @@ fn the_trait_view_matches() {
     assert_eq!(dynf.params(), Filter::params(&o));
     assert_eq!(dynf.size_in_bytes(), Filter::size_in_bytes(&o));
 }
+
+#[test]
+fn parallel_build_is_bit_identical_to_sequential_inserts() {
+    // Sizes below, at and above the per-thread minimum (32 768 keys), odd lengths that split
+    // unevenly, and more threads than the machine has.
+    for n in [1u64, 65_535, 65_536, 200_003] {
+        let keys: Vec<u64> = (0..n)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let mut want = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
+        keys.iter().for_each(|k| {
+            want.insert(k);
+        });
+        for threads in [0, 1, 2, 3, 7] {
+            let mut f = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
+            f.insert_parallel_with_threads(&keys, threads);
+            assert_eq!(f, want, "n = {n}, {threads} threads");
+        }
+        assert_eq!(BlockedBloomFilter::from_keys(&keys, 0.01).unwrap(), want);
+        // Into a filter that already holds keys, and in the first layout.
+        let mut f = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
+        f.insert("before");
+        f.insert_parallel_with_threads(&keys, 4);
+        let mut g = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
+        g.insert("before");
+        g.insert_batch(&keys);
+        assert_eq!(f, g);
+        let wide = || {
+            BlockedBloomFilter::with_fpr(n, 0.01)
+                .unwrap()
+                .with_layout(Layout::Wide64)
+                .unwrap()
+        };
+        let (mut a, mut b) = (wide(), wide());
+        a.insert_parallel_with_threads(&keys, 3);
+        b.insert_batch(&keys);
+        assert_eq!(a, b);
+    }
+    assert!(matches!(
+        BlockedBloomFilter::from_keys::<u64>(&[], 0.01),
+        Err(Error::ZeroItems)
+    ));
+}
