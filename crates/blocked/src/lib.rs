@@ -178,7 +178,7 @@ mod view;
 
 pub use atomic::AtomicBlockedBloomFilter;
 pub use parallel::available_threads;
-pub use view::BlockedBloomFilterView;
+pub use view::{BlockedBloomFilterView, BlockedFilterBytes};
 
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};

@@ -1,7 +1,9 @@
 //! The zero-copy view: the owned filter's answers straight from the bytes, and exactly the
 //! owning decoder's refusals.
 
-use bloomlab_blocked::{BlockedBloomFilter, BlockedBloomFilterView, Layout};
+use std::sync::Arc;
+
+use bloomlab_blocked::{BlockedBloomFilter, BlockedBloomFilterView, BlockedFilterBytes, Layout};
 use bloomlab_conformance as conf;
 use bloomlab_core::{Error, Filter, format};
 use rand::{Rng, SeedableRng};
@@ -152,4 +154,35 @@ fn scheme_is_checked_and_debug_names_the_fields() {
         ));
     }
     assert_eq!(Filter::len(&f), v.len());
+}
+
+#[test]
+fn kept_bytes_validate_once_and_answer_like_the_view() {
+    for layout in [Layout::Local32, Layout::Wide64] {
+        let f = filled(20_000, 0.01, layout);
+        let bytes = f.to_bytes();
+        let kept = BlockedFilterBytes::new(Arc::<[u8]>::from(bytes.clone())).unwrap();
+        let v = BlockedBloomFilterView::new(&bytes).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(33);
+        for _ in 0..50_000 {
+            let k = conf::non_member_key(&mut rng);
+            assert_eq!(kept.view().might_contain(&k), v.might_contain(&k));
+        }
+        assert_eq!(kept.view().to_owned_filter(), f);
+        assert_eq!(kept.as_bytes(), &bytes[..]);
+        assert!(format!("{kept:?}").starts_with("BlockedFilterBytes(BlockedBloomFilterView {"));
+        assert_eq!(&kept.into_inner()[..], &bytes[..]);
+        // Whatever the view refuses, so does the owning buffer.
+        let mut rng = ChaCha8Rng::seed_from_u64(34);
+        for _ in 0..500 {
+            let mut b = bytes.clone();
+            let i = rng.random_range(0..format::HEADER_LEN + 80);
+            b[i] = rng.random();
+            format::reseal(&mut b);
+            assert_eq!(
+                BlockedFilterBytes::new(b.clone()).is_ok(),
+                BlockedBloomFilterView::new(&b).is_ok()
+            );
+        }
+    }
 }
