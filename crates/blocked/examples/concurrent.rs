@@ -71,9 +71,9 @@ fn main() {
         });
         let mut r: Vec<Vec<f64>> = vec![Vec::new(); 8];
         for round in 0..rounds {
-            let mut order: Vec<usize> = (0..5).collect();
-            order.rotate_left(round % 5);
-            let mut t = [0.0; 5];
+            let mut order: Vec<usize> = (0..6).collect();
+            order.rotate_left(round % 6);
+            let mut t = [0.0; 6];
             for &c in &order {
                 t[c] = match c {
                     0 => time(n, || {
@@ -96,6 +96,17 @@ fn main() {
                         black_box(&f);
                         x
                     }
+                    5 => {
+                        let f = fastbloom::AtomicBloomFilter::with_false_pos(0.01)
+                            .hasher(foldhash::fast::FixedState::with_seed(0))
+                            .expected_items(n);
+                        time(n, || {
+                            keys.iter().for_each(|k| {
+                                f.insert(k);
+                            });
+                            1
+                        })
+                    }
                     _ => {
                         let f = AtomicBlockedBloomFilter::with_fpr(n as u64, 0.01).unwrap();
                         time(n, || {
@@ -110,6 +121,7 @@ fn main() {
             r[0].push(t[1] / t[0]);
             r[1].push(t[2] / t[1]);
             r[2].push(t[4] / t[3]);
+            r[7].push(t[5] / t[4]);
             // Build: sequential insert_batch vs insert_parallel, and atomic with 2 threads.
             let mut b = [0.0; 3];
             let mut order: Vec<usize> = (0..3).collect();
@@ -160,6 +172,7 @@ fn main() {
         show("atomic lookup ÷ blocked lookup", &r[0]);
         show("fastbloom-atomic lookup ÷ atomic lookup", &r[1]);
         show("atomic insert ÷ blocked insert", &r[2]);
+        show("fastbloom-atomic insert ÷ atomic insert", &r[7]);
         show("build: insert_batch ÷ insert_parallel", &r[3]);
         show("atomic inserts: 2 threads' rate ÷ 1 thread's", &r[4]);
         show("build ns/key, insert_batch (1 thread)", &r[5]);

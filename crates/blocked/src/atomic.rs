@@ -1,7 +1,7 @@
 //! A blocked filter that many threads fill at once: inserts through `&self`.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use bloomlab_core::error::{Error, Result};
 use bloomlab_core::format::Variant;
@@ -11,6 +11,52 @@ use bloomlab_core::simd::{self, LocalProbe, LocalTask};
 use bloomlab_core::{Filter, FilterParams, Key};
 
 use crate::{BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Layout, local_bits};
+
+/// Shards of the insert count: each thread adds to its own cache line, so threads inserting
+/// at once do not pass one line back and forth on every insert.
+const COUNT_SHARDS: usize = 16;
+
+/// One shard of the insert count, alone on its cache line.
+#[repr(align(64))]
+#[derive(Default)]
+struct CountShard(AtomicU64);
+
+/// The insert count, summed over shards: an [`AtomicU64`] per shard, one shard per thread
+/// (threads are given shards round-robin on their first insert; past 16 threads, shards are
+/// shared, which costs contention, never counts).
+struct Count(Box<[CountShard; COUNT_SHARDS]>);
+
+impl Count {
+    fn new(n: u64) -> Self {
+        let c = Count(Box::default());
+        c.0[0].0.store(n, Relaxed);
+        c
+    }
+
+    #[inline(always)]
+    fn add(&self, n: u64) {
+        std::thread_local! {
+            static SHARD: usize = {
+                static NEXT: AtomicUsize = AtomicUsize::new(0);
+                NEXT.fetch_add(1, Relaxed) % COUNT_SHARDS
+            };
+        }
+        let shard = SHARD.with(|s| *s);
+        self.0[shard].0.fetch_add(n, Relaxed);
+    }
+
+    fn get(&self) -> u64 {
+        self.0
+            .iter()
+            .fold(0u64, |a, s| a.saturating_add(s.0.load(Relaxed)))
+    }
+
+    fn clear(&mut self) {
+        for s in self.0.iter_mut() {
+            *s.0.get_mut() = 0;
+        }
+    }
+}
 
 /// One 512-bit block of eight atomic words, on its own cache line (the same bits, in the same
 /// order, as the owned filter's block).
@@ -70,16 +116,18 @@ impl AtomicBlock {
 ///
 /// Stronger orderings would order a thread's filter operations against its *other* memory
 /// operations, which no filter answer depends on. The insert count ([`len`](Self::len)) is
-/// a relaxed counter in an [`AtomicU64`]: exact once inserts are joined, and in the meantime
+/// kept in relaxed [`AtomicU64`]s, one per thread (up to 16, each on its own cache line, so
+/// that inserting threads do not contend for one counter): exact once inserts are joined,
+/// and in the meantime
 /// some value between the inserts that have finished and those that have begun.
 ///
 /// # Cost
 ///
 /// A lookup hashes the key, loads the block's eight words once each (plain loads on x86-64:
 /// a relaxed atomic load is an ordinary `mov`) and runs the owned filter's probe kernel on
-/// them. An insert computes the masks and issues one `lock or` per word the key touches
-/// (4–5 of 8 on average at k = 6), each a full barrier on x86-64: inserts cost several times
-/// an owned insert, the price of sharing without a lock.
+/// them. An insert computes the masks, loads the block, and issues one `lock or` per word
+/// that still lacks some of its bits (at most 4–5 of 8 at k = 6; none for a key already
+/// in), each a full barrier on x86-64.
 ///
 /// ```
 /// use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
@@ -103,7 +151,7 @@ impl AtomicBlock {
 pub struct AtomicBlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     blocks: Box<[AtomicBlock]>,
     k: u32,
-    count: AtomicU64,
+    count: Count,
     capacity: u64,
     target_fpr: Option<f64>,
     scheme: S,
@@ -135,8 +183,17 @@ impl<S: HashScheme> LocalTask for AtomicContains<'_, S> {
     type Output = bool;
     #[inline(always)]
     fn run<P: LocalProbe>(self, probe: P) -> bool {
-        let (f, h) = (self.0, self.1);
-        probe.contains(&f.block(h).load(), local_bits(h), f.k)
+        self.0.contains_with(probe, self.1)
+    }
+}
+
+struct AtomicContainsKey<'a, S: HashScheme, K: ?Sized>(&'a AtomicBlockedBloomFilter<S>, &'a K);
+
+impl<S: HashScheme, K: Key + ?Sized> LocalTask for AtomicContainsKey<'_, S, K> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        self.0.contains_with(probe, self.0.hash_key(self.1))
     }
 }
 
@@ -146,19 +203,36 @@ impl<S: HashScheme> LocalTask for AtomicInsert<'_, S> {
     type Output = bool;
     #[inline(always)]
     fn run<P: LocalProbe>(self, probe: P) -> bool {
-        let (f, h) = (self.0, self.1);
-        f.count.fetch_add(1, Relaxed);
-        // The owned filter's kernel on an empty block: exactly the bits the key sets.
-        let mut masks = [0u64; 8];
-        probe.insert(&mut masks, local_bits(h), f.k);
-        let block = f.block(h);
-        let mut new = 0u64;
-        for (word, mask) in block.0.iter().zip(masks) {
-            if mask != 0 {
-                new |= mask & !word.fetch_or(mask, Relaxed);
-            }
-        }
-        new != 0
+        self.0.insert_with(probe, self.1)
+    }
+}
+
+struct AtomicInsertKey<'a, S: HashScheme, K: ?Sized>(&'a AtomicBlockedBloomFilter<S>, &'a K);
+
+impl<S: HashScheme, K: Key + ?Sized> LocalTask for AtomicInsertKey<'_, S, K> {
+    type Output = bool;
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) -> bool {
+        self.0.insert_with(probe, self.0.hash_key(self.1))
+    }
+}
+
+struct AtomicInsertBatch<'a, S: HashScheme, K>(&'a AtomicBlockedBloomFilter<S>, &'a [K]);
+
+impl<S: HashScheme, K: Key> LocalTask for AtomicInsertBatch<'_, S, K> {
+    type Output = ();
+    #[inline(always)]
+    fn run<P: LocalProbe>(self, probe: P) {
+        let (f, keys) = (self.0, self.1);
+        f.count.add(keys.len() as u64);
+        simd::pipeline::<K, KeyHash, { crate::BATCH }>(
+            keys,
+            |k| f.hash_key(k),
+            |h| simd::prefetch(f.block(*h)),
+            |_, h| {
+                f.set_bits(probe, h);
+            },
+        );
     }
 }
 
@@ -169,12 +243,63 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
         &self.blocks[fastrange(h.h1, self.blocks.len() as u64) as usize]
     }
 
+    /// Lookup with kernel `probe` (inlined into the caller): the block's words, each loaded
+    /// once, through the owned filter's kernel.
+    #[inline(always)]
+    fn contains_with<P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
+        probe.contains(&self.block(h).load(), local_bits(h), self.k)
+    }
+
+    /// Insert with kernel `probe` (inlined into the caller). The masks are the owned filter's
+    /// kernel applied to an empty block; the block is loaded once, and only the words missing
+    /// some of their mask bits get a `fetch_or`, of exactly the missing bits. Its result is not
+    /// used, so it compiles to one `lock or` (using it would need a compare-and-swap loop), and
+    /// the words whose bits are all set already — every word, for a key inserted before —
+    /// cost no atomic operation at all: bits never go back to 0, so a set bit seen once stays.
+    #[inline(always)]
+    fn insert_with<P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
+        self.count.add(1);
+        self.set_bits(probe, h)
+    }
+
+    /// [`insert_with`](Self::insert_with) without the count.
+    #[inline(always)]
+    fn set_bits<P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
+        let mut masks = [0u64; 8];
+        let _ = probe;
+        simd::PortableProbe.insert(&mut masks, local_bits(h), self.k);
+        let block = self.block(h);
+        let old = block.load();
+        let missing: [u64; 8] = std::array::from_fn(|i| masks[i] & !old[i]);
+        // The words that need an OR, as a bit set: one loop branch per word ORed instead of a
+        // data-dependent branch per word (which mispredicts about half the time).
+        let mut todo = missing
+            .iter()
+            .enumerate()
+            .fold(0u32, |t, (i, &m)| t | (u32::from(m != 0) << i));
+        let new = todo != 0;
+        while todo != 0 {
+            let i = todo.trailing_zeros() as usize;
+            block.0[i].fetch_or(missing[i], Relaxed);
+            todo &= todo - 1;
+        }
+        new
+    }
+
     /// Insert a key through a shared reference. Returns `true` if the key was definitely new
-    /// (one of its bits was still zero when this insert set it), `false` if it may have been
-    /// present — when two threads insert one key at once, either may see `true`.
+    /// (one of its bits was still zero when this insert read the block), `false` if it may
+    /// have been present — when two threads insert one key at once, both may see `true`.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.insert_hash(self.hash_key(key))
+        simd::run_local(AtomicInsertKey(self, key))
+    }
+
+    /// Insert many keys through a shared reference (each thread of a parallel fill calls it on
+    /// its own share): the key [`BATCH`](crate::BATCH) positions ahead is hashed and its block
+    /// prefetched while the current one is inserted, so the cache misses overlap, and the
+    /// count is added once per call. The same bits as inserting the keys one by one.
+    pub fn insert_batch<K: Key>(&self, keys: &[K]) {
+        simd::run_local(AtomicInsertBatch(self, keys))
     }
 
     /// Insert a key already hashed with this filter's scheme.
@@ -188,7 +313,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     /// `true`: it maybe was. Never blocks.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.might_contain_hash(self.hash_key(key))
+        simd::run_local(AtomicContainsKey(self, key))
     }
 
     /// Query with a hash computed by this filter's scheme.
@@ -211,7 +336,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     /// Number of inserts so far, repeats included (exact once the inserting threads are
     /// joined).
     pub fn len(&self) -> u64 {
-        self.count.load(Relaxed)
+        self.count.get()
     }
 
     /// No inserts yet.
@@ -278,7 +403,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
                 *w.get_mut() = 0;
             }
         }
-        *self.count.get_mut() = 0;
+        self.count.clear();
     }
 
     /// A copy as an owned filter, word by word (each word read once, relaxed). Taken while
@@ -334,7 +459,7 @@ impl<S: HashScheme> TryFrom<BlockedBloomFilter<S>> for AtomicBlockedBloomFilter<
         Ok(AtomicBlockedBloomFilter {
             blocks,
             k: f.hashes(),
-            count: AtomicU64::new(f.len()),
+            count: Count::new(f.len()),
             capacity: f.capacity(),
             target_fpr: f.target_fpr(),
             scheme: f.scheme().clone(),

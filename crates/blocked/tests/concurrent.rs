@@ -200,3 +200,37 @@ fn parallel_build_is_bit_identical_to_sequential_inserts() {
         Err(Error::ZeroItems)
     ));
 }
+
+#[test]
+fn batched_shared_inserts_match_the_owned_filter() {
+    let keys: Vec<u64> = (0..N).map(|i| i ^ 0x5555).collect();
+    let f = AtomicBlockedBloomFilter::with_fpr(N, 0.01).unwrap();
+    std::thread::scope(|s| {
+        for run in keys.chunks(30_001) {
+            let f = &f;
+            s.spawn(move || f.insert_batch(run));
+        }
+    });
+    f.insert_batch::<u64>(&[]);
+    assert_eq!(f.len(), N);
+    let mut want = BlockedBloomFilter::with_fpr(N, 0.01).unwrap();
+    want.insert_batch(&keys);
+    assert_eq!(BlockedBloomFilter::from(f), want);
+}
+
+#[test]
+fn the_count_is_exact_with_more_threads_than_count_shards() {
+    let f = AtomicBlockedBloomFilter::with_fpr(10_000, 0.01).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..40u64 {
+            let f = &f;
+            s.spawn(move || {
+                (0..500u64).for_each(|i| {
+                    f.insert(&(t * 500 + i));
+                })
+            });
+        }
+    });
+    assert_eq!(f.len(), 20_000);
+    assert!((0..20_000u64).all(|i| f.might_contain(&i)));
+}
