@@ -167,6 +167,17 @@
 //! measures 49 µs and 0.6 ms because glibc, after large frees, serves the table from the heap
 //! and clears it with `memset`; a process's first large table comes zeroed from the OS.
 //! Below p ≈ 10^-6 the sizing needs double-double sums and takes 0.3–20 ms.
+//!
+//! # Threads, parallel builds and bytes in place
+//!
+//! - [`AtomicBlockedBloomFilter`]: the same bits, inserted through `&self` by relaxed
+//!   `fetch_or`s, so threads fill one filter without a lock (the memory-ordering argument and
+//!   the measurements are in its docs); converts to and from this filter bit-identically.
+//! - [`BlockedBloomFilter::from_keys`] and [`insert_parallel`](BlockedBloomFilter::insert_parallel):
+//!   a build on every core, bit-identical to inserting the keys one by one.
+//! - [`BlockedBloomFilterView`]: answers straight from the bytes [`to_bytes`](BlockedBloomFilter::to_bytes)
+//!   wrote (any alignment), validated exactly as [`from_bytes`](BlockedBloomFilter::from_bytes)
+//!   validates; [`BlockedFilterBytes`] keeps such bytes, validated once, for a cache.
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
