@@ -33,6 +33,30 @@ pub fn pin_current_thread() -> Option<usize> {
     }
 }
 
+/// Let the calling thread run on every CPU the process may use again (undoing
+/// [`pin_current_thread`] for a thread that inherited the pin, e.g. one spawned to measure
+/// multi-threaded work); `true` if the kernel accepted it.
+pub fn unpin_current_thread() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: as in `pin_current_thread`: `set` is a plain bit set owned by this frame,
+        // initialised before the call, its own size passed; the kernel keeps only the CPUs
+        // the process is allowed.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_ZERO(&mut set);
+            for cpu in 0..libc::CPU_SETSIZE as usize {
+                libc::CPU_SET(cpu, &mut set);
+            }
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
 /// Turn transparent huge pages off for this process; `true` if the kernel accepted it.
 pub fn disable_thp() -> bool {
     #[cfg(target_os = "linux")]

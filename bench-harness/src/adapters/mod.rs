@@ -40,6 +40,7 @@
 //! from the whole key set: they override [`Adapter::build`] and return `None` from
 //! [`Adapter::new_empty`]; `recommend` says they need all keys up front.
 
+pub mod concurrent;
 pub mod exact;
 pub mod ours;
 pub mod peers;
@@ -491,6 +492,8 @@ pub fn registry() -> Vec<Entry> {
         peers::bfuse8_entry(),
         peers::bfuse16_entry(),
         exact::entry(),
+        concurrent::blocked_atomic_entry(),
+        concurrent::fastbloom_atomic_entry(),
     ]
 }
 

@@ -8,6 +8,7 @@
 //! design capacity.
 
 pub mod blocked_penalty;
+pub mod concurrent;
 pub mod cuckoo_space;
 pub mod keyed_attack;
 pub mod overfill;
@@ -41,6 +42,7 @@ pub const REGISTRY: &[(&str, RunFn)] = &[
     ("scalable-growth", scalable_growth::run),
     ("cuckoo-space", cuckoo_space::run),
     ("static-space", static_space::run),
+    ("concurrent", concurrent::run),
 ];
 
 /// All experiment names.

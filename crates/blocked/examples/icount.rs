@@ -9,11 +9,12 @@
 //! ```
 //!
 //! Operations (filters of 2 000 keys at 1 %, so in L1): `lookup`, `insert`, `batch`
-//! (`might_contain_batch`), `sbbf-lookup`, `sbbf-insert`, `classic-lookup`.
+//! (`might_contain_batch`), `sbbf-lookup`, `sbbf-insert`, `classic-lookup`, `atomic-lookup`,
+//! `atomic-insert` ([`AtomicBlockedBloomFilter`]).
 
 use std::hint::black_box;
 
-use bloomlab_blocked::BlockedBloomFilter;
+use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
 use bloomlab_classic::BloomFilter;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -60,6 +61,18 @@ fn main() {
         "sbbf-insert" => {
             for k in &keys {
                 hits += u64::from(sbbf.insert_hash(xxh3_64(&black_box(*k).to_le_bytes())));
+            }
+        }
+        "atomic-lookup" => {
+            let atomic = AtomicBlockedBloomFilter::try_from(blocked.clone()).expect("Local32");
+            for k in &keys {
+                hits += u64::from(atomic.might_contain(black_box(k)));
+            }
+        }
+        "atomic-insert" => {
+            let atomic = AtomicBlockedBloomFilter::try_from(blocked.clone()).expect("Local32");
+            for k in &keys {
+                hits += u64::from(atomic.insert(black_box(k)));
             }
         }
         "classic-lookup" => {

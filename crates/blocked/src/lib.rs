@@ -167,10 +167,29 @@
 //! measures 49 µs and 0.6 ms because glibc, after large frees, serves the table from the heap
 //! and clears it with `memset`; a process's first large table comes zeroed from the OS.
 //! Below p ≈ 10^-6 the sizing needs double-double sums and takes 0.3–20 ms.
+//!
+//! # Threads, parallel builds and bytes in place
+//!
+//! - [`AtomicBlockedBloomFilter`]: the same bits, inserted through `&self` by relaxed
+//!   `fetch_or`s, so threads fill one filter without a lock (the memory-ordering argument and
+//!   the measurements are in its docs); converts to and from this filter bit-identically.
+//! - [`BlockedBloomFilter::from_keys`] and [`insert_parallel`](BlockedBloomFilter::insert_parallel):
+//!   a build on every core, bit-identical to inserting the keys one by one.
+//! - [`BlockedBloomFilterView`]: answers straight from the bytes [`to_bytes`](BlockedBloomFilter::to_bytes)
+//!   wrote (any alignment), validated exactly as [`from_bytes`](BlockedBloomFilter::from_bytes)
+//!   validates; [`BlockedFilterBytes`] keeps such bytes, validated once, for a cache.
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 use std::fmt;
+
+mod atomic;
+mod parallel;
+mod view;
+
+pub use atomic::AtomicBlockedBloomFilter;
+pub use parallel::available_threads;
+pub use view::{BlockedBloomFilterView, BlockedFilterBytes};
 
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
@@ -310,6 +329,34 @@ impl Layout {
 /// Most blocks a [`Layout::OneHash`] filter can address: its block index is a 32-bit
 /// fastrange of the hash's high half.
 pub const ONE_HASH_MAX_BLOCKS: u64 = 1 << 32;
+
+/// A key's hash under `layout`: the scheme's 64-bit output in `h1` for [`Layout::OneHash`]
+/// (`h2 = 1`), its 128-bit output for the earlier layouts. Shared by the owned filter, the
+/// atomic one and the view, so that all three place a key alike.
+#[inline(always)]
+pub(crate) fn hash_in<S: HashScheme, K: Key + ?Sized>(
+    layout: Layout,
+    scheme: &S,
+    key: &K,
+) -> KeyHash {
+    match layout {
+        Layout::OneHash => KeyHash::new(key.with_key_bytes(|b| scheme.hash64(b)), 0),
+        Layout::Local32 | Layout::Wide64 => key.with_key_bytes(|b| scheme.hash(b)),
+    }
+}
+
+/// The block (among `n`) of a hash from [`hash_in`], and the in-block probe source: a `u64`
+/// whose high 32 bits are the probes' `h` ([`Layout::Local32`], [`Layout::OneHash`]) or the
+/// whole stride half ([`Layout::Wide64`]).
+#[inline(always)]
+pub(crate) fn place_in(layout: Layout, h: KeyHash, n: u64) -> (usize, u64) {
+    match layout {
+        // `hash_in` put the 64-bit hash in `h1`; its low half feeds the probes.
+        Layout::OneHash => (one_hash_block(h.h1, n), h.h1 << 32),
+        // `n` fits in usize, and fastrange's result is below it.
+        Layout::Local32 | Layout::Wide64 => (fastrange(h.h1, n) as usize, h.h2),
+    }
+}
 
 /// The block of a [`Layout::OneHash`] hash `x` among `n ≤ 2^32` blocks.
 #[inline(always)]
@@ -550,13 +597,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// [`Layout::OneHash`]) or the whole stride half ([`Layout::Wide64`]).
     #[inline(always)]
     fn place(&self, h: KeyHash) -> (usize, u64) {
-        let n = self.blocks.len() as u64;
-        match self.layout {
-            // `hash_key` put the 64-bit hash in `h1`; its low half feeds the probes.
-            Layout::OneHash => (one_hash_block(h.h1, n), h.h1 << 32),
-            // `blocks.len()` fits in usize, and fastrange's result is below it.
-            Layout::Local32 | Layout::Wide64 => (fastrange(h.h1, n) as usize, h.h2),
-        }
+        place_in(self.layout, h, self.blocks.len() as u64)
     }
 
     #[inline(always)]
@@ -788,10 +829,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// and [`might_contain_hashes`](Self::might_contain_hashes) expect.
     #[inline(always)]
     pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        match self.layout {
-            Layout::OneHash => KeyHash::new(key.with_key_bytes(|b| self.scheme.hash64(b)), 0),
-            Layout::Local32 | Layout::Wide64 => key.with_key_bytes(|b| self.scheme.hash(b)),
-        }
+        hash_in(self.layout, &self.scheme, key)
     }
 
     /// Number of inserts, repeats included.
@@ -966,6 +1004,90 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// range, zero blocks or capacity, a bad target FPR, a wrong length, or a count too small
     /// to have set the bits that are set (each block with `x` ones needs `⌈x/k⌉` inserts).
     pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
+        let e = Encoded::open(bytes, &scheme)?;
+        // The data is already in memory, so this allocation is no larger than the input.
+        let mut blocks = zeroed_blocks(e.num_blocks())?;
+        for (b, chunk) in blocks.iter_mut().zip(e.data.chunks_exact(BLOCK_BYTES)) {
+            b.0 = block_from_le_bytes(chunk);
+        }
+        Ok(Self::from_parts(
+            blocks,
+            e.k,
+            e.count,
+            e.capacity,
+            e.target_fpr,
+            e.layout,
+            scheme,
+        )?)
+    }
+
+    fn from_parts(
+        blocks: Vec<Block>,
+        k: u32,
+        count: u64,
+        capacity: u64,
+        target_fpr: Option<f64>,
+        layout: Layout,
+        scheme: S,
+    ) -> Result<Self, DecodeError> {
+        validate_parts(
+            k,
+            blocks.iter().map(|b| b.count_ones()),
+            count,
+            capacity,
+            target_fpr,
+        )?;
+        if layout == Layout::OneHash && blocks.len() as u64 > ONE_HASH_MAX_BLOCKS {
+            return Err(DecodeError::field(
+                "blocks",
+                format!(
+                    "{} blocks: the third layout addresses at most 2^32",
+                    blocks.len()
+                ),
+            ));
+        }
+        Ok(BlockedBloomFilter {
+            blocks,
+            k,
+            count,
+            capacity,
+            target_fpr,
+            layout,
+            kernel: LocalKernel::detect(k),
+            scheme,
+        })
+    }
+}
+
+/// The eight words of one encoded block (64 bytes, each word little-endian), from a slice of
+/// any alignment.
+#[inline(always)]
+fn block_from_le_bytes(chunk: &[u8]) -> [u64; 8] {
+    std::array::from_fn(|i| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&chunk[8 * i..8 * i + 8]);
+        u64::from_le_bytes(a)
+    })
+}
+
+/// The fields of the checked format ([`BlockedBloomFilter::to_bytes`]) and its block data,
+/// borrowed: what the owning decoder and [`BlockedBloomFilterView`] both read, checked by the
+/// one set of rules ([`Encoded::open`], then [`validate_parts`]).
+struct Encoded<'a> {
+    layout: Layout,
+    k: u32,
+    count: u64,
+    capacity: u64,
+    target_fpr: Option<f64>,
+    /// `blocks × 64` bytes, not aligned.
+    data: &'a [u8],
+}
+
+impl<'a> Encoded<'a> {
+    /// Open the envelope (magic, versions, scheme, checksum) and read the payload's fields:
+    /// `k` in range, at least one block, a zero reserved word, a valid target FPR and exactly
+    /// `blocks × 64` bytes of data. The remaining rules ([`validate_parts`]) need the blocks.
+    fn open<S: HashScheme>(bytes: &'a [u8], scheme: &S) -> Result<Self> {
         let (version, payload) = format::open_expecting_versions(
             bytes,
             Variant::Blocked,
@@ -996,66 +1118,63 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             .ok_or_else(|| DecodeError::field("blocks", format!("{num_blocks} is too many")))?;
         let data = r.take_u64_len(len)?;
         r.finish()?;
-        // The data is already in memory, so this allocation is no larger than the input.
-        let mut blocks = zeroed_blocks(num_blocks)?;
-        for (b, chunk) in blocks.iter_mut().zip(data.chunks_exact(BLOCK_BYTES)) {
-            for (w, bytes) in b.0.iter_mut().zip(chunk.chunks_exact(8)) {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(bytes);
-                *w = u64::from_le_bytes(a);
-            }
-        }
-        Ok(Self::from_parts(
-            blocks, k, count, capacity, target_fpr, layout, scheme,
-        )?)
-    }
-
-    fn from_parts(
-        blocks: Vec<Block>,
-        k: u32,
-        count: u64,
-        capacity: u64,
-        target_fpr: Option<f64>,
-        layout: Layout,
-        scheme: S,
-    ) -> Result<Self, DecodeError> {
-        check_hashes(k)?;
-        if blocks.is_empty() {
-            return Err(DecodeError::field("blocks", "must be at least 1"));
-        }
-        if capacity == 0 {
-            return Err(DecodeError::field("capacity", "must be at least 1"));
-        }
-        if layout == Layout::OneHash && blocks.len() as u64 > ONE_HASH_MAX_BLOCKS {
+        if layout == Layout::OneHash && num_blocks > ONE_HASH_MAX_BLOCKS {
             return Err(DecodeError::field(
                 "blocks",
-                format!(
-                    "{} blocks: the third layout addresses at most 2^32",
-                    blocks.len()
-                ),
-            ));
+                format!("{num_blocks} blocks: the third layout addresses at most 2^32"),
+            )
+            .into());
         }
-        format::validate_optional_fpr(target_fpr)?;
-        let needed: u64 = blocks.iter().map(|b| min_inserts(b.count_ones(), k)).sum();
-        if needed > count {
-            return Err(DecodeError::field(
-                "count",
-                format!(
-                    "{count} inserts of {k} probes cannot set the bits of these blocks (at least {needed} needed)"
-                ),
-            ));
-        }
-        Ok(BlockedBloomFilter {
-            blocks,
+        Ok(Encoded {
+            layout,
             k,
             count,
             capacity,
             target_fpr,
-            layout,
-            kernel: LocalKernel::detect(k),
-            scheme,
+            data,
         })
     }
+
+    fn num_blocks(&self) -> u64 {
+        (self.data.len() / BLOCK_BYTES) as u64
+    }
+
+    /// Each encoded block's number of set bits.
+    fn block_ones(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.data
+            .chunks_exact(BLOCK_BYTES)
+            .map(|c| block_from_le_bytes(c).iter().map(|w| w.count_ones()).sum())
+    }
+}
+
+/// The rules every filter, decoded or deserialized, must meet: `k` in range, at least one
+/// block, a capacity of at least 1, a valid target FPR, and a count large enough to have set
+/// the bits that are set (each block with `x` ones needs `⌈x/k⌉` inserts).
+fn validate_parts(
+    k: u32,
+    block_ones: impl ExactSizeIterator<Item = u32>,
+    count: u64,
+    capacity: u64,
+    target_fpr: Option<f64>,
+) -> Result<(), DecodeError> {
+    check_hashes(k)?;
+    if block_ones.len() == 0 {
+        return Err(DecodeError::field("blocks", "must be at least 1"));
+    }
+    if capacity == 0 {
+        return Err(DecodeError::field("capacity", "must be at least 1"));
+    }
+    format::validate_optional_fpr(target_fpr)?;
+    let needed: u64 = block_ones.map(|ones| min_inserts(ones, k)).sum();
+    if needed > count {
+        return Err(DecodeError::field(
+            "count",
+            format!(
+                "{count} inserts of {k} probes cannot set the bits of these blocks (at least {needed} needed)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn check_out_len(keys: usize, out: usize) -> Result<()> {

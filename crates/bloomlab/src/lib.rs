@@ -55,6 +55,27 @@
 //! # Ok::<(), bloomlab::Error>(())
 //! ```
 //!
+//! Threads filling one filter, a build on every core, and answers straight from the bytes:
+//!
+//! ```
+//! # #[cfg(feature = "blocked")] {
+//! use bloomlab::{AtomicBlockedBloomFilter, BlockedBloomFilter, BlockedBloomFilterView};
+//!
+//! let shared = AtomicBlockedBloomFilter::with_fpr(100_000, 0.01)?;
+//! std::thread::scope(|s| {
+//!     s.spawn(|| (0..50_000u64).for_each(|i| { shared.insert(&i); }));
+//!     s.spawn(|| (50_000..100_000u64).for_each(|i| { shared.insert(&i); }));
+//! });
+//! let keys: Vec<u64> = (0..100_000).collect();
+//! let built = BlockedBloomFilter::from_keys(&keys, 0.01)?; // all cores, bit-identical
+//! assert_eq!(BlockedBloomFilter::from(shared), built);
+//! let bytes = built.to_bytes();
+//! let view = BlockedBloomFilterView::new(&bytes)?; // no copy
+//! assert!(keys.iter().all(|k| view.might_contain(k)));
+//! # }
+//! # Ok::<(), bloomlab::Error>(())
+//! ```
+//!
 //! A cuckoo filter, which deletes and refuses (rather than drops) a key when full:
 //!
 //! ```
@@ -174,7 +195,9 @@ pub use bloomlab_core::{
 pub use bloomlab_classic::{BloomFilter, BloomFilterView};
 
 #[cfg(feature = "blocked")]
-pub use bloomlab_blocked::BlockedBloomFilter;
+pub use bloomlab_blocked::{
+    AtomicBlockedBloomFilter, BlockedBloomFilter, BlockedBloomFilterView, BlockedFilterBytes,
+};
 
 #[cfg(feature = "sbbf")]
 pub use bloomlab_sbbf::Sbbf;

@@ -117,6 +117,8 @@
 
 use std::fmt;
 
+mod parallel;
+
 use bloomlab_core::bits::{BitArray, get_le_bit};
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};

@@ -54,6 +54,8 @@
 
 use std::fmt;
 
+mod parallel;
+
 use bloomlab_classic::BloomFilter;
 use bloomlab_core::bits::BitArray;
 use bloomlab_core::error::{DecodeError, Error, Result};

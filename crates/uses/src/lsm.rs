@@ -19,6 +19,13 @@
 //! A lookup asks the table's filter (from the shared cache, loading it from the file on a
 //! miss) and reads one data block only when the filter says "maybe".
 //!
+//! A blocked filter is queried **in place**: the cache keeps the filter's bytes exactly as
+//! they were read from the table file, validated once on load
+//! ([`BlockedFilterBytes`](bloomlab_blocked::BlockedFilterBytes)), and every lookup answers
+//! through a [`BlockedBloomFilterView`](bloomlab_blocked::BlockedBloomFilterView) of them —
+//! no decoding into a second copy, as RocksDB's block cache keeps filter blocks. Other
+//! variants are decoded into their owned form on load.
+//!
 //! A table is written once and never changes, so its filter can be static: RocksDB uses
 //! Ribbon filters for its large levels. [`FilterChoice::Ribbon`] builds one per table from the
 //! table's whole key set; [`LsmReport::reads_saved_per_mib`] compares the choices by the block
@@ -29,7 +36,7 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use bloomlab_blocked::BlockedBloomFilter;
+use bloomlab_blocked::{BlockedBloomFilter, BlockedFilterBytes};
 use bloomlab_classic::BloomFilter;
 use bloomlab_core::Error;
 use bloomlab_cuckoo::CuckooFilter;
@@ -257,10 +264,41 @@ pub struct IoStats {
     pub covering_tables: u64,
 }
 
+/// A filter as the cache holds it.
+#[derive(Debug)]
+pub enum CachedFilter {
+    /// A blocked filter's bytes as read from the table file, validated once and queried in
+    /// place through a view.
+    InPlace(BlockedFilterBytes<Vec<u8>>),
+    /// Any other filter, decoded.
+    Decoded(AnyFilter),
+}
+
+impl CachedFilter {
+    /// Decode `bytes` read from a table file: blocked filters stay as bytes.
+    pub fn load(bytes: Vec<u8>) -> Result<Self, Error> {
+        let h = crate::any::header(&bytes)?;
+        if matches!(h.layout, crate::any::Layout::Envelope(_))
+            && h.variant == bloomlab_core::Variant::Blocked
+        {
+            return Ok(CachedFilter::InPlace(BlockedFilterBytes::new(bytes)?));
+        }
+        Ok(CachedFilter::Decoded(AnyFilter::decode(&bytes)?.0))
+    }
+
+    /// `false`: `key` is definitely not in the table.
+    pub fn might_contain(&self, key: u64) -> bool {
+        match self {
+            CachedFilter::InPlace(b) => b.view().might_contain(&key),
+            CachedFilter::Decoded(f) => f.as_filter().might_contain(&key),
+        }
+    }
+}
+
 /// One cache for the filters of every table, bounded in bytes, least recently used first out.
 #[derive(Debug)]
 pub struct FilterCache {
-    lru: LruCache<usize, (Arc<AnyFilter>, usize)>,
+    lru: LruCache<usize, (Arc<CachedFilter>, usize)>,
     bytes: usize,
     budget: usize,
 }
@@ -281,7 +319,7 @@ impl FilterCache {
         table_id: usize,
         table: &Table,
         stats: &mut IoStats,
-    ) -> io::Result<Option<Arc<AnyFilter>>> {
+    ) -> io::Result<Option<Arc<CachedFilter>>> {
         if let Some((f, _)) = self.lru.get(&table_id) {
             stats.filter_cache_hits += 1;
             return Ok(Some(f.clone()));
@@ -290,10 +328,10 @@ impl FilterCache {
             return Ok(None);
         };
         stats.filter_loads += 1;
-        let (f, _) = AnyFilter::decode(&bytes).map_err(|e| bad(e.to_string()))?;
-        let f = Arc::new(f);
-        self.bytes += bytes.len();
-        self.lru.put(table_id, (f.clone(), bytes.len()));
+        let len = bytes.len();
+        let f = Arc::new(CachedFilter::load(bytes).map_err(|e| bad(e.to_string()))?);
+        self.bytes += len;
+        self.lru.put(table_id, (f.clone(), len));
         while self.bytes > self.budget && self.lru.len() > 1 {
             if let Some((_, (_, size))) = self.lru.pop_lru() {
                 self.bytes -= size;
@@ -340,7 +378,7 @@ impl Store {
             }
             self.stats.covering_tables += 1;
             if let Some(f) = self.cache.get_or_load(id, table, &mut self.stats)?
-                && !f.as_filter().might_contain(&key)
+                && !f.might_contain(key)
             {
                 continue; // "definitely not": the block read is skipped
             }
@@ -529,5 +567,45 @@ mod tests {
                 "{ribbon:?} {r:?}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod view_tests {
+    use super::*;
+
+    /// A blocked filter is cached as the bytes of the table file and answers through the view
+    /// exactly as the decoded filter does; damaged filter bytes are refused on load.
+    #[test]
+    fn blocked_filters_answer_in_place_from_the_table_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let keys: Vec<u64> = (0..5_000u64).map(|i| i * 7 + 1).collect();
+        let entries: Vec<(u64, u64)> = keys.iter().map(|&k| (k, value_of(k))).collect();
+        let filter = FilterChoice::Blocked.build(&keys, 0.01).unwrap().unwrap();
+        let path = dir.path().join("t.sst");
+        write_table(&path, &entries, Some(&filter)).unwrap();
+        let table = Table::open(&path).unwrap();
+        let bytes = table.read_filter_bytes().unwrap().unwrap();
+        let cached = CachedFilter::load(bytes.clone()).unwrap();
+        assert!(matches!(cached, CachedFilter::InPlace(_)));
+        let owned = BlockedBloomFilter::from_bytes(&bytes).unwrap();
+        for k in 0..40_000u64 {
+            assert_eq!(cached.might_contain(k), owned.might_contain(&k), "{k}");
+        }
+        assert!(keys.iter().all(|&k| cached.might_contain(k)));
+        let mut damaged = bytes;
+        damaged[40] ^= 1;
+        assert!(CachedFilter::load(damaged).is_err());
+        let classic = FilterChoice::Classic.build(&keys, 0.01).unwrap().unwrap();
+        assert!(matches!(
+            CachedFilter::load(classic).unwrap(),
+            CachedFilter::Decoded(_)
+        ));
+        let mut store = Store::open(&[path], 1 << 20).unwrap();
+        assert!(
+            keys.iter()
+                .all(|&k| store.get(k).unwrap() == Some(value_of(k)))
+        );
+        assert_eq!(store.stats.filter_loads, 1);
     }
 }

@@ -1,0 +1,88 @@
+//! Filters that threads share for inserts: our atomic blocked filter and fastbloom's
+//! `AtomicBloomFilter`. The driver runs them on one thread like every other entry (their
+//! single-thread cost against `blocked` and `fastbloom`); the `concurrent` experiment
+//! measures them with 1 and 2 inserting threads.
+
+use bloomlab_blocked::AtomicBlockedBloomFilter;
+
+use super::ours::{self, Construct};
+use super::peers::{FastBloomHasher, Fold};
+use super::{Adapter, Curve, Entry, Info, Kind, Spec};
+
+impl Construct for AtomicBlockedBloomFilter {
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        AtomicBlockedBloomFilter::with_fpr(n, p)
+    }
+}
+
+/// Registry entry for the atomic blocked filter.
+pub fn blocked_atomic_entry() -> Entry {
+    ours::entry::<AtomicBlockedBloomFilter>(Info {
+        curve: Some(Curve::Bloom),
+        note: "AtomicBlockedBloomFilter::with_fpr(n, p): the blocked filter's bits and probes, inserts through &self by relaxed fetch_or per touched word; lookups load the block's words once each; measured on one thread",
+        ..Info::base("blocked-atomic", "bloomlab-blocked", Kind::Bloom)
+    })
+}
+
+/// fastbloom 0.17's `AtomicBloomFilter` with foldhash (its documented fast hasher).
+#[derive(Debug)]
+pub struct FastBloomAtomic {
+    f: fastbloom::AtomicBloomFilter<Fold>,
+    items: u64,
+}
+
+impl FastBloomAtomic {
+    /// Sized as the `fastbloom` entry: `with_false_pos(p).expected_items(n)`.
+    pub fn new(n: u64, p: f64, seed: u64) -> Self {
+        let f = fastbloom::AtomicBloomFilter::with_false_pos(p)
+            .hasher(Fold::make(seed))
+            .expected_items(usize::try_from(n).unwrap_or(usize::MAX).max(1));
+        FastBloomAtomic { f, items: 0 }
+    }
+
+    /// Insert through `&self` (as threads sharing it do).
+    #[inline]
+    pub fn insert_shared(&self, key: u64) {
+        self.f.insert(&key);
+    }
+
+    /// The filter.
+    pub fn inner(&self) -> &fastbloom::AtomicBloomFilter<Fold> {
+        &self.f
+    }
+}
+
+impl Adapter for FastBloomAtomic {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+        Some(Ok(FastBloomAtomic::new(spec.n, spec.fpr, spec.seed)))
+    }
+    #[inline]
+    fn insert(&mut self, key: u64) -> bool {
+        self.items += 1;
+        self.f.insert(&key);
+        true
+    }
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.f.contains(&key)
+    }
+    fn theoretical_fpr(&self) -> Option<f64> {
+        Some(
+            self.f
+                .expected_false_pos(usize::try_from(self.items).unwrap_or(usize::MAX)),
+        )
+    }
+    fn describe(&self) -> String {
+        format!("m={} k={}", self.f.num_bits(), self.f.num_hashes())
+    }
+}
+
+/// Registry entry for fastbloom's atomic filter (foldhash).
+pub fn fastbloom_atomic_entry() -> Entry {
+    Entry::new::<FastBloomAtomic>(Info {
+        peer: true,
+        curve: Some(Curve::Bloom),
+        note: "AtomicBloomFilter::with_false_pos(p).hasher(foldhash FixedState::with_seed(seed)).expected_items(n): its atomic filter with its documented fast hasher; measured on one thread",
+        ..Info::base("fastbloom-atomic", "fastbloom 0.17", Kind::Bloom)
+    })
+}

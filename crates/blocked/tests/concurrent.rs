@@ -1,0 +1,236 @@
+//! The atomic blocked filter filled by many threads, and the parallel build: bit-identical to
+//! one thread inserting the same keys, with no false negatives.
+
+use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, Layout};
+use bloomlab_core::{Error, Filter};
+
+const N: u64 = 200_000;
+
+fn sequential(keys: impl IntoIterator<Item = u64>) -> BlockedBloomFilter {
+    let mut f = BlockedBloomFilter::with_fpr(N, 0.01).unwrap();
+    for k in keys {
+        f.insert(&k);
+    }
+    f
+}
+
+#[test]
+fn threads_inserting_disjoint_keys_build_the_single_threaded_filter() {
+    let f = AtomicBlockedBloomFilter::with_fpr(N, 0.01).unwrap();
+    let threads = 4u64;
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let f = &f;
+            // Interleaved ranges: thread t takes keys ≡ t (mod threads), so the threads hit
+            // the same blocks (and words) at the same time.
+            s.spawn(move || {
+                for i in (t..N).step_by(threads as usize) {
+                    f.insert(&i);
+                }
+            });
+        }
+    });
+    assert_eq!(f.len(), N);
+    let missing = (0..N).filter(|i| !f.might_contain(i)).count();
+    assert_eq!(missing, 0, "false negatives");
+    let owned = BlockedBloomFilter::from(f);
+    assert_eq!(owned, sequential(0..N)); // same bits, count and parameters
+}
+
+#[test]
+fn threads_inserting_overlapping_keys_build_the_single_threaded_filter() {
+    let f = AtomicBlockedBloomFilter::with_fpr(N, 0.01).unwrap();
+    // Four threads over overlapping windows of [0, N): every key is inserted by two threads,
+    // in opposite orders, so the same bits are ORed at once from both sides.
+    let windows = [(0, N / 2), (N / 4, 3 * N / 4), (N / 2, N), (0, N / 4)];
+    let also = [(3 * N / 4, N)];
+    std::thread::scope(|s| {
+        for (t, &(a, b)) in windows.iter().chain(&also).enumerate() {
+            let f = &f;
+            s.spawn(move || {
+                if t % 2 == 0 {
+                    (a..b).for_each(|i| {
+                        f.insert(&i);
+                    });
+                } else {
+                    (a..b).rev().for_each(|i| {
+                        f.insert(&i);
+                    });
+                }
+            });
+        }
+    });
+    assert_eq!(f.len(), 2 * N);
+    assert!((0..N).all(|i| f.might_contain(&i)));
+    let mut want = sequential((0..N).chain(0..N));
+    assert_eq!(want.len(), 2 * N);
+    assert_eq!(f.to_filter(), want);
+    // Readers running beside writers never block and never see a key inserted before the
+    // scope began go missing.
+    let f = AtomicBlockedBloomFilter::try_from(want.clone()).unwrap();
+    std::thread::scope(|s| {
+        let f = &f;
+        s.spawn(move || {
+            (N..2 * N).for_each(|i| {
+                f.insert(&i);
+            })
+        });
+        s.spawn(move || assert!((0..N).all(|i| f.might_contain(&i))));
+    });
+    want.extend(N..2 * N);
+    assert_eq!(BlockedBloomFilter::from(f), want);
+}
+
+#[test]
+fn insert_reports_new_keys_like_the_owned_filter() {
+    let a = AtomicBlockedBloomFilter::with_fpr(10_000, 0.01).unwrap();
+    let mut o = BlockedBloomFilter::with_fpr(10_000, 0.01).unwrap();
+    for i in 0..20_000u64 {
+        let key = i % 12_000;
+        assert_eq!(a.insert(&key), o.insert(&key), "key {key}");
+    }
+    for i in 0..50_000u64 {
+        assert_eq!(a.might_contain(&i), o.might_contain(&i));
+    }
+    assert_eq!(a.count_ones(), o.count_ones());
+    assert_eq!(a.expected_fpr(), o.expected_fpr());
+}
+
+#[test]
+fn conversions_round_trip_bit_identically() {
+    for (n, p) in [(1u64, 0.5), (1_000, 0.001), (50_000, 0.01)] {
+        let mut o = BlockedBloomFilter::with_fpr(n, p).unwrap();
+        o.extend(0..n);
+        let a = AtomicBlockedBloomFilter::try_from(o.clone()).unwrap();
+        assert_eq!(
+            (
+                a.blocks(),
+                a.hashes(),
+                a.len(),
+                a.capacity(),
+                a.target_fpr()
+            ),
+            (
+                o.blocks(),
+                o.hashes(),
+                o.len(),
+                o.capacity(),
+                o.target_fpr()
+            )
+        );
+        assert_eq!(a.to_filter(), o);
+        let b = a.clone();
+        assert_eq!(BlockedBloomFilter::from(a), o);
+        assert_eq!(BlockedBloomFilter::from(b).to_bytes(), o.to_bytes());
+    }
+    let mut a = AtomicBlockedBloomFilter::with_blocks(3, 7).unwrap();
+    a.insert("x");
+    assert!(!a.is_empty() && a.might_contain("x"));
+    a.clear();
+    assert!(a.is_empty() && a.count_ones() == 0 && !a.might_contain("x"));
+    let dbg = format!("{a:?}");
+    assert!(
+        dbg.starts_with("AtomicBlockedBloomFilter { blocks: 3, k: 7"),
+        "{dbg}"
+    );
+}
+
+#[test]
+fn the_first_layout_has_no_atomic_form() {
+    let v1 = BlockedBloomFilter::with_fpr(100, 0.01)
+        .unwrap()
+        .with_layout(Layout::Wide64)
+        .unwrap();
+    assert!(matches!(
+        AtomicBlockedBloomFilter::try_from(v1),
+        Err(Error::Incompatible(_))
+    ));
+}
+
+#[test]
+fn the_trait_view_matches() {
+    let mut a = AtomicBlockedBloomFilter::with_fpr(1_000, 0.01).unwrap();
+    let o = BlockedBloomFilter::with_fpr(1_000, 0.01).unwrap();
+    let dynf: &mut dyn Filter = &mut a;
+    dynf.insert_bytes(b"k").unwrap();
+    assert!(dynf.might_contain_bytes(b"k"));
+    assert_eq!(dynf.params(), Filter::params(&o));
+    assert_eq!(dynf.size_in_bytes(), Filter::size_in_bytes(&o));
+}
+
+#[test]
+fn parallel_build_is_bit_identical_to_sequential_inserts() {
+    // Sizes below, at and above the per-thread minimum (32 768 keys), odd lengths that split
+    // unevenly, and more threads than the machine has.
+    for n in [1u64, 65_535, 65_536, 200_003] {
+        let keys: Vec<u64> = (0..n)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let mut want = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
+        keys.iter().for_each(|k| {
+            want.insert(k);
+        });
+        for threads in [0, 1, 2, 3, 7] {
+            let mut f = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
+            f.insert_parallel_with_threads(&keys, threads);
+            assert_eq!(f, want, "n = {n}, {threads} threads");
+        }
+        assert_eq!(BlockedBloomFilter::from_keys(&keys, 0.01).unwrap(), want);
+        // Into a filter that already holds keys, and in the first layout.
+        let mut f = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
+        f.insert("before");
+        f.insert_parallel_with_threads(&keys, 4);
+        let mut g = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
+        g.insert("before");
+        g.insert_batch(&keys);
+        assert_eq!(f, g);
+        let wide = || {
+            BlockedBloomFilter::with_fpr(n, 0.01)
+                .unwrap()
+                .with_layout(Layout::Wide64)
+                .unwrap()
+        };
+        let (mut a, mut b) = (wide(), wide());
+        a.insert_parallel_with_threads(&keys, 3);
+        b.insert_batch(&keys);
+        assert_eq!(a, b);
+    }
+    assert!(matches!(
+        BlockedBloomFilter::from_keys::<u64>(&[], 0.01),
+        Err(Error::ZeroItems)
+    ));
+}
+
+#[test]
+fn batched_shared_inserts_match_the_owned_filter() {
+    let keys: Vec<u64> = (0..N).map(|i| i ^ 0x5555).collect();
+    let f = AtomicBlockedBloomFilter::with_fpr(N, 0.01).unwrap();
+    std::thread::scope(|s| {
+        for run in keys.chunks(30_001) {
+            let f = &f;
+            s.spawn(move || f.insert_batch(run));
+        }
+    });
+    f.insert_batch::<u64>(&[]);
+    assert_eq!(f.len(), N);
+    let mut want = BlockedBloomFilter::with_fpr(N, 0.01).unwrap();
+    want.insert_batch(&keys);
+    assert_eq!(BlockedBloomFilter::from(f), want);
+}
+
+#[test]
+fn the_count_is_exact_with_more_threads_than_count_shards() {
+    let f = AtomicBlockedBloomFilter::with_fpr(10_000, 0.01).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..40u64 {
+            let f = &f;
+            s.spawn(move || {
+                (0..500u64).for_each(|i| {
+                    f.insert(&(t * 500 + i));
+                })
+            });
+        }
+    });
+    assert_eq!(f.len(), 20_000);
+    assert!((0..20_000u64).all(|i| f.might_contain(&i)));
+}

@@ -1,0 +1,34 @@
+//! The parallel build: bit-identical to inserting the keys one by one.
+
+use bloomlab_classic::BloomFilter;
+use bloomlab_core::Error;
+
+#[test]
+fn parallel_build_is_bit_identical_to_sequential_inserts() {
+    for n in [1u64, 65_535, 65_536, 200_003] {
+        let keys: Vec<u64> = (0..n)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let mut want = BloomFilter::with_fpr(n, 0.01).unwrap();
+        keys.iter().for_each(|k| {
+            want.insert(k);
+        });
+        for threads in [0, 1, 2, 3, 7] {
+            let mut f = BloomFilter::with_fpr(n, 0.01).unwrap();
+            f.insert_parallel_with_threads(&keys, threads);
+            assert_eq!(f, want, "n = {n}, {threads} threads");
+        }
+        let f = BloomFilter::from_keys(&keys, 0.01).unwrap();
+        assert_eq!(f, want);
+        assert_eq!(f.to_bytes(), want.to_bytes());
+        let mut f = BloomFilter::with_fpr(n, 0.01).unwrap();
+        f.insert("before");
+        f.insert_parallel(&keys);
+        want.insert("before");
+        assert_eq!(f, want);
+    }
+    assert!(matches!(
+        BloomFilter::from_keys::<u64>(&[], 0.01),
+        Err(Error::ZeroItems)
+    ));
+}

@@ -1,0 +1,93 @@
+//! Building one counting filter with every core.
+
+use std::num::NonZeroUsize;
+
+use bloomlab_core::Key;
+use bloomlab_core::error::Result;
+use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
+
+use crate::{CountingBloomFilter, STICKY};
+
+/// Below this many keys per thread, a thread costs more to start and its table more to merge
+/// than its share of the inserts saves.
+const MIN_KEYS_PER_THREAD: usize = 1 << 15;
+
+impl CountingBloomFilter<Xxh3Scheme> {
+    /// A filter sized for `keys.len()` keys at false-positive rate `fpr`
+    /// ([`with_fpr`](Self::with_fpr)) holding all of them, built with every available core
+    /// ([`insert_parallel`](Self::insert_parallel)): counter for counter the filter that
+    /// inserting the keys one by one builds.
+    ///
+    /// ```
+    /// use bloomlab_counting::CountingBloomFilter;
+    ///
+    /// let keys: Vec<u64> = (0..100_000).collect();
+    /// let f = CountingBloomFilter::from_keys(&keys, 0.01)?;
+    /// let mut g = CountingBloomFilter::with_fpr(100_000, 0.01)?;
+    /// keys.iter().for_each(|k| { g.insert(k); });
+    /// assert_eq!(f.to_bytes(), g.to_bytes());
+    /// # Ok::<(), bloomlab_core::Error>(())
+    /// ```
+    pub fn from_keys<K: Key + Sync>(keys: &[K], fpr: f64) -> Result<Self> {
+        let mut f = Self::with_fpr(keys.len() as u64, fpr)?;
+        f.insert_parallel(keys);
+        Ok(f)
+    }
+}
+
+impl<S: HashScheme> CountingBloomFilter<S> {
+    /// Insert every key of `keys` using all available cores
+    /// ([`std::thread::available_parallelism`]); counters and count are exactly those of
+    /// inserting the keys one by one.
+    ///
+    /// As the classic filter's parallel build: one contiguous run of keys per thread, each
+    /// extra thread into a private empty table of the same shape, then the tables are merged
+    /// counter by counter with `min(a + b, 15)`. Inserting one key adds 1 to each of its
+    /// distinct counters unless it is sticky (15), so after any sequence of inserts a counter
+    /// holds `min(inserts touching it, 15)`, and `min(min(a, 15) + min(b, 15), 15) =
+    /// min(a + b, 15)`: the merge gives the counters of the sequential build exactly. (Removes
+    /// do not commute this way; only inserts are parallel.)
+    pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {
+        let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+        self.insert_parallel_with_threads(keys, threads);
+    }
+
+    /// [`insert_parallel`](Self::insert_parallel) with at most `threads` threads (the calling
+    /// one included; 0 counts as 1).
+    pub fn insert_parallel_with_threads<K: Key + Sync>(&mut self, keys: &[K], threads: usize) {
+        let threads = threads.min(keys.len() / MIN_KEYS_PER_THREAD).max(1);
+        let insert_all = |f: &mut Self, run: &[K]| {
+            for k in run {
+                f.insert(k);
+            }
+        };
+        if threads == 1 {
+            insert_all(self, keys);
+            return;
+        }
+        let mut runs = keys.chunks(keys.len().div_ceil(threads));
+        let first = runs.next().unwrap_or(&[]);
+        let empty = || Self::with_counters_and_scheme(self.m, self.k, self.meta.scheme().clone());
+        let Ok(mut parts) = runs.clone().map(|_| empty()).collect::<Result<Vec<_>>>() else {
+            // No memory for private tables: insert on this thread alone.
+            insert_all(self, keys);
+            return;
+        };
+        std::thread::scope(|s| {
+            for (part, run) in parts.iter_mut().zip(runs) {
+                s.spawn(move || insert_all(part, run));
+            }
+            insert_all(self, first);
+        });
+        let mut count = self.meta.count();
+        for part in &parts {
+            for (a, &b) in self.nibbles.iter_mut().zip(&part.nibbles) {
+                let lo = ((*a & 0x0f) + (b & 0x0f)).min(STICKY);
+                let hi = ((*a >> 4) + (b >> 4)).min(STICKY);
+                *a = lo | (hi << 4);
+            }
+            count = count.saturating_add(part.meta.count());
+        }
+        self.meta = self.meta.clone().with_count(count);
+    }
+}
