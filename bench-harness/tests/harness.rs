@@ -619,15 +619,16 @@ fn compare_flags_a_shifted_filter_and_nothing_else() {
         "a file compared with itself flags nothing"
     );
 
-    // Shift every ratio of the classic filter by 1.5× its interval beyond the upper end.
+    // Shift every ratio of the classic filter up by three widths of its own interval (on the
+    // log scale ratios are compared on: × (hi/lo)^3, at least × 1.2), far beyond it.
     let mut b = a.clone();
     for row in b.rows.iter_mut().filter(|x| x.filter == "classic") {
         for l in &mut row.lookups {
             if let Some(i) = l.blocked_ratio.as_mut() {
-                let shift = (i.hi - i.lo).max(i.mid * 0.01) * 1.5 + (i.hi - i.mid);
-                i.mid += shift;
-                i.lo += shift;
-                i.hi += shift;
+                let f = (i.hi / i.lo).powi(3).max(1.2);
+                i.mid *= f;
+                i.lo *= f;
+                i.hi *= f;
             }
         }
     }
@@ -711,6 +712,7 @@ fn synthetic(
             ns: ci.mid,
             ns_ci: ci,
             rounds: rounds.to_vec(),
+            replicas: 1,
             floor_ratio: 1.0,
             peer: None,
             peer_ratio: None,
