@@ -110,7 +110,10 @@ impl Plan {
             fpr_probes: 1_000_000,
             // Many short rounds rather than a few long ones: the median of 31 paired per-round
             // ratios is about 0.7× as uncertain as that of 15, for the same lookups in total.
-            lookup_keys: 50_000,
+            // Eight whole chunks per pass (it was 50 000 keys before each pass had its own
+            // warm-up pass, which doubles the lookups; a short pass is also less often
+            // interrupted, so fewer are redone).
+            lookup_keys: 8 * crate::adapters::CHUNK,
             lookup_passes: 31,
             split_at: 100_000_000,
             experiments: experiments::names(),
