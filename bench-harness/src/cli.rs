@@ -30,8 +30,9 @@ pub struct Cli {
 pub enum Command {
     /// Measure every selected filter × target FPR × size; write results/ and plots (default).
     Run(RunArgs),
-    /// Compare two results files: every lookup ratio, bits/item and FPR, flagged only beyond
-    /// both runs' intervals.
+    /// Compare two results files: every lookup ratio, bits/item and FPR; a change is flagged
+    /// only when it lies outside both runs' 95 % intervals and is significant at a
+    /// family-wise 5 % over all compared figures (Holm).
     Compare(CompareArgs),
     /// Run one `run` command N times back to back (each in its own process) and write the
     /// spread of every lookup ratio to `blocked` (results/repeatability.md).

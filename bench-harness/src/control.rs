@@ -202,6 +202,8 @@ impl Session {
             steal_pct: None,
             clock: ThreadClock::name().into(),
             clean_chunks_pct: None,
+            redone_passes_pct: None,
+            unclean_passes: None,
         };
         Session {
             conditions,

@@ -15,8 +15,12 @@ use crate::adapters::Curve;
 use crate::report::{display_name, size_label};
 use crate::schema::{Experiment, Results, Row};
 
-const W: u32 = 1200;
+/// Canvas: the chart on the left, the legend in its own panel on the right, so it never
+/// covers data.
+const W: u32 = 1560;
 const H: u32 = 800;
+/// Width of the legend panel.
+const LEGEND_W: u32 = 400;
 const FONT: &str = "sans-serif";
 
 type SvgDraw<'a> = &'a dyn for<'b> Fn(DrawingArea<SVGBackend<'b>, Shift>) -> Result<(), String>;
@@ -36,8 +40,10 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("plot: {e:?}")
 }
 
-/// 30 distinguishable colours: Tableau 10, its light tier, then ten of Kelly's colours of
-/// maximum contrast. Index = the filter's position in the registry, so a filter keeps its
+/// 30 distinguishable colours: Tableau 10, its light tier, then ten dark or saturated
+/// colours chosen away from both tiers' hues (so a tier-3 peer never looks like a tier-1
+/// filter of ours: gold, plum, navy, teal, magenta, maroon, yellow-green, near-black, dark
+/// gold, indigo). Index = the filter's position in the registry, so a filter keeps its
 /// colour (and marker) in every plot.
 const PALETTE: [(u8, u8, u8); 30] = [
     (31, 119, 180),
@@ -61,15 +67,15 @@ const PALETTE: [(u8, u8, u8); 30] = [
     (219, 219, 141),
     (158, 218, 229),
     (243, 195, 0),
-    (0, 136, 86),
-    (190, 0, 50),
-    (0, 103, 165),
-    (96, 78, 151),
-    (136, 45, 23),
+    (179, 68, 108),
+    (0, 0, 128),
+    (0, 110, 110),
+    (255, 0, 255),
+    (128, 0, 0),
     (141, 182, 0),
-    (43, 61, 38),
-    (230, 143, 172),
-    (101, 69, 34),
+    (40, 40, 40),
+    (160, 120, 0),
+    (90, 0, 160),
 ];
 
 /// Marker shapes, one per tier of ten colours.
@@ -114,23 +120,141 @@ pub fn style_of(i: usize) -> (RGBColor, Marker) {
     (RGBColor(r, g, b), marker)
 }
 
-/// Per plot: each series gets its filter's slot, or the next free slot if that filter
-/// already has a series in this plot, so no two series of a plot share a colour.
+/// Per plot: a filter's first series gets the filter's own slot (its colour and marker in
+/// every plot); a second series of the same filter in one plot (another target, say) keeps
+/// the marker and gets a darker, then a lighter shade of the colour, so no two series of a
+/// plot share a colour and no filter takes another's.
 #[derive(Debug, Default)]
-struct Styler(Vec<usize>);
+struct Styler(Vec<(usize, u32)>);
 
 impl Styler {
     fn slot(&mut self, filter: &str) -> (RGBColor, Marker) {
-        let mut i = style_index(filter);
-        while self.0.contains(&i) {
-            i = (i + 1) % PALETTE.len().max(i + 1);
-            if self.0.len() >= PALETTE.len() {
-                break;
+        let i = style_index(filter);
+        let repeat = self.0.iter().filter(|(j, _)| *j == i).count() as u32;
+        self.0.push((i, repeat));
+        let (RGBColor(r, g, b), mk) = style_of(i);
+        (shade(RGBColor(r, g, b), repeat), mk)
+    }
+}
+
+/// The `k`-th variant of a colour: itself, then alternately darker and lighter.
+fn shade(c: RGBColor, k: u32) -> RGBColor {
+    if k == 0 {
+        return c;
+    }
+    let step = f64::from(k.div_ceil(2)).min(3.0) * 0.25;
+    let f = |x: u8| -> u8 {
+        let x = f64::from(x);
+        let y = if k % 2 == 1 {
+            x * (1.0 - step)
+        } else {
+            x + (255.0 - x) * step
+        };
+        y.round().clamp(0.0, 255.0) as u8
+    };
+    RGBColor(f(c.0), f(c.1), f(c.2))
+}
+
+/// One legend line, drawn in the legend panel beside the chart.
+#[derive(Clone, Debug)]
+struct LegendEntry {
+    label: String,
+    sample: Sample,
+}
+
+/// What a legend line shows before its label.
+#[derive(Clone, Copy, Debug)]
+enum Sample {
+    /// A line of this colour and width, dashed or solid, with an optional marker.
+    Line {
+        color: RGBColor,
+        width: u32,
+        dashed: bool,
+        marker: Option<(Marker, ShapeStyle)>,
+    },
+    /// A marker alone.
+    Mark(Marker, ShapeStyle),
+}
+
+/// Split `root` into the chart area (left) and the legend panel (right).
+fn split<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
+    root.split_horizontally(W - LEGEND_W)
+}
+
+/// Words of `text` in lines of at most `width` characters.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for w in text.split_whitespace() {
+        let last = lines.last_mut().expect("one line at least");
+        if !last.is_empty() && last.chars().count() + 1 + w.chars().count() > width {
+            lines.push(w.to_string());
+        } else {
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(w);
+        }
+    }
+    lines
+}
+
+/// Draw `entries` top to bottom in `area`, wrapping long labels; the font shrinks when
+/// there are many lines.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[LegendEntry],
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let (_, h) = area.dim_in_pixel();
+    let wrapped: Vec<Vec<String>> = entries.iter().map(|e| wrap(&e.label, 44)).collect();
+    let lines: usize = wrapped.iter().map(Vec::len).sum::<usize>().max(1);
+    let row = ((h as usize - 60) / lines).clamp(11, 21) as i32;
+    let font = (row - 5).clamp(10, 15);
+    let mut y = 50i32;
+    for (e, text) in entries.iter().zip(&wrapped) {
+        let mid = y + row / 2;
+        match e.sample {
+            Sample::Line {
+                color,
+                width,
+                dashed,
+                marker,
+            } => {
+                let style = color.stroke_width(width);
+                if dashed {
+                    for x0 in [4, 16, 28] {
+                        area.draw(&PathElement::new(vec![(x0, mid), (x0 + 7, mid)], style))
+                            .map_err(err)?;
+                    }
+                } else {
+                    area.draw(&PathElement::new(vec![(4, mid), (36, mid)], style))
+                        .map_err(err)?;
+                }
+                if let Some((mk, st)) = marker {
+                    area.draw(&legend_marker(mk, (20, mid), 5, st))
+                        .map_err(err)?;
+                }
+            }
+            Sample::Mark(mk, st) => {
+                area.draw(&legend_marker(mk, (20, mid), 6, st))
+                    .map_err(err)?;
             }
         }
-        self.0.push(i);
-        style_of(i)
+        for (i, t) in text.iter().enumerate() {
+            area.draw(&Text::new(
+                t.clone(),
+                (44, y + i as i32 * row + (row - font) / 2),
+                (FONT, font).into_font().color(&BLACK),
+            ))
+            .map_err(err)?;
+        }
+        y += row * text.len() as i32;
     }
+    Ok(())
 }
 
 /// One marker of any [`Marker`] shape, as a single drawable type (so a series' shape can be
@@ -274,7 +398,9 @@ where
         .min(64.0)
         + 2.0;
     let min_fpr = rows.iter().map(|r| r.measured_fpr).fold(1e-3f64, f64::min) / 3.0;
-    let mut chart = ChartBuilder::on(&root)
+    let (area, panel) = split(&root);
+    let mut entries = Vec::new();
+    let mut chart = ChartBuilder::on(&area)
         .caption(
             format!(
                 "Measured FPR vs bits/item at n = {} (hollow = crates.io peer; bars = 95 % interval)",
@@ -307,9 +433,16 @@ where
             4,
             BLACK.stroke_width(2),
         ))
-        .map_err(err)?
-        .label("lower bound: b = log2(1/ε)")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+        .map_err(err)?;
+    entries.push(LegendEntry {
+        label: "lower bound: b = log2(1/ε)".into(),
+        sample: Sample::Line {
+            color: BLACK,
+            width: 2,
+            dashed: true,
+            marker: None,
+        },
+    });
     let mut curves: Vec<Curve> = Vec::new();
     for f in &results.filters {
         if let Some(c) = f.curve {
@@ -333,9 +466,16 @@ where
                     .filter(|&(_, y)| y >= min_fpr && y <= 1.0),
                 col.stroke_width(1),
             ))
-            .map_err(err)?
-            .label(c.label())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+            .map_err(err)?;
+        entries.push(LegendEntry {
+            label: c.label().into(),
+            sample: Sample::Line {
+                color: col,
+                width: 1,
+                dashed: false,
+                marker: None,
+            },
+        });
     }
     // Peers first (hollow rings), ours on top (smaller filled dots), so overlaps stay visible.
     let mut named = names_in_order(&rows);
@@ -367,18 +507,13 @@ where
                 pts.iter()
                     .map(|r| marker_element(mk, (r.bits_per_item, r.measured_fpr), radius, style)),
             )
-            .map_err(err)?
-            .label(display_name(&name, peer))
-            .legend(move |(x, y)| legend_marker(mk, (x + 10, y), 6, style));
+            .map_err(err)?;
+        entries.push(LegendEntry {
+            label: display_name(&name, peer),
+            sample: Sample::Mark(mk, style),
+        });
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font((FONT, 15))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    draw_legend(&panel, &entries)?;
     root.present().map_err(err)
 }
 
@@ -408,10 +543,12 @@ where
         .collect();
     ys.extend(results.size_floors.iter().map(|f| f.ns));
     ys.extend(results.size_floors.iter().map(|f| f.dependent_ns));
-    // Headroom above the data for the legend.
-    let ymax = ys.iter().copied().fold(1.0f64, f64::max) * 40.0;
-    let ymin = ys.iter().copied().fold(f64::INFINITY, f64::min).max(0.1) / 2.0;
-    let mut chart = ChartBuilder::on(&root)
+    // The legend has its own panel: the y range only needs a margin around the data.
+    let ymax = ys.iter().copied().fold(1.0f64, f64::max) * 1.6;
+    let ymin = ys.iter().copied().fold(f64::INFINITY, f64::min).max(0.1) / 1.6;
+    let (area, panel) = split(&root);
+    let mut entries = Vec::new();
+    let mut chart = ChartBuilder::on(&area)
         .caption(
             "Lookup ns/op (50 % positive, 1 % target or fixed) vs n, 95 % intervals; dashed = memory floor",
             (FONT, 24),
@@ -446,9 +583,16 @@ where
             5,
             BLACK.stroke_width(3),
         ))
-        .map_err(err)?
-        .label("memory floor: random 64-byte read, buffer = 1 % Bloom size")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(3)));
+        .map_err(err)?;
+    entries.push(LegendEntry {
+        label: "memory floor: random 64-byte read, buffer = 1 % Bloom size".into(),
+        sample: Sample::Line {
+            color: BLACK,
+            width: 3,
+            dashed: true,
+            marker: None,
+        },
+    });
     chart
         .draw_series(
             floors
@@ -465,9 +609,16 @@ where
     let grey = RGBColor(120, 120, 120);
     chart
         .draw_series(DashedLineSeries::new(chase, 3, 4, grey.stroke_width(2)))
-        .map_err(err)?
-        .label("dependent random read (latency, pointer chase), same buffer")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey.stroke_width(2)));
+        .map_err(err)?;
+    entries.push(LegendEntry {
+        label: "dependent random read (latency, pointer chase), same buffer".into(),
+        sample: Sample::Line {
+            color: grey,
+            width: 2,
+            dashed: true,
+            marker: None,
+        },
+    });
     let mut styler = Styler::default();
     for (name, peer) in names_in_order(&rows) {
         let (col, mk) = styler.slot(&name);
@@ -498,25 +649,21 @@ where
         };
         chart
             .draw_series(LineSeries::new(pts.clone(), line))
-            .map_err(err)?
-            .label(display_name(&name, peer))
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(0, 0), (20, 0)], line)
-                    + legend_marker(mk, (10, 0), 5, marker)
-            });
+            .map_err(err)?;
+        entries.push(LegendEntry {
+            label: display_name(&name, peer),
+            sample: Sample::Line {
+                color: col,
+                width: if peer { 1 } else { 3 },
+                dashed: false,
+                marker: Some((mk, marker)),
+            },
+        });
         chart
             .draw_series(pts.iter().map(|&p| marker_element(mk, p, 5, marker)))
             .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font((FONT, 15))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    draw_legend(&panel, &entries)?;
     root.present().map_err(err)
 }
 
@@ -533,7 +680,11 @@ where
         (a.min(p.x), b.max(p.x))
     });
     let ys: Vec<f64> = pts()
-        .flat_map(|p| std::iter::once(p.y).chain(p.theory))
+        .flat_map(|p| {
+            std::iter::once(p.y)
+                .chain(p.theory)
+                .chain(p.ci.map(|c| c.hi))
+        })
         .filter(|y| *y > 0.0)
         .collect();
     if ys.is_empty() || !xmin.is_finite() {
@@ -548,7 +699,9 @@ where
     } else {
         (lo * 0.9, hi * 1.05)
     };
-    let mut builder = ChartBuilder::on(&root);
+    let (area, panel) = split(&root);
+    let mut entries = Vec::new();
+    let mut builder = ChartBuilder::on(&area);
     builder
         .caption(&ex.title, (FONT, 24))
         .margin(20)
@@ -565,7 +718,13 @@ where
                 .label_style((FONT, 16))
                 .axis_desc_style((FONT, 18))
                 .x_labels(12)
-                .x_label_formatter(&|x| format!("{x:.2}"))
+                .x_label_formatter(&|x| {
+                    if ex.log_x {
+                        format!("{x:.0e}")
+                    } else {
+                        format!("{x:.2}")
+                    }
+                })
                 .draw()
                 .map_err(err)?;
             let mut theory_legend = false;
@@ -593,44 +752,72 @@ where
                 } else {
                     col.filled()
                 };
+                // 95 % intervals of the measured points (Wilson, over the probes).
+                chart
+                    .draw_series(s.points.iter().filter(|p| p.y > 0.0).filter_map(|p| {
+                        p.ci.map(|c| {
+                            ErrorBar::new_vertical(
+                                p.x,
+                                c.lo.max(ymin),
+                                p.y,
+                                c.hi.min(ymax),
+                                col.stroke_width(1),
+                                8,
+                            )
+                        })
+                    }))
+                    .map_err(err)?;
+                chart
+                    .draw_series(s.points.iter().filter(|p| p.y > 0.0).filter_map(|p| {
+                        p.x_ci.map(|c| {
+                            ErrorBar::new_horizontal(
+                                p.y,
+                                c.lo.max(xmin / 1.1),
+                                p.x,
+                                c.hi.min(xmax * 1.1),
+                                col.stroke_width(1),
+                                8,
+                            )
+                        })
+                    }))
+                    .map_err(err)?;
                 chart
                     .draw_series(LineSeries::new(measured.clone(), line))
-                    .map_err(err)?
-                    .label(if s.note.is_empty() {
+                    .map_err(err)?;
+                entries.push(LegendEntry {
+                    label: if s.note.is_empty() {
                         s.label.clone()
                     } else {
                         format!("{}: {}", s.label, s.note)
-                    })
-                    .legend(move |(x, y)| {
-                        EmptyElement::at((x, y))
-                            + PathElement::new(vec![(0, 0), (20, 0)], line)
-                            + legend_marker(mk, (10, 0), 5, marker)
-                    });
+                    },
+                    sample: Sample::Line {
+                        color: col,
+                        width: if s.peer { 1 } else { 3 },
+                        dashed: false,
+                        marker: Some((mk, marker)),
+                    },
+                });
                 chart
                     .draw_series(measured.iter().map(|&p| marker_element(mk, p, 5, marker)))
                     .map_err(err)?;
                 if !theory.is_empty() {
-                    let drawn = chart
+                    chart
                         .draw_series(DashedLineSeries::new(theory, 5, 4, col.stroke_width(1)))
                         .map_err(err)?;
                     if !theory_legend {
                         theory_legend = true;
-                        drawn
-                            .label("dashed: each structure's own formula (theory)")
-                            .legend(|(x, y)| {
-                                PathElement::new(vec![(x, y), (x + 8, y)], BLACK.stroke_width(1))
-                            });
+                        entries.push(LegendEntry {
+                            label: "dashed: each structure's own formula (theory), in the series' colour".into(),
+                            sample: Sample::Line {
+                                color: BLACK,
+                                width: 1,
+                                dashed: true,
+                                marker: None,
+                            },
+                        });
                     }
                 }
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .label_font((FONT, 14))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(err)?;
         }};
     }
     let xr = (xmin / 1.1)..(xmax * 1.1);
@@ -641,5 +828,54 @@ where
         (false, true) => finish!(builder.build_cartesian_2d(xr, yr.log_scale())),
         (false, false) => finish!(builder.build_cartesian_2d(xr, yr)),
     }
+    draw_legend(&panel, &entries)?;
     root.present().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registered_filter_has_its_own_colour() {
+        let n = crate::adapters::registry().len();
+        assert!(n <= PALETTE.len(), "{n} filters, {} colours", PALETTE.len());
+        for i in 0..n {
+            for j in 0..i {
+                assert_ne!(style_of(i).0, style_of(j).0, "slots {i} and {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_repeated_filter_takes_a_shade_not_another_filters_colour() {
+        let mut st = Styler::default();
+        let a1 = st.slot("classic");
+        let a2 = st.slot("classic");
+        let a3 = st.slot("classic");
+        let b = st.slot("classic-keyed");
+        // Each filter keeps its own colour and marker, as in every other plot.
+        assert_eq!(a1, style_of(style_index("classic")));
+        assert_eq!(b, style_of(style_index("classic-keyed")));
+        // The repeats share the marker, not the colour.
+        assert_eq!((a2.1, a3.1), (a1.1, a1.1));
+        let cols = [a1.0, a2.0, a3.0, b.0];
+        for i in 0..cols.len() {
+            for j in 0..i {
+                assert_ne!(cols[i], cols[j]);
+            }
+        }
+        for i in 0..PALETTE.len() {
+            assert_ne!(a2.0, style_of(i).0);
+            assert_ne!(a3.0, style_of(i).0);
+        }
+    }
+
+    #[test]
+    fn legend_labels_wrap_on_words() {
+        assert_eq!(wrap("a bb ccc", 4), vec!["a bb", "ccc"]);
+        assert_eq!(wrap("", 10), vec![String::new()]);
+        let long = "cuckoofilter (peer): refused 268928 of 400000 inserts; 108922 accepted keys test negative";
+        assert!(wrap(long, 44).iter().all(|l| l.chars().count() <= 44));
+    }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use crate::report::size_label;
 use crate::schema::{Results, Row};
-use crate::stats::paired_ratio;
+use crate::stats::paired_ratio_clustered;
 
 /// The row of `filter` at size `n` for target `fpr` (a fixed-parameter entry stands in for any
 /// target).
@@ -50,8 +50,12 @@ pub fn table(r: &Results, pairs: &[String], fpr: f64, hits: u32) -> Result<Strin
                 let pair = row(r, a, n, fpr).zip(row(r, b, n, fpr));
                 let series = pair.and_then(|(x, y)| x.lookup(hits).zip(y.lookup(hits)));
                 match series {
-                    Some((x, y)) if !x.rounds.is_empty() && x.rounds.len() == y.rounds.len() => {
-                        let q = paired_ratio(&x.rounds, &y.rounds);
+                    Some((x, y))
+                        if !x.rounds.is_empty()
+                            && x.rounds.len() == y.rounds.len()
+                            && x.replicas == y.replicas =>
+                    {
+                        let q = paired_ratio_clustered(&x.rounds, &y.rounds, x.replicas as usize);
                         let tie = if q.contains(1.0) {
                             " (no measurable difference)"
                         } else {

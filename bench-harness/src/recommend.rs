@@ -67,8 +67,13 @@ pub fn tied(a: &Row, b: &Row) -> bool {
     let (Some(x), Some(y)) = (a.lookup(50), b.lookup(50)) else {
         return false;
     };
-    if a.group == b.group && x.rounds.len() == y.rounds.len() && !x.rounds.is_empty() {
-        crate::stats::paired_ratio(&x.rounds, &y.rounds).contains(1.0)
+    if a.group == b.group
+        && x.rounds.len() == y.rounds.len()
+        && x.replicas == y.replicas
+        && !x.rounds.is_empty()
+    {
+        crate::stats::paired_ratio_clustered(&x.rounds, &y.rounds, x.replicas as usize)
+            .contains(1.0)
     } else {
         x.ns_ci.lo <= y.ns_ci.hi && y.ns_ci.lo <= x.ns_ci.hi
     }

@@ -80,6 +80,9 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
     let _ = writeln!(s, "|---|---|---|---|{}---|---|", "---|".repeat(runs.len()));
     let mut worst = 0.0f64;
     let mut count = 0;
+    // Per ratio: the between-run variance of its log and the mean squared standard error its
+    // intervals imply (half the log width ÷ 1.96), to say whether the intervals are honest.
+    let (mut between_sq, mut se_sq) = (0.0f64, 0.0f64);
     let mut outside = Vec::new();
     let Some((_, first)) = runs.first() else {
         return (s, 0.0);
@@ -111,6 +114,17 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
                 .fold(0.0, f64::max);
             worst = worst.max(dev);
             count += 1;
+            if vals.len() > 1 && vals.iter().all(|v| v.mid > 0.0 && v.lo > 0.0) {
+                let logs: Vec<f64> = vals.iter().map(|v| v.mid.ln()).collect();
+                let m = logs.iter().sum::<f64>() / logs.len() as f64;
+                between_sq +=
+                    logs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (logs.len() - 1) as f64;
+                se_sq += vals
+                    .iter()
+                    .map(|v| ((v.hi.ln() - v.lo.ln()) / 2.0 / crate::stats::Z95).powi(2))
+                    .sum::<f64>()
+                    / vals.len() as f64;
+            }
             let label = format!(
                 "{} n={} target={} {} %",
                 row.filter,
@@ -148,6 +162,22 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
         BAND * 100.0,
         worst * 100.0
     );
+    if count > 0 {
+        let (between, se) = (
+            (between_sq / count as f64).sqrt(),
+            (se_sq / count as f64).sqrt(),
+        );
+        let _ = writeln!(
+            s,
+            "\nAre the intervals honest? Over these {count} ratios the runs' standard deviation \
+             (of the log ratio, root mean square) is {:.1} %, and the standard error the runs' \
+             own 95 % intervals imply is {:.1} % (ratio {:.2}; above 1 would mean the intervals \
+             miss a between-run component).",
+            between * 100.0,
+            se * 100.0,
+            if se > 0.0 { between / se } else { f64::NAN }
+        );
+    }
     if !outside.is_empty() {
         let _ = writeln!(s, "\nOutside the band:\n");
         for o in &outside {
@@ -156,16 +186,22 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
     }
     // Pairwise compare: the same runs should flag nothing.
     let _ = writeln!(s, "\n## `compare` between the runs\n");
+    let _ = writeln!(
+        s,
+        "A figure is flagged when it lies outside both runs' 95 % intervals and the difference \
+         is significant at a family-wise 5 % over all compared figures (Holm); see `compare`.\n"
+    );
     for i in 0..runs.len() {
         for j in i + 1..runs.len() {
             let ch = crate::compare::compare(&runs[i].1, &runs[j].1);
             let flagged: Vec<_> = ch.iter().filter(|c| c.flagged).collect();
             let _ = writeln!(
                 s,
-                "- run {} vs run {}: {} figures, {} flagged{}",
+                "- run {} vs run {}: {} figures, {} outside both intervals, {} flagged{}",
                 i + 1,
                 j + 1,
                 ch.len(),
+                ch.iter().filter(|c| c.outside_both).count(),
                 flagged.len(),
                 if flagged.is_empty() {
                     String::new()

@@ -32,7 +32,17 @@ pub fn write_all(results: &Results, dir: &Path) -> Result<(), String> {
         let p = dir.join(format!("{}.csv", ex.name));
         let mut w = csv::Writer::from_path(&p).map_err(|e| io(&p, e))?;
         w.write_record([
-            "series", "filter", "peer", "x", "measured", "theory", "note",
+            "series",
+            "filter",
+            "peer",
+            "x",
+            "measured",
+            "theory",
+            "note",
+            "measured_lo95",
+            "measured_hi95",
+            "x_lo95",
+            "x_hi95",
         ])
         .map_err(|e| io(&p, e))?;
         for s in &ex.series {
@@ -45,6 +55,10 @@ pub fn write_all(results: &Results, dir: &Path) -> Result<(), String> {
                     pt.y.to_string(),
                     pt.theory.map(|t| t.to_string()).unwrap_or_default(),
                     s.note.clone(),
+                    pt.ci.map(|c| c.lo.to_string()).unwrap_or_default(),
+                    pt.ci.map(|c| c.hi.to_string()).unwrap_or_default(),
+                    pt.x_ci.map(|c| c.lo.to_string()).unwrap_or_default(),
+                    pt.x_ci.map(|c| c.hi.to_string()).unwrap_or_default(),
                 ])
                 .map_err(|e| io(&p, e))?;
             }
@@ -425,7 +439,8 @@ pub fn summary(r: &Results) -> String {
         "- conditions: measuring thread {}; transparent huge pages {}; CPU governor: {}; load \
          average (1 min) {} at the start, {} at the end; steal time {}; times read from {}; \
          {} of the timed lookup chunks ({} keys each) ran without a context switch and only \
-         those count",
+         those count; {} of the warm-up-and-pass attempts were redone because the thread was \
+         switched out during them ({} passes kept although switched out, after {} attempts)",
         c.pinned_cpu
             .map(|p| format!("pinned to CPU {p}"))
             .unwrap_or_else(|| "not pinned (the OS refused)".into()),
@@ -445,12 +460,20 @@ pub fn summary(r: &Results) -> String {
             .map(|x| format!("{x:.1} %"))
             .unwrap_or_else(|| "(not recorded)".into()),
         crate::adapters::CHUNK,
+        c.redone_passes_pct
+            .map(|x| format!("{x:.1} %"))
+            .unwrap_or_else(|| "(not recorded)".into()),
+        c.unclean_passes
+            .map(|x| x.to_string())
+            .unwrap_or_else(|| "(not recorded)".into()),
+        crate::driver::MAX_TRIES,
     );
     let _ = writeln!(
         s,
         "- run: sizes {}, targets {}, seed {}, {} FPR probes, lookup mixes {:?} % positive, \
-         {} interleaved rounds of one pass of up to {} keys per filter and mix (after one \
-         discarded warm-up pass), {}; wall time {:.0} s{}\n",
+         {} interleaved rounds of one pass of up to {} keys per filter and mix (each timed pass \
+         right after an untimed warm-up pass of the same build over other keys, the pair redone \
+         when the thread was switched out during it), {}; wall time {:.0} s{}\n",
         r.config
             .sizes
             .iter()
@@ -481,12 +504,16 @@ pub fn summary(r: &Results) -> String {
          candidates that were members are excluded and counted (`overlap_excluded` in the \
          CSV). theory ε: the structure's own formula at n. log2(1/ε): the lower bound on \
          bits/item at the measured ε; wasted = bits/item ÷ log2(1/ε) − 1.\n- Interleaving: at \
-         each size every filter is built (builds repeated 5× at 10^5, 3× at 10^6, once from \
-         10^7, each pass in a shuffled order) and kept; then each round times one pass of \
-         every (filter, mix) in a freshly shuffled order, so noise from elsewhere lands on \
-         every filter alike.\n- ns/op ±: median over the rounds of a stream of distinct \
+         each size every filter is built several times (5 independently allocated builds at \
+         10^5, 3 at 10^6, 2 at 10^7, 1 from 10^8, each pass in a shuffled order) and every \
+         build is kept; each round times every (filter, mix) once in a freshly shuffled \
+         order, using build `round mod builds` of each, each timed pass right after an untimed \
+         warm-up pass of the same build over other keys (the pair redone if the thread was \
+         switched out during it), so noise from elsewhere lands on every filter alike and no \
+         pass depends on what ran before it.\n- ns/op ±: median over the rounds of a stream of distinct \
          keys, the given % of them members, shuffled; ± is the larger half of the 95 % \
-         bootstrap interval of that median. build ns/key: the whole build ÷ n (± over the \
+         bootstrap interval of that median, resampling builds and then rounds within them, \
+         so a difference between builds widens it. build ns/key: the whole build ÷ n (± over the \
          build passes; ±0 with one pass).\n- ratios: ×blocked and ×fastest peer are medians \
          of the per-round ratios (both filters timed in the same round), with their 95 % \
          bootstrap intervals; where the interval holds 1.0 the cell says \"no measurable \
@@ -573,9 +600,12 @@ pub fn summary(r: &Results) -> String {
         for se in &ex.series {
             let _ = write!(s, "| {} |", se.label);
             for p in &se.points {
+                let ci =
+                    p.ci.map(|c| format!(" [{}–{}]", fmt(c.lo), fmt(c.hi)))
+                        .unwrap_or_default();
                 let _ = write!(
                     s,
-                    " {} ({}) |",
+                    " {}{ci} ({}) |",
                     fmt(p.y),
                     p.theory.map(fmt).unwrap_or_else(|| "—".into())
                 );
@@ -584,7 +614,8 @@ pub fn summary(r: &Results) -> String {
         }
         let _ = writeln!(
             s,
-            "\nColumns: {}. Each cell: measured (theory).",
+            "\nColumns: {}. Each cell: measured [95 % Wilson interval, for rates over probes; \
+             exact quantities have none] (theory).",
             ex.x_label
         );
     }

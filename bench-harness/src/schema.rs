@@ -6,7 +6,7 @@ use crate::adapters::Info;
 use crate::stats::Interval;
 
 /// Bumped whenever a field changes meaning.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Everything one run measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -123,6 +123,13 @@ pub struct Conditions {
     /// Percentage of timed lookup chunks during which the thread was never switched out
     /// (only those count; see `Built::time_pass`).
     pub clean_chunks_pct: Option<f64>,
+    /// Percentage of warm-up-and-pass attempts redone because the thread was switched out
+    /// during them (another process had the core and its caches).
+    #[serde(default)]
+    pub redone_passes_pct: Option<f64>,
+    /// Timed passes kept although switched out, after `driver::MAX_TRIES` attempts.
+    #[serde(default)]
+    pub unclean_passes: Option<u64>,
 }
 
 /// Settings of a run.
@@ -174,6 +181,10 @@ pub struct Lookup {
     pub ns_ci: Interval,
     /// ns per lookup in each interleaved round (the samples behind `ns`).
     pub rounds: Vec<f64>,
+    /// Independently allocated builds the rounds cycled through: round `i` timed build
+    /// `i % replicas` (the intervals resample builds, then rounds).
+    #[serde(default = "one")]
+    pub replicas: u32,
     /// `ns` / the memory floor at this filter's size.
     pub floor_ratio: f64,
     /// The fastest peer of the same kind at the same size and target (fixed-parameter peers
@@ -244,6 +255,10 @@ impl Row {
     }
 }
 
+fn one() -> u32 {
+    1
+}
+
 fn rate_default() -> bool {
     true
 }
@@ -297,4 +312,12 @@ pub struct Point {
     pub y: f64,
     /// Theoretical value, if the structure has a formula.
     pub theory: Option<f64>,
+    /// 95 % interval of `y` when it is measured with sampling error (a rate over probes:
+    /// Wilson); `None` for exact quantities (bits/item from heap bytes) and formulas.
+    #[serde(default)]
+    pub ci: Option<Interval>,
+    /// 95 % interval of `x` when `x` is itself a measured rate (the static-space experiment
+    /// puts the measured FPR on x).
+    #[serde(default)]
+    pub x_ci: Option<Interval>,
 }

@@ -8,6 +8,10 @@
 //! the same interleaved group is the median of the per-round ratios (both sampled the same
 //! noise), with the bootstrap interval of that median; between different groups it is the
 //! ratio of medians with the interval `[lo_a / hi_b, hi_a / lo_b]`.
+//!
+//! Where every filter was built more than once (independent allocations, timed in turn by
+//! the rounds), the bootstrap is two-stage: builds first, then rounds within the drawn builds
+//! ([`clustered_median_interval`]), so the interval also covers where a build's pages landed.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -83,16 +87,39 @@ pub fn median(v: &[f64]) -> f64 {
 /// The median of `v` with its percentile-bootstrap 95 % interval (fixed seed, so the same
 /// samples always give the same interval). One sample gives a zero-width interval.
 pub fn median_interval(v: &[f64]) -> Interval {
+    clustered_median_interval(v, 1)
+}
+
+/// The median of `v` with a two-stage (cluster) bootstrap 95 % interval, where sample `i`
+/// belongs to cluster `i % clusters` — an independently allocated build of the filter (see
+/// `driver::replicas`). Each resample draws `clusters` clusters with replacement, then as
+/// many samples as each drawn cluster holds, with replacement, from that cluster; the
+/// interval is the 2.5th–97.5th percentile of the resamples' medians. A difference between
+/// builds (where the pages landed) therefore widens the interval instead of hiding in it.
+/// `clusters <= 1` is the plain percentile bootstrap over the samples.
+pub fn clustered_median_interval(v: &[f64], clusters: usize) -> Interval {
     let mid = median(v);
     if v.len() < 2 {
         return Interval::exact(mid);
     }
+    let k = clusters.clamp(1, v.len());
+    let members: Vec<Vec<f64>> = (0..k)
+        .map(|c| v.iter().skip(c).step_by(k).copied().collect())
+        .collect();
     let mut rng = ChaCha8Rng::seed_from_u64(0xB007_57A9);
     let mut meds = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
-    let mut sample = vec![0.0; v.len()];
+    let mut sample = Vec::with_capacity(v.len());
     for _ in 0..BOOTSTRAP_RESAMPLES {
-        for s in sample.iter_mut() {
-            *s = v[rng.random_range(0..v.len())];
+        sample.clear();
+        for _ in 0..k {
+            let c = if k == 1 {
+                &members[0]
+            } else {
+                &members[rng.random_range(0..k)]
+            };
+            for _ in 0..c.len() {
+                sample.push(c[rng.random_range(0..c.len())]);
+            }
         }
         meds.push(median(&sample));
     }
@@ -108,8 +135,14 @@ pub fn median_interval(v: &[f64]) -> Interval {
 /// Ratio `a / b` of two series measured in the same rounds (paired): the median of the
 /// per-round ratios with its bootstrap interval.
 pub fn paired_ratio(a: &[f64], b: &[f64]) -> Interval {
+    paired_ratio_clustered(a, b, 1)
+}
+
+/// [`paired_ratio`] where round `i` timed replica `i % clusters` of both filters: the
+/// interval resamples replicas, then rounds (see [`clustered_median_interval`]).
+pub fn paired_ratio_clustered(a: &[f64], b: &[f64], clusters: usize) -> Interval {
     let r: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
-    median_interval(&r)
+    clustered_median_interval(&r, clusters)
 }
 
 /// Ratio of two independent intervals: ratio of the middles, `[lo_a / hi_b, hi_a / lo_b]`.

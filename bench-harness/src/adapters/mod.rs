@@ -274,11 +274,13 @@ pub trait Built: Send {
     fn time_lookups(&self, stream: &[u64]) -> (Duration, u64);
     /// Time one pass over `stream` in chunks of [`CHUNK`] keys, reading the thread's context
     /// switch count around each chunk: a chunk during which the thread was switched out
-    /// (another process ran on the core and refilled its caches) is left out of the figure.
+    /// (another process ran on the core and refilled its caches) is left out of the figure,
+    /// and so is every chunk after it, which runs on the other process's caches.
     /// On a 2-core machine shared with builds, that is what moved ratios between runs.
     fn time_pass(&self, stream: &[u64]) -> Pass {
         let (mut clean_ns, mut clean_keys, mut all_ns) = (0u128, 0usize, 0u128);
         let (mut hits, mut clean, mut chunks) = (0u64, 0u32, 0u32);
+        let mut switched = false;
         for c in stream.chunks(CHUNK) {
             let before = crate::control::context_switches();
             let (t, h) = self.time_lookups(c);
@@ -286,7 +288,8 @@ pub trait Built: Send {
             hits += h;
             chunks += 1;
             all_ns += t.as_nanos();
-            if before.is_some() && before == after {
+            switched |= before.is_none() || before != after;
+            if !switched {
                 clean += 1;
                 clean_ns += t.as_nanos();
                 clean_keys += c.len();

@@ -89,8 +89,12 @@ impl FastBloomHasher for Fold {
 }
 
 impl FastBloomHasher for fastbloom::DefaultHasher {
-    fn make(_: u64) -> Self {
-        fastbloom::DefaultHasher::default()
+    /// The crate's default SipHash-1-3, keyed from the run's seed instead of a random key,
+    /// so its measured FPR is the same run to run (the hash and its cost are the same).
+    fn make(seed: u64) -> Self {
+        fastbloom::DefaultHasher::seeded(
+            &(u128::from(seed) << 64 | u128::from(!seed)).to_le_bytes(),
+        )
     }
 }
 
@@ -135,7 +139,7 @@ pub fn fastbloom_sip_entry() -> Entry {
         peer: true,
         keyed: true,
         curve: Some(Curve::Bloom),
-        note: "with_false_pos(p).expected_items(n): its default, SipHash-1-3 under a random seed (keyed)",
+        note: "with_false_pos(p).expected_items(n): its default, SipHash-1-3 (keyed), its key derived from the run's seed instead of drawn at random so the FPR repeats",
         ..Info::base("fastbloom-sip", "fastbloom 0.17", Kind::Bloom)
     })
 }
@@ -500,7 +504,7 @@ pub fn bfuse8_entry() -> Entry {
         tunable: false,
         dynamic: false,
         curve: Some(Curve::BinaryFuse),
-        note: "BinaryFuse8::try_from(xxh3-64 of each key's 8 bytes): static, 8-bit fingerprints (2^-8)",
+        note: "BinaryFuse8::try_from(xxh3-64 of each key's 8 bytes): static, 8-bit fingerprints (2^-8); feature uniform-random off, so unused slots are 0 and the FPR is the same run to run",
         ..Info::base("xorf-bfuse8", "xorf 0.13", Kind::Static)
     })
 }
@@ -512,7 +516,7 @@ pub fn bfuse16_entry() -> Entry {
         tunable: false,
         dynamic: false,
         curve: Some(Curve::BinaryFuse),
-        note: "BinaryFuse16::try_from(xxh3-64 of each key's 8 bytes): static, 16-bit fingerprints (2^-16)",
+        note: "BinaryFuse16::try_from(xxh3-64 of each key's 8 bytes): static, 16-bit fingerprints (2^-16); feature uniform-random off (unused slots 0: the same FPR run to run)",
         ..Info::base("xorf-bfuse16", "xorf 0.13", Kind::Static)
     })
 }

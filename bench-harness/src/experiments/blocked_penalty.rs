@@ -13,6 +13,7 @@ use bloomlab_sbbf::Sbbf;
 
 use crate::keys::KeySet;
 use crate::schema::{Experiment, Point, Series};
+use crate::stats::{Z95, wilson};
 
 use super::Context;
 
@@ -40,25 +41,15 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
             classic.insert(k);
             sbbf.insert(k);
         }
-        let fs = keys
-            .probes
-            .iter()
-            .filter(|k| sbbf.might_contain(*k))
-            .count() as f64
-            / probes;
+        let count = |hit: &dyn Fn(&u64) -> bool| keys.probes.iter().filter(|k| hit(k)).count();
+        let ks = count(&|k| sbbf.might_contain(k));
+        let fs = ks as f64 / probes;
         let ts = sbbf.expected_fpr();
-        let fb = keys
-            .probes
-            .iter()
-            .filter(|k| blocked.might_contain(*k))
-            .count() as f64
-            / probes;
-        let fc = keys
-            .probes
-            .iter()
-            .filter(|k| classic.might_contain(*k))
-            .count() as f64
-            / probes;
+        let kb = count(&|k| blocked.might_contain(k));
+        let fb = kb as f64 / probes;
+        let kc = count(&|k| classic.might_contain(k));
+        let fc = kc as f64 / probes;
+        let ci = |k: usize| Some(wilson(k as u64, keys.probes.len() as u64, Z95));
         let density = m as f64 / ctx.n as f64;
         let (tb, tc) = (blocked.expected_fpr(), classic.expected_fpr());
         let tt = math::blocked_fpr(density, blocked.hashes(), 512);
@@ -66,16 +57,22 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
             x: density,
             y: fc,
             theory: Some(tc),
+            ci: ci(kc),
+            x_ci: None,
         });
         blocked_pts.push(Point {
             x: density,
             y: fb,
             theory: Some(tb),
+            ci: ci(kb),
+            x_ci: None,
         });
         sbbf_pts.push(Point {
             x: density,
             y: fs,
             theory: Some(ts),
+            ci: ci(ks),
+            x_ci: None,
         });
         penalties.push(fb / fc);
         textbook.push(format!(

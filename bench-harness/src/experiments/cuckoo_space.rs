@@ -62,6 +62,8 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
                 x: p,
                 y: b.heap_bytes as f64 * 8.0 / n as f64,
                 theory: formula_bits(e.info.curve, e.info.name, p),
+                ci: None,
+                x_ci: None,
             });
         }
         series.push(Series {
@@ -84,6 +86,8 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
                     x: p,
                     y: b,
                     theory: Some(b),
+                    ci: None,
+                    x_ci: None,
                 }
             })
             .collect(),

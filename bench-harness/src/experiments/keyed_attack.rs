@@ -58,6 +58,8 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
             x: load,
             y: f / probes as f64,
             theory: Some(theory),
+            ci: Some(crate::stats::wilson(f as u64, probes, crate::stats::Z95)),
+            x_ci: None,
         };
         pu.push(point(
             honest_positives(&unkeyed, probes, ctx.seed) as f64,

@@ -54,6 +54,12 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
                 x: load,
                 y: fp as f64 / keys.probes.len() as f64,
                 theory: f.theoretical_fpr(),
+                ci: Some(crate::stats::wilson(
+                    fp as u64,
+                    keys.probes.len() as u64,
+                    crate::stats::Z95,
+                )),
+                x_ci: None,
             });
         }
         // Only keys the filter accepted count: a refused insert is not a false negative.

@@ -53,6 +53,12 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
                 x: f64::from(1u32 << d),
                 y,
                 theory: f.theoretical_fpr(),
+                ci: Some(crate::stats::wilson(
+                    fp as u64,
+                    keys.probes.len() as u64,
+                    crate::stats::Z95,
+                )),
+                x_ci: None,
             });
         }
         let lost = keys.members.iter().filter(|&&k| !f.contains(k)).count();

@@ -79,6 +79,12 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
                 x: eps,
                 y: bits,
                 theory: theory_bits(e.info.curve, eps),
+                ci: None,
+                x_ci: Some(crate::stats::wilson(
+                    fp,
+                    keys.probes.len() as u64,
+                    crate::stats::Z95,
+                )),
             });
             bound.push(eps);
         }
@@ -104,6 +110,8 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
                     x: eps,
                     y: b,
                     theory: Some(b),
+                    ci: None,
+                    x_ci: None,
                 }
             })
             .collect(),
