@@ -40,12 +40,13 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("plot: {e:?}")
 }
 
-/// 30 distinguishable colours: Tableau 10, its light tier, then ten dark or saturated
+/// 40 distinguishable colours: Tableau 10, its light tier, then ten dark or saturated
 /// colours chosen away from both tiers' hues (so a tier-3 peer never looks like a tier-1
 /// filter of ours: gold, plum, navy, teal, magenta, maroon, yellow-green, near-black, dark
-/// gold, indigo). Index = the filter's position in the registry, so a filter keeps its
-/// colour (and marker) in every plot.
-const PALETTE: [(u8, u8, u8); 30] = [
+/// gold, indigo), then ten mid-dark tones between them (olive, slate blue, rust, sea green,
+/// orchid, steel, sienna, forest, crimson, dark cyan). Index = the filter's position in the
+/// registry, so a filter keeps its colour (and marker) in every plot.
+const PALETTE: [(u8, u8, u8); 40] = [
     (31, 119, 180),
     (255, 127, 14),
     (44, 160, 44),
@@ -76,6 +77,16 @@ const PALETTE: [(u8, u8, u8); 30] = [
     (40, 40, 40),
     (160, 120, 0),
     (90, 0, 160),
+    (107, 110, 40),
+    (82, 84, 163),
+    (183, 80, 20),
+    (46, 139, 87),
+    (186, 85, 211),
+    (70, 100, 130),
+    (136, 45, 23),
+    (20, 80, 20),
+    (200, 0, 50),
+    (0, 139, 139),
 ];
 
 /// Marker shapes, one per tier of ten colours.
@@ -112,10 +123,11 @@ pub fn style_index(name: &str) -> usize {
 /// Colour and marker of slot `i`.
 pub fn style_of(i: usize) -> (RGBColor, Marker) {
     let (r, g, b) = PALETTE[i % PALETTE.len()];
-    let marker = match (i / 10) % 3 {
+    let marker = match (i / 10) % 4 {
         0 => Marker::Circle,
         1 => Marker::Triangle,
-        _ => Marker::Square,
+        2 => Marker::Square,
+        _ => Marker::Circle,
     };
     (RGBColor(r, g, b), marker)
 }

@@ -179,11 +179,15 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
                     x: 1.0,
                     y: w1,
                     theory: None,
+                    ci: None,
+                    x_ci: None,
                 },
                 Point {
                     x: x_all,
                     y: wn,
                     theory: None,
+                    ci: None,
+                    x_ci: None,
                 },
             ],
             note: format!(
