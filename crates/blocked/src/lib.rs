@@ -2,10 +2,11 @@
 //! RocksDB's `FastLocalBloom`: one memory access per lookup.
 //!
 //! The table is an array of 512-bit blocks, each one 64-byte cache line, 64-byte aligned.
-//! A key is hashed once into a [`KeyHash`]; `h1` picks the block with fastrange
-//! (`⌊h1 · blocks / 2^64⌋`) and all `k` probes land inside that block, at bit positions taken
-//! from `h2` (see [Probe positions](#probe-positions)). So an insert or a lookup touches exactly
-//! one cache line, where a classic filter touches up to `k`.
+//! A key is hashed once, into one 64-bit value `x` (the scheme's
+//! [`hash64`](HashScheme::hash64)); its high 32 bits pick the block
+//! (`⌊(x >> 32) · blocks / 2^32⌋`) and all `k` probes land inside that block, at bit positions
+//! taken from its low 32 bits (see [Probe positions](#probe-positions)). So an insert or a
+//! lookup touches exactly one cache line, where a classic filter touches up to `k`.
 //!
 //! The price is accuracy: keys spread over blocks unevenly (the number of keys in a block is
 //! Poisson), and crowded blocks answer "maybe" more often. The filter is therefore sized with
@@ -54,48 +55,58 @@
 //!
 //! # Probe positions
 //!
-//! A key is hashed once into a [`KeyHash`]; `h1` picks the block, and the probes come from
-//! `h2`. Two layouts exist; every filter built by this version uses the second.
+//! Three layouts exist; every filter built by this version uses the third (filters of more
+//! than 2^32 blocks, 256 GiB, the second).
 //!
-//! **Second layout, [`Layout::Local32`]** (envelope version 2): with `h` the high 32 bits
-//! of `h2`, probe `i` is bit `(h · 0x9e37_79b9^i mod 2^32) >> 23` of the block — RocksDB's
-//! `FastLocalBloom` rule (`util/bloom_impl.h`), the multiplier being `⌊2^32/φ⌋` made odd
-//! (Knuth, TAOCP vol. 3 §6.4). With 32-bit products, eight probes fit one AVX2 vector: one
-//! multiply by the precomputed powers, two shifts, two in-lane permutes and a blend fetch
-//! the probed 32-bit words of the loaded cache line, a variable shift builds the masks, one
-//! `vptest` answers ([`bloomlab_core::simd::local_contains`]); no branch per probe. Each
-//! operation — a lookup, an insert, a whole batch — runs through
-//! [`bloomlab_core::simd::run_local`]: one cached `is_x86_feature_detected!` test per call,
-//! then the hash, block index and probes compiled together with AVX2 enabled, the kernel
-//! inlined (no call per key; a batch's loop runs entirely inside). The portable scalar twin
-//! gives bit-identical blocks and answers (tested against each other on the same keys, both
-//! paths exercised on AVX2 machines by
+//! **Third layout, [`Layout::OneHash`]** (envelope version 3): one 64-bit hash `x` per key
+//! — XXH3-64 with seed [`XXH3_SEED`](bloomlab_core::hash::XXH3_SEED) for the default scheme,
+//! the first 64 bits of the SipHash-2-4 output for the keyed ones. The block is
+//! `⌊(x >> 32) · blocks / 2^32⌋`; with `h = x mod 2^32`, probe `i` is bit
+//! `(h · 0x9e37_79b9^i mod 2^32) >> 23` of the block — RocksDB's `FastLocalBloom` split of one
+//! 64-bit hash (`util/bloom_impl.h`), the multiplier being `⌊2^32/φ⌋` made odd (Knuth, TAOCP
+//! vol. 3 §6.4). The two halves of `x` are independent bits of a good hash, so the block and
+//! the probes are independent choices, as the formula assumes.
+//!
+//! **Second layout, [`Layout::Local32`]** (envelope version 2): the same in-block rule with
+//! `h` the high 32 bits of the 128-bit hash's `h2`, the block by fastrange of `h1`
+//! (`⌊h1 · blocks / 2^64⌋`).
+//!
+//! **First layout, [`Layout::Wide64`]** (envelope version 1): `j = ⌊h_i / 2^55⌋`,
+//! `h_0 = h2`, `h_{i+1} = h_i · 0x9e37_79b9_7f4a_7c15 mod 2^64` — the rule widened to 64 bits,
+//! which AVX2 cannot multiply lane-wise.
+//!
+//! With 32-bit products, eight probes fit one AVX2 vector: one multiply by the precomputed
+//! powers, two shifts, two in-lane permutes and a blend fetch the probed 32-bit words of the
+//! loaded cache line, a variable shift of a lane row builds the masks (zero past `k`), one
+//! `vptest` answers; no branch per probe ([`bloomlab_core::simd::LocalKernel`]). Single
+//! lookups and inserts run that kernel as inline assembly inlined into the caller — a
+//! function compiled with `#[target_feature(enable = "avx2")]` cannot inline into one
+//! compiled without it, so the kernel was a call per key before — chosen once per filter,
+//! for its `k`, when it is built. Batches run inside [`bloomlab_core::simd::run_local`]'s
+//! AVX2 body. The portable scalar twin gives bit-identical blocks and answers (tested against
+//! each other on the same keys for every `k`, both paths exercised on AVX2 machines by
 //! [`insert_portable`](BlockedBloomFilter::insert_portable) and
 //! [`might_contain_portable`](BlockedBloomFilter::might_contain_portable)).
 //!
-//! **First layout, [`Layout::Wide64`]** (envelope version 1): `j = ⌊h_i / 2^55⌋`,
-//! `h_0 = h2`, `h_{i+1} = h_i · 0x9e37_79b9_7f4a_7c15 mod 2^64` — the same rule widened to
-//! 64 bits, which AVX2 cannot multiply lane-wise. It is kept so that files written before
-//! the change load and answer exactly as they did.
-//!
-//! In both, multiplying by an odd constant is a bijection, the top bits behave like
+//! In every layout, multiplying by an odd constant is a bijection, the top bits behave like
 //! independent uniform choices, and two probes of one key may pick the same bit; the formula
 //! models exactly that (k·i independent uniform choices with repetition in a block holding i
 //! keys), and [`current_fpr`](BlockedBloomFilter::current_fpr), the mean over blocks of
 //! `(ones/512)^k`, is the exact FPR of the filter as it stands under that model. The keyed
-//! scheme plugs in unchanged: probes come from whatever 128-bit [`KeyHash`] the scheme gives.
+//! schemes plug in unchanged.
 //!
 //! # Formats and versions
 //!
-//! The probe layout is part of the byte format, so the new layout is a new format version:
-//! new filters write envelope version 2; version-1 files **load** (as [`Layout::Wide64`]) and
-//! keep their layout through inserts, unions with filters of the same layout, re-encoding
-//! and serde, answering exactly as when written (a literal version-1 file and its answers are
-//! pinned by `tests/format_versions.rs`). Loading was chosen over refusing because a filter
-//! file is often the only copy of a key set's summary: refusing would force users to rebuild
-//! from data they may no longer have. Other versions are refused with
-//! [`DecodeError::UnsupportedVersion`] naming the version; readers built before this change
-//! refuse version-2 files the same way. Combining filters of different layouts is refused.
+//! The hash and the probe layout are part of the byte format, so each layout is a format
+//! version: new filters write envelope version 3; version-1 and version-2 files **load** (as
+//! [`Layout::Wide64`] and [`Layout::Local32`]) and keep their layout through inserts, unions
+//! with filters of the same layout, re-encoding and serde, answering exactly as when written
+//! (literal files of each version and their answers are pinned by `tests/known_answers.rs` and
+//! `tests/format_versions.rs`). Loading was chosen over refusing because a filter file is
+//! often the only copy of a key set's summary. Other versions are refused with
+//! [`DecodeError::UnsupportedVersion`] naming the version; readers built before a layout
+//! refuse its files the same way. Combining filters of different layouts is refused.
+//! [`with_layout`](BlockedBloomFilter::with_layout) writes an older version on request.
 //!
 //! # Where the time goes
 //!
@@ -103,27 +114,23 @@
 //! difference of two runs of 10^5 and 2·10^5 operations, so the loop around each call is
 //! included) per operation on a filter of 2 000 u64 keys (in L1), k = 6:
 //!
-//! | operation | first layout | kernel pointer per key | [`run_local`](bloomlab_core::simd::run_local) (now) | now, built with `+avx2` | sbbf-rs-safe 0.3 |
-//! |---|---|---|---|---|---|
-//! | `might_contain` | 114 | 72 | 77 | 62 | 52 |
-//! | `might_contain_batch` (per key) | — | 97 | 81 | 78 | — |
-//! | `insert` | 183 | 125 | 128 | 113 | 54 |
+//! | operation | first layout | second layout, kernel called | third layout, kernel inline | sbbf-rs-safe 0.3 |
+//! |---|---|---|---|---|
+//! | `might_contain` | 114 | 77 | 68 | 52 |
+//! | `insert` | 183 | 128 | 111 | 54 |
 //!
-//! Read from the assembly of the current lookup: the caller's loop and the feature test
-//! about 15 instructions, xxh3-128 of the 8 key bytes 17 and the derivation of `h2` 7 more,
-//! fastrange and the bounds check 6, the layout test 2, the kernel 21 (of which 5 turn `k`
-//! into a lane mask and 1 is the `vzeroupper` of leaving AVX code). Moving the call from
-//! the kernel to the whole operation did not remove a call — a function compiled with AVX2
-//! cannot inline into one compiled without it, so single lookups still make one direct
-//! call — but it put the hash, index and kernel in one body and let the batched loop run
-//! without any call (97 → 81 per key). Built with `-C target-feature=+avx2` the test and the
-//! call go away entirely (`RUSTFLAGS="-C target-feature=+avx2"`: 62 per lookup). sbbf-rs-safe's lead is by construction: a 256-bit split block is
-//! one vector, tested with a multiply, a shift, a variable shift and a `vptest`; a 512-bit
-//! block is sixteen 32-bit words, so every probe vector needs two permutes and a blend to
-//! fetch its words (3 of our 21), `k` is variable (sbbf-rs sets 8 bits, one per word, so
-//! it has no lane mask),. Inserts: eight OR-to-memory stores of vector-computed masks (a vector cannot
-//! scatter; merging eight masks into sixteen words inside registers costs seven or more
-//! operations per probe and measured slower), where a split block ORs one vector.
+//! Of the second layout's 77, the call into the AVX2 body, its feature test and the register
+//! saves around it were about 10, and xxh3-128 with the derivation of the probe half 24; the
+//! third layout's lookup loop is straight-line code (layout and kernel tests hoisted out of
+//! the loop): 17 for XXH3-64, 5 for the block index and bounds check, 13 for the kernel.
+//! What is left against sbbf-rs-safe is the design: a 256-bit split block is one vector
+//! tested with a multiply, a shift, a variable shift and a `vptest`; a 512-bit block is two
+//! halves, so each probe vector needs two permutes and a blend, and `k` is variable (a lane
+//! row). With no hardware counters on this VM, shuffle-port pressure is the likely limit: a
+//! broadcast from memory instead of `vmovd` + `vpbroadcastd` (two shuffle operations) gained
+//! 3 %. Inserts cost eight OR-to-memory stores of vector-computed masks (a vector cannot
+//! scatter): building the two halves' masks in registers instead (a variable shift per probe
+//! and half, two vector stores) measured 1.4× slower in L1 and no faster out of cache.
 //!
 //! # Batched lookups
 //!
@@ -135,32 +142,26 @@
 //!
 //! # Measured
 //!
-//! `cargo run --release -p bloomlab-blocked --example speed` (1 % target, 9.92 bits/item,
-//! k = 6; half-member random u64 queries; 7 rounds with the contenders' passes interleaved in
-//! a shuffled order; ratio = median over rounds of the within-round ratio) on a shared
-//! 2-vCPU Intel Xeon with AVX2, load average 4–6 from other builds. Three runs of the
-//! previous dispatch (a kernel pointer per key) and three of the current one, alternated;
-//! each cell gives the three runs' medians (the rounds' ranges are wide, often 0.3–5, so only
-//! medians of ratios mean much):
+//! `cargo run --release -p bloomlab-blocked --example ab -- 2000 1e5 1e7`: the blocked filter
+//! against sbbf-rs-safe at the same bits (1 % target, 9.92 bits/item, k = 6; sbbf-rs given
+//! xxh3-64 of the key's 8 bytes), the two alternating every 16 384 operations (A B B A), the
+//! median of ~500 per-pair ratios with its interquartile range — fine-grained so that it holds
+//! on a busy machine. 2-vCPU Intel Xeon VM (AVX2), load average 4–6 from other builds; each
+//! build run in the same session:
 //!
-//! | n | lookup ÷ sbbf-rs | batched ÷ sbbf-rs single | insert ÷ sbbf-rs | insert_batch ÷ sbbf-rs |
-//! |---|---|---|---|---|
-//! | 2 000 (L1) | 1.77 / 1.58 / 1.64 (was 1.63 / 1.45 / 1.65) | 1.48 / 1.50 / 1.54 (was 1.91 / 1.97 / 1.80) | 3.3 / 3.2 / 2.9 (was 3.0 / 2.8 / 3.2) | 2.9 / 2.8 / 2.5 (was 3.4 / 3.3 / 3.3) |
-//! | 10^5 | 1.42 / 1.66 / 1.46 (was 1.37 / 1.53 / 1.47) | 1.36 / 1.38 / 1.36 (was 1.80 / 1.75 / 1.69) | 3.3 / 2.9 / 3.1 (was 3.1 / 3.1 / 5.1) | 2.9 / 3.0 / 3.0 (was 3.9 / 3.6 / 4.0) |
-//! | 10^6 | 1.57 / 1.43 / 1.39 (was 1.41 / 1.49 / 0.98) | 1.04 / 0.78 / 0.94 (was 1.23 / 0.87 / 1.16) | 2.9 / 2.2 / 2.7 (was 2.2 / 2.6 / 2.6) | 2.2 / 1.8 / 2.0 (was 2.1 / 2.4 / 2.3) |
-//! | 10^7 | 1.29 / 1.91 / 1.35 (was 1.09 / 1.36 / 1.48) | 0.72 / 0.66 / 0.65 (was 0.94 / 0.93 / 0.77) | 2.4 / 2.4 / 2.7 (was 2.4 / 2.1 / 2.3) | 1.42 / 0.95 / 1.25 (was 1.66 / 1.24 / 1.47) |
+//! | lookup ÷ sbbf-rs | n = 2 000 (L1) | 10^5 | 10^7 |
+//! |---|---|---|---|
+//! | second layout, kernel called per key | 1.68 [1.63–1.77] | 1.70 [1.70–1.70] | 2.01 [1.92–…] |
+//! | second layout, kernel inline | 1.42 [1.42–1.43] | 1.43 [1.23–1.44] | 1.60 [1.31–…] |
+//! | third layout (one XXH3-64), kernel inline | 1.21 [1.21–1.21] | 1.23 [1.23–1.24] | 1.25 [1.18–1.34] |
+//! | insert ÷ sbbf-rs, third layout | 2.3–2.7 | 2.5 | 1.9–2.1 |
 //!
-//! So the batched paths gained 15–25 % (the loop now runs inside one AVX2 body), single
-//! lookups and inserts did not move beyond the noise (they still make one call per key, see
-//! above), and the blocked filter still does **not** match sbbf-rs-safe one key at a time:
-//! 1.4–1.9× per lookup, 2.2–3.3× per insert, for the reasons the instruction counts give.
-//! Batched at 10^7 keys it answers in 0.65–0.72× sbbf-rs's single-lookup time (the target
-//! was 0.5×; memory latency, not instructions, is what is left there), and `insert_batch`
-//! is at 0.95–1.42× its inserts. At equal space it is the more accurate filter: 1.01 %
-//! measured against sbbf-rs's 1.32 % at 9.92 bits/item
-//! (`bench-harness run --filters blocked,sbbf-rs --fpr 0.01 --n 1e5`). Before the second
-//! layout (same machine class, quieter): 8.1 / 14.4 / 36.5 ns single at 2 000 / 10^5 / 10^7
-//! against sbbf-rs's 3.7 / 6.7 / 23.2, i.e. 2.2× / 2.1× / 1.6×.
+//! So the single lookup is 1.2× sbbf-rs-safe's (it was 1.7–2.0×), and does **not** yet match
+//! it; inserts are 1.9–2.7× its cost. Batched lookups
+//! ([`might_contain_batch`](BlockedBloomFilter::might_contain_batch)) answer in 0.46–0.8× its
+//! single-lookup time at 10^7 (the harness's `blocked-batched / sbbf-rs`). At equal space the
+//! blocked filter is the more accurate one: 1.0 % measured against sbbf-rs's 1.3 % at 9.92
+//! bits/item (`results/summary.md`).
 //!
 //! `with_fpr`: 16–24 µs at n ≤ 10^5 (the closed-form sizing, [`math::blocked_bits_per_item_exact`],
 //! is most of it; it was 16–31 ms with the Markov chain); at 10^6–10^7 the timed loop

@@ -25,12 +25,18 @@
 //!
 //! # Dispatch
 //!
-//! A filter does not call a kernel per key through a pointer: it states its operation —
-//! hash, block index, probes, or a whole batch's loop — as a [`LocalTask`], generic over the
-//! kernel ([`LocalProbe`]), and [`run_local`] tests for AVX2 once (a cached load) and runs
-//! that operation compiled with AVX2 enabled, the hash and the kernel inlined into it; the
-//! portable instance runs elsewhere. In a build with AVX2 enabled at compile time the test
-//! goes away and the operation inlines into its caller.
+//! A filter does not call a kernel per key through a pointer. Batched work states its
+//! operation — hash, block index, probes, the whole loop — as a [`LocalTask`], generic over
+//! the kernel ([`LocalProbe`]), and [`run_local`] tests for AVX2 once (a cached load) and runs
+//! it compiled with AVX2 enabled, the hash and the kernel inlined into it. Single operations
+//! cannot do that without a call per key (an AVX2-enabled function never inlines into its
+//! caller), so they use [`LocalKernel`]: chosen once per filter, it runs the eight-probe
+//! kernel as inline assembly, which inlines anywhere. In a build with AVX2 enabled at compile
+//! time the tests go away.
+//!
+//! Other sections: the Ribbon filter's column parities ([`Parity`], run through
+//! [`run_parity`]) and the classic filter's whole-array probes ([`classic_contains_all`]), each
+//! with its scalar twin.
 //!
 //! # Pipeline
 //!
