@@ -1,10 +1,8 @@
 //! Building one blocked filter with every core.
 
-use std::num::NonZeroUsize;
-
-use bloomlab_core::Key;
 use bloomlab_core::error::Result;
 use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
+use bloomlab_core::{Key, parallel};
 
 use crate::BlockedBloomFilter;
 
@@ -14,9 +12,7 @@ const MIN_KEYS_PER_THREAD: usize = 1 << 15;
 
 /// The number of threads [`BlockedBloomFilter::insert_parallel`] uses:
 /// [`std::thread::available_parallelism`], or 1 if it is unknown.
-pub fn available_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, NonZeroUsize::get)
-}
+pub use bloomlab_core::parallel::available_threads;
 
 impl BlockedBloomFilter<Xxh3Scheme> {
     /// A filter sized for `keys.len()` keys at false-positive rate `fpr`
@@ -80,41 +76,24 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// [`insert_parallel`](Self::insert_parallel) with at most `threads` threads (the calling
     /// one included; 0 counts as 1).
     pub fn insert_parallel_with_threads<K: Key + Sync>(&mut self, keys: &[K], threads: usize) {
-        let threads = threads.min(keys.len() / MIN_KEYS_PER_THREAD).max(1);
-        if threads == 1 {
-            self.insert_batch(keys);
-            return;
-        }
-        let chunk = keys.len().div_ceil(threads);
-        let mut runs = keys.chunks(chunk);
-        let first = runs.next().unwrap_or(&[]);
-        let empty = || {
-            BlockedBloomFilter::with_blocks_and_scheme(
-                self.blocks(),
-                self.hashes(),
-                self.scheme().clone(),
-            )
-            .and_then(|f| f.with_layout(self.layout()))
-        };
-        // Allocate before forking so that a refusal leaves `self` untouched (zeroed tables
-        // cost microseconds: their pages are supplied on first touch, by the thread that
-        // fills them).
-        let mut parts: Vec<_> = match runs.clone().map(|_| empty()).collect::<Result<_>>() {
-            Ok(p) => p,
-            Err(_) => {
-                // Not enough memory for private tables: insert on this thread alone.
-                self.insert_batch(keys);
-                return;
-            }
-        };
-        std::thread::scope(|s| {
-            for (part, run) in parts.iter_mut().zip(runs) {
-                s.spawn(move || part.insert_batch(run));
-            }
-            self.insert_batch(first);
-        });
-        for part in &parts {
-            self.union(part).expect("same blocks, k, layout and scheme");
-        }
+        // Zeroed tables cost microseconds: their pages are supplied on first touch, by the
+        // thread that fills them.
+        parallel::fork_merge(
+            self,
+            keys,
+            threads,
+            MIN_KEYS_PER_THREAD,
+            |f| {
+                BlockedBloomFilter::with_blocks_and_scheme(
+                    f.blocks(),
+                    f.hashes(),
+                    f.scheme().clone(),
+                )
+                .and_then(|e| e.with_layout(f.layout()))
+                .ok()
+            },
+            |f, run| f.insert_batch(run),
+            |f, part| f.union(part).expect("same blocks, k, layout and scheme"),
+        );
     }
 }

@@ -9,6 +9,7 @@
 //! - [`Key`]: a stable byte encoding for strings, byte slices and integers.
 //! - [`Error`]: typed errors; nothing panics on user input.
 //! - [`meta`]: the metadata and trait glue every variant shares.
+//! - [`parallel`]: the fork-and-merge parallel build the variants share.
 #![warn(missing_docs)]
 
 pub mod bits;
@@ -19,6 +20,7 @@ pub mod hash;
 pub mod key;
 pub mod math;
 pub mod meta;
+pub mod parallel;
 pub mod simd;
 
 pub use bits::BitArray;

@@ -1,10 +1,8 @@
 //! Building one counting filter with every core.
 
-use std::num::NonZeroUsize;
-
-use bloomlab_core::Key;
 use bloomlab_core::error::Result;
 use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
+use bloomlab_core::{Key, parallel};
 
 use crate::{CountingBloomFilter, STICKY};
 
@@ -40,7 +38,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     /// ([`std::thread::available_parallelism`]); counters and count are exactly those of
     /// inserting the keys one by one.
     ///
-    /// As the classic filter's parallel build: one contiguous run of keys per thread, each
+    /// [`bloomlab_core::parallel::fork_merge`]: one contiguous run of keys per thread, each
     /// extra thread into a private empty table of the same shape, then the tables are merged
     /// counter by counter with `min(a + b, 15)`. Inserting one key adds 1 to each of its
     /// distinct counters unless it is sticky (15), so after any sequence of inserts a counter
@@ -48,46 +46,32 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     /// min(a + b, 15)`: the merge gives the counters of the sequential build exactly. (Removes
     /// do not commute this way; only inserts are parallel.)
     pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {
-        let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-        self.insert_parallel_with_threads(keys, threads);
+        self.insert_parallel_with_threads(keys, parallel::available_threads());
     }
 
     /// [`insert_parallel`](Self::insert_parallel) with at most `threads` threads (the calling
     /// one included; 0 counts as 1).
     pub fn insert_parallel_with_threads<K: Key + Sync>(&mut self, keys: &[K], threads: usize) {
-        let threads = threads.min(keys.len() / MIN_KEYS_PER_THREAD).max(1);
-        let insert_all = |f: &mut Self, run: &[K]| {
-            for k in run {
-                f.insert(k);
-            }
-        };
-        if threads == 1 {
-            insert_all(self, keys);
-            return;
-        }
-        let mut runs = keys.chunks(keys.len().div_ceil(threads));
-        let first = runs.next().unwrap_or(&[]);
-        let empty = || Self::with_counters_and_scheme(self.m, self.k, self.meta.scheme().clone());
-        let Ok(mut parts) = runs.clone().map(|_| empty()).collect::<Result<Vec<_>>>() else {
-            // No memory for private tables: insert on this thread alone.
-            insert_all(self, keys);
-            return;
-        };
-        std::thread::scope(|s| {
-            for (part, run) in parts.iter_mut().zip(runs) {
-                s.spawn(move || insert_all(part, run));
-            }
-            insert_all(self, first);
-        });
-        let mut count = self.meta.count();
-        for part in &parts {
-            for (a, &b) in self.nibbles.iter_mut().zip(&part.nibbles) {
-                let lo = ((*a & 0x0f) + (b & 0x0f)).min(STICKY);
-                let hi = ((*a >> 4) + (b >> 4)).min(STICKY);
-                *a = lo | (hi << 4);
-            }
-            count = count.saturating_add(part.meta.count());
-        }
-        self.meta = self.meta.clone().with_count(count);
+        parallel::fork_merge(
+            self,
+            keys,
+            threads,
+            MIN_KEYS_PER_THREAD,
+            |f| Self::with_counters_and_scheme(f.m, f.k, f.meta.scheme().clone()).ok(),
+            |f, run| {
+                for k in run {
+                    f.insert(k);
+                }
+            },
+            |f, part| {
+                for (a, &b) in f.nibbles.iter_mut().zip(&part.nibbles) {
+                    let lo = ((*a & 0x0f) + (b & 0x0f)).min(STICKY);
+                    let hi = ((*a >> 4) + (b >> 4)).min(STICKY);
+                    *a = lo | (hi << 4);
+                }
+                let count = f.meta.count().saturating_add(part.meta.count());
+                f.meta = f.meta.clone().with_count(count);
+            },
+        );
     }
 }
