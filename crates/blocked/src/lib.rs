@@ -608,7 +608,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
 
     /// Insert a key. Returns `true` if the key was definitely new (at least one of its bits
     /// was still zero), `false` if it may have been present already.
-    #[inline]
+    #[inline(always)]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         if self.layout == Layout::OneHash {
             // The layout of every new filter, straight-line: hash, block, kernel.
@@ -758,7 +758,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     }
 
     /// `false`: the key was definitely never inserted. `true`: it maybe was.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         if self.layout == Layout::OneHash {
             // The layout of every new filter, straight-line: hash, block, kernel.
@@ -1225,11 +1225,15 @@ impl<S: HashScheme, K: Key> Extend<K> for BlockedBloomFilter<S> {
 }
 
 impl<S: HashScheme> Filter for BlockedBloomFilter<S> {
+    // Inlined into a caller that knows the key's length (8 bytes of a `u64`), the hash
+    // specialises to it and no call is left per key, as with the inherent methods.
+    #[inline(always)]
     fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
         self.insert(key);
         Ok(())
     }
 
+    #[inline(always)]
     fn might_contain_bytes(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }
