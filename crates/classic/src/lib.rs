@@ -298,7 +298,7 @@ impl<S: HashScheme> BloomFilter<S> {
 
     /// Insert a key. Returns `true` if the key was definitely new (at least one of its bits
     /// was still zero), `false` if it may have been present already.
-    #[inline]
+    #[inline(always)]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         let h = key.with_key_bytes(|b| self.meta.scheme().hash(b));
         self.insert_hash(h)
@@ -317,7 +317,7 @@ impl<S: HashScheme> BloomFilter<S> {
     }
 
     /// `false`: the key was definitely never inserted. `true`: it maybe was.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         self.might_contain_hash(key.with_key_bytes(|b| self.meta.scheme().hash(b)))
     }
@@ -644,13 +644,13 @@ impl<'a> Payload<'a> {
 }
 
 impl<S: HashScheme> FilterCore for BloomFilter<S> {
-    #[inline]
+    #[inline(always)]
     fn insert_key(&mut self, key: &[u8]) -> Result<()> {
         self.insert(key);
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains_key(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }

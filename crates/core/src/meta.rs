@@ -240,11 +240,13 @@ pub trait FilterCore: FilterMeta + Send + Sync {
 }
 
 impl<T: FilterCore + fmt::Debug> Filter for T {
-    #[inline]
+    // Always inlined, with each variant's `insert_key` / `contains_key`: a caller that knows
+    // the key's length then gets the hash specialised to it and no call per key.
+    #[inline(always)]
     fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
         self.insert_key(key)
     }
-    #[inline]
+    #[inline(always)]
     fn might_contain_bytes(&self, key: &[u8]) -> bool {
         self.contains_key(key)
     }

@@ -533,10 +533,12 @@ impl<S: HashScheme> CountingBloomFilter<S> {
 }
 
 impl<S: HashScheme> FilterCore for CountingBloomFilter<S> {
+    #[inline(always)]
     fn insert_key(&mut self, key: &[u8]) -> Result<()> {
         self.insert(key);
         Ok(())
     }
+    #[inline(always)]
     fn contains_key(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }

@@ -812,10 +812,11 @@ impl<'a> Parsed<'a> {
 impl<S: HashScheme> FilterCore for RibbonFilter<S> {
     /// A static filter takes no inserts: [`Error::Static`]. Build a new filter from the
     /// whole key set instead.
+    #[inline(always)]
     fn insert_key(&mut self, _key: &[u8]) -> Result<()> {
         Err(Error::Static(Self::TYPE_NAME))
     }
-    #[inline]
+    #[inline(always)]
     fn contains_key(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }

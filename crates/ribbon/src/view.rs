@@ -136,9 +136,11 @@ impl<S: HashScheme> FilterMeta for RibbonView<'_, S> {
 
 impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
     /// A static filter takes no inserts: [`Error::Static`].
+    #[inline(always)]
     fn insert_key(&mut self, _key: &[u8]) -> Result<()> {
         Err(Error::Static(Self::TYPE_NAME))
     }
+    #[inline(always)]
     fn contains_key(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }

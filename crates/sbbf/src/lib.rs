@@ -932,11 +932,12 @@ fn check_out_len(keys: usize, out: usize) -> Result<()> {
 }
 
 impl FilterCore for Sbbf {
+    #[inline(always)]
     fn insert_key(&mut self, key: &[u8]) -> Result<()> {
         Sbbf::insert_bytes(self, key);
         Ok(())
     }
-    #[inline]
+    #[inline(always)]
     fn contains_key(&self, key: &[u8]) -> bool {
         Sbbf::might_contain_bytes(self, key)
     }
