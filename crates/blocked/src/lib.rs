@@ -192,12 +192,13 @@ pub use atomic::AtomicBlockedBloomFilter;
 pub use parallel::available_threads;
 pub use view::{BlockedBloomFilterView, BlockedFilterBytes};
 
+use bloomlab_core::Key;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
+use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, LocalKernel, LocalProbe, LocalTask, PortableProbe};
-use bloomlab_core::{Filter, FilterParams, Key};
 
 /// Bits per block: one 64-byte cache line.
 pub const BLOCK_BITS: u32 = 512;
@@ -403,14 +404,12 @@ fn zeroed_blocks(n: u64) -> Result<Vec<Block>> {
 pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     blocks: Vec<Block>,
     k: u32,
-    count: u64,
-    capacity: u64,
-    target_fpr: Option<f64>,
     layout: Layout,
     /// The kernel of single operations, chosen for this CPU at construction (not part of
     /// the filter's value: equality, formats and serde ignore it).
     kernel: LocalKernel,
-    scheme: S,
+    /// Count, capacity, target and scheme ([`bloomlab_core::meta`]).
+    meta: Meta<S>,
 }
 
 impl BlockedBloomFilter<Xxh3Scheme> {
@@ -472,14 +471,14 @@ impl<S: HashScheme, K: Key, const D: usize> LocalTask for ContainsBatch<'_, S, K
         // key's block index is computed once, D keys ahead, and travels with its probe bits.
         let (blocks, k, n) = (&f.blocks[..], f.k, f.blocks.len() as u64);
         let hash = |key: &K| {
-            let h = key.with_key_bytes(|b| f.scheme.hash(b));
+            let h = key.with_key_bytes(|b| f.meta.scheme().hash(b));
             (fastrange(h.h1, n) as usize, h.h2)
         };
         let prefetch = |&(b, _): &(usize, u64)| simd::prefetch(&blocks[b]);
         match f.layout {
             Layout::OneHash => {
                 let hash = |key: &K| {
-                    let x = key.with_key_bytes(|b| f.scheme.hash64(b));
+                    let x = key.with_key_bytes(|b| f.meta.scheme().hash64(b));
                     (one_hash_block(x, n), x)
                 };
                 simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, x)| {
@@ -540,7 +539,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         math::classic_bits(n, fpr)?;
         let (bits_per_item, k) = math::blocked_bits_per_item_exact(fpr, BLOCK_BITS)?;
         let mut f = Self::sized(n, bits_per_item, k, scheme)?;
-        f.target_fpr = Some(fpr);
+        f.meta.set_target_fpr(Some(fpr));
         Ok(f)
     }
 
@@ -563,12 +562,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         Ok(BlockedBloomFilter {
             blocks: zeroed_blocks(blocks)?,
             k,
-            count: 0,
-            capacity: n,
-            target_fpr: None,
             layout: Layout::for_blocks(blocks),
             kernel: LocalKernel::detect(k),
-            scheme,
+            meta: Meta::new(n, None, scheme),
         })
     }
 
@@ -584,12 +580,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         Ok(BlockedBloomFilter {
             blocks: zeroed_blocks(blocks)?,
             k,
-            count: 0,
-            capacity: math::classic_capacity(bits, k),
-            target_fpr: None,
             layout: Layout::for_blocks(blocks),
             kernel: LocalKernel::detect(k),
-            scheme,
+            meta: Meta::new(math::classic_capacity(bits, k), None, scheme),
         })
     }
 
@@ -612,9 +605,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         if self.layout == Layout::OneHash {
             // The layout of every new filter, straight-line: hash, block, kernel.
-            let x = key.with_key_bytes(|b| self.scheme.hash64(b));
+            let x = key.with_key_bytes(|b| self.meta.scheme().hash64(b));
             let b = one_hash_block(x, self.blocks.len() as u64);
-            self.count = self.count.saturating_add(1);
+            self.meta.record_insert();
             return self.kernel.insert(&mut self.blocks[b].0, x as u32, self.k);
         }
         self.insert_earlier_layout(self.hash_key(key))
@@ -638,7 +631,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     #[inline(always)]
     fn insert_one(&mut self, h: KeyHash) -> bool {
         let (b, src) = self.place(h);
-        self.count = self.count.saturating_add(1);
+        self.meta.record_insert();
         match self.layout {
             Layout::Wide64 => wide64_add(&mut self.blocks[b], src, self.k),
             _ => self
@@ -663,7 +656,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     #[inline(always)]
     fn insert_with<P: LocalProbe>(&mut self, probe: P, h: KeyHash) -> bool {
         let (b, src) = self.place(h);
-        self.count = self.count.saturating_add(1);
+        self.meta.record_insert();
         match self.layout {
             Layout::Wide64 => wide64_add(&mut self.blocks[b], src, self.k),
             _ => probe.insert(&mut self.blocks[b].0, (src >> 32) as u32, self.k),
@@ -711,7 +704,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// envelope-version-1 files, which readers built before the second layout can load.
     /// Refused once a key is in (its bits were placed by the old layout).
     pub fn with_layout(mut self, layout: Layout) -> Result<Self> {
-        if self.count != 0 || self.count_ones() != 0 {
+        if self.meta.count() != 0 || self.count_ones() != 0 {
             return Err(Error::invalid(
                 "layout",
                 "can only be chosen while the filter is empty",
@@ -762,7 +755,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         if self.layout == Layout::OneHash {
             // The layout of every new filter, straight-line: hash, block, kernel.
-            let x = key.with_key_bytes(|b| self.scheme.hash64(b));
+            let x = key.with_key_bytes(|b| self.meta.scheme().hash64(b));
             let b = one_hash_block(x, self.blocks.len() as u64);
             return self.kernel.contains(&self.blocks[b].0, x as u32, self.k);
         }
@@ -818,7 +811,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
 
     /// The hash scheme.
     pub fn scheme(&self) -> &S {
-        &self.scheme
+        self.meta.scheme()
     }
 
     /// Hash a key with this filter's scheme.
@@ -830,17 +823,17 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// and [`might_contain_hashes`](Self::might_contain_hashes) expect.
     #[inline(always)]
     pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        hash_in(self.layout, &self.scheme, key)
+        hash_in(self.layout, self.meta.scheme(), key)
     }
 
     /// Number of inserts, repeats included.
     pub fn len(&self) -> u64 {
-        self.count
+        self.meta.count()
     }
 
     /// No inserts yet.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.meta.count() == 0
     }
 
     /// Number of 512-bit blocks.
@@ -869,22 +862,22 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
 
     /// The design capacity (the `n` the filter was sized for).
     pub fn capacity(&self) -> u64 {
-        self.capacity
+        self.meta.capacity()
     }
 
     /// The target FPR, if the filter was sized from one.
     pub fn target_fpr(&self) -> Option<f64> {
-        self.target_fpr
+        self.meta.target_fpr()
     }
 
     /// Inserts relative to design capacity: 1.0 at design load.
     pub fn load(&self) -> f64 {
-        self.count as f64 / self.capacity as f64
+        self.meta.count() as f64 / self.meta.capacity() as f64
     }
 
     /// More inserts than the design capacity: the FPR has climbed past the target.
     pub fn is_saturated(&self) -> bool {
-        self.count > self.capacity
+        self.meta.count() > self.meta.capacity()
     }
 
     /// Number of set bits.
@@ -901,10 +894,14 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// ([`math::blocked_fpr_exact`]: Poisson mixture over block loads, exact occupancy inside
     /// a block). 0 when empty.
     pub fn expected_fpr(&self) -> f64 {
-        if self.count == 0 {
+        if self.meta.count() == 0 {
             return 0.0;
         }
-        math::blocked_fpr_exact(self.bits() as f64 / self.count as f64, self.k, BLOCK_BITS)
+        math::blocked_fpr_exact(
+            self.bits() as f64 / self.meta.count() as f64,
+            self.k,
+            BLOCK_BITS,
+        )
     }
 
     /// FPR of the filter as it stands: a non-member picks a uniformly random block `b` and
@@ -934,7 +931,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// Remove every key.
     pub fn clear(&mut self) {
         self.blocks.fill(Block::default());
-        self.count = 0;
+        self.meta.reset_count();
     }
 
     fn check_compatible(&self, other: &Self) -> Result<()> {
@@ -953,7 +950,10 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 other.k
             )));
         }
-        let (a, b) = (self.scheme.descriptor(), other.scheme.descriptor());
+        let (a, b) = (
+            self.meta.scheme().descriptor(),
+            other.meta.scheme().descriptor(),
+        );
         if a != b {
             return Err(Error::Incompatible(format!("hash scheme {a} vs {b}")));
         }
@@ -970,7 +970,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 *x |= y;
             }
         }
-        self.count = self.count.saturating_add(other.count);
+        let count = self.meta.count().saturating_add(other.meta.count());
+        self.meta = self.meta.clone().with_count(count);
         Ok(())
     }
 
@@ -982,16 +983,16 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = EnvelopeWriter::with_version(
             Variant::Blocked,
-            self.scheme.descriptor(),
+            self.meta.scheme().descriptor(),
             self.layout.format_version(),
             40 + self.blocks.len() * BLOCK_BYTES,
         );
         w.u64(self.blocks())
             .u32(self.k)
             .u32(0)
-            .u64(self.count)
-            .u64(self.capacity)
-            .f64(format::encode_optional_fpr(self.target_fpr));
+            .u64(self.meta.count())
+            .u64(self.meta.capacity())
+            .f64(format::encode_optional_fpr(self.meta.target_fpr()));
         for b in &self.blocks {
             for word in b.0 {
                 w.u64(word);
@@ -1050,12 +1051,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         Ok(BlockedBloomFilter {
             blocks,
             k,
-            count,
-            capacity,
-            target_fpr,
             layout,
             kernel: LocalKernel::detect(k),
-            scheme,
+            meta: Meta::new(capacity, target_fpr, scheme).with_count(count),
         })
     }
 }
@@ -1189,78 +1187,51 @@ fn check_out_len(keys: usize, out: usize) -> Result<()> {
     }
 }
 
-impl<S: HashScheme> fmt::Debug for BlockedBloomFilter<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BlockedBloomFilter")
-            .field("blocks", &self.blocks.len())
-            .field("k", &self.k)
-            .field("count", &self.count)
-            .field("capacity", &self.capacity)
-            .field("target_fpr", &self.target_fpr)
-            .field("layout", &self.layout)
-            .field("fill_ratio", &self.fill_ratio())
-            .field("scheme", &self.scheme.descriptor())
-            .finish()
-    }
-}
-
-impl<S: HashScheme> PartialEq for BlockedBloomFilter<S> {
-    fn eq(&self, other: &Self) -> bool {
-        self.k == other.k
-            && self.count == other.count
-            && self.capacity == other.capacity
-            && self.target_fpr == other.target_fpr
-            && self.layout == other.layout
-            && self.scheme.descriptor() == other.scheme.descriptor()
-            && self.blocks == other.blocks
-    }
-}
-
-impl<S: HashScheme, K: Key> Extend<K> for BlockedBloomFilter<S> {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, iter: I) {
-        for key in iter {
-            self.insert(&key);
-        }
-    }
-}
-
-impl<S: HashScheme> Filter for BlockedBloomFilter<S> {
+impl<S: HashScheme> FilterCore for BlockedBloomFilter<S> {
     // Inlined into a caller that knows the key's length (8 bytes of a `u64`), the hash
     // specialises to it and no call is left per key, as with the inherent methods.
     #[inline(always)]
-    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
         self.insert(key);
         Ok(())
     }
 
     #[inline(always)]
-    fn might_contain_bytes(&self, key: &[u8]) -> bool {
+    fn contains_key(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }
 
-    fn len(&self) -> u64 {
-        self.count
-    }
-
-    fn size_in_bytes(&self) -> usize {
+    fn heap_bytes(&self) -> usize {
         self.blocks.len() * BLOCK_BYTES
     }
 
-    fn expected_fpr(&self) -> f64 {
+    fn table_bits(&self) -> u64 {
+        self.bits()
+    }
+
+    fn hashes(&self) -> u32 {
+        self.k
+    }
+
+    fn formula_fpr(&self) -> f64 {
         BlockedBloomFilter::expected_fpr(self)
     }
 
-    fn params(&self) -> FilterParams {
-        FilterParams {
-            variant: Variant::Blocked,
-            capacity: self.capacity,
-            target_fpr: self.target_fpr,
-            table_bits: self.bits(),
-            hashes: self.k,
-            scheme: self.scheme.descriptor(),
-        }
+    fn same_table(&self, other: &Self) -> bool {
+        self.k == other.k && self.layout == other.layout && self.blocks == other.blocks
+    }
+
+    fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("blocks", &self.blocks.len()).field("k", &self.k);
+    }
+
+    fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
+        d.field("layout", &self.layout)
+            .field("fill_ratio", &self.fill_ratio());
     }
 }
+
+bloomlab_core::filter_glue!(BlockedBloomFilter, Blocked, extend);
 
 #[cfg(feature = "serde")]
 mod serde_impl {
@@ -1293,11 +1264,11 @@ mod serde_impl {
             Repr {
                 blocks: self.blocks(),
                 k: self.k,
-                count: self.count,
-                capacity: self.capacity,
-                target_fpr: self.target_fpr,
+                count: self.meta.count(),
+                capacity: self.meta.capacity(),
+                target_fpr: self.meta.target_fpr(),
                 layout: self.layout,
-                scheme: self.scheme.descriptor(),
+                scheme: self.meta.scheme().descriptor(),
                 words: self.blocks.iter().flat_map(|b| b.0).collect(),
             }
             .serialize(s)
@@ -1308,13 +1279,8 @@ mod serde_impl {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             use serde::de::Error as _;
             let r = Repr::deserialize(d)?;
-            let scheme = S::default();
-            if r.scheme != scheme.descriptor() {
-                return Err(D::Error::custom(DecodeError::SchemeMismatch {
-                    expected: scheme.descriptor().to_string(),
-                    found: r.scheme.to_string(),
-                }));
-            }
+            let scheme =
+                bloomlab_core::meta::default_scheme_for::<S>(r.scheme).map_err(D::Error::custom)?;
             if r.words.len() as u64 != r.blocks.saturating_mul(8) || r.words.is_empty() {
                 return Err(D::Error::custom(DecodeError::field(
                     "words",

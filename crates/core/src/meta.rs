@@ -67,12 +67,8 @@
 //!    cannot fail), and in serde's `Deserialize` replace the scheme check with
 //!    [`default_scheme_for`].
 //!
-//! For `crates/classic` and `crates/blocked` that is: fields `count, capacity, target_fpr,
-//! scheme` → `meta`; `debug_shape` = `m`/`blocks` and `k`, `debug_state` = `fill_ratio`;
-//! `filter_glue!(BloomFilter, Classic, extend)` / `filter_glue!(BlockedBloomFilter, Blocked,
-//! extend)`. `crates/keyed` wraps those types and needs no change. `crates/sbbf`, whose one
-//! hash Parquet fixes, is not generic: its `Meta<ParquetScheme>` names that scheme and
-//! `filter_glue!(Sbbf: ParquetScheme, Sbbf, extend)` writes the same glue for the plain type.
+//! Every variant is on it: classic, blocked, split-block, counting, cuckoo, scalable and
+//! Ribbon (`crates/keyed` wraps them and needs nothing of its own).
 //!
 //! Formats, serde representations and the inherent API are untouched by the migration.
 
