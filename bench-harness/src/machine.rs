@@ -88,7 +88,17 @@ pub fn describe() -> Machine {
         cmd("git", &with_dir).or_else(|| cmd("git", args))
     };
     let commit = git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some();
+    // Dirty = a tracked source changed; the results a run (or an earlier run of `repeat`)
+    // writes are not sources, so `results/` does not count.
+    let dirty = git(&[
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        "--",
+        ":/",
+        ":(exclude,top)results",
+    ])
+    .is_some();
     Machine {
         cpu: cpu_model(),
         cores: std::thread::available_parallelism()
