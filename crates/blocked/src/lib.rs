@@ -156,8 +156,13 @@
 //! | third layout (one XXH3-64), kernel inline | 1.21 [1.21–1.21] | 1.23 [1.23–1.24] | 1.25 [1.18–1.34] |
 //! | insert ÷ sbbf-rs, third layout | 2.3–2.7 | 2.5 | 1.9–2.1 |
 //!
-//! So the single lookup is 1.2× sbbf-rs-safe's (it was 1.7–2.0×), and does **not** yet match
-//! it; inserts are 1.9–2.7× its cost. Batched lookups
+//! In the harness's committed run (`cargo run --release -p bench-harness`, `bench-harness
+//! ratio blocked/sbbf-rs`, load 1–2): 1.24 [1.22–1.25] at 10^5, 1.03 [1.00–1.06] at 10^6 and
+//! 1.02 [0.89–1.10] at 10^7 — no measurable difference out of cache; the run before, with the
+//! second layout and a call per key, read 2.02 / 1.81 / 1.99.
+//!
+//! So the single lookup is 1.2× sbbf-rs-safe's in cache (it was 1.7–2.0×) and on a par out of
+//! cache; inserts are 1.9–2.7× its cost. Batched lookups
 //! ([`might_contain_batch`](BlockedBloomFilter::might_contain_batch)) answer in 0.46–0.8× its
 //! single-lookup time at 10^7 (the harness's `blocked-batched / sbbf-rs`). At equal space the
 //! blocked filter is the more accurate one: 1.0 % measured against sbbf-rs's 1.3 % at 9.92
