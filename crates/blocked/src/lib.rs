@@ -699,15 +699,16 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         self.contains_with(PortableProbe, self.hash_key(key))
     }
 
-    /// The probe layout (the second one for every filter built by this version; the first
-    /// for filters decoded from its files).
+    /// The probe layout: [`Layout::OneHash`] for every filter built by this version (of at
+    /// most 2^32 blocks), the recorded one for filters decoded from earlier files.
     pub fn layout(&self) -> Layout {
         self.layout
     }
 
-    /// The same empty filter with the probe layout `layout`: [`Layout::Wide64`] writes
-    /// envelope-version-1 files, which readers built before the second layout can load.
-    /// Refused once a key is in (its bits were placed by the old layout).
+    /// The same empty filter with the probe layout `layout`: [`Layout::Local32`] and
+    /// [`Layout::Wide64`] write envelope-version-2 and -1 files, which readers built before
+    /// the third and second layouts can load. Refused once a key is in (its bits were placed
+    /// by the old layout), and [`Layout::OneHash`] for more than 2^32 blocks.
     pub fn with_layout(mut self, layout: Layout) -> Result<Self> {
         if self.meta.count() != 0 || self.count_ones() != 0 {
             return Err(Error::invalid(
