@@ -147,7 +147,7 @@
 //! xxh3-64 of the key's 8 bytes), the two alternating every 16 384 operations (A B B A), the
 //! median of ~500 per-pair ratios with its interquartile range — fine-grained so that it holds
 //! on a busy machine. 2-vCPU Intel Xeon VM (AVX2), load average 4–6 from other builds; each
-//! build run in the same session:
+//! build run one after the other:
 //!
 //! | lookup ÷ sbbf-rs | n = 2 000 (L1) | 10^5 | 10^7 |
 //! |---|---|---|---|

@@ -55,7 +55,7 @@
 //! classic,classic-batched,classic-keyed-sip64,classic-keyed-sip64-batched,fastbloom,fastbloom-sip
 //! --n 1e5,1e6,1e7 --fpr 0.01 --experiments none`, then `bench-harness ratio …`: 31
 //! interleaved rounds, 50 % members, medians of per-round ratios; shared 2-vCPU Intel Xeon,
-//! 2 MiB L2 per core, load average 6–7 from other engineers' builds), lookup time against
+//! 2 MiB L2 per core, load average 6–7 from other builds), lookup time against
 //! fastbloom 0.17 given foldhash; before: three runs of the previous loop (two probes, one
 //! branch, at every size), after: three back-to-back runs of this one (range of the
 //! medians):

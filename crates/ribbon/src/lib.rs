@@ -109,11 +109,11 @@
 //!
 //! **Speed against BinaryFuse8.** Two measurements, both on the 2-vCPU shared "Intel(R)
 //! Xeon(R) Processor" VM (AVX2, AVX-512F, no `VPOPCNTDQ`) at load average 6–8 from other
-//! engineers' builds and benchmarks; ratios of ns per lookup measured in one process with
+//! builds and benchmarks; ratios of ns per lookup measured in one process with
 //! the passes interleaved, 1 % target (`r = 7`), 50 % members, `u64` keys. "Before" is the
 //! query of the previous release (a non-inlined `popcnt` kernel called per lookup over the
-//! 128-slot layout), built from the same tree and run alternately with "after" in the same
-//! session.
+//! 128-slot layout), built from the same tree and run alternately with "after", one after
+//! the other.
 //!
 //! The harness (`bench-harness run --filters ribbon,ribbon-batched,xorf-bfuse8 --fpr 0.01
 //! --n 1e6,1e7 --experiments none`, then `bench-harness ratio ribbon/xorf-bfuse8
