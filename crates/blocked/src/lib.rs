@@ -609,11 +609,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     #[inline(always)]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         if self.layout == Layout::OneHash {
-            // The layout of every new filter, straight-line: hash, block, kernel.
-            let x = key.with_key_bytes(|b| self.meta.scheme().hash64(b));
-            let b = one_hash_block(x, self.blocks.len() as u64);
-            self.meta.record_insert();
-            return self.kernel.insert(&mut self.blocks[b].0, x as u32, self.k);
+            // The layout of every new filter inline (the layout tests below fold away);
+            // the earlier ones out of line, so their code stays out of the caller's loop.
+            return self.insert_one(hash_in(Layout::OneHash, self.meta.scheme(), key));
         }
         self.insert_earlier_layout(self.hash_key(key))
     }
@@ -760,10 +758,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         if self.layout == Layout::OneHash {
-            // The layout of every new filter, straight-line: hash, block, kernel.
-            let x = key.with_key_bytes(|b| self.meta.scheme().hash64(b));
-            let b = one_hash_block(x, self.blocks.len() as u64);
-            return self.kernel.contains(&self.blocks[b].0, x as u32, self.k);
+            // As in `insert`.
+            return self.contains_one(hash_in(Layout::OneHash, self.meta.scheme(), key));
         }
         self.contains_earlier_layout(self.hash_key(key))
     }
