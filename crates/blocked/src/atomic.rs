@@ -7,7 +7,7 @@ use bloomlab_core::error::{Error, Result};
 use bloomlab_core::format::Variant;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::math;
-use bloomlab_core::simd::{self, LocalProbe, LocalTask};
+use bloomlab_core::simd::{self, LocalKernel};
 use bloomlab_core::{Filter, FilterParams, Key};
 
 use crate::{BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Layout, hash_in, place_in};
@@ -60,22 +60,9 @@ impl Count {
 
 /// One 512-bit block of eight atomic words, on its own cache line (the same bits, in the same
 /// order, as the owned filter's block).
-#[repr(C, align(64))]
-struct AtomicBlock([AtomicU64; 8]);
+type AtomicBlock = simd::SharedLine;
 
 const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
-
-impl AtomicBlock {
-    fn new(words: [u64; 8]) -> Self {
-        AtomicBlock(words.map(AtomicU64::new))
-    }
-
-    /// The eight words, each read once with a relaxed load.
-    #[inline(always)]
-    fn load(&self) -> [u64; 8] {
-        std::array::from_fn(|i| self.0[i].load(Relaxed))
-    }
-}
 
 /// A [`BlockedBloomFilter`] whose [`insert`](Self::insert) takes `&self`, so that threads
 /// share one filter (behind an `Arc`, or borrowed by scoped threads) and fill it together
@@ -123,19 +110,26 @@ impl AtomicBlock {
 ///
 /// # Cost
 ///
-/// A lookup hashes the key, loads the block's eight words once each (plain loads on x86-64:
-/// a relaxed atomic load is an ordinary `mov`) and runs the owned filter's probe kernel on
-/// them. An insert computes the masks, loads the block, and issues one `lock or` per word
-/// that still lacks some of its bits (at most 4–5 of 8 at k = 6; none for a key already
+/// A lookup hashes the key and runs the owned filter's inline kernel on the shared block
+/// itself ([`LocalKernel::contains_shared`]: two vector loads of the line straight from the
+/// atomics, which x86-64 performs atomically per 8-byte word, so they read what eight relaxed
+/// loads would). An insert computes the masks, loads the block, and issues one `lock or` per
+/// word that still lacks some of its bits (at most 4–5 of 8 at k = 6; none for a key already
 /// in), each a full barrier on x86-64.
 ///
 /// # Measured
 ///
 /// Instruction counts (valgrind `--tool=callgrind`, `examples/icount.rs`, a filter of 2 000
-/// keys in L1, k = 6): a lookup 102 against the owned filter's 77 (the eight separate word
-/// loads and the 12 instructions that assemble them into two vectors, where the owned
-/// filter loads the line with two vector loads — a vector load of atomics is not expressible
-/// without `unsafe`); an insert 209 against 128.
+/// keys in L1, k = 6): a lookup 67 against the owned filter's 72 (it was 102 when the words
+/// were loaded one by one and assembled into vectors, and each lookup called the kernel);
+/// an insert 213 against 111.
+///
+/// Lookups, `cargo run --release -p bloomlab-blocked --example ab -- --atomic 2000 1e5 1e7`
+/// (the same bits, passes interleaved A B B A every 16 384 lookups): atomic ÷ owned 1.000
+/// (IQR 0.966–1.032), 1.001 (0.971–1.034) and 0.979 (0.918–1.044) at 2 000, 10^5 and 10^7
+/// keys — the same cost. Two details were worth 20 % in L1: the layout test and the
+/// non-inline kernels must sit out of line, or LLVM keeps a test and a taken branch in every
+/// iteration of a loop of lookups.
 ///
 /// Time, `bench-harness run --filters blocked,blocked-atomic,fastbloom,fastbloom-atomic
 /// --fpr 0.01 --n 1e6,1e7 --experiments concurrent` on the shared 2-vCPU Xeon at load
@@ -178,6 +172,9 @@ pub struct AtomicBlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     capacity: u64,
     target_fpr: Option<f64>,
     layout: Layout,
+    /// The lookup kernel, chosen for this CPU and `k` at construction (not part of the
+    /// filter's value).
+    kernel: LocalKernel,
     scheme: S,
 }
 
@@ -201,65 +198,6 @@ impl AtomicBlockedBloomFilter<Xxh3Scheme> {
     }
 }
 
-struct AtomicContains<'a, S: HashScheme>(&'a AtomicBlockedBloomFilter<S>, KeyHash);
-
-impl<S: HashScheme> LocalTask for AtomicContains<'_, S> {
-    type Output = bool;
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) -> bool {
-        self.0.contains_with(probe, self.1)
-    }
-}
-
-struct AtomicContainsKey<'a, S: HashScheme, K: ?Sized>(&'a AtomicBlockedBloomFilter<S>, &'a K);
-
-impl<S: HashScheme, K: Key + ?Sized> LocalTask for AtomicContainsKey<'_, S, K> {
-    type Output = bool;
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) -> bool {
-        self.0.contains_with(probe, self.0.hash_key(self.1))
-    }
-}
-
-struct AtomicInsert<'a, S: HashScheme>(&'a AtomicBlockedBloomFilter<S>, KeyHash);
-
-impl<S: HashScheme> LocalTask for AtomicInsert<'_, S> {
-    type Output = bool;
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) -> bool {
-        self.0.insert_with(probe, self.1)
-    }
-}
-
-struct AtomicInsertKey<'a, S: HashScheme, K: ?Sized>(&'a AtomicBlockedBloomFilter<S>, &'a K);
-
-impl<S: HashScheme, K: Key + ?Sized> LocalTask for AtomicInsertKey<'_, S, K> {
-    type Output = bool;
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) -> bool {
-        self.0.insert_with(probe, self.0.hash_key(self.1))
-    }
-}
-
-struct AtomicInsertBatch<'a, S: HashScheme, K>(&'a AtomicBlockedBloomFilter<S>, &'a [K]);
-
-impl<S: HashScheme, K: Key> LocalTask for AtomicInsertBatch<'_, S, K> {
-    type Output = ();
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) {
-        let (f, keys) = (self.0, self.1);
-        f.count.add(keys.len() as u64);
-        simd::pipeline::<K, KeyHash, { crate::BATCH }>(
-            keys,
-            |k| f.hash_key(k),
-            |h| simd::prefetch(f.block(*h).0),
-            |_, h| {
-                f.set_bits(probe, h);
-            },
-        );
-    }
-}
-
 impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     #[inline(always)]
     fn block(&self, h: KeyHash) -> (&AtomicBlock, u32) {
@@ -267,24 +205,13 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
         (&self.blocks[b], (src >> 32) as u32)
     }
 
-    /// Lookup with kernel `probe` (inlined into the caller): the block's words, each loaded
-    /// once, through the owned filter's kernel.
+    /// One lookup, the kernel inlined into the caller: the owned filter's kernel run on the
+    /// shared block ([`LocalKernel::contains_shared`]: the line read as the owned filter
+    /// reads it, no copy, no call).
     #[inline(always)]
-    fn contains_with<P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
+    fn contains_one(&self, h: KeyHash) -> bool {
         let (block, bits) = self.block(h);
-        probe.contains(&block.load(), bits, self.k)
-    }
-
-    /// Insert with kernel `probe` (inlined into the caller). The masks are the owned filter's
-    /// kernel applied to an empty block; the block is loaded once, and only the words missing
-    /// some of their mask bits get a `fetch_or`, of exactly the missing bits. Its result is not
-    /// used, so it compiles to one `lock or` (using it would need a compare-and-swap loop), and
-    /// the words whose bits are all set already — every word, for a key inserted before —
-    /// cost no atomic operation at all: bits never go back to 0, so a set bit seen once stays.
-    #[inline(always)]
-    fn insert_with<P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
-        self.count.add(1);
-        self.set_bits(probe, h)
+        self.kernel.contains_shared(block, bits, self.k)
     }
 
     /// The bits key `h` sets, word by word: the portable kernel
@@ -292,17 +219,22 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     /// Not the AVX2 kernel: its 32-bit stores would not forward to the 64-bit loads that
     /// follow, and the masks are needed in general-purpose registers anyway.
     #[inline(always)]
-    fn masks<P: LocalProbe>(_probe: P, bits: u32, k: u32) -> [u64; 8] {
+    fn masks(bits: u32, k: u32) -> [u64; 8] {
         let mut masks = [0u64; 8];
-        simd::PortableProbe.insert(&mut masks, bits, k);
+        simd::local_insert_scalar(&mut masks, bits, k);
         masks
     }
 
-    /// [`insert_with`](Self::insert_with) without the count.
+    /// One insert without the count. The masks are the owned filter's kernel applied to an
+    /// empty block; the block is loaded once, and only the words missing some of their mask
+    /// bits get a `fetch_or`, of exactly the missing bits. Its result is not used, so it
+    /// compiles to one `lock or` (using it would need a compare-and-swap loop), and the words
+    /// whose bits are all set already — every word, for a key inserted before — cost no
+    /// atomic operation at all: bits never go back to 0, so a set bit seen once stays.
     #[inline(always)]
-    fn set_bits<P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
+    fn set_bits(&self, h: KeyHash) -> bool {
         let (block, bits) = self.block(h);
-        let masks = Self::masks(probe, bits, self.k);
+        let masks = Self::masks(bits, self.k);
         let old = block.load();
         let missing: [u64; 8] = std::array::from_fn(|i| masks[i] & !old[i]);
         // The words that need an OR, as a bit set: one loop branch per word ORed instead of a
@@ -323,9 +255,18 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     /// Insert a key through a shared reference. Returns `true` if the key was definitely new
     /// (one of its bits was still zero when this insert read the block), `false` if it may
     /// have been present — when two threads insert one key at once, both may see `true`.
-    #[inline]
+    #[inline(always)]
     pub fn insert<K: Key + ?Sized>(&self, key: &K) -> bool {
-        simd::run_local(AtomicInsertKey(self, key))
+        if self.layout == Layout::OneHash {
+            return self.insert_hash(hash_in(Layout::OneHash, &self.scheme, key));
+        }
+        self.insert_earlier_layout(self.hash_key(key))
+    }
+
+    /// [`insert_hash`](Self::insert_hash) out of line, for the second layout.
+    #[inline(never)]
+    fn insert_earlier_layout(&self, h: KeyHash) -> bool {
+        self.insert_hash(h)
     }
 
     /// Insert many keys through a shared reference (each thread of a parallel fill calls it on
@@ -333,27 +274,47 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     /// prefetched while the current one is inserted, so the cache misses overlap, and the
     /// count is added once per call. The same bits as inserting the keys one by one.
     pub fn insert_batch<K: Key>(&self, keys: &[K]) {
-        simd::run_local(AtomicInsertBatch(self, keys))
+        self.count.add(keys.len() as u64);
+        simd::pipeline::<K, KeyHash, { crate::BATCH }>(
+            keys,
+            |k| self.hash_key(k),
+            |h| simd::prefetch(self.block(*h).0),
+            |_, h| {
+                self.set_bits(h);
+            },
+        );
     }
 
     /// Insert a key already hashed with this filter's scheme.
-    #[inline]
+    #[inline(always)]
     pub fn insert_hash(&self, h: KeyHash) -> bool {
-        simd::run_local(AtomicInsert(self, h))
+        self.count.add(1);
+        self.set_bits(h)
     }
 
     /// `false`: the key was definitely never inserted (by an insert that happened before this
     /// call; see [Why relaxed ordering is enough](Self#why-relaxed-ordering-is-enough)).
     /// `true`: it maybe was. Never blocks.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        simd::run_local(AtomicContainsKey(self, key))
+        // The layout of every new filter inline, with its hash; the other out of line (as
+        // the owned filter does), so a loop of lookups has no layout test.
+        if self.layout == Layout::OneHash {
+            return self.contains_one(hash_in(Layout::OneHash, &self.scheme, key));
+        }
+        self.contains_earlier_layout(self.hash_key(key))
+    }
+
+    /// [`contains_one`](Self::contains_one) out of line, for the second layout.
+    #[inline(never)]
+    fn contains_earlier_layout(&self, h: KeyHash) -> bool {
+        self.contains_one(h)
     }
 
     /// Query with a hash computed by this filter's scheme.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        simd::run_local(AtomicContains(self, h))
+        self.contains_one(h)
     }
 
     /// Hash a key with this filter's scheme.
@@ -488,7 +449,7 @@ impl<S: HashScheme> TryFrom<BlockedBloomFilter<S>> for AtomicBlockedBloomFilter<
             )));
         }
         let blocks = (0..f.blocks())
-            .map(|i| AtomicBlock::new(*f.block_words(i).expect("i < blocks")))
+            .map(|i| AtomicBlock::new(simd::Line(*f.block_words(i).expect("i < blocks"))))
             .collect();
         Ok(AtomicBlockedBloomFilter {
             blocks,
@@ -497,6 +458,7 @@ impl<S: HashScheme> TryFrom<BlockedBloomFilter<S>> for AtomicBlockedBloomFilter<
             capacity: f.capacity(),
             target_fpr: f.target_fpr(),
             layout: f.layout(),
+            kernel: LocalKernel::detect(f.hashes()),
             scheme: f.scheme().clone(),
         })
     }
@@ -531,11 +493,13 @@ impl<S: HashScheme> fmt::Debug for AtomicBlockedBloomFilter<S> {
 }
 
 impl<S: HashScheme> Filter for AtomicBlockedBloomFilter<S> {
+    #[inline(always)]
     fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
         self.insert(key);
         Ok(())
     }
 
+    #[inline(always)]
     fn might_contain_bytes(&self, key: &[u8]) -> bool {
         self.might_contain(key)
     }
