@@ -214,42 +214,13 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
         self.kernel.contains_shared(block, bits, self.k)
     }
 
-    /// The bits key `h` sets, word by word: the portable kernel
-    /// ([`simd::local_insert_scalar`], the probe rule's definition) applied to an empty block.
-    /// Not the AVX2 kernel: its 32-bit stores would not forward to the 64-bit loads that
-    /// follow, and the masks are needed in general-purpose registers anyway.
-    #[inline(always)]
-    fn masks(bits: u32, k: u32) -> [u64; 8] {
-        let mut masks = [0u64; 8];
-        simd::local_insert_scalar(&mut masks, bits, k);
-        masks
-    }
-
-    /// One insert without the count. The masks are the owned filter's kernel applied to an
-    /// empty block; the block is loaded once, and only the words missing some of their mask
-    /// bits get a `fetch_or`, of exactly the missing bits. Its result is not used, so it
-    /// compiles to one `lock or` (using it would need a compare-and-swap loop), and the words
-    /// whose bits are all set already — every word, for a key inserted before — cost no
-    /// atomic operation at all: bits never go back to 0, so a set bit seen once stays.
+    /// One insert without the count: the owned filter's kernel, run on the shared block
+    /// ([`LocalKernel::insert_shared`]: only the missing bits are ORed in, each with an
+    /// atomic `lock or`; a key already in costs no atomic operation).
     #[inline(always)]
     fn set_bits(&self, h: KeyHash) -> bool {
         let (block, bits) = self.block(h);
-        let masks = Self::masks(bits, self.k);
-        let old = block.load();
-        let missing: [u64; 8] = std::array::from_fn(|i| masks[i] & !old[i]);
-        // The words that need an OR, as a bit set: one loop branch per word ORed instead of a
-        // data-dependent branch per word (which mispredicts about half the time).
-        let mut todo = missing
-            .iter()
-            .enumerate()
-            .fold(0u32, |t, (i, &m)| t | (u32::from(m != 0) << i));
-        let new = todo != 0;
-        while todo != 0 {
-            let i = todo.trailing_zeros() as usize;
-            block.0[i].fetch_or(missing[i], Relaxed);
-            todo &= todo - 1;
-        }
-        new
+        self.kernel.insert_shared(block, bits, self.k)
     }
 
     /// Insert a key through a shared reference. Returns `true` if the key was definitely new

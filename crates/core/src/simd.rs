@@ -582,6 +582,56 @@ impl LocalKernel {
         self.insert_other(block, h, k)
     }
 
+    /// [`insert`](Self::insert) into a block that other threads may be ORing bits into at
+    /// the same time (an atomic filter's), inlined into the caller: afterwards the block has
+    /// every bit [`local_insert_scalar`] sets for `h`, and the result says whether one of
+    /// them was still unset when the block was read. Each 64-bit word that lacks some of its
+    /// bits gets one `lock or` of exactly the missing bits; a key already in costs no atomic
+    /// operation at all (bits never go back to 0, so a set bit seen once stays).
+    ///
+    /// The inline-assembly kernels (`k ≤ 16`) find the missing bits in vector registers
+    /// against the line read as [`contains_shared`](Self::contains_shared) reads it, and OR
+    /// them in with one `lock or` per probe that lacks its bit (two probes in one word: two
+    /// `lock or`s, the same bits). The others compute the masks with the scalar definition
+    /// and OR each word's missing bits with a relaxed
+    /// [`fetch_or`](std::sync::atomic::AtomicU64::fetch_or).
+    #[inline(always)]
+    pub fn insert_shared(self, block: &SharedLine, h: u32, k: u32) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.mode == KernelMode::Avx2Round1 {
+            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2; the pointer
+            // is to the 64 bytes of a live, 64-byte aligned `SharedLine`, whose words are
+            // only ever read atomically and changed by atomic read-modify-writes (here
+            // `lock or` of a whole aligned 8-byte word, as `fetch_or` compiles to).
+            return unsafe { asm_insert_shared_round1(block.0.as_ptr().cast(), h, k) };
+        }
+        self.insert_shared_other(block, h, k)
+    }
+
+    /// The other kernels of [`insert_shared`](Self::insert_shared), out of line (see
+    /// [`contains_shared_other`](Self::contains_shared_other)).
+    #[inline(never)]
+    fn insert_shared_other(self, block: &SharedLine, h: u32, k: u32) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        #[cfg(target_arch = "x86_64")]
+        if self.mode == KernelMode::Avx2Round2 {
+            // SAFETY: as in `insert_shared`.
+            return unsafe { asm_insert_shared_round2(block.0.as_ptr().cast(), h, k) };
+        }
+        let mut masks = [0u64; 8];
+        local_insert_scalar(&mut masks, h, k);
+        let old = block.load();
+        let mut new = false;
+        for i in 0..8 {
+            let missing = masks[i] & !old[i];
+            if missing != 0 {
+                block.0[i].fetch_or(missing, Relaxed);
+                new = true;
+            }
+        }
+        new
+    }
+
     #[inline]
     fn insert_other(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
         match self.mode {
@@ -759,6 +809,174 @@ unsafe fn asm_insert_round1(block: &mut [u64; 8], h: u32, k: u32) -> bool {
         );
     }
     missed != 0
+}
+
+/// The one-round insert into a shared line (`k ≤ 8`): the lookup's words and masks, the
+/// missing bits `mask & !word` per probe, a lane bit set of the probes with missing bits
+/// (`vpcmpeqd` against zero, `vmovmskps`), the word indices and missing bits spilled to a
+/// 64-byte buffer, then, for each such probe, one `lock or` of its missing bits into the
+/// 64-bit word that holds its 32-bit word (shifted up by 32 for an odd 32-bit index).
+///
+/// # Safety
+/// The CPU must support AVX2, and `block` must point to 64 readable and writable bytes,
+/// 8-byte aligned, that other threads access only with atomic operations on whole aligned
+/// 8-byte words (`AtomicU64`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, k: u32) -> bool {
+    let new: u8;
+    let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
+    // SAFETY: the caller guarantees AVX2 and the block. Reads: the block (two 32-byte loads,
+    // atomic per aligned 8-byte word on x86-64), `LOCAL_POWERS[0..8]`, the row
+    // `LANE_ONES[k & 15]`, and `buf` after the assembly wrote all 64 bytes of it. Writes:
+    // `buf`, and `lock or qword ptr [block + 8·(idx >> 1)]` with `idx < 16`, inside the
+    // block's 64 bytes — an atomic read-modify-write of a whole aligned word, as `fetch_or`
+    // is. No other stack use; xmm0–xmm3, the scratch registers (`ecx` for the shift count)
+    // and the flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd ymm0, dword ptr [{h}]",
+            "vpmulld ymm0, ymm0, [{pow}]",
+            "vpsrld ymm1, ymm0, 28",
+            "vpermd ymm2, ymm1, [{blk}]",
+            "vpermd ymm3, ymm1, [{blk} + 32]",
+            "vblendvps ymm2, ymm2, ymm3, ymm0",
+            "vpslld ymm3, ymm0, 4",
+            "vpsrld ymm3, ymm3, 27",
+            "vmovdqu ymm0, [{lanes}]",
+            "vpsllvd ymm3, ymm0, ymm3",
+            // missing bits per probe, and the probes that have some
+            "vpandn ymm2, ymm2, ymm3",
+            "vpxor xmm0, xmm0, xmm0",
+            "vpcmpeqd ymm0, ymm2, ymm0",
+            "vmovmskps {todo:e}, ymm0",
+            "xor {todo:e}, 0xff",
+            "setnz {new}",
+            "vmovdqu [{buf}], ymm1",
+            "vmovdqu [{buf} + 32], ymm2",
+            "vzeroupper",
+            "jz 3f",
+            "2:",
+            "bsf {t:e}, {todo:e}",
+            "mov {u:e}, dword ptr [{buf} + {t}*4]",
+            "mov {v:e}, dword ptr [{buf} + 32 + {t}*4]",
+            "mov ecx, {u:e}",
+            "and ecx, 1",
+            "shl ecx, 5",
+            "shl {v}, cl",
+            "shr {u:e}, 1",
+            "lock or qword ptr [{blk} + {u}*8], {v}",
+            "lea {t:e}, [{todo:e} - 1]",
+            "and {todo:e}, {t:e}",
+            "jnz 2b",
+            "3:",
+            h = in(reg) &h,
+            pow = in(reg) LOCAL_POWERS.as_ptr(),
+            blk = in(reg) block,
+            lanes = in(reg) LANE_ONES[(k & 15) as usize].as_ptr(),
+            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+            new = out(reg_byte) new,
+            todo = out(reg) _,
+            t = out(reg) _,
+            u = out(reg) _,
+            v = out(reg) _,
+            out("ecx") _,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            options(nostack),
+        );
+    }
+    new != 0
+}
+
+/// The two-round insert into a shared line (`9 ≤ k ≤ 16`): as the one-round one, with
+/// probes 8–15 masked by `LANE_ONES[k − 8]` and a 16-bit set of the probes to OR.
+///
+/// # Safety
+/// As for `asm_insert_shared_round1`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_insert_shared_round2(block: *const u64, h: u32, k: u32) -> bool {
+    let new: u8;
+    let mut buf = std::mem::MaybeUninit::<[u32; 32]>::uninit();
+    // SAFETY: as in `asm_insert_shared_round1`, with `LOCAL_POWERS[0..16]` read, the rows
+    // `LANE_ONES[8]` and `LANE_ONES[(k − 8) & 15]`, a 128-byte `buf` (indices of probes
+    // 0–15 at 4·i, their missing bits at 64 + 4·i), and xmm0–xmm7 declared clobbered.
+    unsafe {
+        std::arch::asm!(
+            "vmovd xmm0, {h:e}",
+            "vpbroadcastd ymm0, xmm0",
+            "vpmulld ymm4, ymm0, [{pow} + 32]",
+            "vpmulld ymm0, ymm0, [{pow}]",
+            "vmovdqu ymm5, [{blk}]",
+            "vmovdqu ymm3, [{blk} + 32]",
+            // round 0: indices to buf[0..8], missing bits into ymm2
+            "vpsrld ymm1, ymm0, 28",
+            "vmovdqu [{buf}], ymm1",
+            "vpermd ymm2, ymm1, ymm5",
+            "vpermd ymm6, ymm1, ymm3",
+            "vblendvps ymm2, ymm2, ymm6, ymm0",
+            "vpslld ymm6, ymm0, 4",
+            "vpsrld ymm6, ymm6, 27",
+            "vmovdqu ymm7, [{full}]",
+            "vpsllvd ymm7, ymm7, ymm6",
+            "vpandn ymm2, ymm2, ymm7",
+            "vmovdqu [{buf} + 64], ymm2",
+            // round 1: indices to buf[8..16], missing bits into ymm0
+            "vpsrld ymm1, ymm4, 28",
+            "vmovdqu [{buf} + 32], ymm1",
+            "vpermd ymm0, ymm1, ymm5",
+            "vpermd ymm6, ymm1, ymm3",
+            "vblendvps ymm0, ymm0, ymm6, ymm4",
+            "vpslld ymm6, ymm4, 4",
+            "vpsrld ymm6, ymm6, 27",
+            "vmovdqu ymm7, [{lanes}]",
+            "vpsllvd ymm7, ymm7, ymm6",
+            "vpandn ymm0, ymm0, ymm7",
+            "vmovdqu [{buf} + 96], ymm0",
+            // the probes with missing bits, as 16 bits
+            "vpxor xmm6, xmm6, xmm6",
+            "vpcmpeqd ymm2, ymm2, ymm6",
+            "vmovmskps {todo:e}, ymm2",
+            "vpcmpeqd ymm0, ymm0, ymm6",
+            "vmovmskps {t:e}, ymm0",
+            "shl {t:e}, 8",
+            "or {todo:e}, {t:e}",
+            "xor {todo:e}, 0xffff",
+            "setnz {new}",
+            "vzeroupper",
+            "jz 3f",
+            "2:",
+            "bsf {t:e}, {todo:e}",
+            "mov {u:e}, dword ptr [{buf} + {t}*4]",
+            "mov {v:e}, dword ptr [{buf} + 64 + {t}*4]",
+            "mov ecx, {u:e}",
+            "and ecx, 1",
+            "shl ecx, 5",
+            "shl {v}, cl",
+            "shr {u:e}, 1",
+            "lock or qword ptr [{blk} + {u}*8], {v}",
+            "lea {t:e}, [{todo:e} - 1]",
+            "and {todo:e}, {t:e}",
+            "jnz 2b",
+            "3:",
+            h = in(reg) h,
+            pow = in(reg) LOCAL_POWERS.as_ptr(),
+            blk = in(reg) block,
+            full = in(reg) LANE_ONES[8].as_ptr(),
+            lanes = in(reg) LANE_ONES[(k.wrapping_sub(8) & 15) as usize].as_ptr(),
+            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+            new = out(reg_byte) new,
+            todo = out(reg) _,
+            t = out(reg) _,
+            u = out(reg) _,
+            v = out(reg) _,
+            out("ecx") _,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            options(nostack),
+        );
+    }
+    new != 0
 }
 
 /// The two-round inline insert (`9 ≤ k ≤ 16`): both rounds' misses are found against the
@@ -1423,6 +1641,7 @@ mod tests {
                     assert_eq!(kernel.name(), if has_avx2() { "avx2" } else { "portable" });
                 }
                 let (mut fast, mut slow) = ([0u64; 8], [0u64; 8]);
+                let shared = SharedLine::default();
                 // Fill to about half the bits, comparing the block and the result each step.
                 for _ in 0..(256 / k.clamp(1, 64)).max(2) {
                     let h = mix(&mut x) as u32;
@@ -1434,6 +1653,13 @@ mod tests {
                     assert_eq!(fast, slow, "k = {k}");
                     assert!(kernel.contains(&fast, h, k));
                     assert!(!kernel.insert(&mut fast, h, k), "a repeat is never new");
+                    let was = shared.load();
+                    assert_eq!(kernel.insert_shared(&shared, h, k), fast != was, "k = {k}");
+                    assert_eq!(shared.load(), fast, "k = {k}");
+                    assert!(
+                        !kernel.insert_shared(&shared, h, k),
+                        "a repeat is never new"
+                    );
                 }
                 let shared = SharedLine::new(Line(fast));
                 for _ in 0..300 {
@@ -1453,6 +1679,11 @@ mod tests {
                     assert_eq!(kernel.contains(&only, h, k), want, "k = {k}, drop {drop}");
                     let shared = SharedLine::new(Line(only));
                     assert_eq!(kernel.contains_shared(&shared, h, k), want, "k = {k}");
+                    // Inserting the key into it sets exactly the dropped bit, and is new.
+                    let mut full = only;
+                    assert!(local_insert_scalar(&mut full, h, k) != want);
+                    assert_eq!(kernel.insert_shared(&shared, h, k), !want, "k = {k}");
+                    assert_eq!(shared.load(), full, "k = {k}, drop {drop}");
                 }
             }
         }
@@ -1925,6 +2156,185 @@ mod x86 {
     }
 }
 
+/// Extra words a solution in 64-slot blocks keeps past its end so that
+/// [`ColumnKernel::columns3`] may read whole groups of four columns with plain vector loads:
+/// a group reads up to three words past the last column it needs.
+pub const COLUMN_PAD: usize = 4;
+
+/// The column kernel a Ribbon filter chose when it was built: the AVX2 inline-assembly one
+/// when the CPU has AVX2, else none (the caller then runs its query through [`run_parity`]).
+/// Kept in the filter, so each lookup tests one byte it already holds and runs the kernel
+/// inline, with no call into a feature-enabled body — that call and its saved registers
+/// were ≈ 40 of a lookup's ≈ 190 instructions.
+///
+/// ```
+/// use bloomlab_core::simd::{self, ColumnKernel, Parity, PortableParity};
+///
+/// // Three blocks of r = 5 words, plus the padding the kernel may read.
+/// let r = 5;
+/// let mut words: Vec<u64> = (1..=3 * r as u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+/// words.resize(3 * r + simd::COLUMN_PAD, 0);
+/// let m = [0xdead_beef, 0x1234_5678_9abc_def0, 0xff];
+/// let want: u32 = (0..r)
+///     .map(|j| PortableParity.parity((words[j] & m[0]) ^ (words[r + j] & m[1]) ^ (words[2 * r + j] & m[2])) << j)
+///     .sum();
+/// if let Some(kernel) = ColumnKernel::detect() {
+///     assert_eq!(kernel.columns3(&words, 0, r, 2 * r, m), Some(want));
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ColumnKernel(());
+
+impl ColumnKernel {
+    /// The inline kernel, if this CPU runs it (AVX2).
+    pub fn detect() -> Option<Self> {
+        (cfg!(target_arch = "x86_64") && has_avx2()).then_some(ColumnKernel(()))
+    }
+
+    /// The `r`-bit value of a query over a solution stored in blocks of 64 slots of `r`
+    /// words each, the row's three blocks at `words[base..]`, `words[base + r..]` and
+    /// `words[base + third..]`: bit `j` is the parity of
+    /// `(a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])` — [`Parity::columns3`]'s answer.
+    /// `None` (and nothing read) unless `1 ≤ r ≤ 32`, `third ≥ r`, and the groups of four
+    /// columns fit in `words`: `base + third + 4·ceil(r/4) ≤ words.len()` (a solution keeps
+    /// [`COLUMN_PAD`] words past its end for this), so the one range check covers every load.
+    #[inline(always)]
+    pub fn columns3(
+        self,
+        words: &[u64],
+        base: usize,
+        r: usize,
+        third: usize,
+        m: [u64; 3],
+    ) -> Option<u32> {
+        let groups = r.div_ceil(4);
+        if r == 0 || r > 32 || third < r || base.checked_add(third + 4 * groups)? > words.len() {
+            return None;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: a `ColumnKernel` exists only on a CPU with AVX2 (`detect`); the range
+            // test above puts every word the kernel reads inside `words` (see its contract).
+            let bits = unsafe { asm_columns3(words.as_ptr().add(base), r, third, &m) };
+            Some(bits & (u32::MAX >> (32 - r)))
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = m;
+            None
+        }
+    }
+}
+
+/// Parity nibble table: byte `i` (of each 16-byte half) is the parity of `i & 15`.
+#[cfg(target_arch = "x86_64")]
+const NIBBLE_PARITY: [u8; 32] = [
+    0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, //
+    0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0,
+];
+
+/// Low nibble of every byte.
+#[cfg(target_arch = "x86_64")]
+const LOW_NIBBLES: [u8; 32] = [0x0f; 32];
+
+/// The columns of a Ribbon query, four per round (the first two rounds unrolled, so `r ≤ 8`
+/// runs straight-line code): the three blocks' words of columns
+/// `j..j + 4` are three 32-byte loads ANDed with the broadcast masks and XORed; each byte's
+/// parity comes from the nibble table (`vpshufb` on `y ^ (y >> 4)`), their sum per 64-bit
+/// lane from `vpsadbw`, its low bit moved to the sign (`vpsllq 63`) and the four collected
+/// by `vmovmskpd` into bits `j..j + 4`. Bits at and past `r` are unspecified.
+///
+/// # Safety
+/// The CPU must support AVX2, and `4·ceil(r/4)` words must be readable at each of `a`,
+/// `a + r` and `a + third`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u32 {
+    let acc: u32;
+    // SAFETY: the caller guarantees AVX2 and the readable words; the tables are 32-byte
+    // constants, `m` three words. The block only reads memory, uses no stack, and clobbers
+    // xmm0–xmm7 (declared), `ecx`, a scratch register and the flags; `vzeroupper` clears the
+    // upper halves it dirtied.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastq ymm2, qword ptr [{m}]",
+            "vpbroadcastq ymm3, qword ptr [{m} + 8]",
+            "vpbroadcastq ymm4, qword ptr [{m} + 16]",
+            "vmovdqu ymm5, [{table}]",
+            "vmovdqu ymm6, [{nib}]",
+            "vpxor xmm7, xmm7, xmm7",
+            // columns 0–3
+            "vpand ymm0, ymm2, [{a}]",
+            "vpand ymm1, ymm3, [{b}]",
+            "vpxor ymm0, ymm0, ymm1",
+            "vpand ymm1, ymm4, [{c}]",
+            "vpxor ymm0, ymm0, ymm1",
+            "vpsrlq ymm1, ymm0, 4",
+            "vpxor ymm0, ymm0, ymm1",
+            "vpand ymm0, ymm0, ymm6",
+            "vpshufb ymm0, ymm5, ymm0",
+            "vpsadbw ymm0, ymm0, ymm7",
+            "vpsllq ymm0, ymm0, 63",
+            "vmovmskpd {acc:e}, ymm0",
+            "cmp {r}, 4",
+            "jbe 3f",
+            // columns 4–7
+            "vpand ymm0, ymm2, [{a} + 32]",
+            "vpand ymm1, ymm3, [{b} + 32]",
+            "vpxor ymm0, ymm0, ymm1",
+            "vpand ymm1, ymm4, [{c} + 32]",
+            "vpxor ymm0, ymm0, ymm1",
+            "vpsrlq ymm1, ymm0, 4",
+            "vpxor ymm0, ymm0, ymm1",
+            "vpand ymm0, ymm0, ymm6",
+            "vpshufb ymm0, ymm5, ymm0",
+            "vpsadbw ymm0, ymm0, ymm7",
+            "vpsllq ymm0, ymm0, 63",
+            "vmovmskpd {t:e}, ymm0",
+            "shl {t:e}, 4",
+            "or {acc:e}, {t:e}",
+            "cmp {r}, 8",
+            "jbe 3f",
+            // columns 8 and up, four per round
+            "mov ecx, 8",
+            "2:",
+            "vpand ymm0, ymm2, [{a} + rcx*8]",
+            "vpand ymm1, ymm3, [{b} + rcx*8]",
+            "vpxor ymm0, ymm0, ymm1",
+            "vpand ymm1, ymm4, [{c} + rcx*8]",
+            "vpxor ymm0, ymm0, ymm1",
+            "vpsrlq ymm1, ymm0, 4",
+            "vpxor ymm0, ymm0, ymm1",
+            "vpand ymm0, ymm0, ymm6",
+            "vpshufb ymm0, ymm5, ymm0",
+            "vpsadbw ymm0, ymm0, ymm7",
+            "vpsllq ymm0, ymm0, 63",
+            "vmovmskpd {t:e}, ymm0",
+            "shl {t:e}, cl",
+            "or {acc:e}, {t:e}",
+            "add ecx, 4",
+            "cmp rcx, {r}",
+            "jb 2b",
+            "3:",
+            "vzeroupper",
+            m = in(reg) m.as_ptr(),
+            table = in(reg) NIBBLE_PARITY.as_ptr(),
+            nib = in(reg) LOW_NIBBLES.as_ptr(),
+            a = in(reg) a,
+            b = in(reg) a.wrapping_add(r),
+            c = in(reg) a.wrapping_add(third),
+            r = in(reg) r,
+            acc = out(reg) acc,
+            t = out(reg) _,
+            out("ecx") _,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            options(pure, readonly, nostack),
+        );
+    }
+    acc
+}
+
 /// Work generic over the parity, run by [`run_parity`] with the best one this CPU has.
 /// Write `run` `#[inline(always)]` so its whole body (a lookup: hash, row, the `r` columns;
 /// or a batch's loop) is compiled inside the caller with the CPU's features enabled: no
@@ -2058,6 +2468,42 @@ mod ribbon_tests {
 
     fn mix128(x: &mut u64) -> u128 {
         u128::from(mix(x)) | (u128::from(mix(x)) << 64)
+    }
+
+    #[test]
+    fn inline_column_kernel_agrees_with_the_bitwise_definition() {
+        let mut x = 99u64;
+        let Some(kernel) = ColumnKernel::detect() else {
+            assert!(!has_avx2(), "an AVX2 CPU gets the inline kernel");
+            return;
+        };
+        for r in 1..=32usize {
+            // Four blocks and the padding; the row's blocks start at `base`.
+            let mut words: Vec<u64> = (0..4 * r).map(|_| mix(&mut x)).collect();
+            words.extend([u64::MAX; COLUMN_PAD]);
+            for base in [0, r] {
+                for third in [r, 2 * r] {
+                    for _ in 0..20 {
+                        let m = [mix(&mut x), mix(&mut x), mix(&mut x)];
+                        let want: u32 = (0..r)
+                            .map(|j| {
+                                let y = (words[base + j] & m[0])
+                                    ^ (words[base + r + j] & m[1])
+                                    ^ (words[base + third + j] & m[2]);
+                                (y.count_ones() & 1) << j
+                            })
+                            .sum();
+                        let got = kernel.columns3(&words, base, r, third, m);
+                        assert_eq!(got, Some(want), "r = {r}, base {base}, third {third}");
+                    }
+                }
+            }
+            // Past the end, or widths the kernel does not take: no answer, nothing read.
+            assert_eq!(kernel.columns3(&words, 2 * r + 1, r, 2 * r, [1; 3]), None);
+            assert_eq!(kernel.columns3(&words, 0, r, r - 1, [1; 3]), None);
+        }
+        assert_eq!(kernel.columns3(&[0; 64], 0, 0, 0, [1; 3]), None);
+        assert_eq!(kernel.columns3(&[0; 200], 0, 33, 33, [1; 3]), None);
     }
 
     /// Bit `j`: the parity of `(lo[j] & ml) ^ (hi[j] & mh)`, counted bit by bit.

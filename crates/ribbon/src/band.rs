@@ -19,7 +19,7 @@
 use std::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 
 use bloomlab_core::error::{Error, Result};
-use bloomlab_core::simd::{self, Parity, ParityTask};
+use bloomlab_core::simd::{self, ColumnKernel, Parity, ParityTask};
 
 /// A coefficient row of `w` bits: `u64` or `u128`.
 pub trait CoeffRow:
@@ -388,17 +388,30 @@ impl<W: CoeffRow> Words<W> for LeWords<'_> {
 /// and each column's three words are ANDed with the row shifted once into three 64-bit
 /// masks. [`RibbonFilter`](crate::RibbonFilter) answers from it; the byte format and the
 /// borrowed view keep the 128-slot layout.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// Past the last block it keeps [`simd::COLUMN_PAD`](bloomlab_core::simd::COLUMN_PAD) zero
+/// words (not part of the solution: not counted by [`len`](Self::len), not written to bytes),
+/// so that the inline AVX2 kernel reads whole groups of four columns of the last blocks with
+/// plain loads.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Blocks64 {
+    /// The blocks, then the padding.
     words: Vec<u64>,
     r: usize,
+}
+
+impl Default for Blocks64 {
+    /// No slots (the padding only).
+    fn default() -> Self {
+        Blocks64::from_columns(&[], 0)
+    }
 }
 
 impl Blocks64 {
     /// From 128-slot interleaved columns ([`Banding::solve`]) of `r`-bit slots.
     pub fn from_columns(columns: &[u128], r: u32) -> Self {
         let r = r as usize;
-        let mut words = vec![0u64; 2 * columns.len()];
+        let mut words = vec![0u64; 2 * columns.len() + simd::COLUMN_PAD];
         if r > 0 {
             for (b, block) in columns.chunks_exact(r).enumerate() {
                 for (j, c) in block.iter().enumerate() {
@@ -419,6 +432,12 @@ impl Blocks64 {
         Self::from_columns(&columns, r)
     }
 
+    /// The blocks without the padding.
+    #[inline(always)]
+    fn body(&self) -> &[u64] {
+        &self.words[..self.words.len() - simd::COLUMN_PAD]
+    }
+
     /// Column `j` of 128-slot block `b` (the byte format's unit).
     #[inline(always)]
     fn column128(&self, b: usize, j: usize) -> u128 {
@@ -428,7 +447,7 @@ impl Blocks64 {
 
     /// The words in the byte format's order: 128-slot blocks, each column low word first.
     pub fn format_words(&self) -> impl Iterator<Item = u64> + '_ {
-        let (r, blocks) = (self.r, self.words.len() / (2 * self.r.max(1)));
+        let (r, blocks) = (self.r, self.body().len() / (2 * self.r.max(1)));
         (0..blocks)
             .flat_map(move |b| (0..r).map(move |j| (b, j)))
             .flat_map(|(b, j)| {
@@ -439,20 +458,21 @@ impl Blocks64 {
 
     /// Words held (`m · r / 64`).
     pub fn len(&self) -> usize {
-        self.words.len()
+        self.body().len()
     }
 
     /// No slots.
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
+        self.body().is_empty()
     }
 
     /// The stretch of words a row starting at `start` reads.
     #[inline(always)]
     pub fn stretch(&self, start: usize) -> &[u64] {
         let (k, r) = (start / 64, self.r);
-        let end = (k * r + 3 * r).min(self.words.len());
-        &self.words[(k * r).min(end)..end]
+        let body = self.body();
+        let end = (k * r + 3 * r).min(body.len());
+        &body[(k * r).min(end)..end]
     }
 
     /// The `r`-bit value of the row `coeff` starting at `start` (`start + 128 ≤ m`), with
@@ -461,18 +481,7 @@ impl Blocks64 {
     #[inline(always)]
     pub fn query<P: Parity>(&self, p: P, start: usize, coeff: u128) -> u32 {
         let r = self.r;
-        let (k, t) = (start / 64, (start % 64) as u32);
-        let (c0, c1) = (coeff as u64, (coeff >> 64) as u64);
-        // The row shifted up by t across three words (`x >> (64 − t)` written so that t = 0
-        // gives 0).
-        let m = [
-            c0 << t,
-            (c1 << t) | ((c0 >> 1) >> (63 - t)),
-            (c1 >> 1) >> (63 - t),
-        ];
-        // At t = 0 the third mask is 0 and block k + 1 stands in for block k + 2, which may
-        // not exist (a row starts at most 128 slots before the end).
-        let third = if t != 0 { 2 * r } else { r };
+        let (k, third, m) = Self::masks(r, start, coeff);
         let stretch = &self.words[k * r..];
         macro_rules! fixed {
             ($($n:literal)*) => {
@@ -486,6 +495,32 @@ impl Blocks64 {
             };
         }
         fixed!(1 2 3 4 5 6 7 8 9 10 11 12)
+    }
+
+    /// [`query`](Self::query) with the inline AVX2 kernel ([`ColumnKernel::columns3`]): the
+    /// same value, with no call; `None` only for a result width the kernel does not take.
+    #[inline(always)]
+    pub fn query_inline(&self, kernel: ColumnKernel, start: usize, coeff: u128) -> Option<u32> {
+        let r = self.r;
+        let (k, third, m) = Self::masks(r, start, coeff);
+        kernel.columns3(&self.words, k * r, r, third, m)
+    }
+
+    /// For a row `coeff` starting at `start`: its first block `k`, the offset of its third
+    /// block's words from the first's, and the row shifted up by `start mod 64` across three
+    /// words (`x >> (64 − t)` written so that `t = 0` gives 0). At `t = 0` the third mask is
+    /// 0 and block `k + 1` stands in for block `k + 2`, which may not exist (a row starts at
+    /// most 128 slots before the end).
+    #[inline(always)]
+    fn masks(r: usize, start: usize, coeff: u128) -> (usize, usize, [u64; 3]) {
+        let (k, t) = (start / 64, (start % 64) as u32);
+        let (c0, c1) = (coeff as u64, (coeff >> 64) as u64);
+        let m = [
+            c0 << t,
+            (c1 << t) | ((c0 >> 1) >> (63 - t)),
+            (c1 >> 1) >> (63 - t),
+        ];
+        (k, if t != 0 { 2 * r } else { r }, m)
     }
 }
 

@@ -203,7 +203,7 @@ use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, FilterMeta, Meta};
-use bloomlab_core::simd::{self, Parity, ParityTask};
+use bloomlab_core::simd::{self, ColumnKernel, Parity, ParityTask};
 use bloomlab_core::{Key, filter_glue};
 
 pub use band::Blocks64;
@@ -430,6 +430,10 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// `false`: the key was definitely not in the set. `true`: maybe.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
+        if let Some(kernel) = self.probe.kernel {
+            let h = key.with_key_bytes(|b| self.meta.scheme().hash(b));
+            return self.probe.answer_inline(kernel, &self.columns, h);
+        }
         simd::run_parity(Lookup { filter: self, key })
     }
 
@@ -437,6 +441,9 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// stretch of `3·r·64` solution bits ([`Blocks64::query`]).
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
+        if let Some(kernel) = self.probe.kernel {
+            return self.probe.answer_inline(kernel, &self.columns, h);
+        }
         simd::run_parity(HashLookup {
             words: &self.columns,
             probe: self.probe,
@@ -649,6 +656,8 @@ struct Probe {
     r: u32,
     mask: u32,
     seed: u32,
+    /// The inline column kernel, if this CPU runs it (chosen at construction).
+    kernel: Option<ColumnKernel>,
 }
 
 impl Probe {
@@ -659,7 +668,32 @@ impl Probe {
             r,
             mask: result_mask(r),
             seed,
+            kernel: ColumnKernel::detect(),
         }
+    }
+
+    /// The query of the owned filter with the inline kernel: hash, row and columns inlined
+    /// into the caller, no call into a feature-enabled body.
+    #[inline(always)]
+    fn answer_inline(self, kernel: ColumnKernel, words: &Blocks64, h: KeyHash) -> bool {
+        if self.starts == 0 {
+            return false;
+        }
+        let (s, c, v) = row::<Row>(h, self.seed, self.starts);
+        match words.query_inline(kernel, s, c) {
+            Some(bits) => bits == v & self.mask,
+            None => Self::answer_called(self, words, h),
+        }
+    }
+
+    /// [`answer`](Self::answer) through [`simd::run_parity`], out of line.
+    #[inline(never)]
+    fn answer_called(self, words: &Blocks64, h: KeyHash) -> bool {
+        simd::run_parity(HashLookup {
+            words,
+            probe: self,
+            hash: h,
+        })
     }
 
     /// The query shared by the owned filter and the borrowed view, with parity `p` (run
