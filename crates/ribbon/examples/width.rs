@@ -1,13 +1,16 @@
 //! Why w = 128: the fraction of seeds whose banding succeeds, for w = 64 and w = 128, as a
-//! function of the slot overhead `m/n − 1`, at several n.
+//! function of the slot overhead `m/n − 1`, at several n (equations of the second layout,
+//! [`Layout::OneHash`], which every new filter uses).
 //!
 //! `cargo run --release -p bloomlab-ribbon --example width [-- seeds]`
-use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
+use bloomlab_core::hash::Xxh3Scheme;
 use bloomlab_ribbon::band::{Banding, CoeffRow};
-use bloomlab_ribbon::row;
+use bloomlab_ribbon::{Layout, hash_in, row_in};
 
 fn success<W: CoeffRow>(n: u64, overhead: f64, seeds: u32) -> (u32, u64) {
-    let hashes: Vec<_> = (0..n).map(|i| Xxh3Scheme.hash(&i.to_le_bytes())).collect();
+    let hashes: Vec<_> = (0..n)
+        .map(|i| hash_in(Layout::OneHash, &Xxh3Scheme, &i))
+        .collect();
     let w = u64::from(W::BITS);
     let m = (((n as f64 * (1.0 + overhead)) as u64).div_ceil(w) * w).max(w);
     let starts = m - w + 1;
@@ -16,7 +19,7 @@ fn success<W: CoeffRow>(n: u64, overhead: f64, seeds: u32) -> (u32, u64) {
     for seed in 0..seeds {
         band.clear();
         if hashes.iter().all(|&h| {
-            let (s, c, v) = row::<W>(h, seed, starts);
+            let (s, c, v) = row_in::<W>(Layout::OneHash, h, seed, starts);
             band.add(s, c, v)
         }) {
             ok += 1;

@@ -389,7 +389,7 @@ impl<W: CoeffRow> Words<W> for LeWords<'_> {
 /// masks. [`RibbonFilter`](crate::RibbonFilter) answers from it; the byte format and the
 /// borrowed view keep the 128-slot layout.
 ///
-/// Past the last block it keeps [`simd::COLUMN_PAD`](bloomlab_core::simd::COLUMN_PAD) zero
+/// Past the last block it keeps [`simd::COLUMN_PAD`] zero
 /// words (not part of the solution: not counted by [`len`](Self::len), not written to bytes),
 /// so that the inline AVX2 kernel reads whole groups of four columns of the last blocks with
 /// plain loads.

@@ -5,9 +5,13 @@
 //!
 //! # Design
 //!
-//! - **One equation per key.** A key hashes once ([`KeyHash`], 128 bits) and [`row`] derives
-//!   from it, for the construction's seed, a start slot `s`, a `w = 128`-bit coefficient row
-//!   whose bit 0 is set, and an `r`-bit fingerprint. The filter stores a solution `Z`: `m`
+//! - **One equation per key.** A key hashes once (one 64-bit hash, [`HashScheme::hash64`])
+//!   and [`row_one_hash`] derives from it, for the construction's seed, a start slot `s`, a
+//!   `w = 128`-bit coefficient row whose bit 0 is set, and an `r`-bit fingerprint — one
+//!   multiply to re-seed the hash, then one independent multiply each for the row's two
+//!   words and the fingerprint (the second [`Layout`], envelope version 2; filters of the
+//!   first, which used the 128-bit hash and three chained finalisers ([`row`]), still load
+//!   from version-1 bytes and answer exactly as before). The filter stores a solution `Z`: `m`
 //!   slots of `r` bits such that for every key the XOR of the slots `s + i` with row bit `i`
 //!   set equals its fingerprint. A query recomputes that XOR; a member always matches (no
 //!   false negatives, ever); a non-member matches with probability `2^-r`, the FPR
@@ -36,12 +40,13 @@
 //!   `(a & m0) ^ (b & m1) ^ (c & m2)` with the row shifted once into three 64-bit masks
 //!   ([`Blocks64::query`]). Build and decode convert; the bytes and every answer are the
 //!   format's.
-//! - **The query kernel** ([`bloomlab_core::simd::run_parity`]): a lookup — hash, row and
-//!   the `r` columns — runs as one body compiled with AVX2 and `popcnt` enabled when the
-//!   CPU has them (else `popcnt`, else portable code), chosen by one cached feature test per
-//!   call. With AVX2 four columns' words are one load per block; their parities come from a
-//!   nibble table (`vpshufb`) and byte sums (`vpsadbw`), eight columns' bits collected by one
-//!   `vmovmskps`: ≈ 30 instructions for the seven columns at `r = 7`.
+//! - **The query kernel** ([`bloomlab_core::simd::ColumnKernel`]): on a CPU with AVX2 a single
+//!   lookup runs the columns as inline assembly inside the caller — no call: four columns'
+//!   words are one load per block, their parities come from a nibble table (`vpshufb`) and
+//!   byte sums (`vpsadbw`), four columns' bits collected by one `vmovmskpd`; ≈ 32
+//!   instructions for the seven columns at `r = 7`. Elsewhere, and for batches, the query
+//!   runs as one body compiled with AVX2 and `popcnt` enabled when the CPU has them (else
+//!   `popcnt`, else portable code; [`bloomlab_core::simd::run_parity`]).
 //! - **Slots for a stated success probability.** `m = n·(1 + 0.008·log10 n)` rounded up to a
 //!   multiple of 128 ([`num_slots`]; 3.2 % overhead at 10^4 keys, 4.8 % at 10^6, 5.6 % at 10^7),
 //!   chosen so that one seed succeeds with probability at least [`SEED_SUCCESS`] = 0.9. A
@@ -142,22 +147,33 @@
 //! | the solution in blocks of 64 slots (168 bytes read per lookup instead of 224; the AVX2 kernel four columns per load) | 211 | 220 |
 //! | the kernel level cached in one byte (one compare instead of two feature tests) | 206 | 220 |
 //! | the stretch sliced once for the kernel (two range checks instead of eight) | 187 | 217 |
+//! | the column kernel as inline assembly in the caller (no call into a feature-enabled body; the solution padded so the last blocks read whole groups) | 157 | 222 |
+//! | the second layout: one XXH3-64 and four independent multiplies instead of XXH3-128 and three chained finalisers | 135 | 200 |
 //! | BinaryFuse8 (one mix, three byte loads) | 47 | — |
 //!
-//! Of the 187, roughly (callgrind's per-line counts): 30 the seven columns; 25 the key's
-//! xxh3-128; 40 the three finalisers that derive start, row and result (fixed by the
-//! format) and the fastrange; 30 the three masks, the block index, the jump on `r`, the
-//! range checks and the final compare; 40 the call into the feature-enabled body
-//! (callee-saved registers, `vzeroupper`, the level check) and the caller's loop; 20
-//! loading the filter's fields. At 10^6 keys both filters are bound by
-//! instructions and the ratio follows the counts. At 10^7 both wait for memory: BinaryFuse8
-//! makes three random 1-byte reads in three segments, Ribbon one stretch of 168 bytes (three
-//! or four adjacent lines, which the adjacent-line prefetcher helps), and the ratio follows
-//! how many lookups' misses the reorder window overlaps, which is why fewer instructions
-//! per lookup helped there too. What is left: a cheaper row derivation (one multiply per
-//! part instead of three finalisers, ≈ 25 instructions; it changes every answer, so a new
-//! format version with the old one kept), and the 64-slot layout in the byte format too, so
-//! that the borrowed view (still on the 128-slot layout) reads 168 bytes as well.
+//! Of the 187 of the first layout's lookup, roughly (callgrind's per-line counts): 30 the
+//! seven columns; 25 the key's xxh3-128; 40 the three finalisers that derive start, row and
+//! result and the fastrange; 30 the three masks, the block index, the jump on `r`, the range
+//! checks and the final compare; 40 the call into the feature-enabled body (callee-saved
+//! registers, `vzeroupper`, the level check) and the caller's loop; 20 loading the filter's
+//! fields. The inline kernel removed the call; the second layout most of the finalisers
+//! (and, more than their instructions, their chained latency: the row's masks waited for
+//! three dependent finalisers, six multiplies, where they now wait for two). At 10^6 keys
+//! both filters are bound by instructions and the ratio follows the counts. At 10^7 both
+//! wait for memory: BinaryFuse8 makes three random 1-byte reads in three segments, Ribbon
+//! one stretch of 168 bytes (three or four adjacent lines, which the adjacent-line
+//! prefetcher helps), and the ratio follows how many lookups' misses the reorder window
+//! overlaps, which is why fewer instructions and a shorter chain per lookup helped there
+//! too. What is left: the 64-slot layout in the byte format too, so that the borrowed view
+//! (still on the 128-slot layout, and on the called kernel) reads 168 bytes as well.
+//!
+//! After both changes, the harness as above (`--n 1e5,1e6,1e7`, two runs, the machine
+//! also running a long benchmark on its other core): single lookup ÷ BinaryFuse8 2.25 /
+//! 1.98 at 10^5, 2.28 / 1.75 at 10^6, **1.47 [1.27–1.75] / 1.33 [1.21–1.49] at 10^7**
+//! (1.43–1.57 before); batched 0.67 / 0.63 at 10^7. The seeds of the second layout succeed
+//! as often as the first's (`examples/width`, second layout: 9/10 at 10^7 keys and 5.6 %
+//! overhead, 40/40 at 10^6 and 5 %; `tests/ribbon.rs`: 2 of 1000 seeds failed at 10^4 keys,
+//! 5 for the first layout).
 //!
 //! Construction failures: over 1000 seeds on one set of 10^4 keys, 5 seeds failed (0.5 %,
 //! stated ≤ 10 %; `tests/ribbon.rs`).
@@ -228,11 +244,91 @@ pub const MAX_SEEDS: u32 = 32;
 /// The per-seed construction success probability the sizing of [`num_slots`] is chosen for.
 pub const SEED_SUCCESS: f64 = 0.9;
 
-/// A hashed key's equation for seed `seed` in a band with `starts` possible start slots:
-/// `(start, w-bit row with bit 0 set, 32 bits of right-hand side)`; a filter keeps the low
-/// `r` bits of the last. Three finalisers over the key's 128 hash bits: `a` gives the start
-/// (its high bits, through fastrange) and the right-hand side (its low 32 bits), `b` and
-/// `c = fmix64(a ^ b)` the row.
+/// How a key becomes its equation, recorded as the envelope version: every new filter uses
+/// [`Layout::OneHash`]; filters decoded from version-1 bytes keep [`Layout::Fmix128`] and
+/// answer exactly as they did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Layout {
+    /// Envelope version 1: the scheme's 128-bit hash ([`HashScheme::hash`]) and three
+    /// finalisers per key ([`row`]).
+    Fmix128,
+    /// Envelope version 2: the scheme's 64-bit hash ([`HashScheme::hash64`]: XXH3-64 for the
+    /// default scheme, a SipHash-2-4 output for the keyed ones) and one multiply per part of
+    /// the equation ([`row_one_hash`]) — four independent multiplies where the first layout
+    /// chains six, ≈ 30 fewer instructions per lookup.
+    OneHash,
+}
+
+impl Layout {
+    /// The envelope version that records this layout.
+    pub fn format_version(self) -> u16 {
+        match self {
+            Layout::Fmix128 => format::FORMAT_VERSION,
+            Layout::OneHash => format::RIBBON_ONE_HASH_VERSION,
+        }
+    }
+
+    /// The layout an envelope version records, if any.
+    pub fn from_format_version(v: u16) -> Option<Layout> {
+        [Layout::Fmix128, Layout::OneHash]
+            .into_iter()
+            .find(|l| l.format_version() == v)
+    }
+}
+
+/// A key's hash under `layout`: the scheme's 64-bit output in `h1` ([`Layout::OneHash`];
+/// `h2 = 1`), its 128-bit output for [`Layout::Fmix128`]. What
+/// [`RibbonFilter::hash_key`] returns and [`RibbonFilter::from_hashes_in`] takes.
+#[inline(always)]
+pub fn hash_in<S: HashScheme, K: Key + ?Sized>(layout: Layout, scheme: &S, key: &K) -> KeyHash {
+    match layout {
+        Layout::OneHash => KeyHash::new(key.with_key_bytes(|b| scheme.hash64(b)), 0),
+        Layout::Fmix128 => key.with_key_bytes(|b| scheme.hash(b)),
+    }
+}
+
+/// [`row`] or [`row_one_hash`], as `layout` says (a hash from [`hash_in`]).
+#[inline(always)]
+pub fn row_in<W: CoeffRow>(layout: Layout, h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32) {
+    match layout {
+        Layout::OneHash => row_one_hash(h.h1, seed, starts),
+        Layout::Fmix128 => row(h, seed, starts),
+    }
+}
+
+/// Odd multipliers of [`row_one_hash`]: the seeded hash, the row's low and high words, the
+/// right-hand side. Frozen by the known-answer tests (format version 2).
+pub const ONE_HASH_MULTIPLIERS: [u64; 4] = [
+    0xd6e8_feb8_6659_fd93,
+    0x9e37_79b9_7f4a_7c15,
+    0xbf58_476d_1ce4_e5b9,
+    0x94d0_49bb_1331_11eb,
+];
+
+/// The second layout's equation ([`Layout::OneHash`]) of a 64-bit hash `x` for seed `seed`
+/// in a band with `starts` start slots: with `y = (x ^ seed_word(seed)) · M0` (a bijection of
+/// `x` for each seed, so every retry re-draws every equation), the start is the fastrange of
+/// `y` (its high bits), the row `((y ^ y >> 29) · M2) : ((y ^ y >> 32) · M1)` with bit 0 set
+/// (high word : low word), the right-hand side the high 32 bits of `(y ^ y >> 31) · M3`. The
+/// shifts fold `y`'s high bits into the low ones each multiply carries upward, so every bit
+/// of row and fingerprint depends on all of `y`; the four multiplies are independent of one
+/// another once `y` is known.
+#[inline(always)]
+pub fn row_one_hash<W: CoeffRow>(x: u64, seed: u32, starts: u64) -> (usize, W, u32) {
+    let [m0, m1, m2, m3] = ONE_HASH_MULTIPLIERS;
+    let y = (x ^ seed_word(seed)).wrapping_mul(m0);
+    let lo = (y ^ (y >> 32)).wrapping_mul(m1);
+    let hi = (y ^ (y >> 29)).wrapping_mul(m2);
+    let v = ((y ^ (y >> 31)).wrapping_mul(m3) >> 32) as u32;
+    (fastrange(y, starts) as usize, W::from_halves(lo, hi), v)
+}
+
+/// The first layout's equation ([`Layout::Fmix128`]) of a hashed key for seed `seed` in a
+/// band with `starts` possible start slots: `(start, w-bit row with bit 0 set, 32 bits of
+/// right-hand side)`; a filter keeps the low `r` bits of the last. Three finalisers over the
+/// key's 128 hash bits: `a` gives the start (its high bits, through fastrange) and the
+/// right-hand side (its low 32 bits), `b` and `c = fmix64(a ^ b)` the row.
 #[inline(always)]
 pub fn row<W: CoeffRow>(h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32) {
     let s = seed_word(seed);
@@ -294,6 +390,8 @@ pub struct RibbonFilter<S: HashScheme = Xxh3Scheme> {
     num_slots: u64,
     result_bits: u32,
     seed: u32,
+    /// How keys become equations (the envelope version).
+    layout: Layout,
     /// What a query needs of the above, precomputed.
     probe: Probe,
     meta: Meta<S>,
@@ -321,18 +419,41 @@ impl<S: HashScheme> RibbonFilter<S> {
         fpr: f64,
         scheme: S,
     ) -> Result<Self> {
+        Self::build_in(Layout::OneHash, keys, fpr, scheme)
+    }
+
+    /// [`build_with_scheme`](Self::build_with_scheme) in a chosen layout (the first one only
+    /// to write files for readers that predate the second).
+    pub fn build_in<K: Key>(
+        layout: Layout,
+        keys: impl IntoIterator<Item = K>,
+        fpr: f64,
+        scheme: S,
+    ) -> Result<Self> {
         let r = result_bits_for(fpr)?;
         let hashes: Vec<KeyHash> = keys
             .into_iter()
-            .map(|k| k.with_key_bytes(|b| scheme.hash(b)))
+            .map(|k| hash_in(layout, &scheme, &k))
             .collect();
-        let mut f = Self::from_hashes(&hashes, r, scheme)?;
+        let mut f = Self::from_hashes_in(layout, &hashes, r, scheme)?;
         f.meta.set_target_fpr(Some(fpr));
         Ok(f)
     }
 
-    /// Build from keys already hashed with `scheme`, with `r` result bits (1 to 32).
+    /// Build in the first layout ([`Layout::Fmix128`]) from keys already hashed with
+    /// `scheme`'s 128-bit [`hash`](HashScheme::hash), with `r` result bits (1 to 32). Query
+    /// it with [`might_contain_hash`](Self::might_contain_hash) on the same hashes, or by key.
     pub fn from_hashes(hashes: &[KeyHash], result_bits: u32, scheme: S) -> Result<Self> {
+        Self::from_hashes_in(Layout::Fmix128, hashes, result_bits, scheme)
+    }
+
+    /// Build in `layout` from hashes [`hash_in`] gave for it, with `r` result bits (1 to 32).
+    pub fn from_hashes_in(
+        layout: Layout,
+        hashes: &[KeyHash],
+        result_bits: u32,
+        scheme: S,
+    ) -> Result<Self> {
         if !(1..=MAX_RESULT_BITS).contains(&result_bits) {
             return Err(Error::invalid(
                 "result_bits",
@@ -351,7 +472,8 @@ impl<S: HashScheme> RibbonFilter<S> {
                 num_slots: 0,
                 result_bits,
                 seed: 0,
-                probe: Probe::new(0, result_bits, 0),
+                layout,
+                probe: Probe::new(layout, 0, result_bits, 0),
                 meta,
             });
         }
@@ -365,9 +487,9 @@ impl<S: HashScheme> RibbonFilter<S> {
             if seed > 0 {
                 band.clear();
             }
-            sort_by_block(hashes, seed, starts, m / WIDTH, &mut sorted);
+            sort_by_block(layout, hashes, seed, starts, m / WIDTH, &mut sorted);
             let solvable = sorted.iter().all(|&h| {
-                let (s, c, v) = row::<Row>(h, seed, starts);
+                let (s, c, v) = row_in::<Row>(layout, h, seed, starts);
                 band.add(s, c, v & mask)
             });
             if solvable {
@@ -382,7 +504,8 @@ impl<S: HashScheme> RibbonFilter<S> {
                     num_slots: m,
                     result_bits,
                     seed,
-                    probe: Probe::new(m, result_bits, seed),
+                    layout,
+                    probe: Probe::new(layout, m, result_bits, seed),
                     meta,
                 });
             }
@@ -395,8 +518,33 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// Assemble from parts, checking what a decoder checks: `num_slots` is what
     /// [`num_slots`] gives for `count`, `result_bits` in 1..=32 (and `ceil(log2(1/p))` when a
     /// target is given), a seed below [`MAX_SEEDS`], and a solution of exactly
-    /// `num_slots/128 · r · 2` words.
+    /// `num_slots/128 · r · 2` words. The first layout ([`Layout::Fmix128`]); see
+    /// [`from_parts_in`](Self::from_parts_in) for the second.
     pub fn from_parts(
+        words: Vec<u64>,
+        num_slots: u64,
+        result_bits: u32,
+        seed: u32,
+        count: u64,
+        target_fpr: Option<f64>,
+        scheme: S,
+    ) -> Result<Self, DecodeError> {
+        Self::from_parts_in(
+            Layout::Fmix128,
+            words,
+            num_slots,
+            result_bits,
+            seed,
+            count,
+            target_fpr,
+            scheme,
+        )
+    }
+
+    /// [`from_parts`](Self::from_parts) in `layout`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_parts_in(
+        layout: Layout,
         words: Vec<u64>,
         num_slots: u64,
         result_bits: u32,
@@ -422,7 +570,8 @@ impl<S: HashScheme> RibbonFilter<S> {
             num_slots,
             result_bits,
             seed,
-            probe: Probe::new(num_slots, result_bits, seed),
+            layout,
+            probe: Probe::new(layout, num_slots, result_bits, seed),
             meta: Meta::new(count, target_fpr, scheme).with_count(count),
         })
     }
@@ -430,19 +579,45 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// `false`: the key was definitely not in the set. `true`: maybe.
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        if let Some(kernel) = self.probe.kernel {
-            let h = key.with_key_bytes(|b| self.meta.scheme().hash(b));
-            return self.probe.answer_inline(kernel, &self.columns, h);
+        // The second layout with the inline kernel, inline; the rest out of line, so that a
+        // loop of lookups tests neither.
+        if let (Layout::OneHash, Some(kernel)) = (self.layout, self.probe.kernel) {
+            let h = hash_in(Layout::OneHash, self.meta.scheme(), key);
+            return self
+                .probe
+                .answer_inline(Layout::OneHash, kernel, &self.columns, h);
         }
-        simd::run_parity(Lookup { filter: self, key })
+        self.contains_other(self.hash_key(key))
     }
 
-    /// Query with a hash computed by this filter's scheme: `r` parities over one contiguous
-    /// stretch of `3·r·64` solution bits ([`Blocks64::query`]).
+    /// [`might_contain`](Self::might_contain) for the first layout or without the inline
+    /// kernel, out of line.
+    #[inline(never)]
+    fn contains_other(&self, h: KeyHash) -> bool {
+        self.might_contain_hash(h)
+    }
+
+    /// A key's hash as this filter's layout needs it ([`hash_in`]): what
+    /// [`might_contain_hash`](Self::might_contain_hash) takes.
+    #[inline(always)]
+    pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
+        hash_in(self.layout, self.meta.scheme(), key)
+    }
+
+    /// How this filter turns keys into equations (the envelope version it writes).
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Query with a hash from [`hash_key`](Self::hash_key) (for a filter of the first layout,
+    /// the scheme's 128-bit hash): `r` parities over one contiguous stretch of `3·r·64`
+    /// solution bits ([`Blocks64::query`]).
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
         if let Some(kernel) = self.probe.kernel {
-            return self.probe.answer_inline(kernel, &self.columns, h);
+            return self
+                .probe
+                .answer_inline(self.layout, kernel, &self.columns, h);
         }
         simd::run_parity(HashLookup {
             words: &self.columns,
@@ -566,14 +741,16 @@ impl<S: HashScheme> RibbonFilter<S> {
         self.columns.format_words()
     }
 
-    /// Encode in the checked, versioned envelope with this payload (little-endian):
+    /// Encode in the checked, versioned envelope (version 2 for the second layout, 1 for the
+    /// first: [`Layout::format_version`]) with this payload (little-endian):
     /// `num_slots: u64 | result_bits: u32 | seed: u32 | count: u64 | target_fpr: f64 (0 =
     /// none) | num_slots/128 · r · 2 solution words` (layout in [`band`]). 32 bytes of header
     /// and payload fields, then the solution: [`RibbonView`] reads it in place.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = EnvelopeWriter::new(
+        let mut w = EnvelopeWriter::with_version(
             Variant::Ribbon,
             self.meta.descriptor(),
+            self.layout.format_version(),
             PAYLOAD_FIELDS + self.heap_bytes(),
         );
         w.u64(self.num_slots)
@@ -597,7 +774,8 @@ impl<S: HashScheme> RibbonFilter<S> {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
-        Ok(Self::from_parts(
+        Ok(Self::from_parts_in(
+            p.layout,
             words,
             p.num_slots,
             p.result_bits,
@@ -612,8 +790,15 @@ impl<S: HashScheme> RibbonFilter<S> {
 /// Counting sort of the hashes by the block their row starts in (for `seed`), into `out`.
 /// Banding in this order walks the band front to back, so its rows stay in cache; the order
 /// of equations does not change the system or whether it is solvable.
-fn sort_by_block(hashes: &[KeyHash], seed: u32, starts: u64, blocks: u64, out: &mut Vec<KeyHash>) {
-    let block_of = |h: KeyHash| (row_start(h, seed, starts) / WIDTH) as usize;
+fn sort_by_block(
+    layout: Layout,
+    hashes: &[KeyHash],
+    seed: u32,
+    starts: u64,
+    blocks: u64,
+    out: &mut Vec<KeyHash>,
+) {
+    let block_of = |h: KeyHash| (row_start(layout, h, seed, starts) / WIDTH) as usize;
     let mut offsets = vec![0usize; blocks as usize + 1];
     for &h in hashes {
         offsets[block_of(h) + 1] += 1;
@@ -630,10 +815,16 @@ fn sort_by_block(hashes: &[KeyHash], seed: u32, starts: u64, blocks: u64, out: &
     }
 }
 
-/// The start slot of [`row`] alone.
+/// The start slot of [`row_in`] alone.
 #[inline(always)]
-fn row_start(h: KeyHash, seed: u32, starts: u64) -> u64 {
-    fastrange(fmix64(h.h1 ^ seed_word(seed)), starts)
+fn row_start(layout: Layout, h: KeyHash, seed: u32, starts: u64) -> u64 {
+    match layout {
+        Layout::OneHash => fastrange(
+            (h.h1 ^ seed_word(seed)).wrapping_mul(ONE_HASH_MULTIPLIERS[0]),
+            starts,
+        ),
+        Layout::Fmix128 => fastrange(fmix64(h.h1 ^ seed_word(seed)), starts),
+    }
 }
 
 #[inline(always)]
@@ -652,6 +843,7 @@ fn result_mask(r: u32) -> u32 {
 /// empty filter), `r`, the mask of `r` bits and the seed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Probe {
+    layout: Layout,
     starts: u64,
     r: u32,
     mask: u32,
@@ -661,8 +853,9 @@ struct Probe {
 }
 
 impl Probe {
-    fn new(num_slots: u64, r: u32, seed: u32) -> Self {
+    fn new(layout: Layout, num_slots: u64, r: u32, seed: u32) -> Self {
         Probe {
+            layout,
             // m − w + 1 starts (m is 0 or at least w).
             starts: num_slots.saturating_sub(WIDTH - 1),
             r,
@@ -675,11 +868,17 @@ impl Probe {
     /// The query of the owned filter with the inline kernel: hash, row and columns inlined
     /// into the caller, no call into a feature-enabled body.
     #[inline(always)]
-    fn answer_inline(self, kernel: ColumnKernel, words: &Blocks64, h: KeyHash) -> bool {
+    fn answer_inline(
+        self,
+        layout: Layout,
+        kernel: ColumnKernel,
+        words: &Blocks64,
+        h: KeyHash,
+    ) -> bool {
         if self.starts == 0 {
             return false;
         }
-        let (s, c, v) = row::<Row>(h, self.seed, self.starts);
+        let (s, c, v) = row_in::<Row>(layout, h, self.seed, self.starts);
         match words.query_inline(kernel, s, c) {
             Some(bits) => bits == v & self.mask,
             None => Self::answer_called(self, words, h),
@@ -703,25 +902,8 @@ impl Probe {
         if self.starts == 0 {
             return false;
         }
-        let (s, c, v) = row::<Row>(h, self.seed, self.starts);
+        let (s, c, v) = row_in::<Row>(self.layout, h, self.seed, self.starts);
         words.query(p, self.r, s, c) == v & self.mask
-    }
-}
-
-/// One lookup of a key in an owned filter, as a [`ParityTask`]: hashing included, so the
-/// whole lookup compiles inside the body `run_parity` chose.
-struct Lookup<'a, S: HashScheme, K: ?Sized> {
-    filter: &'a RibbonFilter<S>,
-    key: &'a K,
-}
-
-impl<S: HashScheme, K: Key + ?Sized> ParityTask for Lookup<'_, S, K> {
-    type Output = bool;
-    #[inline(always)]
-    fn run<P: Parity>(self, p: P) -> bool {
-        let f = self.filter;
-        let h = self.key.with_key_bytes(|b| f.meta.scheme().hash(b));
-        f.probe.answer(p, &f.columns, h)
     }
 }
 
@@ -757,13 +939,16 @@ impl<S: HashScheme, K: Key, F: FnMut(usize, bool)> ParityTask for Batch<'_, S, K
             keys,
             mut answer,
         } = self;
-        let scheme = f.meta.scheme();
         let Probe {
-            starts, mask, seed, ..
+            layout,
+            starts,
+            mask,
+            seed,
+            ..
         } = f.probe;
         simd::pipeline::<K, (usize, Row, u32), BATCH>(
             keys,
-            |k| row::<Row>(k.with_key_bytes(|b| scheme.hash(b)), seed, starts),
+            |k| row_in::<Row>(layout, f.hash_key(k), seed, starts),
             |&(s, _, _)| f.prefetch(s),
             |i, (s, c, v)| answer(i, f.columns.query(p, s, c) == v & mask),
         );
@@ -810,6 +995,7 @@ fn validate(
 
 /// The envelope opened and its fields validated; the solution still as bytes.
 struct Parsed<'a> {
+    layout: Layout,
     num_slots: u64,
     result_bits: u32,
     seed: u32,
@@ -820,7 +1006,14 @@ struct Parsed<'a> {
 
 impl<'a> Parsed<'a> {
     fn open<S: HashScheme>(bytes: &'a [u8], scheme: &S) -> Result<Self, DecodeError> {
-        let payload = format::open_expecting(bytes, Variant::Ribbon, scheme.descriptor())?;
+        let versions = [Layout::Fmix128, Layout::OneHash].map(Layout::format_version);
+        let (version, payload) = format::open_expecting_versions(
+            bytes,
+            Variant::Ribbon,
+            scheme.descriptor(),
+            &versions,
+        )?;
+        let layout = Layout::from_format_version(version).expect("one of the versions asked for");
         let mut r = Reader::new(payload);
         let num_slots = r.u64()?;
         let result_bits = r.u32()?;
@@ -833,6 +1026,7 @@ impl<'a> Parsed<'a> {
         let solution = r.take_u64_len(words.saturating_mul(8))?;
         r.finish()?;
         Ok(Parsed {
+            layout,
             num_slots,
             result_bits,
             seed,
@@ -867,7 +1061,8 @@ impl<S: HashScheme> FilterCore for RibbonFilter<S> {
         RibbonFilter::expected_fpr(self)
     }
     fn same_table(&self, other: &Self) -> bool {
-        self.num_slots == other.num_slots
+        self.layout == other.layout
+            && self.num_slots == other.num_slots
             && self.result_bits == other.result_bits
             && self.seed == other.seed
             && self.columns == other.columns
@@ -877,7 +1072,7 @@ impl<S: HashScheme> FilterCore for RibbonFilter<S> {
             .field("result_bits", &self.result_bits);
     }
     fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
-        d.field("seed", &self.seed);
+        d.field("seed", &self.seed).field("layout", &self.layout);
     }
 }
 
@@ -895,6 +1090,9 @@ mod serde_impl {
     /// One representation both ways (the solution is re-packed as 64-bit words either way).
     #[derive(Serialize, Deserialize)]
     struct Repr {
+        /// The layout's envelope version (absent, as before the second layout: 1).
+        #[serde(default = "first_version")]
+        format_version: u16,
         num_slots: u64,
         result_bits: u32,
         seed: u32,
@@ -904,9 +1102,14 @@ mod serde_impl {
         words: Vec<u64>,
     }
 
+    fn first_version() -> u16 {
+        format::FORMAT_VERSION
+    }
+
     impl<S: HashScheme> Serialize for RibbonFilter<S> {
         fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
             Repr {
+                format_version: self.layout.format_version(),
                 num_slots: self.num_slots,
                 result_bits: self.result_bits,
                 seed: self.seed,
@@ -925,7 +1128,10 @@ mod serde_impl {
                 d,
                 |r: &Repr| r.scheme,
                 |r: Repr, scheme| {
-                    RibbonFilter::from_parts(
+                    let layout = Layout::from_format_version(r.format_version)
+                        .ok_or(DecodeError::UnsupportedVersion(r.format_version))?;
+                    RibbonFilter::from_parts_in(
+                        layout,
                         r.words,
                         r.num_slots,
                         r.result_bits,

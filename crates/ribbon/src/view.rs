@@ -10,7 +10,7 @@ use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::meta::{FilterCore, FilterMeta, Meta, MetaView};
 
 use crate::band::LeWords;
-use crate::{HashLookup, Parsed, Probe, RibbonFilter, fpr_for_result_bits};
+use crate::{HashLookup, Layout, Parsed, Probe, RibbonFilter, fpr_for_result_bits, hash_in};
 use bloomlab_core::simd::{self, Parity, ParityTask};
 
 /// A read-only Ribbon filter borrowing the bytes [`RibbonFilter::to_bytes`] wrote. Opening it
@@ -37,6 +37,7 @@ pub struct RibbonView<'a, S: HashScheme = Xxh3Scheme> {
     num_slots: u64,
     result_bits: u32,
     seed: u32,
+    layout: Layout,
     probe: Probe,
     meta: Meta<S>,
 }
@@ -52,7 +53,7 @@ impl<S: HashScheme, K: Key + ?Sized> ParityTask for ViewLookup<'_, '_, S, K> {
     #[inline(always)]
     fn run<P: Parity>(self, p: P) -> bool {
         let v = self.view;
-        let h = self.key.with_key_bytes(|b| v.meta.scheme().hash(b));
+        let h = v.hash_key(self.key);
         v.probe.answer(p, &LeWords(v.solution), h)
     }
 }
@@ -73,7 +74,8 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
             num_slots: p.num_slots,
             result_bits: p.result_bits,
             seed: p.seed,
-            probe: Probe::new(p.num_slots, p.result_bits, p.seed),
+            layout: p.layout,
+            probe: Probe::new(p.layout, p.num_slots, p.result_bits, p.seed),
             meta: Meta::new(p.count, p.target_fpr, scheme).with_count(p.count),
         })
     }
@@ -83,6 +85,18 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         simd::run_parity(ViewLookup { view: self, key })
+    }
+
+    /// The layout recorded in the bytes.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// A key's hash as [`might_contain_hash`](Self::might_contain_hash) takes it
+    /// ([`RibbonFilter::hash_key`]).
+    #[inline(always)]
+    pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
+        hash_in(self.layout, self.meta.scheme(), key)
     }
 
     /// [`RibbonFilter::might_contain_hash`], reading the solution from the bytes.
@@ -102,7 +116,8 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
-        RibbonFilter::from_parts(
+        RibbonFilter::from_parts_in(
+            self.layout,
             words,
             self.num_slots,
             self.result_bits,
@@ -162,20 +177,26 @@ impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
         }
     }
     fn same_table(&self, other: &Self) -> bool {
-        (self.num_slots, self.result_bits, self.seed, self.solution)
-            == (
-                other.num_slots,
-                other.result_bits,
-                other.seed,
-                other.solution,
-            )
+        (
+            self.layout,
+            self.num_slots,
+            self.result_bits,
+            self.seed,
+            self.solution,
+        ) == (
+            other.layout,
+            other.num_slots,
+            other.result_bits,
+            other.seed,
+            other.solution,
+        )
     }
     fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
         d.field("num_slots", &self.num_slots)
             .field("result_bits", &self.result_bits);
     }
     fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
-        d.field("seed", &self.seed);
+        d.field("seed", &self.seed).field("layout", &self.layout);
     }
 }
 

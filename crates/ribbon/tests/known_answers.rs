@@ -3,11 +3,16 @@
 //! digest of larger ones, the answers of fixed non-members and the raw `r`-bit query values
 //! at every `r` from 1 to 32, and a literal encoded filter decoded and queried through both
 //! the owned filter and the view. A change to any literal here needs a format version bump.
+//!
+//! Both equation layouts are pinned: the first ([`Layout::Fmix128`], envelope version 1)
+//! by the literals it always had — files of that version must keep loading and answering
+//! exactly so —, the second ([`Layout::OneHash`], version 2, every new filter) by its own,
+//! with its derivation restated here from its definition.
 
 use bloomlab_conformance::kat::{keys, positives_among as positives};
 use bloomlab_conformance::{self as conf, from_hex};
 use bloomlab_core::{KeyHash, Xxh3Scheme};
-use bloomlab_ribbon::{RibbonFilter, RibbonView, Row, WIDTH, band, row};
+use bloomlab_ribbon::{Layout, RibbonFilter, RibbonView, Row, WIDTH, band, row, row_one_hash};
 
 /// 300 fixed hashes (a filter of 3 blocks).
 fn member_hashes() -> Vec<KeyHash> {
@@ -344,7 +349,7 @@ const SMALL_POSITIVES: [usize; 54] = [
 
 #[test]
 fn small_filter_bytes() {
-    let f = RibbonFilter::build_with_scheme(keys("k", 20), 0.25, Xxh3Scheme).unwrap();
+    let f = RibbonFilter::build_in(Layout::Fmix128, keys("k", 20), 0.25, Xxh3Scheme).unwrap();
     assert_eq!(conf::to_hex(&f.to_bytes()), conf::to_hex(&from_hex(SMALL)));
 }
 
@@ -356,6 +361,15 @@ fn a_literal_encoded_filter_decodes_and_answers() {
     assert_eq!(
         (f.num_slots(), f.result_bits(), f.seed(), f.len()),
         (128, 2, 0, 20)
+    );
+    assert_eq!(
+        (f.layout(), view.layout()),
+        (Layout::Fmix128, Layout::Fmix128)
+    );
+    assert_eq!(
+        f.to_bytes(),
+        bytes,
+        "a version-1 filter writes version 1 again"
     );
     for k in keys("k", 20) {
         assert!(f.might_contain(&k) && view.might_contain(&k), "{k}");
@@ -391,9 +405,187 @@ fn filters_of_ten_thousand_keys() {
         (0.001, 13024, 0x8ed6919dfc299360, &[369, 1164, 1248, 1458]),
     ];
     for (p, len, digest, want) in cases {
-        let f = RibbonFilter::build_with_scheme(0..10_000u64, p, Xxh3Scheme).unwrap();
+        let f = RibbonFilter::build_in(Layout::Fmix128, 0..10_000u64, p, Xxh3Scheme).unwrap();
         conf::check_known_answer(&format!("ribbon 10^4 at {p}"), &f.to_bytes(), len, digest);
         assert_eq!(positives(|k| f.might_contain(k), 4096), want, "{p}");
         assert!((0..10_000u64).all(|k| f.might_contain(&k)));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The second layout (envelope version 2)
+// ---------------------------------------------------------------------------------------
+
+/// The second layout's equation restated from its definition (the crate docs of
+/// `row_one_hash`): `y = (x ^ seed·φ) · M0`; start = fastrange(y); row = high word
+/// `(y ^ y >> 29) · M2`, low word `(y ^ y >> 32) · M1`, bit 0 set; right-hand side the high
+/// half of `(y ^ y >> 31) · M3`.
+fn one_hash_reference(x: u64, seed: u32, starts: u64) -> (usize, u128, u32) {
+    let y = (x ^ u64::from(seed).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .wrapping_mul(0xd6e8_feb8_6659_fd93);
+    let start = ((u128::from(y) * u128::from(starts)) >> 64) as usize;
+    let lo = (y ^ (y >> 32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let hi = (y ^ (y >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let v = ((y ^ (y >> 31)).wrapping_mul(0x94d0_49bb_1331_11eb) >> 32) as u32;
+    (start, (u128::from(hi) << 64 | u128::from(lo)) | 1, v)
+}
+
+#[test]
+fn second_layout_equations_follow_their_definition() {
+    // The key's 64-bit hash is XXH3-64 (seed XXH3_SEED) of its bytes: re-derived from the
+    // reference xxHash crate.
+    use xxhash_rust::xxh3::xxh3_64_with_seed;
+    for i in 0..1000u64 {
+        let x = xxh3_64_with_seed(&i.to_le_bytes(), bloomlab_core::hash::XXH3_SEED);
+        assert_eq!(
+            bloomlab_ribbon::hash_in(Layout::OneHash, &Xxh3Scheme, &i).h1,
+            x
+        );
+        for (seed, starts) in [(0, 1), (0, 9_873), (5, 1 << 40), (31, u64::MAX)] {
+            assert_eq!(
+                row_one_hash::<Row>(x, seed, starts),
+                one_hash_reference(x, seed, starts),
+                "key {i}, seed {seed}"
+            );
+        }
+    }
+}
+
+/// `k0 … k19` at a 25 % target in the second layout (envelope version 2): one block of 128
+/// slots, `r = 2`, seed 0.
+const SMALL_V2: &str = "424c41420200070100000000000000004000000000000000d1a37beb189af5fb\
+                        800000000000000002000000000000001400000000000000000000000000d03f\
+                        423d9e16f7664f2bb52cb87c30775afc09a2ec7104b44a43c146bd7a50b4c0f5";
+
+/// The non-members of `n0 … n255` that `SMALL_V2` answers "maybe" to (58 of 256).
+const SMALL_V2_POSITIVES: [usize; 58] = [
+    3, 5, 11, 14, 21, 22, 31, 37, 40, 41, 54, 56, 57, 60, 74, 75, 79, 81, 93, 94, 100, 102, 103,
+    105, 108, 110, 112, 120, 125, 137, 140, 142, 143, 146, 148, 151, 153, 159, 162, 169, 178, 180,
+    182, 188, 194, 197, 198, 215, 217, 219, 223, 225, 230, 232, 241, 242, 248, 250,
+];
+
+#[test]
+fn second_layout_small_filter_bytes_and_answers() {
+    let f = RibbonFilter::build_with_scheme(keys("k", 20), 0.25, Xxh3Scheme).unwrap();
+    assert_eq!(
+        f.layout(),
+        Layout::OneHash,
+        "new filters use the second layout"
+    );
+    assert_eq!(
+        conf::to_hex(&f.to_bytes()),
+        conf::to_hex(&from_hex(SMALL_V2))
+    );
+    // The literal decodes, through the owned filter and the view, and answers as pinned.
+    let bytes = from_hex(SMALL_V2);
+    let g = RibbonFilter::from_bytes(&bytes).unwrap();
+    let view = RibbonView::new(&bytes).unwrap();
+    assert_eq!(
+        (g.layout(), view.layout()),
+        (Layout::OneHash, Layout::OneHash)
+    );
+    assert_eq!(
+        (g.num_slots(), g.result_bits(), g.seed(), g.len()),
+        (128, 2, 0, 20)
+    );
+    for k in keys("k", 20) {
+        assert!(g.might_contain(&k) && view.might_contain(&k), "{k}");
+    }
+    assert_eq!(positives(|k| g.might_contain(k), 256), SMALL_V2_POSITIVES);
+    assert_eq!(
+        positives(|k| view.might_contain(k), 256),
+        SMALL_V2_POSITIVES
+    );
+    assert_eq!(g.to_bytes(), bytes);
+}
+
+#[test]
+fn second_layout_filters_of_ten_thousand_keys() {
+    // Keys 0 … 9999 (u64); non-members n0 … n4095.
+    let cases: [(f64, usize, u64, &[usize]); 3] = [
+        (
+            0.03,
+            7840,
+            0x051b2a3ccc73f770,
+            &[
+                45, 123, 135, 143, 187, 218, 281, 362, 374, 376, 401, 414, 456, 543, 545, 572, 662,
+                689, 894, 1092, 1101, 1107, 1173, 1197, 1481, 1500, 1676, 1759, 1815, 1865, 1947,
+                2054, 2173, 2217, 2247, 2295, 2315, 2358, 2393, 2459, 2472, 2490, 2515, 2676, 2682,
+                2720, 2760, 2814, 2820, 2935, 3013, 3020, 3077, 3081, 3162, 3239, 3257, 3269, 3305,
+                3364, 3418, 3451, 3459, 3493, 3790, 3808, 3824, 3886, 3964, 3982, 3988,
+            ],
+        ),
+        (
+            0.01,
+            9136,
+            0x74121126073d40cd,
+            &[
+                45, 143, 374, 376, 401, 414, 456, 545, 894, 1101, 1107, 1481, 1947, 2217, 2247,
+                2295, 2315, 2358, 2490, 2515, 2682, 2720, 2760, 2820, 2935, 3020, 3257, 3364, 3451,
+                3459, 3493, 3790, 3824, 3886, 3988,
+            ],
+        ),
+        (0.001, 13024, 0xee05c69d391d51a9, &[376, 2720, 2935]),
+    ];
+    for (p, len, digest, want) in cases {
+        let f = RibbonFilter::build_with_scheme(0..10_000u64, p, Xxh3Scheme).unwrap();
+        let bytes = f.to_bytes();
+        conf::check_known_answer(&format!("ribbon v2 10^4 at {p}"), &bytes, len, digest);
+        assert_eq!(positives(|k| f.might_contain(k), 4096), want, "{p}");
+        assert!((0..10_000u64).all(|k| f.might_contain(&k)));
+        let view = RibbonView::new(&bytes).unwrap();
+        assert_eq!(
+            positives(|k| view.might_contain(k), 4096),
+            want,
+            "view, {p}"
+        );
+    }
+}
+
+/// Per `r`: encoded length and digest of the 300-hash filter in the second layout, how many
+/// of the 20 000 probes answer "maybe" and the digest of which.
+const BY_R_V2: [(u32, usize, u64, usize, u64); 11] = [
+    (1, 112, 0x082261042b345482, 10057, 0xc5a261c9b5307dda),
+    (2, 160, 0xe99665b27ebfae4d, 5035, 0x850bf4d07098ecaf),
+    (3, 208, 0xcd684ce0413fe49e, 2491, 0xaa83239756d7085d),
+    (6, 352, 0x61dcf785ee944372, 322, 0x26ba611dc2f92539),
+    (7, 400, 0x8f577659cf4f12d1, 158, 0x24b16b66cc37a1e9),
+    (8, 448, 0x36612384b3d1627a, 70, 0x8c117221e5359543),
+    (10, 544, 0xd3b3684d567bd242, 19, 0xa6602d45227701d0),
+    (13, 688, 0x1ff6db85aa2e161f, 2, 0xd9a5593143dcc73b),
+    (16, 832, 0xe79d3e351f0f6edb, 0, 0x2d06800538d394c2),
+    (24, 1216, 0x9c5cfce174f74116, 0, 0x2d06800538d394c2),
+    (32, 1600, 0x38a0eb2959c733d9, 0, 0x2d06800538d394c2),
+];
+
+#[test]
+fn second_layout_bytes_and_answers_by_r() {
+    let hash = |x: u64| KeyHash::new(x, 0);
+    let members: Vec<KeyHash> = (0..300u64)
+        .map(|i| hash(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+        .collect();
+    for (r, len, digest, count, which) in BY_R_V2 {
+        let f = RibbonFilter::from_hashes_in(Layout::OneHash, &members, r, Xxh3Scheme).unwrap();
+        let bytes = f.to_bytes();
+        conf::check_known_answer(&format!("ribbon v2 r = {r}"), &bytes, len, digest);
+        let view = RibbonView::new(&bytes).unwrap();
+        assert!(
+            members
+                .iter()
+                .all(|&h| f.might_contain_hash(h) && view.might_contain_hash(h))
+        );
+        let probe = |i: u64| hash(i ^ 0x5555);
+        for q in [
+            &(|h| f.might_contain_hash(h)) as &dyn Fn(KeyHash) -> bool,
+            &|h| view.might_contain_hash(h),
+        ] {
+            let hits: Vec<u64> = (0..20_000u64).filter(|&i| q(probe(i))).collect();
+            let hit_bytes: Vec<u8> = hits.iter().flat_map(|i| i.to_le_bytes()).collect();
+            assert_eq!(
+                (hits.len(), conf::digest(&hit_bytes)),
+                (count, which),
+                "r = {r}"
+            );
+        }
     }
 }
