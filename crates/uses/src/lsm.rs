@@ -21,7 +21,7 @@
 //!
 //! A blocked filter is queried **in place**: the cache keeps the filter's bytes exactly as
 //! they were read from the table file, validated once on load
-//! ([`BlockedFilterBytes`](bloomlab_blocked::BlockedFilterBytes)), and every lookup answers
+//! ([`BlockedFilterBytes`]), and every lookup answers
 //! through a [`BlockedBloomFilterView`](bloomlab_blocked::BlockedBloomFilterView) of them —
 //! no decoding into a second copy, as RocksDB's block cache keeps filter blocks. Other
 //! variants are decoded into their owned form on load.
