@@ -256,7 +256,7 @@ pub fn classic_keyed_entry() -> Entry {
 pub fn blocked_entry() -> Entry {
     entry::<bloomlab_blocked::BlockedBloomFilter>(Info {
         curve: Some(Curve::Bloom),
-        note: "BlockedBloomFilter::with_fpr(n, p): 512-bit blocks, bits/item and k from the exact blocked formula, xxh3-128; one lookup at a time",
+        note: "BlockedBloomFilter::with_fpr(n, p): 512-bit blocks, bits/item and k from the exact blocked formula, one xxh3-64 per key (format version 3); one lookup at a time",
         ..Info::base("blocked", "bloomlab-blocked", Kind::Bloom)
     })
 }
@@ -471,10 +471,11 @@ impl<const B: bool> Adapter for Ribbon<B> {
 
     fn describe(&self) -> String {
         format!(
-            "slots={} r={} seed={} hash=xxh3-128",
+            "slots={} r={} seed={} layout={:?}",
             self.0.num_slots(),
             self.0.result_bits(),
-            self.0.seed()
+            self.0.seed(),
+            self.0.layout()
         )
     }
 }
@@ -484,7 +485,7 @@ pub fn ribbon_entry() -> Entry {
     Entry::new::<Ribbon>(Info {
         dynamic: false,
         curve: Some(Curve::Ribbon),
-        note: "RibbonFilter::build(keys, p): static, w = 128, r = ceil(log2(1/p)) (FPR 2^-r), (1 + 0.008 log10 n) n slots, xxh3-128",
+        note: "RibbonFilter::build(keys, p): static, w = 128, r = ceil(log2(1/p)) (FPR 2^-r), (1 + 0.008 log10 n) n slots, one xxh3-64 per key (format version 2)",
         ..Info::base("ribbon", "bloomlab-ribbon", Kind::Static)
     })
 }

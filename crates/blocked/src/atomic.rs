@@ -393,7 +393,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
         self.owned(blocks, count)
     }
 
-    fn owned(&self, blocks: Vec<simd::Line>, count: u64) -> BlockedBloomFilter<S> {
+    fn owned(&self, blocks: simd::Lines, count: u64) -> BlockedBloomFilter<S> {
         BlockedBloomFilter::from_parts(
             blocks,
             self.k,

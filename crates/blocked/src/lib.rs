@@ -173,11 +173,15 @@
 //! blocked filter is the more accurate one: 1.0 % measured against sbbf-rs's 1.3 % at 9.92
 //! bits/item (`results/summary.md`).
 //!
-//! `with_fpr`: 16–24 µs at n ≤ 10^5 (the closed-form sizing, [`math::blocked_bits_per_item_exact`],
-//! is most of it; it was 16–31 ms with the Markov chain); at 10^6–10^7 the timed loop
-//! measures 49 µs and 0.6 ms because glibc, after large frees, serves the table from the heap
-//! and clears it with `memset`; a process's first large table comes zeroed from the OS.
-//! Below p ≈ 10^-6 the sizing needs double-double sums and takes 0.3–20 ms.
+//! `with_fpr`: 16–31 µs at every n from 10^3 to 10^8 for p from 1 % down to 10^-4 (one call
+//! each, fresh process; the closed-form sizing, [`math::blocked_bits_per_item_exact`], is
+//! nearly all of it; it was 16–31 ms with the Markov chain). The table is `calloc`'s zero
+//! pages ([`simd::zeroed_lines`]): asked for with 64-byte alignment, the standard library
+//! had cleared every byte itself, 0.54 ms at 10^6 keys and 5.5 ms at 10^7. After a process
+//! has freed large tables, glibc may serve the next from reused memory and clear it (the
+//! `speed` example's loop of 1000 calls sees that). Below p ≈ 10^-6 the sizing needs
+//! double-double sums: 0.27–0.37 ms at 10^-6, 0.53–0.63 ms at 10^-8, 6.6 ms at 10^-12 —
+//! the 50 µs is not met there.
 //!
 //! # Threads, parallel builds and bytes in place
 //!
@@ -392,7 +396,7 @@ const PROBE_POWERS: [u64; math::MAX_HASHES as usize] = {
 
 /// A zeroed vector of `n` blocks, or [`Error::SizeOverflow`] if it cannot exist or the
 /// allocator refuses (instead of aborting the process).
-fn zeroed_blocks(n: u64) -> Result<Vec<Block>> {
+fn zeroed_blocks(n: u64) -> Result<simd::Lines> {
     let too_big = || Error::SizeOverflow(format!("{n} blocks of 64 bytes do not fit in memory"));
     let n_usize = usize::try_from(n).map_err(|_| too_big())?;
     if n.checked_mul(BLOCK_BYTES as u64)
@@ -412,7 +416,7 @@ fn zeroed_blocks(n: u64) -> Result<Vec<Block>> {
 /// estimates distinct keys from the fill instead.
 #[derive(Clone)]
 pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
-    blocks: Vec<Block>,
+    blocks: simd::Lines,
     k: u32,
     layout: Layout,
     /// The kernel of single operations, chosen for this CPU at construction (not part of
@@ -1031,7 +1035,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     }
 
     fn from_parts(
-        blocks: Vec<Block>,
+        blocks: simd::Lines,
         k: u32,
         count: u64,
         capacity: u64,
