@@ -180,12 +180,12 @@ pub fn zeroed_lines(n: usize) -> Option<Lines> {
     // SAFETY: `raw + offset` is 64-byte aligned and `offset + 64·n ≤ bytes`, inside the
     // allocation.
     let start = unsafe { raw.add(offset) }.cast::<Line>();
-    Some(Lines(LineStore::Raw {
+    Some(Lines {
         start,
         len: n,
         raw,
         layout,
-    }))
+    })
 }
 
 /// Alignment [`zeroed_lines`] asks the allocator for: what `calloc` returns, so that
@@ -195,19 +195,16 @@ const LINES_ALLOC_ALIGN: usize = 16;
 /// be below a 64-byte boundary.
 const LINES_SLACK: usize = std::mem::align_of::<Line>() - LINES_ALLOC_ALIGN;
 
-/// An owned, 64-byte aligned table of [`Line`]s: a `Vec<Line>`, or lines inside a zeroed
-/// allocation of [`zeroed_lines`]. Derefs to `[Line]`; clones as a `Vec`.
-pub struct Lines(LineStore);
-
-enum LineStore {
-    Vec(Vec<Line>),
-    /// `len` lines from `start`, inside the allocation `raw` of `layout`, owned.
-    Raw {
-        start: std::ptr::NonNull<Line>,
-        len: usize,
-        raw: std::ptr::NonNull<u8>,
-        layout: std::alloc::Layout,
-    },
+/// An owned, 64-byte aligned table of [`Line`]s: the lines of a zeroed allocation of
+/// [`zeroed_lines`], or of a `Vec<Line>`. Derefs to `[Line]` (one pointer and one length, as a
+/// `Vec`: no test per access); clones as a `Vec`.
+pub struct Lines {
+    /// The first of `len` lines, inside the allocation `raw` of `layout`, owned.
+    start: std::ptr::NonNull<Line>,
+    len: usize,
+    raw: std::ptr::NonNull<u8>,
+    /// Zero-sized for a table that owns no allocation.
+    layout: std::alloc::Layout,
 }
 
 // SAFETY: `Lines` owns its lines exactly as a `Vec<Line>` does (no aliasing pointer exists
@@ -220,43 +217,47 @@ impl std::ops::Deref for Lines {
     type Target = [Line];
     #[inline(always)]
     fn deref(&self) -> &[Line] {
-        match &self.0 {
-            LineStore::Vec(v) => v,
-            // SAFETY: `start` points to `len` initialised lines (zeroed memory is a valid
-            // `Line`) inside the allocation this value owns, alive until it drops.
-            LineStore::Raw { start, len, .. } => unsafe {
-                std::slice::from_raw_parts(start.as_ptr(), *len)
-            },
-        }
+        // SAFETY: `start` points to `len` initialised lines (zeroed memory is a valid `Line`)
+        // inside the allocation this value owns, alive until it drops (or, with `len = 0`,
+        // is a dangling aligned pointer, valid for an empty slice).
+        unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
     }
 }
 
 impl std::ops::DerefMut for Lines {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut [Line] {
-        match &mut self.0 {
-            LineStore::Vec(v) => v,
-            // SAFETY: as in `deref`; `&mut self` makes the borrow unique.
-            LineStore::Raw { start, len, .. } => unsafe {
-                std::slice::from_raw_parts_mut(start.as_ptr(), *len)
-            },
-        }
+        // SAFETY: as in `deref`; `&mut self` makes the borrow unique.
+        unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
     }
 }
 
 impl Drop for Lines {
     fn drop(&mut self) {
-        if let LineStore::Raw { raw, layout, .. } = self.0 {
-            // SAFETY: `raw` was allocated by `zeroed_lines` with `layout` and is freed once,
-            // here (`Line` has no destructor to run).
-            unsafe { std::alloc::dealloc(raw.as_ptr(), layout) };
+        if self.layout.size() != 0 {
+            // SAFETY: `raw` was allocated by the global allocator with `layout` (by
+            // `zeroed_lines`, or by the `Vec` it was taken from) and is freed once, here
+            // (`Line` has no destructor to run).
+            unsafe { std::alloc::dealloc(self.raw.as_ptr(), self.layout) };
         }
     }
 }
 
 impl From<Vec<Line>> for Lines {
+    /// The vector's allocation, taken over without a copy.
     fn from(v: Vec<Line>) -> Self {
-        Lines(LineStore::Vec(v))
+        let mut v = std::mem::ManuallyDrop::new(v);
+        let (len, cap) = (v.len(), v.capacity());
+        let start = std::ptr::NonNull::new(v.as_mut_ptr()).expect("a Vec's pointer is non-null");
+        // A `Vec<Line>` with capacity `cap > 0` holds an allocation of exactly this layout;
+        // with `cap = 0` it holds none (a zero-sized layout: nothing to free).
+        let layout = std::alloc::Layout::array::<Line>(cap).expect("the Vec exists");
+        Lines {
+            start,
+            len,
+            raw: start.cast(),
+            layout,
+        }
     }
 }
 
@@ -692,7 +693,9 @@ impl LocalKernel {
         self.contains_other(&block.load(), h, k)
     }
 
-    #[inline]
+    /// The other kernels, out of line (see
+    /// [`contains_shared_other`](Self::contains_shared_other)).
+    #[inline(never)]
     fn contains_other(self, block: &[u64; 8], h: u32, k: u32) -> bool {
         match self.mode {
             #[cfg(target_arch = "x86_64")]
@@ -765,7 +768,8 @@ impl LocalKernel {
         new
     }
 
-    #[inline]
+    /// The other kernels, out of line (as for lookups).
+    #[inline(never)]
     fn insert_other(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
         match self.mode {
             #[cfg(target_arch = "x86_64")]
@@ -775,6 +779,28 @@ impl LocalKernel {
             _ => local_insert(block, h, k),
         }
     }
+}
+
+/// The first steps of every one-round kernel, as one template string: from `h` (read from
+/// memory at `{h}`), the eight probes' 32-bit word indices in `ymm1`, those words of the line
+/// at `{blk}` in `ymm2`, and the probes' one-bit masks (zero past `k`, from the `LANE_ONES`
+/// row at `{lanes}`) in `ymm3`; `ymm0` is clobbered. See `asm_contains_round1` for the steps.
+#[cfg(target_arch = "x86_64")]
+macro_rules! round1_words_and_masks {
+    () => {
+        concat!(
+            "vpbroadcastd ymm0, dword ptr [{h}]\n",
+            "vpmulld ymm0, ymm0, [{pow}]\n",
+            "vpsrld ymm1, ymm0, 28\n",
+            "vpermd ymm2, ymm1, [{blk}]\n",
+            "vpermd ymm3, ymm1, [{blk} + 32]\n",
+            "vblendvps ymm2, ymm2, ymm3, ymm0\n",
+            "vpslld ymm3, ymm0, 4\n",
+            "vpsrld ymm3, ymm3, 27\n",
+            "vmovdqu ymm0, [{lanes}]\n",
+            "vpsllvd ymm3, ymm0, ymm3\n",
+        )
+    };
 }
 
 /// The one-round inline lookup (`k ≤ 8`; see [`LocalKernel::contains`] for other `k`).
@@ -802,16 +828,7 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, k: u32) -> bool {
     // dirtied, so the surrounding SSE code pays no transition penalty.
     unsafe {
         std::arch::asm!(
-            "vpbroadcastd ymm0, dword ptr [{h}]",
-            "vpmulld ymm0, ymm0, [{pow}]",
-            "vpsrld ymm1, ymm0, 28",
-            "vpermd ymm2, ymm1, [{blk}]",
-            "vpermd ymm3, ymm1, [{blk} + 32]",
-            "vblendvps ymm2, ymm2, ymm3, ymm0",
-            "vpslld ymm1, ymm0, 4",
-            "vpsrld ymm1, ymm1, 27",
-            "vmovdqu ymm3, [{lanes}]",
-            "vpsllvd ymm3, ymm3, ymm1",
+            round1_words_and_masks!(),
             "vptest ymm2, ymm3",
             "setc {hit}",
             "vzeroupper",
@@ -907,17 +924,7 @@ unsafe fn asm_insert_round1(block: &mut [u64; 8], h: u32, k: u32) -> bool {
     // and the flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
     unsafe {
         std::arch::asm!(
-            "vmovd xmm0, {h:e}",
-            "vpbroadcastd ymm0, xmm0",
-            "vpmulld ymm0, ymm0, [{pow}]",
-            "vpsrld ymm1, ymm0, 28",
-            "vpermd ymm2, ymm1, [{blk}]",
-            "vpermd ymm3, ymm1, [{blk} + 32]",
-            "vblendvps ymm2, ymm2, ymm3, ymm0",
-            "vpslld ymm3, ymm0, 4",
-            "vpsrld ymm3, ymm3, 27",
-            "vmovdqu ymm0, [{lanes}]",
-            "vpsllvd ymm3, ymm0, ymm3",
+            round1_words_and_masks!(),
             "vptest ymm2, ymm3",
             "setnc {missed}",
             "vmovdqu [{buf}], ymm1",
@@ -929,7 +936,7 @@ unsafe fn asm_insert_round1(block: &mut [u64; 8], h: u32, k: u32) -> bool {
             "mov {u:e}, dword ptr [{buf} + 32 + \\i]",
             "or dword ptr [{blk} + {t}*4], {u:e}",
             ".endr",
-            h = in(reg) h,
+            h = in(reg) &h,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             blk = in(reg) block.as_mut_ptr(),
             lanes = in(reg) LANE_ONES[(k & 15) as usize].as_ptr(),
@@ -968,16 +975,7 @@ unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, k: u32) -> bool {
     // and the flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
     unsafe {
         std::arch::asm!(
-            "vpbroadcastd ymm0, dword ptr [{h}]",
-            "vpmulld ymm0, ymm0, [{pow}]",
-            "vpsrld ymm1, ymm0, 28",
-            "vpermd ymm2, ymm1, [{blk}]",
-            "vpermd ymm3, ymm1, [{blk} + 32]",
-            "vblendvps ymm2, ymm2, ymm3, ymm0",
-            "vpslld ymm3, ymm0, 4",
-            "vpsrld ymm3, ymm3, 27",
-            "vmovdqu ymm0, [{lanes}]",
-            "vpsllvd ymm3, ymm0, ymm3",
+            round1_words_and_masks!(),
             // missing bits per probe, and the probes that have some
             "vpandn ymm2, ymm2, ymm3",
             "vpxor xmm0, xmm0, xmm0",
