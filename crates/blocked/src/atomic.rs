@@ -69,13 +69,13 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// without a lock; lookups never block and never wait for an insert.
 ///
 /// It holds the same bits as the owned filter, in the same layout ([`Layout::OneHash`] or
-/// [`Layout::Local32`]), with the same probes: a key's 512-bit block and its probe masks are
-/// computed by the very code of the owned filter (the block index by the layout's rule; the masks by the probe rule's
-/// definition, [`simd::local_insert_scalar`], applied to an empty block, so the rule has one
-/// home), and each nonzero word of the masks is ORed into the shared block with one atomic
-/// `fetch_or`; lookups run the owned filter's own kernel on the block's words. Converting either way ([`From`], [`TryFrom`]) copies the words
-/// unchanged: a filter filled by many threads is bit-for-bit the one a single thread builds
-/// from the same keys in any order (tested). The first layout ([`Layout::Wide64`]) has no
+/// [`Layout::Local32`]), with the same probes: a key's block is found by the very code of the
+/// owned filter (the layout's rule), and its probes by the owned filter's kernel run on the
+/// shared block ([`LocalKernel::contains_shared`], [`LocalKernel::insert_shared`]: the bits
+/// a key lacks are ORed in with atomic `lock or`s). Converting either way ([`From`],
+/// [`TryFrom`]) hands the table over without a copy ([`simd::Lines::cast`]): a filter filled
+/// by many threads is bit-for-bit the one a single thread builds from the same keys in any
+/// order (tested). The first layout ([`Layout::Wide64`]) has no
 /// atomic form: converting a filter decoded from a version-1 file is refused.
 ///
 /// # Why relaxed ordering is enough
@@ -166,7 +166,7 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// # Ok::<(), bloomlab_core::Error>(())
 /// ```
 pub struct AtomicBlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
-    blocks: Box<[AtomicBlock]>,
+    blocks: simd::Lines<AtomicBlock>,
     k: u32,
     count: Count,
     capacity: u64,
@@ -419,27 +419,41 @@ impl<S: HashScheme> TryFrom<BlockedBloomFilter<S>> for AtomicBlockedBloomFilter<
                 Layout::Wide64
             )));
         }
-        let blocks = (0..f.blocks())
-            .map(|i| AtomicBlock::new(simd::Line(*f.block_words(i).expect("i < blocks"))))
-            .collect();
+        let (k, count, capacity) = (f.hashes(), f.len(), f.capacity());
+        let (target_fpr, layout, scheme) = (f.target_fpr(), f.layout(), f.scheme().clone());
         Ok(AtomicBlockedBloomFilter {
-            blocks,
-            k: f.hashes(),
-            count: Count::new(f.len()),
-            capacity: f.capacity(),
-            target_fpr: f.target_fpr(),
-            layout: f.layout(),
-            kernel: LocalKernel::detect(f.hashes()),
-            scheme: f.scheme().clone(),
+            // The owned filter's table itself, as shared lines: no copy, and the zero pages
+            // of a new filter stay untouched until inserts reach them.
+            blocks: f.blocks.cast(),
+            k,
+            count: Count::new(count),
+            capacity,
+            target_fpr,
+            layout,
+            kernel: LocalKernel::detect(k),
+            scheme,
         })
     }
 }
 
-/// The same bits, count and parameters, as an ordinary filter (moving out of the atomic
-/// filter: no insert can be in flight).
+/// The same bits, count and parameters, as an ordinary filter, in the same table (no copy:
+/// the atomic filter is moved, so no insert can be in flight, and every insert that reached
+/// it happened before the move).
 impl<S: HashScheme> From<AtomicBlockedBloomFilter<S>> for BlockedBloomFilter<S> {
     fn from(f: AtomicBlockedBloomFilter<S>) -> Self {
-        f.to_filter()
+        let count = f.len();
+        let (k, capacity, target_fpr, layout) = (f.k, f.capacity, f.target_fpr, f.layout);
+        let scheme = f.scheme.clone();
+        BlockedBloomFilter::from_parts(
+            f.blocks.cast(),
+            k,
+            count,
+            capacity,
+            target_fpr,
+            layout,
+            scheme,
+        )
+        .expect("an atomic filter's parts are those of a valid filter")
     }
 }
 

@@ -195,28 +195,65 @@ const LINES_ALLOC_ALIGN: usize = 16;
 /// be below a 64-byte boundary.
 const LINES_SLACK: usize = std::mem::align_of::<Line>() - LINES_ALLOC_ALIGN;
 
-/// An owned, 64-byte aligned table of [`Line`]s: the lines of a zeroed allocation of
-/// [`zeroed_lines`], or of a `Vec<Line>`. Derefs to `[Line]` (one pointer and one length, as a
-/// `Vec`: no test per access); clones as a `Vec`.
-pub struct Lines {
+/// An owned, 64-byte aligned table of [`Line`]s (or of [`SharedLine`]s, the same bits
+/// shared by threads): the lines of a zeroed allocation of [`zeroed_lines`], or of a
+/// `Vec<Line>`. Derefs to `[T]` (one pointer and one length, as a `Vec`: no test per access);
+/// clones as a `Vec`; [`cast`](Lines::cast) turns a table of one kind into the other without
+/// a copy.
+pub struct Lines<T: LineKind = Line> {
     /// The first of `len` lines, inside the allocation `raw` of `layout`, owned.
-    start: std::ptr::NonNull<Line>,
+    start: std::ptr::NonNull<T>,
     len: usize,
     raw: std::ptr::NonNull<u8>,
     /// Zero-sized for a table that owns no allocation.
     layout: std::alloc::Layout,
 }
 
-// SAFETY: `Lines` owns its lines exactly as a `Vec<Line>` does (no aliasing pointer exists
-// outside it; shared access is only through `&[Line]`), and `Line` is `Send + Sync`.
-unsafe impl Send for Lines {}
-// SAFETY: as above.
-unsafe impl Sync for Lines {}
+/// The two kinds of line a [`Lines`] table holds: 64 bytes, 64-byte aligned, valid when
+/// all-zero, and the same eight 64-bit words in the same order ([`Line`] and [`SharedLine`];
+/// sealed).
+///
+/// # Safety
+/// Implementors must have exactly that layout and bit validity.
+pub unsafe trait LineKind: sealed::Sealed + Sized {}
 
-impl std::ops::Deref for Lines {
-    type Target = [Line];
+// SAFETY: `Line` is `repr(C, align(64))` over `[u64; 8]` (asserted above).
+unsafe impl LineKind for Line {}
+// SAFETY: `SharedLine` is `repr(C, align(64))` over `[AtomicU64; 8]` (asserted above), and an
+// `AtomicU64` has the size, alignment and bit validity of a `u64`.
+unsafe impl LineKind for SharedLine {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Line {}
+    impl Sealed for super::SharedLine {}
+}
+
+impl<T: LineKind> Lines<T> {
+    /// The same table as lines of kind `U`, without a copy: an owned filter's table becomes
+    /// an atomic filter's and back in O(1). Sound because the table is owned (no reference
+    /// into it exists) and both kinds have the same layout and bits.
+    pub fn cast<U: LineKind>(self) -> Lines<U> {
+        let this = std::mem::ManuallyDrop::new(self);
+        Lines {
+            start: this.start.cast(),
+            len: this.len,
+            raw: this.raw,
+            layout: this.layout,
+        }
+    }
+}
+
+// SAFETY: `Lines` owns its lines exactly as a `Vec<T>` does (no aliasing pointer exists
+// outside it; shared access is only through `&[T]`), and both line kinds are `Send + Sync`.
+unsafe impl<T: LineKind + Send> Send for Lines<T> {}
+// SAFETY: as above.
+unsafe impl<T: LineKind + Sync> Sync for Lines<T> {}
+
+impl<T: LineKind> std::ops::Deref for Lines<T> {
+    type Target = [T];
     #[inline(always)]
-    fn deref(&self) -> &[Line] {
+    fn deref(&self) -> &[T] {
         // SAFETY: `start` points to `len` initialised lines (zeroed memory is a valid `Line`)
         // inside the allocation this value owns, alive until it drops (or, with `len = 0`,
         // is a dangling aligned pointer, valid for an empty slice).
@@ -224,15 +261,15 @@ impl std::ops::Deref for Lines {
     }
 }
 
-impl std::ops::DerefMut for Lines {
+impl<T: LineKind> std::ops::DerefMut for Lines<T> {
     #[inline(always)]
-    fn deref_mut(&mut self) -> &mut [Line] {
+    fn deref_mut(&mut self) -> &mut [T] {
         // SAFETY: as in `deref`; `&mut self` makes the borrow unique.
         unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
     }
 }
 
-impl Drop for Lines {
+impl<T: LineKind> Drop for Lines<T> {
     fn drop(&mut self) {
         if self.layout.size() != 0 {
             // SAFETY: `raw` was allocated by the global allocator with `layout` (by
@@ -243,7 +280,7 @@ impl Drop for Lines {
     }
 }
 
-impl From<Vec<Line>> for Lines {
+impl From<Vec<Line>> for Lines<Line> {
     /// The vector's allocation, taken over without a copy.
     fn from(v: Vec<Line>) -> Self {
         let mut v = std::mem::ManuallyDrop::new(v);
@@ -261,43 +298,43 @@ impl From<Vec<Line>> for Lines {
     }
 }
 
-impl FromIterator<Line> for Lines {
+impl FromIterator<Line> for Lines<Line> {
     fn from_iter<I: IntoIterator<Item = Line>>(iter: I) -> Self {
         Lines::from(iter.into_iter().collect::<Vec<Line>>())
     }
 }
 
-impl<'a> IntoIterator for &'a Lines {
-    type Item = &'a Line;
-    type IntoIter = std::slice::Iter<'a, Line>;
+impl<'a, T: LineKind> IntoIterator for &'a Lines<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
     }
 }
 
-impl<'a> IntoIterator for &'a mut Lines {
-    type Item = &'a mut Line;
-    type IntoIter = std::slice::IterMut<'a, Line>;
+impl<'a, T: LineKind> IntoIterator for &'a mut Lines<T> {
+    type Item = &'a mut T;
+    type IntoIter = std::slice::IterMut<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
         self.iter_mut()
     }
 }
 
-impl Clone for Lines {
+impl Clone for Lines<Line> {
     fn clone(&self) -> Self {
         Lines::from(self.to_vec())
     }
 }
 
-impl PartialEq for Lines {
+impl PartialEq for Lines<Line> {
     fn eq(&self, other: &Self) -> bool {
         **self == **other
     }
 }
 
-impl Eq for Lines {}
+impl Eq for Lines<Line> {}
 
-impl std::fmt::Debug for Lines {
+impl<T: LineKind + std::fmt::Debug> std::fmt::Debug for Lines<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
@@ -1761,6 +1798,18 @@ mod tests {
             let c: Lines = a.iter().copied().collect();
             assert_eq!(c, a);
             assert_eq!(Lines::from(a.to_vec()), a);
+            // The same bits as shared lines, and back, without a copy.
+            let ptr = a.as_ptr() as usize;
+            let shared: Lines<SharedLine> = a.cast();
+            assert_eq!(shared.as_ptr() as usize, ptr);
+            if n > 0 {
+                assert_eq!(shared[0].load()[0], 1);
+                shared[n - 1].0[7].fetch_and(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            let back: Lines = shared.cast();
+            if n > 0 {
+                assert_eq!(back[n - 1].0[7], 1);
+            }
         }
         assert!(
             zeroed_lines(usize::MAX / 32).is_none(),
