@@ -160,15 +160,24 @@
 //! | second layout, kernel inline | 1.42 [1.42–1.43] | 1.43 [1.23–1.44] | 1.60 [1.31–…] |
 //! | third layout (one XXH3-64), kernel inline | 1.21 [1.21–1.21] | 1.23 [1.23–1.24] | 1.25 [1.18–1.34] |
 //! | insert ÷ sbbf-rs, third layout | 2.3–2.7 | 2.5 | 1.9–2.1 |
+//! | the same, each lookup pass on a chunk of its own (load 1–2) | 1.05–1.27 | 1.05–1.29 | 0.98–1.01 |
+//!
+//! The last row is the example after a fix: in the rows above, the two passes of a pair that
+//! ran back to back on one chunk found at 10^7 the blocks the first had brought into L2
+//! (16 384 blocks are 1 MiB), which favoured sbbf-rs, always the middle two; each pass now
+//! reads its own chunk. In cache the same binary reads ≈ 1.05 in some processes and ≈ 1.26
+//! in others (and in one process both, in phases); the cause is not found.
 //!
 //! In the harness's committed run (`cargo run --release -p bench-harness`, `bench-harness
-//! ratio blocked/sbbf-rs`, load 1–2): 1.24 [1.22–1.25] at 10^5, 1.03 [1.00–1.06] at 10^6 and
-//! 1.02 [0.89–1.10] at 10^7 — no measurable difference out of cache; the run before, with the
-//! second layout and a call per key, read 2.02 / 1.81 / 1.99.
+//! ratio blocked/sbbf-rs`, load 1–2): 1.07 [0.93–1.28] at 10^5, 1.05 [0.95–1.17] at 10^6 and
+//! 0.99 [0.70–1.09] at 10^7 — no measurable difference at any size; the run before read
+//! 1.24 / 1.03 / 1.02, and the one before that, with the second layout and a call per key,
+//! 2.02 / 1.81 / 1.99.
 //!
-//! So the single lookup is 1.2× sbbf-rs-safe's in cache (it was 1.7–2.0×) and on a par out of
-//! cache; inserts are 1.9–2.7× its cost. Batched lookups
-//! ([`might_contain_batch`](BlockedBloomFilter::might_contain_batch)) answer in 0.46–0.8× its
+//! So the single lookup is 1.05–1.27× sbbf-rs-safe's in cache (it was 1.7–2.0×) and on a par
+//! out of cache; inserts are 1.4–2.9× its cost (eight scalar `or`s into the block where the
+//! split block stores two vectors). Batched lookups
+//! ([`might_contain_batch`](BlockedBloomFilter::might_contain_batch)) answer in 0.40–0.8× its
 //! single-lookup time at 10^7 (the harness's `blocked-batched / sbbf-rs`). At equal space the
 //! blocked filter is the more accurate one: 1.0 % measured against sbbf-rs's 1.3 % at 9.92
 //! bits/item (`results/summary.md`).
