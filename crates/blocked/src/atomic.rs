@@ -131,20 +131,20 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// non-inline kernels must sit out of line, or LLVM keeps a test and a taken branch in every
 /// iteration of a loop of lookups.
 ///
-/// Time, `bench-harness run --filters blocked,blocked-atomic,fastbloom,fastbloom-atomic
-/// --fpr 0.01 --n 1e6,1e7 --experiments concurrent` on the shared 2-vCPU Xeon at load
-/// average 6.6–6.9 (medians of interleaved rounds, 95 % bootstrap intervals): single-thread
-/// lookups (50 % members) cost 1.0× the owned filter's at 10^6 (0.92–1.12, no measurable
-/// difference) and 1.06× at 10^7 (1.03–1.09), and 0.79× / 0.84× fastbloom 0.17's
-/// `AtomicBloomFilter` with foldhash (0.77–0.82, 0.79–0.92). Inserts are where it does
-/// **not** lead: one key at a time, 104 CPU-ns/key at 10^7 against fastbloom-atomic's 73
-/// (its seven `lock bts` land on seven lines and overlap; here the `lock or`s wait for the
-/// block's load, which a `lock` holds back for the next key — ORing without the load was
-/// tried and measured slower still); [`insert_batch`](Self::insert_batch), which prefetches,
-/// 53 CPU-ns/key, 0.73× fastbloom-atomic's per-key inserts (it has no batched insert). On
-/// a machine this loaded the 2-thread wall-clock rates say little (1.11× for `insert_batch`,
-/// 0.96× one key at a time); the CPU time per key did not grow with the second thread
-/// (1.02×, 1.03×), so the threads do not slow each other down.
+/// Time, from the committed run of `cargo run --release -p bench-harness` (2-vCPU Xeon, load
+/// 1.0–2.1; medians of interleaved rounds, 95 % intervals): single-thread lookups (50 %
+/// members) cost 1.00 / 1.03 / 1.03× the owned filter's at 10^5 / 10^6 / 10^7 keys (no
+/// measurable difference; they were 2.17 / 1.26 / 2.14× when the words were loaded one by
+/// one and the kernel called), and 0.36 / 0.78 / 0.49× fastbloom 0.17's `AtomicBloomFilter`
+/// with foldhash. Inserts one key at a time (the build column, ns/key at 0.1 / 1 / 3 %):
+/// 71 / 52 / 46 against fastbloom-atomic's 87 / 56 / 43 at 10^5, 80 / 56 / 43 against
+/// 91 / 64 / 45 at 10^6, 162 / 66 / 68 against 170 / 68 / 52 at 10^7 — ahead at 0.1 % and
+/// 1 %, behind at 3 % (k = 5), where both wait on one DRAM round trip per key: a locked
+/// instruction holds back the next key's loads until its own line has arrived. The
+/// `concurrent` experiment of that run (10^7 keys, 1 %): one thread 71.9 against
+/// fastbloom-atomic's 65.8 ns/key, two threads 34.5 against 49.9 (2.08× and 1.32× the
+/// one-thread rates); [`insert_batch`](Self::insert_batch), which prefetches, 43.9 and
+/// 27.0 ns/key (fastbloom has no batched insert).
 ///
 /// ```
 /// use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
