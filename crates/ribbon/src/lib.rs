@@ -170,7 +170,10 @@
 //! After both changes, the harness as above (`--n 1e5,1e6,1e7`, two runs, the machine
 //! also running a long benchmark on its other core): single lookup ÷ BinaryFuse8 2.25 /
 //! 1.98 at 10^5, 2.28 / 1.75 at 10^6, **1.47 [1.27–1.75] / 1.33 [1.21–1.49] at 10^7**
-//! (1.43–1.57 before); batched 0.67 / 0.63 at 10^7. The seeds of the second layout succeed
+//! (1.43–1.57 before); batched 0.67 / 0.63 at 10^7. The committed run of `cargo run
+//! --release -p bench-harness` (all filters, load 1.0–2.1): 2.24 / 1.84 / **1.48
+//! [1.38–1.67]**, batched 0.60 — the median is at the 1.5×, the interval still
+//! straddles it. The seeds of the second layout succeed
 //! as often as the first's (`examples/width`, second layout: 9/10 at 10^7 keys and 5.6 %
 //! overhead, 40/40 at 10^6 and 5 %; `tests/ribbon.rs`: 2 of 1000 seeds failed at 10^4 keys,
 //! 5 for the first layout).
