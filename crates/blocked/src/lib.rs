@@ -186,9 +186,11 @@
 //! each, fresh process; the closed-form sizing, [`math::blocked_bits_per_item_exact`], is
 //! nearly all of it; it was 16–31 ms with the Markov chain). The table is `calloc`'s zero
 //! pages ([`simd::zeroed_lines`]): asked for with 64-byte alignment, the standard library
-//! had cleared every byte itself, 0.54 ms at 10^6 keys and 5.5 ms at 10^7. After a process
-//! has freed large tables, glibc may serve the next from reused memory and clear it (the
-//! `speed` example's loop of 1000 calls sees that). Below p ≈ 10^-6 the sizing needs
+//! had cleared every byte itself, 0.54 ms at 10^6 keys and 5.5 ms at 10^7. In a process
+//! that has already allocated and freed much, what the allocator does sets the cost: the
+//! `speed` example (after its lookup passes) reads 22 / 81 / 97 µs at 2 000 / 10^6 / 10^7
+//! keys with each table kept, and 17 / 50 / 645 µs with each dropped before the next call
+//! (glibc then serves reused memory, which it must clear). Below p ≈ 10^-6 the sizing needs
 //! double-double sums: 0.27–0.37 ms at 10^-6, 0.53–0.63 ms at 10^-8, 6.6 ms at 10^-12 —
 //! the 50 µs is not met there.
 //!
