@@ -80,7 +80,9 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 ///
 /// # Why relaxed ordering is enough
 ///
-/// Every operation on the table is either a relaxed load or a relaxed `fetch_or`, and bits
+/// Every operation on the table is either a relaxed load or a relaxed `fetch_or` (in the
+/// AVX2 kernels: vector loads that are atomic per aligned word, and `lock or`, the
+/// instruction `fetch_or` compiles to), and bits
 /// only ever go from 0 to 1 (there is no atomic removal; [`clear`](Self::clear) takes
 /// `&mut self`). So:
 ///

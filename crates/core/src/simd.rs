@@ -758,9 +758,9 @@ impl LocalKernel {
     /// [`insert`](Self::insert) into a block that other threads may be ORing bits into at
     /// the same time (an atomic filter's), inlined into the caller: afterwards the block has
     /// every bit [`local_insert_scalar`] sets for `h`, and the result says whether one of
-    /// them was still unset when the block was read. Each 64-bit word that lacks some of its
-    /// bits gets one `lock or` of exactly the missing bits; a key already in costs no atomic
-    /// operation at all (bits never go back to 0, so a set bit seen once stays).
+    /// them was still unset when the block was read. Only missing bits are ORed in, each
+    /// with an atomic `lock or`; a key already in costs no atomic operation at all (bits
+    /// never go back to 0, so a set bit seen once stays).
     ///
     /// The inline-assembly kernels (`k ≤ 16`) find the missing bits in vector registers
     /// against the line read as [`contains_shared`](Self::contains_shared) reads it, and OR

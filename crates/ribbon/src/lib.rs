@@ -319,8 +319,8 @@ pub const ONE_HASH_MULTIPLIERS: [u64; 4] = [
 /// another once `y` is known.
 #[inline(always)]
 pub fn row_one_hash<W: CoeffRow>(x: u64, seed: u32, starts: u64) -> (usize, W, u32) {
-    let [m0, m1, m2, m3] = ONE_HASH_MULTIPLIERS;
-    let y = (x ^ seed_word(seed)).wrapping_mul(m0);
+    let [_, m1, m2, m3] = ONE_HASH_MULTIPLIERS;
+    let y = one_hash_seeded(x, seed);
     let lo = (y ^ (y >> 32)).wrapping_mul(m1);
     let hi = (y ^ (y >> 29)).wrapping_mul(m2);
     let v = ((y ^ (y >> 31)).wrapping_mul(m3) >> 32) as u32;
@@ -822,12 +822,16 @@ fn sort_by_block(
 #[inline(always)]
 fn row_start(layout: Layout, h: KeyHash, seed: u32, starts: u64) -> u64 {
     match layout {
-        Layout::OneHash => fastrange(
-            (h.h1 ^ seed_word(seed)).wrapping_mul(ONE_HASH_MULTIPLIERS[0]),
-            starts,
-        ),
+        Layout::OneHash => fastrange(one_hash_seeded(h.h1, seed), starts),
         Layout::Fmix128 => fastrange(fmix64(h.h1 ^ seed_word(seed)), starts),
     }
+}
+
+/// The second layout's seeded hash `y = (x ^ seed_word(seed)) · M0`, from which
+/// [`row_one_hash`] derives the whole equation and [`row_start`] the start alone.
+#[inline(always)]
+fn one_hash_seeded(x: u64, seed: u32) -> u64 {
+    (x ^ seed_word(seed)).wrapping_mul(ONE_HASH_MULTIPLIERS[0])
 }
 
 #[inline(always)]
