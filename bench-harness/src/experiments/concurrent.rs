@@ -1,11 +1,23 @@
 //! Concurrent inserts and parallel builds at 10^7 keys: insert throughput of the atomic
 //! filters (ours and fastbloom's) with 1 and 2 threads sharing one filter, and build ns/key of
 //! the blocked and classic filters with one thread (`insert_batch`, insert loop) against all
-//! cores (`insert_parallel`). Wall-clock figures, the variants' passes interleaved round by
-//! round; beside each, the process CPU time, so that on a loaded machine (where the second
-//! core is not ours to take) the work a parallel run adds can be told from the time it could
-//! not get: on idle cores the speedup is about `threads × sequential CPU ÷ parallel CPU`.
-
+//! cores (`insert_parallel`). Wall-clock figures; beside each, the process CPU time, so that on
+//! a loaded machine (where the second core is not ours to take) the work a parallel run adds
+//! can be told from the time it could not get.
+//!
+//! # Paired rounds
+//! Each speed-up is the median over [`ROUNDS`] rounds of a ratio taken within one round: the
+//! one-thread and the all-cores variant run A B B A (each a fresh filter), and the round's
+//! speed-up is (A₁ + A₂) ÷ (B₁ + B₂), so a drift of the machine's speed during the four
+//! builds cancels to first order. The pairs run in a different order each round. Pairing
+//! matters here: on the 2-vCPU development VM (Intel Xeon, 2 MiB L2 per core, a 260 MiB L3
+//! the host shares with other guests) one thread's `insert_batch` of 10^7 keys took either
+//! about 17 or about 25 ns/key from one build to the next, in stretches of seconds, whichever
+//! CPU it ran on — the share of the 12 MB table the shared L3 held at the time — and a ratio
+//! of medians taken over separate builds (the previous design, three rounds) reported 1.25×
+//! for a build whose paired speed-up was 1.72× (1.29–1.93) in twelve A B B A rounds. The two
+//! vCPUs are not hyperthreads of one core: a loop bound by the vector multiply port runs
+//! 2.0× faster on both than on one.
 use std::time::Instant;
 
 use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, available_threads};
@@ -15,13 +27,16 @@ use crate::adapters::concurrent::FastBloomAtomic;
 use crate::control;
 use crate::keys::KeySet;
 use crate::schema::{Experiment, Point, Series};
+use crate::stats::median_interval;
 
 use super::Context;
 
 /// Keys of every measurement (the issue's 10^7), or the design capacity if larger.
 pub const KEYS: u64 = 10_000_000;
-/// Interleaved rounds; each figure is the median over them.
-pub const ROUNDS: usize = 3;
+/// Paired rounds (see *Paired rounds*); each figure is the median over them, with a
+/// bootstrap 95 % interval ([`median_interval`]; for so few rounds, close to their range).
+/// About 8 s each at 10^7 keys on the development machine.
+pub const ROUNDS: usize = 7;
 const P: f64 = 0.01;
 
 /// CPU time of the whole process, every thread (finished ones included), in ns: user +
@@ -60,6 +75,77 @@ fn shared_inserts(keys: &[u64], threads: usize, insert: impl Fn(u64) + Sync) {
     });
 }
 
+/// Build or fill a fresh filter with variant `v` (see `measure`), timed: (wall, CPU) ns/key.
+/// Each build records its set-bit count in `check`.
+fn measure_variant(
+    v: usize,
+    n: usize,
+    keys: &[u64],
+    seed: u64,
+    check: &mut Vec<(&'static str, u64)>,
+) -> Result<(f64, f64), bloomlab_core::Error> {
+    Ok(match v {
+        0 => {
+            let mut f = BlockedBloomFilter::with_fpr(n as u64, P)?;
+            let t = timed(n, || f.insert_batch(keys));
+            check.push(("blocked insert_batch", f.count_ones()));
+            t
+        }
+        1 => {
+            let mut f = BlockedBloomFilter::with_fpr(n as u64, P)?;
+            let t = timed(n, || f.insert_parallel(keys));
+            check.push(("blocked insert_parallel", f.count_ones()));
+            t
+        }
+        2 => {
+            let mut f = BloomFilter::with_fpr(n as u64, P)?;
+            let t = timed(n, || {
+                for k in keys {
+                    f.insert(k);
+                }
+            });
+            check.push(("classic insert", f.bit_array().count_ones()));
+            t
+        }
+        3 => {
+            let mut f = BloomFilter::with_fpr(n as u64, P)?;
+            let t = timed(n, || f.insert_parallel(keys));
+            check.push(("classic insert_parallel", f.bit_array().count_ones()));
+            t
+        }
+        4 | 5 => {
+            let f = AtomicBlockedBloomFilter::with_fpr(n as u64, P)?;
+            let threads = if v == 4 { 1 } else { 2 };
+            let t = timed(n, || {
+                shared_inserts(keys, threads, |k| {
+                    f.insert(&k);
+                })
+            });
+            check.push(("blocked-atomic", f.count_ones()));
+            t
+        }
+        8 | 9 => {
+            let f = AtomicBlockedBloomFilter::with_fpr(n as u64, P)?;
+            let threads = if v == 8 { 1 } else { 2 };
+            let t = timed(n, || {
+                std::thread::scope(|s| {
+                    for run in keys.chunks(n.div_ceil(threads)) {
+                        let f = &f;
+                        s.spawn(move || f.insert_batch(run));
+                    }
+                })
+            });
+            check.push(("blocked-atomic batch", f.count_ones()));
+            t
+        }
+        _ => {
+            let f = FastBloomAtomic::new(n as u64, P, seed);
+            let threads = if v == 6 { 1 } else { 2 };
+            timed(n, || shared_inserts(keys, threads, |k| f.insert_shared(k)))
+        }
+    })
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -84,76 +170,28 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
     let cores = available_threads();
     let load_before = control::load_average();
     let e = |e: bloomlab_core::Error| e.to_string();
-    // Variants: (label, filter, threads); each measured once per round, interleaved.
+    // Variants, in pairs (one thread, all cores): blocked build, classic build, atomic
+    // inserts, atomic batched inserts, fastbloom's atomic inserts.
     const VARIANTS: usize = 10;
+    const PAIRS: [(usize, usize); 5] = [(0, 1), (2, 3), (4, 5), (8, 9), (6, 7)];
     let mut wall = vec![Vec::new(); VARIANTS];
     let mut cpu = vec![Vec::new(); VARIANTS];
+    // Per pair, per round: (A₁ + A₂) ÷ (B₁ + B₂) of wall and of CPU time.
+    let mut speedup = vec![Vec::new(); PAIRS.len()];
+    let mut work = vec![Vec::new(); PAIRS.len()];
     let mut check = Vec::new();
     for round in 0..ROUNDS {
-        for i in 0..VARIANTS {
-            let v = (i + round * 7) % VARIANTS; // a different order each round
-            let (w, c) = match v {
-                0 => {
-                    let mut f = BlockedBloomFilter::with_fpr(n as u64, P).map_err(e)?;
-                    let t = timed(n, || f.insert_batch(&keys));
-                    check.push(("blocked insert_batch", f.count_ones()));
-                    t
-                }
-                1 => {
-                    let mut f = BlockedBloomFilter::with_fpr(n as u64, P).map_err(e)?;
-                    let t = timed(n, || f.insert_parallel(&keys));
-                    check.push(("blocked insert_parallel", f.count_ones()));
-                    t
-                }
-                2 => {
-                    let mut f = BloomFilter::with_fpr(n as u64, P).map_err(e)?;
-                    let t = timed(n, || {
-                        for k in &keys {
-                            f.insert(k);
-                        }
-                    });
-                    check.push(("classic insert", f.bit_array().count_ones()));
-                    t
-                }
-                3 => {
-                    let mut f = BloomFilter::with_fpr(n as u64, P).map_err(e)?;
-                    let t = timed(n, || f.insert_parallel(&keys));
-                    check.push(("classic insert_parallel", f.bit_array().count_ones()));
-                    t
-                }
-                4 | 5 => {
-                    let f = AtomicBlockedBloomFilter::with_fpr(n as u64, P).map_err(e)?;
-                    let threads = if v == 4 { 1 } else { 2 };
-                    let t = timed(n, || {
-                        shared_inserts(&keys, threads, |k| {
-                            f.insert(&k);
-                        })
-                    });
-                    check.push(("blocked-atomic", f.count_ones()));
-                    t
-                }
-                8 | 9 => {
-                    let f = AtomicBlockedBloomFilter::with_fpr(n as u64, P).map_err(e)?;
-                    let threads = if v == 8 { 1 } else { 2 };
-                    let t = timed(n, || {
-                        std::thread::scope(|s| {
-                            for run in keys.chunks(n.div_ceil(threads)) {
-                                let f = &f;
-                                s.spawn(move || f.insert_batch(run));
-                            }
-                        })
-                    });
-                    check.push(("blocked-atomic batch", f.count_ones()));
-                    t
-                }
-                _ => {
-                    let f = FastBloomAtomic::new(n as u64, P, ctx.seed);
-                    let threads = if v == 6 { 1 } else { 2 };
-                    timed(n, || shared_inserts(&keys, threads, |k| f.insert_shared(k)))
-                }
-            };
-            wall[v].push(w);
-            cpu[v].push(c);
+        for i in 0..PAIRS.len() {
+            let p = (i + round * 3) % PAIRS.len(); // a different order each round
+            let (one, all) = PAIRS[p];
+            let mut t = [(0.0, 0.0); 4];
+            for (slot, v) in [one, all, all, one].into_iter().enumerate() {
+                t[slot] = measure_variant(v, n, &keys, ctx.seed, &mut check).map_err(e)?;
+                wall[v].push(t[slot].0);
+                cpu[v].push(t[slot].1);
+            }
+            speedup[p].push((t[0].0 + t[3].0) / (t[1].0 + t[2].0));
+            work[p].push((t[1].1 + t[2].1) / (t[0].1 + t[3].1));
         }
     }
     // Every blocked build holds the same bits, and so does every classic one.
@@ -168,8 +206,11 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
         }
     }
     let med = |v: usize| (median(wall[v].clone()), median(cpu[v].clone()));
-    let series_of = |label: &str, filter: &str, peer: bool, one: usize, all: usize, x_all: f64| {
+    let series_of = |label: &str, filter: &str, peer: bool, p: usize, x_all: f64| {
+        let (one, all) = PAIRS[p];
         let ((w1, c1), (wn, cn)) = (med(one), med(all));
+        let s = median_interval(&speedup[p]);
+        let wk = median(work[p].clone());
         Series {
             label: label.into(),
             filter: filter.into(),
@@ -191,10 +232,10 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
                 },
             ],
             note: format!(
-                "wall {w1:.1} → {wn:.1} ns/key ({:.2}x faster); CPU {c1:.1} → {cn:.1} ns/key \
-                 (the parallel run does {:.2}x the work)",
-                w1 / wn,
-                cn / c1
+                "wall {w1:.1} → {wn:.1} ns/key; paired speed-up {:.2}x [{:.2}–{:.2}] over \
+                 {ROUNDS} rounds; CPU {c1:.1} → {cn:.1} ns/key (the parallel run does {wk:.2}x \
+                 the work)",
+                s.mid, s.lo, s.hi
             ),
         }
     };
@@ -204,39 +245,34 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             "blocked",
             false,
             0,
-            1,
             cores as f64,
         ),
         series_of(
             "classic build: insert loop vs insert_parallel",
             "classic",
             false,
-            2,
-            3,
+            1,
             cores as f64,
         ),
         series_of(
             "blocked-atomic: inserts from 1 and 2 threads",
             "blocked-atomic",
             false,
-            4,
-            5,
+            2,
             2.0,
         ),
         series_of(
             "blocked-atomic insert_batch: from 1 and 2 threads",
             "blocked-atomic",
             false,
-            8,
-            9,
+            3,
             2.0,
         ),
         series_of(
             "fastbloom-atomic: inserts from 1 and 2 threads",
             "fastbloom-atomic",
             true,
-            6,
-            7,
+            4,
             2.0,
         ),
     ];
@@ -251,8 +287,10 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
              Build ns/key (wall clock) with one thread and with insert_parallel (all cores: one \
              run of keys per core into a private table, ORed together; bit-identical, checked \
              here by the set-bit counts), and inserts into one shared atomic filter from 1 and \
-             2 threads (contiguous runs of keys). Median of {ROUNDS} rounds, variants \
-             interleaved in a different order per round. Process CPU time beside each: on a \
+             2 threads (contiguous runs of keys). Each speed-up: the median over {ROUNDS} \
+             rounds of (A1 + A2) / (B1 + B2) with the one-thread (A) and all-cores (B) runs \
+             in the order A B B A, pairs in a different order per round, [a bootstrap 95 % \
+             interval]; ns/key: medians over the rounds. Process CPU time beside each: on a \
              loaded machine the wall-clock gain is capped by the cores other processes hold, \
              the CPU time shows the extra work a parallel run does.",
             if unpinned {

@@ -137,6 +137,20 @@
 //! scatter): building the two halves' masks in registers instead (a variable shift per probe
 //! and half, two vector stores) measured 1.4× slower in L1 and no faster out of cache.
 //!
+//! Out of cache the insert is bound by how many inserts the core keeps in flight, not by
+//! its stores. Timed side by side in one loop (hash, block, kernel; 10^7 keys at 1 %, fresh
+//! tables, chunks of 16 384 keys in turn, 2 passes, load 0.4): this kernel 72–78 ns per
+//! insert; the two-vector variant above 67–69 (0.90–0.94×); an AVX-512 variant — one
+//! 16-lane variable shift per probe, one 64-byte store — 61–64 (0.85–0.89×; 0.90–1.03× at
+//! 10^5); sbbf-rs-safe's insert 43–45; and a 256-bit split-block insert run in *our* loop
+//! (one multiply, shift, variable shift, load, OR, store) 35–36. The last is what the
+//! split block costs: ~35 instructions per insert against our ~99 (callgrind), so the
+//! same out-of-order window holds about three times as many of its inserts' cache misses
+//! at once as of ours. A layout whose insert is one vector OR is the split
+//! block — `bloomlab-sbbf` — at 1.3× the false-positive rate for the same bits; this
+//! layout keeps `k` free probes over 512 bits and pays that in insert time at 10^7.
+//! (sbbf-rs-safe 0.3 stores 256-bit buckets: its insert is one load and one store.)
+//!
 //! # Batched lookups
 //!
 //! [`might_contain_batch`](BlockedBloomFilter::might_contain_batch) runs on
@@ -176,7 +190,7 @@
 //!
 //! So the single lookup is 1.05–1.27× sbbf-rs-safe's in cache (it was 1.7–2.0×) and on a par
 //! out of cache; inserts are 1.4–2.9× its cost (eight scalar `or`s into the block where the
-//! split block stores two vectors). Batched lookups
+//! split block stores one vector; see *Where the time goes*). Batched lookups
 //! ([`might_contain_batch`](BlockedBloomFilter::might_contain_batch)) answer in 0.40–0.8× its
 //! single-lookup time at 10^7 (the harness's `blocked-batched / sbbf-rs`). At equal space the
 //! blocked filter is the more accurate one: 1.0 % measured against sbbf-rs's 1.3 % at 9.92
