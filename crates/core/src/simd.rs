@@ -2361,15 +2361,18 @@ mod x86 {
 }
 
 /// Extra words a solution in 64-slot blocks keeps past its end so that
-/// [`ColumnKernel::columns3`] may read whole groups of four columns with plain vector loads:
-/// a group reads up to three words past the last column it needs.
-pub const COLUMN_PAD: usize = 4;
+/// [`ColumnKernel::columns3`] may read whole groups of columns with plain vector loads: a
+/// group of four (AVX2) or eight (AVX-512) columns reads up to seven words past the last
+/// column it needs.
+pub const COLUMN_PAD: usize = 8;
 
-/// The column kernel a Ribbon filter chose when it was built: the AVX2 inline-assembly one
-/// when the CPU has AVX2, else none (the caller then runs its query through [`run_parity`]).
-/// Kept in the filter, so each lookup tests one byte it already holds and runs the kernel
-/// inline, with no call into a feature-enabled body — that call and its saved registers
-/// were ≈ 40 of a lookup's ≈ 190 instructions.
+/// The column kernel a Ribbon filter chose when it was built: inline assembly, with
+/// AVX-512 (`VPOPCNTDQ`: eight columns per 64-byte load, one population count per column)
+/// when the CPU has it, else AVX2 (four columns per 32-byte load, parities from a nibble
+/// table), else none (the caller then runs its query through [`run_parity`]). Kept in the
+/// filter, so each lookup tests one byte it already holds and runs the kernel inline, with
+/// no call into a feature-enabled body — that call and its saved registers were ≈ 40 of a
+/// lookup's ≈ 190 instructions.
 ///
 /// ```
 /// use bloomlab_core::simd::{self, ColumnKernel, Parity, PortableParity};
@@ -2382,26 +2385,69 @@ pub const COLUMN_PAD: usize = 4;
 /// let want: u32 = (0..r)
 ///     .map(|j| PortableParity.parity((words[j] & m[0]) ^ (words[r + j] & m[1]) ^ (words[2 * r + j] & m[2])) << j)
 ///     .sum();
-/// if let Some(kernel) = ColumnKernel::detect() {
-///     assert_eq!(kernel.columns3(&words, 0, r, 2 * r, m), Some(want));
+/// for kernel in [ColumnKernel::detect(), ColumnKernel::avx2(), ColumnKernel::avx512()].into_iter().flatten() {
+///     assert_eq!(kernel.columns3(&words, 0, r, 2 * r, m), Some(want), "{}", kernel.name());
 /// }
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ColumnKernel(());
+pub struct ColumnKernel(ColumnMode);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum ColumnMode {
+    /// `asm_columns3`: AVX2, four columns per round.
+    Avx2,
+    /// `asm_columns3_avx512`: AVX-512F with `VPOPCNTDQ`, eight columns per round.
+    Avx512,
+}
+
+/// The CPU runs AVX-512 Foundation instructions on 512-bit registers and `VPOPCNTQ`
+/// (AVX512_VPOPCNTDQ), and the OS saves their state (std's detection checks both).
+pub fn has_avx512_popcnt() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
 
 impl ColumnKernel {
-    /// The inline kernel, if this CPU runs it (AVX2).
+    /// The fastest inline kernel this CPU runs: AVX-512 ([`avx512`](Self::avx512)), else
+    /// AVX2 ([`avx2`](Self::avx2)), else none.
     pub fn detect() -> Option<Self> {
-        (cfg!(target_arch = "x86_64") && has_avx2()).then_some(ColumnKernel(()))
+        Self::avx512().or_else(Self::avx2)
+    }
+
+    /// The AVX2 kernel, if this CPU has AVX2 (tests run it beside the AVX-512 one).
+    pub fn avx2() -> Option<Self> {
+        (cfg!(target_arch = "x86_64") && has_avx2()).then_some(ColumnKernel(ColumnMode::Avx2))
+    }
+
+    /// The AVX-512 kernel, if this CPU has AVX-512F and `VPOPCNTDQ` ([`has_avx512_popcnt`]).
+    pub fn avx512() -> Option<Self> {
+        (cfg!(target_arch = "x86_64") && has_avx2() && has_avx512_popcnt())
+            .then_some(ColumnKernel(ColumnMode::Avx512))
+    }
+
+    /// `"avx512"` or `"avx2"`.
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            ColumnMode::Avx2 => "avx2",
+            ColumnMode::Avx512 => "avx512",
+        }
     }
 
     /// The `r`-bit value of a query over a solution stored in blocks of 64 slots of `r`
     /// words each, the row's three blocks at `words[base..]`, `words[base + r..]` and
     /// `words[base + third..]`: bit `j` is the parity of
     /// `(a[j] & m[0]) ^ (b[j] & m[1]) ^ (c[j] & m[2])` — [`Parity::columns3`]'s answer.
-    /// `None` (and nothing read) unless `1 ≤ r ≤ 32`, `third ≥ r`, and the groups of four
-    /// columns fit in `words`: `base + third + 4·ceil(r/4) ≤ words.len()` (a solution keeps
-    /// [`COLUMN_PAD`] words past its end for this), so the one range check covers every load.
+    /// `None` (and nothing read) unless `1 ≤ r ≤ 32`, `third ≥ r`, and the kernel's groups
+    /// of columns fit in `words`: `base + third + g·ceil(r/g) ≤ words.len()` with `g = 4`
+    /// (AVX2) or 8 (AVX-512) — a solution keeps [`COLUMN_PAD`] words past its end for this —
+    /// so the one range check covers every load.
     #[inline(always)]
     pub fn columns3(
         self,
@@ -2411,15 +2457,25 @@ impl ColumnKernel {
         third: usize,
         m: [u64; 3],
     ) -> Option<u32> {
-        let groups = r.div_ceil(4);
-        if r == 0 || r > 32 || third < r || base.checked_add(third + 4 * groups)? > words.len() {
+        let group = if self.0 == ColumnMode::Avx512 { 8 } else { 4 };
+        let span = r.div_ceil(group) * group;
+        if r == 0 || r > 32 || third < r || base.checked_add(third + span)? > words.len() {
             return None;
         }
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY: a `ColumnKernel` exists only on a CPU with AVX2 (`detect`); the range
-            // test above puts every word the kernel reads inside `words` (see its contract).
-            let bits = unsafe { asm_columns3(words.as_ptr().add(base), r, third, &m) };
+            let a = words.as_ptr().wrapping_add(base);
+            let bits = if self.0 == ColumnMode::Avx512 {
+                // SAFETY: this mode exists only on a CPU with AVX-512F and VPOPCNTDQ
+                // (`avx512`); the range test above puts every word the kernel reads inside
+                // `words` (see its contract).
+                unsafe { asm_columns3_avx512(a, r, third, &m) }
+            } else {
+                // SAFETY: a `ColumnKernel` exists only on a CPU with AVX2 (`avx2`,
+                // `avx512`); the range test above puts every word the kernel reads inside
+                // `words` (see its contract).
+                unsafe { asm_columns3(a, r, third, &m) }
+            };
             Some(bits & (u32::MAX >> (32 - r)))
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -2533,6 +2589,79 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
             out("ecx") _,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
             out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            options(pure, readonly, nostack),
+        );
+    }
+    acc
+}
+
+/// [`asm_columns3`] with AVX-512, eight columns per round (the first unrolled, so `r ≤ 8`
+/// — every target down to 0.4 % — runs ten instructions of straight-line code): the three
+/// blocks' words of columns `j..j + 8` are three 64-byte loads, combined as
+/// `(a & m0) ^ (b & m1) ^ (c & m2)` by one AND and two three-input logic operations
+/// (`vpternlogq`, function `A ^ (B & C)`) with the masks broadcast from memory; `vpopcntq`
+/// counts each column's ones, `vpmovqb` keeps each count's low byte, and the parities (bit 0
+/// of each byte, shifted to bit 7) are collected by `vpmovmskb` into bits `j..j + 8`. No
+/// mask registers are used, so nothing outside the declared vector registers is touched.
+/// Bits at and past `r` are unspecified.
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX512_VPOPCNTDQ, and `8·ceil(r/8)` words must be
+/// readable at each of `a`, `a + r` and `a + third`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u32 {
+    let acc: u32;
+    // SAFETY: the caller guarantees the CPU features and the readable words; `m` is three
+    // words, read with 8-byte broadcasts. The block only reads memory, uses no stack, and
+    // clobbers zmm0–zmm1 (declared through their xmm names, which the compiler treats as the
+    // same registers), `ecx`, a scratch register and the flags; `vzeroupper` clears the
+    // upper parts of zmm0–zmm15 it dirtied, so the surrounding SSE code pays no transition
+    // penalty.
+    unsafe {
+        std::arch::asm!(
+            // columns 0–7
+            "vmovdqu64 zmm0, [{a}]",
+            "vpandq zmm0, zmm0, qword ptr [{m}]{{1to8}}",
+            "vmovdqu64 zmm1, [{b}]",
+            "vpternlogq zmm0, zmm1, qword ptr [{m} + 8]{{1to8}}, 0x78",
+            "vmovdqu64 zmm1, [{c}]",
+            "vpternlogq zmm0, zmm1, qword ptr [{m} + 16]{{1to8}}, 0x78",
+            "vpopcntq zmm0, zmm0",
+            "vpmovqb xmm0, zmm0",
+            "vpsllq xmm0, xmm0, 7",
+            "vpmovmskb {acc:e}, xmm0",
+            "cmp {r}, 8",
+            "jbe 3f",
+            // columns 8 and up, eight per round
+            "mov ecx, 8",
+            "2:",
+            "vmovdqu64 zmm0, [{a} + rcx*8]",
+            "vpandq zmm0, zmm0, qword ptr [{m}]{{1to8}}",
+            "vmovdqu64 zmm1, [{b} + rcx*8]",
+            "vpternlogq zmm0, zmm1, qword ptr [{m} + 8]{{1to8}}, 0x78",
+            "vmovdqu64 zmm1, [{c} + rcx*8]",
+            "vpternlogq zmm0, zmm1, qword ptr [{m} + 16]{{1to8}}, 0x78",
+            "vpopcntq zmm0, zmm0",
+            "vpmovqb xmm0, zmm0",
+            "vpsllq xmm0, xmm0, 7",
+            "vpmovmskb {t:e}, xmm0",
+            "shl {t:e}, cl",
+            "or {acc:e}, {t:e}",
+            "add ecx, 8",
+            "cmp rcx, {r}",
+            "jb 2b",
+            "3:",
+            "vzeroupper",
+            m = in(reg) m.as_ptr(),
+            a = in(reg) a,
+            b = in(reg) a.wrapping_add(r),
+            c = in(reg) a.wrapping_add(third),
+            r = in(reg) r,
+            acc = out(reg) acc,
+            t = out(reg) _,
+            out("ecx") _,
+            out("xmm0") _, out("xmm1") _,
             options(pure, readonly, nostack),
         );
     }
@@ -2677,11 +2806,17 @@ mod ribbon_tests {
     #[test]
     fn inline_column_kernel_agrees_with_the_bitwise_definition() {
         let mut x = 99u64;
-        let Some(kernel) = ColumnKernel::detect() else {
+        if ColumnKernel::detect().is_none() {
             assert!(!has_avx2(), "an AVX2 CPU gets the inline kernel");
             return;
-        };
-        for r in 1..=32usize {
+        }
+        assert_eq!(ColumnKernel::avx512().is_some(), has_avx512_popcnt());
+        let kernels = [ColumnKernel::avx2(), ColumnKernel::avx512()];
+        for (kernel, r) in kernels
+            .into_iter()
+            .flatten()
+            .flat_map(|k| (1..=32usize).map(move |r| (k, r)))
+        {
             // Four blocks and the padding; the row's blocks start at `base`.
             let mut words: Vec<u64> = (0..4 * r).map(|_| mix(&mut x)).collect();
             words.extend([u64::MAX; COLUMN_PAD]);
@@ -2698,16 +2833,27 @@ mod ribbon_tests {
                             })
                             .sum();
                         let got = kernel.columns3(&words, base, r, third, m);
-                        assert_eq!(got, Some(want), "r = {r}, base {base}, third {third}");
+                        assert_eq!(
+                            got,
+                            Some(want),
+                            "{}: r = {r}, base {base}, third {third}",
+                            kernel.name()
+                        );
                     }
                 }
             }
             // Past the end, or widths the kernel does not take: no answer, nothing read.
-            assert_eq!(kernel.columns3(&words, 2 * r + 1, r, 2 * r, [1; 3]), None);
+            // The last base whose groups fit is answered; one further is not.
+            let group = if kernel.name() == "avx512" { 8 } else { 4 };
+            let last = words.len() - 2 * r - r.div_ceil(group) * group;
+            assert!(kernel.columns3(&words, last, r, 2 * r, [1; 3]).is_some());
+            assert_eq!(kernel.columns3(&words, last + 1, r, 2 * r, [1; 3]), None);
             assert_eq!(kernel.columns3(&words, 0, r, r - 1, [1; 3]), None);
         }
-        assert_eq!(kernel.columns3(&[0; 64], 0, 0, 0, [1; 3]), None);
-        assert_eq!(kernel.columns3(&[0; 200], 0, 33, 33, [1; 3]), None);
+        for kernel in kernels.into_iter().flatten() {
+            assert_eq!(kernel.columns3(&[0; 64], 0, 0, 0, [1; 3]), None);
+            assert_eq!(kernel.columns3(&[0; 200], 0, 33, 33, [1; 3]), None);
+        }
     }
 
     /// Bit `j`: the parity of `(lo[j] & ml) ^ (hi[j] & mh)`, counted bit by bit.

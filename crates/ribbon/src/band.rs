@@ -391,7 +391,7 @@ impl<W: CoeffRow> Words<W> for LeWords<'_> {
 ///
 /// Past the last block it keeps [`simd::COLUMN_PAD`] zero
 /// words (not part of the solution: not counted by [`len`](Self::len), not written to bytes),
-/// so that the inline AVX2 kernel reads whole groups of four columns of the last blocks with
+/// so that the inline kernels read whole groups of four (AVX2) or eight (AVX-512) columns of the last blocks with
 /// plain loads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Blocks64 {
@@ -497,7 +497,7 @@ impl Blocks64 {
         fixed!(1 2 3 4 5 6 7 8 9 10 11 12)
     }
 
-    /// [`query`](Self::query) with the inline AVX2 kernel ([`ColumnKernel::columns3`]): the
+    /// [`query`](Self::query) with an inline kernel ([`ColumnKernel::columns3`]): the
     /// same value, with no call; `None` only for a result width the kernel does not take.
     #[inline(always)]
     pub fn query_inline(&self, kernel: ColumnKernel, start: usize, coeff: u128) -> Option<u32> {

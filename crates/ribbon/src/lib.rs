@@ -40,11 +40,17 @@
 //!   `(a & m0) ^ (b & m1) ^ (c & m2)` with the row shifted once into three 64-bit masks
 //!   ([`Blocks64::query`]). Build and decode convert; the bytes and every answer are the
 //!   format's.
-//! - **The query kernel** ([`bloomlab_core::simd::ColumnKernel`]): on a CPU with AVX2 a single
-//!   lookup runs the columns as inline assembly inside the caller — no call: four columns'
-//!   words are one load per block, their parities come from a nibble table (`vpshufb`) and
-//!   byte sums (`vpsadbw`), four columns' bits collected by one `vmovmskpd`; ≈ 32
-//!   instructions for the seven columns at `r = 7`. Elsewhere, and for batches, the query
+//! - **The query kernel** ([`bloomlab_core::simd::ColumnKernel`]): a single lookup runs the
+//!   columns as inline assembly inside the caller — no call. With AVX-512 and `VPOPCNTDQ`
+//!   (Ice Lake and later Xeons, Zen 4) eight columns' words are one 64-byte load per block,
+//!   combined by one AND and two three-input logic operations, counted by one `vpopcntq`,
+//!   their parities collected by `vpmovmskb`: ten instructions for `r ≤ 8`. With AVX2
+//!   only, four columns per load, parities from a nibble table (`vpshufb`) and byte sums
+//!   (`vpsadbw`), four bits per `vmovmskpd`: ≈ 32 instructions at `r = 7`. In one process
+//!   on the development VM (`cargo run --release -p bloomlab-ribbon --example kernels`,
+//!   A B B A every 16 384 lookups, medians of 122 pairs, load 1) the AVX-512 lookup takes
+//!   0.83× [IQR 0.77–0.87] the AVX2 one's time at 10^5 keys, 0.84× at 10^6 and 0.87×
+//!   [0.83–0.91] at 10^7. Elsewhere, and for batches, the query
 //!   runs as one body compiled with AVX2 and `popcnt` enabled when the CPU has them (else
 //!   `popcnt`, else portable code; [`bloomlab_core::simd::run_parity`]).
 //! - **Slots for a stated success probability.** `m = n·(1 + 0.008·log10 n)` rounded up to a
@@ -113,7 +119,7 @@
 //! 1.127 ×.
 //!
 //! **Speed against BinaryFuse8.** Two measurements, both on the 2-vCPU shared "Intel(R)
-//! Xeon(R) Processor" VM (AVX2, AVX-512F, no `VPOPCNTDQ`) at load average 6–8 from other
+//! Xeon(R) Processor" VM (AVX2; its AVX-512 `VPOPCNTDQ` unused then) at load average 6–8 from other
 //! builds and benchmarks; ratios of ns per lookup measured in one process with
 //! the passes interleaved, 1 % target (`r = 7`), 50 % members, `u64` keys. "Before" is the
 //! query of the previous release (a non-inlined `popcnt` kernel called per lookup over the
