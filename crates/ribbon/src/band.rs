@@ -389,10 +389,10 @@ impl<W: CoeffRow> Words<W> for LeWords<'_> {
 /// masks. [`RibbonFilter`](crate::RibbonFilter) answers from it; the byte format and the
 /// borrowed view keep the 128-slot layout.
 ///
-/// Past the last block it keeps [`simd::COLUMN_PAD`] zero
-/// words (not part of the solution: not counted by [`len`](Self::len), not written to bytes),
-/// so that the inline kernels read whole groups of four (AVX2) or eight (AVX-512) columns of the last blocks with
-/// plain loads.
+/// Past the last block it keeps [`simd::COLUMN_PAD`] zero words (not part of the solution:
+/// not counted by [`len`](Self::len), not written to bytes), so that the inline kernels read
+/// whole groups of four (AVX2) or eight (AVX-512) columns of the last blocks with plain
+/// loads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Blocks64 {
     /// The blocks, then the padding.
