@@ -44,6 +44,23 @@
 //! second, which alone moved every ×blocked ratio at 10^6 by up to 40 % (load 5–7). The
 //! cause is not found yet.
 //!
+//! Later, at 10^7 (`results/notes/repeat-93-rounds.md`): three back-to-back runs of the
+//! repeatability command at 10^7 only, with 93 rounds instead of 31, on a quiet machine (load
+//! 1.0–1.1). Runs 2 and 3 agreed to within a few per cent on every ratio (`compare`: 0
+//! flagged); run 1, two minutes earlier, had every filter that reads several cache lines per
+//! lookup (classic, counting, cuckoo, scalable, xorf) 15–25 % slower against the one-line
+//! `blocked` — and against `sbbf-rs` and `blocked-atomic`, which moved with `blocked` — so
+//! 33 of 66 ratios fell outside ±10 % and the runs' intervals, three times narrower than at
+//! 31 rounds, implied 0.37× the between-run spread. The development machine is a VM whose
+//! 260 MiB L3 is shared with other guests; how much of a 12 MB filter that cache holds, and
+//! so how a lookup that makes three accesses compares with one that makes one, changes over
+//! minutes with what the neighbours do, and more rounds in one run do not sample it. The
+//! same drift shows within a process: one thread's 10^7-key build took either about 17 or
+//! about 25 ns/key, in stretches of seconds (see the `concurrent` experiment). So the
+//! default stays at 31 rounds, whose intervals still cover the between-run spread at both
+//! sizes (0.95×, `results/repeatability.md`), and ±10 % between runs at 10^7 needs a
+//! machine with its last-level cache to itself.
+//!
 //! Where memory does not allow every filter of one size at once (sizes at or above
 //! [`Plan::split_at`], 10^8 in `--full`), the filters are grouped per target (fixed-parameter
 //! entries join the group of the target nearest 1 %): ratios within a group stay paired, and

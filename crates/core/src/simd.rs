@@ -2457,11 +2457,38 @@ impl ColumnKernel {
         third: usize,
         m: [u64; 3],
     ) -> Option<u32> {
-        let group = if self.0 == ColumnMode::Avx512 { 8 } else { 4 };
-        let span = r.div_ceil(group) * group;
-        if r == 0 || r > 32 || third < r || base.checked_add(third + span)? > words.len() {
+        if r == 0 || r > 32 || third < r || base.checked_add(third + self.span(r))? > words.len() {
             return None;
         }
+        // SAFETY: checked just above: `1 ≤ r ≤ 32`, `third ≥ r`, and the groups fit.
+        Some(unsafe { self.run(words, base, r, third, m) })
+    }
+
+    /// Words a query of width `r` reads from the start of a block: `r` rounded up to the
+    /// kernel's group of columns (four for AVX2, eight for AVX-512).
+    #[inline(always)]
+    fn span(self, r: usize) -> usize {
+        let group = if self.0 == ColumnMode::Avx512 { 8 } else { 4 };
+        r.div_ceil(group) * group
+    }
+
+    /// This kernel bound to result width `r` — checked here, once — for
+    /// [`ColumnQuery::columns3`], whose lookups then test one bound each. `None` unless
+    /// `1 ≤ r ≤ 32`.
+    pub fn for_width(self, r: usize) -> Option<ColumnQuery> {
+        (1..=32).contains(&r).then(|| ColumnQuery {
+            kernel: self,
+            r: r as u8,
+            reach: (2 * r + self.span(r)) as u8,
+        })
+    }
+
+    /// The kernel on `words[base..]`, the third block at `third`, bits past `r` cleared.
+    ///
+    /// # Safety
+    /// `1 ≤ r ≤ 32`, `third ≥ r` and `base + third + self.span(r) ≤ words.len()`.
+    #[inline(always)]
+    unsafe fn run(self, words: &[u64], base: usize, r: usize, third: usize, m: [u64; 3]) -> u32 {
         #[cfg(target_arch = "x86_64")]
         {
             let a = words.as_ptr().wrapping_add(base);
@@ -2476,13 +2503,55 @@ impl ColumnKernel {
                 // `words` (see its contract).
                 unsafe { asm_columns3(a, r, third, &m) }
             };
-            Some(bits & (u32::MAX >> (32 - r)))
+            bits & (u32::MAX >> (32 - r))
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let _ = m;
-            None
+            // No `ColumnKernel` exists off x86-64 (`detect`, `avx2`, `avx512`).
+            let _ = (words, base, r, third, m);
+            unreachable!("no column kernel off x86-64")
         }
+    }
+}
+
+/// A [`ColumnKernel`] bound to one result width `r` ([`ColumnKernel::for_width`]), for a
+/// filter's lookups: the width was checked when it was made, so each query tests only that
+/// the row's three blocks — with the third at `2r`, the farthest it can be — and the
+/// kernel's group overshoot lie inside `words` (one compare, where [`ColumnKernel::columns3`]
+/// makes four).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ColumnQuery {
+    kernel: ColumnKernel,
+    /// `1..=32`.
+    r: u8,
+    /// `2r` plus the words the kernel reads from the third block's start.
+    reach: u8,
+}
+
+impl ColumnQuery {
+    /// The kernel.
+    pub fn kernel(self) -> ColumnKernel {
+        self.kernel
+    }
+
+    /// The result width `r`.
+    pub fn width(self) -> usize {
+        usize::from(self.r)
+    }
+
+    /// [`ColumnKernel::columns3`] for this width, the third block at `2r` when `wide` (the
+    /// row does not start on a block boundary) else at `r`: the same value, or `None` (and
+    /// nothing read) unless `base + 2r + group overshoot ≤ words.len()`.
+    #[inline(always)]
+    pub fn columns3(self, words: &[u64], base: usize, wide: bool, m: [u64; 3]) -> Option<u32> {
+        if base.saturating_add(usize::from(self.reach)) > words.len() {
+            return None;
+        }
+        let r = usize::from(self.r);
+        let third = if wide { 2 * r } else { r };
+        // SAFETY: `1 ≤ r ≤ 32` (`for_width`), `third ≥ r`, and `base + third + span ≤ base +
+        // reach ≤ words.len()` (checked just above).
+        Some(unsafe { self.kernel.run(words, base, r, third, m) })
     }
 }
 
@@ -2853,6 +2922,43 @@ mod ribbon_tests {
         for kernel in kernels.into_iter().flatten() {
             assert_eq!(kernel.columns3(&[0; 64], 0, 0, 0, [1; 3]), None);
             assert_eq!(kernel.columns3(&[0; 200], 0, 33, 33, [1; 3]), None);
+        }
+    }
+
+    #[test]
+    fn a_kernel_bound_to_a_width_answers_as_the_general_one() {
+        let mut x = 7u64;
+        for kernel in [ColumnKernel::avx2(), ColumnKernel::avx512()]
+            .into_iter()
+            .flatten()
+        {
+            assert_eq!(kernel.for_width(0), None);
+            assert_eq!(kernel.for_width(33), None);
+            for r in 1..=32usize {
+                let q = kernel.for_width(r).expect("1 ≤ r ≤ 32");
+                assert_eq!((q.width(), q.kernel()), (r, kernel));
+                let mut words: Vec<u64> = (0..5 * r).map(|_| mix(&mut x)).collect();
+                words.extend([0; COLUMN_PAD]);
+                let m = [mix(&mut x), mix(&mut x), mix(&mut x)];
+                let reach = 2 * r
+                    + r.div_ceil(if kernel.name() == "avx512" { 8 } else { 4 })
+                        * if kernel.name() == "avx512" { 8 } else { 4 };
+                let last = words.len() - reach;
+                for base in [0, r, 2 * r, last] {
+                    for wide in [false, true] {
+                        let third = if wide { 2 * r } else { r };
+                        assert_eq!(
+                            q.columns3(&words, base, wide, m),
+                            kernel.columns3(&words, base, r, third, m),
+                            "{}: r = {r}, base {base}, wide {wide}",
+                            kernel.name()
+                        );
+                    }
+                }
+                // One past the farthest reach is refused, whichever the third block.
+                assert_eq!(q.columns3(&words, last + 1, false, m), None);
+                assert_eq!(q.columns3(&words, usize::MAX, true, m), None);
+            }
         }
     }
 

@@ -29,6 +29,7 @@ fn splitmix(x: &mut u64) -> u64 {
 
 /// Members among `keys` by the filter's query path with kernel `k`, and the ns per lookup.
 fn pass(f: &RibbonFilter, k: ColumnKernel, keys: &[u64]) -> (usize, f64) {
+    let k = k.for_width(f.result_bits() as usize).expect("r ≤ 32");
     let starts = f.num_slots() - (WIDTH - 1);
     let mask = u32::MAX >> (32 - f.result_bits());
     let t = Instant::now();

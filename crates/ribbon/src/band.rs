@@ -19,7 +19,7 @@
 use std::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 
 use bloomlab_core::error::{Error, Result};
-use bloomlab_core::simd::{self, ColumnKernel, Parity, ParityTask};
+use bloomlab_core::simd::{self, ColumnQuery, Parity, ParityTask};
 
 /// A coefficient row of `w` bits: `u64` or `u128`.
 pub trait CoeffRow:
@@ -497,13 +497,17 @@ impl Blocks64 {
         fixed!(1 2 3 4 5 6 7 8 9 10 11 12)
     }
 
-    /// [`query`](Self::query) with an inline kernel ([`ColumnKernel::columns3`]): the
-    /// same value, with no call; `None` only for a result width the kernel does not take.
+    /// [`query`](Self::query) with an inline kernel bound to this solution's width
+    /// ([`simd::ColumnKernel::for_width`], [`ColumnQuery::columns3`]): the same value, with no call
+    /// and one range check; `None` if `query` was made for another width.
     #[inline(always)]
-    pub fn query_inline(&self, kernel: ColumnKernel, start: usize, coeff: u128) -> Option<u32> {
+    pub fn query_inline(&self, query: ColumnQuery, start: usize, coeff: u128) -> Option<u32> {
         let r = self.r;
-        let (k, third, m) = Self::masks(r, start, coeff);
-        kernel.columns3(&self.words, k * r, r, third, m)
+        if query.width() != r {
+            return None;
+        }
+        let (k, _, m) = Self::masks(r, start, coeff);
+        query.columns3(&self.words, k * r, start % 64 != 0, m)
     }
 
     /// For a row `coeff` starting at `start`: its first block `k`, the offset of its third

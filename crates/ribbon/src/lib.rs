@@ -49,8 +49,9 @@
 //!   (`vpsadbw`), four bits per `vmovmskpd`: ≈ 32 instructions at `r = 7`. In one process
 //!   on the development VM (`cargo run --release -p bloomlab-ribbon --example kernels`,
 //!   A B B A every 16 384 lookups, medians of 122 pairs, load 1) the AVX-512 lookup takes
-//!   0.83× [IQR 0.77–0.87] the AVX2 one's time at 10^5 keys, 0.84× at 10^6 and 0.87×
-//!   [0.83–0.91] at 10^7. Elsewhere, and for batches, the query
+//!   0.75× [IQR 0.72–0.82] the AVX2 one's time at 10^5 keys, 0.76× [0.64–0.88] at 10^6 and
+//!   0.89× [0.82–0.97] at 10^7. The kernel is bound to the filter's `r` when the filter is
+//!   built ([`bloomlab_core::simd::ColumnQuery`]), so a lookup makes one range check. Elsewhere, and for batches, the query
 //!   runs as one body compiled with AVX2 and `popcnt` enabled when the CPU has them (else
 //!   `popcnt`, else portable code; [`bloomlab_core::simd::run_parity`]).
 //! - **Slots for a stated success probability.** `m = n·(1 + 0.008·log10 n)` rounded up to a
@@ -155,6 +156,8 @@
 //! | the stretch sliced once for the kernel (two range checks instead of eight) | 187 | 217 |
 //! | the column kernel as inline assembly in the caller (no call into a feature-enabled body; the solution padded so the last blocks read whole groups) | 157 | 222 |
 //! | the second layout: one XXH3-64 and four independent multiplies instead of XXH3-128 and three chained finalisers | 135 | 200 |
+//! | the kernel bound to `r` at construction: one range check per lookup instead of four | 130 | 200 |
+//! | the AVX-512 kernel (counted in the disassembly: callgrind does not run AVX-512) | ≈ 95 | 200 |
 //! | BinaryFuse8 (one mix, three byte loads) | 47 | — |
 //!
 //! Of the 187 of the first layout's lookup, roughly (callgrind's per-line counts): 30 the
@@ -228,7 +231,7 @@ use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, FilterMeta, Meta};
-use bloomlab_core::simd::{self, ColumnKernel, Parity, ParityTask};
+use bloomlab_core::simd::{self, ColumnKernel, ColumnQuery, Parity, ParityTask};
 use bloomlab_core::{Key, filter_glue};
 
 pub use band::Blocks64;
@@ -861,8 +864,8 @@ struct Probe {
     r: u32,
     mask: u32,
     seed: u32,
-    /// The inline column kernel, if this CPU runs it (chosen at construction).
-    kernel: Option<ColumnKernel>,
+    /// The inline column kernel for width `r`, if this CPU runs it (chosen at construction).
+    kernel: Option<ColumnQuery>,
 }
 
 impl Probe {
@@ -874,7 +877,7 @@ impl Probe {
             r,
             mask: result_mask(r),
             seed,
-            kernel: ColumnKernel::detect(),
+            kernel: ColumnKernel::detect().and_then(|k| k.for_width(r as usize)),
         }
     }
 
@@ -884,7 +887,7 @@ impl Probe {
     fn answer_inline(
         self,
         layout: Layout,
-        kernel: ColumnKernel,
+        kernel: ColumnQuery,
         words: &Blocks64,
         h: KeyHash,
     ) -> bool {
