@@ -114,10 +114,14 @@
 //! difference of two runs of 10^5 and 2·10^5 operations, so the loop around each call is
 //! included) per operation on a filter of 2 000 u64 keys (in L1), k = 6:
 //!
-//! | operation | first layout | second layout, kernel called | third layout, kernel inline | sbbf-rs-safe 0.3 |
-//! |---|---|---|---|---|
-//! | `might_contain` | 114 | 77 | 72 | 52 |
-//! | `insert` | 183 | 128 | 100 | 54 |
+//! | operation | first layout | second layout, kernel called | third layout, kernel inline | the same, lane row chosen with the kernel | sbbf-rs-safe 0.3 |
+//! |---|---|---|---|---|---|
+//! | `might_contain` | 114 | 77 | 72 | 62 | 52 |
+//! | `insert` | 183 | 128 | 100 | 94 | 54 |
+//!
+//! (valgrind runs the AVX2 kernels: it does not offer AVX-512 to the program. The last
+//! step stores in the kernel, when the filter is built, the row of lane ones for its `k`
+//! instead of computing its address from `k` on every call.)
 //!
 //! Of the second layout's 77, the call into the AVX2 body, its feature test and the register
 //! saves around it were about 10, and xxh3-128 with the derivation of the probe half 24; the
@@ -136,6 +140,17 @@
 //! 3 %. Inserts cost eight OR-to-memory stores of vector-computed masks (a vector cannot
 //! scatter): building the two halves' masks in registers instead (a variable shift per probe
 //! and half, two vector stores) measured 1.4× slower in L1 and no faster out of cache.
+//!
+//! **AVX-512.** On a CPU with AVX-512F the one-round lookup (`k ≤ 8`) fetches the probed
+//! words with one 16-lane `vpermd` of the whole 64-byte line instead of two 8-lane permutes
+//! and a blend — two fewer instructions, three fewer on the shuffle port, the same answers
+//! ([`bloomlab_core::simd::LocalKernel`] tests both against the scalar definition). Timed
+//! side by side in the filter's lookup loop (`cargo run --release -p bloomlab-blocked
+//! --example kernels`: the two kernels over the same blocks and sbbf-rs-safe beside them,
+//! passes A B S S B A, medians of 60–84 groups, two processes, load 1): AVX-512 ÷ AVX2
+//! 0.80 at 2 000 keys, 0.78 at 10^5, 0.88–0.90 at 10^7; in that loop AVX-512 ÷ sbbf-rs
+//! 1.12–1.13, 1.12 and 0.87 (AVX2 ÷ sbbf-rs 1.40, 1.43, 0.96–1.00). Inserts and the atomic
+//! filter's shared-line operations keep the AVX2 code.
 //!
 //! Out of cache the insert is bound by how many inserts the core keeps in flight, not by
 //! its stores. Timed side by side in one loop (hash, block, kernel; 10^7 keys at 1 %, fresh

@@ -92,6 +92,19 @@ pub fn has_avx2() -> bool {
     }
 }
 
+/// The CPU runs AVX-512 Foundation instructions on 512-bit registers and the OS saves
+/// their state (std's detection checks both).
+pub fn has_avx512f() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Ask the CPU to start loading the cache line holding `*p` into all cache levels. A hint:
 /// no fault, no visible effect; a no-op where no prefetch instruction is available.
 #[inline(always)]
@@ -628,10 +641,31 @@ const LANE_ONES: [[u32; 8]; 16] = {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LocalKernel {
     mode: KernelMode,
+    /// The `LANE_ONES` row of the last round for the `k` the kernel was chosen for (row
+    /// `k` for one round, `k − 8` for two): looked up once here, so a lookup loads one
+    /// pointer instead of computing the row's address from `k`.
+    lanes: &'static [u32; 8],
+}
+
+/// The `LANE_ONES` row the inline kernels use for the last round of `k` probes.
+fn last_round_lanes(k: u32) -> &'static [u32; 8] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let rows: &'static [[u32; 8]; 16] = &LANE_ONES;
+        &rows[(if k > 8 { k - 8 } else { k } & 15) as usize]
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = k;
+        &[0; 8]
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum KernelMode {
+    /// `k ≤ 8` on a CPU with AVX-512F: lookups fetch the probed words with one 16-lane
+    /// permute of the whole line; everything else as [`KernelMode::Avx2Round1`].
+    Avx512Round1,
     /// AVX2 inline assembly, one round (`k ≤ 8`).
     Avx2Round1,
     /// AVX2 inline assembly, two rounds (`9 ≤ k ≤ 16`).
@@ -645,6 +679,20 @@ enum KernelMode {
 impl LocalKernel {
     /// The fastest kernel this CPU runs for `k` probes per key.
     pub fn detect(k: u32) -> Self {
+        let kernel = Self::avx2(k);
+        if kernel.mode == KernelMode::Avx2Round1 && has_avx512f() {
+            return LocalKernel {
+                mode: KernelMode::Avx512Round1,
+                ..kernel
+            };
+        }
+        kernel
+    }
+
+    /// The fastest kernel for `k` that needs no more than AVX2 (the portable one without
+    /// AVX2): what [`detect`](Self::detect) returns on an AVX2-only CPU, for tests and
+    /// measurements beside the AVX-512 one.
+    pub fn avx2(k: u32) -> Self {
         let mode = if !has_avx2() {
             KernelMode::Portable
         } else if k == 0 {
@@ -657,36 +705,56 @@ impl LocalKernel {
         } else {
             KernelMode::Avx2Call
         };
-        LocalKernel { mode }
+        LocalKernel {
+            mode,
+            lanes: last_round_lanes(k),
+        }
     }
 
     /// The portable scalar kernel, whatever the CPU and `k`.
     pub fn portable() -> Self {
         LocalKernel {
             mode: KernelMode::Portable,
+            lanes: last_round_lanes(0),
         }
     }
 
-    /// `"avx2"` or `"portable"`.
+    /// `"avx512"`, `"avx2"` or `"portable"`.
     pub fn name(self) -> &'static str {
         match self.mode {
             KernelMode::Portable => "portable",
+            KernelMode::Avx512Round1 => "avx512",
             _ => "avx2",
         }
     }
 
+    /// The one-round kernels (both vector widths), whose inserts and shared-line
+    /// operations are the same AVX2 code.
+    #[inline(always)]
+    fn round1(self) -> bool {
+        matches!(self.mode, KernelMode::Avx512Round1 | KernelMode::Avx2Round1)
+    }
+
     /// [`local_contains_scalar`]'s answer for the `k` this kernel was chosen for, inlined
-    /// into the caller. (No range test of `k` per call: with another `k` the answer may
-    /// differ from the scalar one, but every memory access stays inside `block` and the
+    /// into the caller. (Pass that `k`: the inline-assembly kernels use the lane row chosen
+    /// with them and ignore the argument, the others read it, so with another `k` the answer
+    /// may differ from the scalar one — but every memory access stays inside `block` and the
     /// kernel's tables.)
     #[inline(always)]
     pub fn contains(self, block: &[u64; 8], h: u32, k: u32) -> bool {
-        // The common case first, as a plain compare and branch (a `match` compiles to a
+        // The common cases first, as plain compares and branches (a `match` compiles to a
         // jump table: one indirect jump per lookup).
         #[cfg(target_arch = "x86_64")]
-        if self.mode == KernelMode::Avx2Round1 {
-            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
-            return unsafe { asm_contains_round1(block.as_ptr(), h, k) };
+        {
+            if self.mode == KernelMode::Avx512Round1 {
+                // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F (and
+                // so AVX2).
+                return unsafe { asm_contains_round1_avx512(block.as_ptr(), h, self.lanes) };
+            }
+            if self.mode == KernelMode::Avx2Round1 {
+                // SAFETY: this mode is chosen only by `avx2`, on a CPU with AVX2.
+                return unsafe { asm_contains_round1(block.as_ptr(), h, self.lanes) };
+            }
         }
         self.contains_other(block, h, k)
     }
@@ -705,14 +773,15 @@ impl LocalKernel {
     /// that were all inserted. The other kernels read the words with relaxed loads.
     #[inline(always)]
     pub fn contains_shared(self, block: &SharedLine, h: u32, k: u32) -> bool {
-        // The common case first, as in `contains`.
+        // The common case first, as in `contains` (the AVX-512 mode reads a shared line
+        // with the AVX2 kernel's 32-byte loads).
         #[cfg(target_arch = "x86_64")]
-        if self.mode == KernelMode::Avx2Round1 {
-            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2; the pointer
+        if self.round1() {
+            // SAFETY: these modes are chosen only on a CPU with AVX2; the pointer
             // is to the 64 bytes of a live, 64-byte aligned `SharedLine` (an `AtomicU64` has
             // the size, alignment and bit validity of a `u64`), read with accesses that are
             // atomic per 8-byte word on x86-64 (see above).
-            return unsafe { asm_contains_round1(block.0.as_ptr().cast(), h, k) };
+            return unsafe { asm_contains_round1(block.0.as_ptr().cast(), h, self.lanes) };
         }
         self.contains_shared_other(block, h, k)
     }
@@ -725,7 +794,7 @@ impl LocalKernel {
         #[cfg(target_arch = "x86_64")]
         if self.mode == KernelMode::Avx2Round2 {
             // SAFETY: as in `contains_shared`.
-            return unsafe { asm_contains_round2(block.0.as_ptr().cast(), h, k) };
+            return unsafe { asm_contains_round2(block.0.as_ptr().cast(), h, self.lanes) };
         }
         self.contains_other(&block.load(), h, k)
     }
@@ -737,7 +806,7 @@ impl LocalKernel {
         match self.mode {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
-            KernelMode::Avx2Round2 => unsafe { asm_contains_round2(block.as_ptr(), h, k) },
+            KernelMode::Avx2Round2 => unsafe { asm_contains_round2(block.as_ptr(), h, self.lanes) },
             KernelMode::Portable => local_contains_scalar(block, h, k),
             _ => local_contains(block, h, k),
         }
@@ -748,9 +817,9 @@ impl LocalKernel {
     #[inline(always)]
     pub fn insert(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if self.mode == KernelMode::Avx2Round1 {
-            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
-            return unsafe { asm_insert_round1(block, h, k) };
+        if self.round1() {
+            // SAFETY: these modes are chosen only on a CPU with AVX2.
+            return unsafe { asm_insert_round1(block, h, self.lanes) };
         }
         self.insert_other(block, h, k)
     }
@@ -771,12 +840,12 @@ impl LocalKernel {
     #[inline(always)]
     pub fn insert_shared(self, block: &SharedLine, h: u32, k: u32) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if self.mode == KernelMode::Avx2Round1 {
-            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2; the pointer
+        if self.round1() {
+            // SAFETY: these modes are chosen only on a CPU with AVX2; the pointer
             // is to the 64 bytes of a live, 64-byte aligned `SharedLine`, whose words are
             // only ever read atomically and changed by atomic read-modify-writes (here
             // `lock or` of a whole aligned 8-byte word, as `fetch_or` compiles to).
-            return unsafe { asm_insert_shared_round1(block.0.as_ptr().cast(), h, k) };
+            return unsafe { asm_insert_shared_round1(block.0.as_ptr().cast(), h, self.lanes) };
         }
         self.insert_shared_other(block, h, k)
     }
@@ -789,7 +858,7 @@ impl LocalKernel {
         #[cfg(target_arch = "x86_64")]
         if self.mode == KernelMode::Avx2Round2 {
             // SAFETY: as in `insert_shared`.
-            return unsafe { asm_insert_shared_round2(block.0.as_ptr().cast(), h, k) };
+            return unsafe { asm_insert_shared_round2(block.0.as_ptr().cast(), h, self.lanes) };
         }
         let mut masks = [0u64; 8];
         local_insert_scalar(&mut masks, h, k);
@@ -811,7 +880,7 @@ impl LocalKernel {
         match self.mode {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
-            KernelMode::Avx2Round2 => unsafe { asm_insert_round2(block, h, k) },
+            KernelMode::Avx2Round2 => unsafe { asm_insert_round2(block, h, self.lanes) },
             KernelMode::Portable => local_insert_scalar(block, h, k),
             _ => local_insert(block, h, k),
         }
@@ -852,7 +921,7 @@ macro_rules! round1_words_and_masks {
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn asm_contains_round1(block: *const u64, h: u32, k: u32) -> bool {
+unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
     let hit: u8;
     // `h` goes through memory: a broadcast from memory is a plain load, where moving a
     // register into a vector and broadcasting it costs two shuffle-port operations.
@@ -860,7 +929,7 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, k: u32) -> bool {
     // SAFETY: the caller guarantees AVX2. Every address read is inside a live reference:
     // `block` is 64 bytes (reads at offsets 0 and 32, 32 bytes each; `vpermd`'s memory
     // operand needs no alignment), `LOCAL_POWERS` has 64 entries (the first 8 are read), and
-    // `LANE_ONES[k & 15]` is a 32-byte row. The block only reads memory, uses no stack, and
+    // `lanes` is a 32-byte row. The block only reads memory, uses no stack, and
     // clobbers xmm0–xmm3 (declared) and the flags; `vzeroupper` clears the upper halves it
     // dirtied, so the surrounding SSE code pays no transition penalty.
     unsafe {
@@ -872,7 +941,52 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, k: u32) -> bool {
             h = in(reg) &hm,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             blk = in(reg) block,
-            lanes = in(reg) LANE_ONES[(k & 15) as usize].as_ptr(),
+            lanes = in(reg) lanes.as_ptr(),
+            hit = out(reg_byte) hit,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            options(pure, readonly),
+        );
+    }
+    hit != 0
+}
+
+/// [`asm_contains_round1`] with the probed words fetched by one AVX-512 `vpermd` of the
+/// whole 64-byte line (sixteen 32-bit words, indexed by the low four bits of each lane of
+/// `x >> 28` — the index's bit 3 included, so no second permute and no blend): nine
+/// instructions before `setc`, three of them on the shuffle port fewer than the AVX2 one.
+/// The index vector is written with a VEX (256-bit) instruction, which zeroes the upper
+/// lanes the 512-bit permute also reads (their results are ignored).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
+    let hit: u8;
+    let hm = h;
+    // SAFETY: the caller guarantees AVX-512F. Every address read is inside a live reference:
+    // `block` is 64 bytes (one 64-byte read; `vpermd`'s memory operand needs no alignment),
+    // `LOCAL_POWERS` has 64 entries (the first 8 are read), and `lanes` is a
+    // 32-byte row. The block only reads memory, uses no stack and no mask register, and
+    // clobbers zmm0–zmm3 (declared through their xmm names, which the compiler treats as
+    // the same registers) and the flags; `vzeroupper` clears the upper parts it dirtied.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd ymm0, dword ptr [{h}]",
+            "vpmulld ymm0, ymm0, [{pow}]",
+            "vpsrld ymm1, ymm0, 28",
+            "vpermd zmm2, zmm1, zmmword ptr [{blk}]",
+            "vpslld ymm3, ymm0, 4",
+            "vpsrld ymm3, ymm3, 27",
+            "vmovdqu ymm0, [{lanes}]",
+            "vpsllvd ymm3, ymm0, ymm3",
+            "vptest ymm2, ymm3",
+            "setc {hit}",
+            "vzeroupper",
+            h = in(reg) &hm,
+            pow = in(reg) LOCAL_POWERS.as_ptr(),
+            blk = in(reg) block,
+            lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
             options(pure, readonly),
@@ -889,10 +1003,10 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, k: u32) -> bool {
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn asm_contains_round2(block: *const u64, h: u32, k: u32) -> bool {
+unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
     let hit: u8;
     // SAFETY: as in `asm_contains_round1`, with `LOCAL_POWERS[0..16]` read and the rows
-    // `LANE_ONES[8]` and `LANE_ONES[(k − 8) & 15]`; xmm0–xmm5 are declared clobbered.
+    // `LANE_ONES[8]` and `lanes`; xmm0–xmm5 are declared clobbered.
     unsafe {
         std::arch::asm!(
             "vmovd xmm0, {h:e}",
@@ -929,7 +1043,7 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, k: u32) -> bool {
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             blk = in(reg) block,
             full = in(reg) LANE_ONES[8].as_ptr(),
-            lanes = in(reg) LANE_ONES[(k.wrapping_sub(8) & 15) as usize].as_ptr(),
+            lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
             out("xmm4") _, out("xmm5") _,
@@ -949,11 +1063,11 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, k: u32) -> bool {
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn asm_insert_round1(block: &mut [u64; 8], h: u32, k: u32) -> bool {
+unsafe fn asm_insert_round1(block: &mut [u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
     let missed: u8;
     let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
     // SAFETY: the caller guarantees AVX2. Reads: `block` (64 bytes at offsets 0 and 32),
-    // `LOCAL_POWERS[0..8]`, the 32-byte row `LANE_ONES[k & 15]`, and `buf` after the
+    // `LOCAL_POWERS[0..8]`, the 32-byte row `lanes`, and `buf` after the
     // assembly itself wrote all 64 bytes of it. Writes: `buf` (64 bytes) and 4-byte words of
     // `block` at `4·idx` with `idx = x >> 28 < 16`, inside its 64 bytes; `block` is a unique
     // reference and, on x86 (little-endian), 32-bit word `j` is bits `32j..32j + 32` of the
@@ -976,7 +1090,7 @@ unsafe fn asm_insert_round1(block: &mut [u64; 8], h: u32, k: u32) -> bool {
             h = in(reg) &h,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             blk = in(reg) block.as_mut_ptr(),
-            lanes = in(reg) LANE_ONES[(k & 15) as usize].as_ptr(),
+            lanes = in(reg) lanes.as_ptr(),
             buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
             missed = out(reg_byte) missed,
             t = out(reg) _,
@@ -1000,12 +1114,12 @@ unsafe fn asm_insert_round1(block: &mut [u64; 8], h: u32, k: u32) -> bool {
 /// 8-byte words (`AtomicU64`).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, k: u32) -> bool {
+unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
     let new: u8;
     let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
     // SAFETY: the caller guarantees AVX2 and the block. Reads: the block (two 32-byte loads,
     // atomic per aligned 8-byte word on x86-64), `LOCAL_POWERS[0..8]`, the row
-    // `LANE_ONES[k & 15]`, and `buf` after the assembly wrote all 64 bytes of it. Writes:
+    // `lanes`, and `buf` after the assembly wrote all 64 bytes of it. Writes:
     // `buf`, and `lock or qword ptr [block + 8·(idx >> 1)]` with `idx < 16`, inside the
     // block's 64 bytes — an atomic read-modify-write of a whole aligned word, as `fetch_or`
     // is. No other stack use; xmm0–xmm3, the scratch registers (`ecx` for the shift count)
@@ -1041,7 +1155,7 @@ unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, k: u32) -> bool {
             h = in(reg) &h,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             blk = in(reg) block,
-            lanes = in(reg) LANE_ONES[(k & 15) as usize].as_ptr(),
+            lanes = in(reg) lanes.as_ptr(),
             buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
             new = out(reg_byte) new,
             todo = out(reg) _,
@@ -1063,11 +1177,11 @@ unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, k: u32) -> bool {
 /// As for `asm_insert_shared_round1`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn asm_insert_shared_round2(block: *const u64, h: u32, k: u32) -> bool {
+unsafe fn asm_insert_shared_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
     let new: u8;
     let mut buf = std::mem::MaybeUninit::<[u32; 32]>::uninit();
     // SAFETY: as in `asm_insert_shared_round1`, with `LOCAL_POWERS[0..16]` read, the rows
-    // `LANE_ONES[8]` and `LANE_ONES[(k − 8) & 15]`, a 128-byte `buf` (indices of probes
+    // `LANE_ONES[8]` and `lanes`, a 128-byte `buf` (indices of probes
     // 0–15 at 4·i, their missing bits at 64 + 4·i), and xmm0–xmm7 declared clobbered.
     unsafe {
         std::arch::asm!(
@@ -1131,7 +1245,7 @@ unsafe fn asm_insert_shared_round2(block: *const u64, h: u32, k: u32) -> bool {
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             blk = in(reg) block,
             full = in(reg) LANE_ONES[8].as_ptr(),
-            lanes = in(reg) LANE_ONES[(k.wrapping_sub(8) & 15) as usize].as_ptr(),
+            lanes = in(reg) lanes.as_ptr(),
             buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
             new = out(reg_byte) new,
             todo = out(reg) _,
@@ -1156,11 +1270,11 @@ unsafe fn asm_insert_shared_round2(block: *const u64, h: u32, k: u32) -> bool {
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn asm_insert_round2(block: &mut [u64; 8], h: u32, k: u32) -> bool {
+unsafe fn asm_insert_round2(block: &mut [u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
     let missed: u8;
     let mut buf = std::mem::MaybeUninit::<[u32; 32]>::uninit();
     // SAFETY: as in `asm_insert_round1`, with `LOCAL_POWERS[0..16]`, the rows `LANE_ONES[8]`
-    // and `LANE_ONES[(k − 8) & 15]`, a 128-byte `buf` (written whole before it is read), and
+    // and `lanes`, a 128-byte `buf` (written whole before it is read), and
     // xmm0–xmm5 declared clobbered.
     unsafe {
         std::arch::asm!(
@@ -1213,7 +1327,7 @@ unsafe fn asm_insert_round2(block: &mut [u64; 8], h: u32, k: u32) -> bool {
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             blk = in(reg) block.as_mut_ptr(),
             full = in(reg) LANE_ONES[8].as_ptr(),
-            lanes = in(reg) LANE_ONES[(k.wrapping_sub(8) & 15) as usize].as_ptr(),
+            lanes = in(reg) lanes.as_ptr(),
             buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
             missed = out(reg_byte) missed,
             t = out(reg) _,
@@ -1840,9 +1954,16 @@ mod tests {
             65,
             u32::MAX,
         ] {
-            for kernel in [LocalKernel::detect(k), LocalKernel::portable()] {
-                if kernel != LocalKernel::portable() {
+            for kernel in [
+                LocalKernel::detect(k),
+                LocalKernel::avx2(k),
+                LocalKernel::portable(),
+            ] {
+                if kernel == LocalKernel::avx2(k) {
                     assert_eq!(kernel.name(), if has_avx2() { "avx2" } else { "portable" });
+                }
+                if kernel == LocalKernel::detect(k) && has_avx512f() && (1..=8).contains(&k) {
+                    assert_eq!(kernel.name(), "avx512", "k = {k}");
                 }
                 let (mut fast, mut slow) = ([0u64; 8], [0u64; 8]);
                 let shared = SharedLine::default();
@@ -2405,8 +2526,7 @@ enum ColumnMode {
 pub fn has_avx512_popcnt() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+        has_avx512f() && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

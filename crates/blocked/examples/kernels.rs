@@ -1,0 +1,116 @@
+//! The blocked filter's one-round lookup kernels side by side in one process: the AVX-512
+//! one (the probed words fetched by one 16-lane permute of the line) and the AVX2 one (two
+//! permutes and a blend), each in the filter's lookup loop — XXH3-64 of the key's 8 bytes,
+//! the block from the high half, the kernel on the low half — over the same blocks, with
+//! sbbf-rs-safe (same bits, xxh3-64 of the same bytes) beside them. Passes of 16 384
+//! lookups in the order A B S S B A (each on a chunk of its own); a figure is the median of
+//! the per-group ratios with its interquartile range.
+//!
+//! ```sh
+//! cargo run --release -p bloomlab-blocked --example kernels
+//! ```
+//!
+//! 1 % target (9.92 bits/item, k = 6), half members. Needs AVX-512F; prints why not
+//! otherwise.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use bloomlab_core::simd::{LocalKernel, zeroed_lines};
+use xxhash_rust::xxh3::xxh3_64;
+
+const CHUNK: usize = 16_384;
+
+fn splitmix(x: &mut u64) -> u64 {
+    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn main() {
+    let k = 6;
+    let (wide, narrow) = (LocalKernel::detect(k), LocalKernel::avx2(k));
+    if wide.name() != "avx512" || narrow.name() != "avx2" {
+        println!("this CPU lacks AVX-512F or AVX2: nothing to compare");
+        return;
+    }
+    for n in [2_000u64, 100_000, 10_000_000] {
+        let blocks = ((n as f64 * 9.92) / 512.0).ceil() as usize;
+        let mut lines = zeroed_lines(blocks).expect("memory");
+        let mut sbbf = sbbf_rs_safe::Filter::new(blocks * 512, 1);
+        let place = |h: u64| (((h >> 32) * blocks as u64) >> 32) as usize;
+        let mut seed = n;
+        let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut seed)).collect();
+        for key in &keys {
+            let h = xxh3_64(&key.to_le_bytes());
+            wide.insert(&mut lines[place(h)].0, h as u32, k);
+            sbbf.insert_hash(h);
+        }
+        let queries: Vec<u64> = (0..(n as usize).clamp(1 << 18, 1 << 22))
+            .map(|i| {
+                let r = splitmix(&mut seed);
+                if i % 2 == 0 {
+                    keys[(r % n) as usize]
+                } else {
+                    r
+                }
+            })
+            .collect();
+        let ours = |kernel: LocalKernel, q: &[u64]| -> (u64, f64) {
+            let t = Instant::now();
+            let hits: u64 = q
+                .iter()
+                .map(|key| {
+                    let h = xxh3_64(&black_box(*key).to_le_bytes());
+                    u64::from(kernel.contains(&lines[place(h)].0, h as u32, k))
+                })
+                .sum();
+            (
+                black_box(hits),
+                t.elapsed().as_nanos() as f64 / q.len() as f64,
+            )
+        };
+        let theirs = |q: &[u64]| -> f64 {
+            let t = Instant::now();
+            let hits: u64 = q
+                .iter()
+                .map(|key| u64::from(sbbf.contains_hash(xxh3_64(&black_box(*key).to_le_bytes()))))
+                .sum();
+            black_box(hits);
+            t.elapsed().as_nanos() as f64 / q.len() as f64
+        };
+        assert_eq!(
+            ours(wide, &queries).0,
+            ours(narrow, &queries).0,
+            "same answers"
+        );
+        let (mut w_n, mut w_s, mut n_s) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..(8_000_000 / queries.len()).max(2) {
+            for q in queries.chunks_exact(6 * CHUNK) {
+                let a1 = ours(wide, &q[..CHUNK]).1;
+                let b1 = ours(narrow, &q[CHUNK..2 * CHUNK]).1;
+                let s1 = theirs(&q[2 * CHUNK..3 * CHUNK]);
+                let s2 = theirs(&q[3 * CHUNK..4 * CHUNK]);
+                let b2 = ours(narrow, &q[4 * CHUNK..5 * CHUNK]).1;
+                let a2 = ours(wide, &q[5 * CHUNK..]).1;
+                w_n.push((a1 + a2) / (b1 + b2));
+                w_s.push((a1 + a2) / (s1 + s2));
+                n_s.push((b1 + b2) / (s1 + s2));
+            }
+        }
+        let show = |r: &mut Vec<f64>| {
+            r.sort_by(f64::total_cmp);
+            let at = |p: f64| r[((r.len() - 1) as f64 * p).round() as usize];
+            format!("{:.3} [IQR {:.3}–{:.3}]", at(0.5), at(0.25), at(0.75))
+        };
+        println!(
+            "n = {n}: AVX-512 ÷ AVX2 {}; AVX-512 ÷ sbbf-rs {}; AVX2 ÷ sbbf-rs {} ({} groups)",
+            show(&mut w_n),
+            show(&mut w_s),
+            show(&mut n_s),
+            w_n.len()
+        );
+    }
+}
