@@ -762,7 +762,7 @@ impl LocalKernel {
     /// [`contains`](Self::contains) on a block that other threads may be ORing bits into
     /// (an atomic filter's), inlined into the caller: the same answer as the kernel run on
     /// the eight words each read once with a relaxed load, at the cost of the owned
-    /// filter's lookup (two vector loads of the line, no copy).
+    /// filter's lookup (one 64-byte or two 32-byte vector loads of the line, no copy).
     ///
     /// The inline-assembly kernels read the line straight from the atomics' memory. That is
     /// sound because the block is 64-byte aligned and x86-64 loads of aligned data never
@@ -773,15 +773,21 @@ impl LocalKernel {
     /// that were all inserted. The other kernels read the words with relaxed loads.
     #[inline(always)]
     pub fn contains_shared(self, block: &SharedLine, h: u32, k: u32) -> bool {
-        // The common case first, as in `contains` (the AVX-512 mode reads a shared line
-        // with the AVX2 kernel's 32-byte loads).
+        // The common cases first, as in `contains`.
         #[cfg(target_arch = "x86_64")]
-        if self.round1() {
-            // SAFETY: these modes are chosen only on a CPU with AVX2; the pointer
-            // is to the 64 bytes of a live, 64-byte aligned `SharedLine` (an `AtomicU64` has
-            // the size, alignment and bit validity of a `u64`), read with accesses that are
-            // atomic per 8-byte word on x86-64 (see above).
-            return unsafe { asm_contains_round1(block.0.as_ptr().cast(), h, self.lanes) };
+        {
+            let line = block.0.as_ptr().cast::<u64>();
+            if self.mode == KernelMode::Avx512Round1 {
+                // SAFETY: this mode is chosen only on a CPU with AVX-512F; the pointer is to
+                // the 64 bytes of a live, 64-byte aligned `SharedLine` (an `AtomicU64` has
+                // the size, alignment and bit validity of a `u64`), read by one aligned
+                // 64-byte vector load, atomic per 8-byte word on x86-64 (see above).
+                return unsafe { asm_contains_round1_avx512(line, h, self.lanes) };
+            }
+            if self.mode == KernelMode::Avx2Round1 {
+                // SAFETY: as above, on a CPU with AVX2, with two aligned 32-byte loads.
+                return unsafe { asm_contains_round1(line, h, self.lanes) };
+            }
         }
         self.contains_shared_other(block, h, k)
     }
