@@ -143,14 +143,16 @@
 //!
 //! **AVX-512.** On a CPU with AVX-512F the one-round lookup (`k ≤ 8`) fetches the probed
 //! words with one 16-lane `vpermd` of the whole 64-byte line instead of two 8-lane permutes
-//! and a blend — two fewer instructions, three fewer on the shuffle port, the same answers
-//! ([`bloomlab_core::simd::LocalKernel`] tests both against the scalar definition). Timed
+//! and a blend — two fewer instructions, three fewer on the shuffle port — and the
+//! two-round lookup (`9 ≤ k ≤ 16`) becomes one 512-bit round (14 instructions instead of
+//! about 22); same answers ([`bloomlab_core::simd::LocalKernel`] tests every kernel against
+//! the scalar definition), and the atomic filter's shared-line lookups use them too. Timed
 //! side by side in the filter's lookup loop (`cargo run --release -p bloomlab-blocked
-//! --example kernels`: the two kernels over the same blocks and sbbf-rs-safe beside them,
-//! passes A B S S B A, medians of 60–84 groups, two processes, load 1): AVX-512 ÷ AVX2
-//! 0.80 at 2 000 keys, 0.78 at 10^5, 0.88–0.90 at 10^7; in that loop AVX-512 ÷ sbbf-rs
-//! 1.12–1.13, 1.12 and 0.87 (AVX2 ÷ sbbf-rs 1.40, 1.43, 0.96–1.00). Inserts and the atomic
-//! filter's shared-line operations keep the AVX2 code.
+//! --example kernels [-- k]`: both kernels over the same blocks, sbbf-rs-safe beside them,
+//! passes A B S S B A, medians of 60–84 groups, load 1), AVX-512 ÷ AVX2 at 2 000 / 10^5 /
+//! 10^7 keys: for `k = 6` (1 %) 0.80–0.99 / 0.78–0.97 / 0.88–0.98 over five processes of
+//! two builds — how much the narrower kernel gains depends on where the build placed the
+//! loop — and for `k = 10` (0.1 %) 0.83 / 0.78 / 0.88. Inserts keep the AVX2 code.
 //!
 //! Out of cache the insert is bound by how many inserts the core keeps in flight, not by
 //! its stores. Timed side by side in one loop (hash, block, kernel; 10^7 keys at 1 %, fresh
