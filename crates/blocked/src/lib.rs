@@ -221,9 +221,13 @@
 //! that has already allocated and freed much, what the allocator does sets the cost: the
 //! `speed` example (after its lookup passes) reads 22 / 81 / 97 µs at 2 000 / 10^6 / 10^7
 //! keys with each table kept, and 17 / 50 / 645 µs with each dropped before the next call
-//! (glibc then serves reused memory, which it must clear). Below p ≈ 10^-6 the sizing needs
-//! double-double sums: 0.27–0.37 ms at 10^-6, 0.53–0.63 ms at 10^-8, 6.6 ms at 10^-12 —
-//! the 50 µs is not met there.
+//! (glibc then serves reused memory, which it must clear). Below p ≈ 3·10^-5 the sizing
+//! needs double-double sums (10–25 µs per evaluation), and a secant from a coarse start
+//! keeps it to 7–10 of them (`cargo run --release -p bloomlab-blocked --example sizing`,
+//! fastest of five calls, load 1): 82–142 µs from 1.6·10^-5 to 1.6·10^-8, 0.2–0.4 ms down
+//! to 10^-12, 0.3–1.3 ms below (it was 0.27–0.37 ms at 10^-6, 0.53–0.63 ms at 10^-8 and
+//! 6.6 ms at 10^-12 with the bracketed search alone) — the 50 µs is still not met
+//! there.
 //!
 //! # Threads, parallel builds and bytes in place
 //!

@@ -522,15 +522,30 @@ mod dd {
     fn expm1_small(x: Dd) -> Dd {
         const HALVINGS: i32 = 10;
         let y = Dd(x.0 / 1024.0, x.1 / 1024.0);
-        let (mut term, mut sum) = (y, y);
-        for m in 2..=11 {
-            term = term.mul(y).div_f(m as f64);
-            sum = sum.add(term);
+        // Horner: y·(1 + y·(1/2! + y·(1/3! + … + y/11!))), the reciprocal factorials in
+        // double-double, computed once (ten divisions fewer per call than term by term).
+        let inv = inverse_factorials();
+        let mut sum = inv[11];
+        for m in (1..=10).rev() {
+            sum = sum.mul(y).add(inv[m]);
         }
+        let mut sum = sum.mul(y);
         for _ in 0..HALVINGS {
             sum = sum.mul(sum.add(Dd(2.0, 0.0)));
         }
         sum
+    }
+
+    /// `1/m!` for `m = 0..=11` in double-double.
+    fn inverse_factorials() -> &'static [Dd; 12] {
+        static T: std::sync::OnceLock<[Dd; 12]> = std::sync::OnceLock::new();
+        T.get_or_init(|| {
+            let mut t = [Dd(1.0, 0.0); 12];
+            for m in 1..12 {
+                t[m] = t[m - 1].div_f(m as f64);
+            }
+            t
+        })
     }
 
     /// `e^x − 1`: [`expm1_small`] near 0, else `2^n·e^r − 1` with `x = n·ln 2 + r`.
@@ -647,7 +662,11 @@ fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
 /// `ln FPR − ln p`, which is nearly linear in bits/item, bracketed below by the classic
 /// density (a blocked filter never needs fewer bits); `k` walks from the classic optimum
 /// towards fewer probes while that lowers the density (the optimum is unimodal in `k`).
-/// About ten closed-form evaluations per `k` and three or four `k`s: microseconds.
+/// About ten closed-form evaluations per `k` and three or four `k`s: microseconds. Below
+/// 3·10^-5, where the closed form needs double-double sums (10–25 µs each), a secant from
+/// a coarse f64 start and one evaluation per neighbouring `k` settle it in 7–10 of them
+/// (`blocked_best_density_precise`; `cargo run --release -p bloomlab-blocked --example
+/// sizing` prints the times: 80–140 µs from 10^-5 to 10^-8, 0.2–0.4 ms to 10^-12).
 pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)> {
     let p = validate_fpr(p)?;
     if block_bits == 0 {
@@ -657,10 +676,18 @@ pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)
         return blocked_bits_per_item(p, block_bits);
     }
     let floor = classic_bits_per_item(p)?;
+    let k_classic = ((floor * std::f64::consts::LN_2).round() as u32).clamp(1, MAX_HASHES);
+    if p < DOUBLE_DOUBLE_BELOW {
+        // Where the f64 sums have lost their digits, straight to the double-double pass:
+        // a secant per `k` from a start near the root, `k` settled by one evaluation per
+        // neighbour (see `blocked_best_density_precise`).
+        if let Some(best) = blocked_best_density_precise(p, block_bits, k_classic, floor) {
+            return Ok(best);
+        }
+    }
     // First pass with the plain f64 closed form (fast; a few digits short where the FPR is
     // tiny), from the classic optimum's k; then the precise pass from what it found.
-    let k_classic = ((floor * std::f64::consts::LN_2).round() as u32).clamp(1, MAX_HASHES);
-    let rough = blocked_best_density(p, block_bits, k_classic, floor, false);
+    let rough = blocked_best_density(p, block_bits, k_classic, floor, false, SIZING_TOL);
     let best = match rough {
         // The f64 sum was good to 1e-7 at the answer: the precise pass would find the same.
         Some((d, k))
@@ -668,16 +695,123 @@ pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)
         {
             rough
         }
-        Some((d, k)) => blocked_best_density(p, block_bits, k, (d * 0.999).max(floor), true),
+        Some((d, k)) => {
+            blocked_best_density(p, block_bits, k, (d * 0.999).max(floor), true, SIZING_TOL)
+        }
         None => None,
     }
-    .or_else(|| blocked_best_density(p, block_bits, k_classic, floor, true));
+    .or_else(|| blocked_best_density(p, block_bits, k_classic, floor, true, SIZING_TOL));
     best.ok_or_else(|| {
         Error::invalid(
             "fpr",
             format!("{p} is not reachable with {block_bits}-bit blocks"),
         )
     })
+}
+
+/// Below this target the sizing goes straight to the double-double closed form
+/// ([`blocked_best_density_precise`]): from about here down (at 512 bits, 1.4·10^-5 needed
+/// it, 5·10^-5 did not) the f64 alternating sums no longer hold 1e-7 of the result, so the
+/// f64 search at full resolution only wandered in their rounding noise (70–170 evaluations)
+/// before the precise pass started again from its answer.
+const DOUBLE_DOUBLE_BELOW: f64 = 3e-5;
+
+/// The sizing's resolution in bits/item: each density is the smallest to within this, from
+/// above.
+const SIZING_TOL: f64 = 1e-4;
+
+/// The resolution of the f64 search that only gives [`blocked_best_density_precise`] its
+/// start and its first `k`.
+const START_TOL: f64 = 1e-2;
+
+/// [`blocked_best_density`] with the double-double closed form and few evaluations: `k`
+/// and a start from the f64 search at a coarse resolution ([`START_TOL`]), the density for
+/// that `k` by [`blocked_density_secant`], then `k` moves while a neighbour
+/// beats it — which one evaluation decides: a neighbour `k'` needs fewer bits exactly when
+/// its FPR at the current density is already below `p` (the FPR falls as bits grow). `None`
+/// if a secant does not settle (the caller then runs the bracketed search).
+fn blocked_best_density_precise(
+    p: f64,
+    block_bits: u32,
+    k_start: u32,
+    floor: f64,
+) -> Option<(f64, u32)> {
+    let fpr = |d: f64, k: u32| closed_form(d, k, block_bits, true);
+    // The start: the f64 search at a coarse resolution (its sums are a few digits short
+    // here, which moves its answer by far less than the secant's first step), for `k` from
+    // the hint at the density found for the previous `k`, twice.
+    let coarse = |k: u32| blocked_density_for(p, k, block_bits, floor, false, START_TOL);
+    let mut k0 = k_start;
+    let mut d0 = coarse(k0)?;
+    for _ in 0..2 {
+        let k1 = blocked_k_hint(d0);
+        if k1 == k0 {
+            break;
+        }
+        (k0, d0) = (k1, coarse(k1)?);
+    }
+    let (mut k, mut d) = (k0, blocked_density_secant(p, k0, block_bits, d0, floor)?);
+    for dir in [-1i64, 1] {
+        let mut moved = false;
+        loop {
+            let next = i64::from(k) + dir;
+            if !(1..=i64::from(MAX_HASHES)).contains(&next) || fpr(d, next as u32) >= p {
+                break;
+            }
+            let kk = next as u32;
+            let dd = blocked_density_secant(p, kk, block_bits, d, floor)?;
+            if dd >= d {
+                break;
+            }
+            (k, d, moved) = (kk, dd, true);
+        }
+        if moved {
+            break;
+        }
+    }
+    Some((d, k))
+}
+
+/// A first guess at the best `k` for a 512-bit blocked filter of `bits_per_item`:
+/// `round(7.5·ln(bits/item) − 11)`, fitted to the exact optimum from 0.5 down to 10^-15
+/// (9.9 bits/item → 6, 38.7 → 16, 168 → 27; within one everywhere). Only a start: the
+/// callers walk `k` to the optimum whatever the guess.
+fn blocked_k_hint(bits_per_item: f64) -> u32 {
+    let k = (7.5 * bits_per_item.max(1.0).ln() - 11.0).round();
+    (k.max(1.0) as u32).min(MAX_HASHES)
+}
+
+/// The density [`blocked_density_for`] finds (the smallest bits/item, to 1e-4 from above,
+/// where the double-double FPR with `k` probes is at most `p`), by a secant on
+/// `ln FPR − ln p` — nearly linear in bits/item, so from a start within a few per cent it
+/// settles in three or four steps — then one evaluation on each side of the answer to
+/// confirm it. Never below `floor` (the classic density). `None` if it does not settle.
+fn blocked_density_secant(p: f64, k: u32, block_bits: u32, start: f64, floor: f64) -> Option<f64> {
+    const TOL: f64 = SIZING_TOL;
+    let ln_p = p.ln();
+    let phi = |d: f64| closed_form(d, k, block_bits, true).max(1e-300).ln() - ln_p;
+    let (mut x0, mut x1) = (start.max(floor), start.max(floor) * 1.02 + 0.01);
+    let (mut f0, mut f1) = (phi(x0), phi(x1));
+    for _ in 0..12 {
+        if !(f0.is_finite() && f1.is_finite()) || f1 == f0 {
+            return None;
+        }
+        let x2 = (x1 - f1 * (x1 - x0) / (f1 - f0)).max(floor);
+        (x0, f0) = (x1, f1);
+        x1 = x2;
+        if (x1 - x0).abs() < TOL / 8.0 {
+            break;
+        }
+        f1 = phi(x1);
+    }
+    if x1 <= floor {
+        // The classic density already reaches `p` (it never does for a blocked filter).
+        return (phi(floor) <= 0.0).then_some(floor);
+    }
+    // `x1` is within TOL/8 of the root: `c` is above it and `c − TOL` below, which the two
+    // evaluations confirm (the bracketed search's guarantee).
+    let c = x1 + TOL / 4.0;
+    (phi(c) <= 0.0 && phi(c - TOL) > 0.0).then_some(c)
 }
 
 /// The best `(density, k)` for target `p`: `k` walks from `k_start` down while that lowers the
@@ -689,8 +823,9 @@ fn blocked_best_density(
     k_start: u32,
     start: f64,
     precise: bool,
+    tol: f64,
 ) -> Option<(f64, u32)> {
-    let density = |k: u32| blocked_density_for(p, k, block_bits, start, precise);
+    let density = |k: u32| blocked_density_for(p, k, block_bits, start, precise, tol);
     let mut best: Option<(f64, u32)> = density(k_start).map(|d| (d, k_start));
     // Walk down (crowded blocks favour fewer probes), then up if down did not help.
     for dir in [-1i64, 1] {
@@ -713,9 +848,17 @@ fn blocked_best_density(
     best
 }
 
-/// Smallest bits/item (to 1e-4, from above) where [`blocked_fpr_exact`] with `k` probes is at
-/// most `p`, searched from `floor` (where the FPR exceeds `p`); `None` past 4096 bits/item.
-fn blocked_density_for(p: f64, k: u32, block_bits: u32, floor: f64, precise: bool) -> Option<f64> {
+/// Smallest bits/item (to `tol`, from above) where [`blocked_fpr_exact`] with `k` probes is
+/// at most `p`, searched from `floor` (where the FPR exceeds `p`); `None` past 4096
+/// bits/item.
+fn blocked_density_for(
+    p: f64,
+    k: u32,
+    block_bits: u32,
+    floor: f64,
+    precise: bool,
+    tol: f64,
+) -> Option<f64> {
     let ln_p = p.ln();
     let phi = |bpi: f64| closed_form(bpi, k, block_bits, precise).max(1e-300).ln() - ln_p;
     // The classic density: no blocked filter reaches `p` with fewer bits.
@@ -740,10 +883,9 @@ fn blocked_density_for(p: f64, k: u32, block_bits: u32, floor: f64, precise: boo
         }
         fc = phi(c);
     }
-    const TOL: f64 = 1e-4;
     let mut side = 0i8;
     for _ in 0..200 {
-        if c - a <= TOL {
+        if c - a <= tol {
             break;
         }
         // Illinois step, kept strictly inside the bracket (bisection if it is not).
@@ -758,8 +900,8 @@ fn blocked_density_for(p: f64, k: u32, block_bits: u32, floor: f64, precise: boo
                 fc *= 0.5;
             }
             side = 1;
-            // The estimate is usually within TOL of the root: try to close the bracket.
-            let y = (x + 0.9 * TOL).min(c);
+            // The estimate is usually within tol of the root: try to close the bracket.
+            let y = (x + 0.9 * tol).min(c);
             if y < c && phi(y) <= 0.0 {
                 c = y;
             }
@@ -769,7 +911,7 @@ fn blocked_density_for(p: f64, k: u32, block_bits: u32, floor: f64, precise: boo
                 fa *= 0.5;
             }
             side = -1;
-            let y = (x - 0.9 * TOL).max(a);
+            let y = (x - 0.9 * tol).max(a);
             if y > a {
                 let fy = phi(y);
                 if fy > 0.0 {
