@@ -109,6 +109,60 @@ fn main() {
             let at = |p: f64| r[((r.len() - 1) as f64 * p).round() as usize];
             format!("{:.3} [IQR {:.3}–{:.3}]", at(0.5), at(0.25), at(0.75))
         };
+        // Inserts: the keys into fresh tables of each kind, two chunks at a time, each table
+        // taking both in the order A B S | S B A.
+        let fresh = || zeroed_lines(blocks).expect("memory");
+        let (mut ta, mut tb) = (fresh(), fresh());
+        let mut tc = sbbf_rs_safe::Filter::new(blocks * 512, 1);
+        let insert = |kernel: LocalKernel, t: &mut [bloomlab_core::simd::Line], q: &[u64]| {
+            let start = Instant::now();
+            let new: u64 = q
+                .iter()
+                .map(|key| {
+                    let h = xxh3_64(&black_box(*key).to_le_bytes());
+                    u64::from(kernel.insert(&mut t[place(h)].0, h as u32, k))
+                })
+                .sum();
+            black_box(new);
+            start.elapsed().as_nanos() as f64
+        };
+        let mut insert_sbbf = |q: &[u64]| {
+            let start = Instant::now();
+            let new: u64 = q
+                .iter()
+                .map(|key| u64::from(tc.insert_hash(xxh3_64(&black_box(*key).to_le_bytes()))))
+                .sum();
+            black_box(new);
+            start.elapsed().as_nanos() as f64
+        };
+        let (mut iw_n, mut iw_s) = (Vec::new(), Vec::new());
+        for q in keys.chunks_exact(2 * CHUNK) {
+            let (c0, c1) = q.split_at(CHUNK);
+            let (a0, b0, s0) = (
+                insert(wide, &mut ta, c0),
+                insert(narrow, &mut tb, c0),
+                insert_sbbf(c0),
+            );
+            let (s1, b1, a1) = (
+                insert_sbbf(c1),
+                insert(narrow, &mut tb, c1),
+                insert(wide, &mut ta, c1),
+            );
+            iw_n.push((a0 + a1) / (b0 + b1));
+            iw_s.push((a0 + a1) / (s0 + s1));
+        }
+        assert!(
+            ta.iter().zip(tb.iter()).all(|(x, y)| x.0 == y.0),
+            "same bits"
+        );
+        if !iw_n.is_empty() {
+            println!(
+                "k = {k}, n = {n}: insert AVX-512 ÷ AVX2 {}; insert AVX-512 ÷ sbbf-rs {} ({} groups)",
+                show(&mut iw_n),
+                show(&mut iw_s),
+                iw_n.len()
+            );
+        }
         println!(
             "k = {k}, n = {n}: AVX-512 ÷ AVX2 {}; AVX-512 ÷ sbbf-rs {}; AVX2 ÷ sbbf-rs {} ({} groups)",
             show(&mut w_n),

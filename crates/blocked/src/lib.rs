@@ -152,11 +152,18 @@
 //! passes A B S S B A, medians of 60–84 groups, load 1), AVX-512 ÷ AVX2 at 2 000 / 10^5 /
 //! 10^7 keys: for `k = 6` (1 %) 0.80–0.99 / 0.78–0.97 / 0.88–0.98 over five processes of
 //! two builds — how much the narrower kernel gains depends on where the build placed the
-//! loop — and for `k = 10` (0.1 %) 0.83 / 0.78 / 0.88. Inserts keep the AVX2 code.
+//! loop — and for `k = 10` (0.1 %) 0.83 / 0.78 / 0.88. The one-round insert builds the
+//! line's new bits in one 512-bit register instead of eight scalar `or`s (a variable shift
+//! per probe over all sixteen words, one 64-byte store): the same example's inserts (fresh
+//! tables, two chunks at a time) read AVX-512 ÷ AVX2 0.79–0.81 at 10^5 and 0.89–0.94 at
+//! 10^7, and 1.54 against sbbf-rs at 10^7. The two-round insert and the atomic filter's
+//! inserts keep the AVX2 code.
 //!
 //! Out of cache the insert is bound by how many inserts the core keeps in flight, not by
 //! its stores. Timed side by side in one loop (hash, block, kernel; 10^7 keys at 1 %, fresh
-//! tables, chunks of 16 384 keys in turn, 2 passes, load 0.4): this kernel 72–78 ns per
+//! tables, chunks of 16 384 keys in turn, 2 passes, load 0.4; an experiment not kept as an
+//! example — the AVX-512 variant is now the kernel, measured by `examples/kernels.rs` as
+//! above): the AVX2 kernel 72–78 ns per
 //! insert; the two-vector variant above 67–69 (0.90–0.94×); an AVX-512 variant — one
 //! 16-lane variable shift per probe, one 64-byte store — 61–64 (0.85–0.89×; 0.90–1.03× at
 //! 10^5); sbbf-rs-safe's insert 43–45; and a 256-bit split-block insert run in *our* loop

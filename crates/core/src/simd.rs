@@ -843,9 +843,15 @@ impl LocalKernel {
     #[inline(always)]
     pub fn insert(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if self.round1() {
-            // SAFETY: these modes are chosen only on a CPU with AVX2.
-            return unsafe { asm_insert_round1(block, h, self.lanes) };
+        {
+            if self.mode == KernelMode::Avx512Round1 {
+                // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F.
+                return unsafe { asm_insert_round1_avx512(block, h, self.lanes) };
+            }
+            if self.mode == KernelMode::Avx2Round1 {
+                // SAFETY: this mode is chosen only by `avx2`, on a CPU with AVX2.
+                return unsafe { asm_insert_round1(block, h, self.lanes) };
+            }
         }
         self.insert_other(block, h, k)
     }
@@ -1127,6 +1133,83 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
         );
     }
     hit != 0
+}
+
+/// `WORD_BITS[j] = 32·j`: the first bit of each of a line's sixteen 32-bit words.
+#[cfg(target_arch = "x86_64")]
+const WORD_BITS: [u32; 16] = {
+    let mut t = [0u32; 16];
+    let mut j = 0;
+    while j < 16 {
+        t[j] = 32 * j as u32;
+        j += 1;
+    }
+    t
+};
+
+/// The one-round insert (`k ≤ 8`) with AVX-512F and no scalar stores: each probe's bit
+/// position `p = x >> 23` (lanes past `k` forced to `2^32 − 1`) is broadcast to sixteen
+/// lanes and `1 << (p − 32·j)` taken in each (`vpsllvd` gives 0 wherever the count is not
+/// below 32, which leaves only the probe's own word), the eight results ORed into the
+/// line's new bits, and the line read, ORed and written back as one 64-byte vector; "new"
+/// is whether any of those bits was unset (`vpandnd`, folded to 256 bits, `vptest`).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_insert_round1_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
+    let missed: u8;
+    let mut buf = std::mem::MaybeUninit::<[u32; 8]>::uninit();
+    // SAFETY: the caller guarantees AVX-512F. Reads: `LOCAL_POWERS[0..8]`, the 32-byte row
+    // `lanes`, the 64-byte `WORD_BITS`, `buf` after the assembly wrote all 32 bytes of it,
+    // and `block`'s 64 bytes; writes: `buf` and `block`'s 64 bytes (a unique reference). On
+    // x86 (little-endian) 32-bit word `j` of the vector is bits `32j..32j + 32` of the
+    // block — the layout's definition. No other stack use and no mask register;
+    // zmm0–zmm5 (declared through their xmm names) and the flags are clobbered;
+    // `vzeroupper` clears the upper parts dirtied.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd ymm0, dword ptr [{h}]",
+            "vpmulld ymm0, ymm0, [{pow}]",
+            "vpsrld ymm0, ymm0, 23",
+            "vpcmpeqd ymm1, ymm1, ymm1",
+            "vpaddd ymm1, ymm1, [{lanes}]",
+            "vpor ymm0, ymm0, ymm1",
+            "vmovdqu [{buf}], ymm0",
+            "vmovdqu64 zmm2, [{bits}]",
+            "vpternlogd zmm3, zmm3, zmm3, 0xff",
+            "vpsrld zmm3, zmm3, 31",
+            "vpxord zmm4, zmm4, zmm4",
+            // for each probe, at byte offset i = 4 · lane: its bit in each of the 16 words
+            ".irp i, 0, 4, 8, 12, 16, 20, 24, 28",
+            "vpbroadcastd zmm5, dword ptr [{buf} + \\i]",
+            "vpsubd zmm5, zmm5, zmm2",
+            "vpsllvd zmm5, zmm3, zmm5",
+            "vpord zmm4, zmm4, zmm5",
+            ".endr",
+            "vmovdqu64 zmm5, [{blk}]",
+            "vpandnd zmm1, zmm5, zmm4",
+            "vpord zmm5, zmm5, zmm4",
+            "vmovdqu64 [{blk}], zmm5",
+            "vextracti64x4 ymm0, zmm1, 1",
+            "vpor ymm1, ymm1, ymm0",
+            "vptest ymm1, ymm1",
+            "setnz {missed}",
+            "vzeroupper",
+            h = in(reg) &h,
+            pow = in(reg) LOCAL_POWERS.as_ptr(),
+            lanes = in(reg) lanes.as_ptr(),
+            bits = in(reg) WORD_BITS.as_ptr(),
+            blk = in(reg) block.as_mut_ptr(),
+            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+            missed = out(reg_byte) missed,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _,
+            options(nostack),
+        );
+    }
+    missed != 0
 }
 
 /// The one-round inline insert (`k ≤ 8`): the lookup's words and masks, whether any probe
