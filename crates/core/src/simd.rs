@@ -664,12 +664,13 @@ fn last_round_lanes(k: u32) -> &'static [u32; 8] {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum KernelMode {
     /// `k ≤ 8` on a CPU with AVX-512F: lookups fetch the probed words with one 16-lane
-    /// permute of the whole line; everything else as [`KernelMode::Avx2Round1`].
+    /// permute of the whole line, inserts build the new bits in one 512-bit register;
+    /// shared-line inserts as [`KernelMode::Avx2Round1`].
     Avx512Round1,
     /// AVX2 inline assembly, one round (`k ≤ 8`).
     Avx2Round1,
-    /// `9 ≤ k ≤ 16` on a CPU with AVX-512F: lookups run all sixteen probes in one 512-bit
-    /// round; inserts as [`KernelMode::Avx2Round2`].
+    /// `9 ≤ k ≤ 16` on a CPU with AVX-512F: lookups and inserts run all sixteen probes in
+    /// one 512-bit round; shared-line inserts as [`KernelMode::Avx2Round2`].
     Avx512Round2,
     /// AVX2 inline assembly, two rounds (`9 ≤ k ≤ 16`).
     Avx2Round2,
@@ -911,10 +912,11 @@ impl LocalKernel {
     fn insert_other(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
         match self.mode {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: these modes are chosen only on a CPU with AVX2.
-            KernelMode::Avx2Round2 | KernelMode::Avx512Round2 => unsafe {
-                asm_insert_round2(block, h, self.lanes)
-            },
+            // SAFETY: this mode is chosen only by `avx2`, on a CPU with AVX2.
+            KernelMode::Avx2Round2 => unsafe { asm_insert_round2(block, h, self.lanes) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F.
+            KernelMode::Avx512Round2 => unsafe { asm_insert_round2_avx512(block, h, self.lanes) },
             KernelMode::Portable => local_insert_scalar(block, h, k),
             _ => local_insert(block, h, k),
         }
@@ -1183,6 +1185,64 @@ unsafe fn asm_insert_round1_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
             "vpxord zmm4, zmm4, zmm4",
             // for each probe, at byte offset i = 4 · lane: its bit in each of the 16 words
             ".irp i, 0, 4, 8, 12, 16, 20, 24, 28",
+            "vpbroadcastd zmm5, dword ptr [{buf} + \\i]",
+            "vpsubd zmm5, zmm5, zmm2",
+            "vpsllvd zmm5, zmm3, zmm5",
+            "vpord zmm4, zmm4, zmm5",
+            ".endr",
+            "vmovdqu64 zmm5, [{blk}]",
+            "vpandnd zmm1, zmm5, zmm4",
+            "vpord zmm5, zmm5, zmm4",
+            "vmovdqu64 [{blk}], zmm5",
+            "vextracti64x4 ymm0, zmm1, 1",
+            "vpor ymm1, ymm1, ymm0",
+            "vptest ymm1, ymm1",
+            "setnz {missed}",
+            "vzeroupper",
+            h = in(reg) &h,
+            pow = in(reg) LOCAL_POWERS.as_ptr(),
+            lanes = in(reg) lanes.as_ptr(),
+            bits = in(reg) WORD_BITS.as_ptr(),
+            blk = in(reg) block.as_mut_ptr(),
+            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+            missed = out(reg_byte) missed,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _,
+            options(nostack),
+        );
+    }
+    missed != 0
+}
+
+/// [`asm_insert_round1_avx512`] for `9 ≤ k ≤ 16`: the sixteen probes' bit positions from
+/// one 512-bit multiply, lanes `k..16` forced to `2^32 − 1` (from `lanes`, the row for
+/// `k − 8`), sixteen broadcast-shift-ORs, one 64-byte read-OR-write of the line.
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_insert_round2_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
+    let missed: u8;
+    let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
+    // SAFETY: as in `asm_insert_round1_avx512`, with `LOCAL_POWERS[0..16]` (64 bytes) read
+    // and `buf` 64 bytes, written whole before it is read.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd zmm0, dword ptr [{h}]",
+            "vpmulld zmm0, zmm0, zmmword ptr [{pow}]",
+            "vpsrld zmm0, zmm0, 23",
+            "vpcmpeqd ymm1, ymm1, ymm1",
+            "vpaddd ymm1, ymm1, [{lanes}]",
+            "vpxord zmm2, zmm2, zmm2",
+            "vinserti64x4 zmm2, zmm2, ymm1, 1",
+            "vpord zmm0, zmm0, zmm2",
+            "vmovdqu64 [{buf}], zmm0",
+            "vmovdqu64 zmm2, [{bits}]",
+            "vpternlogd zmm3, zmm3, zmm3, 0xff",
+            "vpsrld zmm3, zmm3, 31",
+            "vpxord zmm4, zmm4, zmm4",
+            ".irp i, 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60",
             "vpbroadcastd zmm5, dword ptr [{buf} + \\i]",
             "vpsubd zmm5, zmm5, zmm2",
             "vpsllvd zmm5, zmm3, zmm5",
