@@ -538,6 +538,10 @@ impl<S: HashScheme, K: Key, const D: usize> LocalTask for ContainsBatch<'_, S, K
         // Everything the loop reads, in locals (registers), and the layout tested once: each
         // key's block index is computed once, D keys ahead, and travels with its probe bits.
         let (blocks, k, n) = (&f.blocks[..], f.k, f.blocks.len() as u64);
+        // The filter's inline kernel (AVX-512 where the CPU has it), not `probe`'s: the same
+        // answers, and the loop still compiles inside `probe`'s feature-enabled body.
+        let kernel = f.kernel;
+        let _ = probe;
         let hash = |key: &K| {
             let h = key.with_key_bytes(|b| f.meta.scheme().hash(b));
             (fastrange(h.h1, n) as usize, h.h2)
@@ -550,12 +554,12 @@ impl<S: HashScheme, K: Key, const D: usize> LocalTask for ContainsBatch<'_, S, K
                     (one_hash_block(x, n), x)
                 };
                 simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, x)| {
-                    out[i] = probe.contains(&blocks[b].0, x as u32, k)
+                    out[i] = kernel.contains(&blocks[b].0, x as u32, k)
                 })
             }
             Layout::Local32 => {
                 simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
-                    out[i] = probe.contains(&blocks[b].0, (h2 >> 32) as u32, k)
+                    out[i] = kernel.contains(&blocks[b].0, (h2 >> 32) as u32, k)
                 })
             }
             Layout::Wide64 => {
@@ -581,7 +585,8 @@ impl<S: HashScheme> LocalTask for ContainsHashes<'_, S> {
             if let Some(ahead) = hashes.get(i + BATCH) {
                 simd::prefetch(&f.blocks[f.block_index(*ahead)]);
             }
-            *o = f.contains_with(probe, *h);
+            let _ = probe;
+            *o = f.contains_one(*h);
         }
     }
 }
@@ -813,7 +818,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 simd::prefetch(&self.blocks[self.block_index(ahead)]);
                 ring[slot] = ahead;
             }
-            self.insert_with(probe, h);
+            // The filter's inline kernel, as in the batched lookup.
+            let _ = probe;
+            self.insert_one(h);
         }
     }
 
