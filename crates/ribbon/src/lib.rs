@@ -960,14 +960,33 @@ impl<S: HashScheme, K: Key, F: FnMut(usize, bool)> ParityTask for Batch<'_, S, K
             starts,
             mask,
             seed,
+            kernel,
             ..
         } = f.probe;
-        simd::pipeline::<K, (usize, Row, u32), BATCH>(
-            keys,
-            |k| row_in::<Row>(layout, f.hash_key(k), seed, starts),
-            |&(s, _, _)| f.prefetch(s),
-            |i, (s, c, v)| answer(i, f.columns.query(p, s, c) == v & mask),
-        );
+        let derive = |k: &K| row_in::<Row>(layout, f.hash_key(k), seed, starts);
+        let prefetch = |&(s, _, _): &(usize, Row, u32)| f.prefetch(s);
+        match kernel {
+            // The inline kernel of single lookups (AVX-512 where the CPU has it); `None` only
+            // for a width it does not take, which `for_width` already refused.
+            Some(q) => simd::pipeline::<K, (usize, Row, u32), BATCH>(
+                keys,
+                derive,
+                prefetch,
+                |i, (s, c, v)| {
+                    let bits = f.columns.query_inline(q, s, c);
+                    answer(
+                        i,
+                        bits.unwrap_or_else(|| f.columns.query(p, s, c)) == v & mask,
+                    )
+                },
+            ),
+            None => simd::pipeline::<K, (usize, Row, u32), BATCH>(
+                keys,
+                derive,
+                prefetch,
+                |i, (s, c, v)| answer(i, f.columns.query(p, s, c) == v & mask),
+            ),
+        }
     }
 }
 
