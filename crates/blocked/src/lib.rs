@@ -148,7 +148,7 @@
 //! about 22); same answers ([`bloomlab_core::simd::LocalKernel`] tests every kernel against
 //! the scalar definition), and the atomic filter's shared-line lookups use them too. Timed
 //! side by side in the filter's lookup loop (`cargo run --release -p bloomlab-blocked
-//! --example kernels [-- k]`: both kernels over the same blocks, sbbf-rs-safe beside them,
+//! --example block_kernels [-- k]`: both kernels over the same blocks, sbbf-rs-safe beside them,
 //! passes A B S S B A, medians of 60–84 groups, load 1), AVX-512 ÷ AVX2 at 2 000 / 10^5 /
 //! 10^7 keys: for `k = 6` (1 %) 0.80–0.99 / 0.78–0.97 / 0.88–0.98 over five processes of
 //! two builds — how much the narrower kernel gains depends on where the build placed the
@@ -163,7 +163,7 @@
 //! Out of cache the insert is bound by how many inserts the core keeps in flight, not by
 //! its stores. Timed side by side in one loop (hash, block, kernel; 10^7 keys at 1 %, fresh
 //! tables, chunks of 16 384 keys in turn, 2 passes, load 0.4; an experiment not kept as an
-//! example — the AVX-512 variant is now the kernel, measured by `examples/kernels.rs` as
+//! example — the AVX-512 variant is now the kernel, measured by `examples/block_kernels.rs` as
 //! above): the AVX2 kernel 72–78 ns per
 //! insert; the two-vector variant above 67–69 (0.90–0.94×); an AVX-512 variant — one
 //! 16-lane variable shift per probe, one 64-byte store — 61–64 (0.85–0.89×; 0.90–1.03× at

@@ -47,7 +47,7 @@
 //!   their parities collected by `vpmovmskb`: ten instructions for `r ≤ 8`. With AVX2
 //!   only, four columns per load, parities from a nibble table (`vpshufb`) and byte sums
 //!   (`vpsadbw`), four bits per `vmovmskpd`: ≈ 32 instructions at `r = 7`. In one process
-//!   on the development VM (`cargo run --release -p bloomlab-ribbon --example kernels`,
+//!   on the development VM (`cargo run --release -p bloomlab-ribbon --example column_kernels`,
 //!   A B B A every 16 384 lookups, medians of 122 pairs, load 1) the AVX-512 lookup takes
 //!   0.75× [IQR 0.72–0.82] the AVX2 one's time at 10^5 keys, 0.76× [0.64–0.88] at 10^6 and
 //!   0.89× [0.82–0.97] at 10^7. The kernel is bound to the filter's `r` when the filter is
