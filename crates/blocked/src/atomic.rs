@@ -134,19 +134,20 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// iteration of a loop of lookups.
 ///
 /// Time, from the committed run of `cargo run --release -p bench-harness` (2-vCPU Xeon, load
-/// 1.0–2.1; medians of interleaved rounds, 95 % intervals): single-thread lookups (50 %
-/// members) cost 1.00 / 1.03 / 1.03× the owned filter's at 10^5 / 10^6 / 10^7 keys (no
+/// 1.3–1.6; medians of interleaved rounds, 95 % intervals): single-thread lookups (50 %
+/// members) cost 1.02 / 0.93 / 0.98× the owned filter's at 10^5 / 10^6 / 10^7 keys (no
 /// measurable difference; they were 2.17 / 1.26 / 2.14× when the words were loaded one by
-/// one and the kernel called), and 0.36 / 0.78 / 0.49× fastbloom 0.17's `AtomicBloomFilter`
+/// one and the kernel called), and 0.37 / 0.67 / 0.50× fastbloom 0.17's `AtomicBloomFilter`
 /// with foldhash. Inserts one key at a time (the build column, ns/key at 0.1 / 1 / 3 %):
-/// 71 / 52 / 46 against fastbloom-atomic's 87 / 56 / 43 at 10^5, 80 / 56 / 43 against
-/// 91 / 64 / 45 at 10^6, 162 / 66 / 68 against 170 / 68 / 52 at 10^7 — ahead at 0.1 % and
-/// 1 %, behind at 3 % (k = 5), where both wait on one DRAM round trip per key: a locked
-/// instruction holds back the next key's loads until its own line has arrived. The
-/// `concurrent` experiment of that run (10^7 keys, 1 %): one thread 71.9 against
-/// fastbloom-atomic's 65.8 ns/key, two threads 34.5 against 49.9 (2.08× and 1.32× the
-/// one-thread rates); [`insert_batch`](Self::insert_batch), which prefetches, 43.9 and
-/// 27.0 ns/key (fastbloom has no batched insert).
+/// 72 / 53 / 45 against fastbloom-atomic's 88 / 61 / 43 at 10^5, 79 / 55 / 47 against
+/// 91 / 62 / 46 at 10^6, 170 / 75 / 57 against 112 / 76 / 50 at 10^7 — ahead or level at
+/// 1 %, behind at 3 % (k = 5) and, at 10^7, at 0.1 % (k = 10), where both wait on a memory
+/// round trip per key: a locked instruction holds back the next key's loads until its own
+/// line has arrived (the run before read 162 against 170 there). The `concurrent`
+/// experiment of that run (10^7 keys, 1 %, paired rounds): one thread 63.6 against
+/// fastbloom-atomic's 68.4 ns/key, two threads 37.8 against 42.7 (1.76× and 1.62× the
+/// one-thread rates); [`insert_batch`](Self::insert_batch), which prefetches, 42.6 and
+/// 23.3 ns/key (fastbloom has no batched insert).
 ///
 /// ```
 /// use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};

@@ -208,10 +208,13 @@
 //! in others (and in one process both, in phases); the cause is not found.
 //!
 //! In the harness's committed run (`cargo run --release -p bench-harness`, `bench-harness
-//! ratio blocked/sbbf-rs`, load 1–2): 1.07 [0.93–1.28] at 10^5, 1.05 [0.95–1.17] at 10^6 and
-//! 0.99 [0.70–1.09] at 10^7 — no measurable difference at any size; the run before read
-//! 1.24 / 1.03 / 1.02, and the one before that, with the second layout and a call per key,
-//! 2.02 / 1.81 / 1.99.
+//! ratio blocked/sbbf-rs`, load 1.3–1.6, with the AVX-512 kernels): 1.14 [1.04–1.45] at
+//! 10^5, 1.13 [0.95–1.26] at 10^6 and 1.09 [0.96–1.18] at 10^7 — no measurable difference
+//! at 10^6 and 10^7; this process was in the slower of the two states in which `ab.rs`
+//! finds the same binary in cache (≈ 1.05 or ≈ 1.20, whichever CPU it runs on). The runs
+//! before read 1.07 / 1.05 / 0.99 and 1.24 / 1.03 / 1.02, and the one before those, with the
+//! second layout and a call per key, 2.02 / 1.81 / 1.99. Builds in that run (ns/key at
+//! 10^7, 1 %): one insert at a time 38.3 against sbbf-rs's 17.8; `insert_batch` 12.7.
 //!
 //! So the single lookup is 1.05–1.27× sbbf-rs-safe's in cache (it was 1.7–2.0×) and on a par
 //! out of cache; inserts are 1.4–2.9× its cost (eight scalar `or`s into the block where the

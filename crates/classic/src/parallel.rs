@@ -44,12 +44,14 @@ impl<S: HashScheme> BloomFilter<S> {
     /// order nor split changes a bit. With fewer than 32 768 keys per thread it uses fewer
     /// threads.
     ///
-    /// Measured (`bench-harness run … --experiments concurrent`, 10^7 keys at 1 %, 2 vCPUs at
-    /// load average 6.6–6.9): **not** a gain there — the parallel build took 1.62× the
-    /// process CPU time of the insert loop (60 against 37 ns/key; the two 12 MiB tables and
-    /// their k = 7 cache misses per key compete for the shared cache, where the blocked
-    /// filter's one miss per key did not: 1.07×) and 0.61× the wall-clock speed. Whether two
-    /// idle cores gain anything is not shown by this machine.
+    /// Measured with the harness's `concurrent` experiment (10^7 keys at 1 %, 2 vCPUs; the
+    /// one-thread insert loop against this, seven paired rounds A B B A on fresh filters): in
+    /// the committed run of `cargo run --release -p bench-harness` (load 1.3) 34.0 → 21.0
+    /// ns/key, **1.60× [1.32–1.79]**, the parallel run doing 1.10× the CPU work. (An earlier
+    /// measurement at load 6.6–6.9, unpaired, read 0.61×: the second core was not free.)
+    /// The blocked filter's parallel build splits its table by block range instead; this
+    /// filter cannot (a key's `k` bits are anywhere in the array), so each extra thread
+    /// fills a private table that is ORed in.
     pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {
         self.insert_parallel_with_threads(keys, parallel::available_threads());
     }
