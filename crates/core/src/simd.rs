@@ -1137,6 +1137,43 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
     hit != 0
 }
 
+/// The shared steps of the AVX-512 inserts, as one template string: with each probe's bit
+/// position (`2^32 − 1` past `k`) stored at `{buf}` — one 32-bit slot per probe, at the byte
+/// offsets listed in `$offsets` — each is broadcast to sixteen lanes and `1 << (p − 32·j)`
+/// taken in each (`vpsllvd` gives 0 wherever the count is not below 32, which leaves only
+/// the probe's own word), the results ORed into the line's new bits, the line at `{blk}`
+/// read, ORed and written back as one 64-byte vector, and `{missed}` set if any new bit was
+/// unset before (`vpandnd`, folded to 256 bits, `vptest`). Uses zmm0–zmm5 and the 64-byte
+/// `WORD_BITS` at `{bits}`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx512_or_new_bits {
+    ($offsets:literal) => {
+        concat!(
+            "vmovdqu64 zmm2, [{bits}]\n",
+            "vpternlogd zmm3, zmm3, zmm3, 0xff\n",
+            "vpsrld zmm3, zmm3, 31\n",
+            "vpxord zmm4, zmm4, zmm4\n",
+            ".irp i, ",
+            $offsets,
+            "\n",
+            "vpbroadcastd zmm5, dword ptr [{buf} + \\i]\n",
+            "vpsubd zmm5, zmm5, zmm2\n",
+            "vpsllvd zmm5, zmm3, zmm5\n",
+            "vpord zmm4, zmm4, zmm5\n",
+            ".endr\n",
+            "vmovdqu64 zmm5, [{blk}]\n",
+            "vpandnd zmm1, zmm5, zmm4\n",
+            "vpord zmm5, zmm5, zmm4\n",
+            "vmovdqu64 [{blk}], zmm5\n",
+            "vextracti64x4 ymm0, zmm1, 1\n",
+            "vpor ymm1, ymm1, ymm0\n",
+            "vptest ymm1, ymm1\n",
+            "setnz {missed}\n",
+            "vzeroupper\n",
+        )
+    };
+}
+
 /// `WORD_BITS[j] = 32·j`: the first bit of each of a line's sixteen 32-bit words.
 #[cfg(target_arch = "x86_64")]
 const WORD_BITS: [u32; 16] = {
@@ -1179,26 +1216,7 @@ unsafe fn asm_insert_round1_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
             "vpaddd ymm1, ymm1, [{lanes}]",
             "vpor ymm0, ymm0, ymm1",
             "vmovdqu [{buf}], ymm0",
-            "vmovdqu64 zmm2, [{bits}]",
-            "vpternlogd zmm3, zmm3, zmm3, 0xff",
-            "vpsrld zmm3, zmm3, 31",
-            "vpxord zmm4, zmm4, zmm4",
-            // for each probe, at byte offset i = 4 · lane: its bit in each of the 16 words
-            ".irp i, 0, 4, 8, 12, 16, 20, 24, 28",
-            "vpbroadcastd zmm5, dword ptr [{buf} + \\i]",
-            "vpsubd zmm5, zmm5, zmm2",
-            "vpsllvd zmm5, zmm3, zmm5",
-            "vpord zmm4, zmm4, zmm5",
-            ".endr",
-            "vmovdqu64 zmm5, [{blk}]",
-            "vpandnd zmm1, zmm5, zmm4",
-            "vpord zmm5, zmm5, zmm4",
-            "vmovdqu64 [{blk}], zmm5",
-            "vextracti64x4 ymm0, zmm1, 1",
-            "vpor ymm1, ymm1, ymm0",
-            "vptest ymm1, ymm1",
-            "setnz {missed}",
-            "vzeroupper",
+            avx512_or_new_bits!("0, 4, 8, 12, 16, 20, 24, 28"),
             h = in(reg) &h,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             lanes = in(reg) lanes.as_ptr(),
@@ -1238,25 +1256,7 @@ unsafe fn asm_insert_round2_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
             "vinserti64x4 zmm2, zmm2, ymm1, 1",
             "vpord zmm0, zmm0, zmm2",
             "vmovdqu64 [{buf}], zmm0",
-            "vmovdqu64 zmm2, [{bits}]",
-            "vpternlogd zmm3, zmm3, zmm3, 0xff",
-            "vpsrld zmm3, zmm3, 31",
-            "vpxord zmm4, zmm4, zmm4",
-            ".irp i, 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60",
-            "vpbroadcastd zmm5, dword ptr [{buf} + \\i]",
-            "vpsubd zmm5, zmm5, zmm2",
-            "vpsllvd zmm5, zmm3, zmm5",
-            "vpord zmm4, zmm4, zmm5",
-            ".endr",
-            "vmovdqu64 zmm5, [{blk}]",
-            "vpandnd zmm1, zmm5, zmm4",
-            "vpord zmm5, zmm5, zmm4",
-            "vmovdqu64 [{blk}], zmm5",
-            "vextracti64x4 ymm0, zmm1, 1",
-            "vpor ymm1, ymm1, ymm0",
-            "vptest ymm1, ymm1",
-            "setnz {missed}",
-            "vzeroupper",
+            avx512_or_new_bits!("0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60"),
             h = in(reg) &h,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             lanes = in(reg) lanes.as_ptr(),
