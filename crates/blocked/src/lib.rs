@@ -82,8 +82,8 @@
 //! lookups and inserts run that kernel as inline assembly inlined into the caller — a
 //! function compiled with `#[target_feature(enable = "avx2")]` cannot inline into one
 //! compiled without it, so the kernel was a call per key before — chosen once per filter,
-//! for its `k`, when it is built. Batches run inside [`bloomlab_core::simd::run_local`]'s
-//! AVX2 body. The portable scalar twin gives bit-identical blocks and answers (tested against
+//! for its `k`, when it is built; batches run the same kernel in their prefetching loops.
+//! The portable scalar twin gives bit-identical blocks and answers (tested against
 //! each other on the same keys for every `k`, both paths exercised on AVX2 machines by
 //! [`insert_portable`](BlockedBloomFilter::insert_portable) and
 //! [`might_contain_portable`](BlockedBloomFilter::might_contain_portable)).
@@ -269,7 +269,7 @@ use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
-use bloomlab_core::simd::{self, LocalKernel, LocalProbe, LocalTask, PortableProbe};
+use bloomlab_core::simd::{self, LocalKernel, LocalProbe, PortableProbe};
 
 /// Bits per block: one 64-byte cache line.
 pub const BLOCK_BITS: u32 = 512;
@@ -513,87 +513,6 @@ impl BlockedBloomFilter<Xxh3Scheme> {
     }
 }
 
-// The operations as `simd::LocalTask`s: `simd::run_local` tests for AVX2 once per call and
-// runs the whole body — hashing, block index, probes, a batch's loop — compiled with AVX2
-// enabled and the kernel inlined (no call per key).
-
-struct InsertBatch<'a, S: HashScheme, K>(&'a mut BlockedBloomFilter<S>, &'a [K]);
-
-impl<S: HashScheme, K: Key> LocalTask for InsertBatch<'_, S, K> {
-    type Output = ();
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) {
-        self.0.insert_batch_with(probe, self.1)
-    }
-}
-
-struct ContainsBatch<'a, S: HashScheme, K, const D: usize>(
-    &'a BlockedBloomFilter<S>,
-    &'a [K],
-    &'a mut [bool],
-);
-
-impl<S: HashScheme, K: Key, const D: usize> LocalTask for ContainsBatch<'_, S, K, D> {
-    type Output = ();
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) {
-        let (f, keys, out) = (self.0, self.1, self.2);
-        // Everything the loop reads, in locals (registers), and the layout tested once: each
-        // key's block index is computed once, D keys ahead, and travels with its probe bits.
-        let (blocks, k, n) = (&f.blocks[..], f.k, f.blocks.len() as u64);
-        // The filter's inline kernel (AVX-512 where the CPU has it), not `probe`'s: the same
-        // answers, and the loop still compiles inside `probe`'s feature-enabled body.
-        let kernel = f.kernel;
-        let _ = probe;
-        let hash = |key: &K| {
-            let h = key.with_key_bytes(|b| f.meta.scheme().hash(b));
-            (fastrange(h.h1, n) as usize, h.h2)
-        };
-        let prefetch = |&(b, _): &(usize, u64)| simd::prefetch(&blocks[b]);
-        match f.layout {
-            Layout::OneHash => {
-                let hash = |key: &K| {
-                    let x = key.with_key_bytes(|b| f.meta.scheme().hash64(b));
-                    (one_hash_block(x, n), x)
-                };
-                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, x)| {
-                    out[i] = kernel.contains(&blocks[b].0, x as u32, k)
-                })
-            }
-            Layout::Local32 => {
-                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
-                    out[i] = kernel.contains(&blocks[b].0, (h2 >> 32) as u32, k)
-                })
-            }
-            Layout::Wide64 => {
-                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
-                    out[i] = wide64_contains(&blocks[b], h2, k)
-                })
-            }
-        }
-    }
-}
-
-struct ContainsHashes<'a, S: HashScheme>(&'a BlockedBloomFilter<S>, &'a [KeyHash], &'a mut [bool]);
-
-impl<S: HashScheme> LocalTask for ContainsHashes<'_, S> {
-    type Output = ();
-    #[inline(always)]
-    fn run<P: LocalProbe>(self, probe: P) {
-        let (f, hashes) = (self.0, self.1);
-        for h in hashes.iter().take(BATCH) {
-            simd::prefetch(&f.blocks[f.block_index(*h)]);
-        }
-        for (i, (o, h)) in self.2.iter_mut().zip(hashes).enumerate() {
-            if let Some(ahead) = hashes.get(i + BATCH) {
-                simd::prefetch(&f.blocks[f.block_index(*ahead)]);
-            }
-            let _ = probe;
-            *o = f.contains_one(*h);
-        }
-    }
-}
-
 fn check_hashes(k: u32) -> Result<(), DecodeError> {
     math::validate_hashes(k)
         .map(|_| ())
@@ -802,12 +721,6 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// while key `i` is inserted, so the cache misses overlap. Keys are inserted in order; the
     /// result is identical to inserting them one by one.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
-        simd::run_local(InsertBatch(self, keys))
-    }
-
-    /// [`insert_batch`](Self::insert_batch) with kernel `probe` (inlined into the caller).
-    #[inline(always)]
-    fn insert_batch_with<P: LocalProbe, K: Key>(&mut self, probe: P, keys: &[K]) {
         let mut ring = [KeyHash::new(0, 0); BATCH];
         for (r, key) in ring.iter_mut().zip(keys) {
             *r = self.hash_key(key);
@@ -821,8 +734,6 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 simd::prefetch(&self.blocks[self.block_index(ahead)]);
                 ring[slot] = ahead;
             }
-            // The filter's inline kernel, as in the batched lookup.
-            let _ = probe;
             self.insert_one(h);
         }
     }
@@ -872,15 +783,60 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 "the prefetch distance must be at least 1",
             ));
         }
-        simd::run_local(ContainsBatch::<S, K, D>(self, keys, out));
+        self.contains_batch_at::<K, D>(keys, out);
         Ok(())
+    }
+
+    /// The loop of [`might_contain_batch_at`](Self::might_contain_batch_at) (`out` as long as
+    /// `keys`, `D ≥ 1`).
+    fn contains_batch_at<K: Key, const D: usize>(&self, keys: &[K], out: &mut [bool]) {
+        let f = self;
+        // Everything the loop reads, in locals (registers), and the layout tested once: each
+        // key's block index is computed once, D keys ahead, and travels with its probe bits.
+        let (blocks, k, n) = (&f.blocks[..], f.k, f.blocks.len() as u64);
+        // The filter's inline kernel (AVX-512 where the CPU has it), as single lookups use.
+        let kernel = f.kernel;
+        let hash = |key: &K| {
+            let h = key.with_key_bytes(|b| f.meta.scheme().hash(b));
+            (fastrange(h.h1, n) as usize, h.h2)
+        };
+        let prefetch = |&(b, _): &(usize, u64)| simd::prefetch(&blocks[b]);
+        match f.layout {
+            Layout::OneHash => {
+                let hash = |key: &K| {
+                    let x = key.with_key_bytes(|b| f.meta.scheme().hash64(b));
+                    (one_hash_block(x, n), x)
+                };
+                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, x)| {
+                    out[i] = kernel.contains(&blocks[b].0, x as u32, k)
+                })
+            }
+            Layout::Local32 => {
+                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
+                    out[i] = kernel.contains(&blocks[b].0, (h2 >> 32) as u32, k)
+                })
+            }
+            Layout::Wide64 => {
+                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
+                    out[i] = wide64_contains(&blocks[b], h2, k)
+                })
+            }
+        }
     }
 
     /// [`might_contain_batch`](Self::might_contain_batch) for keys already hashed with this
     /// filter's scheme: prefetches the blocks of [`BATCH`] hashes ahead of the one it answers.
     pub fn might_contain_hashes(&self, hashes: &[KeyHash], out: &mut [bool]) -> Result<()> {
         check_out_len(hashes.len(), out.len())?;
-        simd::run_local(ContainsHashes(self, hashes, out));
+        for h in hashes.iter().take(BATCH) {
+            simd::prefetch(&self.blocks[self.block_index(*h)]);
+        }
+        for (i, (o, h)) in out.iter_mut().zip(hashes).enumerate() {
+            if let Some(ahead) = hashes.get(i + BATCH) {
+                simd::prefetch(&self.blocks[self.block_index(*ahead)]);
+            }
+            *o = self.contains_one(*h);
+        }
         Ok(())
     }
 
