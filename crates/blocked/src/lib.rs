@@ -343,6 +343,23 @@ fn wide64_add(block: &mut Block, h2: u64, k: u32) -> bool {
     block.add(h2, k)
 }
 
+/// Set the probes of source `src` (see `place_in`) in `block` for `layout`, with `kernel`
+/// for the local-block layouts; `true` if some bit was new. The one insert step of single,
+/// batched and parallel inserts.
+#[inline(always)]
+pub(crate) fn block_insert(
+    layout: Layout,
+    kernel: LocalKernel,
+    block: &mut Block,
+    src: u64,
+    k: u32,
+) -> bool {
+    match layout {
+        Layout::Wide64 => wide64_add(block, src, k),
+        _ => kernel.insert(&mut block.0, (src >> 32) as u32, k),
+    }
+}
+
 /// How a key's block and probes are derived from its hash: a frozen part of the byte format,
 /// recorded as the envelope version. New filters use [`Layout::OneHash`] (filters of more than
 /// 2^32 blocks, 256 GiB, [`Layout::Local32`]); files of the earlier layouts load as
@@ -625,12 +642,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     fn insert_one(&mut self, h: KeyHash) -> bool {
         let (b, src) = self.place(h);
         self.meta.record_insert();
-        match self.layout {
-            Layout::Wide64 => wide64_add(&mut self.blocks[b], src, self.k),
-            _ => self
-                .kernel
-                .insert(&mut self.blocks[b].0, (src >> 32) as u32, self.k),
-        }
+        block_insert(self.layout, self.kernel, &mut self.blocks[b], src, self.k)
     }
 
     /// One lookup, the kernel inlined into the caller

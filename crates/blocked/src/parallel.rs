@@ -5,7 +5,7 @@ use bloomlab_core::error::Result;
 use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
 use bloomlab_core::simd::{self, LocalKernel};
 
-use crate::{BATCH, Block, BlockedBloomFilter, Layout, hash_in, place_in, wide64_add};
+use crate::{BATCH, Block, BlockedBloomFilter, Layout, block_insert, hash_in, place_in};
 
 /// Below this many keys per thread, a thread costs more to start (tens of µs) and its table
 /// more to merge than its share of the inserts saves.
@@ -160,15 +160,7 @@ fn insert_range<S: HashScheme, K: Key>(
             if let Some(&(ahead, _)) = found.get(i + BATCH) {
                 simd::prefetch(&lines[ahead]);
             }
-            let block = &mut lines[local];
-            match layout {
-                Layout::Wide64 => {
-                    wide64_add(block, src, k);
-                }
-                _ => {
-                    kernel.insert(&mut block.0, (src >> 32) as u32, k);
-                }
-            }
+            block_insert(layout, kernel, &mut lines[local], src, k);
         }
     }
 }
