@@ -1,6 +1,11 @@
 //! Construction and every method of a decoded filter run in bounded time, whatever the input
 //! says. The bounds are loose (orders of magnitude above the measured µs) so that a shared,
 //! noisy machine never fails them; they catch a return of work that grows with a field.
+//!
+//! Each case counts its fastest of [`TRIES`] runs: work that grows with a field is there in
+//! every run, while a preemption or a burst of page faults on a loaded machine lands on one
+//! (a single timing of `with_fpr(100000, 0.03)` once took 6.6 ms in a debug build under CI
+//! load, where it takes about 40 µs).
 
 use std::time::{Duration, Instant};
 
@@ -8,17 +13,27 @@ use bloomlab_blocked::BlockedBloomFilter;
 use bloomlab_core::Filter;
 use bloomlab_core::format::{self, HEADER_LEN};
 
-fn within<T>(limit: Duration, what: &str, f: impl FnOnce() -> T) -> T {
-    let t = Instant::now();
-    let v = f();
-    let dt = t.elapsed();
-    assert!(dt < limit, "{what}: {dt:?}");
-    v
+const TRIES: usize = 5;
+
+fn within<T>(limit: Duration, what: &str, f: impl Fn() -> T) -> T {
+    let mut fastest = Duration::MAX;
+    let mut last = None;
+    for _ in 0..TRIES {
+        let t = Instant::now();
+        let v = f();
+        fastest = fastest.min(t.elapsed());
+        last = Some(v);
+    }
+    assert!(
+        fastest < limit,
+        "{what}: fastest of {TRIES} runs took {fastest:?}"
+    );
+    last.expect("TRIES > 0")
 }
 
 #[test]
 fn with_fpr_takes_microseconds_not_milliseconds() {
-    // Measured 10–30 µs at 3 %–0.1 %; the bound is 5 ms.
+    // Measured 4–45 µs in a release build and 10–260 µs in a debug build; the bound is 5 ms.
     for p in [0.5, 0.1, 0.03, 0.01, 0.001, 1e-4] {
         for n in [1u64, 2_000, 100_000] {
             within(
