@@ -14,6 +14,7 @@ use std::fmt;
 
 use xxhash_rust::xxh3::{xxh3_64_with_seed, xxh3_128_with_seed};
 
+use crate::Key;
 use crate::error::DecodeError;
 
 /// Seed of the default [`Xxh3Scheme`]. A format constant: changing it changes every probe
@@ -194,6 +195,69 @@ pub trait HashScheme: Clone + fmt::Debug + Send + Sync + 'static {
 
     /// Identify this scheme (and its key, if any) for byte formats and compatibility checks.
     fn descriptor(&self) -> SchemeDescriptor;
+
+    /// Whether [`hash_words8`](Self::hash_words8) and [`hash64_words8`](Self::hash64_words8)
+    /// hash eight keys faster than eight calls of [`hash`](Self::hash): batched operations then
+    /// hash their keys in chunks of eight ([`hash_chunk`], [`crate::simd::pipeline_chunks`]).
+    /// `false` by default; the keyed 64-bit SipHash scheme sets it (its rounds run in vector
+    /// lanes, [`crate::simd::sip24_x8`]).
+    const LANES: bool = false;
+
+    /// `[hash(w.to_le_bytes()) for w in words]`: eight keys of exactly 8 bytes, given as
+    /// their little-endian words. Must equal the per-key results (the default computes them).
+    #[inline(always)]
+    fn hash_words8(&self, words: &[u64; 8]) -> [KeyHash; 8] {
+        words.map(|w| self.hash(&w.to_le_bytes()))
+    }
+
+    /// `[hash64(w.to_le_bytes()) for w in words]`, as [`hash_words8`](Self::hash_words8).
+    #[inline(always)]
+    fn hash64_words8(&self, words: &[u64; 8]) -> [u64; 8] {
+        words.map(|w| self.hash64(&w.to_le_bytes()))
+    }
+}
+
+/// Hash up to eight keys into `out` (as long as `keys`, at most 8): the keys whose encoding
+/// is exactly 8 bytes — every integer key — together through `eight`, any others one at a
+/// time through `one`. With `one = |b| scheme.hash(b)` and `eight = |w| scheme.hash_words8(w)`
+/// this is `out[i] = scheme.hash(keys[i])`, computed in vector lanes where the scheme can.
+///
+/// ```
+/// use bloomlab_core::hash::{hash_chunk, HashScheme, KeyHash, Xxh3Scheme};
+///
+/// let keys: [&[u8]; 3] = [b"8 bytes!", b"short", b"another8"];
+/// let mut out = [KeyHash::new(0, 0); 3];
+/// hash_chunk(&keys[..], &mut out, |b| Xxh3Scheme.hash(b), |w| Xxh3Scheme.hash_words8(w));
+/// assert_eq!(out, keys.map(|k| Xxh3Scheme.hash(k)));
+/// ```
+#[inline(always)]
+pub fn hash_chunk<K: Key, H: Copy>(
+    keys: &[K],
+    out: &mut [H],
+    one: impl Fn(&[u8]) -> H,
+    eight: impl Fn(&[u64; 8]) -> [H; 8],
+) {
+    assert!(keys.len() <= 8 && out.len() == keys.len());
+    let mut words = [0u64; 8];
+    let mut others = 0u32;
+    for (i, key) in keys.iter().enumerate() {
+        key.with_key_bytes(|b| match <[u8; 8]>::try_from(b) {
+            Ok(a) => words[i] = u64::from_le_bytes(a),
+            Err(_) => {
+                out[i] = one(b);
+                others |= 1 << i;
+            }
+        });
+    }
+    if others.count_ones() as usize == keys.len() {
+        return;
+    }
+    let all = eight(&words);
+    for (i, (o, h)) in out.iter_mut().zip(all).enumerate() {
+        if others & (1 << i) == 0 {
+            *o = h;
+        }
+    }
 }
 
 /// The default scheme: xxh3-128 with the fixed seed [`XXH3_SEED`]. Fast and of good quality,
