@@ -266,7 +266,7 @@ pub use view::{BlockedBloomFilterView, BlockedFilterBytes};
 use bloomlab_core::Key;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
-use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
+use bloomlab_core::hash::{self, HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, LocalKernel, LocalProbe, PortableProbe};
@@ -432,6 +432,28 @@ pub(crate) fn hash_in<S: HashScheme, K: Key + ?Sized>(
     match layout {
         Layout::OneHash => KeyHash::new(key.with_key_bytes(|b| scheme.hash64(b)), 0),
         Layout::Local32 | Layout::Wide64 => key.with_key_bytes(|b| scheme.hash(b)),
+    }
+}
+
+/// [`hash_in`] for up to [`simd::CHUNK`] keys (`out` as long as `keys`), hashed in vector
+/// lanes where the scheme can ([`HashScheme::LANES`]).
+#[inline(always)]
+pub(crate) fn hash_chunk_in<S: HashScheme, K: Key>(
+    layout: Layout,
+    scheme: &S,
+    keys: &[K],
+    out: &mut [KeyHash],
+) {
+    match layout {
+        Layout::OneHash => hash::hash_chunk(
+            keys,
+            out,
+            |b| KeyHash::new(scheme.hash64(b), 0),
+            |w| scheme.hash64_words8(w).map(|x| KeyHash::new(x, 0)),
+        ),
+        Layout::Local32 | Layout::Wide64 => {
+            hash::hash_chunk(keys, out, |b| scheme.hash(b), |w| scheme.hash_words8(w))
+        }
     }
 }
 
@@ -733,6 +755,20 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// while key `i` is inserted, so the cache misses overlap. Keys are inserted in order; the
     /// result is identical to inserting them one by one.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        if S::LANES {
+            // Hashed eight at a time in vector lanes; the same keys inserted in the same order.
+            simd::pipeline_chunks::<Self, K, KeyHash, BATCH>(
+                self,
+                keys,
+                KeyHash::new(0, 0),
+                |f, ks, hs| hash_chunk_in(f.layout, f.meta.scheme(), ks, hs),
+                |f, h| simd::prefetch(&f.blocks[f.block_index(*h)]),
+                |f, _, h| {
+                    f.insert_one(h);
+                },
+            );
+            return;
+        }
         let mut ring = [KeyHash::new(0, 0); BATCH];
         for (r, key) in ring.iter_mut().zip(keys) {
             *r = self.hash_key(key);
@@ -813,6 +849,49 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             (fastrange(h.h1, n) as usize, h.h2)
         };
         let prefetch = |&(b, _): &(usize, u64)| simd::prefetch(&blocks[b]);
+        if S::LANES && D >= simd::CHUNK && D % simd::CHUNK == 0 {
+            // The same loop with keys hashed eight at a time in vector lanes.
+            let layout = f.layout;
+            let hash = |_: &[bool], ks: &[K], out: &mut [(usize, u64)]| {
+                let mut hs = [KeyHash::new(0, 0); simd::CHUNK];
+                hash_chunk_in(layout, f.meta.scheme(), ks, &mut hs[..ks.len()]);
+                for (o, h) in out.iter_mut().zip(hs) {
+                    *o = match layout {
+                        Layout::OneHash => (one_hash_block(h.h1, n), h.h1),
+                        Layout::Local32 | Layout::Wide64 => (fastrange(h.h1, n) as usize, h.h2),
+                    };
+                }
+            };
+            let prefetch = |_: &[bool], h: &(usize, u64)| prefetch(h);
+            let fill = (0, 0);
+            match layout {
+                Layout::OneHash => simd::pipeline_chunks::<[bool], K, _, D>(
+                    out,
+                    keys,
+                    fill,
+                    hash,
+                    prefetch,
+                    |out, i, (b, x)| out[i] = kernel.contains(&blocks[b].0, x as u32, k),
+                ),
+                Layout::Local32 => simd::pipeline_chunks::<[bool], K, _, D>(
+                    out,
+                    keys,
+                    fill,
+                    hash,
+                    prefetch,
+                    |out, i, (b, h2)| out[i] = kernel.contains(&blocks[b].0, (h2 >> 32) as u32, k),
+                ),
+                Layout::Wide64 => simd::pipeline_chunks::<[bool], K, _, D>(
+                    out,
+                    keys,
+                    fill,
+                    hash,
+                    prefetch,
+                    |out, i, (b, h2)| out[i] = wide64_contains(&blocks[b], h2, k),
+                ),
+            }
+            return;
+        }
         match f.layout {
             Layout::OneHash => {
                 let hash = |key: &K| {

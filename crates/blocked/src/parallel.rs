@@ -2,10 +2,12 @@
 
 use bloomlab_core::Key;
 use bloomlab_core::error::Result;
-use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
+use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::simd::{self, LocalKernel};
 
-use crate::{BATCH, Block, BlockedBloomFilter, Layout, block_insert, hash_in, place_in};
+use crate::{
+    BATCH, Block, BlockedBloomFilter, Layout, block_insert, hash_chunk_in, hash_in, place_in,
+};
 
 /// Below this many keys per thread, a thread costs more to start (tens of µs) and its table
 /// more to merge than its share of the inserts saves.
@@ -145,12 +147,24 @@ fn insert_range<S: HashScheme, K: Key>(
     let mut found = vec![(0usize, 0u64); ROUND];
     for round in keys.chunks(ROUND) {
         let mut m = 0;
-        for key in round {
-            let (b, src) = place_in(layout, hash_in(layout, scheme, key), n as u64);
+        let mut keep = |h: KeyHash| {
+            let (b, src) = place_in(layout, h, n as u64);
             // `b − lo` wraps for blocks below the range, so one compare tests both ends.
             let local = b.wrapping_sub(lo);
             found[m] = (local, src);
             m += usize::from(local < lines.len());
+        };
+        if S::LANES {
+            // Eight keys' hashes at a time, in vector lanes.
+            for chunk in round.chunks(simd::CHUNK) {
+                let mut hs = [KeyHash::new(0, 0); simd::CHUNK];
+                hash_chunk_in(layout, scheme, chunk, &mut hs[..chunk.len()]);
+                hs[..chunk.len()].iter().for_each(|&h| keep(h));
+            }
+        } else {
+            for key in round {
+                keep(hash_in(layout, scheme, key));
+            }
         }
         let found = &found[..m];
         for &(local, _) in found.iter().take(BATCH) {

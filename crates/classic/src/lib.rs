@@ -122,7 +122,7 @@ mod parallel;
 use bloomlab_core::bits::{BitArray, get_le_bit};
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
-use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme};
+use bloomlab_core::hash::{self, HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd;
@@ -383,12 +383,23 @@ impl<S: HashScheme> BloomFilter<S> {
             ));
         }
         let ahead = self.prefetched_probes();
-        simd::pipeline::<K, KeyHash, D>(
-            keys,
-            |k| self.hash_key(k),
-            |h| self.prefetch_probes(h, ahead),
-            |i, h| out[i] = self.contains_all(h),
-        );
+        if S::LANES && D >= simd::CHUNK && D % simd::CHUNK == 0 {
+            simd::pipeline_chunks::<[bool], K, KeyHash, D>(
+                out,
+                keys,
+                KeyHash::new(0, 0),
+                |_, ks, hs| self.hash_chunk(ks, hs),
+                |_, h| self.prefetch_probes(h, ahead),
+                |out, i, h| out[i] = self.contains_all(h),
+            );
+        } else {
+            simd::pipeline::<K, KeyHash, D>(
+                keys,
+                |k| self.hash_key(k),
+                |h| self.prefetch_probes(h, ahead),
+                |i, h| out[i] = self.contains_all(h),
+            );
+        }
         Ok(())
     }
 
@@ -396,6 +407,21 @@ impl<S: HashScheme> BloomFilter<S> {
     /// bytes, its probes' words prefetched) [`BATCH`] keys before it is inserted. Keys are inserted in order; the filter is identical to the one
     /// built by inserting them one by one.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        if S::LANES {
+            // Hashed eight at a time in vector lanes; the same keys inserted in the same order.
+            let probes = self.prefetched_probes();
+            simd::pipeline_chunks::<Self, K, KeyHash, BATCH>(
+                self,
+                keys,
+                KeyHash::new(0, 0),
+                |f, ks, hs| f.hash_chunk(ks, hs),
+                |f, h| f.prefetch_probes(h, probes),
+                |f, _, h| {
+                    f.insert_hash(h);
+                },
+            );
+            return;
+        }
         let mut ring = [KeyHash::new(0, 0); BATCH];
         let probes = self.prefetched_probes();
         for (r, key) in ring.iter_mut().zip(keys) {
@@ -431,6 +457,13 @@ impl<S: HashScheme> BloomFilter<S> {
         for i in h.positions(probes, self.bits.len()) {
             simd::prefetch(&words[(i >> 6) as usize]);
         }
+    }
+
+    /// Hash up to [`simd::CHUNK`] keys into `out`, in vector lanes where the scheme can.
+    #[inline(always)]
+    fn hash_chunk<K: Key>(&self, keys: &[K], out: &mut [KeyHash]) {
+        let s = self.meta.scheme();
+        hash::hash_chunk(keys, out, |b| s.hash(b), |w| s.hash_words8(w));
     }
 
     /// The hash scheme.

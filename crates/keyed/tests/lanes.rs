@@ -1,0 +1,145 @@
+//! Batched operations under a scheme that hashes eight keys in vector lanes (`Sip64Scheme`,
+//! `HashScheme::LANES`): they answer exactly as single lookups and build exactly the filter
+//! that single inserts build, for every batch length around the chunk of eight, every blocked
+//! layout, integer keys (8 bytes, the lane path) and byte keys of other lengths mixed in.
+
+use bloomlab_blocked::{BlockedBloomFilter, Layout};
+use bloomlab_classic::BloomFilter;
+use bloomlab_core::hash::{HashScheme, KeyHash, hash_chunk};
+use bloomlab_keyed::Sip64Scheme;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn scheme() -> Sip64Scheme {
+    Sip64Scheme::from_secret(*b"lanes of eight!!")
+}
+
+const LENGTHS: [usize; 14] = [0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 100, 1_001];
+
+fn u64_keys(n: usize, seed: u64) -> Vec<u64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random()).collect()
+}
+
+/// Byte keys, about one in three exactly 8 bytes long (the lane path), the rest 0–20.
+fn byte_keys(n: usize, seed: u64) -> Vec<Vec<u8>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let len = if rng.random_bool(0.35) {
+                8
+            } else {
+                rng.random_range(0..=20)
+            };
+            (0..len).map(|_| rng.random()).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn chunks_hash_as_single_keys_do() {
+    let s = scheme();
+    for keys in [byte_keys(8, 1), byte_keys(5, 2), byte_keys(0, 3)] {
+        let mut out = vec![KeyHash::new(0, 0); keys.len()];
+        hash_chunk(&keys, &mut out, |b| s.hash(b), |w| s.hash_words8(w));
+        let want: Vec<KeyHash> = keys.iter().map(|k| s.hash(k)).collect();
+        assert_eq!(out, want);
+        let mut out64 = vec![0u64; keys.len()];
+        hash_chunk(&keys, &mut out64, |b| s.hash64(b), |w| s.hash64_words8(w));
+        assert_eq!(out64, keys.iter().map(|k| s.hash64(k)).collect::<Vec<_>>());
+    }
+    let words: [u64; 8] = std::array::from_fn(|i| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let lanes = s.hash_words8(&words);
+    for (w, h) in words.iter().zip(lanes) {
+        assert_eq!(h, s.hash(&w.to_le_bytes()));
+    }
+}
+
+#[test]
+fn classic_batches_match_single_operations() {
+    for (i, &n) in LENGTHS.iter().enumerate() {
+        let seed = 10 + i as u64;
+        let keys = u64_keys(n, seed);
+        let mut single = BloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme()).unwrap();
+        for k in &keys {
+            single.insert(k);
+        }
+        let mut batched = BloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme()).unwrap();
+        batched.insert_batch(&keys);
+        assert_eq!(batched, single, "n = {n}");
+        let queries = [keys.clone(), u64_keys(n, seed + 100)].concat();
+        let want: Vec<bool> = queries.iter().map(|q| single.might_contain(q)).collect();
+        let mut out = vec![false; queries.len()];
+        single.might_contain_batch(&queries, &mut out).unwrap();
+        assert_eq!(out, want, "n = {n}");
+        // Distances that are and are not multiples of the chunk take both drivers.
+        single
+            .might_contain_batch_at::<_, 8>(&queries, &mut out)
+            .unwrap();
+        assert_eq!(out, want, "n = {n}, D = 8");
+        single
+            .might_contain_batch_at::<_, 3>(&queries, &mut out)
+            .unwrap();
+        assert_eq!(out, want, "n = {n}, D = 3");
+
+        let bytes = byte_keys(n, seed + 200);
+        let mut single = BloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme()).unwrap();
+        for k in &bytes {
+            single.insert(k);
+        }
+        let mut batched = BloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme()).unwrap();
+        batched.insert_batch(&bytes);
+        assert_eq!(batched, single, "byte keys, n = {n}");
+        let mut out = vec![false; bytes.len()];
+        batched.might_contain_batch(&bytes, &mut out).unwrap();
+        assert!(out.iter().all(|&o| o), "byte keys, n = {n}");
+    }
+}
+
+#[test]
+fn blocked_batches_match_single_operations_in_every_layout() {
+    for layout in [Layout::OneHash, Layout::Local32, Layout::Wide64] {
+        for (i, &n) in LENGTHS.iter().enumerate() {
+            let seed = 30 + i as u64;
+            let new = || {
+                BlockedBloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme())
+                    .unwrap()
+                    .with_layout(layout)
+                    .unwrap()
+            };
+            let keys = u64_keys(n, seed);
+            let mut single = new();
+            for k in &keys {
+                single.insert(k);
+            }
+            let mut batched = new();
+            batched.insert_batch(&keys);
+            assert_eq!(batched, single, "{layout:?}, n = {n}");
+            let queries = [keys.clone(), u64_keys(n, seed + 100)].concat();
+            let want: Vec<bool> = queries.iter().map(|q| single.might_contain(q)).collect();
+            let mut out = vec![false; queries.len()];
+            single.might_contain_batch(&queries, &mut out).unwrap();
+            assert_eq!(out, want, "{layout:?}, n = {n}");
+            single
+                .might_contain_batch_at::<_, 8>(&queries, &mut out)
+                .unwrap();
+            assert_eq!(out, want, "{layout:?}, n = {n}, D = 8");
+            single
+                .might_contain_batch_at::<_, 5>(&queries, &mut out)
+                .unwrap();
+            assert_eq!(out, want, "{layout:?}, n = {n}, D = 5");
+
+            let bytes = byte_keys(n, seed + 200);
+            let mut single = new();
+            for k in &bytes {
+                single.insert(k);
+            }
+            let mut batched = new();
+            batched.insert_batch(&bytes);
+            assert_eq!(batched, single, "{layout:?}, byte keys, n = {n}");
+            let mut out = vec![false; bytes.len()];
+            batched.might_contain_batch(&bytes, &mut out).unwrap();
+            assert!(out.iter().all(|&o| o), "{layout:?}, byte keys, n = {n}");
+        }
+    }
+}
