@@ -473,6 +473,7 @@ pub fn registry() -> Vec<Entry> {
         ours::blocked_entry(),
         ours::blocked_keyed_entry(),
         ours::blocked_batched_entry(),
+        ours::blocked_keyed_batched_entry(),
         ours::sbbf_entry(),
         ours::sbbf_batched_entry(),
         ours::counting_entry(),
