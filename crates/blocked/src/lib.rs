@@ -182,7 +182,13 @@
 //! [`bloomlab_core::simd::pipeline`]: the key [`BATCH`] positions ahead is hashed and its
 //! block prefetched while the current one is answered, so cache misses (and a keyed scheme's
 //! slower hashing) overlap instead of being paid one after another. Answers are identical to
-//! [`might_contain`](BlockedBloomFilter::might_contain) (tested).
+//! [`might_contain`](BlockedBloomFilter::might_contain) (tested). Under a scheme that hashes
+//! eight keys in vector lanes ([`HashScheme::LANES`]: the keyed 64-bit SipHash scheme) the
+//! batched lookups and inserts, the atomic filter's `insert_batch` and the parallel build
+//! hash eight keys per call ([`bloomlab_core::simd::pipeline_chunks`]): keyed batched lookups
+//! then take 0.44 / 0.44 / 0.17× the time of fastbloom's keyed lookups at 10^5 / 10^6 / 10^7,
+//! and a keyed `insert_batch` build 16.2 / 20.7 / 21.7 ns/key against 22.2 / 36.9 / 86.4 one
+//! insert at a time (`bloomlab_keyed`, *Batched hashing*).
 //!
 //! # Measured
 //!

@@ -35,8 +35,9 @@
 //! time the tests go away.
 //!
 //! Other sections: the Ribbon filter's column parities ([`Parity`], run through
-//! [`run_parity`]) and the classic filter's whole-array probes ([`classic_contains_all`]), each
-//! with its scalar twin.
+//! [`run_parity`]), the classic filter's whole-array probes ([`classic_contains_all`]) and the
+//! keyed scheme's SipHash-2-4 of eight keys in vector lanes ([`sip24_x8`], driven by
+//! [`pipeline_chunks`]), each with its scalar twin.
 //!
 //! # Pipeline
 //!

@@ -128,6 +128,39 @@
 //! [`Sip64Scheme::sip64`]). Only batching hides the hash: at 10^7 a batched keyed lookup
 //! is 0.67–0.71× an unkeyed single one.
 //!
+//! # Batched hashing
+//!
+//! A batched operation knows its keys in advance, so it need not hash them one at a time:
+//! [`Sip64Scheme`] sets [`HashScheme::LANES`], and the classic and blocked filters' batched
+//! lookups and inserts, the atomic blocked filter's `insert_batch` and the blocked parallel
+//! build then hash eight 8-byte keys per call with [`simd::sip24_x8`] — the eight messages'
+//! SipHash-2-4 states side by side in the lanes of four vector registers, the same 8
+//! SipRounds for all of them (keys of other lengths in a chunk take the scalar path; the
+//! answers and the filter are the same either way, `tests/lanes.rs`). The hash of one key
+//! is a chain of dependent rounds that no out-of-order window of a few lookups can hide,
+//! and its 130 scalar instructions are what a batch pays per key however far ahead it
+//! hashes; in lanes the chain is shared by eight keys.
+//!
+//! `cargo run --release -p bloomlab-keyed --example sip_lanes` (4 096 keys, 41 rounds of
+//! every method in a rotating order, medians; 2-vCPU Intel Xeon with AVX-512): one key at a
+//! time 17.1 ns/key, eight in lanes **4.0 ns/key with AVX-512** (0.24× [0.19–0.32]), 6.7
+//! with the AVX2 path forced (0.41×), our portable rounds 16.1. In the harness
+//! (`bench-harness run --filters classic,classic-batched,classic-keyed-sip64,classic-keyed-sip64-batched,blocked,blocked-batched,blocked-keyed,blocked-keyed-batched,fastbloom-sip
+//! --n 1e5,1e6,1e7 --fpr 0.01 --experiments none`, then `bench-harness ratio`; one run,
+//! medians of per-round ratios with 95 % intervals):
+//!
+//! | n | keyed batched / unkeyed batched (classic) | keyed batched / fastbloom-sip (classic) | the same two before (committed run at e8e1cd7) | blocked keyed batched / fastbloom-sip |
+//! |---|---|---|---|---|
+//! | 10^5 | 1.21 [1.11–1.36] | 0.56 [0.51–0.61] | 2.01 / 0.92 | 0.44 [0.42–0.47] |
+//! | 10^6 | 1.24 [1.11–1.38] | 0.54 [0.51–0.67] | 1.85 / 0.82 | 0.44 [0.41–0.49] |
+//! | 10^7 | 1.18 [0.93–1.27] | 0.43 [0.39–0.52] | 1.34 / 0.47 | 0.17 [0.16–0.19] |
+//!
+//! So a keyed batched lookup now costs 1.2× an unkeyed batched one (≤ 1.5×) and about half
+//! of fastbloom's keyed single lookup. Builds through `insert_batch` in the same run: keyed
+//! classic 14.7 / 27.8 / 45.8 ns/key against 23.2 / 43.4 / 62.1 one insert at a time;
+//! keyed blocked 16.2 / 20.7 / 21.7 against 22.2 / 36.9 / 86.4. Single lookups cannot do
+//! this — one key, one chain — and stay where the table above puts them.
+//!
 //! Earlier measurements, with the example below and the previous loop:
 //!
 //! `cargo run --release -p bloomlab-keyed --example keyed_speed` (filters for `n` 8-byte keys

@@ -3,7 +3,7 @@
 //! that single inserts build, for every batch length around the chunk of eight, every blocked
 //! layout, integer keys (8 bytes, the lane path) and byte keys of other lengths mixed in.
 
-use bloomlab_blocked::{BlockedBloomFilter, Layout};
+use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, Layout};
 use bloomlab_classic::BloomFilter;
 use bloomlab_core::hash::{HashScheme, KeyHash, hash_chunk};
 use bloomlab_keyed::Sip64Scheme;
@@ -140,6 +140,46 @@ fn blocked_batches_match_single_operations_in_every_layout() {
             let mut out = vec![false; bytes.len()];
             batched.might_contain_batch(&bytes, &mut out).unwrap();
             assert!(out.iter().all(|&o| o), "{layout:?}, byte keys, n = {n}");
+        }
+    }
+}
+
+#[test]
+fn atomic_batches_and_parallel_builds_match_single_inserts() {
+    for layout in [Layout::OneHash, Layout::Local32] {
+        for (i, &n) in LENGTHS.iter().enumerate() {
+            let new = || {
+                BlockedBloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme())
+                    .unwrap()
+                    .with_layout(layout)
+                    .unwrap()
+            };
+            let keys = u64_keys(n, 50 + i as u64);
+            let mut single = new();
+            for k in &keys {
+                single.insert(k);
+            }
+            let atomic = AtomicBlockedBloomFilter::try_from(new()).unwrap();
+            atomic.insert_batch(&keys);
+            assert_eq!(atomic.to_filter(), single, "atomic, {layout:?}, n = {n}");
+        }
+        // Past the parallel build's threshold, so the threads share the keys (a number of
+        // keys that is not a multiple of a round or a chunk).
+        let keys = u64_keys(3 * (1 << 15) + 1_027, 60); // 2^15 keys a thread at least
+        let new = || {
+            BlockedBloomFilter::with_fpr_and_scheme(keys.len() as u64, 0.01, scheme())
+                .unwrap()
+                .with_layout(layout)
+                .unwrap()
+        };
+        let mut single = new();
+        for k in &keys {
+            single.insert(k);
+        }
+        for threads in [2, 3] {
+            let mut parallel = new();
+            parallel.insert_parallel_with_threads(&keys, threads);
+            assert_eq!(parallel, single, "{threads} threads, {layout:?}");
         }
     }
 }
