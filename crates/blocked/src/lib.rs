@@ -239,12 +239,19 @@
 //! `speed` example (after its lookup passes) reads 22 / 81 / 97 µs at 2 000 / 10^6 / 10^7
 //! keys with each table kept, and 17 / 50 / 645 µs with each dropped before the next call
 //! (glibc then serves reused memory, which it must clear). Below p ≈ 3·10^-5 the sizing
-//! needs double-double sums (10–25 µs per evaluation), and a secant from a coarse start
-//! keeps it to 7–10 of them (`cargo run --release -p bloomlab-blocked --example sizing`,
-//! fastest of five calls, load 1): 82–142 µs from 1.6·10^-5 to 1.6·10^-8, 0.2–0.4 ms down
-//! to 10^-12, 0.3–1.3 ms below (it was 0.27–0.37 ms at 10^-6, 0.53–0.63 ms at 10^-8 and
-//! 6.6 ms at 10^-12 with the bracketed search alone) — the 50 µs is still not met
-//! there.
+//! needs double-double sums. They now cost 3.5 / 7 / 11 µs at k = 14 / 20 / 27 (were 7 /
+//! 14 / 25: one weight per term cached per `k`, and every term's exponential computed side
+//! by side instead of one long dependent chain after another), and Newton's method from a
+//! fitted start needs 3–6 of them (the secant from a coarse f64 search needed 7–10 and the
+//! search itself 15–85 µs). `cargo run --release -p bloomlab-blocked --example sizing`
+//! (fastest of five calls): **10–34 µs from 1.6·10^-5 to 5·10^-14**, 41–54 µs to
+//! 1.6·10^-15 (were 70–120 µs to 1.6·10^-8, 0.2–0.4 ms to 10^-12, 0.3–1.3 ms below); the
+//! same bits/item and `k` at every target of the table. Further down (p below about
+//! 10^-15) even double-double cancels too far, and the occupancy chain sizes the filter in
+//! 10–90 ms (the double-double sums have no correct digit left there: the previous sizing
+//! refused 10^-20, which 1130 bits/item reach, and answered 7.8·10^8 bits/item for
+//! 10^-60); where Newton's method finds no density up to 4096 bits/item (10^-30 and below)
+//! the target is refused in a few ms.
 //!
 //! # Threads, parallel builds and bytes in place
 //!
