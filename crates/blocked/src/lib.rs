@@ -248,10 +248,10 @@
 //! 1.6·10^-15 (were 70–120 µs to 1.6·10^-8, 0.2–0.4 ms to 10^-12, 0.3–1.3 ms below); the
 //! same bits/item and `k` at every target of the table. Further down (p below about
 //! 10^-15) even double-double cancels too far, and the occupancy chain sizes the filter in
-//! 10–90 ms (the double-double sums have no correct digit left there: the previous sizing
-//! refused 10^-20, which 1130 bits/item reach, and answered 7.8·10^8 bits/item for
-//! 10^-60); where Newton's method finds no density up to 4096 bits/item (10^-30 and below)
-//! the target is refused in a few ms.
+//! 6–47 ms down to 10^-20 (the double-double sums have no correct digit left there: the
+//! previous sizing refused 10^-20, which 1130 bits/item reach, and answered 7.8·10^8
+//! bits/item for 10^-60); below what 4096 bits/item reach (3·10^-25 at best, k = 45) the
+//! target is refused in 3–5 ms.
 //!
 //! # Threads, parallel builds and bytes in place
 //!
