@@ -210,8 +210,19 @@
 //! The last row is the example after a fix: in the rows above, the two passes of a pair that
 //! ran back to back on one chunk found at 10^7 the blocks the first had brought into L2
 //! (16 384 blocks are 1 MiB), which favoured sbbf-rs, always the middle two; each pass now
-//! reads its own chunk. In cache the same binary reads ≈ 1.05 in some processes and ≈ 1.26
-//! in others (and in one process both, in phases); the cause is not found.
+//! reads its own chunk. In cache the same binary reads ≈ 1.05 in some processes and ≈ 1.2
+//! in others (and in one process both, in phases). The cause is the machine, not the code:
+//! with `--absolute` the example also prints each filter's fastest whole pass, and at 10^5
+//! it found two states — a fast one, blocked 4.13 ns and sbbf-rs 3.56 ns per lookup (ratio
+//! 1.16, five processes of eight), and slow ones where both take 1.4–1.7× longer, 4.9–6.3 ns,
+//! at ratios 0.99–1.05 (every process for some minutes after; no steal time is reported, so
+//! most likely a physical core shared with another guest, which slows the split block's
+//! shorter instruction stream more). So at full speed the single lookup is 1.16× sbbf-rs in
+//! cache: about four more instructions per lookup (the lane row for `k < 8`, two shifts
+//! for the bit where the split block takes one, `vzeroupper` after a 512-bit permute; the
+//! split block's eight probes fill a vector exactly), which the 512-bit layout's free probe
+//! positions cost. Passing `h` in a register instead of through memory measured the same
+//! (4.17 ns).
 //!
 //! In the harness's committed run (`cargo run --release -p bench-harness`, `bench-harness
 //! ratio blocked/sbbf-rs`, load 1.3–1.6, with the AVX-512 kernels): 1.14 [1.04–1.45] at
