@@ -300,9 +300,11 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             "{n} random u64 keys at a 1 % target; {cores} cores available \
              (std::thread::available_parallelism, measured on a thread {} the harness's \
              one-CPU pin); 1-minute load average {} before and {} after. \
-             Build ns/key (wall clock) with one thread and with insert_parallel (all cores: one \
-             run of keys per core into a private table, ORed together; bit-identical, checked \
-             here by the set-bit counts), and inserts into one shared atomic filter from 1 and \
+             Build ns/key (wall clock) with one thread and with insert_parallel (all cores; \
+             blocked: each core inserts, from all the keys, those whose block lies in its \
+             share of the table; classic: one run of keys per core into a private table, \
+             ORed together; both bit-identical, checked here by the set-bit counts), and \
+             inserts into one shared atomic filter from 1 and \
              2 threads (contiguous runs of keys). Each speed-up: the median over {ROUNDS} \
              rounds of (A1 + A2) / (B1 + B2) with the one-thread (A) and all-cores (B) runs \
              in the order A B B A, pairs in a different order per round, [a bootstrap 95 % \
