@@ -844,45 +844,23 @@ pub fn blocked_fpr_markov(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     }
     // The chain and the Poisson mixture in one pass, stopping once the block loads not yet
     // reached can add no more than 1e-10 of the sum (their terms are at most 1, so the
-    // Poisson tail bounds them), and skipping the occupancies the chain has left behind
-    // (probability below 1e-300): for sparse filters with many probes, where the closed
-    // form hands its value here, a few milliseconds instead of tens.
-    let bb = block_bits as usize;
-    let b = f64::from(block_bits);
-    let mut dist = vec![0.0f64; bb + 1];
-    dist[0] = 1.0;
-    let pw: Vec<f64> = (0..=bb).map(|x| (x as f64 / b).powi(k as i32)).collect();
-    let (mut low, mut reach) = (0usize, 0usize); // the occupancies still carrying mass
+    // Poisson tail bounds them); the chain skips the occupancies it has left behind. For
+    // sparse filters with many probes, where the closed form hands its value here, a few
+    // milliseconds instead of tens.
+    let mut chain = Occupancy::new(k, block_bits);
     let (mut total, mut ln_fact) = (0.0f64, 0.0f64);
     for i in 0..=poisson_upper(lambda) {
         if i > 0 {
             ln_fact += (i as f64).ln();
         }
         let pois = (-lambda + i as f64 * lambda.ln() - ln_fact).exp();
-        let term: f64 = dist[low..=reach]
-            .iter()
-            .zip(&pw[low..])
-            .map(|(d, p)| d * p)
-            .sum();
-        total += pois * term;
+        total += pois * chain.term();
         // P(load > i) ≤ Pois(i)·r/(1 − r) with r = λ/(i + 1) < 1.
         let r = lambda / (i as f64 + 1.0);
         if r < 0.5 && pois * r / (1.0 - r) <= 1e-10 * total {
             break;
         }
-        for _ in 0..k {
-            reach = (reach + 1).min(bb);
-            for x in (low.max(1)..=reach).rev() {
-                dist[x] = dist[x] * (x as f64 / b) + dist[x - 1] * ((bb - x + 1) as f64 / b);
-            }
-            if low == 0 {
-                dist[0] = 0.0;
-            }
-            while low < reach && dist[low] < 1e-300 {
-                dist[low] = 0.0;
-                low += 1;
-            }
-        }
+        chain.add_key();
     }
     total.min(1.0)
 }
@@ -897,39 +875,79 @@ fn poisson_upper(lambda: f64) -> u64 {
 /// block with `x` ones sets a new bit with probability `(B − x)/B`. Independent of the density,
 /// so one pass serves every `λ`.
 fn blocked_occupancy_terms(k: u32, block_bits: u32, max_keys: u64) -> Vec<f64> {
-    let bb = block_bits as usize;
-    let b = f64::from(block_bits);
-    let mut dist = vec![0.0f64; bb + 1]; // dist[x] = P(X = x)
-    dist[0] = 1.0;
-    let pw: Vec<f64> = (0..=bb).map(|x| (x as f64 / b).powi(k as i32)).collect();
-    let mut reach = 0usize; // largest x with non-zero probability
+    let mut chain = Occupancy::new(k, block_bits);
     let mut terms = Vec::with_capacity(max_keys as usize + 1);
     for _ in 0..=max_keys {
-        terms.push(dist[..=reach].iter().zip(&pw).map(|(d, p)| d * p).sum());
-        // One more key: k more throws.
-        for _ in 0..k {
-            reach = (reach + 1).min(bb);
-            for x in (1..=reach).rev() {
-                dist[x] = dist[x] * (x as f64 / b) + dist[x - 1] * ((bb - x + 1) as f64 / b);
-            }
-            dist[0] = 0.0;
-        }
+        terms.push(chain.term());
+        chain.add_key();
     }
     terms
+}
+
+/// The occupancy chain of one block: `dist[x] = P(X = x)` for the number `X` of distinct bits
+/// set among `B`, one key (`k` uniform throws) at a time.
+struct Occupancy {
+    dist: Vec<f64>,
+    /// `(x/B)^k`: a non-member's chance to hit only set bits when `x` are set.
+    pw: Vec<f64>,
+    /// The occupancies still carrying mass: `low..=reach` (those below `low` fell under
+    /// 1e-300 and are dropped, which moves no result above 1e-290).
+    low: usize,
+    reach: usize,
+    k: u32,
+}
+
+impl Occupancy {
+    fn new(k: u32, block_bits: u32) -> Self {
+        let bb = block_bits as usize;
+        let b = f64::from(block_bits);
+        let mut dist = vec![0.0f64; bb + 1];
+        dist[0] = 1.0;
+        let pw = (0..=bb).map(|x| (x as f64 / b).powi(k as i32)).collect();
+        Occupancy {
+            dist,
+            pw,
+            low: 0,
+            reach: 0,
+            k,
+        }
+    }
+
+    /// `E[(X/B)^k]` at the current load.
+    fn term(&self) -> f64 {
+        let (low, reach) = (self.low, self.reach);
+        self.dist[low..=reach]
+            .iter()
+            .zip(&self.pw[low..])
+            .map(|(d, p)| d * p)
+            .sum()
+    }
+
+    /// One more key: `k` more throws, each setting a new bit with probability `(B − x)/B`.
+    fn add_key(&mut self) {
+        let bb = self.dist.len() - 1;
+        let b = bb as f64;
+        for _ in 0..self.k {
+            self.reach = (self.reach + 1).min(bb);
+            let dist = &mut self.dist;
+            for x in (self.low.max(1)..=self.reach).rev() {
+                dist[x] = dist[x] * (x as f64 / b) + dist[x - 1] * ((bb - x + 1) as f64 / b);
+            }
+            if self.low == 0 {
+                dist[0] = 0.0;
+            }
+            while self.low < self.reach && dist[self.low] < 1e-300 {
+                dist[self.low] = 0.0;
+                self.low += 1;
+            }
+        }
+    }
 }
 
 /// `Σ_i Pois(i; λ) · terms[i]` over the available terms (the tests' reference mixture).
 #[cfg(test)]
 fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
-    let mut ln_fact = 0.0f64;
-    let mut total = 0.0;
-    for (i, t) in terms.iter().enumerate() {
-        if i > 0 {
-            ln_fact += (i as f64).ln();
-        }
-        total += (-lambda + i as f64 * lambda.ln() - ln_fact).exp() * t;
-    }
-    total.min(1.0)
+    poisson_mixture_with_slope(lambda, terms).0
 }
 
 /// [`poisson_mixture`] and its derivative in `λ`: `Σ_i Pois(i; λ)·(i/λ − 1)·terms[i]`.
