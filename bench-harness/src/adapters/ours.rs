@@ -197,12 +197,12 @@ impl<F: BatchApi> Adapter for Batched<F> {
         Ok((Batched(f), 0))
     }
 
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, key: u64) -> bool {
         self.0.insert_bytes(&key.to_le_bytes()).is_ok()
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains(&self, key: u64) -> bool {
         self.0.might_contain_bytes(&key.to_le_bytes())
     }
@@ -465,7 +465,7 @@ impl<const B: bool> Adapter for Ribbon<B> {
         false
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains(&self, key: u64) -> bool {
         self.0.might_contain(&key)
     }

@@ -20,42 +20,42 @@ pub trait Key {
 }
 
 impl Key for [u8] {
-    #[inline]
+    #[inline(always)]
     fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         f(self)
     }
 }
 
 impl<const N: usize> Key for [u8; N] {
-    #[inline]
+    #[inline(always)]
     fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         f(self)
     }
 }
 
 impl Key for Vec<u8> {
-    #[inline]
+    #[inline(always)]
     fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         f(self)
     }
 }
 
 impl Key for str {
-    #[inline]
+    #[inline(always)]
     fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         f(self.as_bytes())
     }
 }
 
 impl Key for String {
-    #[inline]
+    #[inline(always)]
     fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         f(self.as_bytes())
     }
 }
 
 impl<T: Key + ?Sized> Key for &T {
-    #[inline]
+    #[inline(always)]
     fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         (**self).with_key_bytes(f)
     }
@@ -66,7 +66,7 @@ impl<T: Key + ?Sized> Key for &T {
 macro_rules! integer_keys {
     ($($t:ty => $wide:ty),* $(,)?) => {$(
         impl Key for $t {
-            #[inline]
+            #[inline(always)]
             fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
                 f(&(*self as $wide).to_le_bytes())
             }

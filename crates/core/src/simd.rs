@@ -3000,8 +3000,11 @@ impl ColumnQuery {
     /// nothing read) unless `base + 2r + group overshoot ≤ words.len()`.
     #[inline(always)]
     pub fn columns3(self, words: &[u64], base: usize, wide: bool, m: [u64; 3]) -> Option<u32> {
-        if base.saturating_add(usize::from(self.reach)) > words.len() {
-            return None;
+        // `base + reach ≤ len` as `base ≤ len − reach`: the bound does not depend on the row,
+        // so a loop of lookups computes it once.
+        match words.len().checked_sub(usize::from(self.reach)) {
+            Some(last) if base <= last => {}
+            _ => return None,
         }
         let r = usize::from(self.r);
         let third = if wide { 2 * r } else { r };

@@ -286,7 +286,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     }
 
     /// `false`: the key is definitely not in the filter. `true`: it maybe is.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         self.might_contain_hash(self.hash_key(key))
     }

@@ -307,7 +307,7 @@ impl<S: HashScheme> CuckooFilter<S> {
     }
 
     /// `false`: the key was definitely never inserted (or was removed). `true`: maybe.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         self.might_contain_hash(self.hash_key(key))
     }

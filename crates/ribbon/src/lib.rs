@@ -594,7 +594,7 @@ impl<S: HashScheme> RibbonFilter<S> {
     }
 
     /// `false`: the key was definitely not in the set. `true`: maybe.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         // The second layout with the inline kernel, inline; the rest out of line, so that a
         // loop of lookups tests neither.

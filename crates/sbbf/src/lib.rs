@@ -466,7 +466,7 @@ impl Sbbf {
     }
 
     /// Query a key in [`Key`] encoding.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         self.might_contain_hash(key.with_key_bytes(hash_bytes))
     }

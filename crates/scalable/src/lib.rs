@@ -296,7 +296,7 @@ impl<S: HashScheme> ScalableBloomFilter<S> {
     }
 
     /// `false`: definitely never inserted. `true`: maybe. Probes every stage, newest first.
-    #[inline]
+    #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         self.might_contain_hash(self.hash_key(key))
     }
