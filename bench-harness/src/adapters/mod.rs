@@ -61,7 +61,11 @@ pub const KEYS: &str = "distinct random u64 from ChaCha8 (seed, stream 1 = membe
     probes, 3 = overfill extras). Every entry hashes the same 8 bytes per operation: our filters \
     hash the 8 little-endian bytes with their scheme, Hash-taking peers and the HashSet get the \
     u64 (Hash for u64 writes those 8 bytes to their hasher), xorf gets xxh3-64 of the 8 bytes \
-    computed in its adapter (it takes pre-hashed u64 keys)";
+    computed in its adapter (it takes pre-hashed u64 keys). Each lookup runs in the timed loop \
+    as the compiler builds it from the crate's own code: our lookups are marked always-inline \
+    (some inner steps stay calls: the earlier keyed scheme's SipHash, cuckoo's and scalable's \
+    hashing), while xorf's `contains` and sbbf-rs-safe's AVX2 kernel are calls per key there \
+    (ribbon's `single_vs_fuse` example times Ribbon and BinaryFuse8 both inlined)";
 
 /// Families of structures; ratios to peers compare within one kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
