@@ -64,9 +64,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// 1.25–1.49× against 1.04–1.35×). Hashing each key once instead — every thread hashing
     /// its own share of the keys into one outbox per destination range, the outboxes
     /// exchanged behind a barrier every 16 384 keys, each thread inserting what the others
-    /// sent it while hashing its next share — was slower: the time of this build ÷ that one
-    /// 0.91 [0.83–1.00] (10^7 keys, two threads, eight A B B A rounds in one process on
-    /// pre-faulted tables; an experiment not kept). The hashing a thread repeats overlaps its
+    /// sent it while hashing its next share — was no faster: the time of this build ÷ that
+    /// one 0.91 [0.83–1.00] (10^7 keys, two threads, eight paired rounds in one process on
+    /// pre-faulted tables, the order alternating; an experiment not kept). The hashing a thread repeats overlaps its
     /// inserts' cache misses, so removing it saves less than the exchange costs.
     ///
     /// The first version gave each extra thread a private empty table and ORed it in at the

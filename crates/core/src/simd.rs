@@ -3417,6 +3417,13 @@ mod ribbon_tests {
                 // One past the farthest reach is refused, whichever the third block.
                 assert_eq!(q.columns3(&words, last + 1, false, m), None);
                 assert_eq!(q.columns3(&words, usize::MAX, true, m), None);
+                // A solution shorter than the reach is refused at every base, the first
+                // included.
+                assert_eq!(q.columns3(&words[..reach - 1], 0, false, m), None);
+                assert_eq!(
+                    q.columns3(&words[..reach], 0, true, m),
+                    kernel.columns3(&words[..reach], 0, r, 2 * r, m)
+                );
             }
         }
     }

@@ -195,23 +195,26 @@
 //! **The lookup inlined.** [`RibbonFilter::might_contain`] is now always inlined into its
 //! caller, as the blocked and classic filters' lookups are. The harness had called it once
 //! per key: six callee-saved registers pushed and popped and every field of the filter
-//! reloaded, ≈ 110 instructions per lookup in its loop against ≈ 90 inlined (the filter's
-//! fields and the loop-invariant bound of the column check stay in registers). Measured with
-//! `cargo run --release -p bloomlab-ribbon --example single_vs_fuse` (10^7 keys, six copies
-//! of each filter read in turn so that they are not all in the shared L3, 160 chunks of
-//! 65 536 lookups, the three loops in rotating order; three processes, load about 1): called
-//! ÷ inlined 1.16 / 1.37 / 1.52, and against a BinaryFuse8 that is inlined too, inlined
-//! Ribbon ÷ BinaryFuse8 **1.64 / 1.51 / 1.62** (2.58 in cache, at 10^5). In the harness
-//! xorf's `contains` stays a call per key (the compiler does not inline it into the timed
-//! loop; the harness summary says so), and the committed run reads ribbon ÷ xorf-bfuse8
-//! 1.70 / 1.29 / **1.22 [1.07–1.38]** at 10^5 / 10^6 / 10^7 (1.85 / 1.59 / 1.55 before),
-//! batched 0.68 at 10^7. So the 1.5× holds in the harness, and not against a
-//! BinaryFuse8 inlined as ours is: there the single lookup is still 1.5–1.6× at 10^7, bound
-//! by how many lookups the reorder window holds (each reads three blocks of `r` words, 3.5
-//! lines on average, where BinaryFuse8 reads three bytes). Loads that cross a line are not
-//! the cost: the same chain of hash, row and kernel over a word array of the same size, each
-//! of the three 64-byte loads moved down to its line's start, measured no faster (unaligned
-//! ÷ aligned 1.06 at 10^7, 0.92 in cache; a probe not kept).
+//! reloaded — ≈ 110 instructions per lookup in the harness's loop against ≈ 90 in the inlined
+//! loop of `single_vs_fuse` (both counted in the disassembly with the AVX-512 kernel; the
+//! filter's fields and the loop-invariant bound of the column check stay in registers).
+//! Measured with `cargo run --release -p bloomlab-ribbon --example single_vs_fuse` (10^7 keys;
+//! each loop reads ten copies of its filter of its own in turn, 280 MiB in all, so that they
+//! are not all in the shared L3; 160 chunks of 65 536 lookups, the three loops in rotating
+//! order; three processes, load below 1; medians of the per-chunk ratios): called ÷ inlined
+//! 1.19 / 1.18 / 1.25, and against a BinaryFuse8 inlined into its loop too, inlined Ribbon ÷
+//! BinaryFuse8 **1.71 / 1.72 / 1.76** (2.43 in cache, at 10^5). In the harness xorf's
+//! `contains` stays a call per key (the compiler inlines it only where one function calls
+//! it, and the harness has several; its summary says so), and the committed run reads
+//! ribbon ÷ xorf-bfuse8 1.70 / 1.29 / **1.22 [1.07–1.38]** at 10^5 / 10^6 / 10^7 (1.85 /
+//! 1.59 / 1.55 before), batched 0.68 at 10^7. So the single lookup is within 1.5× of
+//! BinaryFuse8 as each crate is compiled in the harness, and 1.7× against a BinaryFuse8
+//! inlined as ours is — bound by how many lookups the reorder window holds: five or six
+//! of ≈ 90 instructions, each reading three blocks of `r` words (3.5 lines on average),
+//! where BinaryFuse8's take ≈ 47 instructions and read three bytes. Loads that cross a line
+//! are not the cost: the same chain of hash, row and kernel over a word array of the same
+//! size, each of the three 64-byte loads moved down to its line's start, measured no faster
+//! (unaligned ÷ aligned 1.06 at 10^7, 0.92 in cache; a probe not kept).
 //!
 //! Construction failures: over 1000 seeds on one set of 10^4 keys, 5 seeds failed (0.5 %,
 //! stated ≤ 10 %; `tests/ribbon.rs`).
