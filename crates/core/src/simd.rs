@@ -1213,26 +1213,27 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
 
 /// The shared steps of the AVX-512 inserts, as one template string: with each probe's bit
 /// position (`2^32 − 1` past `k`) stored at `{buf}` — one 32-bit slot per probe, at the byte
-/// offsets listed in `$offsets` — each is broadcast to sixteen lanes and `1 << (p − 32·j)`
-/// taken in each (`vpsllvd` gives 0 wherever the count is not below 32, which leaves only
-/// the probe's own word), the results ORed into the line's new bits, the line at `{blk}`
-/// read, ORed and written back as one 64-byte vector, and `{missed}` set if any new bit was
-/// unset before (`vpandnd`, folded to 256 bits, `vptest`). Uses zmm0–zmm5 and the 64-byte
-/// `WORD_BITS` at `{bits}`.
+/// offsets listed in `$offsets` — each is subtracted, broadcast from memory, from the
+/// sixteen lanes' `32·j + 31` and the top bit shifted right by the difference in each: lane
+/// `j` gets `1 << (p − 32·j)` where `32·j ≤ p < 32·j + 32` and 0 elsewhere (`vpsrlvd` gives
+/// 0 for any count not below 32, which a negative difference is too) — three instructions
+/// per probe, where a separate broadcast made four. The results are ORed into the line's
+/// new bits, the line at `{blk}` read, ORed and written back as one 64-byte vector, and
+/// `{missed}` set if any new bit was unset before (`vpandnd`, folded to 256 bits, `vptest`).
+/// Uses zmm0–zmm5 and the 64-byte `WORD_TOPS` at `{tops}`.
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx512_or_new_bits {
     ($offsets:literal) => {
         concat!(
-            "vmovdqu64 zmm2, [{bits}]\n",
+            "vmovdqu64 zmm2, [{tops}]\n",
             "vpternlogd zmm3, zmm3, zmm3, 0xff\n",
-            "vpsrld zmm3, zmm3, 31\n",
+            "vpslld zmm3, zmm3, 31\n",
             "vpxord zmm4, zmm4, zmm4\n",
             ".irp i, ",
             $offsets,
             "\n",
-            "vpbroadcastd zmm5, dword ptr [{buf} + \\i]\n",
-            "vpsubd zmm5, zmm5, zmm2\n",
-            "vpsllvd zmm5, zmm3, zmm5\n",
+            "vpsubd zmm5, zmm2, dword ptr [{buf} + \\i]{{1to16}}\n",
+            "vpsrlvd zmm5, zmm3, zmm5\n",
             "vpord zmm4, zmm4, zmm5\n",
             ".endr\n",
             "vmovdqu64 zmm5, [{blk}]\n",
@@ -1248,23 +1249,22 @@ macro_rules! avx512_or_new_bits {
     };
 }
 
-/// `WORD_BITS[j] = 32·j`: the first bit of each of a line's sixteen 32-bit words.
+/// `WORD_TOPS[j] = 32·j + 31`: the last bit of each of a line's sixteen 32-bit words.
 #[cfg(target_arch = "x86_64")]
-const WORD_BITS: [u32; 16] = {
+const WORD_TOPS: [u32; 16] = {
     let mut t = [0u32; 16];
     let mut j = 0;
     while j < 16 {
-        t[j] = 32 * j as u32;
+        t[j] = 32 * j as u32 + 31;
         j += 1;
     }
     t
 };
 
 /// The one-round insert (`k ≤ 8`) with AVX-512F and no scalar stores: each probe's bit
-/// position `p = x >> 23` (lanes past `k` forced to `2^32 − 1`) is broadcast to sixteen
-/// lanes and `1 << (p − 32·j)` taken in each (`vpsllvd` gives 0 wherever the count is not
-/// below 32, which leaves only the probe's own word), the eight results ORed into the
-/// line's new bits, and the line read, ORed and written back as one 64-byte vector; "new"
+/// position `p = x >> 23` (lanes past `k` forced to `2^32 − 1`) becomes `1 << (p − 32·j)`
+/// in the sixteen lanes `j` of its word and 0 in the others (see `avx512_or_new_bits`),
+/// the eight results ORed into the line's new bits, and the line read, ORed and written back as one 64-byte vector; "new"
 /// is whether any of those bits was unset (`vpandnd`, folded to 256 bits, `vptest`).
 ///
 /// # Safety
@@ -1275,7 +1275,7 @@ unsafe fn asm_insert_round1_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
     let missed: u8;
     let mut buf = std::mem::MaybeUninit::<[u32; 8]>::uninit();
     // SAFETY: the caller guarantees AVX-512F. Reads: `LOCAL_POWERS[0..8]`, the 32-byte row
-    // `lanes`, the 64-byte `WORD_BITS`, `buf` after the assembly wrote all 32 bytes of it,
+    // `lanes`, the 64-byte `WORD_TOPS`, `buf` after the assembly wrote all 32 bytes of it,
     // and `block`'s 64 bytes; writes: `buf` and `block`'s 64 bytes (a unique reference). On
     // x86 (little-endian) 32-bit word `j` of the vector is bits `32j..32j + 32` of the
     // block — the layout's definition. No other stack use and no mask register;
@@ -1294,7 +1294,7 @@ unsafe fn asm_insert_round1_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
             h = in(reg) &h,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             lanes = in(reg) lanes.as_ptr(),
-            bits = in(reg) WORD_BITS.as_ptr(),
+            tops = in(reg) WORD_TOPS.as_ptr(),
             blk = in(reg) block.as_mut_ptr(),
             buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
             missed = out(reg_byte) missed,
@@ -1334,7 +1334,7 @@ unsafe fn asm_insert_round2_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
             h = in(reg) &h,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             lanes = in(reg) lanes.as_ptr(),
-            bits = in(reg) WORD_BITS.as_ptr(),
+            tops = in(reg) WORD_TOPS.as_ptr(),
             blk = in(reg) block.as_mut_ptr(),
             buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
             missed = out(reg_byte) missed,
