@@ -157,15 +157,18 @@
 //! per probe over all sixteen words, one 64-byte store): the same example's inserts (fresh
 //! tables, two chunks at a time) read AVX-512 ÷ AVX2 0.79–0.81 at 10^5 and 0.89–0.94 at
 //! 10^7, and 1.54 against sbbf-rs at 10^7; the two-round insert the same way with sixteen
-//! probes (`k = 10`: 0.90 at 10^5, 0.84 at 10^7). Each probe's bit then takes three
-//! instructions instead of four: its position, broadcast from memory inside a `vpsubd`,
-//! subtracted from each word's last bit index, and the top bit shifted right by the
-//! difference (`vpsrlvd`), where a separate broadcast, a subtraction from each word's first
-//! bit index and a left shift made four. Out of cache that is what counts — fewer
-//! instructions per insert, more inserts' misses in the reorder window: the two kernels
-//! side by side in one loop (hash, block, kernel; fresh 12 MiB tables, chunks of 16 384 keys
-//! alternating, six tables each, two processes, an experiment not kept; both build the same
-//! bits) took old ÷ new **1.17 / 1.18** at 10^7 keys and 1.01 / 1.01 at 10^5. The atomic
+//! probes (`k = 10`: 0.90 at 10^5, 0.84 at 10^7). Each probe's bit then cost four
+//! instructions: a broadcast, a subtraction from each word's first bit index, a left shift,
+//! an OR. Now two probes cost five: each position, broadcast from memory inside a `vpsubd`,
+//! is subtracted from each word's last bit index, the top bit shifted right by the
+//! difference (`vpsrlvd`), and the pair ORed into the line's new bits by one three-input
+//! `vpternlogd`. Out of cache that is what counts — fewer instructions per insert, more
+//! inserts' misses in the reorder window. The kernels side by side in one loop (hash,
+//! block, kernel; fresh 12 MiB tables, chunks of 16 384 keys alternating, six tables each,
+//! two processes per pair, an experiment not kept; each pair building the same bits): four
+//! ÷ three per probe **1.17 / 1.18** the time at 10^7 keys (1.01 / 1.01 at 10^5), three per
+//! probe ÷ five per pair **1.10 / 1.07** (1.04 / 1.04 at 10^5); four per probe ÷ five per
+//! pair **1.29 / 1.29** (1.06 / 1.08 at 10^5). The atomic
 //! filter's inserts keep the AVX2 code (they OR only the missing bits, each with a `lock or`).
 //!
 //! Out of cache the insert is bound by how many inserts the core keeps in flight, not by

@@ -1212,29 +1212,32 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
 }
 
 /// The shared steps of the AVX-512 inserts, as one template string: with each probe's bit
-/// position (`2^32 − 1` past `k`) stored at `{buf}` — one 32-bit slot per probe, at the byte
-/// offsets listed in `$offsets` — each is subtracted, broadcast from memory, from the
-/// sixteen lanes' `32·j + 31` and the top bit shifted right by the difference in each: lane
-/// `j` gets `1 << (p − 32·j)` where `32·j ≤ p < 32·j + 32` and 0 elsewhere (`vpsrlvd` gives
-/// 0 for any count not below 32, which a negative difference is too) — three instructions
-/// per probe, where a separate broadcast made four. The results are ORed into the line's
-/// new bits, the line at `{blk}` read, ORed and written back as one 64-byte vector, and
+/// position (`2^32 − 1` past `k`) stored at `{buf}` — one 32-bit slot per probe, two probes
+/// at each byte offset listed in `$pairs` — each is subtracted, broadcast from memory, from
+/// the sixteen lanes' `32·j + 31` and the top bit shifted right by the difference in each:
+/// lane `j` gets `1 << (p − 32·j)` where `32·j ≤ p < 32·j + 32` and 0 elsewhere (`vpsrlvd`
+/// gives 0 for any count not below 32, which a negative difference is too); each pair is
+/// ORed into the line's new bits by one three-input `vpternlogd` — five instructions per two
+/// probes, where a separate broadcast, a subtraction, a left shift and an OR per probe made
+/// eight. Then the line at `{blk}` is read, ORed and written back as one 64-byte vector, and
 /// `{missed}` set if any new bit was unset before (`vpandnd`, folded to 256 bits, `vptest`).
-/// Uses zmm0–zmm5 and the 64-byte `WORD_TOPS` at `{tops}`.
+/// Uses zmm0–zmm6 and the 64-byte `WORD_TOPS` at `{tops}`.
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx512_or_new_bits {
-    ($offsets:literal) => {
+    ($pairs:literal) => {
         concat!(
             "vmovdqu64 zmm2, [{tops}]\n",
             "vpternlogd zmm3, zmm3, zmm3, 0xff\n",
             "vpslld zmm3, zmm3, 31\n",
             "vpxord zmm4, zmm4, zmm4\n",
             ".irp i, ",
-            $offsets,
+            $pairs,
             "\n",
             "vpsubd zmm5, zmm2, dword ptr [{buf} + \\i]{{1to16}}\n",
+            "vpsubd zmm6, zmm2, dword ptr [{buf} + \\i + 4]{{1to16}}\n",
             "vpsrlvd zmm5, zmm3, zmm5\n",
-            "vpord zmm4, zmm4, zmm5\n",
+            "vpsrlvd zmm6, zmm3, zmm6\n",
+            "vpternlogd zmm4, zmm5, zmm6, 0xfe\n",
             ".endr\n",
             "vmovdqu64 zmm5, [{blk}]\n",
             "vpandnd zmm1, zmm5, zmm4\n",
@@ -1279,7 +1282,7 @@ unsafe fn asm_insert_round1_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
     // and `block`'s 64 bytes; writes: `buf` and `block`'s 64 bytes (a unique reference). On
     // x86 (little-endian) 32-bit word `j` of the vector is bits `32j..32j + 32` of the
     // block — the layout's definition. No other stack use and no mask register;
-    // zmm0–zmm5 (declared through their xmm names) and the flags are clobbered;
+    // zmm0–zmm6 (declared through their xmm names) and the flags are clobbered;
     // `vzeroupper` clears the upper parts dirtied.
     unsafe {
         std::arch::asm!(
@@ -1290,7 +1293,7 @@ unsafe fn asm_insert_round1_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
             "vpaddd ymm1, ymm1, [{lanes}]",
             "vpor ymm0, ymm0, ymm1",
             "vmovdqu [{buf}], ymm0",
-            avx512_or_new_bits!("0, 4, 8, 12, 16, 20, 24, 28"),
+            avx512_or_new_bits!("0, 8, 16, 24"),
             h = in(reg) &h,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             lanes = in(reg) lanes.as_ptr(),
@@ -1299,7 +1302,7 @@ unsafe fn asm_insert_round1_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
             buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
             missed = out(reg_byte) missed,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _,
             options(nostack),
         );
     }
@@ -1330,7 +1333,7 @@ unsafe fn asm_insert_round2_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
             "vinserti64x4 zmm2, zmm2, ymm1, 1",
             "vpord zmm0, zmm0, zmm2",
             "vmovdqu64 [{buf}], zmm0",
-            avx512_or_new_bits!("0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60"),
+            avx512_or_new_bits!("0, 8, 16, 24, 32, 40, 48, 56"),
             h = in(reg) &h,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
             lanes = in(reg) lanes.as_ptr(),
@@ -1339,7 +1342,7 @@ unsafe fn asm_insert_round2_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
             buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
             missed = out(reg_byte) missed,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _,
             options(nostack),
         );
     }
