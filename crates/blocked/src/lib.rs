@@ -245,8 +245,10 @@
 //! 10^7, 1 %): one insert at a time 38.3 against sbbf-rs's 17.8; `insert_batch` 12.7.
 //!
 //! So the single lookup is 1.05–1.27× sbbf-rs-safe's in cache (it was 1.7–2.0×) and on a par
-//! out of cache; inserts are 1.4–2.9× its cost (eight scalar `or`s into the block where the
-//! split block stores one vector; see *Where the time goes*). Batched lookups
+//! out of cache; inserts are 1.4–2.9× its cost (the probes' bits built across sixteen words
+//! where the split block's eight fill one vector; see *Where the time goes*) — with the
+//! five-instructions-per-two-probes kernel 1.37 / 1.44 / 1.75 at 10^7 in `examples/speed`
+//! (three processes; 1.71 / 1.93 / 2.11 before it). Batched lookups
 //! ([`might_contain_batch`](BlockedBloomFilter::might_contain_batch)) answer in 0.40–0.8× its
 //! single-lookup time at 10^7 (the harness's `blocked-batched / sbbf-rs`). At equal space the
 //! blocked filter is the more accurate one: 1.0 % measured against sbbf-rs's 1.3 % at 9.92
