@@ -3003,11 +3003,12 @@ impl ColumnQuery {
     /// nothing read) unless `base + 2r + group overshoot ≤ words.len()`.
     #[inline(always)]
     pub fn columns3(self, words: &[u64], base: usize, wide: bool, m: [u64; 3]) -> Option<u32> {
-        // `base + reach ≤ len` as `base ≤ len − reach`: the bound does not depend on the row,
-        // so a loop of lookups computes it once.
-        match words.len().checked_sub(usize::from(self.reach)) {
-            Some(last) if base <= last => {}
-            _ => return None,
+        // `base + reach ≤ len` as `base < (len + 1) − reach`, saturating at 0 (then no base
+        // passes): one compare against a bound that does not depend on the row, which a loop
+        // of lookups computes once (`len + 1` cannot overflow: a slice of u64 holds fewer
+        // than usize::MAX elements).
+        if base >= (words.len() + 1).saturating_sub(usize::from(self.reach)) {
+            return None;
         }
         let r = usize::from(self.r);
         let third = if wide { 2 * r } else { r };
