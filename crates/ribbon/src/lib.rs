@@ -206,8 +206,9 @@
 //! BinaryFuse8 **1.71 / 1.72 / 1.76** (2.43 in cache, at 10^5). In the harness xorf's
 //! `contains` stays a call per key (the compiler inlines it only where one function calls
 //! it, and the harness has several; its summary says so), and the committed run reads
-//! ribbon ÷ xorf-bfuse8 1.51 / ≈ 1.31 / **1.20 [1.10–1.34]** at 10^5 / 10^6 / 10^7 (the run
-//! before it 1.70 / 1.29 / 1.22; before the change 1.85 / 1.59 / 1.55), batched 0.60 at 10^7. So the single lookup is within 1.5× of
+//! ribbon ÷ xorf-bfuse8 1.46 / 1.25 / **1.15 [1.07–1.21]** at 10^5 / 10^6 / 10^7 (with the
+//! two cuts below; the runs before them 1.51 / ≈ 1.31 / 1.20 and 1.70 / 1.29 / 1.22; before
+//! the change 1.85 / 1.59 / 1.55), batched 0.60 at 10^7. So the single lookup is within 1.5× of
 //! BinaryFuse8 as each crate is compiled in the harness, and 1.7× against a BinaryFuse8
 //! inlined as ours is — bound by how many lookups the reorder window holds: five or six
 //! of ≈ 90 instructions, each reading three blocks of `r` words (3.5 lines on average),
