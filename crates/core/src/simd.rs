@@ -1267,7 +1267,8 @@ const WORD_TOPS: [u32; 16] = {
 /// The one-round insert (`k ≤ 8`) with AVX-512F and no scalar stores: each probe's bit
 /// position `p = x >> 23` (lanes past `k` forced to `2^32 − 1`) becomes `1 << (p − 32·j)`
 /// in the sixteen lanes `j` of its word and 0 in the others (see `avx512_or_new_bits`),
-/// the eight results ORed into the line's new bits, and the line read, ORed and written back as one 64-byte vector; "new"
+/// the eight results ORed into the line's new bits, and the line read, ORed and written
+/// back as one 64-byte vector; "new"
 /// is whether any of those bits was unset (`vpandnd`, folded to 256 bits, `vptest`).
 ///
 /// # Safety
@@ -2998,11 +2999,13 @@ impl ColumnQuery {
         usize::from(self.r)
     }
 
-    /// [`ColumnKernel::columns3`] for this width, the third block at `2r` when `wide` (the
-    /// row does not start on a block boundary) else at `r`: the same value, or `None` (and
-    /// nothing read) unless `base + 2r + group overshoot ≤ words.len()`.
+    /// [`ColumnKernel::columns3`] for this width with the third block at `2r`: the same
+    /// value, or `None` (and nothing read) unless `base + 2r + group overshoot ≤
+    /// words.len()`. A row that starts on a block boundary, whose third mask is 0, gets the
+    /// value it has with the third block at `r` (the words under a zero mask add nothing),
+    /// so a caller never chooses the offset per row.
     #[inline(always)]
-    pub fn columns3(self, words: &[u64], base: usize, wide: bool, m: [u64; 3]) -> Option<u32> {
+    pub fn columns3(self, words: &[u64], base: usize, m: [u64; 3]) -> Option<u32> {
         // `base + reach ≤ len` as `base < (len + 1) − reach`, saturating at 0 (then no base
         // passes): one compare against a bound that does not depend on the row, which a loop
         // of lookups computes once (`len + 1` cannot overflow: a slice of u64 holds fewer
@@ -3011,10 +3014,9 @@ impl ColumnQuery {
             return None;
         }
         let r = usize::from(self.r);
-        let third = if wide { 2 * r } else { r };
-        // SAFETY: `1 ≤ r ≤ 32` (`for_width`), `third ≥ r`, and `base + third + span ≤ base +
-        // reach ≤ words.len()` (checked just above).
-        Some(unsafe { self.kernel.run(words, base, r, third, m) })
+        // SAFETY: `1 ≤ r ≤ 32` (`for_width`), the third block at `2r ≥ r`, and `base + 2r +
+        // span = base + reach ≤ words.len()` (checked just above).
+        Some(unsafe { self.kernel.run(words, base, r, 2 * r, m) })
     }
 }
 
@@ -3407,25 +3409,30 @@ mod ribbon_tests {
                     + r.div_ceil(if kernel.name() == "avx512" { 8 } else { 4 })
                         * if kernel.name() == "avx512" { 8 } else { 4 };
                 let last = words.len() - reach;
+                // A row on a block boundary: third mask 0, third block at `r` or `2r` alike.
+                let aligned = [m[0], m[1], 0];
                 for base in [0, r, 2 * r, last] {
-                    for wide in [false, true] {
-                        let third = if wide { 2 * r } else { r };
-                        assert_eq!(
-                            q.columns3(&words, base, wide, m),
-                            kernel.columns3(&words, base, r, third, m),
-                            "{}: r = {r}, base {base}, wide {wide}",
-                            kernel.name()
-                        );
-                    }
+                    assert_eq!(
+                        q.columns3(&words, base, m),
+                        kernel.columns3(&words, base, r, 2 * r, m),
+                        "{}: r = {r}, base {base}",
+                        kernel.name()
+                    );
+                    assert_eq!(
+                        q.columns3(&words, base, aligned),
+                        kernel.columns3(&words, base, r, r, aligned),
+                        "{}: r = {r}, base {base}, zero third mask",
+                        kernel.name()
+                    );
                 }
-                // One past the farthest reach is refused, whichever the third block.
-                assert_eq!(q.columns3(&words, last + 1, false, m), None);
-                assert_eq!(q.columns3(&words, usize::MAX, true, m), None);
+                // One past the farthest reach is refused.
+                assert_eq!(q.columns3(&words, last + 1, aligned), None);
+                assert_eq!(q.columns3(&words, usize::MAX, m), None);
                 // A solution shorter than the reach is refused at every base, the first
                 // included.
-                assert_eq!(q.columns3(&words[..reach - 1], 0, false, m), None);
+                assert_eq!(q.columns3(&words[..reach - 1], 0, m), None);
                 assert_eq!(
-                    q.columns3(&words[..reach], 0, true, m),
+                    q.columns3(&words[..reach], 0, m),
                     kernel.columns3(&words[..reach], 0, r, 2 * r, m)
                 );
             }

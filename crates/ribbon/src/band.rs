@@ -507,11 +507,10 @@ impl Blocks64 {
             return None;
         }
         let (k, _, m) = Self::masks(r, start, coeff);
-        // The third block always at `2r`, which saves choosing the offset per lookup: a row
-        // starting on a block boundary has a zero third mask, so block `k + 2` adds nothing,
-        // and `columns3` checks the reach of `2r` for every row either way (at `r ≤ 8` the
-        // padding past the last block holds it; rows it does not take the called path).
-        query.columns3(&self.words, k * r, true, m)
+        // `columns3` reads the third block at `2r` for every row (a row on a block boundary
+        // has a zero third mask); at `r ≤ 8` the padding past the last block holds that
+        // reach, and rows it does not take the called path.
+        query.columns3(&self.words, k * r, m)
     }
 
     /// For a row `coeff` starting at `start`: its first block `k`, the offset of its third
