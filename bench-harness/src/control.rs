@@ -12,26 +12,75 @@ use crate::schema::Conditions;
 
 /// Pin the calling thread to the CPU it is running on; returns that CPU.
 pub fn pin_current_thread() -> Option<usize> {
+    let cpu = current_cpu()?;
+    pin_to(cpu).then_some(cpu)
+}
+
+/// The CPU the calling thread is running on, if the OS says.
+pub fn current_cpu() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: sched_getcpu takes no arguments and only reads the calling thread's state.
         let cpu = unsafe { libc::sched_getcpu() };
-        let cpu = usize::try_from(cpu).ok()?;
-        // SAFETY: `set` is a plain bit set owned by this frame, initialised by CPU_ZERO/CPU_SET
-        // before the call; pid 0 means the calling thread; the size passed is its own size.
-        let ok = unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_ZERO(&mut set);
-            libc::CPU_SET(cpu, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
-        };
-        ok.then_some(cpu)
+        usize::try_from(cpu).ok()
     }
     #[cfg(not(target_os = "linux"))]
     {
         None
     }
 }
+
+/// Pin the calling thread to `cpu` (the kernel moves it there before returning); `true` if
+/// the kernel accepted it.
+pub fn pin_to(cpu: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        if cpu >= libc::CPU_SETSIZE as usize {
+            return false;
+        }
+        // SAFETY: `set` is a plain bit set owned by this frame, initialised by CPU_ZERO/CPU_SET
+        // (with `cpu` checked below CPU_SETSIZE) before the call; pid 0 means the calling
+        // thread; the size passed is its own size.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_ZERO(&mut set);
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = cpu;
+        false
+    }
+}
+
+/// The CPUs the calling thread may run on, ascending (empty if the OS does not say).
+pub fn allowed_cpus() -> Vec<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `set` is a plain bit set owned by this frame, zeroed before the call, which
+        // writes at most its size (passed) into it; CPU_ISSET reads it within CPU_SETSIZE.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+                return Vec::new();
+            }
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .collect()
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Vec::new()
+    }
+}
+
+/// At most this many CPUs share the lookup rounds (see `driver`'s *CPUs*): every vCPU of the
+/// two-core machines the harness is meant for, few enough that on a larger machine each CPU
+/// still runs two or more blocks of rounds (31 rounds in blocks of 2–5).
+pub const MAX_ROUND_CPUS: usize = 4;
 
 /// Let the calling thread run on every CPU the process may use again (undoing
 /// [`pin_current_thread`] for a thread that inherited the pin, e.g. one spawned to measure
@@ -181,6 +230,22 @@ pub struct Session {
 }
 
 impl Session {
+    /// The CPUs the lookup rounds move across (at most [`MAX_ROUND_CPUS`], chosen when the
+    /// session started; one or none means the rounds stay where the thread is pinned).
+    pub fn round_cpus(&self) -> &[usize] {
+        &self.conditions.round_cpus
+    }
+
+    /// Return the measuring thread to the CPU the session pinned it to (after rounds that
+    /// moved it), so builds, floors and experiments run where they always did.
+    pub fn return_home(&self) {
+        if let Some(cpu) = self.conditions.pinned_cpu {
+            pin_to(cpu);
+        }
+    }
+}
+
+impl Session {
     /// Pin the current thread and disable THP (both recorded); read the starting load.
     pub fn start() -> Self {
         let system = read("/sys/kernel/mm/transparent_hugepage/enabled")
@@ -192,8 +257,25 @@ impl Session {
         } else {
             format!("could not be disabled; system setting: {system}")
         };
+        // Before pinning, which narrows the thread's allowed set to one CPU.
+        let allowed = allowed_cpus();
+        let pinned_cpu = pin_current_thread();
+        // The home CPU first, then the next allowed ones.
+        let mut round_cpus: Vec<usize> = pinned_cpu.into_iter().collect();
+        let home = pinned_cpu.and_then(|h| allowed.iter().position(|&c| c == h));
+        let start = home.map_or(0, |i| i + 1);
+        for i in 0..allowed.len() {
+            let c = allowed[(start + i) % allowed.len()];
+            if round_cpus.len() < MAX_ROUND_CPUS && !round_cpus.contains(&c) {
+                round_cpus.push(c);
+            }
+        }
+        if pinned_cpu.is_none() {
+            round_cpus.clear();
+        }
         let conditions = Conditions {
-            pinned_cpu: pin_current_thread(),
+            pinned_cpu,
+            round_cpus,
             thp,
             governor: read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
                 .unwrap_or_else(|| "not exposed".into()),

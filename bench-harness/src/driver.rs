@@ -90,8 +90,7 @@ use crate::floor::random_read_ns;
 use crate::keys::KeySet;
 use crate::schema::{FilterInfo, Lookup, Results, Row, RunConfig, SCHEMA_VERSION, SizeFloor};
 use crate::stats::{
-    Interval, Z95, clustered_median_interval, median_interval, paired_ratio_clustered,
-    unpaired_ratio, wilson,
+    Interval, Z95, median_interval, stratified_median_interval, unpaired_ratio, wilson,
 };
 
 /// What to run.
@@ -283,6 +282,7 @@ fn measure_group(
     n: u64,
     bar: &ProgressBar,
     rng: &mut ChaCha8Rng,
+    session: &crate::control::Session,
 ) -> (Vec<Row>, Tally) {
     let mixes = plan.mixes();
     let mut subjects: Vec<Subject> = group
@@ -346,7 +346,23 @@ fn measure_group(
         .flat_map(|i| (0..mixes.len()).map(move |m| (i, m)))
         .collect();
     let mut tally = Tally::default();
+    // Rounds move across the session's CPUs in blocks of `replicas` rounds (so every CPU
+    // times every build); each round's CPU is recorded (see *CPUs*).
+    let cpus = session.round_cpus();
+    let block = replicas(n).max(1) as usize;
+    let mut round_cpus = Vec::with_capacity(plan.lookup_passes as usize);
     for round in 0..plan.lookup_passes {
+        let cpu = if cpus.len() > 1 {
+            let want = cpus[(round as usize / block) % cpus.len()];
+            if crate::control::pin_to(want) {
+                want
+            } else {
+                crate::control::current_cpu().unwrap_or(0)
+            }
+        } else {
+            0
+        };
+        round_cpus.push(cpu as u32);
         bar.set_message(format!(
             "n={n}: lookup round {}/{} over {} filters",
             round + 1,
@@ -383,6 +399,8 @@ fn measure_group(
         }
     }
 
+    session.return_home();
+
     let probes = &keys.probes[..plan.fpr_probes.min(keys.probes.len())];
     let mut rows = Vec::new();
     for s in subjects.iter_mut() {
@@ -402,13 +420,14 @@ fn measure_group(
             if pct == 100 {
                 false_negatives = streams[m].len() as u64 - s.hits[m];
             }
-            let ci = clustered_median_interval(&s.times[m], reps as usize);
+            let ci = stratified_median_interval(&s.times[m], reps as usize, &round_cpus);
             lookups.push(Lookup {
                 positive_pct: pct,
                 ns: ci.mid,
                 ns_ci: ci,
                 rounds: s.times[m].clone(),
                 replicas: reps,
+                round_cpus: round_cpus.clone(),
                 floor_ratio: 0.0,
                 peer: None,
                 peer_ratio: None,
@@ -452,19 +471,9 @@ fn measure_group(
 fn ratio(row: &Row, reference: &Row, pct: u32) -> Option<Interval> {
     let a = row.lookup(pct)?;
     let b = reference.lookup(pct)?;
-    if row.group == reference.group
-        && a.rounds.len() == b.rounds.len()
-        && a.replicas == b.replicas
-        && !a.rounds.is_empty()
-    {
-        Some(paired_ratio_clustered(
-            &a.rounds,
-            &b.rounds,
-            a.replicas as usize,
-        ))
-    } else {
-        Some(unpaired_ratio(&a.ns_ci, &b.ns_ci))
-    }
+    a.paired_ratio(b)
+        .filter(|_| row.group == reference.group)
+        .or_else(|| Some(unpaired_ratio(&a.ns_ci, &b.ns_ci)))
 }
 
 /// Whether a fixed-parameter peer row can stand as the reference for target `t`: its own
@@ -575,7 +584,7 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
         let warm = keys.lookup_stream(plan.seed ^ 0x3A5B_7C9D, plan.lookup_keys, 50);
         for g in groups(entries, plan, n) {
             let (mut measured, c) = measure_group(
-                &g, group_id, &keys, &streams, &warm, plan, n, &bar, &mut rng,
+                &g, group_id, &keys, &streams, &warm, plan, n, &bar, &mut rng, &session,
             );
             tally.passes += c.passes;
             tally.tries += c.tries;

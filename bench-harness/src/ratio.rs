@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 
 use crate::report::size_label;
 use crate::schema::{Results, Row};
-use crate::stats::paired_ratio_clustered;
 
 /// The row of `filter` at size `n` for target `fpr` (a fixed-parameter entry stands in for any
 /// target).
@@ -48,14 +47,11 @@ pub fn table(r: &Results, pairs: &[String], fpr: f64, hits: u32) -> Result<Strin
             .iter()
             .map(|&n| {
                 let pair = row(r, a, n, fpr).zip(row(r, b, n, fpr));
-                let series = pair.and_then(|(x, y)| x.lookup(hits).zip(y.lookup(hits)));
-                match series {
-                    Some((x, y))
-                        if !x.rounds.is_empty()
-                            && x.rounds.len() == y.rounds.len()
-                            && x.replicas == y.replicas =>
-                    {
-                        let q = paired_ratio_clustered(&x.rounds, &y.rounds, x.replicas as usize);
+                let series = pair
+                    .filter(|(x, y)| x.group == y.group)
+                    .and_then(|(x, y)| x.lookup(hits).zip(y.lookup(hits)));
+                match series.and_then(|(x, y)| x.paired_ratio(y)) {
+                    Some(q) => {
                         let tie = if q.contains(1.0) {
                             " (no measurable difference)"
                         } else {

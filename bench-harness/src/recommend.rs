@@ -67,15 +67,9 @@ pub fn tied(a: &Row, b: &Row) -> bool {
     let (Some(x), Some(y)) = (a.lookup(50), b.lookup(50)) else {
         return false;
     };
-    if a.group == b.group
-        && x.rounds.len() == y.rounds.len()
-        && x.replicas == y.replicas
-        && !x.rounds.is_empty()
-    {
-        crate::stats::paired_ratio_clustered(&x.rounds, &y.rounds, x.replicas as usize)
-            .contains(1.0)
-    } else {
-        x.ns_ci.lo <= y.ns_ci.hi && y.ns_ci.lo <= x.ns_ci.hi
+    match x.paired_ratio(y).filter(|_| a.group == b.group) {
+        Some(q) => q.contains(1.0),
+        None => x.ns_ci.lo <= y.ns_ci.hi && y.ns_ci.lo <= x.ns_ci.hi,
     }
 }
 

@@ -108,6 +108,10 @@ pub struct Machine {
 pub struct Conditions {
     /// The CPU the measuring thread was pinned to, if pinning worked.
     pub pinned_cpu: Option<usize>,
+    /// The CPUs the lookup rounds moved across, in blocks of rounds (empty or one: they
+    /// stayed on `pinned_cpu`; see `driver`'s *CPUs*).
+    #[serde(default)]
+    pub round_cpus: Vec<usize>,
     /// Transparent huge pages: the system setting and what this process did about it.
     pub thp: String,
     /// CPU frequency governor, if readable.
@@ -185,6 +189,11 @@ pub struct Lookup {
     /// `i % replicas` (the intervals resample builds, then rounds).
     #[serde(default = "one")]
     pub replicas: u32,
+    /// The CPU each round ran on (the driver moves the rounds across the CPUs; figures are
+    /// geometric means of per-CPU medians). Empty in results written before the rounds
+    /// moved: one stratum.
+    #[serde(default)]
+    pub round_cpus: Vec<u32>,
     /// `ns` / the memory floor at this filter's size.
     pub floor_ratio: f64,
     /// The fastest peer of the same kind at the same size and target (fixed-parameter peers
@@ -246,6 +255,27 @@ pub struct Row {
     pub wasted_pct: Option<f64>,
     /// ns per random 64-byte read over a buffer of heap_bytes.
     pub floor_ns: f64,
+}
+
+impl Lookup {
+    /// This series ÷ `other`'s, paired round by round (the median of the per-round ratios, per
+    /// CPU, with its interval; see [`crate::stats::paired_ratio_stratified`]), or `None` if
+    /// the two were not timed in the same rounds on the same builds' rotation and CPUs.
+    /// Callers that know the rows' interleaving groups check those too.
+    pub fn paired_ratio(&self, other: &Lookup) -> Option<Interval> {
+        (!self.rounds.is_empty()
+            && self.rounds.len() == other.rounds.len()
+            && self.replicas == other.replicas
+            && self.round_cpus == other.round_cpus)
+            .then(|| {
+                crate::stats::paired_ratio_stratified(
+                    &self.rounds,
+                    &other.rounds,
+                    self.replicas as usize,
+                    &self.round_cpus,
+                )
+            })
+    }
 }
 
 impl Row {

@@ -98,30 +98,83 @@ pub fn median_interval(v: &[f64]) -> Interval {
 /// builds (where the pages landed) therefore widens the interval instead of hiding in it.
 /// `clusters <= 1` is the plain percentile bootstrap over the samples.
 pub fn clustered_median_interval(v: &[f64], clusters: usize) -> Interval {
-    let mid = median(v);
+    stratified_median_interval(v, clusters, &[])
+}
+
+/// [`clustered_median_interval`] over strata: sample `i` was taken on CPU `strata[i]` (the
+/// driver moves the lookup rounds across the CPUs, see `driver`'s *CPUs*). The figure is the
+/// geometric mean of the strata's medians, so every CPU weighs the same whatever number of
+/// rounds it ran; each resample draws every stratum's clusters and samples within that
+/// stratum only (the rounds' split over CPUs is fixed by the design, not by chance). With
+/// one stratum — or `strata` not one label per sample, as in results written before the
+/// rounds moved — this is exactly the single-stratum bootstrap, resample for resample.
+pub fn stratified_median_interval(v: &[f64], clusters: usize, strata: &[u32]) -> Interval {
+    let mut labels: Vec<u32> = if strata.len() == v.len() {
+        strata.to_vec()
+    } else {
+        Vec::new()
+    };
+    labels.sort_unstable();
+    labels.dedup();
+    let k = clusters.clamp(1, v.len().max(1));
+    // Per stratum, its non-empty clusters (cluster of sample `i`: `i % k`).
+    let groups: Vec<Vec<Vec<f64>>> = if labels.len() <= 1 {
+        vec![
+            (0..k)
+                .map(|c| v.iter().skip(c).step_by(k).copied().collect())
+                .collect(),
+        ]
+    } else {
+        labels
+            .iter()
+            .map(|&l| {
+                (0..k)
+                    .map(|c| {
+                        (c..v.len())
+                            .step_by(k)
+                            .filter(|&i| strata[i] == l)
+                            .map(|i| v[i])
+                            .collect::<Vec<f64>>()
+                    })
+                    .filter(|c| !c.is_empty())
+                    .collect()
+            })
+            .collect()
+    };
+    let combine = |meds: &[f64]| -> f64 {
+        if meds.len() == 1 {
+            meds[0]
+        } else {
+            (meds.iter().map(|m| m.ln()).sum::<f64>() / meds.len() as f64).exp()
+        }
+    };
+    let stratum_medians: Vec<f64> = groups.iter().map(|g| median(&g.concat())).collect();
+    let mid = combine(&stratum_medians);
     if v.len() < 2 {
         return Interval::exact(mid);
     }
-    let k = clusters.clamp(1, v.len());
-    let members: Vec<Vec<f64>> = (0..k)
-        .map(|c| v.iter().skip(c).step_by(k).copied().collect())
-        .collect();
     let mut rng = ChaCha8Rng::seed_from_u64(0xB007_57A9);
     let mut meds = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
     let mut sample = Vec::with_capacity(v.len());
+    let mut per_stratum = Vec::with_capacity(groups.len());
     for _ in 0..BOOTSTRAP_RESAMPLES {
-        sample.clear();
-        for _ in 0..k {
-            let c = if k == 1 {
-                &members[0]
-            } else {
-                &members[rng.random_range(0..k)]
-            };
-            for _ in 0..c.len() {
-                sample.push(c[rng.random_range(0..c.len())]);
+        per_stratum.clear();
+        for members in &groups {
+            let k = members.len();
+            sample.clear();
+            for _ in 0..k {
+                let c = if k == 1 {
+                    &members[0]
+                } else {
+                    &members[rng.random_range(0..k)]
+                };
+                for _ in 0..c.len() {
+                    sample.push(c[rng.random_range(0..c.len())]);
+                }
             }
+            per_stratum.push(median(&sample));
         }
-        meds.push(median(&sample));
+        meds.push(combine(&per_stratum));
     }
     meds.sort_by(f64::total_cmp);
     let at = |q: f64| meds[((meds.len() - 1) as f64 * q).round() as usize];
@@ -141,8 +194,14 @@ pub fn paired_ratio(a: &[f64], b: &[f64]) -> Interval {
 /// [`paired_ratio`] where round `i` timed replica `i % clusters` of both filters: the
 /// interval resamples replicas, then rounds (see [`clustered_median_interval`]).
 pub fn paired_ratio_clustered(a: &[f64], b: &[f64], clusters: usize) -> Interval {
+    paired_ratio_stratified(a, b, clusters, &[])
+}
+
+/// [`paired_ratio_clustered`] where round `i` ran on CPU `strata[i]`: the geometric mean of
+/// the per-CPU medians of the per-round ratios (see [`stratified_median_interval`]).
+pub fn paired_ratio_stratified(a: &[f64], b: &[f64], clusters: usize, strata: &[u32]) -> Interval {
     let r: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
-    clustered_median_interval(&r, clusters)
+    stratified_median_interval(&r, clusters, strata)
 }
 
 /// Ratio of two independent intervals: ratio of the middles, `[lo_a / hi_b, hi_a / lo_b]`.

@@ -713,6 +713,7 @@ fn synthetic(
             ns_ci: ci,
             rounds: rounds.to_vec(),
             replicas: 1,
+            round_cpus: Vec::new(),
             floor_ratio: 1.0,
             peer: None,
             peer_ratio: None,
