@@ -41,8 +41,8 @@
 //! Still open: at 10^6 the `blocked` filter — the reference of every ×blocked ratio — times
 //! either about 8 or about 15 ns per lookup from one warmed pass to the next (classic stays
 //! at 20 ns in the same rounds); one run had mostly the first, two later runs mostly the
-//! second, which alone moved every ×blocked ratio at 10^6 by up to 40 % (load 5–7). The
-//! cause is not found yet.
+//! second, which alone moved every ×blocked ratio at 10^6 by up to 40 % (load 5–7). Part of
+//! it was the CPU a run stayed on (see *CPUs*); the round-to-round part remains.
 //!
 //! Later, at 10^7 (`results/notes/repeat-93-rounds.md`): three back-to-back runs of the
 //! repeatability command at 10^7 only, with 93 rounds instead of 31, on a quiet machine (load
@@ -61,6 +61,26 @@
 //! sizes (0.95×, `results/repeatability.md`), and ±10 % between runs at 10^7 needs a
 //! machine with its last-level cache to itself.
 //!
+//! ## CPUs
+//! The lookup rounds move across the CPUs the process may use (at most
+//! [`crate::control::MAX_ROUND_CPUS`]; the session's home CPU first): round `r` runs on CPU
+//! `(r / replicas) mod c`, so every CPU times every build, each round's CPU is recorded
+//! ([`Lookup::round_cpus`]), and every figure is the geometric mean of the per-CPU medians
+//! (each CPU weighs the same; [`crate::stats::stratified_median_interval`]). Before, the
+//! thread stayed on the CPU it started on, and on the 2-vCPU development machine that CPU
+//! set a run's ratios: four runs of eight filters at 10^6 and 10^7, each pinned by `taskset`
+//! to one vCPU, alternating (`results/notes/cpus.md`), agreed within a few per cent per vCPU
+//! and differed by 20–30 % between the two (fastbloom / blocked at 10^6, 0 % members:
+//! 1.67 and 1.73 on one, 2.12 and 2.02 on the other; at 10^7 2.01 / 1.85 against 1.58 /
+//! 1.52). With the rounds moved, one process sees both: the two CPUs' medians of `blocked`
+//! at 10^7 still differ by up to 25 % within a run (29.4 against 23.3 ns), and which one is
+//! the slower changes from run to run — a vCPU's neighbour on the host, not the vCPU —
+//! which is why both must be sampled by every run. Each pass is still preceded by its
+//! warm-up pass, so a move between CPUs (at most one per block of rounds) leaves no cold
+//! cache in a timed pass. What this does not remove: at 10^6, `blocked` runs at about 10 or
+//! about 16 ns per lookup from one round to the next on both CPUs alike (fastbloom at 20 or
+//! 25), and the share of slow rounds differs between runs.
+//!
 //! Where memory does not allow every filter of one size at once (sizes at or above
 //! [`Plan::split_at`], 10^8 in `--full`), the filters are grouped per target (fixed-parameter
 //! entries join the group of the target nearest 1 %): ratios within a group stay paired, and
@@ -72,7 +92,7 @@
 //!
 //! # Timing
 //! Every time is read from the thread's CPU clock ([`crate::control::ThreadClock`]) with the
-//! measuring thread pinned to one CPU, and a lookup pass is timed in chunks of
+//! measuring thread pinned to one CPU at a time (see *CPUs*), and a lookup pass is timed in chunks of
 //! [`crate::adapters::CHUNK`] keys; a chunk during which the thread was switched out is left
 //! out (see [`crate::adapters::Built::time_pass`]). On the shared 2-core development machine
 //! (load average 7–12 from other builds) 80–95 % of the chunks were clean.

@@ -1,6 +1,7 @@
 //! `bench-harness ratio A/B …`: the paired lookup ratio of two entries of one results file, at
-//! every size — the median of the per-round ratios (both timed in the same round) with its
-//! 95 % bootstrap interval, the same statistic as the tables' ×blocked and ×peer columns, for
+//! every size — the median of the per-round ratios (both timed in the same round; per CPU,
+//! then their geometric mean, where the rounds moved across CPUs) with its 95 % bootstrap
+//! interval, the same statistic as the tables' ×blocked and ×peer columns, for
 //! pairs those columns do not show (our split-block filter against its like-for-like peer,
 //! classic against fastbloom, keyed against keyed).
 

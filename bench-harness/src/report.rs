@@ -441,9 +441,18 @@ pub fn summary(r: &Results) -> String {
          {} of the timed lookup chunks ({} keys each) ran without a context switch and only \
          those count; {} of the warm-up-and-pass attempts were redone because the thread was \
          switched out during them ({} passes kept although switched out, after {} attempts)",
-        c.pinned_cpu
-            .map(|p| format!("pinned to CPU {p}"))
-            .unwrap_or_else(|| "not pinned (the OS refused)".into()),
+        match (c.pinned_cpu, c.round_cpus.len()) {
+            (Some(p), 2..) => format!(
+                "pinned to CPU {p}, the lookup rounds moved across CPUs {}",
+                c.round_cpus
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            (Some(p), _) => format!("pinned to CPU {p}"),
+            (None, _) => "not pinned (the OS refused)".into(),
+        },
         c.thp,
         c.governor,
         c.load_start
@@ -510,12 +519,16 @@ pub fn summary(r: &Results) -> String {
          order, using build `round mod builds` of each, each timed pass right after an untimed \
          warm-up pass of the same build over other keys (the pair redone if the thread was \
          switched out during it), so noise from elsewhere lands on every filter alike and no \
-         pass depends on what ran before it.\n- ns/op ±: median over the rounds of a stream of distinct \
-         keys, the given % of them members, shuffled; ± is the larger half of the 95 % \
-         bootstrap interval of that median, resampling builds and then rounds within them, \
-         so a difference between builds widens it. build ns/key: the whole build ÷ n (± over the \
+         pass depends on what ran before it. The rounds move across the CPUs listed under \
+         Machine in blocks of `builds` rounds, so every run samples every CPU.\n- ns/op ±: \
+         median over the rounds of a stream of distinct keys, the given % of them members, \
+         shuffled — with the rounds on several CPUs, the geometric mean of the per-CPU \
+         medians; ± is the larger half of the 95 % bootstrap interval of that figure, \
+         resampling builds and then rounds within them (per CPU), so a difference between \
+         builds widens it. build ns/key: the whole build ÷ n (± over the \
          build passes; ±0 with one pass).\n- ratios: ×blocked and ×fastest peer are medians \
-         of the per-round ratios (both filters timed in the same round), with their 95 % \
+         of the per-round ratios (both filters timed in the same round; per CPU, then their \
+         geometric mean), with their 95 % \
          bootstrap intervals; where the interval holds 1.0 the cell says \"no measurable \
          difference\" instead of naming a winner. ×fastest peer compares with the fastest \
          peer of the same kind at the same size and target (fixed-parameter peers only at \

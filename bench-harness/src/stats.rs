@@ -12,6 +12,9 @@
 //! Where every filter was built more than once (independent allocations, timed in turn by
 //! the rounds), the bootstrap is two-stage: builds first, then rounds within the drawn builds
 //! ([`clustered_median_interval`]), so the interval also covers where a build's pages landed.
+//! Where the rounds ran on several CPUs, each CPU is a stratum: the figure is the geometric
+//! mean of the per-CPU medians and the bootstrap resamples within each CPU
+//! ([`stratified_median_interval`]).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -269,6 +272,43 @@ mod tests {
         assert_eq!((r.lo, r.mid, r.hi), (0.5, 0.5, 0.5));
         let u = unpaired_ratio(&median_interval(&a), &median_interval(&b));
         assert!(u.lo < 0.5 && u.hi > 0.5);
+    }
+
+    #[test]
+    fn strata_weigh_alike_and_one_stratum_is_the_plain_bootstrap() {
+        // Two CPUs, one 1.0× and one 4.0× slower, in blocks of two rounds: the figure is their
+        // geometric mean, 2.0, whatever share of the rounds each ran.
+        let cpus = [0, 0, 1, 1, 0, 0, 1, 1, 0];
+        let v: Vec<f64> = cpus
+            .iter()
+            .map(|&c| if c == 0 { 1.0 } else { 4.0 })
+            .collect();
+        let s = stratified_median_interval(&v, 2, &cpus);
+        assert!((s.mid - 2.0).abs() < 1e-12, "{s:?}");
+        assert!(
+            (s.lo - 2.0).abs() < 1e-12 && (s.hi - 2.0).abs() < 1e-12,
+            "{s:?}"
+        );
+        // The plain median of the same rounds is the majority CPU's.
+        assert_eq!(median(&v), 1.0);
+        // One label, or labels that do not match the samples (older results), give exactly
+        // the clustered bootstrap.
+        let w: Vec<f64> = (1..=21).map(|i| f64::from(i * 7 % 23)).collect();
+        let plain = clustered_median_interval(&w, 3);
+        assert_eq!(stratified_median_interval(&w, 3, &[5; 21]), plain);
+        assert_eq!(stratified_median_interval(&w, 3, &[0, 1]), plain);
+        // Within a stratum the spread still shows: noise on one CPU widens the interval.
+        let noisy: Vec<f64> = cpus
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| if c == 0 { 1.0 + i as f64 / 10.0 } else { 4.0 })
+            .collect();
+        let n = stratified_median_interval(&noisy, 2, &cpus);
+        assert!(n.lo < n.mid && n.mid < n.hi, "{n:?}");
+        // Paired ratios go through the same statistic.
+        let b = vec![2.0; v.len()];
+        let r = paired_ratio_stratified(&v, &b, 2, &cpus);
+        assert!((r.mid - 1.0).abs() < 1e-12, "{r:?}");
     }
 
     #[test]

@@ -128,6 +128,19 @@ fn results_are_sane_and_round_trip() {
         assert!(row.build_ns_per_item > 0.0);
         assert!(row.floor_ns > 0.0);
         assert_eq!(row.lookups.len(), 3);
+        // Each round's CPU is recorded, one of those the session moved the rounds across
+        // (all 0 where they stayed on one CPU).
+        let cpus = &r.machine.conditions.round_cpus;
+        for l in &row.lookups {
+            assert_eq!(l.round_cpus.len(), l.rounds.len(), "{}", row.filter);
+            for &c in &l.round_cpus {
+                assert!(
+                    cpus.contains(&(c as usize)) || (cpus.len() <= 1 && c == 0),
+                    "{}: round on CPU {c}, not in {cpus:?}",
+                    row.filter
+                );
+            }
+        }
         if row.filter != "cuckoofilter" {
             assert_eq!(row.false_negatives, 0, "{} lost keys", row.filter);
         }
