@@ -335,6 +335,17 @@ pub fn dispatch_status(cli: Cli) -> Result<(String, bool), String> {
         Some(Command::Compare(a)) => {
             let ra = report::read(&a.a)?;
             let rb = report::read(&a.b)?;
+            if ra.schema_version != rb.schema_version {
+                return Err(format!(
+                    "{} has schema version {} and {} version {}: their figures are not the same \
+                     statistic (version 4 combines the CPUs the rounds ran on); compare runs \
+                     of one version",
+                    a.a.display(),
+                    ra.schema_version,
+                    a.b.display(),
+                    rb.schema_version
+                ));
+            }
             let changes = crate::compare::compare(&ra, &rb);
             let (text, fail) = crate::compare::report(&changes, a.fail_above);
             Ok((

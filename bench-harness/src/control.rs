@@ -78,8 +78,9 @@ pub fn allowed_cpus() -> Vec<usize> {
 }
 
 /// At most this many CPUs share the lookup rounds (see `driver`'s *CPUs*): every vCPU of the
-/// two-core machines the harness is meant for, few enough that on a larger machine each CPU
-/// still runs two or more blocks of rounds (31 rounds in blocks of 2–5).
+/// two-core machines the harness is meant for, and on a larger machine few enough that each
+/// CPU still runs a few rounds of each build (31 rounds in blocks of 2–5 rounds; the driver
+/// uses no more CPUs than there are whole blocks).
 pub const MAX_ROUND_CPUS: usize = 4;
 
 /// Let the calling thread run on every CPU the process may use again (undoing
@@ -243,9 +244,7 @@ impl Session {
             pin_to(cpu);
         }
     }
-}
 
-impl Session {
     /// Pin the current thread and disable THP (both recorded); read the starting load.
     pub fn start() -> Self {
         let system = read("/sys/kernel/mm/transparent_hugepage/enabled")
@@ -260,19 +259,18 @@ impl Session {
         // Before pinning, which narrows the thread's allowed set to one CPU.
         let allowed = allowed_cpus();
         let pinned_cpu = pin_current_thread();
-        // The home CPU first, then the next allowed ones.
-        let mut round_cpus: Vec<usize> = pinned_cpu.into_iter().collect();
-        let home = pinned_cpu.and_then(|h| allowed.iter().position(|&c| c == h));
-        let start = home.map_or(0, |i| i + 1);
-        for i in 0..allowed.len() {
-            let c = allowed[(start + i) % allowed.len()];
-            if round_cpus.len() < MAX_ROUND_CPUS && !round_cpus.contains(&c) {
-                round_cpus.push(c);
+        // The home CPU first, then the allowed ones after it, wrapping around.
+        let round_cpus = match pinned_cpu {
+            Some(home) => {
+                let after = allowed.iter().position(|&c| c == home).map_or(0, |i| i + 1);
+                let others = allowed.iter().cycle().skip(after).take(allowed.len());
+                std::iter::once(home)
+                    .chain(others.copied().filter(|&c| c != home))
+                    .take(MAX_ROUND_CPUS)
+                    .collect()
             }
-        }
-        if pinned_cpu.is_none() {
-            round_cpus.clear();
-        }
+            None => Vec::new(),
+        };
         let conditions = Conditions {
             pinned_cpu,
             round_cpus,

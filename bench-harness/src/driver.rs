@@ -63,23 +63,29 @@
 //!
 //! ## CPUs
 //! The lookup rounds move across the CPUs the process may use (at most
-//! [`crate::control::MAX_ROUND_CPUS`]; the session's home CPU first): round `r` runs on CPU
-//! `(r / replicas) mod c`, so every CPU times every build, each round's CPU is recorded
-//! ([`Lookup::round_cpus`]), and every figure is the geometric mean of the per-CPU medians
-//! (each CPU weighs the same; [`crate::stats::stratified_median_interval`]). Before, the
-//! thread stayed on the CPU it started on, and on the 2-vCPU development machine that CPU
-//! set a run's ratios: four runs of eight filters at 10^6 and 10^7, each pinned by `taskset`
-//! to one vCPU, alternating (`results/notes/cpus.md`), agreed within a few per cent per vCPU
-//! and differed by 20–30 % between the two (fastbloom / blocked at 10^6, 0 % members:
-//! 1.67 and 1.73 on one, 2.12 and 2.02 on the other; at 10^7 2.01 / 1.85 against 1.58 /
-//! 1.52). With the rounds moved, one process sees both: the two CPUs' medians of `blocked`
-//! at 10^7 still differ by up to 25 % within a run (29.4 against 23.3 ns), and which one is
-//! the slower changes from run to run — a vCPU's neighbour on the host, not the vCPU —
-//! which is why both must be sampled by every run. Each pass is still preceded by its
-//! warm-up pass, so a move between CPUs (at most one per block of rounds) leaves no cold
-//! cache in a timed pass. What this does not remove: at 10^6, `blocked` runs at about 10 or
-//! about 16 ns per lookup from one round to the next on both CPUs alike (fastbloom at 20 or
-//! 25), and the share of slow rounds differs between runs.
+//! [`crate::control::MAX_ROUND_CPUS`], and no more than there are whole blocks; the
+//! session's home CPU first): round `r` runs on CPU `(r / replicas) mod c`, so every CPU
+//! times every build; each round's CPU is recorded ([`Lookup::round_cpus`]), and every
+//! figure is the geometric mean of the per-CPU medians (each CPU weighs the same; the
+//! interval draws builds once per resample, as they are crossed with CPUs:
+//! [`crate::stats::stratified_median_interval`]). Before, the thread stayed on the CPU it
+//! started on, and on the 2-vCPU development machine that CPU moved a run's ratios: four
+//! runs of eight filters at 10^6 and 10^7, each started on one vCPU by `taskset`,
+//! alternating (`results/notes/cpus.md`). For fastbloom and counting at both sizes, and
+//! classic and blocked-keyed at 10^7, the two runs on one vCPU agreed within 2–9 % and the
+//! vCPUs differed by 15–25 % (fastbloom / blocked at 10^6, 0 % members: 1.67 and 1.73 on
+//! one, 2.12 and 2.02 on the other; at 10^7 2.01 / 1.85 against 1.58 / 1.52; `blocked`
+//! itself 19–21 ns at 10^7 on one and 34–36 on the other); scalable, classic at 10^6 and
+//! classic-keyed-sip64 moved as much between runs on one vCPU (up to 19 %). With the rounds moved, one process sees both CPUs: at 10^7 their
+//! medians of `blocked` still differ within a run by up to a third (28.6 against 21.3 ns),
+//! and in each of three runs the slower was the CPU the run started on (where its builds
+//! ran), CPU 0 twice and CPU 1 once; why is not known. Each pass is still preceded by its
+//! warm-up pass, so a move (at most one per block of rounds) leaves no cold cache in a timed
+//! pass. What this does not remove: at 10^6 `blocked` takes anywhere from 6 to 28 ns per
+//! lookup from one round to the next on either CPU (medians 10 ns in two runs, 16–17 in a
+//! third), and the machine's state over minutes moves every filter at 10^7 (one run found
+//! `blocked` at 21 ns where five others read 31–39). Two repeats of the repeatability
+//! command with the rounds moved gave 134 and 95 of 138 ratios within ±10 %.
 //!
 //! Where memory does not allow every filter of one size at once (sizes at or above
 //! [`Plan::split_at`], 10^8 in `--full`), the filters are grouped per target (fixed-parameter
@@ -109,9 +115,7 @@ use crate::experiments;
 use crate::floor::random_read_ns;
 use crate::keys::KeySet;
 use crate::schema::{FilterInfo, Lookup, Results, Row, RunConfig, SCHEMA_VERSION, SizeFloor};
-use crate::stats::{
-    Interval, Z95, median_interval, stratified_median_interval, unpaired_ratio, wilson,
-};
+use crate::stats::{Z95, median_interval, stratified_median_interval, wilson};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -368,21 +372,17 @@ fn measure_group(
     let mut tally = Tally::default();
     // Rounds move across the session's CPUs in blocks of `replicas` rounds (so every CPU
     // times every build); each round's CPU is recorded (see *CPUs*).
+    // At most as many CPUs as there are whole blocks, so every CPU times every build.
+    let block = replicas(n) as usize;
     let cpus = session.round_cpus();
-    let block = replicas(n).max(1) as usize;
+    let cpus = &cpus[..cpus.len().min(plan.lookup_passes as usize / block)];
     let mut round_cpus = Vec::with_capacity(plan.lookup_passes as usize);
     for round in 0..plan.lookup_passes {
-        let cpu = if cpus.len() > 1 {
-            let want = cpus[(round as usize / block) % cpus.len()];
-            if crate::control::pin_to(want) {
-                want
-            } else {
-                crate::control::current_cpu().unwrap_or(0)
-            }
-        } else {
-            0
-        };
-        round_cpus.push(cpu as u32);
+        if cpus.len() > 1 {
+            crate::control::pin_to(cpus[(round as usize / block) % cpus.len()]);
+        }
+        // Where the round starts (the CPU asked for, unless the kernel refused the move).
+        round_cpus.push(crate::control::current_cpu().unwrap_or(usize::MAX));
         bar.set_message(format!(
             "n={n}: lookup round {}/{} over {} filters",
             round + 1,
@@ -486,16 +486,6 @@ fn measure_group(
     (rows, tally)
 }
 
-/// The ratio of `row`'s lookup at mix index `m` to `reference`'s: paired when both were
-/// measured in the same rounds, else unpaired.
-fn ratio(row: &Row, reference: &Row, pct: u32) -> Option<Interval> {
-    let a = row.lookup(pct)?;
-    let b = reference.lookup(pct)?;
-    a.paired_ratio(b)
-        .filter(|_| row.group == reference.group)
-        .or_else(|| Some(unpaired_ratio(&a.ns_ci, &b.ns_ci)))
-}
-
 /// Whether a fixed-parameter peer row can stand as the reference for target `t`: its own
 /// FPR (theory, else measured) is at most the target.
 fn fixed_serves(p: &Row, t: Option<f64>) -> bool {
@@ -537,8 +527,8 @@ pub fn fill_peer_ratios(rows: &mut [Row]) {
                 .filter_map(|p| p.lookup(pct).map(|x| (p, x.ns)))
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .map(|(p, _)| p);
-            let peer_ratio = best.and_then(|p| ratio(r, p, pct));
-            let blocked_ratio = blocked.and_then(|b| ratio(r, b, pct));
+            let peer_ratio = best.and_then(|p| r.ratio_to(p, pct));
+            let blocked_ratio = blocked.and_then(|b| r.ratio_to(b, pct));
             let l = r
                 .lookups
                 .iter_mut()

@@ -26,7 +26,7 @@ pub fn table(r: &Results, pairs: &[String], fpr: f64, hits: u32) -> Result<Strin
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Paired lookup ratios at {} % target, {hits} % members (median of per-round ratios [95 % bootstrap interval]):\n",
+        "Paired lookup ratios at {} % target, {hits} % members (median of per-round ratios, per CPU the rounds ran on, then their geometric mean [95 % bootstrap interval]):\n",
         fpr * 100.0
     );
     let head: Vec<String> = sizes
@@ -48,17 +48,21 @@ pub fn table(r: &Results, pairs: &[String], fpr: f64, hits: u32) -> Result<Strin
             .iter()
             .map(|&n| {
                 let pair = row(r, a, n, fpr).zip(row(r, b, n, fpr));
-                let series = pair
-                    .filter(|(x, y)| x.group == y.group)
-                    .and_then(|(x, y)| x.lookup(hits).zip(y.lookup(hits)));
-                match series.and_then(|(x, y)| x.paired_ratio(y)) {
-                    Some(q) => {
+                let cell =
+                    pair.and_then(|(x, y)| x.ratio_to(y, hits).map(|q| (q, x.group != y.group)));
+                match cell {
+                    Some((q, unpaired)) => {
                         let tie = if q.contains(1.0) {
                             " (no measurable difference)"
                         } else {
                             ""
                         };
-                        format!("{:.2} [{:.2}–{:.2}]{tie}", q.mid, q.lo, q.hi)
+                        let how = if unpaired {
+                            " (unpaired: timed in different rounds)"
+                        } else {
+                            ""
+                        };
+                        format!("{:.2} [{:.2}–{:.2}]{tie}{how}", q.mid, q.lo, q.hi)
                     }
                     _ => "—".into(),
                 }

@@ -67,7 +67,7 @@ pub fn tied(a: &Row, b: &Row) -> bool {
     let (Some(x), Some(y)) = (a.lookup(50), b.lookup(50)) else {
         return false;
     };
-    match x.paired_ratio(y).filter(|_| a.group == b.group) {
+    match (a.group == b.group).then(|| x.paired_ratio(y)).flatten() {
         Some(q) => q.contains(1.0),
         None => x.ns_ci.lo <= y.ns_ci.hi && y.ns_ci.lo <= x.ns_ci.hi,
     }

@@ -68,7 +68,8 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
     let _ = writeln!(
         s,
         "\nEach cell: the run's ratio of ns/op to `blocked` (same size and target, median of the \
-         per-round ratios) [its 95 % interval]. Deviation: the largest |run − mean| / mean.\n"
+         per-round ratios, per CPU the rounds ran on, then their geometric mean) [its 95 % \
+         interval]. Deviation: the largest |run − mean| / mean.\n"
     );
     let _ = writeln!(
         s,

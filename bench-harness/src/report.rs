@@ -81,11 +81,13 @@ pub fn read(path: &Path) -> Result<Results, String> {
     })?;
     let r: Results = serde_json::from_str(&text)
         .map_err(|e| format!("{} is not a results file: {e}", path.display()))?;
-    if r.schema_version != crate::schema::SCHEMA_VERSION {
+    if !(crate::schema::OLDEST_READABLE..=crate::schema::SCHEMA_VERSION).contains(&r.schema_version)
+    {
         return Err(format!(
-            "{} has schema version {}, this harness reads {}",
+            "{} has schema version {}, this harness reads {} to {}",
             path.display(),
             r.schema_version,
+            crate::schema::OLDEST_READABLE,
             crate::schema::SCHEMA_VERSION
         ));
     }
@@ -446,7 +448,7 @@ pub fn summary(r: &Results) -> String {
                 "pinned to CPU {p}, the lookup rounds moved across CPUs {}",
                 c.round_cpus
                     .iter()
-                    .map(|c| c.to_string())
+                    .map(|cpu| cpu.to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -519,8 +521,8 @@ pub fn summary(r: &Results) -> String {
          order, using build `round mod builds` of each, each timed pass right after an untimed \
          warm-up pass of the same build over other keys (the pair redone if the thread was \
          switched out during it), so noise from elsewhere lands on every filter alike and no \
-         pass depends on what ran before it. The rounds move across the CPUs listed under \
-         Machine in blocks of `builds` rounds, so every run samples every CPU.\n- ns/op ±: \
+         pass depends on what ran before it. Where Machine lists CPUs the rounds moved \
+         across, they did so in blocks of `builds` rounds (one CPU per whole block at most).\n- ns/op ±: \
          median over the rounds of a stream of distinct keys, the given % of them members, \
          shuffled — with the rounds on several CPUs, the geometric mean of the per-CPU \
          medians; ± is the larger half of the 95 % bootstrap interval of that figure, \

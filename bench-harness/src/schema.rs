@@ -5,8 +5,14 @@ use serde::{Deserialize, Serialize};
 use crate::adapters::Info;
 use crate::stats::Interval;
 
-/// Bumped whenever a field changes meaning.
-pub const SCHEMA_VERSION: u32 = 3;
+/// Bumped whenever a field changes meaning. 4: lookup rounds move across CPUs and every
+/// timing figure is the geometric mean of per-CPU medians (`Lookup::round_cpus`).
+pub const SCHEMA_VERSION: u32 = 4;
+
+/// The oldest version [`crate::report::read`] still loads: a version-3 file has no round
+/// CPUs, so its figures are single-stratum medians and stay consistent within the file;
+/// `compare` refuses to set files of different versions against each other.
+pub const OLDEST_READABLE: u32 = 3;
 
 /// Everything one run measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -189,11 +195,11 @@ pub struct Lookup {
     /// `i % replicas` (the intervals resample builds, then rounds).
     #[serde(default = "one")]
     pub replicas: u32,
-    /// The CPU each round ran on (the driver moves the rounds across the CPUs; figures are
-    /// geometric means of per-CPU medians). Empty in results written before the rounds
-    /// moved: one stratum.
+    /// The CPU each round started on (the driver moves the rounds across the CPUs; figures
+    /// are geometric means of per-CPU medians). Empty in results written before the rounds
+    /// moved (schema version 3): one stratum.
     #[serde(default)]
-    pub round_cpus: Vec<u32>,
+    pub round_cpus: Vec<usize>,
     /// `ns` / the memory floor at this filter's size.
     pub floor_ratio: f64,
     /// The fastest peer of the same kind at the same size and target (fixed-parameter peers
@@ -279,6 +285,18 @@ impl Lookup {
 }
 
 impl Row {
+    /// This row's lookup at `pct` % members ÷ `reference`'s: paired round by round
+    /// ([`Lookup::paired_ratio`]) when both were timed in the same rounds (same interleaving
+    /// group), else the ratio of the two figures with `[lo_a / hi_b, hi_a / lo_b]`.
+    pub fn ratio_to(&self, reference: &Row, pct: u32) -> Option<Interval> {
+        let a = self.lookup(pct)?;
+        let b = reference.lookup(pct)?;
+        (self.group == reference.group)
+            .then(|| a.paired_ratio(b))
+            .flatten()
+            .or_else(|| Some(crate::stats::unpaired_ratio(&a.ns_ci, &b.ns_ci)))
+    }
+
     /// Lookup at `pct` % positives.
     pub fn lookup(&self, pct: u32) -> Option<&Lookup> {
         self.lookups.iter().find(|l| l.positive_pct == pct)

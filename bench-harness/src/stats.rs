@@ -105,80 +105,114 @@ pub fn clustered_median_interval(v: &[f64], clusters: usize) -> Interval {
 }
 
 /// [`clustered_median_interval`] over strata: sample `i` was taken on CPU `strata[i]` (the
-/// driver moves the lookup rounds across the CPUs, see `driver`'s *CPUs*). The figure is the
-/// geometric mean of the strata's medians, so every CPU weighs the same whatever number of
-/// rounds it ran; each resample draws every stratum's clusters and samples within that
-/// stratum only (the rounds' split over CPUs is fixed by the design, not by chance). With
-/// one stratum — or `strata` not one label per sample, as in results written before the
-/// rounds moved — this is exactly the single-stratum bootstrap, resample for resample.
-pub fn stratified_median_interval(v: &[f64], clusters: usize, strata: &[u32]) -> Interval {
-    let mut labels: Vec<u32> = if strata.len() == v.len() {
+/// driver moves the lookup rounds across the CPUs in blocks that each time every build; see
+/// `driver`'s *CPUs*). The figure is the geometric mean of the strata's medians, so every CPU
+/// weighs the same whatever number of rounds it ran. Builds are crossed with CPUs (every
+/// build is timed on every CPU), so each resample draws the builds once, with replacement,
+/// and then, within every stratum, as many samples as that stratum's share of each drawn
+/// build holds, with replacement, from it: a difference between builds widens the interval
+/// as it does with one CPU. With one stratum — or `strata` not one label per sample, as in
+/// results written before the rounds moved — this is exactly the single-stratum bootstrap,
+/// resample for resample.
+pub fn stratified_median_interval(v: &[f64], clusters: usize, strata: &[usize]) -> Interval {
+    let mut labels: Vec<usize> = if strata.len() == v.len() {
         strata.to_vec()
     } else {
+        debug_assert!(
+            strata.is_empty(),
+            "{} labels for {} samples",
+            strata.len(),
+            v.len()
+        );
         Vec::new()
     };
     labels.sort_unstable();
     labels.dedup();
     let k = clusters.clamp(1, v.len().max(1));
-    // Per stratum, its non-empty clusters (cluster of sample `i`: `i % k`).
-    let groups: Vec<Vec<Vec<f64>>> = if labels.len() <= 1 {
-        vec![
-            (0..k)
-                .map(|c| v.iter().skip(c).step_by(k).copied().collect())
-                .collect(),
-        ]
-    } else {
-        labels
-            .iter()
-            .map(|&l| {
-                (0..k)
-                    .map(|c| {
-                        (c..v.len())
-                            .step_by(k)
-                            .filter(|&i| strata[i] == l)
-                            .map(|i| v[i])
-                            .collect::<Vec<f64>>()
-                    })
-                    .filter(|c| !c.is_empty())
-                    .collect()
-            })
-            .collect()
-    };
-    let combine = |meds: &[f64]| -> f64 {
-        if meds.len() == 1 {
-            meds[0]
-        } else {
-            (meds.iter().map(|m| m.ln()).sum::<f64>() / meds.len() as f64).exp()
-        }
-    };
-    let stratum_medians: Vec<f64> = groups.iter().map(|g| median(&g.concat())).collect();
-    let mid = combine(&stratum_medians);
-    if v.len() < 2 {
-        return Interval::exact(mid);
+    if labels.len() <= 1 {
+        return single_stratum(v, k);
     }
+    // groups[s][c]: the samples of stratum `s` in cluster `c` (cluster of sample `i`: `i % k`).
+    let groups: Vec<Vec<Vec<f64>>> = labels
+        .iter()
+        .map(|&l| {
+            (0..k)
+                .map(|c| {
+                    (c..v.len())
+                        .step_by(k)
+                        .filter(|&i| strata[i] == l)
+                        .map(|i| v[i])
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    let geo_mean =
+        |meds: &[f64]| (meds.iter().map(|m| m.ln()).sum::<f64>() / meds.len() as f64).exp();
+    let stratum_medians: Vec<f64> = groups.iter().map(|g| median(&g.concat())).collect();
+    let mid = geo_mean(&stratum_medians);
     let mut rng = ChaCha8Rng::seed_from_u64(0xB007_57A9);
     let mut meds = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    let mut drawn = vec![0; k];
     let mut sample = Vec::with_capacity(v.len());
     let mut per_stratum = Vec::with_capacity(groups.len());
     for _ in 0..BOOTSTRAP_RESAMPLES {
+        for d in drawn.iter_mut() {
+            *d = if k == 1 { 0 } else { rng.random_range(0..k) };
+        }
         per_stratum.clear();
-        for members in &groups {
-            let k = members.len();
+        for (g, &own) in groups.iter().zip(&stratum_medians) {
             sample.clear();
-            for _ in 0..k {
-                let c = if k == 1 {
-                    &members[0]
-                } else {
-                    &members[rng.random_range(0..k)]
-                };
-                for _ in 0..c.len() {
-                    sample.push(c[rng.random_range(0..c.len())]);
+            for &c in &drawn {
+                let members = &g[c];
+                for _ in 0..members.len() {
+                    sample.push(members[rng.random_range(0..members.len())]);
                 }
             }
-            per_stratum.push(median(&sample));
+            // A stratum missing every drawn build (possible only for one that ran fewer
+            // rounds than there are builds) keeps its own median in this resample.
+            per_stratum.push(if sample.is_empty() {
+                own
+            } else {
+                median(&sample)
+            });
         }
-        meds.push(combine(&per_stratum));
+        meds.push(geo_mean(&per_stratum));
     }
+    percentile_interval(mid, meds)
+}
+
+/// The one-stratum two-stage bootstrap behind [`clustered_median_interval`], `k` clusters.
+fn single_stratum(v: &[f64], k: usize) -> Interval {
+    let mid = median(v);
+    if v.len() < 2 {
+        return Interval::exact(mid);
+    }
+    let members: Vec<Vec<f64>> = (0..k)
+        .map(|c| v.iter().skip(c).step_by(k).copied().collect())
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(0xB007_57A9);
+    let mut meds = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    let mut sample = Vec::with_capacity(v.len());
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        sample.clear();
+        for _ in 0..k {
+            let c = if k == 1 {
+                &members[0]
+            } else {
+                &members[rng.random_range(0..k)]
+            };
+            for _ in 0..c.len() {
+                sample.push(c[rng.random_range(0..c.len())]);
+            }
+        }
+        meds.push(median(&sample));
+    }
+    percentile_interval(mid, meds)
+}
+
+/// `[2.5th, 97.5th]` percentiles of the resampled figures around `mid`.
+fn percentile_interval(mid: f64, mut meds: Vec<f64>) -> Interval {
     meds.sort_by(f64::total_cmp);
     let at = |q: f64| meds[((meds.len() - 1) as f64 * q).round() as usize];
     Interval {
@@ -202,7 +236,12 @@ pub fn paired_ratio_clustered(a: &[f64], b: &[f64], clusters: usize) -> Interval
 
 /// [`paired_ratio_clustered`] where round `i` ran on CPU `strata[i]`: the geometric mean of
 /// the per-CPU medians of the per-round ratios (see [`stratified_median_interval`]).
-pub fn paired_ratio_stratified(a: &[f64], b: &[f64], clusters: usize, strata: &[u32]) -> Interval {
+pub fn paired_ratio_stratified(
+    a: &[f64],
+    b: &[f64],
+    clusters: usize,
+    strata: &[usize],
+) -> Interval {
     let r: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
     stratified_median_interval(&r, clusters, strata)
 }
@@ -291,12 +330,27 @@ mod tests {
         );
         // The plain median of the same rounds is the majority CPU's.
         assert_eq!(median(&v), 1.0);
-        // One label, or labels that do not match the samples (older results), give exactly
-        // the clustered bootstrap.
+        // One label, or none (results written before the rounds moved), give exactly the
+        // clustered bootstrap.
         let w: Vec<f64> = (1..=21).map(|i| f64::from(i * 7 % 23)).collect();
         let plain = clustered_median_interval(&w, 3);
         assert_eq!(stratified_median_interval(&w, 3, &[5; 21]), plain);
-        assert_eq!(stratified_median_interval(&w, 3, &[0, 1]), plain);
+        assert_eq!(stratified_median_interval(&w, 3, &[]), plain);
+        // A difference between builds, seen on both CPUs, widens the interval as it does
+        // with one CPU: builds are drawn once per resample, not per CPU.
+        // Four CPUs, each timing both builds twice: a quarter of the resamples draw build 0
+        // twice, so the interval reaches 1.0; drawn per CPU, all four would have to (0.4 %).
+        let by_build: Vec<f64> = (0..16)
+            .map(|i| if i % 2 == 0 { 1.0 } else { 3.0 })
+            .collect();
+        let four = [0, 0, 1, 1, 2, 2, 3, 3, 0, 0, 1, 1, 2, 2, 3, 3];
+        let crossed = stratified_median_interval(&by_build, 2, &four);
+        let one = clustered_median_interval(&by_build, 2);
+        assert!(
+            crossed.lo <= 1.0 + 1e-12 && crossed.hi >= 3.0 - 1e-12,
+            "{crossed:?}"
+        );
+        assert!(one.lo <= 1.0 + 1e-12 && one.hi >= 3.0 - 1e-12, "{one:?}");
         // Within a stratum the spread still shows: noise on one CPU widens the interval.
         let noisy: Vec<f64> = cpus
             .iter()

@@ -128,17 +128,17 @@ fn results_are_sane_and_round_trip() {
         assert!(row.build_ns_per_item > 0.0);
         assert!(row.floor_ns > 0.0);
         assert_eq!(row.lookups.len(), 3);
-        // Each round's CPU is recorded, one of those the session moved the rounds across
-        // (all 0 where they stayed on one CPU).
-        let cpus = &r.machine.conditions.round_cpus;
+        // Each round's CPU is recorded: one of those the session moved the rounds across,
+        // or the pinned one where there is only one.
+        let c = &r.machine.conditions;
         for l in &row.lookups {
             assert_eq!(l.round_cpus.len(), l.rounds.len(), "{}", row.filter);
-            for &c in &l.round_cpus {
-                assert!(
-                    cpus.contains(&(c as usize)) || (cpus.len() <= 1 && c == 0),
-                    "{}: round on CPU {c}, not in {cpus:?}",
-                    row.filter
-                );
+            for cpu in &l.round_cpus {
+                if c.round_cpus.len() > 1 {
+                    assert!(c.round_cpus.contains(cpu), "{}: CPU {cpu}", row.filter);
+                } else if let Some(p) = c.pinned_cpu {
+                    assert_eq!(*cpu, p, "{}", row.filter);
+                }
             }
         }
         if row.filter != "cuckoofilter" {
