@@ -84,8 +84,8 @@
 //! pass. What this does not remove: at 10^6 `blocked` takes anywhere from 6 to 28 ns per
 //! lookup from one round to the next on either CPU (medians 10 ns in two runs, 16–17 in a
 //! third), and the machine's state over minutes moves every filter at 10^7 (one run found
-//! `blocked` at 21 ns where five others read 31–39). Two repeats of the repeatability
-//! command with the rounds moved gave 134 and 95 of 138 ratios within ±10 %.
+//! `blocked` at 21 ns where five others read 31–39). Three repeats of the repeatability
+//! command with the rounds moved gave 134, 95 and 95 of 138 ratios within ±10 %.
 //!
 //! Where memory does not allow every filter of one size at once (sizes at or above
 //! [`Plan::split_at`], 10^8 in `--full`), the filters are grouped per target (fixed-parameter
