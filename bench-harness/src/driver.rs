@@ -76,10 +76,11 @@
 //! vCPUs differed by 15–25 % (fastbloom / blocked at 10^6, 0 % members: 1.67 and 1.73 on
 //! one, 2.12 and 2.02 on the other; at 10^7 2.01 / 1.85 against 1.58 / 1.52; `blocked`
 //! itself 19–21 ns at 10^7 on one and 34–36 on the other); scalable, classic at 10^6 and
-//! classic-keyed-sip64 moved as much between runs on one vCPU (up to 19 %). With the rounds moved, one process sees both CPUs: at 10^7 their
-//! medians of `blocked` still differ within a run by up to a third (28.6 against 21.3 ns),
-//! and in each of three runs the slower was the CPU the run started on (where its builds
-//! ran), CPU 0 twice and CPU 1 once; why is not known. Each pass is still preceded by its
+//! classic-keyed-sip64 moved as much between runs on one vCPU (up to 19 %). With the rounds
+//! moved, one process sees both CPUs: at 10^7 their medians of `blocked` still differ within
+//! a run by up to a third (28.6 against 21.3 ns), and in each of three runs the slower was
+//! the CPU the run started on (where its builds ran), CPU 0 twice and CPU 1 once; why is not
+//! known. Each pass is still preceded by its
 //! warm-up pass, so a move (at most one per block of rounds) leaves no cold cache in a timed
 //! pass. What this does not remove: at 10^6 `blocked` takes anywhere from 6 to 28 ns per
 //! lookup from one round to the next on either CPU (medians 10 ns in two runs, 16–17 in a
@@ -98,9 +99,9 @@
 //!
 //! # Timing
 //! Every time is read from the thread's CPU clock ([`crate::control::ThreadClock`]) with the
-//! measuring thread pinned to one CPU at a time (see *CPUs*), and a lookup pass is timed in chunks of
-//! [`crate::adapters::CHUNK`] keys; a chunk during which the thread was switched out is left
-//! out (see [`crate::adapters::Built::time_pass`]). On the shared 2-core development machine
+//! measuring thread pinned to one CPU at a time (see *CPUs*), and a lookup pass is timed in
+//! chunks of [`crate::adapters::CHUNK`] keys; a chunk during which the thread was switched
+//! out is left out (see [`crate::adapters::Built::time_pass`]). On the shared 2-core development machine
 //! (load average 7–12 from other builds) 80–95 % of the chunks were clean.
 
 use std::time::Instant;
@@ -370,9 +371,9 @@ fn measure_group(
         .flat_map(|i| (0..mixes.len()).map(move |m| (i, m)))
         .collect();
     let mut tally = Tally::default();
-    // Rounds move across the session's CPUs in blocks of `replicas` rounds (so every CPU
-    // times every build); each round's CPU is recorded (see *CPUs*).
-    // At most as many CPUs as there are whole blocks, so every CPU times every build.
+    // Rounds move across the session's CPUs in blocks of `replicas` rounds, on no more CPUs
+    // than there are whole blocks, so every CPU times every build; each round's CPU is
+    // recorded (see *CPUs*).
     let block = replicas(n) as usize;
     let cpus = session.round_cpus();
     let cpus = &cpus[..cpus.len().min(plan.lookup_passes as usize / block)];

@@ -931,3 +931,75 @@ fn fixed_seed_fpr_is_the_same_build_after_build() {
         assert_eq!(count(), count(), "{}", e.info.name);
     }
 }
+
+#[test]
+fn compare_refuses_results_of_different_schema_versions() {
+    let a = tiny_results();
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, r: &Results| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_string(r).unwrap()).unwrap();
+        p
+    };
+    let now = write("now.json", &a);
+    let again = write("again.json", &a);
+    // A version-3 file (rounds on one CPU, no round CPUs) still loads on its own…
+    let mut old = a.clone();
+    old.schema_version = 3;
+    for row in &mut old.rows {
+        for l in &mut row.lookups {
+            l.round_cpus.clear();
+        }
+    }
+    let v3 = write("v3.json", &old);
+    assert_eq!(report::read(&v3).unwrap().schema_version, 3);
+    // …but is not set against a version-4 one: the figures are different statistics.
+    let compare = |x: &Path, y: &Path| {
+        cli::dispatch(Cli::parse_from([
+            "bench-harness",
+            "compare",
+            x.to_str().unwrap(),
+            y.to_str().unwrap(),
+        ]))
+    };
+    assert!(compare(&now, &again).is_ok());
+    let err = compare(&v3, &now).unwrap_err();
+    assert!(err.contains("schema version 3"), "{err}");
+    // Older than version 3 is refused when read.
+    old.schema_version = 2;
+    let v2 = write("v2.json", &old);
+    assert!(report::read(&v2).unwrap_err().contains("schema version 2"));
+}
+
+#[test]
+fn rounds_move_across_the_cpus_in_blocks_of_builds() {
+    // Two filters, 10 rounds at 2 000 keys (5 builds): two whole blocks, so on a machine that
+    // lets the process use two or more CPUs the rounds run on two of them, five each.
+    let entries = adapters::select(Some(&["blocked".into(), "classic".into()])).expect("filters");
+    let plan = Plan {
+        sizes: vec![2_000],
+        fprs: vec![0.01],
+        lookup_passes: 10,
+        experiments: Vec::new(),
+        fpr_probes: 5_000,
+        lookup_keys: 2_000,
+        ..tiny_plan()
+    };
+    let r = driver::run(&entries, &plan).expect("run");
+    let c = &r.machine.conditions;
+    let l = r.rows[0].lookup(50).unwrap();
+    if c.round_cpus.len() >= 2 {
+        let (a, b) = (c.round_cpus[0], c.round_cpus[1]);
+        assert_eq!(
+            l.round_cpus,
+            [a, a, a, a, a, b, b, b, b, b],
+            "home CPU first, then the next, a block of 5 rounds each"
+        );
+        // Every row of the group was timed in the same rounds, so the ratios are paired.
+        let other = r.rows[1].lookup(50).unwrap();
+        assert_eq!(other.round_cpus, l.round_cpus);
+        assert!(l.paired_ratio(other).is_some());
+    } else if let Some(home) = c.pinned_cpu {
+        assert!(l.round_cpus.iter().all(|&x| x == home));
+    }
+}
