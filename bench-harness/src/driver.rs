@@ -78,9 +78,10 @@
 //! itself 19–21 ns at 10^7 on one and 34–36 on the other); scalable, classic at 10^6 and
 //! classic-keyed-sip64 moved as much between runs on one vCPU (up to 19 %). With the rounds
 //! moved, one process sees both CPUs: at 10^7 their medians of `blocked` still differ within
-//! a run by up to a third (28.6 against 21.3 ns), and in each of three runs the slower was
-//! the CPU the run started on (where its builds ran), CPU 0 twice and CPU 1 once; why is not
-//! known. Each pass is still preceded by its
+//! a run by up to a third (28.6 against 21.3 ns); in each of those three runs the slower was
+//! the CPU the run started on (where its builds ran), but in the four runs at 85a1a1e (the
+//! committed run and repeat) the two differed by 1–11 % and the home CPU was the slower in
+//! only two, so which CPU is slower is not a rule found. Each pass is still preceded by its
 //! warm-up pass, so a move (at most one per block of rounds) leaves no cold cache in a timed
 //! pass. What this does not remove: at 10^6 `blocked` takes anywhere from 6 to 28 ns per
 //! lookup from one round to the next on either CPU (medians 10 ns in two runs, 16–17 in a
