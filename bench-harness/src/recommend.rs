@@ -61,16 +61,11 @@ fn ns50(r: &Row) -> f64 {
     r.lookup(50).map(|l| l.ns).unwrap_or(f64::INFINITY)
 }
 
-/// `true` when `a` and `b` cannot be told apart at 50 % hits: the paired ratio's interval
-/// (same interleaving group) or the overlap of their intervals (different groups) holds 1.0.
+/// `true` when `a` and `b` cannot be told apart at 50 % hits: their ratio's interval
+/// ([`Row::ratio_to`]: paired in one interleaving group; across groups `[lo_a / hi_b, hi_a /
+/// lo_b]`, which holds 1.0 exactly when the two intervals overlap) holds 1.0.
 pub fn tied(a: &Row, b: &Row) -> bool {
-    let (Some(x), Some(y)) = (a.lookup(50), b.lookup(50)) else {
-        return false;
-    };
-    match (a.group == b.group).then(|| x.paired_ratio(y)).flatten() {
-        Some(q) => q.contains(1.0),
-        None => x.ns_ci.lo <= y.ns_ci.hi && y.ns_ci.lo <= x.ns_ci.hi,
-    }
+    a.ratio_to(b, 50).is_some_and(|q| q.contains(1.0))
 }
 
 /// The fastest row at 50 % hits, ties (see [`tied`]) broken by bits/item, not by noise.
