@@ -8,8 +8,8 @@ use bloomlab_core::hash::Xxh3Scheme;
 use bloomlab_core::{Filter, Variant};
 use bloomlab_ribbon::band::Banding;
 use bloomlab_ribbon::{
-    Layout, MAX_SEEDS, RibbonFilter, RibbonView, Row, SEED_SUCCESS, WIDTH, hash_in, num_slots,
-    result_bits_for, row_in,
+    Layout, MAX_SEEDS, RibbonFilter, RibbonView, Row, SEED_SUCCESS, SINGLE_LOOP_UP_TO, WIDTH,
+    hash_in, num_slots, result_bits_for, row_in,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -314,4 +314,17 @@ fn batched_lookups_answer_as_single_ones() {
         let mut short = vec![false; 2];
         assert!(f.might_contain_batch(&[1u64, 2, 3], &mut short).is_err());
     }
+    // Past `SINGLE_LOOP_UP_TO` bytes of solution the batch runs the prefetching pipeline
+    // (below it, key by key, as every filter above): the same answers.
+    let f = RibbonFilter::build(0..1_100_000u64, 1.0 / 65_536.0).unwrap();
+    assert!(f.num_slots() * u64::from(f.result_bits()) / 8 > SINGLE_LOOP_UP_TO as u64);
+    let keys: Vec<u64> = (0..40_000u64).map(|i| i * 53).collect();
+    let want: Vec<bool> = keys.iter().map(|k| f.might_contain(k)).collect();
+    let mut out: Vec<bool> = want.iter().map(|b| !b).collect();
+    f.might_contain_batch(&keys, &mut out).unwrap();
+    assert_eq!(out, want);
+    assert_eq!(
+        f.count_contained(&keys),
+        want.iter().filter(|&&b| b).count()
+    );
 }

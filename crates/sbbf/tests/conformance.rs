@@ -379,3 +379,29 @@ fn behind_the_filter_trait() {
     assert_eq!(f.len(), 1000);
     assert!(f.expected_fpr() > 0.005 && f.expected_fpr() <= 0.01);
 }
+
+/// Tables up to `PREFETCH_MIN_BYTES` answer batches key by key, larger ones through the
+/// prefetching pipeline; on both sides the batch answers as single lookups.
+#[test]
+fn batches_answer_as_single_lookups_on_both_sides_of_the_prefetch_threshold() {
+    let mut rng = ChaCha8Rng::seed_from_u64(32);
+    let below = (bloomlab_sbbf::PREFETCH_MIN_BYTES / 32) as u64;
+    for blocks in [below, below + 1] {
+        let mut f = Sbbf::with_blocks(blocks).unwrap();
+        let members: Vec<u64> = (0..blocks * 25).map(|_| rng.random()).collect();
+        members.iter().for_each(|k| {
+            f.insert(k);
+        });
+        let queries: Vec<u64> = members
+            .iter()
+            .step_by(3)
+            .copied()
+            .chain((0..20_000).map(|_| rng.random()))
+            .collect();
+        let single: Vec<bool> = queries.iter().map(|k| f.might_contain(k)).collect();
+        let mut batch: Vec<bool> = single.iter().map(|b| !b).collect();
+        f.might_contain_batch(&queries, &mut batch).unwrap();
+        assert_eq!(batch, single, "{blocks} blocks");
+        assert!(single.iter().filter(|&&b| b).count() >= members.len() / 3);
+    }
+}
