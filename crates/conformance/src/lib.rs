@@ -588,6 +588,31 @@ pub fn check_invalid_parameters<F: Debug>(make: impl Fn(u64, f64) -> Result<F, E
     }
 }
 
+/// A batched lookup answers as single lookups: every third of `members` (all inserted) and
+/// 20 000 random keys (seeded by `seed`) through `single` and through `batch`, whose output
+/// slots are pre-filled with the wrong answers so that a slot it forgets to write fails; and
+/// every queried member says yes, so the comparison is not vacuous.
+pub fn check_batch_agrees(
+    members: &[u64],
+    seed: u64,
+    single: impl Fn(&u64) -> bool,
+    batch: impl Fn(&[u64], &mut [bool]),
+) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let queries: Vec<u64> = members
+        .iter()
+        .step_by(3)
+        .copied()
+        .chain((0..20_000).map(|_| rng.random()))
+        .collect();
+    let want: Vec<bool> = queries.iter().map(&single).collect();
+    let mut got: Vec<bool> = want.iter().map(|b| !b).collect();
+    batch(&queries, &mut got);
+    assert_eq!(got, want);
+    let asked = members.len().div_ceil(3);
+    assert!(want[..asked].iter().all(|&b| b), "a member said no");
+}
+
 /// Convenience: feed typed keys through the object-safe trait (used by tests of `dyn Filter`).
 pub fn insert_all<K: Key>(f: &mut dyn Filter, keys: impl IntoIterator<Item = K>) {
     for k in keys {
