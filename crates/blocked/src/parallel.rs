@@ -97,8 +97,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     ///
     /// The hashing each thread repeats is not what holds it there. With XXH3-64 replaced, for
     /// an experiment, by a multiply and a shift (wrong filters, the same memory traffic),
-    /// `examples/concurrent` (10^7 keys, nine rounds) read `insert_batch` ÷ this 1.58×
-    /// [1.19–2.03] where the real hash read 1.28× [1.16–1.71] just before: even free hashing
+    /// `examples/concurrent` (10^7 keys, nine rounds; median, range) read `insert_batch` ÷ this 1.58×
+    /// (1.19–2.03) where the real hash read 1.28× (1.16–1.71) just before: even free hashing
     /// leaves the build at what two threads of random read-modify-writes get from the VM's
     /// memory. Hashing eight keys at once in AVX-512 lanes (XXH3-64's 8-byte path is two
     /// rotations, two 64-bit multiplies and shifts: 0.6–1.0 ns per key where one key at a
