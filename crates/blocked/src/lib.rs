@@ -194,16 +194,16 @@
 //! block prefetched while the current one is answered, so cache misses (and a keyed scheme's
 //! slower hashing) overlap instead of being paid one after another. Answers are identical to
 //! [`might_contain`](BlockedBloomFilter::might_contain) (tested). A table of at most
-//! [`SINGLE_LOOP_UP_TO`] = 384 KiB (about 3·10^5 keys at 1 %) answers a batch key by key
-//! instead: in cache the pipeline made batches 1.08–1.27× slower than single lookups, and
-//! the single loop needs nothing from it (no branch, so consecutive lookups overlap anyway);
-//! past about 400 KiB the pipeline wins, 0.83–0.88× at 10^6 keys. Under a scheme that hashes
-//! eight keys in vector lanes ([`HashScheme::LANES`]: the keyed 64-bit SipHash scheme) the
-//! batched lookups and inserts, the atomic filter's `insert_batch` and the parallel build
-//! hash eight keys per call ([`bloomlab_core::simd::pipeline_chunks`]): keyed batched lookups
-//! then take 0.44 / 0.44 / 0.17× the time of fastbloom's keyed lookups at 10^5 / 10^6 / 10^7,
-//! and a keyed `insert_batch` build 16.2 / 20.7 / 21.7 ns/key against 22.2 / 36.9 / 86.4 one
-//! insert at a time (`bloomlab_keyed`, *Batched hashing*).
+//! [`SINGLE_LOOP_UP_TO`] = 384 KiB (about 3·10^5 keys at 1 %) answers a batch key by key instead:
+//! in cache the pipeline made batches 1.08–1.27× slower than single lookups (2-vCPU AMD EPYC VM,
+//! Zen 4, 1 MiB L2 per core), and the single loop needs nothing from it (no branch, so consecutive
+//! lookups overlap anyway); past about 400 KiB the pipeline wins, 0.83–0.88× at 10^6 keys. Under a
+//! scheme that hashes eight keys in vector lanes ([`HashScheme::LANES`]: the keyed 64-bit SipHash
+//! scheme) the batched lookups and inserts, the atomic filter's `insert_batch` and the parallel
+//! build hash eight keys per call ([`bloomlab_core::simd::pipeline_chunks`]): keyed batched lookups
+//! then take 0.44 / 0.44 / 0.17× the time of fastbloom's keyed lookups at 10^5 / 10^6 / 10^7, and a
+//! keyed `insert_batch` build 16.2 / 20.7 / 21.7 ns/key against 22.2 / 36.9 / 86.4 one insert at a
+//! time (`bloomlab_keyed`, *Batched hashing*).
 //!
 //! # Measured
 //!
@@ -247,6 +247,11 @@
 //! before read 1.07 / 1.05 / 0.99 and 1.24 / 1.03 / 1.02, and the one before those, with the
 //! second layout and a call per key, 2.02 / 1.81 / 1.99. Builds in that run (ns/key at
 //! 10^7, 1 %): one insert at a time 38.3 against sbbf-rs's 17.8; `insert_batch` 12.7.
+//! On a 2-vCPU AMD EPYC VM (Zen 4, 1 MiB L2 per core, 32 MiB L3; the committed run at
+//! 7ea6eb8, load 1.1–1.4): 1.00 [0.87–1.05] / 1.08 [0.96–1.41] / 1.05 [0.86–1.26] at 10^5 /
+//! 10^6 / 10^7, no measurable difference at any size; batched ÷ single lookups 1.07 [0.98–1.27]
+//! (in cache a batch answers key by key) / 0.63 / 0.28, batched ÷ sbbf-rs 0.27 at 10^7;
+//! builds at 10^7 one insert at a time 54.1 ns/key against sbbf-rs's 35.1, `insert_batch` 16.2.
 //!
 //! So the single lookup is 1.05–1.27× sbbf-rs-safe's in cache (it was 1.7–2.0×) and on a par
 //! out of cache; inserts are 1.4–2.9× its cost (the probes' bits built across sixteen words
@@ -328,14 +333,14 @@ pub const PROBE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 pub const BATCH: usize = 32;
 
 /// Tables up to this many bytes answer [`BlockedBloomFilter::might_contain_batch`] with the
-/// single-lookup loop, without the prefetching pipeline (unless the scheme hashes in vector
-/// lanes, [`HashScheme::LANES`], which pays at every size). In cache the pipeline only adds
-/// work: the single lookup has no branch, so the out-of-order core already overlaps
-/// consecutive keys, and the ring and prefetches cost about a tenth. Measured (batched ÷
-/// single lookups, 50 % members, medians of 11 interleaved rounds, two processes): 1.13–1.27
-/// at 10^5 keys (121 KiB), 1.11–1.13 at 2·10^5, 1.08–1.12 at 3·10^5 (363 KiB), 0.96–0.98 at
-/// 4·10^5 (484 KiB), 0.91–0.96 at 6·10^5, 0.83–0.88 at 10^6 and 0.52–0.74 from 2·10^6 to
-/// 5·10^6 keys.
+/// single-lookup loop, without the prefetching pipeline (unless the scheme hashes in vector lanes,
+/// [`HashScheme::LANES`], which pays at every size). In cache the pipeline only adds work: the
+/// single lookup has no branch, so the out-of-order core already overlaps consecutive keys, and the
+/// ring and prefetches cost about a tenth. Measured on a 2-vCPU AMD EPYC VM (Zen 4, 1 MiB L2 per
+/// core; batched ÷ single lookups, 50 % members, medians of 11 interleaved rounds, two processes):
+/// 1.13–1.27 at 10^5 keys (121 KiB), 1.11–1.13 at 2·10^5, 1.08–1.12 at 3·10^5 (363 KiB), 0.96–0.98
+/// at 4·10^5 (484 KiB), 0.91–0.96 at 6·10^5, 0.83–0.88 at 10^6 and 0.52–0.74 from 2·10^6 to 5·10^6
+/// keys.
 pub const SINGLE_LOOP_UP_TO: usize = 384 << 10;
 
 // One 512-bit block: eight words, aligned to a 64-byte cache line (`simd::Line`). Bit `j`

@@ -97,16 +97,16 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     ///
     /// The hashing each thread repeats is not what holds it there. With XXH3-64 replaced, for an
     /// experiment, by a multiply and a shift (wrong filters, the same memory traffic),
-    /// `examples/concurrent` (10^7 keys, nine rounds; median and range) read `insert_batch` ÷ this
-    /// 1.58× (1.19–2.03) where the real hash read 1.28× (1.16–1.71) just before: even free hashing
-    /// leaves the build at what two threads of random read-modify-writes get from the VM's memory.
-    /// Hashing eight keys at once in AVX-512 lanes (XXH3-64's 8-byte path is two rotations, two
-    /// 64-bit multiplies and shifts: 0.6–1.0 ns per key where one key at a time takes 1.8–2.1) made
-    /// the batched paths slower, not faster: the chunked pipeline that pays for itself under
-    /// SipHash (gathering eight keys, handing back eight hashes, partial chunks) cost more than the
-    /// 1 ns per key it saved — batched lookups 1.16–1.40× and `insert_batch` 1.14–1.25× the time of
-    /// the one-key-at-a-time pipeline, from 2 000 to 10^7 keys, in one process, alternating. Not
-    /// kept.
+    /// `examples/concurrent` (10^7 keys, nine rounds, 2-vCPU AMD EPYC VM; median and range) read
+    /// `insert_batch` ÷ this 1.58× (1.19–2.03) where the real hash read 1.28× (1.16–1.71) just
+    /// before: even free hashing leaves the build at what two threads of random read-modify-writes
+    /// get from the VM's memory. Hashing eight keys at once in AVX-512 lanes (XXH3-64's 8-byte path
+    /// is two rotations, two 64-bit multiplies and shifts: 0.6–1.0 ns per key where one key at a
+    /// time takes 1.8–2.1) made the batched paths slower, not faster: the chunked pipeline that
+    /// pays for itself under SipHash (gathering eight keys, handing back eight hashes, partial
+    /// chunks) cost more than the 1 ns per key it saved — batched lookups 1.16–1.40× and
+    /// `insert_batch` 1.14–1.25× the time of the one-key-at-a-time pipeline, from 2 000 to 10^7
+    /// keys, in one process, alternating. Not kept.
     ///
     /// [`AtomicBlockedBloomFilter`]: crate::AtomicBlockedBloomFilter
     pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {

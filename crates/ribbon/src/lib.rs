@@ -289,10 +289,11 @@ pub const BATCH: usize = 16;
 
 /// Filters of at most this many bytes of solution answer [`RibbonFilter::might_contain_batch`] (and
 /// [`RibbonFilter::count_contained`]) key by key, without the prefetching pipeline: in cache it
-/// only adds work (the ring, and three or four prefetches per key). Measured (batched ÷ single
-/// lookups at 1 %, 50 % members, medians of 11 interleaved rounds, one to three processes):
-/// 1.38–1.47 at 10^4 keys, 1.16–1.41 from 3·10^5 to 8·10^5 (274–731 KB), 0.89–1.06 from 10^6 to
-/// 5·10^6 (0.9–4.6 MB); the harness's committed run read 1.5 at 10^6 and 0.53 at 10^7.
+/// only adds work (the ring, and three or four prefetches per key). Measured on a 2-vCPU AMD EPYC
+/// VM (Zen 4, 1 MiB L2 per core; batched ÷ single lookups at 1 %, 50 % members, medians of 11
+/// interleaved rounds, one to three processes): 1.38–1.47 at 10^4 keys, 1.16–1.41 from 3·10^5 to
+/// 8·10^5 (274–731 KB), 0.89–1.06 from 10^6 to 5·10^6 (0.9–4.6 MB); the harness's committed run
+/// read 1.5 at 10^6 and 0.53 at 10^7.
 pub const SINGLE_LOOP_UP_TO: usize = 2 << 20;
 
 /// Seeds a construction tries before it gives up with [`Error::Full`]. Each seed succeeds

@@ -192,12 +192,13 @@ pub const XXHASH_SEED: u64 = 0;
 /// Prefetch distance of the batched lookups: while key `i` is answered, the block of key
 /// `i + BATCH` is being fetched.
 pub const BATCH: usize = 16;
-/// Tables up to this size (bytes) are assumed cache-resident: batched lookups skip the
-/// prefetch there and answer key by key (measured: prefetching an in-cache table made
-/// batched lookups 1.23–1.26× slower than single ones at 1.3 KB and 125 KB; with the
-/// pipeline, batched ÷ single lookups at 1 % read, medians of 11 interleaved rounds in two
-/// processes, 1.21–1.22 at 10^5 keys (132 KB), 1.16–1.19 at 3·10^5 (395 KB), 1.09–1.12 at
-/// 4·10^5 (526 KB), 0.85–0.89 at 6·10^5 (790 KB) and 0.60–0.93 from 10^6 to 5·10^6 keys).
+/// Tables up to this size (bytes) are assumed cache-resident: batched lookups skip the prefetch
+/// there and answer key by key (measured: prefetching an in-cache table made batched lookups
+/// 1.23–1.26× slower than single ones at 1.3 KB and 125 KB; with the pipeline, on a 2-vCPU AMD EPYC
+/// VM (Zen 4, 1 MiB L2 per core), batched ÷ single lookups at 1 % read, medians of 11 interleaved
+/// rounds in two processes, 1.21–1.22 at 10^5 keys (132 KB), 1.16–1.19 at 3·10^5 (395 KB),
+/// 1.09–1.12 at 4·10^5 (526 KB), 0.85–0.89 at 6·10^5 (790 KB) and 0.60–0.93 from 10^6 to 5·10^6
+/// keys).
 pub const PREFETCH_MIN_BYTES: usize = 640 * 1024;
 /// Most blocks a filter can have: the block index `((h >> 32) · blocks) >> 32` covers at most
 /// 2^32 blocks (128 GiB).
