@@ -66,9 +66,20 @@
 //! | 10^6 | 1.14–1.25 | 0.90–1.01 (95 % intervals include 1.0) |
 //! | 10^7 | 1.29–1.45 | 1.27–1.32 (same loop) |
 //!
-//! At 10^7 neither this loop nor the textbook one (1.22–1.23 in two runs) nor one branch
-//! after the first probe (1.20–1.22) reaches fastbloom's single lookups; see *Against
-//! fastbloom* for why, and the batched lookup below for what does.
+//! At 10^7 neither this loop nor the textbook one (1.22–1.23 in two runs) nor one branch after the
+//! first probe (1.20–1.22) reaches fastbloom's single lookups; see *Against fastbloom* for why, and
+//! the batched lookup below for what does. Timed again in one process on a 2-vCPU AMD EPYC VM (Zen
+//! 4; 10^7 keys, 4·10^6 queries in chunks of 32 768, every loop over its own copy of the same bits,
+//! the order rotating per chunk, medians of per-chunk ratios to fastbloom given foldhash, two
+//! processes): this filter 1.07–1.08, the textbook loop 1.02, two probes then the rest 1.09, two,
+//! two and the rest 1.07, three, three and the rest 1.18–1.20, every probe branch-free 1.29–1.30 —
+//! no shape of the loop closes the gap. Nor did a cheaper hash: with the 8-byte keys' XXH3-128
+//! replaced, for an experiment, by two folded multiplies (foldhash's cost), `examples/speed` of
+//! `bloomlab-blocked` read 1.21 (range 0.81–1.31) where XXH3 read 1.07 (1.03–2.18) — within its
+//! noise, so the *Against fastbloom* account of the gap (the hash's latency after each
+//! misprediction) is not borne out on this machine, and what remains is not explained. (A first
+//! version of the loop experiment let the loops share one copy of the bits, so each found the lines
+//! the one before had fetched, and read 0.84–0.95.) Experiments, not kept as examples.
 //!
 //! # Batched lookups
 //!
