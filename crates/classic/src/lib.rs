@@ -126,9 +126,9 @@
 //! 97; our xxh3-128 of 8 bytes alone is 33 instructions and a chain of about 15 cycles (a 64×64→128
 //! multiply, two xor-shifts, a multiply, a xor-shift, the high half avalanched in parallel) before
 //! the first probe's address, foldhash's one folded multiply about 6. With one branch per lookup
-//! the next key waits for that latency after every misprediction, which is most of the remaining
-//! gap at 10^7 on the Intel Xeon VM these counts come from (on the AMD EPYC VM a cheaper hash did
-//! not close it: *Lookup loop*); a cheaper hash is a new scheme (id 3 is reserved for it) and is
+//! the next key waits for that latency after every misprediction, which was taken for most of the
+//! remaining gap at 10^7 (on the AMD EPYC VM a cheaper hash did not close it: *Lookup loop*); a
+//! cheaper hash is a new scheme (id 3 is reserved for it) and is
 //! not part of this version. xxh3-64 does not help: its 8-byte path (two dependent multiplies in
 //! `strong_avalanche`) is as long as the 128-bit one's low half.
 #![warn(missing_docs)]
