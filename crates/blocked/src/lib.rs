@@ -239,8 +239,8 @@
 //! positions cost. Passing `h` in a register instead of through memory measured the same
 //! (4.17 ns).
 //!
-//! In the harness's committed run (`cargo run --release -p bench-harness`, `bench-harness
-//! ratio blocked/sbbf-rs`, load 1.3–1.6, with the AVX-512 kernels): 1.14 [1.04–1.45] at
+//! In an earlier committed run on the Intel Xeon VM (`cargo run --release -p bench-harness`,
+//! `bench-harness ratio blocked/sbbf-rs`, load 1.3–1.6, with the AVX-512 kernels): 1.14 [1.04–1.45] at
 //! 10^5, 1.13 [0.95–1.26] at 10^6 and 1.09 [0.96–1.18] at 10^7 — no measurable difference
 //! at 10^6 and 10^7; this process was in the slower of the two states in which `ab.rs`
 //! finds the same binary in cache (≈ 1.05 or ≈ 1.20, whichever CPU it runs on). The runs
@@ -253,13 +253,14 @@
 //! (in cache a batch answers key by key) / 0.63 / 0.28, batched ÷ sbbf-rs 0.27 at 10^7;
 //! builds at 10^7 one insert at a time 54.1 ns/key against sbbf-rs's 35.1, `insert_batch` 16.2.
 //!
-//! So the single lookup is 1.05–1.27× sbbf-rs-safe's in cache (it was 1.7–2.0×) and on a par
-//! out of cache; inserts are 1.4–2.9× its cost (the probes' bits built across sixteen words
+//! So the single lookup is 1.05–1.27× sbbf-rs-safe's in cache on the Intel VM (it was
+//! 1.7–2.0×; ≈ 1.00 on the AMD VM) and on a par out of cache; inserts are 1.4–2.9× its cost (the probes' bits built across sixteen words
 //! where the split block's eight fill one vector; see *Where the time goes*) — with the
 //! five-instructions-per-two-probes kernel 1.37 / 1.44 / 1.75 at 10^7 in `examples/speed`
 //! (three processes; 1.71 / 1.93 / 2.11 before it). Batched lookups
 //! ([`might_contain_batch`](BlockedBloomFilter::might_contain_batch)) answer in 0.40–0.8× its
-//! single-lookup time at 10^7 (the harness's `blocked-batched / sbbf-rs`). At equal space the
+//! single-lookup time at 10^7 on the Intel VM, 0.27× on the AMD VM (the harness's
+//! `blocked-batched / sbbf-rs`). At equal space the
 //! blocked filter is the more accurate one: 1.0 % measured against sbbf-rs's 1.3 % at 9.92
 //! bits/item (`results/summary.md`).
 //!
@@ -870,10 +871,15 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// [`BATCH`] memory accesses are in flight at any time instead of one or two. Errors
     /// (changing nothing) if `out` is not exactly as long as `keys`.
     ///
-    /// A table of at most [`SINGLE_LOOP_UP_TO`] bytes (in cache) is answered key by key
-    /// instead, which is faster there; the answers are the same.
+    /// A table of the current layout of at most [`SINGLE_LOOP_UP_TO`] bytes (in cache) is
+    /// answered key by key instead, which is faster there, unless the scheme hashes in vector
+    /// lanes ([`HashScheme::LANES`]); the answers are the same.
     pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
-        if !S::LANES && self.blocks.len() * BLOCK_BYTES <= SINGLE_LOOP_UP_TO {
+        // Earlier layouts answer single lookups out of line, so they keep the pipeline.
+        if !S::LANES
+            && self.layout == Layout::OneHash
+            && self.blocks.len() * BLOCK_BYTES <= SINGLE_LOOP_UP_TO
+        {
             check_out_len(keys.len(), out.len())?;
             for (o, key) in out.iter_mut().zip(keys) {
                 *o = self.might_contain(key);

@@ -81,32 +81,34 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     ///
     /// With fewer than 32 768 keys per thread it uses fewer threads (one below 65 536 keys).
     ///
-    /// Measured with the harness's `concurrent` experiment (10^7 keys at 1 %, 2 vCPUs, seven
-    /// paired rounds: one thread's `insert_batch` against this, A B B A on fresh filters,
-    /// load 1): 1.58× [1.31–1.78] in a process that ran only the experiment (`bench-harness
-    /// run --filters blocked --n 1e5 --experiments concurrent`), 1.74× [1.57–1.99] after
-    /// lookups at 10^6 and 10^7 (`--filters blocked,classic,xorf-bfuse8,ribbon,cuckoo --n
-    /// 1e6,1e7 --fpr 0.01 --experiments concurrent`). In the committed run of `cargo run
-    /// --release -p bench-harness` (the experiment after every other measurement, load 1.3),
-    /// **1.39× [1.29–1.43]**: 15.3 → 11.4 ns/key, the parallel run doing 1.36× the CPU work —
-    /// its one-thread baseline had just become faster (`insert_batch` on the AVX-512 insert
-    /// kernel, 15.3 ns/key where the previous run's was 25.2), and two threads of random
-    /// read-modify-writes over 12 MB share what the VM's memory system gives them (a
-    /// two-thread loop of random 64-bit ORs into separate 12 MiB tables ran 1.6–1.8× as fast
-    /// as one). The issue's ≥ 1.6× holds in some runs of the experiment, not in this one.
+    /// Measured with the harness's `concurrent` experiment (10^7 keys at 1 %, 2 vCPUs, seven paired
+    /// rounds: one thread's `insert_batch` against this, A B B A on fresh filters, load 1): 1.58×
+    /// [1.31–1.78] in a process that ran only the experiment (`bench-harness run --filters blocked
+    /// --n 1e5 --experiments concurrent`), 1.74× [1.57–1.99] after lookups at 10^6 and 10^7
+    /// (`--filters blocked,classic,xorf-bfuse8,ribbon,cuckoo --n 1e6,1e7 --fpr 0.01 --experiments
+    /// concurrent`). In an earlier committed run of `cargo run --release -p bench-harness`, on the
+    /// Intel Xeon VM (the experiment after every other measurement, load 1.3), **1.39×
+    /// [1.29–1.43]**: 15.3 → 11.4 ns/key, the parallel run doing 1.36× the CPU work — its
+    /// one-thread baseline had just become faster (`insert_batch` on the AVX-512 insert kernel,
+    /// 15.3 ns/key where the previous run's was 25.2), and two threads of random read-modify-writes
+    /// over 12 MB share what the VM's memory system gives them (a two-thread loop of random 64-bit
+    /// ORs into separate 12 MiB tables ran 1.6–1.8× as fast as one). The issue's ≥ 1.6× holds in
+    /// some runs of the experiment, not in this one. On the 2-vCPU AMD EPYC VM (the committed run
+    /// at 7ea6eb8, load 1.1–1.4): 1.25× [0.96–1.40], no measurable speed-up, 12.2 → 9.9 ns/key with
+    /// 1.48× the CPU work.
     ///
-    /// The hashing each thread repeats is not what holds it there. With XXH3-64 replaced, for an
-    /// experiment, by a multiply and a shift (wrong filters, the same memory traffic),
+    /// Removing the hashing each thread repeats would not take it to 1.6×. With XXH3-64 replaced,
+    /// for an experiment, by a multiply and a shift (wrong filters, the same memory traffic),
     /// `examples/concurrent` (10^7 keys, nine rounds, 2-vCPU AMD EPYC VM; median and range) read
     /// `insert_batch` ÷ this 1.58× (1.19–2.03) where the real hash read 1.28× (1.16–1.71) just
-    /// before: even free hashing leaves the build at what two threads of random read-modify-writes
-    /// get from the VM's memory. Hashing eight keys at once in AVX-512 lanes (XXH3-64's 8-byte path
-    /// is two rotations, two 64-bit multiplies and shifts: 0.6–1.0 ns per key where one key at a
-    /// time takes 1.8–2.1) made the batched paths slower, not faster: the chunked pipeline that
-    /// pays for itself under SipHash (gathering eight keys, handing back eight hashes, partial
-    /// chunks) cost more than the 1 ns per key it saved — batched lookups 1.16–1.40× and
-    /// `insert_batch` 1.14–1.25× the time of the one-key-at-a-time pipeline, from 2 000 to 10^7
-    /// keys, in one process, alternating. Not kept.
+    /// before: free hashing raised the median, with ranges that overlap, and left it under 1.6×.
+    /// Hashing eight keys at once in AVX-512 lanes (XXH3-64's 8-byte path is two rotations, two
+    /// 64-bit multiplies and shifts: 0.6–1.0 ns per key where one key at a time takes 1.8–2.1) made
+    /// the batched paths slower, not faster: the chunked pipeline that pays for itself under
+    /// SipHash (gathering eight keys, handing back eight hashes, partial chunks) cost more than the
+    /// 1 ns per key it saved — batched lookups 1.16–1.40× and `insert_batch` 1.14–1.25× the time of
+    /// the one-key-at-a-time pipeline, from 2 000 to 10^7 keys, in one process, alternating. Not
+    /// kept.
     ///
     /// [`AtomicBlockedBloomFilter`]: crate::AtomicBlockedBloomFilter
     pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {

@@ -209,6 +209,7 @@ fn batched_lookups_equal_single_lookups() {
             (1, run_at::<1>(&f, slice)),
             (2, run_at::<2>(&f, slice)),
             (7, run_at::<7>(&f, slice)),
+            (BATCH, run_at::<BATCH>(&f, slice)),
             (64, run_at::<64>(&f, slice)),
         ] {
             assert_eq!(got, single, "distance {d}, len {len}");
@@ -430,23 +431,28 @@ fn works_behind_dyn_filter() {
     assert_eq!(boxed.size_in_bytes() as u64 * 8, params.table_bits);
 }
 
-/// Tables up to `SINGLE_LOOP_UP_TO` bytes answer batches key by key, larger ones through the
-/// prefetching pipeline; on both sides of the threshold the batch answers as single lookups.
+/// Tables of the current layout up to `SINGLE_LOOP_UP_TO` bytes answer batches key by key,
+/// larger ones and every table of an earlier layout through the prefetching pipeline; on both
+/// sides of the threshold, in every layout, the batch answers as single lookups.
 #[test]
 fn batches_answer_as_single_lookups_on_both_sides_of_the_single_loop_threshold() {
-    use bloomlab_blocked::{BLOCK_BYTES, SINGLE_LOOP_UP_TO};
+    use bloomlab_blocked::{BLOCK_BYTES, Layout, SINGLE_LOOP_UP_TO};
     let below = (SINGLE_LOOP_UP_TO / BLOCK_BYTES) as u64;
-    for blocks in [below, below + 1] {
-        let mut f = BlockedBloomFilter::with_blocks(blocks, 6).unwrap();
-        let members: Vec<u64> = (0..blocks * 50)
-            .map(|i| i.wrapping_mul(0x9e37_79b9))
-            .collect();
-        f.insert_batch(&members);
-        conf::check_batch_agrees(
-            &members,
-            blocks,
-            |k| f.might_contain(k),
-            |q, out| f.might_contain_batch(q, out).unwrap(),
-        );
+    for layout in [Layout::OneHash, Layout::Local32, Layout::Wide64] {
+        for blocks in [below, below + 1] {
+            let mut f = BlockedBloomFilter::with_blocks(blocks, 6)
+                .and_then(|f| f.with_layout(layout))
+                .unwrap();
+            let members: Vec<u64> = (0..blocks * 50)
+                .map(|i| i.wrapping_mul(0x9e37_79b9))
+                .collect();
+            f.insert_batch(&members);
+            conf::check_batch_agrees(
+                &members,
+                blocks,
+                |k| f.might_contain(k),
+                |q, out| f.might_contain_batch(q, out).unwrap(),
+            );
+        }
     }
 }

@@ -73,13 +73,15 @@
 //! the order rotating per chunk, medians of per-chunk ratios to fastbloom given foldhash, two
 //! processes): this filter 1.07–1.08, the textbook loop 1.02, two probes then the rest 1.09, two,
 //! two and the rest 1.07, three, three and the rest 1.18–1.20, every probe branch-free 1.29–1.30 —
-//! no shape of the loop closes the gap. Nor did a cheaper hash: with the 8-byte keys' XXH3-128
-//! replaced, for an experiment, by two folded multiplies (foldhash's cost), `examples/speed` of
-//! `bloomlab-blocked` read 1.21 (range 0.81–1.31) where XXH3 read 1.07 (1.03–2.18) — within its
-//! noise, so the *Against fastbloom* account of the gap (the hash's latency after each
-//! misprediction) is not borne out on this machine, and what remains is not explained. (A first
-//! version of the loop experiment let the loops share one copy of the bits, so each found the lines
-//! the one before had fetched, and read 0.84–0.95.) Experiments, not kept as examples.
+//! the textbook loop closest, a few per cent from fastbloom (the committed run's 1.36 [1.02–1.66]
+//! at 10^7 reads a larger gap, with an interval that holds these). Nor did a cheaper hash: with the
+//! 8-byte keys' XXH3-128 replaced, for an experiment, by two folded multiplies (foldhash's cost),
+//! `examples/speed` of `bloomlab-blocked` read 1.21 (range 0.81–1.31) where XXH3 read 1.07
+//! (1.03–2.18) — within its noise, so the *Against fastbloom* account of the gap (the hash's
+//! latency after each misprediction) is not borne out on this machine, and what remains is not
+//! explained. (A first version of the loop experiment let the loops share one copy of the bits, so
+//! each found the lines the one before had fetched, and read 0.84–0.95.) Experiments, not kept as
+//! examples.
 //!
 //! # Batched lookups
 //!
@@ -128,9 +130,9 @@
 //! the first probe's address, foldhash's one folded multiply about 6. With one branch per lookup
 //! the next key waits for that latency after every misprediction, which was taken for most of the
 //! remaining gap at 10^7 (on the AMD EPYC VM a cheaper hash did not close it: *Lookup loop*); a
-//! cheaper hash is a new scheme (id 3 is reserved for it) and is
-//! not part of this version. xxh3-64 does not help: its 8-byte path (two dependent multiplies in
-//! `strong_avalanche`) is as long as the 128-bit one's low half.
+//! cheaper hash is a new scheme (id 3 is reserved for it) and is not part of this version. xxh3-64
+//! does not help: its 8-byte path (two dependent multiplies in `strong_avalanche`) is as long as
+//! the 128-bit one's low half.
 #![warn(missing_docs)]
 
 use std::fmt;

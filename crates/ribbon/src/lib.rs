@@ -205,10 +205,11 @@
 //! 1.19 / 1.18 / 1.25, and against a BinaryFuse8 inlined into its loop too, inlined Ribbon ÷
 //! BinaryFuse8 **1.71 / 1.72 / 1.76** (2.43 in cache, at 10^5). In the harness xorf's
 //! `contains` stays a call per key (the compiler inlines it only where one function calls
-//! it, and the harness has several; its summary says so), and the committed run reads
-//! ribbon ÷ xorf-bfuse8 1.46 / 1.25 / **1.15 [1.07–1.21]** at 10^5 / 10^6 / 10^7 (with the
-//! two cuts below; the runs before them 1.51 / ≈ 1.31 / 1.20 and 1.70 / 1.29 / 1.22; before
-//! the change 1.85 / 1.59 / 1.55), batched 0.60 at 10^7. So the single lookup is within 1.5× of
+//! it, and the harness has several; its summary says so), and the committed run on the Intel
+//! Xeon VM read ribbon ÷ xorf-bfuse8 1.46 / 1.25 / **1.15 [1.07–1.21]** at 10^5 / 10^6 / 10^7
+//! (with the two cuts below; the runs before them 1.51 / ≈ 1.31 / 1.20 and 1.70 / 1.29 / 1.22;
+//! before the change 1.85 / 1.59 / 1.55), batched 0.60 at 10^7; the one at 7ea6eb8 on a 2-vCPU
+//! AMD EPYC VM (Zen 4) 1.33 / ≈ 1.13 / ≈ 1.18 [0.96–1.34], batched 0.41. So the single lookup is within 1.5× of
 //! BinaryFuse8 as each crate is compiled in the harness, and 1.7× against a BinaryFuse8
 //! inlined as ours is — bound by how many lookups the reorder window holds: five or six
 //! of ≈ 90 instructions, each reading three blocks of `r` words (3.5 lines on average),
@@ -287,13 +288,15 @@ pub const WIDTH: u64 = Row::BITS as u64;
 /// stretch is being fetched while the current one is answered.
 pub const BATCH: usize = 16;
 
-/// Filters of at most this many bytes of solution answer [`RibbonFilter::might_contain_batch`] (and
-/// [`RibbonFilter::count_contained`]) key by key, without the prefetching pipeline: in cache it
-/// only adds work (the ring, and three or four prefetches per key). Measured on a 2-vCPU AMD EPYC
-/// VM (Zen 4, 1 MiB L2 per core; batched ÷ single lookups at 1 %, 50 % members, medians of 11
-/// interleaved rounds, one to three processes): 1.38–1.47 at 10^4 keys, 1.16–1.41 from 3·10^5 to
-/// 8·10^5 (274–731 KB), 0.89–1.06 from 10^6 to 5·10^6 (0.9–4.6 MB); the harness's committed run
-/// read 1.5 at 10^6 and 0.53 at 10^7.
+/// Filters of the current layout with the inline query kernel and at most this many bytes of
+/// solution answer [`RibbonFilter::might_contain_batch`] (and [`RibbonFilter::count_contained`])
+/// key by key, without the prefetching pipeline: in cache it only adds work (the ring, and three or
+/// four prefetches per key). Measured on a 2-vCPU AMD EPYC VM (Zen 4, 1 MiB L2 per core; batched ÷
+/// single lookups at 1 %, 50 % members, medians of 11 interleaved rounds, one to three processes):
+/// 1.38–1.47 at 10^4 keys, 1.16–1.41 from 3·10^5 to 8·10^5 (274–731 KB), 1.08–1.29 from 10^6 to
+/// 1.7·10^6 (0.9–1.6 MB), 0.95–1.06 at 2.5·10^6 (2.3 MB). The harness's run at 85a1a1e (Intel
+/// Xeon VM, before this threshold) read 1.5 at 10^6 and 0.53 at 10^7; the one at 7ea6eb8 (AMD
+/// EPYC VM, with it) 1.10 [0.98–1.23] and 0.39.
 pub const SINGLE_LOOP_UP_TO: usize = 2 << 20;
 
 /// Seeds a construction tries before it gives up with [`Error::Full`]. Each seed succeeds
@@ -691,8 +694,8 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// while key `i` is answered, so many lookups' memory accesses are in flight at once (a
     /// single lookup is long enough, ≈ 90 instructions inlined, that the CPU's reorder window
     /// holds only five or six, each reading three or four lines). A solution of at most
-    /// [`SINGLE_LOOP_UP_TO`] bytes, in cache, is answered key by key instead (the same
-    /// answers; faster there). Errors (changing nothing) if `out` is not exactly as long as
+    /// [`SINGLE_LOOP_UP_TO`] bytes, in cache, is answered key by key instead where single
+    /// lookups are inline (the same answers; faster there). Errors (changing nothing) if `out` is not exactly as long as
     /// `keys`.
     pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
         if keys.len() != out.len() {
@@ -717,7 +720,9 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// stretch of solution it reads prefetched; `answer(i, hit)` for every key in order.
     #[inline(always)]
     fn batch<K: Key>(&self, keys: &[K], answer: impl FnMut(usize, bool)) {
-        if self.num_slots == 0 || self.columns.len() * 8 <= SINGLE_LOOP_UP_TO {
+        // Only where a single lookup is inline: the current layout, with the inline kernel.
+        let inline = self.layout == Layout::OneHash && self.probe.kernel.is_some();
+        if self.num_slots == 0 || (inline && self.columns.len() * 8 <= SINGLE_LOOP_UP_TO) {
             let mut answer = answer;
             for (i, key) in keys.iter().enumerate() {
                 answer(i, self.might_contain(key));

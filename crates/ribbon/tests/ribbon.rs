@@ -318,13 +318,15 @@ fn batched_lookups_answer_as_single_ones() {
     // (below it, key by key, as every filter above): the same answers.
     let f = RibbonFilter::build(0..1_100_000u64, 1.0 / 65_536.0).unwrap();
     assert!(f.num_slots() * u64::from(f.result_bits()) / 8 > SINGLE_LOOP_UP_TO as u64);
-    let keys: Vec<u64> = (0..40_000u64).map(|i| i * 53).collect();
-    let want: Vec<bool> = keys.iter().map(|k| f.might_contain(k)).collect();
-    let mut out: Vec<bool> = want.iter().map(|b| !b).collect();
-    f.might_contain_batch(&keys, &mut out).unwrap();
-    assert_eq!(out, want);
-    assert_eq!(
-        f.count_contained(&keys),
-        want.iter().filter(|&&b| b).count()
-    );
+    for len in [0usize, 1, 3, 15, 16, 17, 40_000] {
+        let keys: Vec<u64> = (0..len as u64).map(|i| i * 53).collect();
+        let want: Vec<bool> = keys.iter().map(|k| f.might_contain(k)).collect();
+        let mut out: Vec<bool> = want.iter().map(|b| !b).collect();
+        f.might_contain_batch(&keys, &mut out).unwrap();
+        assert_eq!(out, want, "len = {len}");
+        assert_eq!(
+            f.count_contained(&keys),
+            want.iter().filter(|&&b| b).count()
+        );
+    }
 }

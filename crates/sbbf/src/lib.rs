@@ -129,7 +129,9 @@
 //! with no feature test; [`without_simd`](Sbbf::without_simd) selects the portable kernel,
 //! and the tests check both give the same bits and answers.
 //! [`might_contain_hashes`](Sbbf::might_contain_hashes) prefetches the block [`BATCH`] keys
-//! ahead.
+//! ahead in tables larger than [`PREFETCH_MIN_BYTES`]; [`might_contain_batch`](Sbbf::might_contain_batch)
+//! hashes and prefetches ahead in tables larger than [`SINGLE_LOOP_UP_TO`] and answers key by
+//! key below.
 //!
 //! Measured with `cargo run --release -p bloomlab-sbbf --example sbbf_speed` against
 //! `sbbf-rs-safe` 0.3 (AVX2, run-time dispatch through a trait object), both given the same
@@ -192,14 +194,16 @@ pub const XXHASH_SEED: u64 = 0;
 /// Prefetch distance of the batched lookups: while key `i` is answered, the block of key
 /// `i + BATCH` is being fetched.
 pub const BATCH: usize = 16;
-/// Tables up to this size (bytes) are assumed cache-resident: batched lookups skip the prefetch
-/// there and answer key by key (measured: prefetching an in-cache table made batched lookups
-/// 1.23–1.26× slower than single ones at 1.3 KB and 125 KB; with the pipeline, on a 2-vCPU AMD EPYC
-/// VM (Zen 4, 1 MiB L2 per core), batched ÷ single lookups at 1 % read, medians of 11 interleaved
-/// rounds in two processes, 1.21–1.22 at 10^5 keys (132 KB), 1.16–1.19 at 3·10^5 (395 KB),
-/// 1.09–1.12 at 4·10^5 (526 KB), 0.85–0.89 at 6·10^5 (790 KB) and 0.60–0.93 from 10^6 to 5·10^6
-/// keys).
-pub const PREFETCH_MIN_BYTES: usize = 640 * 1024;
+/// Tables up to this size (bytes) are assumed cache-resident:
+/// [`Sbbf::might_contain_hashes`] skips the prefetch there (measured: prefetching an in-cache
+/// table made batched lookups 1.23–1.26× slower than single ones at 1.3 KB and 125 KB).
+pub const PREFETCH_MIN_BYTES: usize = 256 * 1024;
+/// Tables up to this size (bytes) answer [`Sbbf::might_contain_batch`] key by key, without the
+/// hash-and-prefetch pipeline. Measured with the pipeline on a 2-vCPU AMD EPYC VM (Zen 4, 1 MiB L2
+/// per core; batched ÷ single lookups at 1 %, 50 % members, medians of 11 interleaved rounds in
+/// two processes): 1.21–1.22 at 10^5 keys (132 KB), 1.16–1.19 at 3·10^5 (395 KB), 1.09–1.12 at
+/// 4·10^5 (526 KB), 0.85–0.89 at 6·10^5 (790 KB) and 0.60–0.93 from 10^6 to 5·10^6 keys.
+pub const SINGLE_LOOP_UP_TO: usize = 640 * 1024;
 /// Most blocks a filter can have: the block index `((h >> 32) · blocks) >> 32` covers at most
 /// 2^32 blocks (128 GiB).
 pub const MAX_BLOCKS: u64 = 1 << 32;
@@ -538,7 +542,8 @@ impl Sbbf {
     }
 
     /// Query many pre-hashed values into `out` (same length, else an error), prefetching
-    /// [`BATCH`] ahead so the cache misses overlap. Identical answers to
+    /// [`BATCH`] ahead so the cache misses overlap (not in tables of at most
+    /// [`PREFETCH_MIN_BYTES`], in cache). Identical answers to
     /// [`might_contain_hash`](Self::might_contain_hash) (tested).
     pub fn might_contain_hashes(&self, hashes: &[u64], out: &mut [bool]) -> Result<()> {
         check_out_len(hashes.len(), out.len())?;
@@ -561,10 +566,12 @@ impl Sbbf {
     /// Query many keys ([`Key`] encoding) into `out`: each key is hashed [`BATCH`] keys
     /// before it is answered and its block prefetched then ([`simd::pipeline`]), so hashing
     /// and memory latency overlap.
-    /// Tables of at most [`PREFETCH_MIN_BYTES`] are answered key by key (same answers).
+    ///
+    /// Tables of at most [`SINGLE_LOOP_UP_TO`] bytes (in cache) are answered key by key
+    /// instead, which is faster there; the answers are the same.
     pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
         check_out_len(keys.len(), out.len())?;
-        if self.size_in_bytes() <= PREFETCH_MIN_BYTES {
+        if self.size_in_bytes() <= SINGLE_LOOP_UP_TO {
             for (o, key) in out.iter_mut().zip(keys) {
                 *o = self.might_contain(key);
             }

@@ -380,24 +380,37 @@ fn behind_the_filter_trait() {
     assert!(f.expected_fpr() > 0.005 && f.expected_fpr() <= 0.01);
 }
 
-/// Tables up to `PREFETCH_MIN_BYTES` answer batches key by key, larger ones through the
-/// prefetching pipeline; on both sides the batch answers as single lookups.
+/// Batches answer key by key in tables up to `SINGLE_LOOP_UP_TO` bytes and through the
+/// hash-and-prefetch pipeline above; pre-hashed batches skip the prefetch up to
+/// `PREFETCH_MIN_BYTES`. On both sides of each threshold they answer as single lookups.
 #[test]
-fn batches_answer_as_single_lookups_on_both_sides_of_the_prefetch_threshold() {
-    let below = (bloomlab_sbbf::PREFETCH_MIN_BYTES / 32) as u64;
-    for blocks in [below, below + 1] {
-        let mut f = Sbbf::with_blocks(blocks).unwrap();
-        let members: Vec<u64> = (0..blocks * 25)
-            .map(|i| i.wrapping_mul(0x9e37_79b9))
-            .collect();
-        members.iter().for_each(|k| {
-            f.insert(k);
-        });
-        conf::check_batch_agrees(
-            &members,
-            blocks,
-            |k| f.might_contain(k),
-            |q, out| f.might_contain_batch(q, out).unwrap(),
-        );
+fn batches_answer_as_single_lookups_on_both_sides_of_the_thresholds() {
+    use bloomlab_sbbf::{PREFETCH_MIN_BYTES, SINGLE_LOOP_UP_TO};
+    for bytes in [PREFETCH_MIN_BYTES, SINGLE_LOOP_UP_TO] {
+        let below = (bytes / 32) as u64;
+        for blocks in [below, below + 1] {
+            let mut f = Sbbf::with_blocks(blocks).unwrap();
+            let members: Vec<u64> = (0..blocks * 25)
+                .map(|i| i.wrapping_mul(0x9e37_79b9))
+                .collect();
+            members.iter().for_each(|k| {
+                f.insert(k);
+            });
+            conf::check_batch_agrees(
+                &members,
+                blocks,
+                |k| f.might_contain(k),
+                |q, out| f.might_contain_batch(q, out).unwrap(),
+            );
+            conf::check_batch_agrees(
+                &members,
+                blocks,
+                |k| f.might_contain(k),
+                |q, out| {
+                    let hashes: Vec<u64> = q.iter().map(|k| hash_bytes(&k.to_le_bytes())).collect();
+                    f.might_contain_hashes(&hashes, out).unwrap()
+                },
+            );
+        }
     }
 }
