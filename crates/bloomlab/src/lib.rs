@@ -39,7 +39,8 @@
 //! # Ok::<(), bloomlab::Error>(())
 //! ```
 //!
-//! A blocked filter, with batched lookups that overlap the cache misses:
+//! A blocked filter, with batched lookups (they overlap the cache misses of a table out of cache,
+//! and answer key by key one that fits in it):
 //!
 //! ```
 //! # #[cfg(feature = "blocked")] {
