@@ -117,7 +117,15 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// atomics, which x86-64 performs atomically per 8-byte word, so they read what eight relaxed
 /// loads would). An insert reads the block the same way, finds in vector registers the
 /// probes whose bit is unset, and issues one `lock or` per such probe (at most k; none for a
-/// key already in), each a full barrier on x86-64 ([`LocalKernel::insert_shared`]).
+/// key already in), each a full barrier on x86-64 ([`LocalKernel::insert_shared`]). With
+/// AVX-512F and `k ≤ 8` it builds the line's new bits in one 512-bit register and issues one
+/// `lock or` per 64-bit word that misses some instead — about 4.4 for a new key at k = 6, six
+/// probes over eight words, against six. Fresh fills, one thread, `cargo run --release -p
+/// bloomlab-blocked --example concurrent -- 100000 1000000 10000000` (2-vCPU AMD EPYC VM,
+/// nine rounds, two processes each, fastbloom's `AtomicBloomFilter` given foldhash interleaved
+/// as the reference): fastbloom's insert time ÷ ours went from 0.95–1.12 / 0.84–0.85 /
+/// 0.72–0.83 at 10^5 / 10^6 / 10^7 to 0.92–0.97 / 0.92–1.03 / 1.05–1.09, and ours ÷ the owned
+/// filter's insert at 10^7 from 1.55–1.96 to 1.24–1.34.
 ///
 /// # Measured
 ///

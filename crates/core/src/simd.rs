@@ -941,11 +941,20 @@ impl LocalKernel {
     /// The inline-assembly kernels (`k ≤ 16`) find the missing bits in vector registers
     /// against the line read as [`contains_shared`](Self::contains_shared) reads it, and OR
     /// them in with one `lock or` per probe that lacks its bit (two probes in one word: two
-    /// `lock or`s, the same bits). The others compute the masks with the scalar definition
+    /// `lock or`s, the same bits) — with AVX-512F and `k ≤ 8`, one per 64-bit word that
+    /// lacks some (`asm_insert_shared_round1_avx512`). The others compute the masks with the scalar definition
     /// and OR each word's missing bits with a relaxed
     /// [`fetch_or`](std::sync::atomic::AtomicU64::fetch_or).
     #[inline(always)]
     pub fn insert_shared(self, block: &SharedLine, h: u32, k: u32) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if self.mode == KernelMode::Avx512Round1 {
+            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F; the block
+            // as below.
+            return unsafe {
+                asm_insert_shared_round1_avx512(block.0.as_ptr().cast(), h, self.lanes)
+            };
+        }
         #[cfg(target_arch = "x86_64")]
         if self.round1() {
             // SAFETY: these modes are chosen only on a CPU with AVX2; the pointer
@@ -1461,6 +1470,96 @@ unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, lanes: &[u32; 8]) 
             v = out(reg) _,
             out("ecx") _,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            options(nostack),
+        );
+    }
+    new != 0
+}
+
+/// The one-round insert into a shared line with AVX-512F (`k ≤ 8`): the line's new bits built
+/// in one 512-bit register as [`asm_insert_round1_avx512`] builds them, the bits still missing
+/// from the line as it reads (`vpandnd`), and one `lock or` per 64-bit word that misses some —
+/// about 4.4 for a new key at `k = 6` (six probes over eight words) where one per probe with a
+/// missing bit makes six.
+///
+/// Reading the line with one plain 64-byte load while other threads OR into it is safe for the
+/// result whatever the load sees of their writes: bits only go from 0 to 1, so a word read
+/// before, during or after another thread's OR holds no bit that was never set, and misses
+/// only bits that are set by then; ORing a bit again, or leaving one another thread set, ends
+/// with the same line.
+///
+/// # Safety
+/// As for `asm_insert_shared_round1`, and the CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_insert_shared_round1_avx512(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
+    let new: u8;
+    let mut buf = std::mem::MaybeUninit::<[u32; 24]>::uninit();
+    // SAFETY: the caller guarantees AVX-512F and the block. Reads: `LOCAL_POWERS[0..8]`, the
+    // 32-byte row `lanes`, the 64-byte `WORD_TOPS`, the block's 64 bytes (one plain load; see
+    // above), and `buf` after the assembly wrote it (bytes 0..32 the probes' bit positions,
+    // 32..96 the missing bits per word). Writes: `buf`, and `lock or qword ptr [block + 8·t]`
+    // with `t < 8`, inside the block — an atomic read-modify-write of a whole aligned word, as
+    // `fetch_or` is. No other stack use and no mask register; zmm0–zmm6 (declared through
+    // their xmm names), the scratch registers and the flags are clobbered; `vzeroupper`
+    // clears the upper parts dirtied.
+    unsafe {
+        std::arch::asm!(
+            "vpbroadcastd ymm0, dword ptr [{h}]",
+            "vpmulld ymm0, ymm0, [{pow}]",
+            "vpsrld ymm0, ymm0, 23",
+            "vpcmpeqd ymm1, ymm1, ymm1",
+            "vpaddd ymm1, ymm1, [{lanes}]",
+            "vpor ymm0, ymm0, ymm1",
+            "vmovdqu [{buf}], ymm0",
+            "vmovdqu64 zmm2, [{tops}]",
+            "vpternlogd zmm3, zmm3, zmm3, 0xff",
+            "vpslld zmm3, zmm3, 31",
+            "vpxord zmm4, zmm4, zmm4",
+            ".irp i, 0, 8, 16, 24",
+            "vpsubd zmm5, zmm2, dword ptr [{buf} + \\i]{{1to16}}",
+            "vpsubd zmm6, zmm2, dword ptr [{buf} + \\i + 4]{{1to16}}",
+            "vpsrlvd zmm5, zmm3, zmm5",
+            "vpsrlvd zmm6, zmm3, zmm6",
+            "vpternlogd zmm4, zmm5, zmm6, 0xfe",
+            ".endr",
+            // The bits still missing, and the 64-bit words that miss some (two halves compared
+            // with zero, four bits of `vmovmskpd` each).
+            "vmovdqu64 zmm5, [{blk}]",
+            "vpandnd zmm1, zmm5, zmm4",
+            "vmovdqu64 [{buf} + 32], zmm1",
+            "vextracti64x4 ymm6, zmm1, 1",
+            "vpxor xmm0, xmm0, xmm0",
+            "vpcmpeqq ymm5, ymm1, ymm0",
+            "vpcmpeqq ymm6, ymm6, ymm0",
+            "vmovmskpd {todo:e}, ymm5",
+            "vmovmskpd {t:e}, ymm6",
+            "shl {t:e}, 4",
+            "or {todo:e}, {t:e}",
+            "xor {todo:e}, 0xff",
+            "setnz {new}",
+            "vzeroupper",
+            "jz 3f",
+            "2:",
+            "bsf {t:e}, {todo:e}",
+            "mov {v}, qword ptr [{buf} + 32 + {t}*8]",
+            "lock or qword ptr [{blk} + {t}*8], {v}",
+            "lea {t:e}, [{todo:e} - 1]",
+            "and {todo:e}, {t:e}",
+            "jnz 2b",
+            "3:",
+            h = in(reg) &h,
+            pow = in(reg) LOCAL_POWERS.as_ptr(),
+            lanes = in(reg) lanes.as_ptr(),
+            tops = in(reg) WORD_TOPS.as_ptr(),
+            blk = in(reg) block,
+            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+            new = out(reg_byte) new,
+            todo = out(reg) _,
+            t = out(reg) _,
+            v = out(reg) _,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _,
             options(nostack),
         );
     }
