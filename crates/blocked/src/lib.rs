@@ -170,7 +170,8 @@
 //! probe ÷ five per pair **1.10 / 1.07** (1.04 / 1.04 at 10^5); four per probe ÷ five per
 //! pair **1.29 / 1.29** (1.06 / 1.08 at 10^5). The atomic filter's inserts build the line's
 //! new bits the same way but OR only the missing ones, one `lock or` per 64-bit word that lacks
-//! some (with AVX2, one per probe; see [`AtomicBlockedBloomFilter`]'s *Cost*).
+//! some (with AVX-512F and `k ≤ 8`; otherwise one per probe: [`AtomicBlockedBloomFilter`],
+//! *Cost*).
 //!
 //! Out of cache the insert is bound by how many inserts the core keeps in flight, not by
 //! its stores. Timed side by side in one loop (hash, block, kernel; 10^7 keys at 1 %, fresh
