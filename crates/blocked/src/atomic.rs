@@ -125,7 +125,14 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// nine rounds, two processes each, fastbloom's `AtomicBloomFilter` given foldhash interleaved
 /// as the reference): fastbloom's insert time ÷ ours went from 0.95–1.12 / 0.84–0.85 /
 /// 0.72–0.83 at 10^5 / 10^6 / 10^7 to 0.92–0.97 / 0.92–1.03 / 1.05–1.09, and ours ÷ the owned
-/// filter's insert at 10^7 from 1.55–1.96 to 1.24–1.34.
+/// filter's insert at 10^7 from 1.55–1.96 to 1.24–1.34. The harness does not see it win: in its
+/// committed run at 7e92311 (same VM) single-thread builds take 22.9 / 30.0 / 58.2 ns/key
+/// against fastbloom-atomic's 22.6 / 26.4 / 51.4 (intervals overlapping at 10^5 and 10^7), and
+/// its `concurrent` experiment's one-thread inserts 70.1 against 56.4 (at 7ea6eb8, before the
+/// change: 24.3 / 23.9 / 109.5 against 23.7 / 25.8 / 100.0, and 131.7 against 90.9). Each
+/// insert also counts itself with a relaxed `fetch_add` (one more locked instruction): a
+/// single-writer shard per thread, a load and a store, measured no difference beyond noise in
+/// the example (0.88–1.02 against 0.92–1.09) and is not used.
 ///
 /// # Measured
 ///
