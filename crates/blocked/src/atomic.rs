@@ -81,10 +81,9 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// # Why relaxed ordering is enough
 ///
 /// Every operation on the table is either a relaxed load or a relaxed `fetch_or` (in the
-/// AVX2 kernels: vector loads that are atomic per aligned word, and `lock or`, the
-/// instruction `fetch_or` compiles to), and bits
-/// only ever go from 0 to 1 (there is no atomic removal; [`clear`](Self::clear) takes
-/// `&mut self`). So:
+/// inline-assembly kernels: vector loads that are atomic per aligned word, and `lock or`, the
+/// instruction `fetch_or` compiles to), and bits only ever go from 0 to 1 (there is no atomic
+/// removal; [`clear`](Self::clear) takes `&mut self`). So:
 ///
 /// - **No lost update**: `fetch_or` is a single read-modify-write; two threads ORing masks
 ///   into one word both land, whatever the order (each atomic word has one modification
@@ -112,27 +111,29 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 ///
 /// # Cost
 ///
-/// A lookup hashes the key and runs the owned filter's inline kernel on the shared block
-/// itself ([`LocalKernel::contains_shared`]: two vector loads of the line straight from the
-/// atomics, which x86-64 performs atomically per 8-byte word, so they read what eight relaxed
-/// loads would). An insert reads the block the same way, finds in vector registers the
-/// probes whose bit is unset, and issues one `lock or` per such probe (at most k; none for a
-/// key already in), each a full barrier on x86-64 ([`LocalKernel::insert_shared`]). With
-/// AVX-512F and `k ≤ 8` it builds the line's new bits in one 512-bit register and issues one
-/// `lock or` per 64-bit word that misses some instead — about 4.4 for a new key at k = 6, six
-/// probes over eight words, against six. Fresh fills, one thread, `cargo run --release -p
-/// bloomlab-blocked --example concurrent -- 100000 1000000 10000000` (2-vCPU AMD EPYC VM,
-/// nine rounds, two processes each, fastbloom's `AtomicBloomFilter` given foldhash interleaved
-/// as the reference): fastbloom's insert time ÷ ours went from 0.95–1.12 / 0.84–0.85 /
-/// 0.72–0.83 at 10^5 / 10^6 / 10^7 to 0.92–0.97 / 0.92–1.03 / 1.05–1.09, and ours ÷ the owned
-/// filter's insert at 10^7 from 1.55–1.96 to 1.24–1.34. The harness does not see it win: in its
-/// committed run at 7e92311 (same VM) single-thread builds take 22.9 / 30.0 / 58.2 ns/key
-/// against fastbloom-atomic's 22.6 / 26.4 / 51.4 (intervals overlapping at 10^5 and 10^7), and
-/// its `concurrent` experiment's one-thread inserts 70.1 against 56.4 (at 7ea6eb8, before the
-/// change: 24.3 / 23.9 / 109.5 against 23.7 / 25.8 / 100.0, and 131.7 against 90.9). Each
-/// insert also counts itself with a relaxed `fetch_add` (one more locked instruction): a
-/// single-writer shard per thread, a load and a store, measured no difference beyond noise in
-/// the example (0.88–1.02 against 0.92–1.09) and is not used.
+/// A lookup hashes the key and runs the owned filter's inline kernel on the shared block itself
+/// ([`LocalKernel::contains_shared`]: vector loads of the line straight from the atomics, which
+/// x86-64 performs atomically per 8-byte word, so they read what eight relaxed loads would). An
+/// insert reads the block the same way, finds in vector registers the probes whose bit is unset,
+/// and issues one `lock or` per such probe (at most k; none for a key already in), each a full
+/// barrier on x86-64 ([`LocalKernel::insert_shared`]). With AVX-512F and `k ≤ 8` it builds the
+/// line's new bits in one 512-bit register and issues one `lock or` per 64-bit word that misses
+/// some instead — about 4.4 for a key all of whose six bits are missing (k = 6, six probes over
+/// eight words), against six. (For k > 16, and without AVX2, the bits are ORed with one relaxed
+/// `fetch_or` per word that misses some.) Fresh fills, one thread, `cargo run --release -p
+/// bloomlab-blocked --example concurrent -- 100000 1000000 10000000` (2-vCPU AMD EPYC VM, nine
+/// rounds, two processes each, fastbloom's `AtomicBloomFilter` given foldhash interleaved as the
+/// reference): fastbloom's insert time ÷ ours went from 0.95–1.12 / 0.84–0.85 / 0.72–0.83 at 10^5 /
+/// 10^6 / 10^7 to 0.92–0.97 / 0.92–1.03 / 1.05–1.09, and ours ÷ the owned filter's insert at 10^7
+/// from 1.55–1.96 to 1.24–1.34 — a gain at 10^6 and 10^7, none at 10^5. The harness does not see it
+/// win: in its committed run at 7e92311 (same VM) single-thread builds take 22.9 / 30.0 / 58.2
+/// ns/key against fastbloom-atomic's 22.6 / 26.4 / 51.4 (intervals overlapping at 10^5 and 10^7),
+/// and its `concurrent` experiment's inserts 70.1 against 56.4 ns/key on one thread and 30.4
+/// against 18.8 on two (at 7ea6eb8, before the change: 24.3 / 23.9 / 109.5 against 23.7 / 25.8 /
+/// 100.0, and 131.7 against 90.9). Each insert also counts itself with a relaxed `fetch_add` (one
+/// more locked instruction): a single-writer shard per thread, a load and a store, measured no
+/// difference beyond noise in the example (fastbloom ÷ ours over the three sizes 0.88–1.02 against
+/// 0.92–1.09 without it) and is not used.
 ///
 /// # Measured
 ///
@@ -148,8 +149,8 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// non-inline kernels must sit out of line, or LLVM keeps a test and a taken branch in every
 /// iteration of a loop of lookups.
 ///
-/// Time, from the committed run of `cargo run --release -p bench-harness` (2-vCPU Xeon, load
-/// 1.3–1.6; medians of interleaved rounds, 95 % intervals): single-thread lookups (50 %
+/// Time, from an earlier committed run of `cargo run --release -p bench-harness` (2-vCPU Intel
+/// Xeon VM, load 1.3–1.6, before the per-word insert; medians of interleaved rounds, 95 % intervals): single-thread lookups (50 %
 /// members) cost 1.02 / 0.93 / 0.98× the owned filter's at 10^5 / 10^6 / 10^7 keys (no
 /// measurable difference; they were 2.17 / 1.26 / 2.14× when the words were loaded one by
 /// one and the kernel called), and 0.37 / 0.67 / 0.50× fastbloom 0.17's `AtomicBloomFilter`

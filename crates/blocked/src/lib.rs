@@ -168,10 +168,10 @@
 //! two processes per pair, an experiment not kept; each pair building the same bits): four
 //! ÷ three per probe **1.17 / 1.18** the time at 10^7 keys (1.01 / 1.01 at 10^5), three per
 //! probe ÷ five per pair **1.10 / 1.07** (1.04 / 1.04 at 10^5); four per probe ÷ five per
-//! pair **1.29 / 1.29** (1.06 / 1.08 at 10^5). The atomic filter's inserts build the line's
-//! new bits the same way but OR only the missing ones, one `lock or` per 64-bit word that lacks
-//! some (with AVX-512F and `k ≤ 8`; otherwise one per probe: [`AtomicBlockedBloomFilter`],
-//! *Cost*).
+//! pair **1.29 / 1.29** (1.06 / 1.08 at 10^5). The atomic filter's inserts build the line's new
+//! bits the same way but OR only the missing ones, one `lock or` per 64-bit word that lacks some
+//! (with AVX-512F and `k ≤ 8`; with AVX2 and `k ≤ 16` one per probe; otherwise one `fetch_or` per
+//! word: [`AtomicBlockedBloomFilter`], *Cost*).
 //!
 //! Out of cache the insert is bound by how many inserts the core keeps in flight, not by
 //! its stores. Timed side by side in one loop (hash, block, kernel; 10^7 keys at 1 %, fresh
@@ -249,7 +249,7 @@
 //! before read 1.07 / 1.05 / 0.99 and 1.24 / 1.03 / 1.02, and the one before those, with the
 //! second layout and a call per key, 2.02 / 1.81 / 1.99. Builds in that run (ns/key at
 //! 10^7, 1 %): one insert at a time 38.3 against sbbf-rs's 17.8; `insert_batch` 12.7.
-//! On a 2-vCPU AMD EPYC VM (Zen 4, 1 MiB L2 per core, 32 MiB L3; the committed run at
+//! On a 2-vCPU AMD EPYC VM (Zen 4, 1 MiB L2 per core, 32 MiB L3; the run at
 //! 7ea6eb8, load 1.1–1.4): 1.00 [0.87–1.05] / 1.08 [0.96–1.41] / 1.05 [0.86–1.26] at 10^5 /
 //! 10^6 / 10^7, no measurable difference at any size; batched ÷ single lookups 1.07 [0.98–1.27]
 //! (in cache a batch answers key by key) / 0.63 / 0.28, batched ÷ sbbf-rs 0.27 at 10^7;

@@ -93,7 +93,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// 15.3 ns/key where the previous run's was 25.2), and two threads of random read-modify-writes
     /// over 12 MB share what the VM's memory system gives them (a two-thread loop of random 64-bit
     /// ORs into separate 12 MiB tables ran 1.6–1.8× as fast as one). The issue's ≥ 1.6× holds in
-    /// some runs of the experiment, not in this one. On the 2-vCPU AMD EPYC VM (the committed run
+    /// some runs of the experiment, not in this one. On the 2-vCPU AMD EPYC VM (the run
     /// at 7ea6eb8, load 1.1–1.4): 1.25× [0.96–1.40], no measurable speed-up, 12.2 → 9.9 ns/key with
     /// 1.48× the CPU work.
     ///

@@ -39,8 +39,8 @@
 //! # Ok::<(), bloomlab::Error>(())
 //! ```
 //!
-//! A blocked filter, with batched lookups (they overlap the cache misses of a table out of cache,
-//! and answer key by key one that fits in it):
+//! A blocked filter, with batched lookups (they overlap the cache misses of a table larger than
+//! `SINGLE_LOOP_UP_TO`, 384 KiB, and answer a smaller one key by key):
 //!
 //! ```
 //! # #[cfg(feature = "blocked")] {

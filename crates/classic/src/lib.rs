@@ -73,15 +73,15 @@
 //! the order rotating per chunk, medians of per-chunk ratios to fastbloom given foldhash, two
 //! processes): this filter 1.07–1.08, the textbook loop 1.02, two probes then the rest 1.09, two,
 //! two and the rest 1.07, three, three and the rest 1.18–1.20, every probe branch-free 1.29–1.30 —
-//! the textbook loop closest, a few per cent from fastbloom (the committed run's 1.36 [1.02–1.66]
-//! at 10^7 reads a larger gap, with an interval that holds these). Nor did a cheaper hash: with the
-//! 8-byte keys' XXH3-128 replaced, for an experiment, by two folded multiplies (foldhash's cost),
-//! `examples/speed` of `bloomlab-blocked` read 1.21 (range 0.81–1.31) where XXH3 read 1.07
-//! (1.03–2.18) — within its noise, so the *Against fastbloom* account of the gap (the hash's
-//! latency after each misprediction) is not borne out on this machine, and what remains is not
-//! explained. (A first version of the loop experiment let the loops share one copy of the bits, so
-//! each found the lines the one before had fetched, and read 0.84–0.95.) Experiments, not kept as
-//! examples.
+//! the textbook loop closest, a few per cent from fastbloom (the committed runs' 1.36 [1.02–1.66]
+//! at 7ea6eb8 and 1.20 [1.08–1.48] at 7e92311 at 10^7 reads a larger gap, with an interval that
+//! holds these). Nor did a cheaper hash: with the 8-byte keys' XXH3-128 replaced, for an
+//! experiment, by two folded multiplies (foldhash's cost), `examples/speed` of `bloomlab-blocked`
+//! read 1.21 (range 0.81–1.31) where XXH3 read 1.07 (1.03–2.18) — within its noise, so the *Against
+//! fastbloom* account of the gap (the hash's latency after each misprediction) is not borne out on
+//! this machine, and what remains is not explained. (A first version of the loop experiment let the
+//! loops share one copy of the bits, so each found the lines the one before had fetched, and read
+//! 0.84–0.95.) Experiments, not kept as examples.
 //!
 //! # Batched lookups
 //!

@@ -46,8 +46,10 @@ impl<S: HashScheme> BloomFilter<S> {
     ///
     /// Measured with the harness's `concurrent` experiment (10^7 keys at 1 %, 2 vCPUs; the
     /// one-thread insert loop against this, seven paired rounds A B B A on fresh filters): in
-    /// the committed run of `cargo run --release -p bench-harness` (load 1.3) 34.0 → 21.0
-    /// ns/key, **1.60× [1.32–1.79]**, the parallel run doing 1.10× the CPU work. (An earlier
+    /// an earlier committed run of `cargo run --release -p bench-harness` (Intel Xeon VM, load
+    /// 1.3) 34.0 → 21.0 ns/key, **1.60× [1.32–1.79]**, the parallel run doing 1.10× the CPU
+    /// work; in the one at 7e92311 (2-vCPU AMD EPYC VM, load 1.3–1.6) 67.2 → 43.5 ns/key,
+    /// 1.55× [1.46–1.63], 1.23× the CPU work. (An earlier
     /// measurement at load 6.6–6.9, unpaired, read 0.61×: the second core was not free.)
     /// The blocked filter's parallel build splits its table by block range instead; this
     /// filter cannot (a key's `k` bits are anywhere in the array), so each extra thread

@@ -738,8 +738,8 @@ fn last_round_lanes(k: u32) -> &'static [u32; 8] {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum KernelMode {
     /// `k ≤ 8` on a CPU with AVX-512F: lookups fetch the probed words with one 16-lane
-    /// permute of the whole line, inserts build the new bits in one 512-bit register;
-    /// shared-line inserts as [`KernelMode::Avx2Round1`].
+    /// permute of the whole line, inserts build the new bits in one 512-bit register, and
+    /// shared-line inserts build them the same way and `lock or` them in per 64-bit word.
     Avx512Round1,
     /// AVX2 inline assembly, one round (`k ≤ 8`).
     Avx2Round1,
@@ -811,8 +811,7 @@ impl LocalKernel {
         }
     }
 
-    /// The one-round kernels (both vector widths), whose inserts and shared-line
-    /// operations are the same AVX2 code.
+    /// The one-round kernels (both vector widths; `k ≤ 8`).
     #[inline(always)]
     fn round1(self) -> bool {
         matches!(self.mode, KernelMode::Avx512Round1 | KernelMode::Avx2Round1)
@@ -949,8 +948,10 @@ impl LocalKernel {
     pub fn insert_shared(self, block: &SharedLine, h: u32, k: u32) -> bool {
         #[cfg(target_arch = "x86_64")]
         if self.mode == KernelMode::Avx512Round1 {
-            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F; the block
-            // as below.
+            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F; the pointer
+            // is to the 64 bytes of a live, 64-byte aligned `SharedLine`, whose words are only
+            // ever read atomically and changed by atomic read-modify-writes (`lock or` of a
+            // whole aligned 8-byte word, as `fetch_or` compiles to).
             return unsafe {
                 asm_insert_shared_round1_avx512(block.0.as_ptr().cast(), h, self.lanes)
             };
@@ -1479,8 +1480,8 @@ unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, lanes: &[u32; 8]) 
 /// The one-round insert into a shared line with AVX-512F (`k ≤ 8`): the line's new bits built
 /// in one 512-bit register as [`asm_insert_round1_avx512`] builds them, the bits still missing
 /// from the line as it reads (`vpandnd`), and one `lock or` per 64-bit word that misses some —
-/// about 4.4 for a new key at `k = 6` (six probes over eight words) where one per probe with a
-/// missing bit makes six.
+/// about 4.4 for a key all of whose six bits are missing (`k = 6`: six probes over eight
+/// words) where one per probe with a missing bit makes six.
 ///
 /// Reading the line with one plain 64-byte load while other threads OR into it is safe for the
 /// result whatever the load sees of their writes: bits only go from 0 to 1, so a word read
