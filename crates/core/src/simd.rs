@@ -1221,19 +1221,29 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
     hit != 0
 }
 
-/// The shared steps of the AVX-512 inserts, as one template string: with each probe's bit
-/// position (`2^32 − 1` past `k`) stored at `{buf}` — one 32-bit slot per probe, two probes
-/// at each byte offset listed in `$pairs` — each is subtracted, broadcast from memory, from
-/// the sixteen lanes' `32·j + 31` and the top bit shifted right by the difference in each:
-/// lane `j` gets `1 << (p − 32·j)` where `32·j ≤ p < 32·j + 32` and 0 elsewhere (`vpsrlvd`
-/// gives 0 for any count not below 32, which a negative difference is too); each pair is
-/// ORed into the line's new bits by one three-input `vpternlogd` — five instructions per two
-/// probes, where a separate broadcast, a subtraction, a left shift and an OR per probe made
-/// eight. Then the line at `{blk}` is read, ORed and written back as one 64-byte vector, and
-/// `{missed}` set if any new bit was unset before (`vpandnd`, folded to 256 bits, `vptest`).
-/// Uses zmm0–zmm6 and the 64-byte `WORD_TOPS` at `{tops}`.
+/// The one-round AVX-512 inserts' first step: the eight probes' bit positions, `h · M^i >> 23`
+/// (`2^32 − 1` in the lanes past `k`, from the row `{lanes}`), stored as eight 32-bit slots at
+/// `{buf}`. Uses ymm0–ymm1.
 #[cfg(target_arch = "x86_64")]
-macro_rules! avx512_or_new_bits {
+macro_rules! avx512_round1_positions {
+    () => {
+        concat!(
+            "vpbroadcastd ymm0, dword ptr [{h}]\n",
+            "vpmulld ymm0, ymm0, [{pow}]\n",
+            "vpsrld ymm0, ymm0, 23\n",
+            "vpcmpeqd ymm1, ymm1, ymm1\n",
+            "vpaddd ymm1, ymm1, [{lanes}]\n",
+            "vpor ymm0, ymm0, ymm1\n",
+            "vmovdqu [{buf}], ymm0\n",
+        )
+    };
+}
+
+/// The first steps of `avx512_or_new_bits` (see there): the line's new bits in zmm4, from the
+/// probes' bit positions at `{buf}`, two at each byte offset in `$pairs`. Uses zmm2–zmm6 and
+/// `WORD_TOPS` at `{tops}`; shared with the shared-line insert, which ORs the bits in itself.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx512_line_bits {
     ($pairs:literal) => {
         concat!(
             "vmovdqu64 zmm2, [{tops}]\n",
@@ -1249,6 +1259,26 @@ macro_rules! avx512_or_new_bits {
             "vpsrlvd zmm6, zmm3, zmm6\n",
             "vpternlogd zmm4, zmm5, zmm6, 0xfe\n",
             ".endr\n",
+        )
+    };
+}
+
+/// The shared steps of the AVX-512 inserts, as one template string: with each probe's bit
+/// position (`2^32 − 1` past `k`) stored at `{buf}` — one 32-bit slot per probe, two probes
+/// at each byte offset listed in `$pairs` — each is subtracted, broadcast from memory, from
+/// the sixteen lanes' `32·j + 31` and the top bit shifted right by the difference in each:
+/// lane `j` gets `1 << (p − 32·j)` where `32·j ≤ p < 32·j + 32` and 0 elsewhere (`vpsrlvd`
+/// gives 0 for any count not below 32, which a negative difference is too); each pair is
+/// ORed into the line's new bits by one three-input `vpternlogd` — five instructions per two
+/// probes, where a separate broadcast, a subtraction, a left shift and an OR per probe made
+/// eight. Then the line at `{blk}` is read, ORed and written back as one 64-byte vector, and
+/// `{missed}` set if any new bit was unset before (`vpandnd`, folded to 256 bits, `vptest`).
+/// Uses zmm0–zmm6 and the 64-byte `WORD_TOPS` at `{tops}`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx512_or_new_bits {
+    ($pairs:literal) => {
+        concat!(
+            avx512_line_bits!($pairs),
             "vmovdqu64 zmm5, [{blk}]\n",
             "vpandnd zmm1, zmm5, zmm4\n",
             "vpord zmm5, zmm5, zmm4\n",
@@ -1297,13 +1327,7 @@ unsafe fn asm_insert_round1_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8
     // `vzeroupper` clears the upper parts dirtied.
     unsafe {
         std::arch::asm!(
-            "vpbroadcastd ymm0, dword ptr [{h}]",
-            "vpmulld ymm0, ymm0, [{pow}]",
-            "vpsrld ymm0, ymm0, 23",
-            "vpcmpeqd ymm1, ymm1, ymm1",
-            "vpaddd ymm1, ymm1, [{lanes}]",
-            "vpor ymm0, ymm0, ymm1",
-            "vmovdqu [{buf}], ymm0",
+            avx512_round1_positions!(),
             avx512_or_new_bits!("0, 8, 16, 24"),
             h = in(reg) &h,
             pow = in(reg) LOCAL_POWERS.as_ptr(),
@@ -1506,24 +1530,8 @@ unsafe fn asm_insert_shared_round1_avx512(block: *const u64, h: u32, lanes: &[u3
     // clears the upper parts dirtied.
     unsafe {
         std::arch::asm!(
-            "vpbroadcastd ymm0, dword ptr [{h}]",
-            "vpmulld ymm0, ymm0, [{pow}]",
-            "vpsrld ymm0, ymm0, 23",
-            "vpcmpeqd ymm1, ymm1, ymm1",
-            "vpaddd ymm1, ymm1, [{lanes}]",
-            "vpor ymm0, ymm0, ymm1",
-            "vmovdqu [{buf}], ymm0",
-            "vmovdqu64 zmm2, [{tops}]",
-            "vpternlogd zmm3, zmm3, zmm3, 0xff",
-            "vpslld zmm3, zmm3, 31",
-            "vpxord zmm4, zmm4, zmm4",
-            ".irp i, 0, 8, 16, 24",
-            "vpsubd zmm5, zmm2, dword ptr [{buf} + \\i]{{1to16}}",
-            "vpsubd zmm6, zmm2, dword ptr [{buf} + \\i + 4]{{1to16}}",
-            "vpsrlvd zmm5, zmm3, zmm5",
-            "vpsrlvd zmm6, zmm3, zmm6",
-            "vpternlogd zmm4, zmm5, zmm6, 0xfe",
-            ".endr",
+            avx512_round1_positions!(),
+            avx512_line_bits!("0, 8, 16, 24"),
             // The bits still missing, and the 64-bit words that miss some (two halves compared
             // with zero, four bits of `vmovmskpd` each).
             "vmovdqu64 zmm5, [{blk}]",
