@@ -719,6 +719,20 @@ pub struct LocalKernel {
     /// `k` for one round, `k − 8` for two): looked up once here, so a lookup loads one
     /// pointer instead of computing the row's address from `k`.
     lanes: &'static [u32; 8],
+    /// How many probe pairs the AVX-512 inserts build ([`probe_pairs`]).
+    pairs: u8,
+}
+
+/// The probe pairs an AVX-512 insert of `k` probes builds: three for `k ≤ 6` (the 1 % and 3 %
+/// targets' six and five probes), four for `k = 7, 8`, `⌈k/2⌉` for `9 ≤ k ≤ 16`; the lanes
+/// past `k` in the last pair carry no bit. Each pair left out saves five 512-bit
+/// instructions per insert.
+fn probe_pairs(k: u32) -> u8 {
+    if k <= 6 {
+        3
+    } else {
+        k.div_ceil(2).min(8) as u8
+    }
 }
 
 /// The `LANE_ONES` row the inline kernels use for the last round of `k` probes.
@@ -791,7 +805,22 @@ impl LocalKernel {
         LocalKernel {
             mode,
             lanes: last_round_lanes(k),
+            pairs: probe_pairs(k),
         }
+    }
+
+    /// [`detect`](Self::detect)'s kernel with its AVX-512 inserts building every probe pair of
+    /// their round — four for `k ≤ 8`, eight for `9 ≤ k ≤ 16` — whatever `k` (the lanes past
+    /// `k` carry no bit): the same bits and answers, for measuring what building only
+    /// `⌈k/2⌉` pairs saves (`examples/insert_pairs.rs` of `bloomlab-blocked`).
+    pub fn detect_every_pair(k: u32) -> Self {
+        let kernel = Self::detect(k);
+        let pairs = if kernel.mode == KernelMode::Avx512Round2 {
+            8
+        } else {
+            4
+        };
+        LocalKernel { pairs, ..kernel }
     }
 
     /// The portable scalar kernel, whatever the CPU and `k`.
@@ -799,6 +828,7 @@ impl LocalKernel {
         LocalKernel {
             mode: KernelMode::Portable,
             lanes: last_round_lanes(0),
+            pairs: probe_pairs(0),
         }
     }
 
@@ -920,7 +950,13 @@ impl LocalKernel {
         {
             if self.mode == KernelMode::Avx512Round1 {
                 // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F.
-                return unsafe { asm_insert_round1_avx512(block, h, self.lanes) };
+                return unsafe {
+                    if self.pairs == 3 {
+                        asm_insert_round1_avx512_six(block, h, self.lanes)
+                    } else {
+                        asm_insert_round1_avx512(block, h, self.lanes)
+                    }
+                };
             }
             if self.mode == KernelMode::Avx2Round1 {
                 // SAFETY: this mode is chosen only by `avx2`, on a CPU with AVX2.
@@ -953,7 +989,12 @@ impl LocalKernel {
             // ever read atomically and changed by atomic read-modify-writes (`lock or` of a
             // whole aligned 8-byte word, as `fetch_or` compiles to).
             return unsafe {
-                asm_insert_shared_round1_avx512(block.0.as_ptr().cast(), h, self.lanes)
+                let line = block.0.as_ptr().cast();
+                if self.pairs == 3 {
+                    asm_insert_shared_round1_avx512_six(line, h, self.lanes)
+                } else {
+                    asm_insert_shared_round1_avx512(line, h, self.lanes)
+                }
             };
         }
         #[cfg(target_arch = "x86_64")]
@@ -1000,7 +1041,14 @@ impl LocalKernel {
             KernelMode::Avx2Round2 => unsafe { asm_insert_round2(block, h, self.lanes) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F.
-            KernelMode::Avx512Round2 => unsafe { asm_insert_round2_avx512(block, h, self.lanes) },
+            KernelMode::Avx512Round2 => unsafe {
+                match self.pairs {
+                    5 => asm_insert_round2_avx512_p5(block, h, self.lanes),
+                    6 => asm_insert_round2_avx512_p6(block, h, self.lanes),
+                    7 => asm_insert_round2_avx512_p7(block, h, self.lanes),
+                    _ => asm_insert_round2_avx512_p8(block, h, self.lanes),
+                }
+            },
             KernelMode::Portable => local_insert_scalar(block, h, k),
             _ => local_insert(block, h, k),
         }
@@ -1304,85 +1352,114 @@ const WORD_TOPS: [u32; 16] = {
     t
 };
 
-/// The one-round insert (`k ≤ 8`) with AVX-512F and no scalar stores: each probe's bit
+/// The one-round insert (`k ≤ 8`) with AVX-512F and no scalar stores, as a function `$name` that
+/// builds the probe pairs at the byte offsets `$pairs` of the positions: each probe's bit
 /// position `p = x >> 23` (lanes past `k` forced to `2^32 − 1`) becomes `1 << (p − 32·j)`
 /// in the sixteen lanes `j` of its word and 0 in the others (see `avx512_or_new_bits`),
-/// the eight results ORed into the line's new bits, and the line read, ORed and written
-/// back as one 64-byte vector; "new"
-/// is whether any of those bits was unset (`vpandnd`, folded to 256 bits, `vptest`).
+/// the results ORed into the line's new bits, and the line read, ORed and written back as
+/// one 64-byte vector; "new" is whether any of those bits was unset (`vpandnd`, folded to
+/// 256 bits, `vptest`).
 ///
 /// # Safety
 /// The CPU must support AVX-512F.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn asm_insert_round1_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
-    let missed: u8;
-    let mut buf = std::mem::MaybeUninit::<[u32; 8]>::uninit();
-    // SAFETY: the caller guarantees AVX-512F. Reads: `LOCAL_POWERS[0..8]`, the 32-byte row
-    // `lanes`, the 64-byte `WORD_TOPS`, `buf` after the assembly wrote all 32 bytes of it,
-    // and `block`'s 64 bytes; writes: `buf` and `block`'s 64 bytes (a unique reference). On
-    // x86 (little-endian) 32-bit word `j` of the vector is bits `32j..32j + 32` of the
-    // block — the layout's definition. No other stack use and no mask register;
-    // zmm0–zmm6 (declared through their xmm names) and the flags are clobbered;
-    // `vzeroupper` clears the upper parts dirtied.
-    unsafe {
-        std::arch::asm!(
-            avx512_round1_positions!(),
-            avx512_or_new_bits!("0, 8, 16, 24"),
-            h = in(reg) &h,
-            pow = in(reg) LOCAL_POWERS.as_ptr(),
-            lanes = in(reg) lanes.as_ptr(),
-            tops = in(reg) WORD_TOPS.as_ptr(),
-            blk = in(reg) block.as_mut_ptr(),
-            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
-            missed = out(reg_byte) missed,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _,
-            options(nostack),
-        );
-    }
-    missed != 0
+macro_rules! insert_round1_avx512 {
+    ($name:ident, $pairs:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[inline(always)]
+        unsafe fn $name(block: &mut [u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
+            let missed: u8;
+            let mut buf = std::mem::MaybeUninit::<[u32; 8]>::uninit();
+            // SAFETY: the caller guarantees AVX-512F. Reads: `LOCAL_POWERS[0..8]`, the 32-byte row
+            // `lanes`, the 64-byte `WORD_TOPS`, `buf` after the assembly wrote all 32 bytes of it,
+            // and `block`'s 64 bytes; writes: `buf` and `block`'s 64 bytes (a unique reference). On
+            // x86 (little-endian) 32-bit word `j` of the vector is bits `32j..32j + 32` of the
+            // block — the layout's definition. No other stack use and no mask register;
+            // zmm0–zmm6 (declared through their xmm names) and the flags are clobbered;
+            // `vzeroupper` clears the upper parts dirtied.
+            unsafe {
+                std::arch::asm!(
+                    avx512_round1_positions!(),
+                    avx512_or_new_bits!($pairs),
+                    h = in(reg) &h,
+                    pow = in(reg) LOCAL_POWERS.as_ptr(),
+                    lanes = in(reg) lanes.as_ptr(),
+                    tops = in(reg) WORD_TOPS.as_ptr(),
+                    blk = in(reg) block.as_mut_ptr(),
+                    buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+                    missed = out(reg_byte) missed,
+                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                    out("xmm4") _, out("xmm5") _, out("xmm6") _,
+                    options(nostack),
+                );
+            }
+            missed != 0
+        }
+    };
 }
+
+// Probes 0–7 (`7 ≤ k ≤ 8`) and 0–5 (`k ≤ 6`: the 1 % and 3 % targets' six and five probes; one
+// pair, five instructions, fewer).
+insert_round1_avx512!(asm_insert_round1_avx512, "0, 8, 16, 24");
+insert_round1_avx512!(asm_insert_round1_avx512_six, "0, 8, 16");
 
 /// [`asm_insert_round1_avx512`] for `9 ≤ k ≤ 16`: the sixteen probes' bit positions from
 /// one 512-bit multiply, lanes `k..16` forced to `2^32 − 1` (from `lanes`, the row for
-/// `k − 8`), sixteen broadcast-shift-ORs, one 64-byte read-OR-write of the line.
+/// `k − 8`), a broadcast-shift-OR per probe of the pairs at `$pairs` (`⌈k/2⌉` pairs: the
+/// lanes past them are all past `k`), one 64-byte read-OR-write of the line. The positions
+/// are stored as two 32-byte halves, not one 64-byte vector: the 4-byte broadcast loads of
+/// lanes 8–15 did not take their data from a 64-byte store in flight (store-to-load
+/// forwarding; 2-vCPU AMD EPYC, Zen 5) and waited for it to reach the cache — the
+/// eight-pair insert in L1 took 3.3–5.8× sbbf-rs-safe's time with one store, 2.6–2.9× with
+/// two (`examples/insert_pairs.rs`, `k = 10`, its "every pair" column).
 ///
 /// # Safety
 /// The CPU must support AVX-512F.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn asm_insert_round2_avx512(block: &mut [u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
-    let missed: u8;
-    let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
-    // SAFETY: as in `asm_insert_round1_avx512`, with `LOCAL_POWERS[0..16]` (64 bytes) read
-    // and `buf` 64 bytes, written whole before it is read.
-    unsafe {
-        std::arch::asm!(
-            "vpbroadcastd zmm0, dword ptr [{h}]",
-            "vpmulld zmm0, zmm0, zmmword ptr [{pow}]",
-            "vpsrld zmm0, zmm0, 23",
-            "vpcmpeqd ymm1, ymm1, ymm1",
-            "vpaddd ymm1, ymm1, [{lanes}]",
-            "vpxord zmm2, zmm2, zmm2",
-            "vinserti64x4 zmm2, zmm2, ymm1, 1",
-            "vpord zmm0, zmm0, zmm2",
-            "vmovdqu64 [{buf}], zmm0",
-            avx512_or_new_bits!("0, 8, 16, 24, 32, 40, 48, 56"),
-            h = in(reg) &h,
-            pow = in(reg) LOCAL_POWERS.as_ptr(),
-            lanes = in(reg) lanes.as_ptr(),
-            tops = in(reg) WORD_TOPS.as_ptr(),
-            blk = in(reg) block.as_mut_ptr(),
-            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
-            missed = out(reg_byte) missed,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _,
-            options(nostack),
-        );
-    }
-    missed != 0
+macro_rules! insert_round2_avx512 {
+    ($name:ident, $pairs:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[inline(always)]
+        unsafe fn $name(block: &mut [u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
+            let missed: u8;
+            let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
+            // SAFETY: as in `asm_insert_round1_avx512`, with `LOCAL_POWERS[0..16]` (64 bytes) read
+            // and `buf` 64 bytes, written whole before it is read.
+            unsafe {
+                std::arch::asm!(
+                    "vpbroadcastd zmm0, dword ptr [{h}]",
+                    "vpmulld zmm0, zmm0, zmmword ptr [{pow}]",
+                    "vpsrld zmm0, zmm0, 23",
+                    "vpcmpeqd ymm1, ymm1, ymm1",
+                    "vpaddd ymm1, ymm1, [{lanes}]",
+                    "vpxord zmm2, zmm2, zmm2",
+                    "vinserti64x4 zmm2, zmm2, ymm1, 1",
+                    "vpord zmm0, zmm0, zmm2",
+                    "vmovdqu [{buf}], ymm0",
+                    "vextracti64x4 [{buf} + 32], zmm0, 1",
+                    avx512_or_new_bits!($pairs),
+                    h = in(reg) &h,
+                    pow = in(reg) LOCAL_POWERS.as_ptr(),
+                    lanes = in(reg) lanes.as_ptr(),
+                    tops = in(reg) WORD_TOPS.as_ptr(),
+                    blk = in(reg) block.as_mut_ptr(),
+                    buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+                    missed = out(reg_byte) missed,
+                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                    out("xmm4") _, out("xmm5") _, out("xmm6") _,
+                    options(nostack),
+                );
+            }
+            missed != 0
+        }
+    };
 }
+
+// Five to eight pairs: `k` = 9–10, 11–12, 13–14, 15–16.
+insert_round2_avx512!(asm_insert_round2_avx512_p5, "0, 8, 16, 24, 32");
+insert_round2_avx512!(asm_insert_round2_avx512_p6, "0, 8, 16, 24, 32, 40");
+insert_round2_avx512!(asm_insert_round2_avx512_p7, "0, 8, 16, 24, 32, 40, 48");
+insert_round2_avx512!(asm_insert_round2_avx512_p8, "0, 8, 16, 24, 32, 40, 48, 56");
 
 /// The one-round inline insert (`k ≤ 8`): the lookup's words and masks, whether any probe
 /// bit was unset (`vptest` against the line before any store), the eight word indices and
@@ -1501,7 +1578,8 @@ unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, lanes: &[u32; 8]) 
     new != 0
 }
 
-/// The one-round insert into a shared line with AVX-512F (`k ≤ 8`): the line's new bits built
+/// The one-round insert into a shared line with AVX-512F (`k ≤ 8`; the probe pairs at `$pairs`,
+/// as in `insert_round1_avx512`): the line's new bits built
 /// in one 512-bit register as [`asm_insert_round1_avx512`] builds them, the bits still missing
 /// from the line as it reads (`vpandnd`), and one `lock or` per 64-bit word that misses some —
 /// about 4.4 for a key all of whose six bits are missing (`k = 6`: six probes over eight
@@ -1516,64 +1594,72 @@ unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, lanes: &[u32; 8]) 
 /// # Safety
 /// As for `asm_insert_shared_round1`, and the CPU must support AVX-512F.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn asm_insert_shared_round1_avx512(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
-    let new: u8;
-    let mut buf = std::mem::MaybeUninit::<[u32; 24]>::uninit();
-    // SAFETY: the caller guarantees AVX-512F and the block. Reads: `LOCAL_POWERS[0..8]`, the
-    // 32-byte row `lanes`, the 64-byte `WORD_TOPS`, the block's 64 bytes (one plain load; see
-    // above), and `buf` after the assembly wrote it (bytes 0..32 the probes' bit positions,
-    // 32..96 the missing bits per word). Writes: `buf`, and `lock or qword ptr [block + 8·t]`
-    // with `t < 8`, inside the block — an atomic read-modify-write of a whole aligned word, as
-    // `fetch_or` is. No other stack use and no mask register; zmm0–zmm6 (declared through
-    // their xmm names), the scratch registers and the flags are clobbered; `vzeroupper`
-    // clears the upper parts dirtied.
-    unsafe {
-        std::arch::asm!(
-            avx512_round1_positions!(),
-            avx512_line_bits!("0, 8, 16, 24"),
-            // The bits still missing, and the 64-bit words that miss some (two halves compared
-            // with zero, four bits of `vmovmskpd` each).
-            "vmovdqu64 zmm5, [{blk}]",
-            "vpandnd zmm1, zmm5, zmm4",
-            "vmovdqu64 [{buf} + 32], zmm1",
-            "vextracti64x4 ymm6, zmm1, 1",
-            "vpxor xmm0, xmm0, xmm0",
-            "vpcmpeqq ymm5, ymm1, ymm0",
-            "vpcmpeqq ymm6, ymm6, ymm0",
-            "vmovmskpd {todo:e}, ymm5",
-            "vmovmskpd {t:e}, ymm6",
-            "shl {t:e}, 4",
-            "or {todo:e}, {t:e}",
-            "xor {todo:e}, 0xff",
-            "setnz {new}",
-            "vzeroupper",
-            "jz 3f",
-            "2:",
-            "bsf {t:e}, {todo:e}",
-            "mov {v}, qword ptr [{buf} + 32 + {t}*8]",
-            "lock or qword ptr [{blk} + {t}*8], {v}",
-            "lea {t:e}, [{todo:e} - 1]",
-            "and {todo:e}, {t:e}",
-            "jnz 2b",
-            "3:",
-            h = in(reg) &h,
-            pow = in(reg) LOCAL_POWERS.as_ptr(),
-            lanes = in(reg) lanes.as_ptr(),
-            tops = in(reg) WORD_TOPS.as_ptr(),
-            blk = in(reg) block,
-            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
-            new = out(reg_byte) new,
-            todo = out(reg) _,
-            t = out(reg) _,
-            v = out(reg) _,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _,
-            options(nostack),
-        );
-    }
-    new != 0
+macro_rules! insert_shared_round1_avx512 {
+    ($name:ident, $pairs:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[inline(always)]
+        unsafe fn $name(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
+            let new: u8;
+            let mut buf = std::mem::MaybeUninit::<[u32; 24]>::uninit();
+            // SAFETY: the caller guarantees AVX-512F and the block. Reads: `LOCAL_POWERS[0..8]`, the
+            // 32-byte row `lanes`, the 64-byte `WORD_TOPS`, the block's 64 bytes (one plain load; see
+            // above), and `buf` after the assembly wrote it (bytes 0..32 the probes' bit positions,
+            // 32..96 the missing bits per word). Writes: `buf`, and `lock or qword ptr [block + 8·t]`
+            // with `t < 8`, inside the block — an atomic read-modify-write of a whole aligned word, as
+            // `fetch_or` is. No other stack use and no mask register; zmm0–zmm6 (declared through
+            // their xmm names), the scratch registers and the flags are clobbered; `vzeroupper`
+            // clears the upper parts dirtied.
+            unsafe {
+                std::arch::asm!(
+                    avx512_round1_positions!(),
+                    avx512_line_bits!($pairs),
+                    // The bits still missing, and the 64-bit words that miss some (two halves compared
+                    // with zero, four bits of `vmovmskpd` each).
+                    "vmovdqu64 zmm5, [{blk}]",
+                    "vpandnd zmm1, zmm5, zmm4",
+                    "vmovdqu64 [{buf} + 32], zmm1",
+                    "vextracti64x4 ymm6, zmm1, 1",
+                    "vpxor xmm0, xmm0, xmm0",
+                    "vpcmpeqq ymm5, ymm1, ymm0",
+                    "vpcmpeqq ymm6, ymm6, ymm0",
+                    "vmovmskpd {todo:e}, ymm5",
+                    "vmovmskpd {t:e}, ymm6",
+                    "shl {t:e}, 4",
+                    "or {todo:e}, {t:e}",
+                    "xor {todo:e}, 0xff",
+                    "setnz {new}",
+                    "vzeroupper",
+                    "jz 3f",
+                    "2:",
+                    "bsf {t:e}, {todo:e}",
+                    "mov {v}, qword ptr [{buf} + 32 + {t}*8]",
+                    "lock or qword ptr [{blk} + {t}*8], {v}",
+                    "lea {t:e}, [{todo:e} - 1]",
+                    "and {todo:e}, {t:e}",
+                    "jnz 2b",
+                    "3:",
+                    h = in(reg) &h,
+                    pow = in(reg) LOCAL_POWERS.as_ptr(),
+                    lanes = in(reg) lanes.as_ptr(),
+                    tops = in(reg) WORD_TOPS.as_ptr(),
+                    blk = in(reg) block,
+                    buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+                    new = out(reg_byte) new,
+                    todo = out(reg) _,
+                    t = out(reg) _,
+                    v = out(reg) _,
+                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                    out("xmm4") _, out("xmm5") _, out("xmm6") _,
+                    options(nostack),
+                );
+            }
+            new != 0
+        }
+    };
 }
+
+insert_shared_round1_avx512!(asm_insert_shared_round1_avx512, "0, 8, 16, 24");
+insert_shared_round1_avx512!(asm_insert_shared_round1_avx512_six, "0, 8, 16");
 
 /// The two-round insert into a shared line (`9 ≤ k ≤ 16`): as the one-round one, with
 /// probes 8–15 masked by `LANE_ONES[k − 8]` and a 16-bit set of the probes to OR.
@@ -2339,28 +2425,12 @@ mod tests {
     #[test]
     fn inline_kernels_agree_with_the_scalar_definition() {
         let mut x = 13u64;
-        for k in [
-            0u32,
-            1,
-            2,
-            3,
-            5,
-            6,
-            7,
-            8,
-            9,
-            10,
-            12,
-            15,
-            16,
-            17,
-            30,
-            64,
-            65,
-            u32::MAX,
-        ] {
+        // Every `k` up to 17 (each probe-pair count of the AVX-512 inserts, on both sides of
+        // each step), and some larger.
+        for k in (0u32..=17).chain([30, 64, 65, u32::MAX]) {
             for kernel in [
                 LocalKernel::detect(k),
+                LocalKernel::detect_every_pair(k),
                 LocalKernel::avx2(k),
                 LocalKernel::portable(),
             ] {
