@@ -168,7 +168,17 @@
 //! two processes per pair, an experiment not kept; each pair building the same bits): four
 //! ÷ three per probe **1.17 / 1.18** the time at 10^7 keys (1.01 / 1.01 at 10^5), three per
 //! probe ÷ five per pair **1.10 / 1.07** (1.04 / 1.04 at 10^5); four per probe ÷ five per
-//! pair **1.29 / 1.29** (1.06 / 1.08 at 10^5). The atomic filter's inserts build the line's new
+//! pair **1.29 / 1.29** (1.06 / 1.08 at 10^5). Each insert now builds only the pairs its `k`
+//! needs — three for `k ≤ 6` (the 1 % and 3 % targets), `⌈k/2⌉` for `9 ≤ k ≤ 16` — where it built
+//! four, or eight, with the lanes past `k` empty; the second round's positions are stored as two
+//! 32-byte halves, since loads of the upper lanes did not forward from one 64-byte store
+//! (`bloomlab_core::simd`, `insert_round2_avx512`). `cargo run --release -p bloomlab-blocked
+//! --example insert_pairs -- k` (the two kernels and sbbf-rs-safe in one loop, medians of 41
+//! rounds, 5 at 10^7; 2-vCPU AMD EPYC VM, Zen 5, family 26 model 2) reads needed ÷ every pair
+//! at 2 000 / 10^5 / 10^7 keys: `k = 6` **0.94 / 0.92 / 1.00**, `k = 5` 0.95 / 0.93 / 0.99,
+//! `k = 10` **0.87 / 0.86 / 0.98**, `k = 9` 0.86 / 0.85 / 0.98, `k = 14` 0.95 / 0.96 / 1.00 — a
+//! gain in cache, none out of it, where the insert waits on its line; against sbbf-rs-safe's
+//! insert, `k = 6`: 1.53 / 1.50 / 1.37. The atomic filter's inserts build the line's new
 //! bits the same way but OR only the missing ones, one `lock or` per 64-bit word that lacks some
 //! (with AVX-512F and `k ≤ 8`; with AVX2 and `k ≤ 16` one per probe; otherwise one `fetch_or` per
 //! word: [`AtomicBlockedBloomFilter`], *Cost*).

@@ -46,10 +46,12 @@
 //!   length once per lookup instead of once per probe (every probe is `fastrange(·, m) < m`):
 //!   131 instructions, and 0.95–0.99× the time of the checked loop at 10^5 (two harness
 //!   runs; batched lookups 0.94×).
-//! - **Larger**: the first two probes are read together and tested with one branch; only if
-//!   both bits are set are the remaining `k − 2` read and ANDed, branch-free. Reading every
-//!   probe would cost `k` cache misses for every non-member; two first keeps their traffic
-//!   at two mostly parallel accesses (both bits set with probability about ¼).
+//! - **Larger**: the textbook loop, which stops at the first zero bit. Reading every probe
+//!   would cost `k` cache misses for every non-member; stopping early reads about two (1 + ½ +
+//!   ¼ …), and while the branch is predicted to go on, the next probes' loads are already
+//!   under way. It replaced a loop that read the first two probes together, branched once,
+//!   and read the rest branch-free (both set with probability about ¼), on the measurements
+//!   below: the textbook loop was the faster at 10^7 keys on both machines it was timed on.
 //!
 //! Measured with the harness (`bench-harness run --filters
 //! classic,classic-batched,classic-keyed-sip64,classic-keyed-sip64-batched,fastbloom,fastbloom-sip
@@ -75,13 +77,23 @@
 //! two and the rest 1.07, three, three and the rest 1.18–1.20, every probe branch-free 1.29–1.30 —
 //! the textbook loop closest, a few per cent from fastbloom (the committed runs' 1.36 [1.02–1.66]
 //! at 7ea6eb8 and 1.20 [1.08–1.48] at 7e92311 at 10^7 reads a larger gap, with an interval that
-//! holds these). Nor did a cheaper hash: with the 8-byte keys' XXH3-128 replaced, for an
+//! holds these). On a 2-vCPU AMD EPYC VM with Zen 5 (family 26 model 2; L1d 48 KiB and L2 1 MiB
+//! per core, 32 MiB L3), `cargo run --release -p bloomlab-keyed --example classic_loops -- 1e7
+//! 3e7` (the loops over copies of the same bits and fastbloom with foldhash in one process,
+//! 24–30 groups of 32 768 queries in rotating order, medians of per-group ratios to fastbloom;
+//! four processes) read at 10^7 keys: the two-then-rest loop 1.15–1.23, the textbook loop
+//! 1.07–1.18 (0.90–0.96× the other in each process), every probe branch-free 1.39–1.48; at
+//! 3·10^7 1.17–1.19, 1.13–1.20 (0.96–1.02×) and 1.39–1.44. So the textbook loop is the one
+//! used past [`BRANCH_FREE_UP_TO`]. A table built with one XXH3-64 per key and the stride
+//! derived from it by a multiply (another scheme; the example's last row) read 1.07–1.09 at
+//! 10^7 with the textbook loop — no faster than XXH3-128's 1.07.
+//! Nor did a cheaper hash: with the 8-byte keys' XXH3-128 replaced, for an
 //! experiment, by two folded multiplies (foldhash's cost), `examples/speed` of `bloomlab-blocked`
 //! read 1.21 (range 0.81–1.31) where XXH3 read 1.07 (1.03–2.18) — within its noise, so the *Against
 //! fastbloom* account of the gap (the hash's latency after each misprediction) is not borne out on
 //! this machine, and what remains is not explained. (A first version of the loop experiment let the
 //! loops share one copy of the bits, so each found the lines the one before had fetched, and read
-//! 0.84–0.95.) Experiments, not kept as examples.
+//! 0.84–0.95.) The Zen 4 experiments were not kept as examples; the Zen 5 one is `classic_loops`.
 //!
 //! # Batched lookups
 //!
@@ -121,7 +133,8 @@
 //! independent memory accesses anywhere in the array, as ours does — no block locality —
 //! and stops at the first zero bit (one branch per probe). At 10^7 keys (12 MB, past the
 //! 2 MiB L2) both filters pay a cache miss per probe read; fastbloom's early exit reads
-//! about 2 words for a non-member (1 + ½ + ¼ …) where our two-then-rest loop reads about 3.
+//! about 2 words for a non-member (1 + ½ + ¼ …), and so, since the change above, does ours (the
+//! two-then-rest loop before it read about 3).
 //!
 //! Instruction counts per lookup (callgrind, `cargo run --release -p bloomlab-keyed --example
 //! classic_icount`, half members): ours 131 in cache / 118 at 3·10^6 keys, fastbloom with foldhash
@@ -154,8 +167,8 @@ use bloomlab_core::{Key, filter_glue};
 pub const BATCH: usize = 16;
 
 /// Up to this many bytes of bits a single lookup reads all `k` probes without a branch; a
-/// larger filter reads two, branches once, and reads the rest only if both were set (see
-/// *Lookup loop* in the crate docs). The batched lookup never branches.
+/// larger filter stops at the first zero bit (see *Lookup loop* in the crate docs). The
+/// batched lookup never branches.
 pub const BRANCH_FREE_UP_TO: usize = 1 << 21;
 
 /// Above this many bytes of bits the batched operations prefetch the words of all `k` probes
@@ -345,15 +358,13 @@ impl<S: HashScheme> BloomFilter<S> {
     /// Query with a hash computed by this filter's scheme.
     #[inline(always)]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
-        // In cache: every probe, no branch. Larger: two probes read together, one branch,
-        // then the rest branch-free (see "Lookup loop" in the crate docs).
+        // In cache: every probe, no branch. Larger: the textbook loop, which stops at the
+        // first zero bit (see "Lookup loop" in the crate docs).
         if self.bits.size_in_bytes() <= BRANCH_FREE_UP_TO {
             return self.contains_all(h);
         }
-        let mut p = h.positions(self.k, self.bits.len());
-        let first =
-            p.next().is_none_or(|i| self.bits.get(i)) & p.next().is_none_or(|i| self.bits.get(i));
-        first && p.fold(true, |all, i| all & self.bits.get(i))
+        h.positions(self.k, self.bits.len())
+            .all(|i| self.bits.get(i))
     }
 
     /// All `k` probe bits of `h` are set, read without a branch (see *Lookup loop*).
@@ -795,9 +806,7 @@ impl<'a, S: HashScheme> BloomFilterView<'a, S> {
         if self.bits.len() <= BRANCH_FREE_UP_TO {
             return p.fold(true, |all, i| all & get_le_bit(self.bits, i));
         }
-        let first = p.next().is_none_or(|i| get_le_bit(self.bits, i))
-            & p.next().is_none_or(|i| get_le_bit(self.bits, i));
-        first && p.fold(true, |all, i| all & get_le_bit(self.bits, i))
+        p.all(|i| get_le_bit(self.bits, i))
     }
 
     /// Number of inserts recorded in the bytes.
