@@ -14,16 +14,40 @@ fn cmd(program: &str, args: &[&str]) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
+/// The CPU's model name, with its family and model numbers and the widest vector extension
+/// the filters use (the name a VM reports can be as bare as "AMD EPYC", which says nothing
+/// of the core generation the figures depend on).
 fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|v| v.trim().to_string())
+    };
+    let Some(name) = field("model name") else {
+        return "unknown".into();
+    };
+    let mut detail = Vec::new();
+    if let (Some(family), Some(model)) = (field("cpu family"), field("model")) {
+        detail.push(format!("family {family}, model {model}"));
+    }
+    #[cfg(target_arch = "x86_64")]
+    detail.push(
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            "AVX2, AVX-512F"
+        } else if std::arch::is_x86_feature_detected!("avx2") {
+            "AVX2"
+        } else {
+            "no AVX2"
+        }
+        .to_string(),
+    );
+    if detail.is_empty() {
+        name
+    } else {
+        format!("{name} ({})", detail.join("; "))
+    }
 }
 
 fn caches() -> String {

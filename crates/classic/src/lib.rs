@@ -84,7 +84,10 @@
 //! four processes) read at 10^7 keys: the two-then-rest loop 1.15–1.23, the textbook loop
 //! 1.07–1.18 (0.90–0.96× the other in each process), every probe branch-free 1.39–1.48; at
 //! 3·10^7 1.17–1.19, 1.13–1.20 (0.96–1.02×) and 1.39–1.44. So the textbook loop is the one
-//! used past [`BRANCH_FREE_UP_TO`]. A table built with one XXH3-64 per key and the stride
+//! used past [`BRANCH_FREE_UP_TO`]. The harness saw more than the loop example: the default
+//! run at e348a78 read classic ÷ fastbloom 0.57 / 0.66 / ≈ 1.06 [0.99–1.21] at 10^5 / 10^6 /
+//! 10^7, where the run at 21b4f76 just before the change read 0.58 / 0.68 / 1.38 [1.22–1.56]
+//! (the keyed `classic-keyed-sip64` ÷ `fastbloom-sip` at 10^7: 1.46 → 1.10; same VM). A table built with one XXH3-64 per key and the stride
 //! derived from it by a multiply (another scheme; the example's last row) read 1.07–1.09 at
 //! 10^7 with the textbook loop — no faster than XXH3-128's 1.07.
 //! Nor did a cheaper hash: with the 8-byte keys' XXH3-128 replaced, for an

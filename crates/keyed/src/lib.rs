@@ -128,6 +128,13 @@
 //! [`Sip64Scheme::sip64`]). Only batching hides the hash: at 10^7 a batched keyed lookup
 //! is 0.67–0.71× an unkeyed single one.
 //!
+//! Later, on a 2-vCPU AMD EPYC VM with Zen 5 (family 26 model 2), the classic filter's single
+//! lookup past 2 MiB went back to stopping at the first zero bit (`bloomlab_classic`, *Lookup
+//! loop*). Default runs of `cargo run --release -p bench-harness` just before (21b4f76) and
+//! after (e348a78) the change: id 4 ÷ fastbloom's keyed default 0.79 / 0.84 / 1.46 → **0.78 /
+//! 0.89 / 1.10 [1.03–1.29]** at 10^5 / 10^6 / 10^7; ÷ our unkeyed classic 2.20 / 2.10 / 2.09 →
+//! 2.19 / 2.11 / 2.09 (the unkeyed lookup gained as much). Neither target is met at 10^7.
+//!
 //! # Batched hashing
 //!
 //! A batched operation knows its keys in advance, so it need not hash them one at a time:
