@@ -16,26 +16,25 @@ fn cmd(program: &str, args: &[&str]) -> Option<String> {
 
 /// The CPU's model name, with its family and model numbers and the widest vector extension
 /// the filters use (the name a VM reports can be as bare as "AMD EPYC", which says nothing
-/// of the core generation the figures depend on).
+/// of the core generation the figures depend on), e.g. "AMD EPYC, family 26 model 2, AVX2 +
+/// AVX-512F".
 fn cpu_model() -> String {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let field = |name: &str| {
         info.lines()
-            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
-            .and_then(|l| l.split(':').nth(1))
-            .map(|v| v.trim().to_string())
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.trim() == name)
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
     };
-    let Some(name) = field("model name") else {
-        return "unknown".into();
-    };
-    let mut detail = Vec::new();
+    let mut parts = vec![field("model name").unwrap_or_else(|| "unknown".into())];
     if let (Some(family), Some(model)) = (field("cpu family"), field("model")) {
-        detail.push(format!("family {family}, model {model}"));
+        parts.push(format!("family {family} model {model}"));
     }
     #[cfg(target_arch = "x86_64")]
-    detail.push(
+    parts.push(
         if std::arch::is_x86_feature_detected!("avx512f") {
-            "AVX2, AVX-512F"
+            "AVX2 + AVX-512F"
         } else if std::arch::is_x86_feature_detected!("avx2") {
             "AVX2"
         } else {
@@ -43,11 +42,7 @@ fn cpu_model() -> String {
         }
         .to_string(),
     );
-    if detail.is_empty() {
-        name
-    } else {
-        format!("{name} ({})", detail.join("; "))
-    }
+    parts.join(", ")
 }
 
 fn caches() -> String {

@@ -175,8 +175,9 @@
 //! (`bloomlab_core::simd`, `insert_round2_avx512`). `cargo run --release -p bloomlab-blocked
 //! --example insert_pairs -- k` (the two kernels and sbbf-rs-safe in one loop, medians of 41
 //! rounds, 5 at 10^7; 2-vCPU AMD EPYC VM, Zen 5, family 26 model 2) reads needed ÷ every pair
-//! at 2 000 / 10^5 / 10^7 keys: `k = 6` **0.94 / 0.92 / 1.00**, `k = 5` 0.95 / 0.93 / 0.99,
-//! `k = 10` **0.87 / 0.86 / 0.98**, `k = 9` 0.86 / 0.85 / 0.98, `k = 14` 0.95 / 0.96 / 1.00 — a
+//! with tables sized for 2 000 / 10^5 / 10^7 keys: `k = 6` **0.94 / 0.92 / 1.00**, `k = 5` 0.95
+//! / 0.93 / 0.99, `k = 10` **0.87 / 0.86 / 0.98**, `k = 9` 0.86 / 0.85 / 0.98, `k = 14` 0.95 /
+//! 0.96 / 1.00 — a
 //! gain in cache, none out of it, where the insert waits on its line; against sbbf-rs-safe's
 //! insert, `k = 6`: 1.53 / 1.50 / 1.37. The atomic filter's inserts build the line's new
 //! bits the same way but OR only the missing ones, one `lock or` per 64-bit word that lacks some

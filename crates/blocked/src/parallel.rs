@@ -95,7 +95,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// ORs into separate 12 MiB tables ran 1.6–1.8× as fast as one). The issue's ≥ 1.6× holds in
     /// some runs of the experiment, not in this one. On the 2-vCPU AMD EPYC VM (the run
     /// at 7ea6eb8, load 1.1–1.4): 1.25× [0.96–1.40], no measurable speed-up, 12.2 → 9.9 ns/key with
-    /// 1.48× the CPU work.
+    /// 1.48× the CPU work; on a 2-vCPU AMD EPYC VM with Zen 5 (the run at e348a78) 1.26× [0.90–1.31],
+    /// 8.0 → 7.0 ns/key with 1.56× the CPU work.
     ///
     /// Removing the hashing each thread repeats would not take it to 1.6×. With XXH3-64 replaced,
     /// for an experiment, by a multiply and a shift (wrong filters, the same memory traffic),
@@ -109,6 +110,17 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// 1 ns per key it saved — batched lookups 1.16–1.40× and `insert_batch` 1.14–1.25× the time of
     /// the one-key-at-a-time pipeline, from 2 000 to 10^7 keys, in one process, alternating. Not
     /// kept.
+    ///
+    /// A build that sorts the keys by where they land was tried and not kept (2-vCPU AMD EPYC VM,
+    /// Zen 5): every thread hashed its share of a chunk of keys (eight times the table's blocks)
+    /// into one buffer per 256 KiB region of the table, then, behind a barrier, each inserted the
+    /// keys of its own regions from every thread's buffers — every key hashed once, and each
+    /// region's inserts landing in L2 instead of on a random line of 12 MB. With 10^7 keys (fresh,
+    /// pre-faulted tables, three to nine rounds, the builds in turn): one thread took 13.0–14.0
+    /// ns/key against `insert_batch`'s 6.0–8.2 — hashing and sorting out 4.9–5.2 ns/key, then the
+    /// inserts 7.2–9.7 ns/key, more than `insert_batch`'s prefetched inserts cost, which the
+    /// prototype did not explain — and two threads 8.0 ns/key: `insert_batch` ÷ it 0.74–1.11,
+    /// where this build read 0.80–1.32 in the same rounds.
     ///
     /// [`AtomicBlockedBloomFilter`]: crate::AtomicBlockedBloomFilter
     pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {

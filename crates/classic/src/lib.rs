@@ -51,52 +51,59 @@
 //!   ¼ …), and while the branch is predicted to go on, the next probes' loads are already
 //!   under way. It replaced a loop that read the first two probes together, branched once,
 //!   and read the rest branch-free (both set with probability about ¼), on the measurements
-//!   below: the textbook loop was the faster at 10^7 keys on both machines it was timed on.
+//!   below: at 10^7 keys the textbook loop was the faster on each of the three machines it
+//!   was timed on.
 //!
 //! Measured with the harness (`bench-harness run --filters
 //! classic,classic-batched,classic-keyed-sip64,classic-keyed-sip64-batched,fastbloom,fastbloom-sip
 //! --n 1e5,1e6,1e7 --fpr 0.01 --experiments none`, then `bench-harness ratio …`: 31
 //! interleaved rounds, 50 % members, medians of per-round ratios; shared 2-vCPU Intel Xeon,
 //! 2 MiB L2 per core, load average 6–7 from other builds), lookup time against
-//! fastbloom 0.17 given foldhash; before: three runs of the previous loop (two probes, one
-//! branch, at every size), after: three back-to-back runs of this one (range of the
-//! medians):
+//! fastbloom 0.17 given foldhash; before: three runs of the loop before the branch-free one
+//! (two probes, one branch, at every size), after: three back-to-back runs with the
+//! branch-free loop in cache and two-then-rest past it (range of the medians):
 //!
 //! | n | before | after |
 //! |---|---|---|
 //! | 10^5 | 1.23–1.34 | 0.78–0.88 |
 //! | 10^6 | 1.14–1.25 | 0.90–1.01 (95 % intervals include 1.0) |
-//! | 10^7 | 1.29–1.45 | 1.27–1.32 (same loop) |
+//! | 10^7 | 1.29–1.45 | 1.27–1.32 (two-then-rest at this size in both columns) |
 //!
-//! At 10^7 neither this loop nor the textbook one (1.22–1.23 in two runs) nor one branch after the
-//! first probe (1.20–1.22) reaches fastbloom's single lookups; see *Against fastbloom* for why, and
-//! the batched lookup below for what does. Timed again in one process on a 2-vCPU AMD EPYC VM (Zen
-//! 4; 10^7 keys, 4·10^6 queries in chunks of 32 768, every loop over its own copy of the same bits,
-//! the order rotating per chunk, medians of per-chunk ratios to fastbloom given foldhash, two
-//! processes): this filter 1.07–1.08, the textbook loop 1.02, two probes then the rest 1.09, two,
-//! two and the rest 1.07, three, three and the rest 1.18–1.20, every probe branch-free 1.29–1.30 —
-//! the textbook loop closest, a few per cent from fastbloom (the committed runs' 1.36 [1.02–1.66]
-//! at 7ea6eb8 and 1.20 [1.08–1.48] at 7e92311 at 10^7 reads a larger gap, with an interval that
-//! holds these). On a 2-vCPU AMD EPYC VM with Zen 5 (family 26 model 2; L1d 48 KiB and L2 1 MiB
-//! per core, 32 MiB L3), `cargo run --release -p bloomlab-keyed --example classic_loops -- 1e7
-//! 3e7` (the loops over copies of the same bits and fastbloom with foldhash in one process,
-//! 24–30 groups of 32 768 queries in rotating order, medians of per-group ratios to fastbloom;
-//! four processes) read at 10^7 keys: the two-then-rest loop 1.15–1.23, the textbook loop
-//! 1.07–1.18 (0.90–0.96× the other in each process), every probe branch-free 1.39–1.48; at
-//! 3·10^7 1.17–1.19, 1.13–1.20 (0.96–1.02×) and 1.39–1.44. So the textbook loop is the one
-//! used past [`BRANCH_FREE_UP_TO`]. The harness saw more than the loop example: the default
-//! run at e348a78 read classic ÷ fastbloom 0.57 / 0.66 / ≈ 1.06 [0.99–1.21] at 10^5 / 10^6 /
-//! 10^7, where the run at 21b4f76 just before the change read 0.58 / 0.68 / 1.38 [1.22–1.56]
-//! (the keyed `classic-keyed-sip64` ÷ `fastbloom-sip` at 10^7: 1.46 → 1.10; same VM). A table built with one XXH3-64 per key and the stride
-//! derived from it by a multiply (another scheme; the example's last row) read 1.07–1.09 at
-//! 10^7 with the textbook loop — no faster than XXH3-128's 1.07.
-//! Nor did a cheaper hash: with the 8-byte keys' XXH3-128 replaced, for an
-//! experiment, by two folded multiplies (foldhash's cost), `examples/speed` of `bloomlab-blocked`
-//! read 1.21 (range 0.81–1.31) where XXH3 read 1.07 (1.03–2.18) — within its noise, so the *Against
-//! fastbloom* account of the gap (the hash's latency after each misprediction) is not borne out on
-//! this machine, and what remains is not explained. (A first version of the loop experiment let the
-//! loops share one copy of the bits, so each found the lines the one before had fetched, and read
-//! 0.84–0.95.) The Zen 4 experiments were not kept as examples; the Zen 5 one is `classic_loops`.
+//! At 10^7 on that machine neither two-then-rest nor the textbook loop (1.22–1.23 in two
+//! runs) nor one branch after the first probe (1.20–1.22) reached fastbloom's single lookups;
+//! see *Against fastbloom*, and the batched lookup below for what does. Timed again in one
+//! process on a 2-vCPU AMD EPYC VM (Zen 4; 10^7 keys, 4·10^6 queries in chunks of 32 768,
+//! every loop over its own copy of the same bits, the order rotating per chunk, medians of
+//! per-chunk ratios to fastbloom given foldhash, two processes): two-then-rest 1.07–1.08, the
+//! textbook loop 1.02, two, two and the rest 1.07, three, three and the rest 1.18–1.20, every
+//! probe branch-free 1.29–1.30 — the textbook loop closest (the committed runs' 1.36
+//! [1.02–1.66] at 7ea6eb8 and 1.20 [1.08–1.48] at 7e92311 read a larger gap, with an interval
+//! that holds these). Nor did a cheaper hash on that machine: with the 8-byte keys' XXH3-128
+//! replaced, for an experiment, by two folded multiplies (foldhash's cost), `examples/speed`
+//! of `bloomlab-blocked` read 1.21 (range 0.81–1.31) where XXH3 read 1.07 (1.03–2.18) —
+//! within its noise, so the *Against fastbloom* account of the gap (the hash's latency after
+//! each misprediction) was not borne out, and what remains is not explained. (A first
+//! version of the loop experiment let the loops share one copy of the bits, so each found
+//! the lines the one before had fetched, and read 0.84–0.95.) Those experiments were not
+//! kept as examples.
+//!
+//! On a 2-vCPU AMD EPYC VM with Zen 5 (family 26 model 2; L1d 48 KiB and L2 1 MiB per core,
+//! 32 MiB L3), `cargo run --release -p bloomlab-keyed --example classic_loops -- 1e7 3e7`
+//! (two-then-rest, the textbook loop and every probe branch-free, each over its own copy of
+//! the same bits, and fastbloom with foldhash, in one process; 24 groups of five chunks of
+//! 32 768 queries in rotating order, medians of per-group ratios to fastbloom) read at 10^7
+//! keys, in four processes of a build whose `might_contain` was still two-then-rest:
+//! two-then-rest 1.15–1.23, the textbook loop 1.07–1.18 (0.90–0.96× the other in each
+//! process), branch-free 1.39–1.48; at 3·10^7 1.17–1.19, 1.13–1.20 (0.96–1.02×) and
+//! 1.39–1.44. So the textbook loop is the one used past [`BRANCH_FREE_UP_TO`]; with it as
+//! `might_contain` (the example as it is now, one process) the filter read 1.05 at 10^7 and
+//! 1.03 at 3·10^7, two-then-rest 1.19 and 1.14 (0.88× and 0.90×). The harness
+//! saw more than the example: the default run at e348a78 read classic ÷ fastbloom 0.57 /
+//! 0.66 / ≈ 1.06 [0.99–1.21] at 10^5 / 10^6 / 10^7, where the run at 21b4f76 just before the
+//! change read 0.58 / 0.68 / 1.38 [1.22–1.56] (the keyed `classic-keyed-sip64` ÷
+//! `fastbloom-sip` at 10^7: 1.46 → 1.10; same VM). A table built with one XXH3-64 per key
+//! and the stride derived from it by a multiply (another scheme; the example's last row)
+//! read 1.07–1.09 at 10^7 with the textbook loop — no faster than XXH3-128's 1.07.
 //!
 //! # Batched lookups
 //!
@@ -134,14 +141,14 @@
 //! (`index(num_bits, hash)`), bit `i` in `u64` word `i / 64` of one array; `m` and `k` from
 //! the same formulas (`k = round(m/n · ln 2)`, 7 at 1 %). So a lookup makes up to `k`
 //! independent memory accesses anywhere in the array, as ours does — no block locality —
-//! and stops at the first zero bit (one branch per probe). At 10^7 keys (12 MB, past the
-//! 2 MiB L2) both filters pay a cache miss per probe read; fastbloom's early exit reads
+//! and stops at the first zero bit (one branch per probe). At 10^7 keys (12 MB, past every
+//! machine's L2) both filters pay a cache miss per probe read; fastbloom's early exit reads
 //! about 2 words for a non-member (1 + ½ + ¼ …), and so, since the change above, does ours (the
 //! two-then-rest loop before it read about 3).
 //!
 //! Instruction counts per lookup (callgrind, `cargo run --release -p bloomlab-keyed --example
-//! classic_icount`, half members): ours 131 in cache / 118 at 3·10^6 keys, fastbloom with foldhash
-//! 97; our xxh3-128 of 8 bytes alone is 33 instructions and a chain of about 15 cycles (a 64×64→128
+//! classic_icount`, half members): ours 131 in cache / 118 at 3·10^6 keys (the two-then-rest
+//! loop then), fastbloom with foldhash 97; our xxh3-128 of 8 bytes alone is 33 instructions and a chain of about 15 cycles (a 64×64→128
 //! multiply, two xor-shifts, a multiply, a xor-shift, the high half avalanched in parallel) before
 //! the first probe's address, foldhash's one folded multiply about 6. With one branch per lookup
 //! the next key waits for that latency after every misprediction, which was taken for most of the

@@ -720,6 +720,7 @@ pub struct LocalKernel {
     /// pointer instead of computing the row's address from `k`.
     lanes: &'static [u32; 8],
     /// How many probe pairs the AVX-512 inserts build ([`probe_pairs`]).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pairs: u8,
 }
 
@@ -757,8 +758,9 @@ enum KernelMode {
     Avx512Round1,
     /// AVX2 inline assembly, one round (`k ≤ 8`).
     Avx2Round1,
-    /// `9 ≤ k ≤ 16` on a CPU with AVX-512F: lookups and inserts run all sixteen probes in
-    /// one 512-bit round; shared-line inserts as [`KernelMode::Avx2Round2`].
+    /// `9 ≤ k ≤ 16` on a CPU with AVX-512F: lookups run all sixteen probe lanes in one
+    /// 512-bit round, inserts build the `⌈k/2⌉` probe pairs `k` needs in one 512-bit
+    /// register; shared-line inserts as [`KernelMode::Avx2Round2`].
     Avx512Round2,
     /// AVX2 inline assembly, two rounds (`9 ≤ k ≤ 16`).
     Avx2Round2,
@@ -1400,7 +1402,9 @@ macro_rules! insert_round1_avx512 {
 
 // Probes 0–7 (`7 ≤ k ≤ 8`) and 0–5 (`k ≤ 6`: the 1 % and 3 % targets' six and five probes; one
 // pair, five instructions, fewer).
+#[cfg(target_arch = "x86_64")]
 insert_round1_avx512!(asm_insert_round1_avx512, "0, 8, 16, 24");
+#[cfg(target_arch = "x86_64")]
 insert_round1_avx512!(asm_insert_round1_avx512_six, "0, 8, 16");
 
 /// [`asm_insert_round1_avx512`] for `9 ≤ k ≤ 16`: the sixteen probes' bit positions from
@@ -1409,9 +1413,10 @@ insert_round1_avx512!(asm_insert_round1_avx512_six, "0, 8, 16");
 /// lanes past them are all past `k`), one 64-byte read-OR-write of the line. The positions
 /// are stored as two 32-byte halves, not one 64-byte vector: the 4-byte broadcast loads of
 /// lanes 8–15 did not take their data from a 64-byte store in flight (store-to-load
-/// forwarding; 2-vCPU AMD EPYC, Zen 5) and waited for it to reach the cache — the
-/// eight-pair insert in L1 took 3.3–5.8× sbbf-rs-safe's time with one store, 2.6–2.9× with
-/// two (`examples/insert_pairs.rs`, `k = 10`, its "every pair" column).
+/// forwarding; 2-vCPU AMD EPYC, Zen 5) and waited for it to reach the cache — in cache
+/// (2 000 and 10^5 keys, `k` = 9 and 10) the eight-pair insert took 3.3–5.8× sbbf-rs-safe's
+/// time with one store, in an earlier build of `examples/insert_pairs.rs`, and takes
+/// 2.6–2.9× with two (its "every" column).
 ///
 /// # Safety
 /// The CPU must support AVX-512F.
@@ -1456,9 +1461,13 @@ macro_rules! insert_round2_avx512 {
 }
 
 // Five to eight pairs: `k` = 9–10, 11–12, 13–14, 15–16.
+#[cfg(target_arch = "x86_64")]
 insert_round2_avx512!(asm_insert_round2_avx512_p5, "0, 8, 16, 24, 32");
+#[cfg(target_arch = "x86_64")]
 insert_round2_avx512!(asm_insert_round2_avx512_p6, "0, 8, 16, 24, 32, 40");
+#[cfg(target_arch = "x86_64")]
 insert_round2_avx512!(asm_insert_round2_avx512_p7, "0, 8, 16, 24, 32, 40, 48");
+#[cfg(target_arch = "x86_64")]
 insert_round2_avx512!(asm_insert_round2_avx512_p8, "0, 8, 16, 24, 32, 40, 48, 56");
 
 /// The one-round inline insert (`k ≤ 8`): the lookup's words and masks, whether any probe
@@ -1658,7 +1667,9 @@ macro_rules! insert_shared_round1_avx512 {
     };
 }
 
+#[cfg(target_arch = "x86_64")]
 insert_shared_round1_avx512!(asm_insert_shared_round1_avx512, "0, 8, 16, 24");
+#[cfg(target_arch = "x86_64")]
 insert_shared_round1_avx512!(asm_insert_shared_round1_avx512_six, "0, 8, 16");
 
 /// The two-round insert into a shared line (`9 ≤ k ≤ 16`): as the one-round one, with

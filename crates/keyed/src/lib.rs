@@ -174,9 +174,10 @@
 //! at a 1 % target, 2^18 lookups per pass, 50 % members, shuffled; 31 rounds, each one pass
 //! of every filter in a freshly shuffled order, seed 16; medians of the per-round ratios).
 //! Shared 2-vCPU Intel Xeon with AVX2, load average 4–6; the build with the classic filter's
-//! current lookup loop (see `bloomlab_classic`, *Lookup loop*: two probes, one branch, the
-//! rest branch-free) and the previous one (stop at the first zero bit) run alternately, one
-//! cell listing each run's median:
+//! lookup loop of the time (two probes, one branch, the rest branch-free; "current" below) and
+//! the one before it (stop at the first zero bit, "previous" — the loop used past 2 MiB again
+//! since: see `bloomlab_classic`, *Lookup loop*) run alternately, one cell listing each run's
+//! median:
 //!
 //! | n | id 4 / fastbloom 0.17 (SipHash-1-3), current loop | same, previous loop | id 4 / our unkeyed classic, current | same, previous |
 //! |---|---|---|---|---|
@@ -211,7 +212,8 @@
 //! - **Why latency, not throughput.** The early-exit probe loop stopped at the first zero
 //!   bit, a branch that mispredicts about once per lookup (members run all `k` probes,
 //!   non-members stop after one or two), and the next key's hash cannot start before it
-//!   resolves; the current loop keeps one such branch, after two probes. So a
+//!   resolves; the two-then-rest loop of the time kept one such branch, after two probes,
+//!   and the early-exit loop used past 2 MiB since has it again. So a
 //!   lookup costs the unkeyed one plus the difference in hash latency: about 15 + (16.0 − 5.3)
 //!   ≈ 26 ns at 10^5 (unkeyed lookups take 15.2–15.6 ns in the fastest rounds of the quieter
 //!   runs). The 64-bit SipHash-2-4 alone (16 ns) is as long as a whole unkeyed lookup, so 1.5×
