@@ -152,7 +152,12 @@
 //! passes A B S S B A, medians of 60–84 groups, load 1), AVX-512 ÷ AVX2 at 2 000 / 10^5 /
 //! 10^7 keys: for `k = 6` (1 %) 0.80–0.99 / 0.78–0.97 / 0.88–0.98 over five processes of
 //! two builds — how much the narrower kernel gains depends on where the build placed the
-//! loop — and for `k = 10` (0.1 %) 0.83 / 0.78 / 0.88. The one-round insert builds the
+//! loop — and for `k = 10` (0.1 %) 0.83 / 0.78 / 0.88. On a 2-vCPU AMD EPYC VM with Zen 5
+//! (family 26 model 2) the same example reads the lookups at `k = 6` AVX-512 ÷ AVX2 1.00 /
+//! 1.00–1.01 / 0.97–1.00 (two processes; the narrower kernel gains nothing there), AVX-512 ÷
+//! sbbf-rs 1.09–1.11 / 1.11 / 0.94–0.98, and its inserts (`k = 6`, twelve processes of the
+//! builds before and after the change below) AVX-512 ÷ AVX2 0.60–0.80 at 10^5 (three groups a
+//! process) and 0.71–0.74 at 10^7. The one-round insert builds the
 //! line's new bits in one 512-bit register instead of eight scalar `or`s (a variable shift
 //! per probe over all sixteen words, one 64-byte store): the same example's inserts (fresh
 //! tables, two chunks at a time) read AVX-512 ÷ AVX2 0.79–0.81 at 10^5 and 0.89–0.94 at
