@@ -177,7 +177,7 @@
 //! needs — three for `k ≤ 6` (the 1 % and 3 % targets), `⌈k/2⌉` for `9 ≤ k ≤ 16` — where it built
 //! four, or eight, with the lanes past `k` empty; the second round's positions are stored as two
 //! 32-byte halves, since loads of the upper lanes did not forward from one 64-byte store
-//! (`bloomlab_core::simd`, `insert_round2_avx512`). `cargo run --release -p bloomlab-blocked
+//! (`bloomlab_core::simd`, `avx512_round2_positions`). `cargo run --release -p bloomlab-blocked
 //! --example insert_pairs -- k` (the two kernels and sbbf-rs-safe in one loop, medians of 41
 //! rounds, 5 at 10^7; 2-vCPU AMD EPYC VM, Zen 5, family 26 model 2) reads needed ÷ every pair
 //! with tables sized for 2 000 / 10^5 / 10^7 keys: `k = 6` **0.94 / 0.92 / 1.00**, `k = 5` 0.95

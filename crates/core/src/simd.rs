@@ -1354,34 +1354,63 @@ const WORD_TOPS: [u32; 16] = {
     t
 };
 
-/// The one-round insert (`k ≤ 8`) with AVX-512F and no scalar stores, as a function `$name` that
-/// builds the probe pairs at the byte offsets `$pairs` of the positions: each probe's bit
-/// position `p = x >> 23` (lanes past `k` forced to `2^32 − 1`) becomes `1 << (p − 32·j)`
-/// in the sixteen lanes `j` of its word and 0 in the others (see `avx512_or_new_bits`),
-/// the results ORed into the line's new bits, and the line read, ORed and written back as
-/// one 64-byte vector; "new" is whether any of those bits was unset (`vpandnd`, folded to
-/// 256 bits, `vptest`).
+/// The second round's first step, as `avx512_round1_positions` is the first round's: the
+/// sixteen probes' bit positions from one 512-bit multiply by `LOCAL_POWERS[0..16]`, lanes
+/// `k..16` forced to `2^32 − 1` (from `{lanes}`, the row for `k − 8`), stored at `{buf}` as
+/// two 32-byte halves, not one 64-byte vector: the 4-byte broadcast loads of lanes 8–15 did
+/// not take their data from a 64-byte store in flight (store-to-load forwarding; 2-vCPU AMD
+/// EPYC, Zen 5) and waited for it to reach the cache — in cache (2 000 and 10^5 keys, `k` = 9
+/// and 10) the eight-pair insert took 3.3–5.8× sbbf-rs-safe's time with one store, in an
+/// earlier build of `examples/insert_pairs.rs`, and takes 2.6–2.9× with two (its "every"
+/// column). Uses zmm0–zmm2.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx512_round2_positions {
+    () => {
+        concat!(
+            "vpbroadcastd zmm0, dword ptr [{h}]\n",
+            "vpmulld zmm0, zmm0, zmmword ptr [{pow}]\n",
+            "vpsrld zmm0, zmm0, 23\n",
+            "vpcmpeqd ymm1, ymm1, ymm1\n",
+            "vpaddd ymm1, ymm1, [{lanes}]\n",
+            "vpxord zmm2, zmm2, zmm2\n",
+            "vinserti64x4 zmm2, zmm2, ymm1, 1\n",
+            "vpord zmm0, zmm0, zmm2\n",
+            "vmovdqu [{buf}], ymm0\n",
+            "vextracti64x4 [{buf} + 32], zmm0, 1\n",
+        )
+    };
+}
+
+/// An insert with AVX-512F and no scalar stores, as a function `$name`: the probes' bit
+/// positions from `$positions` (`avx512_round1_positions`, eight of them, `k ≤ 8`, or
+/// `avx512_round2_positions`, sixteen, `9 ≤ k ≤ 16`) into a buffer of `$words` 32-bit slots;
+/// then the probe pairs at the byte offsets `$pairs` (`⌈k/2⌉` pairs, at least three: the lanes
+/// past them are all past `k`): each probe's position `p` (lanes past `k` forced to
+/// `2^32 − 1`) becomes `1 << (p − 32·j)` in the sixteen lanes `j` of its word and 0 in the
+/// others (see `avx512_or_new_bits`), the results ORed into the line's new bits, and the line
+/// read, ORed and written back as one 64-byte vector; "new" is whether any of those bits was
+/// unset (`vpandnd`, folded to 256 bits, `vptest`).
 ///
 /// # Safety
 /// The CPU must support AVX-512F.
 #[cfg(target_arch = "x86_64")]
-macro_rules! insert_round1_avx512 {
-    ($name:ident, $pairs:literal) => {
+macro_rules! insert_avx512 {
+    ($name:ident, $positions:expr, $words:literal, $pairs:literal) => {
         #[cfg(target_arch = "x86_64")]
         #[inline(always)]
         unsafe fn $name(block: &mut [u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
             let missed: u8;
-            let mut buf = std::mem::MaybeUninit::<[u32; 8]>::uninit();
-            // SAFETY: the caller guarantees AVX-512F. Reads: `LOCAL_POWERS[0..8]`, the 32-byte row
-            // `lanes`, the 64-byte `WORD_TOPS`, `buf` after the assembly wrote all 32 bytes of it,
-            // and `block`'s 64 bytes; writes: `buf` and `block`'s 64 bytes (a unique reference). On
-            // x86 (little-endian) 32-bit word `j` of the vector is bits `32j..32j + 32` of the
-            // block — the layout's definition. No other stack use and no mask register;
-            // zmm0–zmm6 (declared through their xmm names) and the flags are clobbered;
-            // `vzeroupper` clears the upper parts dirtied.
+            let mut buf = std::mem::MaybeUninit::<[u32; $words]>::uninit();
+            // SAFETY: the caller guarantees AVX-512F. Reads: `LOCAL_POWERS[0..$words]`, the
+            // 32-byte row `lanes`, the 64-byte `WORD_TOPS`, `buf` after the assembly wrote all
+            // of it (4·`$words` bytes), and `block`'s 64 bytes; writes: `buf` and `block`'s 64
+            // bytes (a unique reference). On x86 (little-endian) 32-bit word `j` of the vector
+            // is bits `32j..32j + 32` of the block — the layout's definition. No other stack
+            // use and no mask register; zmm0–zmm6 (declared through their xmm names) and the
+            // flags are clobbered; `vzeroupper` clears the upper parts dirtied.
             unsafe {
                 std::arch::asm!(
-                    avx512_round1_positions!(),
+                    $positions,
                     avx512_or_new_bits!($pairs),
                     h = in(reg) &h,
                     pow = in(reg) LOCAL_POWERS.as_ptr(),
@@ -1400,75 +1429,52 @@ macro_rules! insert_round1_avx512 {
     };
 }
 
-// Probes 0–7 (`7 ≤ k ≤ 8`) and 0–5 (`k ≤ 6`: the 1 % and 3 % targets' six and five probes; one
-// pair, five instructions, fewer).
+// One round: probes 0–7 (`7 ≤ k ≤ 8`) and 0–5 (`k ≤ 6`: the 1 % and 3 % targets' six and five
+// probes; one pair, five instructions, fewer).
 #[cfg(target_arch = "x86_64")]
-insert_round1_avx512!(asm_insert_round1_avx512, "0, 8, 16, 24");
+insert_avx512!(
+    asm_insert_round1_avx512,
+    avx512_round1_positions!(),
+    8,
+    "0, 8, 16, 24"
+);
 #[cfg(target_arch = "x86_64")]
-insert_round1_avx512!(asm_insert_round1_avx512_six, "0, 8, 16");
+insert_avx512!(
+    asm_insert_round1_avx512_six,
+    avx512_round1_positions!(),
+    8,
+    "0, 8, 16"
+);
 
-/// [`asm_insert_round1_avx512`] for `9 ≤ k ≤ 16`: the sixteen probes' bit positions from
-/// one 512-bit multiply, lanes `k..16` forced to `2^32 − 1` (from `lanes`, the row for
-/// `k − 8`), a broadcast-shift-OR per probe of the pairs at `$pairs` (`⌈k/2⌉` pairs: the
-/// lanes past them are all past `k`), one 64-byte read-OR-write of the line. The positions
-/// are stored as two 32-byte halves, not one 64-byte vector: the 4-byte broadcast loads of
-/// lanes 8–15 did not take their data from a 64-byte store in flight (store-to-load
-/// forwarding; 2-vCPU AMD EPYC, Zen 5) and waited for it to reach the cache — in cache
-/// (2 000 and 10^5 keys, `k` = 9 and 10) the eight-pair insert took 3.3–5.8× sbbf-rs-safe's
-/// time with one store, in an earlier build of `examples/insert_pairs.rs`, and takes
-/// 2.6–2.9× with two (its "every" column).
-///
-/// # Safety
-/// The CPU must support AVX-512F.
+// Two rounds, five to eight pairs: `k` = 9–10, 11–12, 13–14, 15–16.
 #[cfg(target_arch = "x86_64")]
-macro_rules! insert_round2_avx512 {
-    ($name:ident, $pairs:literal) => {
-        #[cfg(target_arch = "x86_64")]
-        #[inline(always)]
-        unsafe fn $name(block: &mut [u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
-            let missed: u8;
-            let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
-            // SAFETY: as in `asm_insert_round1_avx512`, with `LOCAL_POWERS[0..16]` (64 bytes) read
-            // and `buf` 64 bytes, written whole before it is read.
-            unsafe {
-                std::arch::asm!(
-                    "vpbroadcastd zmm0, dword ptr [{h}]",
-                    "vpmulld zmm0, zmm0, zmmword ptr [{pow}]",
-                    "vpsrld zmm0, zmm0, 23",
-                    "vpcmpeqd ymm1, ymm1, ymm1",
-                    "vpaddd ymm1, ymm1, [{lanes}]",
-                    "vpxord zmm2, zmm2, zmm2",
-                    "vinserti64x4 zmm2, zmm2, ymm1, 1",
-                    "vpord zmm0, zmm0, zmm2",
-                    "vmovdqu [{buf}], ymm0",
-                    "vextracti64x4 [{buf} + 32], zmm0, 1",
-                    avx512_or_new_bits!($pairs),
-                    h = in(reg) &h,
-                    pow = in(reg) LOCAL_POWERS.as_ptr(),
-                    lanes = in(reg) lanes.as_ptr(),
-                    tops = in(reg) WORD_TOPS.as_ptr(),
-                    blk = in(reg) block.as_mut_ptr(),
-                    buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
-                    missed = out(reg_byte) missed,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    out("xmm4") _, out("xmm5") _, out("xmm6") _,
-                    options(nostack),
-                );
-            }
-            missed != 0
-        }
-    };
-}
-
-// Five to eight pairs: `k` = 9–10, 11–12, 13–14, 15–16.
+insert_avx512!(
+    asm_insert_round2_avx512_p5,
+    avx512_round2_positions!(),
+    16,
+    "0, 8, 16, 24, 32"
+);
 #[cfg(target_arch = "x86_64")]
-insert_round2_avx512!(asm_insert_round2_avx512_p5, "0, 8, 16, 24, 32");
+insert_avx512!(
+    asm_insert_round2_avx512_p6,
+    avx512_round2_positions!(),
+    16,
+    "0, 8, 16, 24, 32, 40"
+);
 #[cfg(target_arch = "x86_64")]
-insert_round2_avx512!(asm_insert_round2_avx512_p6, "0, 8, 16, 24, 32, 40");
+insert_avx512!(
+    asm_insert_round2_avx512_p7,
+    avx512_round2_positions!(),
+    16,
+    "0, 8, 16, 24, 32, 40, 48"
+);
 #[cfg(target_arch = "x86_64")]
-insert_round2_avx512!(asm_insert_round2_avx512_p7, "0, 8, 16, 24, 32, 40, 48");
-#[cfg(target_arch = "x86_64")]
-insert_round2_avx512!(asm_insert_round2_avx512_p8, "0, 8, 16, 24, 32, 40, 48, 56");
+insert_avx512!(
+    asm_insert_round2_avx512_p8,
+    avx512_round2_positions!(),
+    16,
+    "0, 8, 16, 24, 32, 40, 48, 56"
+);
 
 /// The one-round inline insert (`k ≤ 8`): the lookup's words and masks, whether any probe
 /// bit was unset (`vptest` against the line before any store), the eight word indices and
@@ -1588,7 +1594,7 @@ unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, lanes: &[u32; 8]) 
 }
 
 /// The one-round insert into a shared line with AVX-512F (`k ≤ 8`; the probe pairs at `$pairs`,
-/// as in `insert_round1_avx512`): the line's new bits built
+/// as in `insert_avx512`): the line's new bits built
 /// in one 512-bit register as [`asm_insert_round1_avx512`] builds them, the bits still missing
 /// from the line as it reads (`vpandnd`), and one `lock or` per 64-bit word that misses some —
 /// about 4.4 for a key all of whose six bits are missing (`k = 6`: six probes over eight
