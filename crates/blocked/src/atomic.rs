@@ -135,7 +135,10 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// (seven rounds, two processes), and the harness's run at e348a78 single-thread builds of 28.3 / 29.1 / 64.9
 /// ns/key against fastbloom-atomic's 38.4 / 39.8 / 61.9 — ahead in and near cache, 1.05× its
 /// time at 10^7 — and `concurrent` inserts of 67.5 against 64.7 ns/key on one thread, 41.2
-/// against 28.5 on two. Each insert also counts itself with a relaxed `fetch_add` (one
+/// against 28.5 on two. A `prefetchw` of the line before its plain load (so that the `lock or`s
+/// find it owned, not shared) moved the example's two-thread ÷ one-thread insert rate from
+/// 0.76–1.46 to 0.89–1.43 over two processes each — no measurable difference; not kept. Each
+/// insert also counts itself with a relaxed `fetch_add` (one
 /// more locked instruction): a single-writer shard per thread, a load and a store, measured no
 /// difference beyond noise in the example (fastbloom ÷ ours over the three sizes 0.88–1.02 against
 /// 0.92–1.09 without it) and is not used.
