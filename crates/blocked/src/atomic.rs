@@ -137,7 +137,7 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// time at 10^7 — and `concurrent` inserts of 67.5 against 64.7 ns/key on one thread, 41.2
 /// against 28.5 on two. A `prefetchw` of the line before its plain load (so that the `lock or`s
 /// find it owned, not shared) moved the example's two-thread ÷ one-thread insert rate from
-/// 0.76–1.46 to 0.89–1.43 over two processes each — no measurable difference; not kept. Each
+/// 0.76–1.46 to 0.89–1.43 (10^6 and 10^7 keys, two processes each) — no measurable difference; not kept. Each
 /// insert also counts itself with a relaxed `fetch_add` (one
 /// more locked instruction): a single-writer shard per thread, a load and a store, measured no
 /// difference beyond noise in the example (fastbloom ÷ ours over the three sizes 0.88–1.02 against

@@ -99,7 +99,7 @@
 //! `might_contain` (the example as it is now, one process) the filter read 1.05 at 10^7 and
 //! 1.03 at 3·10^7, two-then-rest 1.19 and 1.14 (0.88× and 0.90×). (The early-exit loop with
 //! the length checked once per lookup instead of once per probe, as the in-cache loop does,
-//! read 0.84–0.91× two-then-rest over two processes — no measurable gain; not kept.) The harness
+//! read 0.84–0.91× two-then-rest at 10^7 and 3·10^7 over two processes — no measurable gain; not kept.) The harness
 //! saw more than the example: the default run at e348a78 read classic ÷ fastbloom 0.57 /
 //! 0.66 / ≈ 1.06 [0.99–1.21] at 10^5 / 10^6 / 10^7, where the run at 21b4f76 just before the
 //! change read 0.58 / 0.68 / 1.38 [1.22–1.56] (the keyed `classic-keyed-sip64` ÷
