@@ -228,6 +228,10 @@ impl AtomicBlockedBloomFilter<Xxh3Scheme> {
 impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     #[inline(always)]
     fn block(&self, h: KeyHash) -> (&AtomicBlock, u32) {
+        if self.layout == Layout::OneHash {
+            // `place_in`'s block by `Lines::fastrange`: no bounds test (as the owned filter).
+            return (self.blocks.fastrange((h.h1 >> 32) as u32), h.h1 as u32);
+        }
         let (b, src) = place_in(self.layout, h, self.blocks.len() as u64);
         (&self.blocks[b], (src >> 32) as u32)
     }

@@ -425,7 +425,7 @@ fn wide64_add(block: &mut Block, h2: u64, k: u32) -> bool {
 #[inline(always)]
 pub(crate) fn block_insert(
     layout: Layout,
-    kernel: LocalKernel,
+    kernel: &LocalKernel,
     block: &mut Block,
     src: u64,
     k: u32,
@@ -738,15 +738,25 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// ([`LocalKernel::insert`]: no call).
     #[inline(always)]
     fn insert_one(&mut self, h: KeyHash) -> bool {
-        let (b, src) = self.place(h);
         self.meta.record_insert();
-        block_insert(self.layout, self.kernel, &mut self.blocks[b], src, self.k)
+        if self.layout == Layout::OneHash {
+            // `place_in`'s block by `Lines::fastrange`: no bounds test.
+            let block = self.blocks.fastrange_mut((h.h1 >> 32) as u32);
+            return self.kernel.insert(&mut block.0, h.h1 as u32, self.k);
+        }
+        let (b, src) = self.place(h);
+        block_insert(self.layout, &self.kernel, &mut self.blocks[b], src, self.k)
     }
 
     /// One lookup, the kernel inlined into the caller
     /// ([`LocalKernel::contains`]: no call).
     #[inline(always)]
     fn contains_one(&self, h: KeyHash) -> bool {
+        if self.layout == Layout::OneHash {
+            // As in `insert_one`.
+            let block = self.blocks.fastrange((h.h1 >> 32) as u32);
+            return self.kernel.contains(&block.0, h.h1 as u32, self.k);
+        }
         let (b, src) = self.place(h);
         let block = &self.blocks[b];
         match self.layout {

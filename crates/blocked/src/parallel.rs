@@ -194,7 +194,7 @@ fn insert_range<S: HashScheme, K: Key>(
             simd::prefetch(&lines[ahead]);
         }
         let (local, src) = cur[*done];
-        block_insert(layout, kernel, &mut lines[local], src, k);
+        block_insert(layout, &kernel, &mut lines[local], src, k);
         *done += 1;
     };
     for round in keys.chunks(ROUND) {
