@@ -1237,10 +1237,13 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
 
 /// [`asm_contains_round1`] with the probed words fetched by one AVX-512 `vpermd` of the
 /// whole 64-byte line (sixteen 32-bit words, indexed by the low four bits of each lane of
-/// `x >> 28` — the index's bit 3 included, so no second permute and no blend): nine
-/// instructions before `setc`, three of them on the shuffle port fewer than the AVX2 one.
-/// The index vector is written with a VEX (256-bit) instruction, which zeroes the upper
-/// lanes the 512-bit permute also reads (their results are ignored).
+/// `x >> 28` — the index's bit 3 included, so no second permute and no blend), and each
+/// probe's mask by one `vprolvd` of the lane row by `x >> 23` (a rotation counts modulo 32,
+/// so the shift needs no `& 31`; a lane of 0 past `k` stays 0): eight instructions before
+/// `setc`, where the AVX2 one has eleven. The index vector is written with a VEX (256-bit)
+/// instruction, which zeroes the upper lanes the 512-bit permute also reads (their results
+/// are ignored). The constants (powers and lane row) come from the kernel's `InsertConsts`,
+/// one pointer.
 ///
 /// # Safety
 /// The CPU must support AVX-512F.
@@ -1390,8 +1393,10 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
 }
 
 /// The one-round AVX-512 inserts' first step: the eight probes' bit positions, `h · M^i >> 23`
-/// (`2^32 − 1` in the lanes past `k`, from the row `{lanes}`), stored as eight 32-bit slots at
-/// `{buf}`. Uses ymm0–ymm1.
+/// (`2^32 − 1` in the lanes past `k`: ORed with the `past` row of the `InsertConsts` at `{c}`),
+/// stored as eight 32-bit slots at `{buf}`. `h` comes from a register (`{h}`): one instruction
+/// where a store and a broadcast load make two, and an insert's cost out of cache is its share
+/// of the reorder window (see `avx512_or_new_bits`). Uses zmm0.
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx512_round1_positions {
     () => {
@@ -1406,8 +1411,10 @@ macro_rules! avx512_round1_positions {
 }
 
 /// The first steps of `avx512_or_new_bits` (see there): the line's new bits in zmm4, from the
-/// probes' bit positions at `{buf}`, two at each byte offset in `$pairs`. Uses zmm2–zmm6 and
-/// `WORD_TOPS` at `{tops}`; shared with the shared-line insert, which ORs the bits in itself.
+/// probes' bit positions at `{buf}` — the first pair at offset 0, ORed into zmm4 by a plain
+/// `vpord` (no zeroing first), then one more pair at each byte offset in `$rest`. Uses
+/// zmm2–zmm6 and the word tops and top bit of the `InsertConsts` at `{c}`; shared with the
+/// shared-line insert, which ORs the bits in itself.
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx512_line_bits {
     ($rest:literal) => {
@@ -1441,8 +1448,16 @@ macro_rules! avx512_line_bits {
 /// ORed into the line's new bits by one three-input `vpternlogd` — five instructions per two
 /// probes, where a separate broadcast, a subtraction, a left shift and an OR per probe made
 /// eight. Then the line at `{blk}` is read, ORed and written back as one 64-byte vector, and
-/// `{missed}` set if any new bit was unset before (`vpandnd`, folded to 256 bits, `vptest`).
-/// Uses zmm0–zmm6 and the 64-byte `WORD_TOPS` at `{tops}`.
+/// `{missed}` set if the new line differs from the old one in some 32-bit word (`vpcmpd` into
+/// `k1`, `kortestw`). Uses zmm0–zmm6, `k1`, and the `InsertConsts` at `{c}`.
+///
+/// Every instruction counts out of cache: an insert waits for its line, the instructions of
+/// the inserts after it wait behind it in the reorder buffer, and the fewer each insert has,
+/// the more lines are fetched at once. Twenty `nop`s added to a minimal insert (hash, block,
+/// one 64-byte OR) made it 1.55× slower at 10^7 keys (2-vCPU AMD EPYC, Zen 5, one process
+/// beside sbbf-rs-safe); so the constants come from one table through one pointer, the first
+/// pair needs no zeroed register, and "missed" is three instructions where a fold and a
+/// `vptest` made five.
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx512_or_new_bits {
     ($pairs:literal) => {
@@ -1461,13 +1476,13 @@ macro_rules! avx512_or_new_bits {
 
 /// The second round's first step, as `avx512_round1_positions` is the first round's: the
 /// sixteen probes' bit positions from one 512-bit multiply by `LOCAL_POWERS[0..16]`, lanes
-/// `k..16` forced to `2^32 − 1` (from `{lanes}`, the row for `k − 8`), stored at `{buf}` as
+/// `k..16` forced to `2^32 − 1` (the `past` row of the `InsertConsts` at `{c}`), stored at `{buf}` as
 /// two 32-byte halves, not one 64-byte vector: the 4-byte broadcast loads of lanes 8–15 did
 /// not take their data from a 64-byte store in flight (store-to-load forwarding; 2-vCPU AMD
 /// EPYC, Zen 5) and waited for it to reach the cache — in cache (2 000 and 10^5 keys, `k` = 9
 /// and 10) the eight-pair insert took 3.3–5.8× sbbf-rs-safe's time with one store, in an
 /// earlier build of `examples/insert_pairs.rs`, and takes 2.6–2.9× with two (its "every"
-/// column). Uses zmm0–zmm2.
+/// column). Uses zmm0.
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx512_round2_positions {
     () => {
@@ -1490,7 +1505,7 @@ macro_rules! avx512_round2_positions {
 /// `2^32 − 1`) becomes `1 << (p − 32·j)` in the sixteen lanes `j` of its word and 0 in the
 /// others (see `avx512_or_new_bits`), the results ORed into the line's new bits, and the line
 /// read, ORed and written back as one 64-byte vector; "new" is whether any of those bits was
-/// unset (`vpandnd`, folded to 256 bits, `vptest`).
+/// unset (the new line compared with the old).
 ///
 /// # Safety
 /// The CPU must support AVX-512F.
@@ -1502,13 +1517,13 @@ macro_rules! insert_avx512 {
         unsafe fn $name(block: &mut [u64; 8], h: u32, c: &InsertConsts) -> bool {
             let missed: u8;
             let mut buf = std::mem::MaybeUninit::<[u32; $words]>::uninit();
-            // SAFETY: the caller guarantees AVX-512F. Reads: `LOCAL_POWERS[0..$words]`, the
-            // 32-byte row `lanes`, the 64-byte `WORD_TOPS`, `buf` after the assembly wrote all
-            // of it (4·`$words` bytes), and `block`'s 64 bytes; writes: `buf` and `block`'s 64
-            // bytes (a unique reference). On x86 (little-endian) 32-bit word `j` of the vector
-            // is bits `32j..32j + 32` of the block — the layout's definition. No other stack
-            // use and no mask register; zmm0–zmm6 (declared through their xmm names) and the
-            // flags are clobbered; `vzeroupper` clears the upper parts dirtied.
+            // SAFETY: the caller guarantees AVX-512F. Reads: the 256-byte `InsertConsts` `c`
+            // (bytes 0..4·`$words`, 64..128, 128..128 + 4·`$words` and 192..196), `buf` after the
+            // assembly wrote all of it (4·`$words` bytes), and `block`'s 64 bytes; writes: `buf`
+            // and `block`'s 64 bytes (a unique reference). On x86 (little-endian) 32-bit word `j`
+            // of the vector is bits `32j..32j + 32` of the block — the layout's definition. No
+            // other stack use; zmm0–zmm6 (declared through their xmm names), `k1` and the flags
+            // are clobbered; `vzeroupper` clears the upper parts dirtied.
             unsafe {
                 std::arch::asm!(
                     $positions,
@@ -1715,8 +1730,8 @@ macro_rules! insert_shared_round1_avx512 {
         unsafe fn $name(block: *const u64, h: u32, c: &InsertConsts) -> bool {
             let new: u8;
             let mut buf = std::mem::MaybeUninit::<[u32; 24]>::uninit();
-            // SAFETY: the caller guarantees AVX-512F and the block. Reads: `LOCAL_POWERS[0..8]`, the
-            // 32-byte row `lanes`, the 64-byte `WORD_TOPS`, the block's 64 bytes (one plain load; see
+            // SAFETY: the caller guarantees AVX-512F and the block. Reads: the `InsertConsts` `c`
+            // (bytes 0..32, 64..160 and 192..196), the block's 64 bytes (one plain load; see
             // above), and `buf` after the assembly wrote it (bytes 0..32 the probes' bit positions,
             // 32..96 the missing bits per word). Writes: `buf`, and `lock or qword ptr [block + 8·t]`
             // with `t < 8`, inside the block — an atomic read-modify-write of a whole aligned word, as
