@@ -205,6 +205,31 @@
 //! layout keeps `k` free probes over 512 bits and pays that in insert time at 10^7.
 //! (sbbf-rs-safe 0.3 stores 256-bit buckets: its insert is one load and one store.)
 //!
+//! **Fewer instructions per operation.** That bound was tested directly (2-vCPU AMD EPYC VM,
+//! Zen 5, family 26 model 2; one process, a minimal insert — hash, block, one 64-byte OR —
+//! beside sbbf-rs-safe's at 10^7 keys, an experiment not kept): twenty `nop`s added to the
+//! minimal insert took it from 0.53–0.55× sbbf-rs-safe's time to 0.84× — each instruction
+//! an insert carries costs about as much out of cache as in. So the loop of single inserts
+//! was cut from 85 instructions per key to 70 (its disassembly, `k = 6`): the AVX-512
+//! kernels' constants (powers, word tops, the lanes-past-`k` row, the top bit, the lane-ones
+//! row) in one 256-byte table per `k` reached through one pointer the kernel holds; `h`
+//! into the insert's vector by one `vpbroadcastd` from its register; the first probe pair
+//! written straight into the result (no zeroed register first); "was any bit new" as one
+//! compare into a mask register and a `kortestw` instead of a fold and a `vptest`; the
+//! count's saturating add as a predicted branch; the kernel and its three-pair case chosen
+//! by one byte; and the block found by [`Lines::fastrange`](bloomlab_core::simd::Lines::fastrange),
+//! always in the table, so no bounds test. Lookups keep `h` going through memory and drop
+//! the bounds test (in a loop beside sbbf-rs-safe, 2 000 and 10^5 keys, not kept: the
+//! register broadcast cost 4 % of a lookup in cache, the bounds test 5 %), and build each
+//! probe's mask with one `vprolvd` of the lane row (a rotation counts modulo 32: two shifts
+//! fewer). `cargo run --release -p bloomlab-blocked --example
+//! block_kernels` (same VM, two processes of each build, before → after), AVX-512 ÷
+//! sbbf-rs-safe: lookups **1.10 / 1.10 → 1.02–1.04** at 2 000 keys and **1.08–1.11 →
+//! 1.02–1.04** at 10^5 (0.70–0.79 → 0.74–0.89 at 10^7), inserts **1.51–1.90 → 1.17–1.26** at
+//! 10^5 and **1.44–1.46 → 0.96–1.15** at 10^7. Callgrind (the AVX2 kernels, `examples/icount.rs`)
+//! reads `insert` 98 → 95, `might_contain` 66 → 65, the atomic filter's lookup 66 → 61 and
+//! insert 89 → 80 (its kernel no longer copied to the stack for every call).
+//!
 //! # Batched lookups
 //!
 //! [`might_contain_batch`](BlockedBloomFilter::might_contain_batch) runs on
@@ -290,7 +315,13 @@
 //! that has already allocated and freed much, what the allocator does sets the cost: the
 //! `speed` example (after its lookup passes) reads 22 / 81 / 97 µs at 2 000 / 10^6 / 10^7
 //! keys with each table kept, and 17 / 50 / 645 µs with each dropped before the next call
-//! (glibc then serves reused memory, which it must clear). Below p ≈ 3·10^-5 the sizing
+//! (glibc then serves reused memory, which it must clear). On the Zen 5 VM a scratch program
+//! with the same history (three 10^7-key filters built and dropped first) read 88–94 µs per
+//! `with_fpr(10^7, ·)` with tables kept and 165–167 µs with each dropped, of which the sizing
+//! is 15 µs; an anonymous `mmap` of the table's size took 1.5 µs at any size. Mapping tables
+//! ourselves would keep `with_fpr` within 50 µs whatever the allocator did before, but the
+//! memory would bypass the global allocator — the one a program's own accounting, and the
+//! harness's counting allocator, see — so it was not done. Below p ≈ 3·10^-5 the sizing
 //! needs double-double sums. They now cost 3.5 / 7 / 11 µs at k = 14 / 20 / 27 (were 7 /
 //! 14 / 25: one weight per term cached per `k`, and every term's exponential computed side
 //! by side instead of one long dependent chain after another), and Newton's method from a

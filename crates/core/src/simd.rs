@@ -969,7 +969,7 @@ impl LocalKernel {
     /// may differ from the scalar one — but every memory access stays inside `block` and the
     /// kernel's tables.)
     #[inline(always)]
-    pub fn contains(&self, block: &[u64; 8], h: u32, k: u32) -> bool {
+    pub fn contains(self, block: &[u64; 8], h: u32, k: u32) -> bool {
         // The common cases first, as plain compares and branches (a `match` compiles to a
         // jump table: one indirect jump per lookup).
         #[cfg(target_arch = "x86_64")]
@@ -1043,7 +1043,7 @@ impl LocalKernel {
     /// The other kernels, out of line (see
     /// [`contains_shared_other`](Self::contains_shared_other)).
     #[inline(never)]
-    fn contains_other(&self, block: &[u64; 8], h: u32, k: u32) -> bool {
+    fn contains_other(self, block: &[u64; 8], h: u32, k: u32) -> bool {
         match self.mode {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
@@ -1232,7 +1232,8 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
             options(pure, readonly),
         );
     }
-    hit != 0
+    // `& 1`: see `asm_contains_round1_avx512`.
+    hit & 1 != 0
 }
 
 /// [`asm_contains_round1`] with the probed words fetched by one AVX-512 `vpermd` of the
