@@ -143,7 +143,7 @@
 //!
 //! **AVX-512.** On a CPU with AVX-512F the one-round lookup (`k ≤ 8`) fetches the probed
 //! words with one 16-lane `vpermd` of the whole 64-byte line instead of two 8-lane permutes
-//! and a blend — two fewer instructions, three fewer on the shuffle port — and the
+//! and a blend — now eight instructions against eleven — and the
 //! two-round lookup (`9 ≤ k ≤ 16`) becomes one 512-bit round (14 instructions instead of
 //! about 22); same answers ([`bloomlab_core::simd::LocalKernel`] tests every kernel against
 //! the scalar definition), and the atomic filter's shared-line lookups use them too. Timed
@@ -221,8 +221,8 @@
 //! always in the table, so no bounds test. Lookups keep `h` going through memory and drop
 //! the bounds test (in a loop beside sbbf-rs-safe, 2 000 and 10^5 keys, not kept: the
 //! register broadcast cost 4 % of a lookup in cache, the bounds test 5 %), and build each
-//! probe's mask with one `vprolvd` of the lane row (a rotation counts modulo 32: two shifts
-//! fewer). `cargo run --release -p bloomlab-blocked --example
+//! probe's mask with one `vprolvd` of the lane row (a rotation counts modulo 32: one
+//! instruction fewer, eight before `setc`). `cargo run --release -p bloomlab-blocked --example
 //! block_kernels` (same VM, two processes of each build, before → after), AVX-512 ÷
 //! sbbf-rs-safe: lookups **1.10 / 1.10 → 1.02–1.04** at 2 000 keys and **1.08–1.11 →
 //! 1.02–1.04** at 10^5 (0.70–0.79 → 0.74–0.89 at 10^7), inserts **1.51–1.90 → 1.17–1.26** at
@@ -297,7 +297,8 @@
 //! builds at 10^7 one insert at a time 54.1 ns/key against sbbf-rs's 35.1, `insert_batch` 16.2.
 //!
 //! So the single lookup is 1.05–1.27× sbbf-rs-safe's in cache on the Intel VM (it was
-//! 1.7–2.0×; ≈ 1.00 on the AMD VM) and on a par out of cache; inserts are 1.4–2.9× its cost (the probes' bits built across sixteen words
+//! 1.7–2.0×; ≈ 1.00 on the AMD VM) and on a par out of cache; inserts were 1.4–2.9× its cost
+//! (0.96–1.26× since *Fewer instructions per operation*) (the probes' bits built across sixteen words
 //! where the split block's eight fill one vector; see *Where the time goes*) — with the
 //! five-instructions-per-two-probes kernel 1.37 / 1.44 / 1.75 at 10^7 in `examples/speed`
 //! (three processes; 1.71 / 1.93 / 2.11 before it). Batched lookups

@@ -193,7 +193,7 @@ pub fn zeroed_lines(n: usize) -> Option<Lines> {
         unsafe { std::alloc::dealloc(raw.as_ptr(), layout) };
         return None;
     }
-    // SAFETY: `raw + offset` is 64-byte aligned and `offset + 64·n ≤ bytes`, inside the
+    // SAFETY: `raw + offset` is 64-byte aligned and `offset + 64·max(n, 1) ≤ bytes`, inside the
     // allocation.
     let start = unsafe { raw.add(offset) }.cast::<Line>();
     Some(Lines {
@@ -273,8 +273,9 @@ impl<T: LineKind> Lines<T> {
     /// loop with sbbf-rs-safe, 2-vCPU AMD EPYC, Zen 5, 2 000 and 10^5 keys: 1.05 and 1.07×
     /// its time with the test, 0.99 and 1.03× without). With fewer than `2^32` lines the
     /// product fits in 64 bits and the index is below `len`; with more, the wrapped
-    /// product's high half is below `2^32 ≤ len`. An empty table gives its spare line, a
-    /// zero line that belongs to no index (every table holds at least one line's memory).
+    /// product's high half is below `2^32 ≤ len` (lines past `2^32` are not reached). An empty
+    /// table gives its spare line, which belongs to no index: writes to it are never seen
+    /// (every table holds at least one line's memory).
     #[inline(always)]
     pub fn fastrange(&self, x: u32) -> &T {
         let i = self.fastrange_index(x);
@@ -820,8 +821,8 @@ pub struct LocalKernel {
     /// The AVX-512 inserts' constants for `k`.
     #[cfg(target_arch = "x86_64")]
     consts: &'static InsertConsts,
-    /// How many probe pairs the AVX-512 inserts build ([`probe_pairs`]); 0 in the modes without
-    /// AVX-512.
+    /// How many probe pairs the AVX-512 inserts build ([`probe_pairs`]); never 3 in the modes
+    /// without AVX-512 (0 there, 4 or 8 from `detect_every_pair`).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pairs: u8,
 }
