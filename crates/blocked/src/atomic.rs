@@ -10,7 +10,9 @@ use bloomlab_core::math;
 use bloomlab_core::simd::{self, LocalKernel};
 use bloomlab_core::{Filter, FilterParams, Key};
 
-use crate::{BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Layout, hash_in, place_in};
+use crate::{
+    BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Layout, hash_in, one_hash_split, place_in,
+};
 
 /// Shards of the insert count: each thread adds to its own cache line, so threads inserting
 /// at once do not pass one line back and forth on every insert.
@@ -229,8 +231,8 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     #[inline(always)]
     fn block(&self, h: KeyHash) -> (&AtomicBlock, u32) {
         if self.layout == Layout::OneHash {
-            // `place_in`'s block by `Lines::fastrange`: no bounds test (as the owned filter).
-            return (self.blocks.fastrange((h.h1 >> 32) as u32), h.h1 as u32);
+            let (line, probe) = one_hash_split(h);
+            return (self.blocks.fastrange(line), probe);
         }
         let (b, src) = place_in(self.layout, h, self.blocks.len() as u64);
         (&self.blocks[b], (src >> 32) as u32)

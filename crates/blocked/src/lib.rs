@@ -298,7 +298,7 @@
 //!
 //! So the single lookup is 1.05–1.27× sbbf-rs-safe's in cache on the Intel VM (it was
 //! 1.7–2.0×; ≈ 1.00 on the AMD VM) and on a par out of cache; inserts were 1.4–2.9× its cost
-//! (0.96–1.26× since *Fewer instructions per operation*) (the probes' bits built across sixteen words
+//! (0.96–1.26× since *Fewer instructions per operation*; the probes' bits built across sixteen words
 //! where the split block's eight fill one vector; see *Where the time goes*) — with the
 //! five-instructions-per-two-probes kernel 1.37 / 1.44 / 1.75 at 10^7 in `examples/speed`
 //! (three processes; 1.71 / 1.93 / 2.11 before it). Batched lookups
@@ -578,6 +578,15 @@ pub(crate) fn place_in(layout: Layout, h: KeyHash, n: u64) -> (usize, u64) {
     }
 }
 
+/// A [`Layout::OneHash`] hash's two halves: the high one picks the block (by fastrange, as
+/// [`one_hash_block`]; [`Lines::fastrange`](bloomlab_core::simd::Lines::fastrange) finds it with
+/// no bounds test), the low one feeds the probes. The single operations of the owned and the
+/// atomic filter use it; `place_in` computes the same block index.
+#[inline(always)]
+pub(crate) fn one_hash_split(h: KeyHash) -> (u32, u32) {
+    ((h.h1 >> 32) as u32, h.h1 as u32)
+}
+
 /// The block of a [`Layout::OneHash`] hash `x` among `n ≤ 2^32` blocks.
 #[inline(always)]
 fn one_hash_block(x: u64, n: u64) -> usize {
@@ -772,9 +781,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     fn insert_one(&mut self, h: KeyHash) -> bool {
         self.meta.record_insert();
         if self.layout == Layout::OneHash {
-            // `place_in`'s block by `Lines::fastrange`: no bounds test.
-            let block = self.blocks.fastrange_mut((h.h1 >> 32) as u32);
-            return self.kernel.insert(&mut block.0, h.h1 as u32, self.k);
+            let (line, probe) = one_hash_split(h);
+            let block = self.blocks.fastrange_mut(line);
+            return self.kernel.insert(&mut block.0, probe, self.k);
         }
         let (b, src) = self.place(h);
         block_insert(self.layout, &self.kernel, &mut self.blocks[b], src, self.k)
@@ -785,9 +794,10 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     #[inline(always)]
     fn contains_one(&self, h: KeyHash) -> bool {
         if self.layout == Layout::OneHash {
-            // As in `insert_one`.
-            let block = self.blocks.fastrange((h.h1 >> 32) as u32);
-            return self.kernel.contains(&block.0, h.h1 as u32, self.k);
+            let (line, probe) = one_hash_split(h);
+            return self
+                .kernel
+                .contains(&self.blocks.fastrange(line).0, probe, self.k);
         }
         let (b, src) = self.place(h);
         let block = &self.blocks[b];
