@@ -65,7 +65,8 @@ pub const KEYS: &str = "distinct random u64 from ChaCha8 (seed, stream 1 = membe
     as the compiler builds it from the crate's own code: our lookups are marked always-inline \
     (some inner steps stay calls: the earlier keyed scheme's SipHash, cuckoo's and scalable's \
     hashing), while xorf's `contains` and sbbf-rs-safe's AVX2 kernel are calls per key there \
-    (ribbon's `single_vs_fuse` example times Ribbon and BinaryFuse8 both inlined)";
+    (ribbon's `single_vs_fuse` example times Ribbon and BinaryFuse8 both inlined, BinaryFuse8 \
+    of the raw u64 and of the same xxh3-64)";
 
 /// Families of structures; ratios to peers compare within one kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

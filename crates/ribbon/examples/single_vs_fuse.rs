@@ -1,6 +1,8 @@
 //! Single lookups at 10^7 keys: Ribbon behind a call per key, Ribbon inlined into its loop,
-//! and xorf's BinaryFuse8 inlined into its loop, three loops over the same chunks of 65 536
-//! lookups (half members) in rotating order. `called` Ribbon is how a caller that does not
+//! and xorf's BinaryFuse8 inlined into its loop — of the raw `u64` (which xorf takes as
+//! already hashed) and of xxh3-64 of its 8 bytes (the one hash Ribbon and every filter of the
+//! harness pays) — four loops over the same chunks of 65 536 lookups (half members) in
+//! rotating order. `called` Ribbon is how a caller that does not
 //! inline the lookup runs it (how the harness ran it before `might_contain` was always
 //! inlined); `inlined` is what every caller gets now.
 //! Each loop has copies of its own (so none reads a copy another loop just brought into
@@ -10,7 +12,8 @@
 //! the disassembly shows no call but panic and fallback paths. xorf's `contains` is not
 //! marked `#[inline]`: the compiler inlines it here because this loop is its only caller (a
 //! second caller — a called BinaryFuse8 loop — made it a call in both, as in the harness,
-//! where several functions call it).
+//! where several functions call it; so both BinaryFuse8 loops are one function, which the
+//! compiler unswitches on its `hash` flag).
 //! Prints the median and quartiles of the per-chunk ratios and of the ns per lookup.
 //!
 //! `cargo run --release -p bloomlab-ribbon --example single_vs_fuse [-- n reps rounds]`
@@ -20,6 +23,7 @@ use std::time::Instant;
 
 use bloomlab_ribbon::RibbonFilter;
 use xorf::{BinaryFuse8, Filter as _};
+use xxhash_rust::xxh3::xxh3_64;
 
 fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -44,9 +48,15 @@ fn ribbon_inlined(f: &RibbonFilter, ks: &[u64]) -> usize {
     ks.iter().filter(|k| f.might_contain(*k)).count()
 }
 
+/// BinaryFuse8 of the raw `u64` (`hash == false`) or of its xxh3-64 (of its 8 little-endian
+/// bytes: the one byte hash every filter of the harness pays, and Ribbon pays here; that
+/// filter is built from the same hashes). One loop for both, so that `contains` keeps a
+/// single caller and stays inlined; the compiler unswitches it on `hash`.
 #[inline(never)]
-fn fuse_inlined(f: &BinaryFuse8, ks: &[u64]) -> usize {
-    ks.iter().filter(|k| f.contains(*k)).count()
+fn fuse_inlined(f: &BinaryFuse8, ks: &[u64], hash: bool) -> usize {
+    ks.iter()
+        .filter(|&&k| f.contains(&if hash { xxh3_64(&k.to_le_bytes()) } else { k }))
+        .count()
 }
 
 fn quartiles(v: &mut [f64]) -> String {
@@ -70,11 +80,15 @@ fn main() {
     let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut st)).collect();
     let r0 = RibbonFilter::build(&keys, 0.01).unwrap();
     let f0 = BinaryFuse8::try_from(&keys[..]).unwrap();
-    // Copies per loop: ribbon called, ribbon inlined; fuse inlined.
+    let hashed: Vec<u64> = keys.iter().map(|k| xxh3_64(&k.to_le_bytes())).collect();
+    let f1 = BinaryFuse8::try_from(&hashed[..]).unwrap();
+    // Copies per loop: ribbon called, ribbon inlined; fuse inlined, fuse of hashes inlined.
     let rs: [Vec<RibbonFilter>; 2] =
         std::array::from_fn(|_| (0..reps).map(|_| r0.clone()).collect());
-    let fs: [Vec<BinaryFuse8>; 1] =
-        std::array::from_fn(|_| (0..reps).map(|_| f0.clone()).collect());
+    let fs: [Vec<BinaryFuse8>; 2] = [
+        (0..reps).map(|_| f0.clone()).collect(),
+        (0..reps).map(|_| f1.clone()).collect(),
+    ];
     let chunk = 1 << 16;
     let lookups: Vec<u64> = (0..chunk * 8)
         .map(|i| {
@@ -86,24 +100,30 @@ fn main() {
             }
         })
         .collect();
-    const NAMES: [&str; 3] = ["ribbon called", "ribbon inlined", "fuse8 inlined"];
-    let mut ns: [Vec<f64>; 3] = Default::default();
+    const NAMES: [&str; 4] = [
+        "ribbon called",
+        "ribbon inlined",
+        "fuse8 inlined",
+        "fuse8 of xxh3 inlined",
+    ];
+    let mut ns: [Vec<f64>; 4] = Default::default();
     // (numerator, denominator) loop pairs, timed in the same chunk.
-    const PAIRS: [(usize, usize); 3] = [(1, 2), (0, 2), (0, 1)];
-    let mut ratios: [Vec<f64>; 3] = Default::default();
+    const PAIRS: [(usize, usize); 4] = [(1, 3), (1, 2), (0, 2), (0, 1)];
+    let mut ratios: [Vec<f64>; 4] = Default::default();
     for round in 0..rounds {
         for c in 0..8 {
             let ks = &lookups[c * chunk..(c + 1) * chunk];
             let i = (round * 8 + c) % reps;
-            let mut t = [0f64; 3];
-            // Rotate the order: each loop runs first, second and third equally often.
-            for step in 0..3 {
-                let w = (step + round + c) % 3;
+            let mut t = [0f64; 4];
+            // Rotate the order: each loop runs in each place equally often.
+            for step in 0..4 {
+                let w = (step + round + c) % 4;
                 let s = Instant::now();
                 let h = match w {
                     0 => ribbon_called(black_box(&rs[0][i]), black_box(ks)),
                     1 => ribbon_inlined(black_box(&rs[1][i]), black_box(ks)),
-                    _ => fuse_inlined(black_box(&fs[0][i]), black_box(ks)),
+                    2 => fuse_inlined(black_box(&fs[0][i]), black_box(ks), false),
+                    _ => fuse_inlined(black_box(&fs[1][i]), black_box(ks), true),
                 };
                 black_box(h);
                 t[w] = s.elapsed().as_nanos() as f64 / chunk as f64;
