@@ -141,6 +141,20 @@
 //! branch-free 0.99 / 1.32 / 1.26 — with the slower hash, too, stopping at the first zero bit is
 //! the fastest loop out of cache, and in one loop it ties fastbloom's keyed lookup there.
 //!
+//! That experiment is now `examples/keyed_loops.rs` (the filter keyed by id 4, each other
+//! loop over its own copy of the bits, or with `SHARED=1` over the filter's own, so that the
+//! loops' tables together fit the 32 MiB L3). Zen 5 VM, load below 1: at 10^6 / 10^7 the
+//! filter's own lookup ÷ fastbloom's keyed default **0.90 / 1.03**, branch-free 0.99 / 1.35,
+//! two-then-rest 1.00 / 1.22; with `SHARED=1` at 10^7 0.91 / 1.11 / 0.86. The harness reads
+//! more at 10^7 — three focused runs (`bench-harness run --filters
+//! classic,classic-keyed-sip64,fastbloom,fastbloom-sip,blocked --n 1e7 --fpr 0.01
+//! --experiments none`, then `bench-harness ratio classic-keyed-sip64/fastbloom-sip`) 1.29,
+//! 1.15, 1.16, where unkeyed classic ÷ fastbloom reads 1.00 / 1.01 — each timed pass there
+//! follows a warm-up pass over other members, so more of a filter is in cache than in the
+//! example, and the three SipRounds more per key weigh more. Two-then-rest put into the
+//! filter for that run (an experiment, not kept) made it worse in the harness too: 1.25 /
+//! 1.22, and unkeyed 1.12 / 1.11. The loop is not what is left; the hash is.
+//!
 //! # Batched hashing
 //!
 //! A batched operation knows its keys in advance, so it need not hash them one at a time:
