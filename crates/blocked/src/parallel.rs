@@ -103,6 +103,14 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// `examples/concurrent` (10^7 keys, nine rounds, 2-vCPU AMD EPYC VM; median and range) read
     /// `insert_batch` ÷ this 1.58× (1.19–2.03) where the real hash read 1.28× (1.16–1.71) just
     /// before: free hashing raised the median, with ranges that overlap, and left it under 1.6×.
+    /// The bound of any split is `examples/parallel_halves`: two threads each inserting half of
+    /// the keys with `insert_batch` into a half-size table of its own (no key hashed twice, no
+    /// exchange, the same memory traffic). Zen 5 VM, 10^7 keys, two processes of seven rounds:
+    /// one thread ÷ that ×1.32–2.57 (median 1.76) and ×1.14–2.05 (1.62), where this build read
+    /// ×0.80–1.38 (1.14) and ×0.95–1.72 (1.30) in the same rounds. So the memory system does
+    /// give two threads about 1.6–1.8× one thread's random read-modify-writes here; what this
+    /// build loses to it is each thread hashing and sorting out every key, and a perfect
+    /// exchange would reach the 1.6× only in the median.
     /// Hashing eight keys at once in AVX-512 lanes (XXH3-64's 8-byte path is two rotations, two
     /// 64-bit multiplies and shifts: 0.6–1.0 ns per key where one key at a time takes 1.8–2.1) made
     /// the batched paths slower, not faster: the chunked pipeline that pays for itself under
