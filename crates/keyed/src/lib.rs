@@ -143,9 +143,12 @@
 //!
 //! That experiment is now `examples/keyed_loops.rs` (the filter keyed by id 4, each other
 //! loop over its own copy of the bits, or with `SHARED=1` over the filter's own, so that the
-//! loops' tables together fit the 32 MiB L3). Zen 5 VM, load below 1: at 10^6 / 10^7 the
-//! filter's own lookup ÷ fastbloom's keyed default **0.90 / 1.03**, branch-free 0.99 / 1.35,
-//! two-then-rest 1.00 / 1.22; with `SHARED=1` at 10^7 0.91 / 1.11 / 0.86. The harness reads
+//! loops' tables together fit the 32 MiB L3; it shares its loops and driver with
+//! `classic_loops`). Zen 5 VM, load below 1, medians of each process: at 10^6 the filter's
+//! own lookup ÷ fastbloom's keyed default 0.90–1.17 over five processes (interquartile
+//! ranges of ±15 % there), at 10^7 **1.03 / 1.07 / 1.08**, branch-free 1.35 / 1.31 / 1.43,
+//! two-then-rest 1.22 / 1.13 / 1.15; with `SHARED=1` at 10^7 0.91 / 1.03, branch-free 1.11 /
+//! 1.23, two-then-rest 0.86 / 1.09. The harness reads
 //! more at 10^7 — three focused runs (`bench-harness run --filters
 //! classic,classic-keyed-sip64,fastbloom,fastbloom-sip,blocked --n 1e7 --fpr 0.01
 //! --experiments none`, then `bench-harness ratio classic-keyed-sip64/fastbloom-sip`) 1.29,

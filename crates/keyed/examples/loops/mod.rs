@@ -1,0 +1,108 @@
+//! What `classic_loops` and `keyed_loops` share: the keys and queries, the lookup loops
+//! written out beside the filter's own, and the driver that times the loops chunk by chunk in
+//! rotating order.
+
+// Each example uses some of the loops.
+#![allow(dead_code)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use bloomlab_core::bits::BitArray;
+use bloomlab_core::hash::KeyHash;
+
+/// Queries per timed chunk.
+pub const CHUNK: usize = 32_768;
+
+fn splitmix(x: &mut u64) -> u64 {
+    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `n` random keys and 4 000 000 queries, half of them members, both from a seed of `n`.
+pub fn keys_and_queries(n: u64) -> (Vec<u64>, Vec<u64>) {
+    let mut seed = n;
+    let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut seed)).collect();
+    let queries = (0..4_000_000usize)
+        .map(|i| {
+            let r = splitmix(&mut seed);
+            if i % 2 == 0 {
+                keys[(r % n) as usize]
+            } else {
+                r
+            }
+        })
+        .collect();
+    (keys, queries)
+}
+
+/// The textbook loop: the probes in order, stopping at the first zero bit.
+#[inline(always)]
+pub fn textbook(bits: &BitArray, h: KeyHash, k: u32) -> bool {
+    h.positions(k, bits.len()).all(|i| bits.get(i))
+}
+
+/// Two probes read together, one branch, then the rest branch-free.
+#[inline(always)]
+pub fn two_then_rest(bits: &BitArray, h: KeyHash, k: u32) -> bool {
+    let mut p = h.positions(k, bits.len());
+    let first = p.next().is_none_or(|i| bits.get(i)) & p.next().is_none_or(|i| bits.get(i));
+    first && p.fold(true, |all, i| all & bits.get(i))
+}
+
+/// Every probe read and ANDed, no branch.
+#[inline(always)]
+pub fn branch_free(bits: &BitArray, h: KeyHash, k: u32) -> bool {
+    h.positions(k, bits.len())
+        .fold(true, |all, i| all & bits.get(i))
+}
+
+/// Hits of `contains` over `q`, and the ns per query it took.
+#[inline(always)]
+pub fn timed(q: &[u64], contains: impl Fn(u64) -> bool) -> (f64, u64) {
+    let t = Instant::now();
+    let hits: u64 = q.iter().map(|&x| u64::from(contains(black_box(x)))).sum();
+    (
+        t.elapsed().as_nanos() as f64 / q.len() as f64,
+        black_box(hits),
+    )
+}
+
+/// Time `loops` loops (`time(chunk, which)`, as [`timed`]): each group of `loops` chunks of
+/// the queries gives one chunk to each, in an order that rotates from group to group. First
+/// asserts that loops `1..same` answer as loop 0 does. Returns each loop's ns per query, group
+/// by group.
+pub fn rotate(
+    queries: &[u64],
+    loops: usize,
+    same: usize,
+    time: impl Fn(&[u64], usize) -> (f64, u64),
+) -> Vec<Vec<f64>> {
+    let want = time(&queries[..CHUNK], 0).1;
+    for which in 1..same {
+        assert_eq!(time(&queries[..CHUNK], which).1, want, "same answers");
+    }
+    let mut ns = vec![Vec::new(); loops];
+    for (c, q) in queries.chunks_exact(loops * CHUNK).enumerate() {
+        for j in 0..loops {
+            let which = (j + c) % loops;
+            ns[which].push(time(&q[j * CHUNK..(j + 1) * CHUNK], which).0);
+        }
+    }
+    ns
+}
+
+/// Each group's ratio of loop `a`'s time to loop `b`'s.
+pub fn ratios(ns: &[Vec<f64>], a: usize, b: usize) -> Vec<f64> {
+    ns[a].iter().zip(&ns[b]).map(|(x, y)| x / y).collect()
+}
+
+/// Median and interquartile range.
+pub fn show(v: &mut [f64]) -> String {
+    v.sort_by(f64::total_cmp);
+    let at = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+    format!("{:.3} [IQR {:.3}–{:.3}]", at(0.5), at(0.25), at(0.75))
+}
