@@ -18,19 +18,12 @@ mod loops;
 use bloomlab_classic::BloomFilter;
 use bloomlab_core::bits::BitArray;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
-use loops::{branch_free, keys_and_queries, ratios, rotate, show, textbook, timed, two_then_rest};
+use loops::{
+    branch_free, keys_and_queries, ratios, rotate, show, sizes, textbook, timed, two_then_rest,
+};
 
 fn main() {
-    let ns: Vec<u64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse::<f64>().ok().map(|x| x as u64))
-        .collect();
-    let ns = if ns.is_empty() {
-        vec![10_000_000, 30_000_000]
-    } else {
-        ns
-    };
-    for n in ns {
+    for n in sizes(&[10_000_000, 30_000_000]) {
         let (keys, queries) = keys_and_queries(n);
         let mut ours = BloomFilter::with_fpr(n, 0.01).expect("size");
         keys.iter().for_each(|key| {

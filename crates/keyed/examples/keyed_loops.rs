@@ -17,19 +17,10 @@ mod loops;
 use bloomlab_classic::BloomFilter;
 use bloomlab_core::hash::HashScheme;
 use bloomlab_keyed::Sip64Scheme;
-use loops::{branch_free, keys_and_queries, ratios, rotate, show, timed, two_then_rest};
+use loops::{branch_free, keys_and_queries, ratios, rotate, show, sizes, timed, two_then_rest};
 
 fn main() {
-    let ns: Vec<u64> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse::<f64>().ok().map(|x| x as u64))
-        .collect();
-    let ns = if ns.is_empty() {
-        vec![1_000_000, 10_000_000]
-    } else {
-        ns
-    };
-    for n in ns {
+    for n in sizes(&[1_000_000, 10_000_000]) {
         let (keys, queries) = keys_and_queries(n);
         let scheme = Sip64Scheme::from_secret(*b"keyed loops 2026");
         let mut ours = BloomFilter::with_fpr_and_scheme(n, 0.01, scheme.clone()).expect("size");

@@ -22,6 +22,15 @@ fn splitmix(x: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The sizes given on the command line, or `default`.
+pub fn sizes(default: &[u64]) -> Vec<u64> {
+    let ns: Vec<u64> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse::<f64>().ok().map(|x| x as u64))
+        .collect();
+    if ns.is_empty() { default.to_vec() } else { ns }
+}
+
 /// `n` random keys and 4 000 000 queries, half of them members, both from a seed of `n`.
 pub fn keys_and_queries(n: u64) -> (Vec<u64>, Vec<u64>) {
     let mut seed = n;
