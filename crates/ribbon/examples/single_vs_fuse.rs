@@ -7,8 +7,9 @@
 //! inlined); `inlined` is what every caller gets now.
 //! Each loop has copies of its own (so none reads a copy another loop just brought into
 //! cache), and each chunk reads one of `reps` of them in turn: with the default 10, about
-//! 280 MiB of filters at 10^7, more than the 260 MiB L3 this machine shares with other
-//! guests (as in the harness, which holds every filter of a run). In the inlined loops
+//! 390 MiB of filters at 10^7 (280 MiB before the fourth loop), more than the L3 of any VM it
+//! ran on (260 MiB shared with other guests on the Intel one, 32 MiB on the AMD ones), as in
+//! the harness, which holds every filter of a run. In the inlined loops
 //! the disassembly shows no call but panic and fallback paths. xorf's `contains` is not
 //! marked `#[inline]`: the compiler inlines it here because this loop is its only caller (a
 //! second caller — a called BinaryFuse8 loop — made it a call in both, as in the harness,
