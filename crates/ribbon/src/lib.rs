@@ -232,7 +232,8 @@
 //! **The same key for both.** Those inlined BinaryFuse8 loops were handed the raw `u64`,
 //! which xorf takes as already hashed, while Ribbon hashed the key's 8 bytes (XXH3-64, ≈ 20
 //! instructions and a chain of two multiplies before the first load can issue). Every filter
-//! of the harness pays that one byte hash (xorf's adapter computes xxh3-64 of the 8 bytes);
+//! of the harness pays that one byte hash (xorf's adapter computes xxh3-64 of the 8 bytes,
+//! seed 0; Ribbon's scheme the same function under its own seed, at the same cost);
 //! the example now times both BinaryFuse8 loops — raw `u64`, and xxh3-64 of the 8 bytes (the
 //! filter built from the same hashes) — beside Ribbon's, one loop for both so that `contains`
 //! stays inlined. Zen 5 VM, defaults (10^7 keys, ten copies per loop, 160 chunks, load
