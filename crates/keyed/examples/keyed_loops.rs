@@ -3,7 +3,7 @@
 //! `might_contain` (past 2 MiB of bits the textbook loop, stopping at the first zero bit),
 //! every probe read without a branch, and two probes read together then one branch, then the
 //! rest branch-free — each over its own copy of the same bits (so no loop finds lines
-//! another fetched), all under [`Sip64Scheme`]. Queries half members; each group of four
+//! another fetched), or with `SHARED=1` over the filter's own, all under [`Sip64Scheme`]. Queries half members; each group of four
 //! chunks of 32 768 queries gives one chunk to each loop, in an order that rotates from group
 //! to group; a figure is the median of the per-group ratios to fastbloom, with its
 //! interquartile range.
@@ -32,7 +32,7 @@ fn main() {
         keys.iter().for_each(|key| {
             fb.insert(key);
         });
-        // `SHARED=1`: the three loops read the filter's own bits (24 MiB with fastbloom's at
+        // `SHARED=1`: the three loops read the filter's own bits (23 MiB with fastbloom's at
         // 10^7, which the 32 MiB L3 can hold, as after the harness's warm-up pass); else each
         // its own copy.
         let shared = std::env::var("SHARED").is_ok_and(|v| v == "1");

@@ -158,7 +158,7 @@
 //! | the second layout: one XXH3-64 and four independent multiplies instead of XXH3-128 and three chained finalisers | 135 | 200 |
 //! | the kernel bound to `r` at construction: one range check per lookup instead of four | 130 | 200 |
 //! | the AVX-512 kernel (counted in the disassembly: callgrind does not run AVX-512) | ≈ 95 | 200 |
-//! | BinaryFuse8 (one mix, three byte loads) | 47 | — |
+//! | BinaryFuse8 of the raw key (one mix, three byte loads) | 47 | — |
 //!
 //! Of the 187 of the first layout's lookup, roughly (callgrind's per-line counts): 30 the
 //! seven columns; 25 the key's xxh3-128; 40 the three finalisers that derive start, row and
@@ -200,19 +200,20 @@
 //! filter's fields and the loop-invariant bound of the column check stay in registers).
 //! Measured with `cargo run --release -p bloomlab-ribbon --example single_vs_fuse` (10^7 keys;
 //! each loop reads ten copies of its filter of its own in turn, 280 MiB in all, so that they
-//! are not all in the shared L3; 160 chunks of 65 536 lookups, the three loops in rotating
+//! are not all in the shared L3; 160 chunks of 65 536 lookups, the three loops of the time in rotating
 //! order; three processes, load below 1; medians of the per-chunk ratios): called ÷ inlined
-//! 1.19 / 1.18 / 1.25, and against a BinaryFuse8 inlined into its loop too, inlined Ribbon ÷
-//! BinaryFuse8 **1.71 / 1.72 / 1.76** (2.43 in cache, at 10^5). In the harness xorf's
+//! 1.19 / 1.18 / 1.25, and against a BinaryFuse8 of the raw key inlined into its loop too,
+//! inlined Ribbon ÷ BinaryFuse8 **1.71 / 1.72 / 1.76** (2.43 in cache, at 10^5). In the harness xorf's
 //! `contains` stays a call per key (the compiler inlines it only where one function calls
 //! it, and the harness has several; its summary says so), and the committed run on the Intel
 //! Xeon VM read ribbon ÷ xorf-bfuse8 1.46 / 1.25 / **1.15 [1.07–1.21]** at 10^5 / 10^6 / 10^7
 //! (with the two cuts below; the runs before them 1.51 / ≈ 1.31 / 1.20 and 1.70 / 1.29 / 1.22;
 //! before the change 1.85 / 1.59 / 1.55), batched 0.60 at 10^7; the one at 7ea6eb8 on a 2-vCPU
-//! AMD EPYC VM (Zen 4) 1.33 / ≈ 1.13 / ≈ 1.18 [0.96–1.34], batched 0.41. So the single lookup is within 1.5× of
-//! BinaryFuse8 as each crate is compiled in the harness, and 1.7× against a BinaryFuse8
-//! inlined as ours is — bound by how many lookups the reorder window holds: five or six
-//! of ≈ 90 instructions, each reading three blocks of `r` words (3.5 lines on average),
+//! AMD EPYC VM (Zen 4) 1.33 / ≈ 1.13 / ≈ 1.18 [0.96–1.34], batched 0.41. So the single
+//! lookup is within 1.5× of BinaryFuse8 as each crate is compiled in the harness, and 1.7×
+//! against a raw-key BinaryFuse8 inlined as ours is (1.20–1.27 against one of xxh3-64: *The
+//! same key for both*, below) — bound by how many lookups the reorder window holds: five or
+//! six of ≈ 90 instructions, each reading three blocks of `r` words (3.5 lines on average),
 //! where BinaryFuse8's take ≈ 47 instructions and read three bytes. Loads that cross a line
 //! are not the cost: the same chain of hash, row and kernel over a word array of the same
 //! size, each of the three 64-byte loads moved down to its line's start, measured no faster
@@ -224,20 +225,20 @@
 //! 1.78 after; the column bound as one compare saved two more, with no measurable difference
 //! (1.73 / 1.64 / 1.56 against 1.78 / 1.64 / 1.54, alternating). Over all the processes of
 //! these builds the ratio ran from 1.54 to 1.92 — the machine's state moves it more than
-//! these changes do — so against an inlined BinaryFuse8 the single lookup is 1.5–1.9× at
-//! 10^7. On a 2-vCPU AMD EPYC VM with Zen 5 (family 26 model 2), `cargo run --release -p
+//! these changes do — so against an inlined BinaryFuse8 of the raw key the single lookup is
+//! 1.5–1.9× at 10^7. On a 2-vCPU AMD EPYC VM with Zen 5 (family 26 model 2), `cargo run --release -p
 //! bloomlab-ribbon --example single_vs_fuse` (defaults) read inlined Ribbon ÷ inlined
-//! BinaryFuse8 **1.75 [1.67–1.84]**, called ÷ inlined Ribbon 1.35.
+//! BinaryFuse8 of the raw key **1.75 [1.67–1.84]**, called ÷ inlined Ribbon 1.35.
 //!
 //! **The same key for both.** Those inlined BinaryFuse8 loops were handed the raw `u64`,
 //! which xorf takes as already hashed, while Ribbon hashed the key's 8 bytes (XXH3-64, ≈ 20
 //! instructions and a chain of two multiplies before the first load can issue). Every filter
-//! of the harness pays that one byte hash (xorf's adapter computes xxh3-64 of the 8 bytes,
-//! seed 0; Ribbon's scheme the same function under its own seed, at the same cost);
+//! of the harness pays a hash of the 8 bytes (xorf's adapter: xxh3-64, seed 0; Ribbon's
+//! scheme the same function under its own seed, at the same cost);
 //! the example now times both BinaryFuse8 loops — raw `u64`, and xxh3-64 of the 8 bytes (the
 //! filter built from the same hashes) — beside Ribbon's, one loop for both so that `contains`
 //! stays inlined. Zen 5 VM, defaults (10^7 keys, ten copies per loop, 160 chunks, load
-//! 0.2), two processes: inlined Ribbon ÷ inlined BinaryFuse8 of the same hash **1.20
+//! 0.2), two processes: inlined Ribbon ÷ inlined BinaryFuse8 of xxh3-64 **1.20
 //! [1.17–1.23] and 1.27 [1.23–1.31]** (51.0 against 42.6 ns, 69.1 against 53.8 ns), ÷
 //! BinaryFuse8 of the raw key 1.66 / 1.75 as before; at 10^6 keys 1.01 [0.95–1.05] (÷ raw
 //! 1.39). So with the key delivered the same way and both lookups inlined, the single lookup is

@@ -81,21 +81,28 @@ pub fn timed(q: &[u64], contains: impl Fn(u64) -> bool) -> (f64, u64) {
 }
 
 /// Time `loops` loops (`time(chunk, which)`, as [`timed`]): each group of `loops` chunks of
-/// the queries gives one chunk to each, in an order that rotates from group to group. First
-/// asserts that loops `1..same` answer as loop 0 does. Returns each loop's ns per query, group
-/// by group.
+/// the queries gives one chunk to each, in an order that rotates from group to group (whole
+/// cycles of the rotation only, so each loop runs in each place equally often). First, on the
+/// last chunk (not timed), asserts that every loop finds all its members (half the chunk) and
+/// loops `1..same` as many hits as loop 0. Returns each loop's ns per query, group by group.
 pub fn rotate(
     queries: &[u64],
     loops: usize,
     same: usize,
     time: impl Fn(&[u64], usize) -> (f64, u64),
 ) -> Vec<Vec<f64>> {
-    let want = time(&queries[..CHUNK], 0).1;
-    for which in 1..same {
-        assert_eq!(time(&queries[..CHUNK], which).1, want, "same answers");
+    let (queries, check) = queries.split_at(queries.len() - CHUNK);
+    let want = time(check, 0).1;
+    for which in 0..loops {
+        let hits = time(check, which).1;
+        assert!(hits >= CHUNK as u64 / 2, "loop {which}: a member missed");
+        if which < same {
+            assert_eq!(hits, want, "loop {which}: other answers than loop 0");
+        }
     }
+    let groups = queries.len() / (loops * CHUNK) / loops * loops;
     let mut ns = vec![Vec::new(); loops];
-    for (c, q) in queries.chunks_exact(loops * CHUNK).enumerate() {
+    for (c, q) in queries.chunks_exact(loops * CHUNK).take(groups).enumerate() {
         for j in 0..loops {
             let which = (j + c) % loops;
             ns[which].push(time(&q[j * CHUNK..(j + 1) * CHUNK], which).0);
