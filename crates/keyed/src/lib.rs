@@ -149,7 +149,7 @@
 //! ranges of ±15 % there), at 10^7 **1.03 / 1.07 / 1.08**, branch-free 1.35 / 1.31 / 1.43,
 //! two-then-rest 1.22 / 1.13 / 1.15; with `SHARED=1` at 10^7 0.91 / 1.03, branch-free 1.11 /
 //! 1.23, two-then-rest 0.86 / 1.09. Half an hour later, the VM's memory slower (the filter's
-//! own lookup 160–177 ns where it had taken 127), seven more processes read 1.17–1.42 at 10^7,
+//! own lookup 160–177 ns where it had taken 127), eight more processes read 1.17–1.42 at 10^7,
 //! two-then-rest 1.21–1.44 (ahead of the filter's own loop in two of the four processes that
 //! timed both) and branch-free 1.40–1.50, still the slowest. The harness reads
 //! more at 10^7 — three focused runs (`bench-harness run --filters
