@@ -156,8 +156,9 @@
 //! classic,classic-keyed-sip64,fastbloom,fastbloom-sip,blocked --n 1e7 --fpr 0.01
 //! --experiments none`, then `bench-harness ratio classic-keyed-sip64/fastbloom-sip`) 1.29,
 //! 1.15, 1.16, where unkeyed classic ÷ fastbloom reads 1.00 / 1.01 — each timed pass there
-//! follows a warm-up pass over other members, so more of a filter is in cache than in the
-//! example, and the three SipRounds more per key weigh more. Two-then-rest put into the
+//! follows a warm-up pass over other members, so more of a filter may be in cache than in the
+//! example and the three SipRounds more per key weigh more (not tested; the example read as
+//! much in its slower half hour). Two-then-rest put into the
 //! filter for that run (an experiment, not kept) made it worse in the harness too: 1.25 /
 //! 1.22, and unkeyed 1.12 / 1.11. The loop is not what is left; the hash is.
 //!
