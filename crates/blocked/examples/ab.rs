@@ -16,6 +16,7 @@
 //! non-members, in random order. Inserts: the same keys into a fresh filter of each kind, chunk
 //! by chunk.
 
+use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -23,14 +24,6 @@ use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};
 use xxhash_rust::xxh3::xxh3_64;
 
 const CHUNK: usize = 16_384;
-
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn ns(f: impl FnOnce() -> u64) -> f64 {
     let t = Instant::now();
@@ -111,16 +104,8 @@ fn main() {
             }
         }
         // Lookups: half members.
-        let queries: Vec<u64> = (0..(n as usize).clamp(CHUNK * 4, 4_000_000))
-            .map(|i| {
-                let r = splitmix(&mut seed);
-                if i % 2 == 0 {
-                    keys[(r % n) as usize]
-                } else {
-                    r
-                }
-            })
-            .collect();
+        let queries: Vec<u64> =
+            half_members(&keys, (n as usize).clamp(CHUNK * 4, 4_000_000), &mut seed);
         let look_a = |q: &[u64]| {
             q.iter()
                 .map(|k| u64::from(blocked.might_contain(black_box(k))))

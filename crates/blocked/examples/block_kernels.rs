@@ -14,6 +14,7 @@
 //! 0.1 % target's, run by the two-round kernels), half members. Needs AVX-512F; prints why
 //! not otherwise.
 
+use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -21,14 +22,6 @@ use bloomlab_core::simd::{LocalKernel, zeroed_lines};
 use xxhash_rust::xxh3::xxh3_64;
 
 const CHUNK: usize = 16_384;
-
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn main() {
     let k: u32 = std::env::args()
@@ -52,16 +45,8 @@ fn main() {
             wide.insert(&mut lines[place(h)].0, h as u32, k);
             sbbf.insert_hash(h);
         }
-        let queries: Vec<u64> = (0..(n as usize).clamp(1 << 18, 1 << 22))
-            .map(|i| {
-                let r = splitmix(&mut seed);
-                if i % 2 == 0 {
-                    keys[(r % n) as usize]
-                } else {
-                    r
-                }
-            })
-            .collect();
+        let queries: Vec<u64> =
+            half_members(&keys, (n as usize).clamp(1 << 18, 1 << 22), &mut seed);
         let ours = |kernel: LocalKernel, q: &[u64]| -> (u64, f64) {
             let t = Instant::now();
             let hits: u64 = q

@@ -8,18 +8,11 @@
 //! ROUNDS=9 cargo run --release -p bloomlab-blocked --example concurrent -- 10000000
 //! ```
 
+use bloomlab_conformance::stream::splitmix64 as splitmix;
 use std::hint::black_box;
 use std::time::Instant;
 
 use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, available_threads};
-
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn time(ops: usize, f: impl FnOnce() -> u64) -> f64 {
     let t = Instant::now();

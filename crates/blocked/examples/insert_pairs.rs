@@ -16,6 +16,7 @@
 //!
 //! Needs AVX-512F; prints why not otherwise.
 
+use bloomlab_conformance::stream::splitmix64 as splitmix;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -23,14 +24,6 @@ use bloomlab_core::simd::{Line, LocalKernel, zeroed_lines};
 use xxhash_rust::xxh3::xxh3_64;
 
 const CHUNK: usize = 16_384;
-
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn show(v: &mut [f64]) -> String {
     v.sort_by(f64::total_cmp);

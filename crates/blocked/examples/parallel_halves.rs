@@ -8,17 +8,10 @@
 //! cargo run --release -p bloomlab-blocked --example parallel_halves [-- n rounds]
 //! ```
 
+use bloomlab_conformance::stream::splitmix64 as splitmix;
 use std::time::Instant;
 
 use bloomlab_blocked::BlockedBloomFilter;
-
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn main() -> bloomlab_core::Result<()> {
     let args: Vec<String> = std::env::args().collect();

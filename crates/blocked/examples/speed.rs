@@ -25,6 +25,7 @@
 //! median of 50 calls whose tables are all kept (fresh memory each time), and of 1 000 calls
 //! each dropping its table before the next (the allocator may reuse, and must clear, it).
 
+use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
@@ -41,14 +42,6 @@ fn rounds() -> usize {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(7)
-}
-
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// ns per operation of `f`, which performs `ops` operations.
@@ -73,16 +66,7 @@ fn run(n: u64) -> Result<(), bloomlab_core::Error> {
     let queries_len = (n as usize).clamp(200_000, 4_000_000);
     let mut x = 0x5eed ^ n;
     let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut x)).collect();
-    let queries: Vec<u64> = (0..queries_len)
-        .map(|i| {
-            let r = splitmix(&mut x);
-            if i % 2 == 0 {
-                keys[(r % n) as usize]
-            } else {
-                r
-            }
-        })
-        .collect();
+    let queries: Vec<u64> = half_members(&keys, queries_len, &mut x);
 
     let mut blocked = BlockedBloomFilter::with_fpr(n, P)?;
     let bits = blocked.bits();

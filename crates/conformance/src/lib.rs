@@ -384,6 +384,38 @@ pub fn digest(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
+/// The random `u64` keys and query streams the speed examples share, so that every example
+/// measures the same kind of stream and the generator is written once.
+pub mod stream {
+    /// SplitMix64 (Steele, Lea & Flood 2014, the seeding generator of xoshiro): advance
+    /// `state` by the golden-ratio increment and return its finalised value. Deterministic for
+    /// a seed, so an example's keys are the same in every process.
+    pub fn splitmix64(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// `count` queries, the even-numbered ones members drawn from `keys` (non-empty) and the
+    /// odd-numbered ones fresh random values (each a key with probability `n`·2^-64), each
+    /// from the next value of `state`: exactly half members in every even-length run.
+    pub fn half_members(keys: &[u64], count: usize, state: &mut u64) -> Vec<u64> {
+        let n = keys.len() as u64;
+        (0..count)
+            .map(|i| {
+                let r = splitmix64(state);
+                if i % 2 == 0 {
+                    keys[(r % n) as usize]
+                } else {
+                    r
+                }
+            })
+            .collect()
+    }
+}
+
 /// The keys every variant's known-answer vectors are written for, in one place so the
 /// vectors of different variants speak of the same keys.
 pub mod kat {
@@ -623,6 +655,31 @@ pub fn insert_all<K: Key>(f: &mut dyn Filter, keys: impl IntoIterator<Item = K>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splitmix64_matches_its_published_first_outputs() {
+        // The reference implementation's first outputs from seed 0 (Vigna's splitmix64.c).
+        let mut s = 0;
+        assert_eq!(stream::splitmix64(&mut s), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(stream::splitmix64(&mut s), 0x6E78_9E6A_A1B9_65F4);
+    }
+
+    #[test]
+    fn half_members_alternates_members_and_fresh_values() {
+        let mut s = 7;
+        let keys: Vec<u64> = (0..1000).map(|_| stream::splitmix64(&mut s)).collect();
+        let set: std::collections::HashSet<u64> = keys.iter().copied().collect();
+        let (mut a, mut b) = (s, s);
+        let q = stream::half_members(&keys, 10_000, &mut a);
+        assert_eq!(
+            q,
+            stream::half_members(&keys, 10_000, &mut b),
+            "deterministic"
+        );
+        for (i, x) in q.iter().enumerate() {
+            assert_eq!(set.contains(x), i % 2 == 0, "query {i}");
+        }
+    }
 
     #[test]
     fn tiny_keys_are_distinct_and_short() {

@@ -274,8 +274,9 @@ impl<T: LineKind> Lines<T> {
     /// its time with the test, 0.99 and 1.03× without). With fewer than `2^32` lines the
     /// product fits in 64 bits and the index is below `len`; with more, the wrapped
     /// product's high half is below `2^32 ≤ len` (lines past `2^32` are not reached). An empty
-    /// table gives its spare line, which belongs to no index: writes to it are never seen
-    /// (every table holds at least one line's memory).
+    /// table gives its spare line, which lies outside `0..len`: the slice never shows it, only
+    /// `fastrange` reaches it (every table holds at least one line's memory; the filters never
+    /// have an empty table).
     #[inline(always)]
     pub fn fastrange(&self, x: u32) -> &T {
         let i = self.fastrange_index(x);

@@ -9,6 +9,7 @@
 //! Lookups: u64 keys (8 little-endian bytes), half members and half non-members in random
 //! order, results summed without branching. Every figure is the median of 5 interleaved passes.
 
+use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -18,14 +19,6 @@ use bloomlab_counting::CountingBloomFilter;
 
 const P: f64 = 0.01;
 const PASSES: usize = 5;
-
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -45,16 +38,7 @@ fn main() -> Result<(), bloomlab_core::Error> {
         .unwrap_or(10_000_000);
     let mut x = 0xc0_ffee;
     let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut x)).collect();
-    let queries: Vec<u64> = (0..(n as usize).min(4_000_000))
-        .map(|i| {
-            let r = splitmix(&mut x);
-            if i % 2 == 0 {
-                keys[(r % n) as usize]
-            } else {
-                r
-            }
-        })
-        .collect();
+    let queries: Vec<u64> = half_members(&keys, (n as usize).min(4_000_000), &mut x);
     let removals = &keys[..(n as usize / 10).max(1)];
 
     let mut counting = CountingBloomFilter::with_fpr(n, P)?;

@@ -11,6 +11,7 @@
 //! Filters at a 1 % target (r = 7) over random `u64` keys; lookups half members, half
 //! non-members. Needs a CPU with AVX2 and AVX-512 (`VPOPCNTDQ`); prints why not otherwise.
 
+use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -18,14 +19,6 @@ use bloomlab_core::simd::ColumnKernel;
 use bloomlab_ribbon::{RibbonFilter, WIDTH, row_one_hash};
 
 const CHUNK: usize = 16_384;
-
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// Members among `keys` by the filter's query path with kernel `k`, and the ns per lookup.
 fn pass(f: &RibbonFilter, k: ColumnKernel, keys: &[u64]) -> (usize, f64) {
@@ -62,16 +55,7 @@ fn main() {
         let mut seed = n;
         let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut seed)).collect();
         let f = RibbonFilter::build(keys.iter().copied(), 0.01).expect("built");
-        let queries: Vec<u64> = (0..4_000_000)
-            .map(|i| {
-                let r = splitmix(&mut seed);
-                if i % 2 == 0 {
-                    keys[(r % n) as usize]
-                } else {
-                    r
-                }
-            })
-            .collect();
+        let queries: Vec<u64> = half_members(&keys, 4_000_000, &mut seed);
         let want = queries.iter().filter(|q| f.might_contain(*q)).count();
         assert_eq!(
             pass(&f, avx2, &queries).0,

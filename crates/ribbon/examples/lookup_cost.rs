@@ -6,18 +6,11 @@
 //!
 //! counts only the lookups (divide each function's inclusive count by 10^6).
 //! `cargo run --release -p bloomlab-ribbon --example lookup_cost [-- n]` (default 10^5).
+use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;
 
 use bloomlab_ribbon::RibbonFilter;
 use xorf::{BinaryFuse8, Filter as _};
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 #[inline(never)]
 fn lookups_ribbon(f: &RibbonFilter, keys: &[u64]) -> usize {
@@ -40,16 +33,7 @@ fn main() {
         .map_or(100_000, |s| s.parse::<f64>().unwrap() as u64);
     let mut st = 7u64;
     let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut st)).collect();
-    let probes: Vec<u64> = (0..1_000_000u64)
-        .map(|i| {
-            let r = splitmix(&mut st);
-            if i % 2 == 0 {
-                keys[(r % n) as usize]
-            } else {
-                r
-            }
-        })
-        .collect();
+    let probes: Vec<u64> = half_members(&keys, 1_000_000, &mut st);
     let ribbon = RibbonFilter::build(&keys, 0.01).unwrap();
     let fuse = BinaryFuse8::try_from(&keys[..]).unwrap();
     let a = black_box(lookups_ribbon(&ribbon, &probes));

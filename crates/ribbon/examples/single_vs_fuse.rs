@@ -19,20 +19,13 @@
 //!
 //! `cargo run --release -p bloomlab-ribbon --example single_vs_fuse [-- n reps rounds]`
 //! (defaults: 10^7 keys, 10 copies, 20 rounds of 8 chunks).
+use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;
 use std::time::Instant;
 
 use bloomlab_ribbon::RibbonFilter;
 use xorf::{BinaryFuse8, Filter as _};
 use xxhash_rust::xxh3::xxh3_64;
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 #[inline(never)]
 fn ribbon_call(f: &RibbonFilter, k: &u64) -> bool {
@@ -90,16 +83,7 @@ fn main() {
         (0..reps).map(|_| f1.clone()).collect(),
     ];
     let chunk = 1 << 16;
-    let lookups: Vec<u64> = (0..chunk * 8)
-        .map(|i| {
-            let r = splitmix(&mut st);
-            if i % 2 == 0 {
-                keys[(r % n) as usize]
-            } else {
-                r
-            }
-        })
-        .collect();
+    let lookups: Vec<u64> = half_members(&keys, chunk * 8, &mut st);
     const NAMES: [&str; 4] = [
         "ribbon called",
         "ribbon inlined",

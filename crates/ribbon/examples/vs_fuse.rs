@@ -7,19 +7,12 @@
 //!
 //! `cargo run --release -p bloomlab-ribbon --example vs_fuse [-- n rounds target]`
 //! (defaults: 10^7 keys, 7 rounds, 1 % target).
+use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;
 use std::time::Instant;
 
 use bloomlab_ribbon::RibbonFilter;
 use xorf::{BinaryFuse8, Filter as _};
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -36,16 +29,7 @@ fn main() {
     let mut st = 42u64;
     let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut st)).collect();
     // Lookups: 2·10^6 keys, half members, in random order.
-    let lookups: Vec<u64> = (0..2_000_000u64)
-        .map(|i| {
-            let r = splitmix(&mut st);
-            if i % 2 == 0 {
-                keys[(r % n) as usize]
-            } else {
-                r
-            }
-        })
-        .collect();
+    let lookups: Vec<u64> = half_members(&keys, 2_000_000, &mut st);
     let (mut build_ratio, mut lookup_ratio) = (Vec::new(), Vec::new());
     let (mut batch_ratio, mut rbl) = (Vec::new(), Vec::new());
     let (mut rb, mut fb, mut rl, mut fl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());

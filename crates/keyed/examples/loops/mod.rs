@@ -5,6 +5,7 @@
 // Each example uses some of the loops.
 #![allow(dead_code)]
 
+use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -13,14 +14,6 @@ use bloomlab_core::hash::KeyHash;
 
 /// Queries per timed chunk.
 pub const CHUNK: usize = 32_768;
-
-fn splitmix(x: &mut u64) -> u64 {
-    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *x;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// The sizes given on the command line, or `default`.
 pub fn sizes(default: &[u64]) -> Vec<u64> {
@@ -35,16 +28,7 @@ pub fn sizes(default: &[u64]) -> Vec<u64> {
 pub fn keys_and_queries(n: u64) -> (Vec<u64>, Vec<u64>) {
     let mut seed = n;
     let keys: Vec<u64> = (0..n).map(|_| splitmix(&mut seed)).collect();
-    let queries = (0..4_000_000usize)
-        .map(|i| {
-            let r = splitmix(&mut seed);
-            if i % 2 == 0 {
-                keys[(r % n) as usize]
-            } else {
-                r
-            }
-        })
-        .collect();
+    let queries = half_members(&keys, 4_000_000, &mut seed);
     (keys, queries)
 }
 
