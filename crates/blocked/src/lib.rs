@@ -331,11 +331,29 @@
 //! (fastest of five calls): **10–34 µs from 1.6·10^-5 to 5·10^-14**, 41–54 µs to
 //! 1.6·10^-15 (were 70–120 µs to 1.6·10^-8, 0.2–0.4 ms to 10^-12, 0.3–1.3 ms below); the
 //! same bits/item and `k` at every target of the table. Further down (p below about
-//! 10^-15) even double-double cancels too far, and the occupancy chain sizes the filter in
-//! 6–47 ms down to 10^-20 (the double-double sums have no correct digit left there: the
-//! previous sizing refused 10^-20, which 1130 bits/item reach, and answered 7.8·10^8
-//! bits/item for 10^-60); below what 4096 bits/item reach (3·10^-25 at best, k = 45) the
-//! target is refused in 3–5 ms.
+//! 10^-15) even double-double cancels too far, and the occupancy chain sizes the filter (the
+//! double-double sums have no correct digit left there: an earlier sizing refused 10^-20,
+//! which 1130 bits/item reach, and answered 7.8·10^8 bits/item for 10^-60). That took 1.4–23
+//! ms from 1.6·10^-16 to 1.6·10^-24: one chain per `k`, each run to the most keys per block
+//! the classic density allows, and a guess at `k` fitted above 10^-15 that was off by up to
+//! five probes below it, so the walk to the best `k` ran a chain per step. Now (i) the guesses
+//! at the density and at `k` have fits of their own below 10^-15 (within 0.03 % and one
+//! probe); (ii) one chain serves every `k` within two of the guess — after `m` throws the
+//! distribution of set bits is the same whatever the number of throws per key, so each `k`
+//! reads its term at its own multiples of `m`; (iii) the chain runs only as far as the
+//! Poisson mixture at the current density needs, and drops occupancies under 1e-40, adding
+//! what it dropped and the mixture's cut-off tail to every comparison with `p`, so the filter
+//! meets its target whatever was left out; (iv) a throw updates the window of live
+//! occupancies in AVX-512 or AVX2 lanes (`simd::occupancy_step`, bit-identical to the
+//! portable loop: no fused multiply-add). Under `valgrind --tool=callgrind` the chain's
+//! throws had been 1.1 M of the 1.6 M instructions of one sizing at 10^-20, the walk's
+//! f64 closed-form sums (useless there) 0.2 M. `examples/sizing`, fastest of five calls,
+//! three processes: **43–53 µs from 5·10^-17 to 5·10^-25**, 60–64 µs at 1.6·10^-16 (where
+//! the double-double sums give out part of the way through the walk), the same bits/item
+//! and `k` as before at every target; 5·10^-25, refused before (Newton's method from the
+//! old guess stepped past 4096 bits/item), is met at 3841.7 bits/item with k = 45. Below
+//! what 4096 bits/item reach (about 3·10^-25 at k = 45) the target is refused in 42–53 µs
+//! (was 0.9–1.1 ms).
 //!
 //! # Threads, parallel builds and bytes in place
 //!

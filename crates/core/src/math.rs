@@ -390,8 +390,8 @@ pub fn blocked_fpr_exact(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
 /// is redone in double-double arithmetic (≈ 106 bits; 3.5 / 7 / 11 µs at k = 14 / 20 / 27,
 /// the f64 sum 1.4 / 2.4 / 3.3 µs), which holds 1e-7 while the terms' magnitude is at most
 /// 10^25 times the result — every filter with an FPR above about 10^-15. Past that (far
-/// sparser filters) the occupancy chain [`blocked_fpr_markov`] gives the value, in
-/// milliseconds. The result is clamped to `[0, 1]`.
+/// sparser filters) the occupancy chain [`blocked_fpr_markov`] gives the value, in about
+/// 0.1 ms. The result is clamped to `[0, 1]`.
 pub fn blocked_fpr_closed(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     closed_form(bits_per_item, k, block_bits, true)
 }
@@ -832,8 +832,10 @@ mod dd {
 /// [`blocked_fpr_exact`] by the occupancy Markov chain: `X` evolves as a chain where a throw
 /// into a block with `x` ones sets a new bit with probability `(B − x)/B` (classical
 /// occupancy, Feller vol. 1 §II.11), mixed over Poisson block loads. O(λ·k·B) work — up to a
-/// second for crowded filters — kept as the independent reference [`blocked_fpr_closed`] is
-/// tested against.
+/// second for crowded filters, about 0.1 ms for the sparse ones whose value the closed form
+/// hands here (one throw updates only the occupancies that still carry mass, in vector lanes:
+/// `simd::occupancy_step`) — kept as the independent reference [`blocked_fpr_closed`] is
+/// tested against, and itself tested against a plain chain that drops nothing.
 pub fn blocked_fpr_markov(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     if !(bits_per_item.is_finite() && bits_per_item > 0.0) || block_bits == 0 || k == 0 {
         return 1.0;
@@ -845,24 +847,11 @@ pub fn blocked_fpr_markov(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     // The chain and the Poisson mixture in one pass, stopping once the block loads not yet
     // reached can add no more than 1e-10 of the sum (their terms are at most 1, so the
     // Poisson tail bounds them); the chain skips the occupancies it has left behind. For
-    // sparse filters with many probes, where the closed form hands its value here, a few
-    // milliseconds instead of tens.
-    let mut chain = Occupancy::new(k, block_bits);
-    let (mut total, mut ln_fact) = (0.0f64, 0.0f64);
-    for i in 0..=poisson_upper(lambda) {
-        if i > 0 {
-            ln_fact += (i as f64).ln();
-        }
-        let pois = (-lambda + i as f64 * lambda.ln() - ln_fact).exp();
-        total += pois * chain.term();
-        // P(load > i) ≤ Pois(i)·r/(1 − r) with r = λ/(i + 1) < 1.
-        let r = lambda / (i as f64 + 1.0);
-        if r < 0.5 && pois * r / (1.0 - r) <= 1e-10 * total {
-            break;
-        }
-        chain.add_key();
-    }
-    total.min(1.0)
+    // sparse filters with many probes, where the closed form hands its value here, about
+    // 0.1 ms (900 throws at k = 38 and 938 bits/item, 300 live occupancies each).
+    let k = k.min(MAX_HASHES);
+    let mut terms = OccupancyTerms::new(block_bits, k..=k, OCCUPANCY_DROP);
+    terms.mixture(k, lambda, 1e-10).0.min(1.0)
 }
 
 /// Where the Poisson sums stop: the mass beyond `λ + 12√λ + 40` is below 1e-18.
@@ -871,98 +860,205 @@ fn poisson_upper(lambda: f64) -> u64 {
 }
 
 /// `terms[i] = E[(X_i/B)^k]` for `i = 0..=max_keys`, where `X_i` is the number of distinct bits
-/// set by `k·i` independent uniform throws into `B` bits. A Markov chain on `x`: a throw into a
-/// block with `x` ones sets a new bit with probability `(B − x)/B`. Independent of the density,
-/// so one pass serves every `λ`.
+/// set by `k·i` independent uniform throws into `B` bits. Independent of the density, so one
+/// pass serves every `λ`.
+#[cfg(test)]
 fn blocked_occupancy_terms(k: u32, block_bits: u32, max_keys: u64) -> Vec<f64> {
-    let mut chain = Occupancy::new(k, block_bits);
-    let mut terms = Vec::with_capacity(max_keys as usize + 1);
-    for _ in 0..=max_keys {
-        terms.push(chain.term());
-        chain.add_key();
-    }
-    terms
+    let mut terms = OccupancyTerms::new(block_bits, k..=k, OCCUPANCY_DROP);
+    terms.extend(0, max_keys as usize);
+    terms.ks.swap_remove(0).terms
 }
 
 /// The occupancy chain of one block: `dist[x] = P(X = x)` for the number `X` of distinct bits
-/// set among `B`, one key (`k` uniform throws) at a time.
+/// set among `B` after some number of uniform throws, one throw at a time (a throw into a
+/// block with `x` ones sets a new bit with probability `(B − x)/B`). How many probes a key
+/// makes does not enter: after `m` throws it is the distribution of `i` keys' bits for every
+/// `k` with `k·i = m`, so one chain serves several `k` ([`OccupancyTerms`]).
 struct Occupancy {
     dist: Vec<f64>,
-    /// `(x/B)^k`: a non-member's chance to hit only set bits when `x` are set.
-    pw: Vec<f64>,
-    /// The occupancies still carrying mass: `low..=reach` (those below `low` fell under
-    /// 1e-300 and are dropped, which moves no result above 1e-290).
+    /// `x/B`: the chance that a throw into a block with `x` ones sets none.
+    stay: Vec<f64>,
+    /// `(B − x + 1)/B` at index `x`: the chance that a throw into `x − 1` ones makes `x`.
+    grow: Vec<f64>,
+    /// The occupancies still carrying mass: `low..=reach`. Those that fall under `drop`, at
+    /// either end, are dropped (set to zero) and their mass added to `dropped`: every
+    /// expectation of a function within `[0, 1]` computed from the chain is then short of its
+    /// exact value by at most `dropped`.
     low: usize,
     reach: usize,
-    k: u32,
+    drop: f64,
+    dropped: f64,
 }
 
+/// The mass below which [`blocked_fpr_markov`]'s chain drops an occupancy: what it drops
+/// stays below 1e-290 in all.
+const OCCUPANCY_DROP: f64 = 1e-300;
+
+/// The same for the sizing's chains ([`Chains`]), which compare FPRs with targets the sizing
+/// accepts, 3·10^-25 and above: a few thousand throws drop below 10^-36 in all, 10^-11 of
+/// the smallest target, and every comparison adds what was dropped. Fewer than half the live
+/// occupancies of 1e-300 (at k = 38 and 938 bits/item, about 300 per throw).
+const SIZING_DROP: f64 = 1e-40;
+
 impl Occupancy {
-    fn new(k: u32, block_bits: u32) -> Self {
+    fn new(block_bits: u32, drop: f64) -> Self {
         let bb = block_bits as usize;
         let b = f64::from(block_bits);
         let mut dist = vec![0.0f64; bb + 1];
         dist[0] = 1.0;
-        let pw = (0..=bb).map(|x| (x as f64 / b).powi(k as i32)).collect();
         Occupancy {
             dist,
-            pw,
+            stay: (0..=bb).map(|x| x as f64 / b).collect(),
+            grow: (0..=bb).map(|x| (bb + 1 - x.max(1)) as f64 / b).collect(),
             low: 0,
             reach: 0,
-            k,
+            drop,
+            dropped: 0.0,
         }
     }
 
-    /// `E[(X/B)^k]` at the current load.
-    fn term(&self) -> f64 {
+    /// `E[(X/B)^k]` from `pw[x] = (x/B)^k` (a non-member's chance to hit only set bits).
+    fn expect(&self, pw: &[f64]) -> f64 {
         let (low, reach) = (self.low, self.reach);
         self.dist[low..=reach]
             .iter()
-            .zip(&self.pw[low..])
+            .zip(&pw[low..=reach])
             .map(|(d, p)| d * p)
             .sum()
     }
 
-    /// One more key: `k` more throws, each setting a new bit with probability `(B − x)/B`.
-    fn add_key(&mut self) {
+    /// One more throw.
+    fn throw(&mut self) {
         let bb = self.dist.len() - 1;
-        let b = bb as f64;
-        for _ in 0..self.k {
-            self.reach = (self.reach + 1).min(bb);
-            let dist = &mut self.dist;
-            for x in (self.low.max(1)..=self.reach).rev() {
-                dist[x] = dist[x] * (x as f64 / b) + dist[x - 1] * ((bb - x + 1) as f64 / b);
+        self.reach = (self.reach + 1).min(bb);
+        let lo = self.low.max(1);
+        crate::simd::occupancy_step(
+            &mut self.dist[lo - 1..=self.reach],
+            &self.stay[lo..=self.reach],
+            &self.grow[lo..=self.reach],
+        );
+        if self.low == 0 {
+            self.dist[0] = 0.0;
+        }
+        while self.low < self.reach && self.dist[self.low] < self.drop {
+            self.dropped += self.dist[self.low];
+            self.dist[self.low] = 0.0;
+            self.low += 1;
+        }
+        while self.reach > self.low && self.dist[self.reach] < self.drop {
+            self.dropped += self.dist[self.reach];
+            self.dist[self.reach] = 0.0;
+            self.reach -= 1;
+        }
+    }
+}
+
+/// `E[(X_i/B)^k]` for every block load `i` a Poisson mixture reaches, for each of a few `k`,
+/// from one [`Occupancy`] chain: the chain advances only as far as a mixture asks, and at
+/// every multiple of a tracked `k` records that `k`'s term. The sizing compares neighbouring
+/// `k`s at densities where the closed form has no digit left; one chain for all of them
+/// costs what one of them did.
+struct OccupancyTerms {
+    chain: Occupancy,
+    ks: Vec<KTerms>,
+}
+
+/// One tracked `k` of [`OccupancyTerms`]: `pw[x] = (x/B)^k`, the terms so far, and the
+/// throws left until the next one.
+struct KTerms {
+    k: u32,
+    pw: Vec<f64>,
+    terms: Vec<f64>,
+    due: u32,
+}
+
+impl OccupancyTerms {
+    /// Track every `k` of `ks` (each at least 1), dropping occupancies below `drop`.
+    fn new(block_bits: u32, ks: std::ops::RangeInclusive<u32>, drop: f64) -> Self {
+        let b = f64::from(block_bits);
+        let frac: Vec<f64> = (0..=block_bits as usize).map(|x| x as f64 / b).collect();
+        // `(x/B)^k` by `powi` for the first `k`, then one product per `k` (a `powi` per
+        // occupancy and `k` cost as much as a few hundred throws).
+        let mut pw: Vec<f64> = Vec::new();
+        let mut ks_done: Vec<KTerms> = Vec::new();
+        for k in ks {
+            match ks_done.last() {
+                Some(prev) if prev.k + 1 == k => {
+                    pw.iter_mut().zip(&frac).for_each(|(p, f)| *p *= f);
+                }
+                _ => pw = frac.iter().map(|f| f.powi(k as i32)).collect(),
             }
-            if self.low == 0 {
-                dist[0] = 0.0;
-            }
-            while self.low < self.reach && dist[self.low] < 1e-300 {
-                dist[self.low] = 0.0;
-                self.low += 1;
+            // No keys: no bit set, no false positive (`pw[0] = 0` for every k ≥ 1).
+            ks_done.push(KTerms {
+                k,
+                pw: pw.clone(),
+                terms: vec![0.0],
+                due: k,
+            });
+        }
+        let ks = ks_done;
+        OccupancyTerms {
+            chain: Occupancy::new(block_bits, drop),
+            ks,
+        }
+    }
+
+    /// Advance until the `index`-th tracked `k` has its term for `keys` keys per block.
+    fn extend(&mut self, index: usize, keys: usize) {
+        while self.ks[index].terms.len() <= keys {
+            self.chain.throw();
+            for t in &mut self.ks {
+                t.due -= 1;
+                if t.due == 0 {
+                    t.terms.push(self.chain.expect(&t.pw));
+                    t.due = t.k;
+                }
             }
         }
+    }
+
+    /// The FPR at `λ` keys per block for a tracked `k`, `Σ_i Pois(i; λ)·E[(X_i/B)^k]`, and
+    /// its derivative in `λ`, `Σ_i Pois(i; λ)·(i/λ − 1)·E[(X_i/B)^k]`: summed until the loads
+    /// not reached can add at most `rel` of the sum (their terms are at most 1, so the
+    /// Poisson tail `Pois(i)·r/(1 − r)`, `r = λ/(i + 1) < 1`, bounds them), and at most to
+    /// [`poisson_upper`]`(λ)`; and by how much the FPR may exceed the sum: the mass the chain
+    /// has dropped so far plus that tail bound where the sum stopped. Panics if `k` is not
+    /// tracked.
+    fn mixture(&mut self, k: u32, lambda: f64, rel: f64) -> (f64, f64, f64) {
+        let index = self.ks.iter().position(|t| t.k == k).expect("a tracked k");
+        let (mut total, mut slope, mut ln_fact) = (0.0f64, 0.0f64, 0.0f64);
+        let mut tail = 0.0f64;
+        for i in 0..=poisson_upper(lambda) as usize {
+            if i > 0 {
+                ln_fact += (i as f64).ln();
+            }
+            self.extend(index, i);
+            let pois = (-lambda + i as f64 * lambda.ln() - ln_fact).exp();
+            let w = pois * self.ks[index].terms[i];
+            total += w;
+            slope += w * (i as f64 / lambda - 1.0);
+            let r = lambda / (i as f64 + 1.0);
+            tail = if r < 1.0 { pois * r / (1.0 - r) } else { 1.0 };
+            if r < 0.5 && tail <= rel * total {
+                break;
+            }
+        }
+        (total, slope, self.chain.dropped + tail)
     }
 }
 
 /// `Σ_i Pois(i; λ) · terms[i]` over the available terms (the tests' reference mixture).
 #[cfg(test)]
 fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
-    poisson_mixture_with_slope(lambda, terms).0
-}
-
-/// [`poisson_mixture`] and its derivative in `λ`: `Σ_i Pois(i; λ)·(i/λ − 1)·terms[i]`.
-fn poisson_mixture_with_slope(lambda: f64, terms: &[f64]) -> (f64, f64) {
     let mut ln_fact = 0.0f64;
-    let (mut total, mut slope) = (0.0, 0.0);
+    let mut total = 0.0;
     for (i, t) in terms.iter().enumerate() {
         if i > 0 {
             ln_fact += (i as f64).ln();
         }
-        let w = (-lambda + i as f64 * lambda.ln() - ln_fact).exp() * t;
-        total += w;
-        slope += w * (i as f64 / lambda - 1.0);
+        total += (-lambda + i as f64 * lambda.ln() - ln_fact).exp() * t;
     }
-    (total.min(1.0), slope)
+    total.min(1.0)
 }
 
 /// Smallest bits/item (to 1e-4) at which a blocked filter reaches FPR `p` by
@@ -977,9 +1073,16 @@ fn poisson_mixture_with_slope(lambda: f64, terms: &[f64]) -> (f64, f64) {
 /// 3·10^-5, where the closed form needs double-double sums (3.5–11 µs each), Newton's
 /// method from a fitted start and one comparison per neighbouring `k` settle it in 3–6 of
 /// them (`blocked_best_density_precise`; `cargo run --release -p bloomlab-blocked --example
-/// sizing` prints the times: 10–34 µs from 1.6·10^-5 to 5·10^-14, 41–54 µs to 1.6·10^-15;
-/// 6–47 ms from there to 10^-20, where the occupancy chain takes over; a few ms to refuse
-/// what 4096 bits/item cannot reach, 3·10^-25 and below).
+/// sizing` prints the times: 10–34 µs from 1.6·10^-5 to 5·10^-14, 38–54 µs to 1.6·10^-15).
+/// Further down the double-double sums have no digit left and the occupancy chain sizes the
+/// filter: one chain serves every `k` within two of a fitted guess ([`Chains`]; the
+/// distribution of set bits after `m` throws does not depend on how many throws a key
+/// makes), grows only as far as the Poisson mixture at the current density needs, drops
+/// occupancies below 1e-40 and adds what it dropped to every comparison with `p`. 43–53 µs
+/// from 5·10^-17 down to 5·10^-25, 60–64 µs at 1.6·10^-16 where the double-double sums give
+/// out part of the way (it took 1.4–23 ms with one chain per `k` and the old guesses, which
+/// were off by up to five probes there); what 4096 bits/item cannot reach, below about
+/// 3·10^-25, is refused in 42–53 µs.
 pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)> {
     let p = validate_fpr(p)?;
     if block_bits == 0 {
@@ -1051,18 +1154,19 @@ const SIZING_TOL: f64 = 1e-4;
 fn blocked_best_density_precise(p: f64, block_bits: u32, floor: f64) -> Option<(f64, u32)> {
     let start = blocked_density_hint(p).max(floor);
     let mut k = blocked_k_hint(start);
-    let mut d = blocked_density_newton(p, k, block_bits, start, floor)?;
+    let mut chains = Chains::new(block_bits, k);
+    let mut d = blocked_density_newton(p, k, block_bits, start, floor, &mut chains)?;
     for dir in [-1i64, 1] {
         let mut moved = false;
         loop {
             let next = i64::from(k) + dir;
             if !(1..=i64::from(MAX_HASHES)).contains(&next)
-                || fpr_to_compare(p, d, next as u32, block_bits) >= p
+                || fpr_to_compare(p, d, next as u32, block_bits, &mut chains) >= p
             {
                 break;
             }
             let kk = next as u32;
-            let dd = blocked_density_newton(p, kk, block_bits, d, floor)?;
+            let dd = blocked_density_newton(p, kk, block_bits, d, floor, &mut chains)?;
             if dd >= d {
                 break;
             }
@@ -1075,32 +1179,100 @@ fn blocked_best_density_precise(p: f64, block_bits: u32, floor: f64) -> Option<(
     Some((d, k))
 }
 
+/// The occupancy chain's terms for the sizing's `k`s, for where even the double-double sum
+/// cancels too far (results below about 10^-15): one [`OccupancyTerms`] chain for the `k`s
+/// within [`CHAIN_BAND`] of the first guess, built the first time one is asked for (most
+/// targets never need it); a `k` outside runs a chain of its own.
+struct Chains {
+    block_bits: u32,
+    band: std::ops::RangeInclusive<u32>,
+    shared: Option<OccupancyTerms>,
+}
+
+/// How far from the first guess at `k` the sizing's shared chain tracks `k`: the fitted
+/// guess is off by at most one below 10^-15 (see [`blocked_k_hint`]), and the walk compares
+/// one more.
+const CHAIN_BAND: u32 = 2;
+
+impl Chains {
+    fn new(block_bits: u32, k: u32) -> Self {
+        let band = k.saturating_sub(CHAIN_BAND).max(1)..=(k + CHAIN_BAND).min(MAX_HASHES);
+        Chains {
+            block_bits,
+            band,
+            shared: None,
+        }
+    }
+
+    /// Whether the shared chain has been built and tracks `k`.
+    fn running(&self, k: u32) -> bool {
+        self.shared.is_some() && self.band.contains(&k)
+    }
+
+    /// The FPR at `λ` keys per block with `k` probes, to 1e-10 (as [`OccupancyTerms::mixture`]:
+    /// the sum, its derivative in `λ`, and by how much the FPR may exceed the sum — far
+    /// inside the sizing's resolution, 1e-4 bits/item, which moves the FPR by 10^-6 of itself
+    /// or more).
+    fn mixture(&mut self, k: u32, lambda: f64) -> (f64, f64, f64) {
+        const REL: f64 = 1e-10;
+        if self.band.contains(&k) {
+            let (bb, band) = (self.block_bits, self.band.clone());
+            self.shared
+                .get_or_insert_with(|| OccupancyTerms::new(bb, band, SIZING_DROP))
+                .mixture(k, lambda, REL)
+        } else {
+            OccupancyTerms::new(self.block_bits, k..=k, SIZING_DROP).mixture(k, lambda, REL)
+        }
+    }
+}
+
 /// A first guess at the best `k` for a 512-bit blocked filter of `bits_per_item`:
-/// `round(7.3·ln(bits/item) − 10.3)`, fitted to the exact optimum at 210 targets from
-/// 3·10^-5 down to 10^-15 (the range where it is used): off by one at 35 of them, all near a
-/// tie between two `k`s. Only a start: the callers walk `k` to the optimum whatever the guess.
+/// `round(7.3·ln(bits/item) − 10.3)` up to 330 bits/item, fitted to the exact optimum at 210
+/// targets from 3·10^-5 down to 10^-15 (off by one at 35 of them, all near a tie between two
+/// `k`s), and `round(5.402·ln(bits/item) + 0.396)` above, fitted at 140 targets from 10^-15
+/// down to 3·10^-25 (off by one at 18; the first formula was off by up to five there). Only a
+/// start: the callers walk `k` to the optimum whatever the guess.
 fn blocked_k_hint(bits_per_item: f64) -> u32 {
-    let k = (7.3 * bits_per_item.max(1.0).ln() - 10.3).round();
-    (k.max(1.0) as u32).min(MAX_HASHES)
+    let ln_d = bits_per_item.max(1.0).ln();
+    let k = if bits_per_item <= 330.0 {
+        7.3 * ln_d - 10.3
+    } else {
+        5.402 * ln_d + 0.396
+    };
+    (k.round().max(1.0) as u32).min(MAX_HASHES)
 }
 
 /// A first guess at the density (bits/item) a 512-bit blocked filter needs for target `p`
-/// below [`DOUBLE_DOUBLE_BELOW`]: `ln d ≈ 1.8031 + 0.16252·L − 2.5053·10^-3·L² +
-/// 3.2683·10^-5·L³` with `L = −ln p` (held within 3·10^-5 … 10^-16), a cubic least-squares fit
-/// to the exact optimum, within 0.4 % of it from 1.6·10^-5 to 1.6·10^-15. Only a start: Newton's
-/// method and the `k` walk settle the answer whatever the guess.
+/// below [`DOUBLE_DOUBLE_BELOW`], a cubic in `L = −ln p` fitted by least squares to the exact
+/// optimum: `ln d ≈ 1.8031 + 0.16252·L − 2.5053·10^-3·L² + 3.2683·10^-5·L³` down to 10^-15
+/// (within 0.4 % of it from 1.6·10^-5 to 1.6·10^-15), and `ln d ≈ 2.4729 + 0.095494·L −
+/// 2.2615·10^-4·L² + 6.5395·10^-6·L³` below (within 0.03 % of it at 140 targets from 10^-15
+/// to 3·10^-25; the first cubic was 64 % off there). Only a start: Newton's method and the
+/// `k` walk settle the answer whatever the guess.
 fn blocked_density_hint(p: f64) -> f64 {
-    let l = (-p.ln()).clamp(-(3e-5f64.ln()), -(1e-16f64.ln()));
-    (1.803_085_914_642_259
-        + l * (0.162_521_933_499_769_5
-            + l * (-2.505_304_602_255_543_5e-3 + l * 3.268_292_767_350_482e-5)))
-        .exp()
+    let l = (-p.ln()).clamp(-(3e-5f64.ln()), -(3e-25f64.ln()));
+    let ln_d = if l <= -(1e-15f64.ln()) {
+        1.803_085_914_642_259
+            + l * (0.162_521_933_499_769_5
+                + l * (-2.505_304_602_255_543_5e-3 + l * 3.268_292_767_350_482e-5))
+    } else {
+        2.472_872_682_791_308_6
+            + l * (0.095_494_266_440_380_96
+                + l * (-2.261_497_789_700_040_7e-4 + l * 6.539_480_925_146_976e-6))
+    };
+    ln_d.exp()
 }
 
 /// The FPR of `(bits_per_item, k)` as precise as a comparison with `p` needs: the f64 closed
 /// form where its rounding bound (2^10·ε·magnitude, far above the ulp-sized errors of its
 /// terms) leaves no doubt which side of `p` it lies, else the double-double sum.
-fn fpr_to_compare(p: f64, bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
+fn fpr_to_compare(p: f64, bits_per_item: f64, k: u32, block_bits: u32, chains: &mut Chains) -> f64 {
+    if chains.running(k) {
+        // The shared chain runs because the closed form had no digit left near `p` for a
+        // neighbouring `k`: nor would it here; the chain's terms are already there.
+        let (f, _, slack) = chains.mixture(k, f64::from(block_bits) / bits_per_item);
+        return (f + slack).clamp(0.0, 1.0);
+    }
     match closed_form_sums(bits_per_item, k, block_bits) {
         Sums::Saturated => 1.0,
         Sums::F64 {
@@ -1111,11 +1283,22 @@ fn fpr_to_compare(p: f64, bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
         } => {
             let bound = magnitude * f64::EPSILON * 1024.0;
             if (total - p).abs() > bound {
-                total.clamp(0.0, 1.0)
+                return total.clamp(0.0, 1.0);
+            }
+            // A result near `p` with terms this large is past what double-double holds: the
+            // chain, without trying.
+            let dd = if magnitude > p * dd::MAX_CANCELLATION {
+                None
             } else {
-                match dd::blocked_fpr_closed_checked(lambda, k, f64::from(block_bits)) {
-                    Some((f, _)) => f.clamp(0.0, 1.0),
-                    None => blocked_fpr_markov(bits_per_item, k as u32, block_bits),
+                dd::blocked_fpr_closed_checked(lambda, k, f64::from(block_bits))
+            };
+            match dd {
+                Some((f, _)) => f.clamp(0.0, 1.0),
+                None => {
+                    // At most the slack above the sum: the comparison errs towards "not
+                    // yet", so the filter meets its target whatever was dropped or cut off.
+                    let (f, _, slack) = chains.mixture(k as u32, lambda);
+                    (f + slack).clamp(0.0, 1.0)
                 }
             }
         }
@@ -1135,25 +1318,40 @@ const NEWTON_LAST_STEP: f64 = 1e-3;
 /// is a quarter of the tolerance above that point, and one comparison confirms its FPR is
 /// at most `p` (so the filter always meets its target). Never below `floor` (the classic density).
 /// `None` if it does not settle or needs more than 4096 bits/item (as the bracketed search).
-fn blocked_density_newton(p: f64, k: u32, block_bits: u32, start: f64, floor: f64) -> Option<f64> {
+fn blocked_density_newton(
+    p: f64,
+    k: u32,
+    block_bits: u32,
+    start: f64,
+    floor: f64,
+    chains: &mut Chains,
+) -> Option<f64> {
     const TOL: f64 = SIZING_TOL;
     let b = f64::from(block_bits);
     let kk = k.min(MAX_HASHES) as usize;
     let ln_p = p.ln();
     let mut x = start.max(floor);
-    // The occupancy chain's terms, for where the double-double sum cancels too far (results
-    // far below 1e-16): computed once, up to the most keys per block any density from
-    // `floor` up can hold, then each evaluation is one Poisson mixture.
-    let mut chain: Option<Vec<f64>> = None;
+    // Once the double-double sum has cancelled too far for this `k` (results below about
+    // 10^-15), the iterates near the root would too: the occupancy chain from then on — and
+    // from the start where the f64 sum's terms at the start already exceed what
+    // double-double can hold for a result near `p`.
+    let mut chain_only = match closed_form_sums(x, k, block_bits) {
+        Sums::F64 { magnitude, .. } => magnitude > p * dd::MAX_CANCELLATION,
+        Sums::Saturated => false,
+    };
     for _ in 0..40 {
         let lambda = b / x;
-        let (f, slope) = match dd::blocked_fpr_closed_checked(lambda, kk, b) {
+        let precise = if chain_only {
+            None
+        } else {
+            dd::blocked_fpr_closed_checked(lambda, kk, b)
+        };
+        let (f, slope) = match precise {
             Some(v) => v,
             None => {
-                let terms = chain.get_or_insert_with(|| {
-                    blocked_occupancy_terms(kk as u32, block_bits, poisson_upper(b / floor))
-                });
-                poisson_mixture_with_slope(lambda, terms)
+                chain_only = true;
+                let (f, slope, _) = chains.mixture(kk as u32, lambda);
+                (f, slope)
             }
         };
         if !(f.is_finite() && f > 0.0 && slope > 0.0) {
@@ -1164,11 +1362,11 @@ fn blocked_density_newton(p: f64, k: u32, block_bits: u32, start: f64, floor: f6
         let step = (-(f.ln() - ln_p) / dphi).clamp(-0.25 * x, 0.25 * x);
         if step.abs() < NEWTON_LAST_STEP {
             let c = (x + step + TOL / 4.0).max(floor);
-            return (fpr_to_compare(p, c, k, block_bits) <= p).then_some(c);
+            return (fpr_to_compare(p, c, k, block_bits, chains) <= p).then_some(c);
         }
         if x + step <= floor {
             // The root lies at or below the classic density (never for a blocked filter).
-            return (fpr_to_compare(p, floor, k, block_bits) <= p).then_some(floor);
+            return (fpr_to_compare(p, floor, k, block_bits, chains) <= p).then_some(floor);
         }
         x += step;
         if x > 4096.0 {
@@ -1839,6 +2037,73 @@ mod blocked_closed_form_precision_tests {
         }
     }
 
+    /// The exact FPR by the plainest occupancy chain: the whole distribution over `0..=B`
+    /// every throw, no occupancy dropped, the Poisson mixture to [`poisson_upper`] with no
+    /// early stop — the reference the windowed, shared chains are checked against.
+    fn plain_chain_fpr(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
+        let (bb, b) = (block_bits as usize, f64::from(block_bits));
+        let lambda = b / bits_per_item;
+        let mut dist = vec![0.0f64; bb + 1];
+        dist[0] = 1.0;
+        let (mut total, mut ln_fact) = (0.0f64, 0.0f64);
+        for i in 0..=poisson_upper(lambda) {
+            if i > 0 {
+                ln_fact += (i as f64).ln();
+                for _ in 0..k {
+                    for x in (1..=bb).rev() {
+                        dist[x] =
+                            dist[x] * (x as f64 / b) + dist[x - 1] * ((bb - x + 1) as f64 / b);
+                    }
+                    dist[0] = 0.0;
+                }
+            }
+            let term: f64 = (0..=bb)
+                .map(|x| dist[x] * (x as f64 / b).powi(k as i32))
+                .sum();
+            total += (-lambda + i as f64 * lambda.ln() - ln_fact).exp() * term;
+        }
+        total
+    }
+
+    #[test]
+    fn the_windowed_chains_agree_with_the_plain_one() {
+        // blocked_fpr_markov (window, drops below 1e-300, stops at 1e-10 of its sum) and the
+        // sizing's shared chain (drops below 1e-40; its slack bounds what it lacks) against
+        // the plain chain, at densities the sizing visits below 10^-15 and ordinary ones.
+        for (bpi, k) in [
+            (9.92, 6u32),
+            (40.0, 20),
+            (389.0, 32),
+            (938.5, 38),
+            (3841.7, 45),
+        ] {
+            let want = plain_chain_fpr(bpi, k, 512);
+            let got = blocked_fpr_markov(bpi, k, 512);
+            assert!(
+                (got / want - 1.0).abs() < 1e-9,
+                "{bpi}/{k}: {got:e} vs {want:e}"
+            );
+            let mut chains = Chains::new(512, k);
+            let (f, _, slack) = chains.mixture(k, 512.0 / bpi);
+            assert!(
+                f <= want * (1.0 + 1e-12) && f + slack >= want * (1.0 - 1e-12),
+                "{bpi}/{k}"
+            );
+            assert!(
+                (f / want - 1.0).abs() < 1e-9,
+                "{bpi}/{k}: {f:e} vs {want:e}"
+            );
+            // A neighbour k from the same chain, after it has run for k.
+            let (g, _, _) = chains.mixture(k + 1, 512.0 / bpi);
+            let want1 = plain_chain_fpr(bpi, k + 1, 512);
+            assert!(
+                (g / want1 - 1.0).abs() < 1e-9,
+                "{bpi}/{}: {g:e} vs {want1:e}",
+                k + 1
+            );
+        }
+    }
+
     #[test]
     fn closed_form_keeps_six_digits_on_sparse_filters() {
         // Where f64 alone would keep few digits, the double-double path still agrees with the
@@ -1893,7 +2158,9 @@ mod blocked_sizing_tests {
         // density two tolerances lower is not enough, and neither neighbouring k reaches
         // the target at the density found; far below, the chain itself sizes and the
         // answer still meets the target, and the unreachable is refused.
-        for p in [2e-5, 1e-7, 1e-9, 1e-11, 1e-13, 1e-15, 1e-17, 1e-20] {
+        for p in [
+            2e-5, 1e-7, 1e-9, 1e-11, 1e-13, 1e-15, 1e-17, 1e-20, 1e-22, 5e-25,
+        ] {
             let (d, k) = blocked_bits_per_item_exact(p, 512).unwrap();
             let chain = |d: f64, k: u32| blocked_fpr_markov(d, k, 512);
             assert!(
