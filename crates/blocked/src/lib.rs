@@ -347,13 +347,18 @@
 //! occupancies in AVX-512 or AVX2 lanes (`simd::occupancy_step`, bit-identical to the
 //! portable loop: no fused multiply-add). Under `valgrind --tool=callgrind` the chain's
 //! throws had been 1.1 M of the 1.6 M instructions of one sizing at 10^-20, the walk's
-//! f64 closed-form sums (useless there) 0.2 M. `examples/sizing`, fastest of five calls,
-//! three processes: **43–53 µs from 5·10^-17 to 5·10^-25**, 60–64 µs at 1.6·10^-16 (where
-//! the double-double sums give out part of the way through the walk), the same bits/item
-//! and `k` as before at every target; 5·10^-25, refused before (Newton's method from the
-//! old guess stepped past 4096 bits/item), is met at 3841.7 bits/item with k = 45. Below
-//! what 4096 bits/item reach (about 3·10^-25 at k = 45) the target is refused in 42–53 µs
-//! (was 0.9–1.1 ms).
+//! f64 closed-form sums (useless there) 0.2 M; the terms' dot products, one running sum
+//! each, waited on every addition (eight partial sums now). The chain costs 40–49 µs
+//! whatever the target, the double-double Newton 10–20 µs per evaluation at k ≥ 27, so the
+//! sizing takes the chain from the start where the f64 terms exceed a result near `p` by
+//! more than 10^21 (from about 5·10^-14 down), one choice per call: a walk that began on the
+//! sums and finished on the chain had paid for both (57–69 µs where the switch fell).
+//! `examples/sizing`, fastest of five calls, three processes: **every target from 0.5 down
+//! to 5·10^-25 in at most 49 µs** — 10–29 µs to 1.6·10^-13, 44–49 µs from 5·10^-14 to
+//! 1.6·10^-16, 40–45 µs below — the same bits/item and `k` as before at every target;
+//! 5·10^-25, refused before (Newton's method from the old guess stepped past 4096
+//! bits/item), is met at 3841.7 bits/item with k = 45. Below what 4096 bits/item reach
+//! (about 3·10^-25 at k = 45) the target is refused in 40 µs (was 0.9–1.1 ms).
 //!
 //! # Threads, parallel builds and bytes in place
 //!

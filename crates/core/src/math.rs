@@ -846,12 +846,12 @@ pub fn blocked_fpr_markov(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     }
     // The chain and the Poisson mixture in one pass, stopping once the block loads not yet
     // reached can add no more than 1e-10 of the sum (their terms are at most 1, so the
-    // Poisson tail bounds them); the chain skips the occupancies it has left behind. For
+    // Poisson tail bounds them); the chain updates only the occupancies that still carry
+    // mass (see `Occupancy`). For
     // sparse filters with many probes, where the closed form hands its value here, about
     // 0.1 ms (900 throws at k = 38 and 938 bits/item, 300 live occupancies each).
-    let k = k.min(MAX_HASHES);
     let mut terms = OccupancyTerms::new(block_bits, k..=k, OCCUPANCY_DROP);
-    terms.mixture(k, lambda, 1e-10).0.min(1.0)
+    terms.mixture(k, lambda, 1e-10).fpr.min(1.0)
 }
 
 /// Where the Poisson sums stop: the mass beyond `λ + 12√λ + 40` is below 1e-18.
@@ -880,13 +880,13 @@ struct Occupancy {
     stay: Vec<f64>,
     /// `(B − x + 1)/B` at index `x`: the chance that a throw into `x − 1` ones makes `x`.
     grow: Vec<f64>,
-    /// The occupancies still carrying mass: `low..=reach`. Those that fall under `drop`, at
+    /// The occupancies still carrying mass: `low..=reach`. Those that fall under `cutoff`, at
     /// either end, are dropped (set to zero) and their mass added to `dropped`: every
     /// expectation of a function within `[0, 1]` computed from the chain is then short of its
     /// exact value by at most `dropped`.
     low: usize,
     reach: usize,
-    drop: f64,
+    cutoff: f64,
     dropped: f64,
 }
 
@@ -896,12 +896,13 @@ const OCCUPANCY_DROP: f64 = 1e-300;
 
 /// The same for the sizing's chains ([`Chains`]), which compare FPRs with targets the sizing
 /// accepts, 3·10^-25 and above: a few thousand throws drop below 10^-36 in all, 10^-11 of
-/// the smallest target, and every comparison adds what was dropped. Fewer than half the live
-/// occupancies of 1e-300 (at k = 38 and 938 bits/item, about 300 per throw).
+/// the smallest target, and every comparison adds what was dropped. The window of live
+/// occupancies is narrower than with 1e-300 (at k = 38 and 938 bits/item about 300 wide
+/// there); the sizing took about half the time with 1e-60.
 const SIZING_DROP: f64 = 1e-40;
 
 impl Occupancy {
-    fn new(block_bits: u32, drop: f64) -> Self {
+    fn new(block_bits: u32, cutoff: f64) -> Self {
         let bb = block_bits as usize;
         let b = f64::from(block_bits);
         let mut dist = vec![0.0f64; bb + 1];
@@ -912,19 +913,30 @@ impl Occupancy {
             grow: (0..=bb).map(|x| (bb + 1 - x.max(1)) as f64 / b).collect(),
             low: 0,
             reach: 0,
-            drop,
+            cutoff,
             dropped: 0.0,
         }
     }
 
     /// `E[(X/B)^k]` from `pw[x] = (x/B)^k` (a non-member's chance to hit only set bits).
+    /// Eight partial sums side by side: one running sum would wait for each addition in turn
+    /// (four cycles each), a few hundred per term.
     fn expect(&self, pw: &[f64]) -> f64 {
+        const W: usize = 8;
         let (low, reach) = (self.low, self.reach);
-        self.dist[low..=reach]
-            .iter()
-            .zip(&pw[low..=reach])
-            .map(|(d, p)| d * p)
-            .sum()
+        let (dist, pw) = (&self.dist[low..=reach], &pw[low..=reach]);
+        let mut acc = [0.0f64; W];
+        let (d8, p8) = (dist.chunks_exact(W), pw.chunks_exact(W));
+        let (dr, pr) = (d8.remainder(), p8.remainder());
+        for (d, p) in d8.zip(p8) {
+            for i in 0..W {
+                acc[i] += d[i] * p[i];
+            }
+        }
+        for (i, (d, p)) in dr.iter().zip(pr).enumerate() {
+            acc[i] += d * p;
+        }
+        ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]))
     }
 
     /// One more throw.
@@ -940,12 +952,12 @@ impl Occupancy {
         if self.low == 0 {
             self.dist[0] = 0.0;
         }
-        while self.low < self.reach && self.dist[self.low] < self.drop {
+        while self.low < self.reach && self.dist[self.low] < self.cutoff {
             self.dropped += self.dist[self.low];
             self.dist[self.low] = 0.0;
             self.low += 1;
         }
-        while self.reach > self.low && self.dist[self.reach] < self.drop {
+        while self.reach > self.low && self.dist[self.reach] < self.cutoff {
             self.dropped += self.dist[self.reach];
             self.dist[self.reach] = 0.0;
             self.reach -= 1;
@@ -973,33 +985,30 @@ struct KTerms {
 }
 
 impl OccupancyTerms {
-    /// Track every `k` of `ks` (each at least 1), dropping occupancies below `drop`.
-    fn new(block_bits: u32, ks: std::ops::RangeInclusive<u32>, drop: f64) -> Self {
+    /// Track every `k` of `ks` (each at least 1), dropping occupancies below `cutoff`.
+    fn new(block_bits: u32, ks: std::ops::RangeInclusive<u32>, cutoff: f64) -> Self {
         let b = f64::from(block_bits);
         let frac: Vec<f64> = (0..=block_bits as usize).map(|x| x as f64 / b).collect();
-        // `(x/B)^k` by `powi` for the first `k`, then one product per `k` (a `powi` per
+        // `(x/B)^k` by `powi` for the first `k`, then one product per next `k` (a `powi` per
         // occupancy and `k` cost as much as a few hundred throws).
-        let mut pw: Vec<f64> = Vec::new();
-        let mut ks_done: Vec<KTerms> = Vec::new();
+        let first = *ks.start();
+        let mut pw: Vec<f64> = frac.iter().map(|f| f.powi(first as i32)).collect();
+        let mut tracked: Vec<KTerms> = Vec::new();
         for k in ks {
-            match ks_done.last() {
-                Some(prev) if prev.k + 1 == k => {
-                    pw.iter_mut().zip(&frac).for_each(|(p, f)| *p *= f);
-                }
-                _ => pw = frac.iter().map(|f| f.powi(k as i32)).collect(),
+            if k > first {
+                pw.iter_mut().zip(&frac).for_each(|(p, f)| *p *= f);
             }
             // No keys: no bit set, no false positive (`pw[0] = 0` for every k ≥ 1).
-            ks_done.push(KTerms {
+            tracked.push(KTerms {
                 k,
                 pw: pw.clone(),
                 terms: vec![0.0],
                 due: k,
             });
         }
-        let ks = ks_done;
         OccupancyTerms {
-            chain: Occupancy::new(block_bits, drop),
-            ks,
+            chain: Occupancy::new(block_bits, cutoff),
+            ks: tracked,
         }
     }
 
@@ -1024,7 +1033,7 @@ impl OccupancyTerms {
     /// [`poisson_upper`]`(λ)`; and by how much the FPR may exceed the sum: the mass the chain
     /// has dropped so far plus that tail bound where the sum stopped. Panics if `k` is not
     /// tracked.
-    fn mixture(&mut self, k: u32, lambda: f64, rel: f64) -> (f64, f64, f64) {
+    fn mixture(&mut self, k: u32, lambda: f64, rel: f64) -> Mixture {
         let index = self.ks.iter().position(|t| t.k == k).expect("a tracked k");
         let (mut total, mut slope, mut ln_fact) = (0.0f64, 0.0f64, 0.0f64);
         let mut tail = 0.0f64;
@@ -1043,8 +1052,52 @@ impl OccupancyTerms {
                 break;
             }
         }
-        (total, slope, self.chain.dropped + tail)
+        Mixture {
+            fpr: total,
+            slope,
+            slack: self.chain.dropped + tail,
+        }
     }
+}
+
+/// What [`OccupancyTerms::mixture`] finds: the FPR as summed, its derivative in `λ`, and by
+/// how much the exact FPR may exceed the sum (the mass the chain dropped and the Poisson tail
+/// where the sum stopped; the f64 rounding of the sum, about 10^-13 of it, is not counted —
+/// the sizing's answer lies a quarter of its resolution above the root, about 10^-8 of the
+/// FPR below `p` or more).
+#[derive(Clone, Copy, Debug)]
+struct Mixture {
+    fpr: f64,
+    slope: f64,
+    slack: f64,
+}
+
+/// The exact FPR by the plainest occupancy chain: the whole distribution over `0..=B`
+/// every throw, no occupancy dropped, the Poisson mixture to [`poisson_upper`] with no
+/// early stop — the reference the windowed, shared chains are checked against.
+#[cfg(test)]
+fn plain_chain_fpr(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
+    let (bb, b) = (block_bits as usize, f64::from(block_bits));
+    let lambda = b / bits_per_item;
+    let mut dist = vec![0.0f64; bb + 1];
+    dist[0] = 1.0;
+    let (mut total, mut ln_fact) = (0.0f64, 0.0f64);
+    for i in 0..=poisson_upper(lambda) {
+        if i > 0 {
+            ln_fact += (i as f64).ln();
+            for _ in 0..k {
+                for x in (1..=bb).rev() {
+                    dist[x] = dist[x] * (x as f64 / b) + dist[x - 1] * ((bb - x + 1) as f64 / b);
+                }
+                dist[0] = 0.0;
+            }
+        }
+        let term: f64 = (0..=bb)
+            .map(|x| dist[x] * (x as f64 / b).powi(k as i32))
+            .sum();
+        total += (-lambda + i as f64 * lambda.ln() - ln_fact).exp() * term;
+    }
+    total
 }
 
 /// `Σ_i Pois(i; λ) · terms[i]` over the available terms (the tests' reference mixture).
@@ -1074,15 +1127,16 @@ fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
 /// method from a fitted start and one comparison per neighbouring `k` settle it in 3–6 of
 /// them (`blocked_best_density_precise`; `cargo run --release -p bloomlab-blocked --example
 /// sizing` prints the times: 10–34 µs from 1.6·10^-5 to 5·10^-14, 38–54 µs to 1.6·10^-15).
-/// Further down the double-double sums have no digit left and the occupancy chain sizes the
-/// filter: one chain serves every `k` within two of a fitted guess ([`Chains`]; the
-/// distribution of set bits after `m` throws does not depend on how many throws a key
-/// makes), grows only as far as the Poisson mixture at the current density needs, drops
-/// occupancies below 1e-40 and adds what it dropped to every comparison with `p`. 43–53 µs
-/// from 5·10^-17 down to 5·10^-25, 60–64 µs at 1.6·10^-16 where the double-double sums give
-/// out part of the way (it took 1.4–23 ms with one chain per `k` and the old guesses, which
-/// were off by up to five probes there); what 4096 bits/item cannot reach, below about
-/// 3·10^-25, is refused in 42–53 µs.
+/// Where the f64 sum's terms exceed a result near `p` by more than [`CHAIN_ABOVE`] (from
+/// about 5·10^-14 down; past 10^-15 the double-double sums have no digit left at all) the
+/// occupancy chain sizes the filter: one chain serves every `k` within two of a fitted guess
+/// ([`Chains`]; the distribution of set bits after `m` throws does not depend on how many
+/// throws a key makes), grows only as far as the Poisson mixture at the current density
+/// needs, drops occupancies below 1e-40 and adds what it dropped, and the mixture's cut-off
+/// tail, to every comparison with `p`. 10–29 µs from 1.6·10^-5 to 1.6·10^-13, 44–49 µs from
+/// 5·10^-14 to 1.6·10^-16, 40–45 µs from there to 5·10^-25 (it took 1.4–23 ms below
+/// 1.6·10^-16 with one chain per `k` and guesses that were off by up to five probes there);
+/// what 4096 bits/item cannot reach, below about 3·10^-25, is refused in 40 µs.
 pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)> {
     let p = validate_fpr(p)?;
     if block_bits == 0 {
@@ -1150,11 +1204,17 @@ const SIZING_TOL: f64 = 1e-4;
 /// derivative too), then `k` moves while a neighbour beats it — which one comparison decides:
 /// a neighbour `k'` needs fewer bits exactly when its FPR at the current density is already
 /// below `p` (the FPR falls as bits grow). `None` if Newton's method does not settle (the
-/// caller then runs the bracketed search).
+/// caller then refuses the target).
 fn blocked_best_density_precise(p: f64, block_bits: u32, floor: f64) -> Option<(f64, u32)> {
     let start = blocked_density_hint(p).max(floor);
     let mut k = blocked_k_hint(start);
     let mut chains = Chains::new(block_bits, k);
+    // One choice of method for the whole walk, from the f64 sum's terms at the start: where
+    // they exceed a result near `p` by more than `CHAIN_ABOVE`, the chain from the start.
+    chains.first = match closed_form_sums(start, k, block_bits) {
+        Sums::F64 { magnitude, .. } => magnitude > p * CHAIN_ABOVE,
+        Sums::Saturated => false,
+    };
     let mut d = blocked_density_newton(p, k, block_bits, start, floor, &mut chains)?;
     for dir in [-1i64, 1] {
         let mut moved = false;
@@ -1179,15 +1239,29 @@ fn blocked_best_density_precise(p: f64, block_bits: u32, floor: f64) -> Option<(
     Some((d, k))
 }
 
-/// The occupancy chain's terms for the sizing's `k`s, for where even the double-double sum
-/// cancels too far (results below about 10^-15): one [`OccupancyTerms`] chain for the `k`s
+/// The occupancy chain's terms for the sizing's `k`s, for where the double-double sum costs
+/// more or cancels too far (see [`CHAIN_ABOVE`]): one [`OccupancyTerms`] chain for the `k`s
 /// within [`CHAIN_BAND`] of the first guess, built the first time one is asked for (most
-/// targets never need it); a `k` outside runs a chain of its own.
+/// targets never need it); a `k` outside gets a chain of its own, kept for the rest of the
+/// walk.
 struct Chains {
     block_bits: u32,
     band: std::ops::RangeInclusive<u32>,
     shared: Option<OccupancyTerms>,
+    others: Vec<OccupancyTerms>,
+    /// The walk sizes by the chain from the start (see [`CHAIN_ABOVE`]).
+    first: bool,
 }
+
+/// Where the f64 closed form's terms exceed a result near the target by more than this, the
+/// sizing runs the occupancy chain from the start instead of Newton's method on the
+/// double-double sums. Those hold 1e-7 of the result up to a ratio of 10^25
+/// (`dd::MAX_CANCELLATION`), but from here on their few evaluations (10–20 µs each at k ≥ 27)
+/// cost more than the shared chain (43–47 µs from 5·10^-14 down); one choice per call,
+/// because a walk that started on the sums and ended on the chain paid for both (57–69 µs
+/// where the switch fell). `examples/sizing`: 5·10^-13 sized in 28 µs by the sums, 1.6·10^-13
+/// in 44 µs by the chain.
+const CHAIN_ABOVE: f64 = 1e21;
 
 /// How far from the first guess at `k` the sizing's shared chain tracks `k`: the fitted
 /// guess is off by at most one below 10^-15 (see [`blocked_k_hint`]), and the walk compares
@@ -1201,28 +1275,40 @@ impl Chains {
             block_bits,
             band,
             shared: None,
+            others: Vec::new(),
+            first: false,
         }
     }
 
-    /// Whether the shared chain has been built and tracks `k`.
-    fn running(&self, k: u32) -> bool {
-        self.shared.is_some() && self.band.contains(&k)
+    /// Whether `k`'s FPR should come from the chain without trying the closed form: the walk
+    /// chose the chain from the start, or the shared chain runs already (the double-double
+    /// sums gave out for a neighbouring `k`, and would here too) and tracks `k`.
+    fn preferred(&self, k: u32) -> bool {
+        self.first || (self.shared.is_some() && self.band.contains(&k))
     }
 
-    /// The FPR at `λ` keys per block with `k` probes, to 1e-10 (as [`OccupancyTerms::mixture`]:
-    /// the sum, its derivative in `λ`, and by how much the FPR may exceed the sum — far
-    /// inside the sizing's resolution, 1e-4 bits/item, which moves the FPR by 10^-6 of itself
-    /// or more).
-    fn mixture(&mut self, k: u32, lambda: f64) -> (f64, f64, f64) {
+    /// The FPR at `λ` keys per block with `k` probes, to 1e-10 ([`OccupancyTerms::mixture`]):
+    /// far inside the sizing's resolution, 1e-4 bits/item, which moves the FPR by 2·10^-7 of
+    /// itself or more (the least near 4096 bits/item).
+    fn mixture(&mut self, k: u32, lambda: f64) -> Mixture {
         const REL: f64 = 1e-10;
-        if self.band.contains(&k) {
-            let (bb, band) = (self.block_bits, self.band.clone());
+        let bb = self.block_bits;
+        let terms = if self.band.contains(&k) {
+            let band = self.band.clone();
             self.shared
                 .get_or_insert_with(|| OccupancyTerms::new(bb, band, SIZING_DROP))
-                .mixture(k, lambda, REL)
         } else {
-            OccupancyTerms::new(self.block_bits, k..=k, SIZING_DROP).mixture(k, lambda, REL)
-        }
+            let at = match self.others.iter().position(|t| t.ks[0].k == k) {
+                Some(i) => i,
+                None => {
+                    self.others
+                        .push(OccupancyTerms::new(bb, k..=k, SIZING_DROP));
+                    self.others.len() - 1
+                }
+            };
+            &mut self.others[at]
+        };
+        terms.mixture(k, lambda, REL)
     }
 }
 
@@ -1263,15 +1349,15 @@ fn blocked_density_hint(p: f64) -> f64 {
     ln_d.exp()
 }
 
-/// The FPR of `(bits_per_item, k)` as precise as a comparison with `p` needs: the f64 closed
-/// form where its rounding bound (2^10·ε·magnitude, far above the ulp-sized errors of its
-/// terms) leaves no doubt which side of `p` it lies, else the double-double sum.
+/// The FPR of `(bits_per_item, k)` as precise as a comparison with `p` needs: the occupancy
+/// chain plus its slack where the walk prefers it ([`Chains::preferred`]); else the f64
+/// closed form where its rounding bound (2^10·ε·magnitude, far above the ulp-sized errors of
+/// its terms) leaves no doubt which side of `p` it lies, else the double-double sum, else
+/// (where that cancels too far) the chain plus its slack.
 fn fpr_to_compare(p: f64, bits_per_item: f64, k: u32, block_bits: u32, chains: &mut Chains) -> f64 {
-    if chains.running(k) {
-        // The shared chain runs because the closed form had no digit left near `p` for a
-        // neighbouring `k`: nor would it here; the chain's terms are already there.
-        let (f, _, slack) = chains.mixture(k, f64::from(block_bits) / bits_per_item);
-        return (f + slack).clamp(0.0, 1.0);
+    if chains.preferred(k) {
+        let m = chains.mixture(k, f64::from(block_bits) / bits_per_item);
+        return (m.fpr + m.slack).clamp(0.0, 1.0);
     }
     match closed_form_sums(bits_per_item, k, block_bits) {
         Sums::Saturated => 1.0,
@@ -1297,8 +1383,8 @@ fn fpr_to_compare(p: f64, bits_per_item: f64, k: u32, block_bits: u32, chains: &
                 None => {
                     // At most the slack above the sum: the comparison errs towards "not
                     // yet", so the filter meets its target whatever was dropped or cut off.
-                    let (f, _, slack) = chains.mixture(k as u32, lambda);
-                    (f + slack).clamp(0.0, 1.0)
+                    let m = chains.mixture(k as u32, lambda);
+                    (m.fpr + m.slack).clamp(0.0, 1.0)
                 }
             }
         }
@@ -1331,14 +1417,9 @@ fn blocked_density_newton(
     let kk = k.min(MAX_HASHES) as usize;
     let ln_p = p.ln();
     let mut x = start.max(floor);
-    // Once the double-double sum has cancelled too far for this `k` (results below about
-    // 10^-15), the iterates near the root would too: the occupancy chain from then on — and
-    // from the start where the f64 sum's terms at the start already exceed what
-    // double-double can hold for a result near `p`.
-    let mut chain_only = match closed_form_sums(x, k, block_bits) {
-        Sums::F64 { magnitude, .. } => magnitude > p * dd::MAX_CANCELLATION,
-        Sums::Saturated => false,
-    };
+    // The occupancy chain from the start if the walk chose it; else from the first time the
+    // double-double sum cancels too far for this `k` (the iterates near the root would too).
+    let mut chain_only = chains.first;
     for _ in 0..40 {
         let lambda = b / x;
         let precise = if chain_only {
@@ -1350,8 +1431,8 @@ fn blocked_density_newton(
             Some(v) => v,
             None => {
                 chain_only = true;
-                let (f, slope, _) = chains.mixture(kk as u32, lambda);
-                (f, slope)
+                let m = chains.mixture(kk as u32, lambda);
+                (m.fpr, m.slope)
             }
         };
         if !(f.is_finite() && f > 0.0 && slope > 0.0) {
@@ -2037,34 +2118,6 @@ mod blocked_closed_form_precision_tests {
         }
     }
 
-    /// The exact FPR by the plainest occupancy chain: the whole distribution over `0..=B`
-    /// every throw, no occupancy dropped, the Poisson mixture to [`poisson_upper`] with no
-    /// early stop — the reference the windowed, shared chains are checked against.
-    fn plain_chain_fpr(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
-        let (bb, b) = (block_bits as usize, f64::from(block_bits));
-        let lambda = b / bits_per_item;
-        let mut dist = vec![0.0f64; bb + 1];
-        dist[0] = 1.0;
-        let (mut total, mut ln_fact) = (0.0f64, 0.0f64);
-        for i in 0..=poisson_upper(lambda) {
-            if i > 0 {
-                ln_fact += (i as f64).ln();
-                for _ in 0..k {
-                    for x in (1..=bb).rev() {
-                        dist[x] =
-                            dist[x] * (x as f64 / b) + dist[x - 1] * ((bb - x + 1) as f64 / b);
-                    }
-                    dist[0] = 0.0;
-                }
-            }
-            let term: f64 = (0..=bb)
-                .map(|x| dist[x] * (x as f64 / b).powi(k as i32))
-                .sum();
-            total += (-lambda + i as f64 * lambda.ln() - ln_fact).exp() * term;
-        }
-        total
-    }
-
     #[test]
     fn the_windowed_chains_agree_with_the_plain_one() {
         // blocked_fpr_markov (window, drops below 1e-300, stops at 1e-10 of its sum) and the
@@ -2084,9 +2137,10 @@ mod blocked_closed_form_precision_tests {
                 "{bpi}/{k}: {got:e} vs {want:e}"
             );
             let mut chains = Chains::new(512, k);
-            let (f, _, slack) = chains.mixture(k, 512.0 / bpi);
+            let m = chains.mixture(k, 512.0 / bpi);
+            let f = m.fpr;
             assert!(
-                f <= want * (1.0 + 1e-12) && f + slack >= want * (1.0 - 1e-12),
+                f <= want * (1.0 + 1e-12) && f + m.slack >= want * (1.0 - 1e-12),
                 "{bpi}/{k}"
             );
             assert!(
@@ -2094,8 +2148,13 @@ mod blocked_closed_form_precision_tests {
                 "{bpi}/{k}: {f:e} vs {want:e}"
             );
             // A neighbour k from the same chain, after it has run for k.
-            let (g, _, _) = chains.mixture(k + 1, 512.0 / bpi);
-            let want1 = plain_chain_fpr(bpi, k + 1, 512);
+            let m1 = chains.mixture(k + 1, 512.0 / bpi);
+            let (g, want1) = (m1.fpr, plain_chain_fpr(bpi, k + 1, 512));
+            assert!(
+                g <= want1 * (1.0 + 1e-12) && g + m1.slack >= want1 * (1.0 - 1e-12),
+                "{bpi}/{}",
+                k + 1
+            );
             assert!(
                 (g / want1 - 1.0).abs() < 1e-9,
                 "{bpi}/{}: {g:e} vs {want1:e}",
@@ -2154,20 +2213,17 @@ mod blocked_sizing_tests {
 
     #[test]
     fn tiny_targets_are_met_minimal_and_optimal_by_the_chain() {
-        // The Newton sizing checked by the independent occupancy chain: the FPR is met, a
-        // density two tolerances lower is not enough, and neither neighbouring k reaches
-        // the target at the density found; far below, the chain itself sizes and the
-        // answer still meets the target, and the unreachable is refused.
+        // The sizing checked by the plain occupancy chain (which shares nothing with the
+        // sizing's chains): the FPR is met, a density two tolerances lower is not enough, and
+        // neither neighbouring k reaches the target at the density found; far below, the
+        // sizing's own chain sizes and the answer still meets the target, and the
+        // unreachable is refused.
         for p in [
             2e-5, 1e-7, 1e-9, 1e-11, 1e-13, 1e-15, 1e-17, 1e-20, 1e-22, 5e-25,
         ] {
             let (d, k) = blocked_bits_per_item_exact(p, 512).unwrap();
-            let chain = |d: f64, k: u32| blocked_fpr_markov(d, k, 512);
-            assert!(
-                chain(d, k) <= p * (1.0 + 1e-9),
-                "{p}: {d} {k}: {:e}",
-                chain(d, k)
-            );
+            let chain = |d: f64, k: u32| plain_chain_fpr(d, k, 512);
+            assert!(chain(d, k) <= p, "{p}: {d} {k}: {:e}", chain(d, k));
             assert!(
                 chain(d - 2.0 * SIZING_TOL, k) > p,
                 "{p}: {d} {k} not minimal"

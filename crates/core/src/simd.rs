@@ -3979,16 +3979,18 @@ pub fn classic_contains_all(words: &[u64], m: u64, h1: u64, h2: u64, k: u32) -> 
 /// occupancies: `dist[i + 1] ← dist[i + 1]·stay[i] + dist[i]·grow[i]` for every `i`, from the
 /// old values (`dist` is one longer than `stay` and `grow`; shorter slices are truncated to
 /// fit). The portable definition; [`occupancy_step`] is the same arithmetic in wider lanes.
-pub fn occupancy_step_portable(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
+#[cfg(test)]
+fn occupancy_step_portable(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
     occupancy_step_body(dist, stay, grow);
 }
 
 /// [`occupancy_step_portable`] compiled for AVX-512 or AVX2 when the CPU has them: each
 /// element is the same two products and one sum, rounded the same way (Rust does not fuse
 /// a multiply and an add), so the results are bit-identical; only the lane width changes
-/// (8 or 4 doubles per instruction, 2 in the baseline x86-64 build). At 300 live occupancies
-/// per throw, the sizing of targets below 10^-16 spent about 1.1 M of its 1.6 M
-/// instructions here in the baseline build.
+/// (8 or 4 doubles per instruction, 2 in the baseline x86-64 build). Before the sizing
+/// shared its chain and narrowed its window, the throws were 1.1 M of the 1.6 M instructions
+/// of one sizing at 10^-20 in the baseline build (`valgrind --tool=callgrind`), and the throw
+/// the larger part of its time since.
 pub fn occupancy_step(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -4055,6 +4057,9 @@ fn occupancy_step_body(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
 mod occupancy_tests {
     use super::*;
 
+    /// One throw, as a function pointer.
+    type Step = fn(&mut [f64], &[f64], &[f64]);
+
     #[test]
     fn wide_lanes_agree_with_the_portable_throw_bit_for_bit() {
         // Windows of every length from 0 to 70 (every remainder of the chunking), values
@@ -4070,13 +4075,33 @@ mod occupancy_tests {
             let stay: Vec<f64> = (0..n).map(|_| next()).collect();
             let grow: Vec<f64> = (0..n).map(|_| next()).collect();
             let start: Vec<f64> = (0..=n).map(|_| next() * (-60.0 * next()).exp()).collect();
-            let (mut a, mut b) = (start.clone(), start);
-            for _ in 0..5 {
-                occupancy_step_portable(&mut a, &stay, &grow);
-                occupancy_step(&mut b, &stay, &grow);
-            }
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&a), bits(&b), "window of {n}");
+            let mut want = start.clone();
+            for _ in 0..5 {
+                occupancy_step_portable(&mut want, &stay, &grow);
+            }
+            // Every variant this CPU can run, each called directly, and the dispatcher.
+            let mut variants: Vec<(&str, Step)> = vec![("dispatched", occupancy_step)];
+            #[cfg(target_arch = "x86_64")]
+            {
+                if has_avx2() {
+                    // SAFETY: the CPU supports AVX2 (checked just above).
+                    variants.push(("avx2", |d, s, g| unsafe { occupancy_step_avx2(d, s, g) }));
+                }
+                if has_avx512f() {
+                    // SAFETY: the CPU supports AVX-512F (checked just above).
+                    variants.push(("avx512", |d, s, g| unsafe {
+                        occupancy_step_avx512(d, s, g)
+                    }));
+                }
+            }
+            for (name, step) in variants {
+                let mut got = start.clone();
+                for _ in 0..5 {
+                    step(&mut got, &stay, &grow);
+                }
+                assert_eq!(bits(&want), bits(&got), "{name}, window of {n}");
+            }
         }
         // The portable throw is the definition, element by element (from the old values).
         let (stay, grow) = ([0.25, 0.5, 0.75], [1.0, 0.5, 0.25]);
