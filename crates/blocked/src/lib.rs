@@ -328,9 +328,10 @@
 //! by side instead of one long dependent chain after another), and Newton's method from a
 //! fitted start needs 3–6 of them (the secant from a coarse f64 search needed 7–10 and the
 //! search itself 15–85 µs). `cargo run --release -p bloomlab-blocked --example sizing`
-//! (fastest of five calls): **10–34 µs from 1.6·10^-5 to 5·10^-14**, 41–54 µs to
-//! 1.6·10^-15 (were 70–120 µs to 1.6·10^-8, 0.2–0.4 ms to 10^-12, 0.3–1.3 ms below); the
-//! same bits/item and `k` at every target of the table. Further down (p below about
+//! (fastest of five calls) read 10–34 µs from 1.6·10^-5 to 5·10^-14 and 41–54 µs to
+//! 1.6·10^-15 on that path (were 70–120 µs to 1.6·10^-8, 0.2–0.4 ms to 10^-12, 0.3–1.3 ms
+//! below), the same bits/item and `k` at every target of the table; from 5·10^-14 down the
+//! chain below is now the faster of the two. Further down (p below about
 //! 10^-15) even double-double cancels too far, and the occupancy chain sizes the filter (the
 //! double-double sums have no correct digit left there: an earlier sizing refused 10^-20,
 //! which 1130 bits/item reach, and answered 7.8·10^8 bits/item for 10^-60). That took 1.4–23
@@ -340,25 +341,31 @@
 //! at the density and at `k` have fits of their own below 10^-15 (within 0.03 % and one
 //! probe); (ii) one chain serves every `k` within two of the guess — after `m` throws the
 //! distribution of set bits is the same whatever the number of throws per key, so each `k`
-//! reads its term at its own multiples of `m`; (iii) the chain runs only as far as the
+//! reads its term after every multiple of `k` throws; (iii) the chain runs only as far as the
 //! Poisson mixture at the current density needs, and drops occupancies under 1e-40, adding
 //! what it dropped and the mixture's cut-off tail to every comparison with `p`, so the filter
 //! meets its target whatever was left out; (iv) a throw updates the window of live
 //! occupancies in AVX-512 or AVX2 lanes (`simd::occupancy_step`, bit-identical to the
-//! portable loop: no fused multiply-add). Under `valgrind --tool=callgrind` the chain's
-//! throws had been 1.1 M of the 1.6 M instructions of one sizing at 10^-20, the walk's
-//! f64 closed-form sums (useless there) 0.2 M; the terms' dot products, one running sum
-//! each, waited on every addition (eight partial sums now). The chain costs 40–49 µs
-//! whatever the target, the double-double Newton 10–20 µs per evaluation at k ≥ 27, so the
-//! sizing takes the chain from the start where the f64 terms exceed a result near `p` by
-//! more than 10^21 (from about 5·10^-14 down), one choice per call: a walk that began on the
-//! sums and finished on the chain had paid for both (57–69 µs where the switch fell).
-//! `examples/sizing`, fastest of five calls, three processes: **every target from 0.5 down
-//! to 5·10^-25 in at most 49 µs** — 10–29 µs to 1.6·10^-13, 44–49 µs from 5·10^-14 to
-//! 1.6·10^-16, 40–45 µs below — the same bits/item and `k` as before at every target;
+//! portable loop: no fused multiply-add), two throws per pass wherever no tracked `k` is due
+//! in between (a third fewer operations per occupancy, half the passes). Under `valgrind
+//! --tool=callgrind` the chain's throws had been 1.1 M of the 1.6 M instructions of one
+//! sizing at 10^-20, the walk's f64 closed-form sums (useless there) 0.2 M; the terms' dot
+//! products, one running sum each, waited on every addition (eight partial sums now). With
+//! single throws the chain cost 40–49 µs whatever the target, the double-double Newton 10–20
+//! µs per evaluation at k ≥ 27, so the sizing takes the chain from the start where the f64
+//! terms exceed a result near `p` by more than 10^21 (from about 5·10^-14 down), one choice
+//! per call: a walk that began on the sums and finished on the chain had paid for both (57–69
+//! µs where the switch fell). `examples/sizing`, fastest of five calls, in the machine's
+//! faster state (the double-double path at 5·10^-13 in 28 µs): **every target from 0.5 down
+//! to 5·10^-25 within 49 µs with single throws** (three processes: 10–29 µs to 1.6·10^-13,
+//! 44–49 from 5·10^-14 to 1.6·10^-16, 40–45 below), **39–44 µs** over the chain's range with
+//! two per pass (two processes, where single throws read 43–60 in processes alternating
+//! with them); the same bits/item and `k` as before at every target. Half an hour later the
+//! machine ran everything about 35 % slower (that path at 38–40 µs) and the chain's range
+//! read 45–59 µs over six processes: the 50 µs holds in the machine's faster state only.
 //! 5·10^-25, refused before (Newton's method from the old guess stepped past 4096
 //! bits/item), is met at 3841.7 bits/item with k = 45. Below what 4096 bits/item reach
-//! (about 3·10^-25 at k = 45) the target is refused in 40 µs (was 0.9–1.1 ms).
+//! (about 3·10^-25 at k = 45) the target is refused as fast (was 0.9–1.1 ms).
 //!
 //! # Threads, parallel builds and bytes in place
 //!

@@ -880,6 +880,12 @@ struct Occupancy {
     stay: Vec<f64>,
     /// `(B − x + 1)/B` at index `x`: the chance that a throw into `x − 1` ones makes `x`.
     grow: Vec<f64>,
+    /// The same for two throws at index `x`: from `x` ones `(x/B)²`, from `x − 1`
+    /// `(B − x + 1)(2x − 1)/B²` (new then old, or old then new), from `x − 2`
+    /// `(B − x + 2)(B − x + 1)/B²`.
+    stay2: Vec<f64>,
+    grow1: Vec<f64>,
+    grow2: Vec<f64>,
     /// The occupancies still carrying mass: `low..=reach`. Those that fall under `cutoff`, at
     /// either end, are dropped (set to zero) and their mass added to `dropped`: every
     /// expectation of a function within `[0, 1]` computed from the chain is then short of its
@@ -907,10 +913,21 @@ impl Occupancy {
         let b = f64::from(block_bits);
         let mut dist = vec![0.0f64; bb + 1];
         dist[0] = 1.0;
+        let (unset, x) = (
+            |x: usize| (bb + 1).saturating_sub(x) as f64,
+            |x: usize| x as f64,
+        );
         Occupancy {
             dist,
-            stay: (0..=bb).map(|x| x as f64 / b).collect(),
-            grow: (0..=bb).map(|x| (bb + 1 - x.max(1)) as f64 / b).collect(),
+            stay: (0..=bb).map(|i| x(i) / b).collect(),
+            grow: (0..=bb).map(|i| unset(i.max(1)) / b).collect(),
+            stay2: (0..=bb).map(|i| (x(i) / b) * (x(i) / b)).collect(),
+            grow1: (0..=bb)
+                .map(|i| (unset(i) / b) * ((2.0 * x(i) - 1.0).max(0.0) / b))
+                .collect(),
+            grow2: (0..=bb)
+                .map(|i| (unset(i.saturating_sub(1)) / b) * (unset(i) / b))
+                .collect(),
             low: 0,
             reach: 0,
             cutoff,
@@ -946,12 +963,35 @@ impl Occupancy {
         let lo = self.low.max(1);
         crate::simd::occupancy_step(
             &mut self.dist[lo - 1..=self.reach],
-            &self.stay[lo..=self.reach],
-            &self.grow[lo..=self.reach],
+            [&self.stay[lo..=self.reach], &self.grow[lo..=self.reach]],
         );
         if self.low == 0 {
             self.dist[0] = 0.0;
         }
+        self.trim();
+    }
+
+    /// Two more throws in one pass over the window (half the passes, a third fewer
+    /// operations per occupancy than two single throws; the same distribution to rounding).
+    /// Needs `low ≥ 2` (the chain's first throws go one at a time).
+    fn throw_two(&mut self) {
+        let bb = self.dist.len() - 1;
+        debug_assert!(self.low >= 2);
+        self.reach = (self.reach + 2).min(bb);
+        let (lo, hi) = (self.low, self.reach);
+        crate::simd::occupancy_step(
+            &mut self.dist[lo - 2..=hi],
+            [
+                &self.stay2[lo..=hi],
+                &self.grow1[lo..=hi],
+                &self.grow2[lo..=hi],
+            ],
+        );
+        self.trim();
+    }
+
+    /// Drop the occupancies under the cutoff at both ends of the window.
+    fn trim(&mut self) {
         while self.low < self.reach && self.dist[self.low] < self.cutoff {
             self.dropped += self.dist[self.low];
             self.dist[self.low] = 0.0;
@@ -1015,9 +1055,17 @@ impl OccupancyTerms {
     /// Advance until the `index`-th tracked `k` has its term for `keys` keys per block.
     fn extend(&mut self, index: usize, keys: usize) {
         while self.ks[index].terms.len() <= keys {
-            self.chain.throw();
+            // Two throws at once unless a tracked `k` is due after the first.
+            let two = self.chain.low >= 2 && self.ks.iter().all(|t| t.due >= 2);
+            let n = if two {
+                self.chain.throw_two();
+                2
+            } else {
+                self.chain.throw();
+                1
+            };
             for t in &mut self.ks {
-                t.due -= 1;
+                t.due -= n;
                 if t.due == 0 {
                     t.terms.push(self.chain.expect(&t.pw));
                     t.due = t.k;
@@ -1126,17 +1174,19 @@ fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
 /// 3·10^-5, where the closed form needs double-double sums (3.5–11 µs each), Newton's
 /// method from a fitted start and one comparison per neighbouring `k` settle it in 3–6 of
 /// them (`blocked_best_density_precise`; `cargo run --release -p bloomlab-blocked --example
-/// sizing` prints the times: 10–34 µs from 1.6·10^-5 to 5·10^-14, 38–54 µs to 1.6·10^-15).
-/// Where the f64 sum's terms exceed a result near `p` by more than [`CHAIN_ABOVE`] (from
+/// sizing` prints the times).
+/// Where the f64 sum's terms exceed a result near `p` by more than `CHAIN_ABOVE` (10^21) (from
 /// about 5·10^-14 down; past 10^-15 the double-double sums have no digit left at all) the
 /// occupancy chain sizes the filter: one chain serves every `k` within two of a fitted guess
-/// ([`Chains`]; the distribution of set bits after `m` throws does not depend on how many
+/// (`Chains`; the distribution of set bits after `m` throws does not depend on how many
 /// throws a key makes), grows only as far as the Poisson mixture at the current density
 /// needs, drops occupancies below 1e-40 and adds what it dropped, and the mixture's cut-off
-/// tail, to every comparison with `p`. 10–29 µs from 1.6·10^-5 to 1.6·10^-13, 44–49 µs from
-/// 5·10^-14 to 1.6·10^-16, 40–45 µs from there to 5·10^-25 (it took 1.4–23 ms below
-/// 1.6·10^-16 with one chain per `k` and guesses that were off by up to five probes there);
-/// what 4096 bits/item cannot reach, below about 3·10^-25, is refused in 40 µs.
+/// tail, to every comparison with `p`. In the machine's faster state 10–29 µs from 1.6·10^-5
+/// to 1.6·10^-13 and 39–44 µs from 5·10^-14 to 5·10^-25 (it took 1.4–23 ms below 1.6·10^-16
+/// with one chain per `k` and guesses that were off by up to five probes there); what 4096
+/// bits/item cannot reach, below about 3·10^-25, is refused as fast. In a slower state
+/// (everything about 35 % slower) the chain's range read 45–59 µs. Figures and history in
+/// the blocked crate's docs.
 pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)> {
     let p = validate_fpr(p)?;
     if block_bits == 0 {
@@ -1257,10 +1307,10 @@ struct Chains {
 /// sizing runs the occupancy chain from the start instead of Newton's method on the
 /// double-double sums. Those hold 1e-7 of the result up to a ratio of 10^25
 /// (`dd::MAX_CANCELLATION`), but from here on their few evaluations (10–20 µs each at k ≥ 27)
-/// cost more than the shared chain (43–47 µs from 5·10^-14 down); one choice per call,
-/// because a walk that started on the sums and ended on the chain paid for both (57–69 µs
-/// where the switch fell). `examples/sizing`: 5·10^-13 sized in 28 µs by the sums, 1.6·10^-13
-/// in 44 µs by the chain.
+/// cost more than the shared chain (43–47 µs from 5·10^-14 down, with single throws); one
+/// choice per call, because a walk that started on the sums and ended on the chain paid for
+/// both (57–69 µs where the switch fell). `examples/sizing`: 5·10^-13 sized in 28 µs by the
+/// sums, 1.6·10^-13 in 44 µs by the chain.
 const CHAIN_ABOVE: f64 = 1e21;
 
 /// How far from the first guess at `k` the sizing's shared chain tracks `k`: the fitted

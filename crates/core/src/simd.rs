@@ -3975,36 +3975,40 @@ pub fn classic_contains_all(words: &[u64], m: u64, h1: u64, h2: u64, k: u32) -> 
 // ---------------------------------------------------------------------------------------
 // The occupancy chain's throw (`math`'s exact blocked FPR for sparse filters).
 
-/// One throw of the occupancy chain behind `math::blocked_fpr_markov` on a window of
-/// occupancies: `dist[i + 1] ← dist[i + 1]·stay[i] + dist[i]·grow[i]` for every `i`, from the
-/// old values (`dist` is one longer than `stay` and `grow`; shorter slices are truncated to
-/// fit). The portable definition; [`occupancy_step`] is the same arithmetic in wider lanes.
+/// The portable throws ([`occupancy_step`]'s definition), for the tests to hold the vector
+/// variants to.
 #[cfg(test)]
-fn occupancy_step_portable(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
-    occupancy_step_body(dist, stay, grow);
+fn occupancy_step_portable<const T: usize>(dist: &mut [f64], coef: [&[f64]; T]) {
+    occupancy_step_body(dist, coef);
 }
 
-/// [`occupancy_step_portable`] compiled for AVX-512 or AVX2 when the CPU has them: each
-/// element is the same two products and one sum, rounded the same way (Rust does not fuse
-/// a multiply and an add), so the results are bit-identical; only the lane width changes
-/// (8 or 4 doubles per instruction, 2 in the baseline x86-64 build). Before the sizing
-/// shared its chain and narrowed its window, the throws were 1.1 M of the 1.6 M instructions
-/// of one sizing at 10^-20 in the baseline build (`valgrind --tool=callgrind`), and the throw
-/// the larger part of its time since.
-pub fn occupancy_step(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
+/// `T − 1` throws of the occupancy chain behind `math::blocked_fpr_markov` on a window of
+/// occupancies, in place: `dist[i + T − 1] ← Σ_t coef[t][i]·dist[i + T − 1 − t]` for every
+/// `i`, from the old values, summed in the order of `t` (`dist` is `T − 1` longer than each
+/// `coef`; longer slices are cut to fit; `T` is 2 or 3). One throw is `[stay, grow]`: `x` ones
+/// stay `x` or `x − 1` become `x`; two are `[stay², …, …]`, reaching back two occupancies.
+///
+/// Compiled for AVX-512 or AVX2 when the CPU has them, else the portable loop: each element
+/// is the same products and sums, rounded the same way (Rust does not fuse a multiply and an
+/// add), so the results are bit-identical (tested); only the lane width changes (8 or 4
+/// doubles per instruction, 2 in the baseline x86-64 build). Before the sizing shared its
+/// chain and narrowed its window, the throws were 1.1 M of the 1.6 M instructions of one
+/// sizing at 10^-20 in the baseline build (`valgrind --tool=callgrind`), and the throw the
+/// larger part of its time since.
+pub fn occupancy_step<const T: usize>(dist: &mut [f64], coef: [&[f64]; T]) {
     #[cfg(target_arch = "x86_64")]
     {
         if has_avx512f() {
             // SAFETY: the CPU supports AVX-512F (checked just above), the only requirement of
             // this `#[target_feature(enable = "avx512f")]` function beyond its safe signature.
-            return unsafe { occupancy_step_avx512(dist, stay, grow) };
+            return unsafe { occupancy_step_avx512(dist, coef) };
         }
         if has_avx2() {
             // SAFETY: the CPU supports AVX2 (checked just above), as this function requires.
-            return unsafe { occupancy_step_avx2(dist, stay, grow) };
+            return unsafe { occupancy_step_avx2(dist, coef) };
         }
     }
-    occupancy_step_body(dist, stay, grow);
+    occupancy_step_body(dist, coef);
 }
 
 /// [`occupancy_step_body`] compiled with AVX-512F.
@@ -4013,8 +4017,8 @@ pub fn occupancy_step(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
 /// The CPU must support AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn occupancy_step_avx512(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
-    occupancy_step_body(dist, stay, grow);
+unsafe fn occupancy_step_avx512<const T: usize>(dist: &mut [f64], coef: [&[f64]; T]) {
+    occupancy_step_body(dist, coef);
 }
 
 /// [`occupancy_step_body`] compiled with AVX2.
@@ -4023,33 +4027,45 @@ unsafe fn occupancy_step_avx512(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn occupancy_step_avx2(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
-    occupancy_step_body(dist, stay, grow);
+unsafe fn occupancy_step_avx2<const T: usize>(dist: &mut [f64], coef: [&[f64]; T]) {
+    occupancy_step_body(dist, coef);
 }
 
-/// The throw, in place from the top down, sixteen occupancies at a time: each chunk reads its
-/// seventeen old values before writing, and the chunk below has not been written yet; the
-/// fixed-size chunks run without bounds tests, in as many vector lanes as the caller's
-/// target features give. Safe code: inlined into each compiled variant.
+/// The throws, in place from the top down, sixteen occupancies at a time: each chunk reads
+/// its old values (sixteen and the `T − 1` below) before writing, and the chunks below have
+/// not been written yet; the fixed-size chunks run without bounds tests, in as many vector
+/// lanes as the caller's target features give. Safe code: inlined into each compiled variant.
 #[inline(always)]
-fn occupancy_step_body(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
+fn occupancy_step_body<const T: usize>(dist: &mut [f64], coef: [&[f64]; T]) {
     const W: usize = 16;
-    let n = stay.len().min(grow.len()).min(dist.len().saturating_sub(1));
+    assert!(T == 2 || T == 3, "one throw or two");
+    let reach = T - 1;
+    let n = coef
+        .iter()
+        .map(|c| c.len())
+        .fold(dist.len().saturating_sub(reach), usize::min);
     let mut top = n;
     while top >= W {
         let base = top - W;
-        let old: [f64; W + 1] = dist[base..=top].try_into().expect("W + 1 values");
-        let s: &[f64; W] = stay[base..top].try_into().expect("W values");
-        let g: &[f64; W] = grow[base..top].try_into().expect("W values");
+        let mut old = [0.0f64; W + 2];
+        old[..W + reach].copy_from_slice(&dist[base..top + reach]);
         let mut new = [0.0f64; W];
-        for i in 0..W {
-            new[i] = old[i + 1] * s[i] + old[i] * g[i];
+        for (t, c) in coef.iter().enumerate() {
+            let c: &[f64; W] = c[base..top].try_into().expect("W values");
+            for i in 0..W {
+                let term = c[i] * old[i + reach - t];
+                new[i] = if t == 0 { term } else { new[i] + term };
+            }
         }
-        dist[base + 1..=top].copy_from_slice(&new);
+        dist[base + reach..top + reach].copy_from_slice(&new);
         top = base;
     }
     for i in (0..top).rev() {
-        dist[i + 1] = dist[i + 1] * stay[i] + dist[i] * grow[i];
+        let mut acc = coef[0][i] * dist[i + reach];
+        for (t, c) in coef.iter().enumerate().skip(1) {
+            acc += c[i] * dist[i + reach - t];
+        }
+        dist[i + reach] = acc;
     }
 }
 
@@ -4057,13 +4073,52 @@ fn occupancy_step_body(dist: &mut [f64], stay: &[f64], grow: &[f64]) {
 mod occupancy_tests {
     use super::*;
 
-    /// One throw, as a function pointer.
-    type Step = fn(&mut [f64], &[f64], &[f64]);
+    /// A run of throws: `T − 1` at a time, as a function pointer.
+    type Step<const T: usize> = fn(&mut [f64], [&[f64]; T]);
+
+    /// The variants this CPU can run, each called directly, and the dispatcher.
+    fn variants<const T: usize>() -> Vec<(&'static str, Step<T>)> {
+        let mut v: Vec<(&str, Step<T>)> = vec![("dispatched", occupancy_step::<T>)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if has_avx2() {
+                // SAFETY: the CPU supports AVX2 (checked just above).
+                v.push(("avx2", |d, c| unsafe { occupancy_step_avx2(d, c) }));
+            }
+            if has_avx512f() {
+                // SAFETY: the CPU supports AVX-512F (checked just above).
+                v.push(("avx512", |d, c| unsafe { occupancy_step_avx512(d, c) }));
+            }
+        }
+        v
+    }
+
+    fn check<const T: usize>(next: &mut impl FnMut() -> f64) {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for n in 0..=70usize {
+            let coef: Vec<Vec<f64>> = (0..T).map(|_| (0..n).map(|_| next()).collect()).collect();
+            let coef: [&[f64]; T] = std::array::from_fn(|t| coef[t].as_slice());
+            let start: Vec<f64> = (0..n + T - 1)
+                .map(|_| next() * (-60.0 * next()).exp())
+                .collect();
+            let mut want = start.clone();
+            for _ in 0..5 {
+                occupancy_step_portable(&mut want, coef);
+            }
+            for (name, step) in variants::<T>() {
+                let mut got = start.clone();
+                for _ in 0..5 {
+                    step(&mut got, coef);
+                }
+                assert_eq!(bits(&want), bits(&got), "{name}, {T} taps, window of {n}");
+            }
+        }
+    }
 
     #[test]
     fn wide_lanes_agree_with_the_portable_throw_bit_for_bit() {
         // Windows of every length from 0 to 70 (every remainder of the chunking), values
-        // spread over many binades, several throws in a row.
+        // spread over many binades, several steps in a row, one throw and two at a time.
         let mut st = 11u64;
         let mut next = || {
             st = st
@@ -4071,42 +4126,12 @@ mod occupancy_tests {
                 .wrapping_add(1442695040888963407);
             (st >> 11) as f64 / (1u64 << 53) as f64
         };
-        for n in 0..=70usize {
-            let stay: Vec<f64> = (0..n).map(|_| next()).collect();
-            let grow: Vec<f64> = (0..n).map(|_| next()).collect();
-            let start: Vec<f64> = (0..=n).map(|_| next() * (-60.0 * next()).exp()).collect();
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            let mut want = start.clone();
-            for _ in 0..5 {
-                occupancy_step_portable(&mut want, &stay, &grow);
-            }
-            // Every variant this CPU can run, each called directly, and the dispatcher.
-            let mut variants: Vec<(&str, Step)> = vec![("dispatched", occupancy_step)];
-            #[cfg(target_arch = "x86_64")]
-            {
-                if has_avx2() {
-                    // SAFETY: the CPU supports AVX2 (checked just above).
-                    variants.push(("avx2", |d, s, g| unsafe { occupancy_step_avx2(d, s, g) }));
-                }
-                if has_avx512f() {
-                    // SAFETY: the CPU supports AVX-512F (checked just above).
-                    variants.push(("avx512", |d, s, g| unsafe {
-                        occupancy_step_avx512(d, s, g)
-                    }));
-                }
-            }
-            for (name, step) in variants {
-                let mut got = start.clone();
-                for _ in 0..5 {
-                    step(&mut got, &stay, &grow);
-                }
-                assert_eq!(bits(&want), bits(&got), "{name}, window of {n}");
-            }
-        }
+        check::<2>(&mut next);
+        check::<3>(&mut next);
         // The portable throw is the definition, element by element (from the old values).
         let (stay, grow) = ([0.25, 0.5, 0.75], [1.0, 0.5, 0.25]);
         let mut d = [1.0, 2.0, 3.0, 4.0];
-        occupancy_step_portable(&mut d, &stay, &grow);
+        occupancy_step_portable(&mut d, [&stay, &grow]);
         assert_eq!(
             d,
             [
@@ -4114,6 +4139,18 @@ mod occupancy_tests {
                 2.0 * 0.25 + 1.0,
                 3.0 * 0.5 + 2.0 * 0.5,
                 4.0 * 0.75 + 3.0 * 0.25
+            ]
+        );
+        let (a, b, c) = ([0.5, 0.25], [2.0, 4.0], [8.0, 16.0]);
+        let mut d = [1.0, 2.0, 3.0, 4.0];
+        occupancy_step_portable(&mut d, [&a, &b, &c]);
+        assert_eq!(
+            d,
+            [
+                1.0,
+                2.0,
+                3.0 * 0.5 + 2.0 * 2.0 + 8.0,
+                4.0 * 0.25 + 3.0 * 4.0 + 2.0 * 16.0
             ]
         );
     }
