@@ -347,7 +347,8 @@
 //! meets its target whatever was left out; (iv) a throw updates the window of live
 //! occupancies in AVX-512 or AVX2 lanes (`simd::occupancy_step`, bit-identical to the
 //! portable loop: no fused multiply-add), two throws per pass wherever no tracked `k` is due
-//! in between (a third fewer operations per occupancy, half the passes). Under `valgrind
+//! in between (half the passes and stores, a quarter fewer loads, a sixth fewer
+//! multiplications and additions per occupancy). Under `valgrind
 //! --tool=callgrind` the chain's throws had been 1.1 M of the 1.6 M instructions of one
 //! sizing at 10^-20, the walk's f64 closed-form sums (useless there) 0.2 M; the terms' dot
 //! products, one running sum each, waited on every addition (eight partial sums now). With
@@ -355,14 +356,15 @@
 //! µs per evaluation at k ≥ 27, so the sizing takes the chain from the start where the f64
 //! terms exceed a result near `p` by more than 10^21 (from about 5·10^-14 down), one choice
 //! per call: a walk that began on the sums and finished on the chain had paid for both (57–69
-//! µs where the switch fell). `examples/sizing`, fastest of five calls, in the machine's
-//! faster state (the double-double path at 5·10^-13 in 28 µs): **every target from 0.5 down
-//! to 5·10^-25 within 49 µs with single throws** (three processes: 10–29 µs to 1.6·10^-13,
-//! 44–49 from 5·10^-14 to 1.6·10^-16, 40–45 below), **39–44 µs** over the chain's range with
-//! two per pass (two processes, where single throws read 43–60 in processes alternating
-//! with them); the same bits/item and `k` as before at every target. Half an hour later the
-//! machine ran everything about 35 % slower (that path at 38–40 µs) and the chain's range
-//! read 45–59 µs over six processes: the 50 µs holds in the machine's faster state only.
+//! µs where the switch fell). `examples/sizing`, fastest of five calls, while the machine
+//! was in its faster state (the double-double path at 5·10^-13 in 28 µs): with single
+//! throws every target from 0.5 down to 5·10^-25 within 49 µs (three processes: 10–29 µs to
+//! 1.6·10^-13, 44–49 from 5·10^-14 to 1.6·10^-16, 40–45 below); with two throws per pass
+//! **39 µs on average over the chain's range, 44 at most** (two processes alternating with
+//! four of single throws, which averaged 43–46 µs there); the same bits/item and `k` as before at
+//! every target. In six later processes, with the machine about 35 % slower throughout (that
+//! double-double path at 38–40 µs), the chain's range read 45–59 µs: the 50 µs is
+//! met in the machine's faster state, not in its slower one.
 //! 5·10^-25, refused before (Newton's method from the old guess stepped past 4096
 //! bits/item), is met at 3841.7 bits/item with k = 45. Below what 4096 bits/item reach
 //! (about 3·10^-25 at k = 45) the target is refused as fast (was 0.9–1.1 ms).

@@ -835,7 +835,8 @@ mod dd {
 /// second for crowded filters, about 0.1 ms for the sparse ones whose value the closed form
 /// hands here (one throw updates only the occupancies that still carry mass, in vector lanes:
 /// `simd::occupancy_step`) — kept as the independent reference [`blocked_fpr_closed`] is
-/// tested against, and itself tested against a plain chain that drops nothing.
+/// tested against, and itself tested against a plain chain that drops nothing. `k` above
+/// [`MAX_HASHES`] counts as [`MAX_HASHES`], as in [`blocked_fpr_exact`].
 pub fn blocked_fpr_markov(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     if !(bits_per_item.is_finite() && bits_per_item > 0.0) || block_bits == 0 || k == 0 {
         return 1.0;
@@ -850,6 +851,9 @@ pub fn blocked_fpr_markov(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     // mass (see `Occupancy`). For
     // sparse filters with many probes, where the closed form hands its value here, about
     // 0.1 ms (900 throws at k = 38 and 938 bits/item, 300 live occupancies each).
+    // As in the closed form: more than MAX_HASHES probes count as MAX_HASHES (which also keeps
+    // the work per key bounded).
+    let k = k.min(MAX_HASHES);
     let mut terms = OccupancyTerms::new(block_bits, k..=k, OCCUPANCY_DROP);
     terms.mixture(k, lambda, 1e-10).fpr.min(1.0)
 }
@@ -904,7 +908,7 @@ const OCCUPANCY_DROP: f64 = 1e-300;
 /// accepts, 3·10^-25 and above: a few thousand throws drop below 10^-36 in all, 10^-11 of
 /// the smallest target, and every comparison adds what was dropped. The window of live
 /// occupancies is narrower than with 1e-300 (at k = 38 and 938 bits/item about 300 wide
-/// there); the sizing took about half the time with 1e-60.
+/// there); with 1e-60 the sizing took about half the time it took with 1e-300.
 const SIZING_DROP: f64 = 1e-40;
 
 impl Occupancy {
@@ -925,8 +929,15 @@ impl Occupancy {
             grow1: (0..=bb)
                 .map(|i| (unset(i) / b) * ((2.0 * x(i) - 1.0).max(0.0) / b))
                 .collect(),
+            // From x − 2 ones, so nothing at x < 2.
             grow2: (0..=bb)
-                .map(|i| (unset(i.saturating_sub(1)) / b) * (unset(i) / b))
+                .map(|i| {
+                    if i < 2 {
+                        0.0
+                    } else {
+                        (unset(i - 1) / b) * (unset(i) / b)
+                    }
+                })
                 .collect(),
             low: 0,
             reach: 0,
@@ -971,12 +982,12 @@ impl Occupancy {
         self.trim();
     }
 
-    /// Two more throws in one pass over the window (half the passes, a third fewer
-    /// operations per occupancy than two single throws; the same distribution to rounding).
-    /// Needs `low ≥ 2` (the chain's first throws go one at a time).
+    /// Two more throws in one pass over the window (half the passes and stores, a quarter
+    /// fewer loads, a sixth fewer multiplications and additions; the same distribution to
+    /// rounding). Needs `low ≥ 2` (the chain's first throws go one at a time).
     fn throw_two(&mut self) {
         let bb = self.dist.len() - 1;
-        debug_assert!(self.low >= 2);
+        assert!(self.low >= 2, "the first throws go one at a time");
         self.reach = (self.reach + 2).min(bb);
         let (lo, hi) = (self.low, self.reach);
         crate::simd::occupancy_step(
@@ -1182,7 +1193,7 @@ fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
 /// throws a key makes), grows only as far as the Poisson mixture at the current density
 /// needs, drops occupancies below 1e-40 and adds what it dropped, and the mixture's cut-off
 /// tail, to every comparison with `p`. In the machine's faster state 10–29 µs from 1.6·10^-5
-/// to 1.6·10^-13 and 39–44 µs from 5·10^-14 to 5·10^-25 (it took 1.4–23 ms below 1.6·10^-16
+/// to 1.6·10^-13 and 39 µs on average (44 at most) from 5·10^-14 to 5·10^-25 (it took 1.4–23 ms below 1.6·10^-16
 /// with one chain per `k` and guesses that were off by up to five probes there); what 4096
 /// bits/item cannot reach, below about 3·10^-25, is refused as fast. In a slower state
 /// (everything about 35 % slower) the chain's range read 45–59 µs. Figures and history in
@@ -1307,10 +1318,10 @@ struct Chains {
 /// sizing runs the occupancy chain from the start instead of Newton's method on the
 /// double-double sums. Those hold 1e-7 of the result up to a ratio of 10^25
 /// (`dd::MAX_CANCELLATION`), but from here on their few evaluations (10–20 µs each at k ≥ 27)
-/// cost more than the shared chain (43–47 µs from 5·10^-14 down, with single throws); one
+/// cost more than the shared chain (40–49 µs from 5·10^-14 down, with single throws); one
 /// choice per call, because a walk that started on the sums and ended on the chain paid for
 /// both (57–69 µs where the switch fell). `examples/sizing`: 5·10^-13 sized in 28 µs by the
-/// sums, 1.6·10^-13 in 44 µs by the chain.
+/// sums, 1.6·10^-13 in 29 µs by the sums, 5·10^-14 in 46–49 µs by the chain (single throws).
 const CHAIN_ABOVE: f64 = 1e21;
 
 /// How far from the first guess at `k` the sizing's shared chain tracks `k`: the fitted
@@ -2209,6 +2220,16 @@ mod blocked_closed_form_precision_tests {
                 (g / want1 - 1.0).abs() < 1e-9,
                 "{bpi}/{}: {g:e} vs {want1:e}",
                 k + 1
+            );
+        }
+        // Small crowded blocks, so the window reaches the top occupancy `B` and two-throw
+        // passes clip there.
+        for (bpi, k, bits) in [(4.0, 3u32, 32u32), (2.0, 5, 16), (1.0, 4, 64), (0.5, 2, 16)] {
+            let want = plain_chain_fpr(bpi, k, bits);
+            let got = blocked_fpr_markov(bpi, k, bits);
+            assert!(
+                (got / want - 1.0).abs() < 1e-9,
+                "{bpi}/{k}/{bits}: {got:e} vs {want:e}"
             );
         }
     }

@@ -3994,7 +3994,7 @@ fn occupancy_step_portable<const T: usize>(dist: &mut [f64], coef: [&[f64]; T]) 
 /// doubles per instruction, 2 in the baseline x86-64 build). Before the sizing shared its
 /// chain and narrowed its window, the throws were 1.1 M of the 1.6 M instructions of one
 /// sizing at 10^-20 in the baseline build (`valgrind --tool=callgrind`), and the throw the
-/// larger part of its time since.
+/// larger part of its time since. `T` other than 2 or 3 does not compile.
 pub fn occupancy_step<const T: usize>(dist: &mut [f64], coef: [&[f64]; T]) {
     #[cfg(target_arch = "x86_64")]
     {
@@ -4038,7 +4038,7 @@ unsafe fn occupancy_step_avx2<const T: usize>(dist: &mut [f64], coef: [&[f64]; T
 #[inline(always)]
 fn occupancy_step_body<const T: usize>(dist: &mut [f64], coef: [&[f64]; T]) {
     const W: usize = 16;
-    assert!(T == 2 || T == 3, "one throw or two");
+    const { assert!(T == 2 || T == 3, "one throw or two") };
     let reach = T - 1;
     let n = coef
         .iter()
@@ -4115,6 +4115,7 @@ mod occupancy_tests {
         }
     }
 
+    // Off x86-64 only the dispatcher runs, which is then the portable loop itself.
     #[test]
     fn wide_lanes_agree_with_the_portable_throw_bit_for_bit() {
         // Windows of every length from 0 to 70 (every remainder of the chunking), values
