@@ -1193,9 +1193,9 @@ fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
 /// throws a key makes), grows only as far as the Poisson mixture at the current density
 /// needs, drops occupancies below 1e-40 and adds what it dropped, and the mixture's cut-off
 /// tail, to every comparison with `p`. In the machine's faster state 10–29 µs from 1.6·10^-5
-/// to 1.6·10^-13 and 39 µs on average (44 at most) from 5·10^-14 to 5·10^-25 (it took 1.4–23 ms below 1.6·10^-16
-/// with one chain per `k` and guesses that were off by up to five probes there); what 4096
-/// bits/item cannot reach, below about 3·10^-25, is refused as fast. In a slower state
+/// to 1.6·10^-13 and 39 µs on average (44 at most) from 5·10^-14 to 5·10^-25 (it took
+/// 1.4–23 ms below 1.6·10^-16 with one chain per `k` and guesses that were off by up to five
+/// probes there); what 4096 bits/item cannot reach, below about 3·10^-25, is refused as fast. In a slower state
 /// (everything about 35 % slower) the chain's range read 45–59 µs. Figures and history in
 /// the blocked crate's docs.
 pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)> {
