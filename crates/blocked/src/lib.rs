@@ -356,15 +356,24 @@
 //! µs per evaluation at k ≥ 27, so the sizing takes the chain from the start where the f64
 //! terms exceed a result near `p` by more than 10^21 (from about 5·10^-14 down), one choice
 //! per call: a walk that began on the sums and finished on the chain had paid for both (57–69
-//! µs where the switch fell). `examples/sizing`, fastest of five calls, while the machine
-//! was in its faster state (the double-double path at 5·10^-13 in 28 µs): with single
-//! throws every target from 0.5 down to 5·10^-25 within 49 µs (three processes: 10–29 µs to
-//! 1.6·10^-13, 44–49 from 5·10^-14 to 1.6·10^-16, 40–45 below); with two throws per pass
-//! **39 µs on average over the chain's range, 44 at most** (two processes alternating with
-//! four of single throws, which averaged 43–46 µs there); the same bits/item and `k` as before at
-//! every target. In six later processes, with the machine about 35 % slower throughout (that
-//! double-double path at 38–40 µs), the chain's range read 45–59 µs: the 50 µs is
-//! met in the machine's faster state, not in its slower one.
+//! µs where the switch fell). Last, the throw itself: each chunk's body had copied its old
+//! values into an array on the stack before computing, and the compiler rebuilt the shifted
+//! vectors from that copy with permutes and inserts; read straight from the slice, each
+//! shift is an unaligned load. With that, the 512-bit block's coefficients as a table built
+//! at compile time (a `const fn`; they had cost a division or two per occupancy and chain)
+//! and the first `(x/B)^k` by squaring across all occupancies at once (one `powi` per
+//! occupancy before), the chain's range went from 37–39 µs to 31 µs on average (four
+//! alternating pairs of processes); the throw body's part of that is small (31 against 33–34
+//! µs on average, comparing processes that ran in the same state of the machine).
+//!
+//! `examples/sizing`, fastest of five calls, three processes, the machine in its faster
+//! state (the double-double path at 5·10^-13 in 27 µs): **every target from 0.5 down to
+//! 5·10^-25 within 37 µs** — 9–29 µs to 1.6·10^-13, 28–37 µs (31 on average) from
+//! 5·10^-14 to 5·10^-25 — the same bits/item and `k` as before at every target. The machine
+//! also runs, for stretches of seconds to minutes and pinned to either vCPU alike, in a
+//! slower state, everything about 40 % slower (that double-double path at 39–43 µs): there
+//! the chain's range read 41–45 µs on average and 45–51 µs at most (six processes), so the
+//! 50 µs holds at every target in the faster state and all but narrowly in the slower.
 //! 5·10^-25, refused before (Newton's method from the old guess stepped past 4096
 //! bits/item), is met at 3841.7 bits/item with k = 45. Below what 4096 bits/item reach
 //! (about 3·10^-25 at k = 45) the target is refused as fast (was 0.9–1.1 ms).

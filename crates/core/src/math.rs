@@ -4,6 +4,8 @@
 //! names its source or gives the one-line derivation. Notation: `n` items, `m` bits, `k`
 //! probes per key, `p` the target false-positive rate (FPR).
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Result};
 
 mod sbbf;
@@ -881,15 +883,15 @@ fn blocked_occupancy_terms(k: u32, block_bits: u32, max_keys: u64) -> Vec<f64> {
 struct Occupancy {
     dist: Vec<f64>,
     /// `x/B`: the chance that a throw into a block with `x` ones sets none.
-    stay: Vec<f64>,
+    stay: Cow<'static, [f64]>,
     /// `(B − x + 1)/B` at index `x`: the chance that a throw into `x − 1` ones makes `x`.
-    grow: Vec<f64>,
+    grow: Cow<'static, [f64]>,
     /// The same for two throws at index `x`: from `x` ones `(x/B)²`, from `x − 1`
     /// `(B − x + 1)(2x − 1)/B²` (new then old, or old then new), from `x − 2`
     /// `(B − x + 2)(B − x + 1)/B²`.
-    stay2: Vec<f64>,
-    grow1: Vec<f64>,
-    grow2: Vec<f64>,
+    stay2: Cow<'static, [f64]>,
+    grow1: Cow<'static, [f64]>,
+    grow2: Cow<'static, [f64]>,
     /// The occupancies still carrying mass: `low..=reach`. Those that fall under `cutoff`, at
     /// either end, are dropped (set to zero) and their mass added to `dropped`: every
     /// expectation of a function within `[0, 1]` computed from the chain is then short of its
@@ -911,34 +913,67 @@ const OCCUPANCY_DROP: f64 = 1e-300;
 /// there); with 1e-60 the sizing took about half the time it took with 1e-300.
 const SIZING_DROP: f64 = 1e-40;
 
+/// [`Occupancy`]'s coefficients at occupancy `x` of a block of `bb` bits, in the order
+/// `[stay, grow, stay2, grow1, grow2]` (see there). A `const fn`, so that the 512-bit block's
+/// are a table built at compile time ([`OCCUPANCY_512`]).
+const fn throw_coefficients(x: usize, bb: usize) -> [f64; 5] {
+    let b = bb as f64;
+    let stay = x as f64 / b;
+    // `(B − x + 1)/B`, from `x − 1` ones (at `x = 0`, where nothing comes from below, the
+    // value is never used: kept as at `x = 1`).
+    let grow = (bb + 1 - if x == 0 { 1 } else { x }) as f64 / b;
+    let grow1 = if x == 0 {
+        0.0
+    } else {
+        ((bb + 1 - x) as f64 / b) * ((2.0 * x as f64 - 1.0) / b)
+    };
+    // From `x − 2` ones, so nothing at `x < 2`.
+    let grow2 = if x < 2 {
+        0.0
+    } else {
+        ((bb + 2 - x) as f64 / b) * ((bb + 1 - x) as f64 / b)
+    };
+    [stay, grow, stay * stay, grow1, grow2]
+}
+
+/// [`throw_coefficients`] for every occupancy of a 512-bit block (the blocked filter's), one
+/// row per kind: computing them cost a division or two per occupancy and chain (with the
+/// first `(x/B)^k` by squaring instead of one `powi` per occupancy, the sizing below
+/// 5·10^-14 went from 37–39 µs to 31 on average).
+static OCCUPANCY_512: [[f64; 513]; 5] = {
+    let mut table = [[0.0f64; 513]; 5];
+    let mut x = 0;
+    while x <= 512 {
+        let c = throw_coefficients(x, 512);
+        let mut kind = 0;
+        while kind < 5 {
+            table[kind][x] = c[kind];
+            kind += 1;
+        }
+        x += 1;
+    }
+    table
+};
+
 impl Occupancy {
     fn new(block_bits: u32, cutoff: f64) -> Self {
         let bb = block_bits as usize;
-        let b = f64::from(block_bits);
         let mut dist = vec![0.0f64; bb + 1];
         dist[0] = 1.0;
-        let (unset, x) = (
-            |x: usize| (bb + 1).saturating_sub(x) as f64,
-            |x: usize| x as f64,
-        );
+        let row = |kind: usize| -> Cow<'static, [f64]> {
+            if bb == 512 {
+                Cow::Borrowed(&OCCUPANCY_512[kind][..])
+            } else {
+                (0..=bb).map(|x| throw_coefficients(x, bb)[kind]).collect()
+            }
+        };
         Occupancy {
             dist,
-            stay: (0..=bb).map(|i| x(i) / b).collect(),
-            grow: (0..=bb).map(|i| unset(i.max(1)) / b).collect(),
-            stay2: (0..=bb).map(|i| (x(i) / b) * (x(i) / b)).collect(),
-            grow1: (0..=bb)
-                .map(|i| (unset(i) / b) * ((2.0 * x(i) - 1.0).max(0.0) / b))
-                .collect(),
-            // From x − 2 ones, so nothing at x < 2.
-            grow2: (0..=bb)
-                .map(|i| {
-                    if i < 2 {
-                        0.0
-                    } else {
-                        (unset(i - 1) / b) * (unset(i) / b)
-                    }
-                })
-                .collect(),
+            stay: row(0),
+            grow: row(1),
+            stay2: row(2),
+            grow1: row(3),
+            grow2: row(4),
             low: 0,
             reach: 0,
             cutoff,
@@ -1038,16 +1073,26 @@ struct KTerms {
 impl OccupancyTerms {
     /// Track every `k` of `ks` (each at least 1), dropping occupancies below `cutoff`.
     fn new(block_bits: u32, ks: std::ops::RangeInclusive<u32>, cutoff: f64) -> Self {
-        let b = f64::from(block_bits);
-        let frac: Vec<f64> = (0..=block_bits as usize).map(|x| x as f64 / b).collect();
-        // `(x/B)^k` by `powi` for the first `k`, then one product per next `k` (a `powi` per
-        // occupancy and `k` cost as much as a few hundred throws).
+        let chain = Occupancy::new(block_bits, cutoff);
+        let frac = &chain.stay; // x/B
+        // `(x/B)^k` by squaring for the first `k`, all occupancies side by side (`powi` per
+        // occupancy cost several µs), then one product per next `k`.
         let first = *ks.start();
-        let mut pw: Vec<f64> = frac.iter().map(|f| f.powi(first as i32)).collect();
+        let (mut pw, mut base, mut e) = (vec![1.0f64; frac.len()], frac.to_vec(), first);
+        loop {
+            if e & 1 == 1 {
+                pw.iter_mut().zip(&base).for_each(|(p, b)| *p *= b);
+            }
+            e >>= 1;
+            if e == 0 {
+                break;
+            }
+            base.iter_mut().for_each(|b| *b *= *b);
+        }
         let mut tracked: Vec<KTerms> = Vec::new();
         for k in ks {
             if k > first {
-                pw.iter_mut().zip(&frac).for_each(|(p, f)| *p *= f);
+                pw.iter_mut().zip(frac.iter()).for_each(|(p, f)| *p *= f);
             }
             // No keys: no bit set, no false positive (`pw[0] = 0` for every k ≥ 1).
             tracked.push(KTerms {
@@ -1057,10 +1102,7 @@ impl OccupancyTerms {
                 due: k,
             });
         }
-        OccupancyTerms {
-            chain: Occupancy::new(block_bits, cutoff),
-            ks: tracked,
-        }
+        OccupancyTerms { chain, ks: tracked }
     }
 
     /// Advance until the `index`-th tracked `k` has its term for `keys` keys per block.
@@ -1192,12 +1234,12 @@ fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
 /// (`Chains`; the distribution of set bits after `m` throws does not depend on how many
 /// throws a key makes), grows only as far as the Poisson mixture at the current density
 /// needs, drops occupancies below 1e-40 and adds what it dropped, and the mixture's cut-off
-/// tail, to every comparison with `p`. In the machine's faster state 10–29 µs from 1.6·10^-5
-/// to 1.6·10^-13 and 39 µs on average (44 at most) from 5·10^-14 to 5·10^-25 (it took
-/// 1.4–23 ms below 1.6·10^-16 with one chain per `k` and guesses that were off by up to five
-/// probes there); what 4096 bits/item cannot reach, below about 3·10^-25, is refused as fast. In a slower state
-/// (everything about 35 % slower) the chain's range read 45–59 µs. Figures and history in
-/// the blocked crate's docs.
+/// tail, to every comparison with `p`. `examples/sizing` (fastest of five calls, the machine
+/// in its faster state): 9–29 µs from 1.6·10^-5 to 1.6·10^-13, 28–37 µs from 5·10^-14 to
+/// 5·10^-25 (it took 1.4–23 ms below 1.6·10^-16 with one chain per `k` and guesses that were
+/// off by up to five probes there); what 4096 bits/item cannot reach, below about 3·10^-25,
+/// is refused in 27–29 µs; about 40 % slower while the machine runs slow. Figures and
+/// history in the blocked crate's docs.
 pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)> {
     let p = validate_fpr(p)?;
     if block_bits == 0 {
