@@ -366,14 +366,18 @@
 //! alternating pairs of processes); the throw body's part of that is small (31 against 33–34
 //! µs on average, comparing processes that ran in the same state of the machine).
 //!
-//! `examples/sizing`, fastest of five calls, three processes, the machine in its faster
-//! state (the double-double path at 5·10^-13 in 27 µs): **every target from 0.5 down to
-//! 5·10^-25 within 37 µs** — 9–29 µs to 1.6·10^-13, 28–37 µs (31 on average) from
+//! Then two small ones: below 10^-15 the walk takes the chain without summing the f64
+//! closed form first, and the Poisson weights come by `Pois(i − 1)·λ/i` instead of an `exp`
+//! and a `ln` each (28 against 31–32 µs on average, alternating processes).
+//!
+//! `examples/sizing`, fastest of five calls, eight processes, the machine in its faster
+//! state (the double-double path at 5·10^-13 in 27–30 µs): **every target from 0.5 down to
+//! 5·10^-25 within 42 µs** — 9–30 µs to 1.6·10^-13, 25–42 µs (28–29 on average) from
 //! 5·10^-14 to 5·10^-25 — the same bits/item and `k` as before at every target. The machine
 //! also runs, for stretches of seconds to minutes and pinned to either vCPU alike, in a
-//! slower state, everything about 40 % slower (that double-double path at 39–43 µs): there
-//! the chain's range read 41–45 µs on average and 45–51 µs at most (six processes), so the
-//! 50 µs holds at every target in the faster state and all but narrowly in the slower.
+//! slower state, everything about 40 % slower (that double-double path at 39–43 µs): there,
+//! one step before these two, the chain's range read 41–45 µs on average and 45–51 µs at
+//! most (six processes).
 //! 5·10^-25, refused before (Newton's method from the old guess stepped past 4096
 //! bits/item), is met at 3841.7 bits/item with k = 45. Below what 4096 bits/item reach
 //! (about 3·10^-25 at k = 45) the target is refused as fast (was 0.9–1.1 ms).

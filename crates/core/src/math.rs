@@ -1138,12 +1138,20 @@ impl OccupancyTerms {
         let index = self.ks.iter().position(|t| t.k == k).expect("a tracked k");
         let (mut total, mut slope, mut ln_fact) = (0.0f64, 0.0f64, 0.0f64);
         let mut tail = 0.0f64;
+        // `Pois(i; λ)` by `Pois(i − 1)·λ/i` while `e^−λ` is a normal f64 (a few ulps of error
+        // after a hundred steps), else from logarithms.
+        let (recur, ln_lambda) = (lambda < 600.0, lambda.ln());
+        let mut pois = (-lambda).exp();
         for i in 0..=poisson_upper(lambda) as usize {
             if i > 0 {
-                ln_fact += (i as f64).ln();
+                if recur {
+                    pois *= lambda / i as f64;
+                } else {
+                    ln_fact += (i as f64).ln();
+                    pois = (-lambda + i as f64 * ln_lambda - ln_fact).exp();
+                }
             }
             self.extend(index, i);
-            let pois = (-lambda + i as f64 * lambda.ln() - ln_fact).exp();
             let w = pois * self.ks[index].terms[i];
             total += w;
             slope += w * (i as f64 / lambda - 1.0);
@@ -1235,10 +1243,10 @@ fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
 /// throws a key makes), grows only as far as the Poisson mixture at the current density
 /// needs, drops occupancies below 1e-40 and adds what it dropped, and the mixture's cut-off
 /// tail, to every comparison with `p`. `examples/sizing` (fastest of five calls, the machine
-/// in its faster state): 9–29 µs from 1.6·10^-5 to 1.6·10^-13, 28–37 µs from 5·10^-14 to
+/// in its faster state): 9–30 µs from 1.6·10^-5 to 1.6·10^-13, 25–42 µs from 5·10^-14 to
 /// 5·10^-25 (it took 1.4–23 ms below 1.6·10^-16 with one chain per `k` and guesses that were
 /// off by up to five probes there); what 4096 bits/item cannot reach, below about 3·10^-25,
-/// is refused in 27–29 µs; about 40 % slower while the machine runs slow. Figures and
+/// is refused in 25–26 µs; about 40 % slower while the machine runs slow. Figures and
 /// history in the blocked crate's docs.
 pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)> {
     let p = validate_fpr(p)?;
@@ -1314,10 +1322,12 @@ fn blocked_best_density_precise(p: f64, block_bits: u32, floor: f64) -> Option<(
     let mut chains = Chains::new(block_bits, k);
     // One choice of method for the whole walk, from the f64 sum's terms at the start: where
     // they exceed a result near `p` by more than `CHAIN_ABOVE`, the chain from the start.
-    chains.first = match closed_form_sums(start, k, block_bits) {
-        Sums::F64 { magnitude, .. } => magnitude > p * CHAIN_ABOVE,
-        Sums::Saturated => false,
-    };
+    // (Below 10^-15 the ratio is far past it: no need to look.)
+    chains.first = p < 1e-15
+        || match closed_form_sums(start, k, block_bits) {
+            Sums::F64 { magnitude, .. } => magnitude > p * CHAIN_ABOVE,
+            Sums::Saturated => false,
+        };
     let mut d = blocked_density_newton(p, k, block_bits, start, floor, &mut chains)?;
     for dir in [-1i64, 1] {
         let mut moved = false;
