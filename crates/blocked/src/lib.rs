@@ -331,7 +331,7 @@
 //! (fastest of five calls) read 10–34 µs from 1.6·10^-5 to 5·10^-14 and 41–54 µs to
 //! 1.6·10^-15 on that path (were 70–120 µs to 1.6·10^-8, 0.2–0.4 ms to 10^-12, 0.3–1.3 ms
 //! below), the same bits/item and `k` at every target of the table; from 5·10^-14 down the
-//! chain below is now the faster of the two. Further down (p below about
+//! chain below now sizes it instead. Further down (p below about
 //! 10^-15) even double-double cancels too far, and the occupancy chain sizes the filter (the
 //! double-double sums have no correct digit left there: an earlier sizing refused 10^-20,
 //! which 1130 bits/item reach, and answered 7.8·10^8 bits/item for 10^-60). That took 1.4–23
@@ -348,7 +348,8 @@
 //! occupancies in AVX-512 or AVX2 lanes (`simd::occupancy_step`, bit-identical to the
 //! portable loop: no fused multiply-add), two throws per pass wherever no tracked `k` is due
 //! in between (half the passes and stores, a quarter fewer loads, a sixth fewer
-//! multiplications and additions per occupancy). Under `valgrind
+//! multiplications and additions per occupancy: 43–46 µs → 39 on average over the chain's
+//! range, alternating processes). Under `valgrind
 //! --tool=callgrind` the chain's throws had been 1.1 M of the 1.6 M instructions of one
 //! sizing at 10^-20, the walk's f64 closed-form sums (useless there) 0.2 M; the terms' dot
 //! products, one running sum each, waited on every addition (eight partial sums now). With
@@ -356,31 +357,29 @@
 //! µs per evaluation at k ≥ 27, so the sizing takes the chain from the start where the f64
 //! terms exceed a result near `p` by more than 10^21 (from about 5·10^-14 down), one choice
 //! per call: a walk that began on the sums and finished on the chain had paid for both (57–69
-//! µs where the switch fell). Last, the throw itself: each chunk's body had copied its old
-//! values into an array on the stack before computing, and the compiler rebuilt the shifted
-//! vectors from that copy with permutes and inserts; read straight from the slice, each
-//! shift is an unaligned load. With that, the 512-bit block's coefficients as a table built
-//! at compile time (a `const fn`; they had cost a division or two per occupancy and chain)
-//! and the first `(x/B)^k` by squaring across all occupancies at once (one `powi` per
-//! occupancy before), the chain's range went from 37–39 µs to 31 µs on average (four
-//! alternating pairs of processes); the throw body's part of that is small (31 against 33–34
-//! µs on average, comparing processes that ran in the same state of the machine).
-//!
-//! Then two small ones: below 10^-15 the walk takes the chain without summing the f64
-//! closed form first, and the Poisson weights come by `Pois(i − 1)·λ/i` instead of an `exp`
-//! and a `ln` each (28 against 31–32 µs on average, alternating processes).
+//! µs where the switch fell). Then three changes to the chain's own cost:
+//! - the throw body had copied each chunk's old values into an array on the stack, from
+//!   which the compiler rebuilt the shifted vectors with permutes and inserts; read straight
+//!   from the slice, each shift is an unaligned load (the chain's range 33–34 µs → 31 on
+//!   average, comparing processes in the same machine state);
+//! - the 512-bit block's coefficients became a table built at compile time (a `const fn`;
+//!   they had cost a division or two per occupancy and chain), and the first `(x/B)^k` is
+//!   computed by squaring across all occupancies at once instead of one `powi` each
+//!   (37–39 µs → 31, four alternating pairs of processes, the new throw body in both);
+//! - below 10^-15 the walk takes the chain without summing the f64 closed form first, and
+//!   the Poisson weights come by `Pois(i − 1)·λ/i` instead of an `exp` and a `ln` each
+//!   (31–32 µs → 28, alternating processes).
 //!
 //! `examples/sizing`, fastest of five calls, eight processes, the machine in its faster
 //! state (the double-double path at 5·10^-13 in 27–30 µs): **every target from 0.5 down to
 //! 5·10^-25 within 42 µs** — 9–30 µs to 1.6·10^-13, 25–42 µs (28–29 on average) from
-//! 5·10^-14 to 5·10^-25 — the same bits/item and `k` as before at every target. The machine
-//! also runs, for stretches of seconds to minutes and pinned to either vCPU alike, in a
-//! slower state, everything about 40 % slower (that double-double path at 39–43 µs): there,
-//! one step before these two, the chain's range read 41–45 µs on average and 45–51 µs at
-//! most (six processes).
+//! 5·10^-14 to 5·10^-25 — with the same bits/item and `k` as before at every target, and
 //! 5·10^-25, refused before (Newton's method from the old guess stepped past 4096
-//! bits/item), is met at 3841.7 bits/item with k = 45. Below what 4096 bits/item reach
-//! (about 3·10^-25 at k = 45) the target is refused as fast (was 0.9–1.1 ms).
+//! bits/item), met at 3841.7 bits/item with k = 45. Below what 4096 bits/item reach (about
+//! 3·10^-25 at k = 45) the target is refused in 25–26 µs (was 0.9–1.1 ms). The machine also
+//! runs, for stretches of seconds to minutes and pinned to either vCPU alike, in a slower
+//! state, everything about 40 % slower (that double-double path at 39–43 µs): there three
+//! processes read 35–36 µs on average over the chain's range and 44–46 at most.
 //!
 //! # Threads, parallel builds and bytes in place
 //!

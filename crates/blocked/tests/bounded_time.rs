@@ -47,7 +47,7 @@ fn with_fpr_takes_microseconds_not_milliseconds() {
 
 #[test]
 fn tiny_targets_are_sized_in_microseconds_too() {
-    // From about 5·10^-14 down the occupancy chain sizes the filter: measured 25–51 µs in a
+    // From about 5·10^-14 down the occupancy chain sizes the filter: measured 25–46 µs in a
     // release build (it took 1.4–23 ms below 1.6·10^-16 before the sizing shared one chain
     // across its k); below 3·10^-25 the target is refused as quickly. The bound is 5 ms.
     for p in [5e-14, 3e-16, 1e-16, 1e-18, 1e-20, 1e-22, 5e-25] {

@@ -937,9 +937,10 @@ const fn throw_coefficients(x: usize, bb: usize) -> [f64; 5] {
 }
 
 /// [`throw_coefficients`] for every occupancy of a 512-bit block (the blocked filter's), one
-/// row per kind: computing them cost a division or two per occupancy and chain (with the
-/// first `(x/B)^k` by squaring instead of one `powi` per occupancy, the sizing below
-/// 5·10^-14 went from 37–39 µs to 31 on average).
+/// row per kind: computing them cost a division or two per occupancy and chain (this table
+/// and the first `(x/B)^k` by squaring instead of one `powi` per occupancy took the sizing
+/// below 5·10^-14 from 37–39 µs to 31 on average, the throw body of `simd::occupancy_step`
+/// as now in both).
 static OCCUPANCY_512: [[f64; 513]; 5] = {
     let mut table = [[0.0f64; 513]; 5];
     let mut x = 0;
@@ -960,20 +961,24 @@ impl Occupancy {
         let bb = block_bits as usize;
         let mut dist = vec![0.0f64; bb + 1];
         dist[0] = 1.0;
-        let row = |kind: usize| -> Cow<'static, [f64]> {
-            if bb == 512 {
-                Cow::Borrowed(&OCCUPANCY_512[kind][..])
-            } else {
-                (0..=bb).map(|x| throw_coefficients(x, bb)[kind]).collect()
+        let [stay, grow, stay2, grow1, grow2] = if bb == 512 {
+            OCCUPANCY_512.each_ref().map(|row| Cow::Borrowed(&row[..]))
+        } else {
+            let mut rows: [Vec<f64>; 5] = Default::default();
+            for x in 0..=bb {
+                for (row, c) in rows.iter_mut().zip(throw_coefficients(x, bb)) {
+                    row.push(c);
+                }
             }
+            rows.map(Cow::Owned)
         };
         Occupancy {
             dist,
-            stay: row(0),
-            grow: row(1),
-            stay2: row(2),
-            grow1: row(3),
-            grow2: row(4),
+            stay,
+            grow,
+            stay2,
+            grow1,
+            grow2,
             low: 0,
             reach: 0,
             cutoff,
@@ -1138,8 +1143,8 @@ impl OccupancyTerms {
         let index = self.ks.iter().position(|t| t.k == k).expect("a tracked k");
         let (mut total, mut slope, mut ln_fact) = (0.0f64, 0.0f64, 0.0f64);
         let mut tail = 0.0f64;
-        // `Pois(i; λ)` by `Pois(i − 1)·λ/i` while `e^−λ` is a normal f64 (a few ulps of error
-        // after a hundred steps), else from logarithms.
+        // `Pois(i; λ)` by `Pois(i − 1)·λ/i` while `e^−λ` is a normal f64 (at most about two
+        // ulps more per step; the sizing's λ stays below about 10), else from logarithms.
         let (recur, ln_lambda) = (lambda < 600.0, lambda.ln());
         let mut pois = (-lambda).exp();
         for i in 0..=poisson_upper(lambda) as usize {
@@ -1322,8 +1327,8 @@ fn blocked_best_density_precise(p: f64, block_bits: u32, floor: f64) -> Option<(
     let mut chains = Chains::new(block_bits, k);
     // One choice of method for the whole walk, from the f64 sum's terms at the start: where
     // they exceed a result near `p` by more than `CHAIN_ABOVE`, the chain from the start.
-    // (Below 10^-15 the ratio is far past it: no need to look.)
-    chains.first = p < 1e-15
+    // (Below 10^-15 the ratio is far past it at 512 bits: no need to look.)
+    chains.first = (block_bits == 512 && p < 1e-15)
         || match closed_form_sums(start, k, block_bits) {
             Sums::F64 { magnitude, .. } => magnitude > p * CHAIN_ABOVE,
             Sums::Saturated => false,
@@ -1370,10 +1375,12 @@ struct Chains {
 /// sizing runs the occupancy chain from the start instead of Newton's method on the
 /// double-double sums. Those hold 1e-7 of the result up to a ratio of 10^25
 /// (`dd::MAX_CANCELLATION`), but from here on their few evaluations (10–20 µs each at k ≥ 27)
-/// cost more than the shared chain (40–49 µs from 5·10^-14 down, with single throws); one
-/// choice per call, because a walk that started on the sums and ended on the chain paid for
-/// both (57–69 µs where the switch fell). `examples/sizing`: 5·10^-13 sized in 28 µs by the
-/// sums, 1.6·10^-13 in 29 µs by the sums, 5·10^-14 in 46–49 µs by the chain (single throws).
+/// cost about as much as the shared chain or more; one choice per call, because a walk that
+/// started on the sums and ended on the chain paid for both (57–69 µs where the switch fell).
+/// Chosen when the chain took 40–49 µs from 5·10^-14 down (single throws; `examples/sizing`:
+/// 5·10^-13 sized in 28 µs by the sums, 1.6·10^-13 in 29 by the sums, 5·10^-14 in 46–49 by the
+/// chain). With the final chain, 5·10^-14 takes 35 µs by it where the sums had taken 29–31:
+/// the best switch may now lie a little lower; not searched again.
 const CHAIN_ABOVE: f64 = 1e21;
 
 /// How far from the first guess at `k` the sizing's shared chain tracks `k`: the fitted

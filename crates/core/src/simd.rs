@@ -4036,8 +4036,8 @@ unsafe fn occupancy_step_avx2<const T: usize>(dist: &mut [f64], coef: [&[f64]; T
 /// unaligned load) before writing, and the chunks below have not been written yet; the
 /// fixed-size chunks run without bounds tests, in as many vector lanes as the caller's target
 /// features give. (Copied into an array first, the shifted vectors were rebuilt with
-/// permutes: the sizing below 5·10^-14 averaged 33–34 µs where it averages 31.) Safe code:
-/// inlined into each compiled variant.
+/// permutes: the sizing below 5·10^-14 averaged 33–34 µs against 31 with this body, before
+/// two later changes elsewhere.) Safe code: inlined into each compiled variant.
 #[inline(always)]
 fn occupancy_step_body<const T: usize>(dist: &mut [f64], coef: [&[f64]; T]) {
     const W: usize = 16;
