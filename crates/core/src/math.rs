@@ -1379,8 +1379,9 @@ struct Chains {
 /// started on the sums and ended on the chain paid for both (57–69 µs where the switch fell).
 /// Chosen when the chain took 40–49 µs from 5·10^-14 down (single throws; `examples/sizing`:
 /// 5·10^-13 sized in 28 µs by the sums, 1.6·10^-13 in 29 by the sums, 5·10^-14 in 46–49 by the
-/// chain). With the final chain, 5·10^-14 takes 35 µs by it where the sums had taken 29–31:
-/// the best switch may now lie a little lower; not searched again.
+/// chain). With the final chain the switch matters little: in one process, 10^21 against
+/// 10^22 in six alternating rounds (5·10^-13 to 5·10^-15, where 5·10^-14 changes sides) read
+/// 29–30 µs at 5·10^-14 either way.
 const CHAIN_ABOVE: f64 = 1e21;
 
 /// How far from the first guess at `k` the sizing's shared chain tracks `k`: the fitted
