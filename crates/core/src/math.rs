@@ -851,7 +851,7 @@ pub fn blocked_fpr_markov(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     // reached can add no more than 1e-10 of the sum (their terms are at most 1, so the
     // Poisson tail bounds them); the chain updates only the occupancies that still carry
     // mass (see `Occupancy`). For sparse filters with many probes, where the closed form
-    // hands its value here, about 35 µs (34–37 µs at 215 bits/item with k = 29, at 1130 with
+    // hands its value here, about 35 µs (33–37 µs at 215 bits/item with k = 29, at 1130 with
     // k = 39 and at 3842 with k = 45; about 900 throws, most of them two to a pass).
     // As in the closed form: more than MAX_HASHES probes count as MAX_HASHES (which also keeps
     // the work per key bounded).
