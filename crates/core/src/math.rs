@@ -155,17 +155,10 @@ pub fn blocked_fpr(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
         return 1.0;
     }
     let miss_one = (1.0 - 1.0 / b).ln(); // ln(1 − 1/B)
-    // Sum far enough into the tail that the remaining Poisson mass is below 1e-18.
-    let upper = (lambda + 12.0 * lambda.sqrt() + 40.0).ceil() as u64;
-    let mut ln_fact = 0.0f64; // ln(i!)
     let mut total = 0.0;
-    for i in 0..=upper {
-        if i > 0 {
-            ln_fact += (i as f64).ln();
-        }
-        let ln_pmf = -lambda + i as f64 * lambda.ln() - ln_fact;
+    for (i, pois) in PoissonPmf::new(lambda).take(poisson_upper(lambda) as usize + 1) {
         let hit = 1.0 - (miss_one * f64::from(k) * i as f64).exp();
-        total += ln_pmf.exp() * hit.powi(k as i32);
+        total += pois * hit.powi(k as i32);
     }
     total.min(1.0)
 }
@@ -865,6 +858,65 @@ fn poisson_upper(lambda: f64) -> u64 {
     (lambda + 12.0 * lambda.sqrt() + 40.0).ceil() as u64
 }
 
+/// `(i, Pois(i; λ))` for `i = 0, 1, 2, …` (without end: callers take what they need, most
+/// to [`poisson_upper`]) — the weights of every sum over a block's load in this module.
+/// [`PoissonPmf::new`] computes each as `exp(−λ + i·ln λ − ln i!)`;
+/// [`PoissonPmf::by_recurrence`] as `Pois(i − 1)·λ/i` while `e^−λ` is a normal f64 (λ below
+/// 600; at most about two ulps more per step), which spares an `exp` and a `ln` per term.
+struct PoissonPmf {
+    lambda: f64,
+    ln_lambda: f64,
+    /// `ln i!` so far (logarithm form only).
+    ln_fact: f64,
+    /// The last weight (recurrence form only).
+    pois: f64,
+    recur: bool,
+    i: usize,
+}
+
+impl PoissonPmf {
+    fn new(lambda: f64) -> Self {
+        PoissonPmf {
+            lambda,
+            ln_lambda: lambda.ln(),
+            ln_fact: 0.0,
+            pois: 0.0,
+            recur: false,
+            i: 0,
+        }
+    }
+
+    fn by_recurrence(lambda: f64) -> Self {
+        PoissonPmf {
+            recur: lambda < 600.0,
+            ..PoissonPmf::new(lambda)
+        }
+    }
+}
+
+impl Iterator for PoissonPmf {
+    type Item = (usize, f64);
+
+    fn next(&mut self) -> Option<(usize, f64)> {
+        let i = self.i;
+        self.i += 1;
+        let pois = if self.recur {
+            self.pois = if i == 0 {
+                (-self.lambda).exp()
+            } else {
+                self.pois * (self.lambda / i as f64)
+            };
+            self.pois
+        } else {
+            if i > 0 {
+                self.ln_fact += (i as f64).ln();
+            }
+            (-self.lambda + i as f64 * self.ln_lambda - self.ln_fact).exp()
+        };
+        Some((i, pois))
+    }
+}
+
 /// `terms[i] = E[(X_i/B)^k]` for `i = 0..=max_keys`, where `X_i` is the number of distinct bits
 /// set by `k·i` independent uniform throws into `B` bits. Independent of the density, so one
 /// pass serves every `λ`.
@@ -1141,21 +1193,10 @@ impl OccupancyTerms {
     /// tracked.
     fn mixture(&mut self, k: u32, lambda: f64, rel: f64) -> Mixture {
         let index = self.ks.iter().position(|t| t.k == k).expect("a tracked k");
-        let (mut total, mut slope, mut ln_fact) = (0.0f64, 0.0f64, 0.0f64);
-        let mut tail = 0.0f64;
-        // `Pois(i; λ)` by `Pois(i − 1)·λ/i` while `e^−λ` is a normal f64 (at most about two
-        // ulps more per step; the sizing's λ stays below about 10), else from logarithms.
-        let (recur, ln_lambda) = (lambda < 600.0, lambda.ln());
-        let mut pois = (-lambda).exp();
-        for i in 0..=poisson_upper(lambda) as usize {
-            if i > 0 {
-                if recur {
-                    pois *= lambda / i as f64;
-                } else {
-                    ln_fact += (i as f64).ln();
-                    pois = (-lambda + i as f64 * ln_lambda - ln_fact).exp();
-                }
-            }
+        let (mut total, mut slope, mut tail) = (0.0f64, 0.0f64, 0.0f64);
+        // (The sizing's λ stays below about 10: the weights by recurrence.)
+        let weights = PoissonPmf::by_recurrence(lambda).take(poisson_upper(lambda) as usize + 1);
+        for (i, pois) in weights {
             self.extend(index, i);
             let w = pois * self.ks[index].terms[i];
             total += w;
@@ -1195,10 +1236,9 @@ fn plain_chain_fpr(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     let lambda = b / bits_per_item;
     let mut dist = vec![0.0f64; bb + 1];
     dist[0] = 1.0;
-    let (mut total, mut ln_fact) = (0.0f64, 0.0f64);
-    for i in 0..=poisson_upper(lambda) {
+    let mut total = 0.0f64;
+    for (i, pois) in PoissonPmf::new(lambda).take(poisson_upper(lambda) as usize + 1) {
         if i > 0 {
-            ln_fact += (i as f64).ln();
             for _ in 0..k {
                 for x in (1..=bb).rev() {
                     dist[x] = dist[x] * (x as f64 / b) + dist[x - 1] * ((bb - x + 1) as f64 / b);
@@ -1209,7 +1249,7 @@ fn plain_chain_fpr(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
         let term: f64 = (0..=bb)
             .map(|x| dist[x] * (x as f64 / b).powi(k as i32))
             .sum();
-        total += (-lambda + i as f64 * lambda.ln() - ln_fact).exp() * term;
+        total += pois * term;
     }
     total
 }
@@ -1217,14 +1257,10 @@ fn plain_chain_fpr(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
 /// `Σ_i Pois(i; λ) · terms[i]` over the available terms (the tests' reference mixture).
 #[cfg(test)]
 fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
-    let mut ln_fact = 0.0f64;
-    let mut total = 0.0;
-    for (i, t) in terms.iter().enumerate() {
-        if i > 0 {
-            ln_fact += (i as f64).ln();
-        }
-        total += (-lambda + i as f64 * lambda.ln() - ln_fact).exp() * t;
-    }
+    let total: f64 = PoissonPmf::new(lambda)
+        .zip(terms)
+        .map(|((_, pois), t)| pois * t)
+        .sum();
     total.min(1.0)
 }
 

@@ -24,7 +24,9 @@
 //! rounding usually adds enough slack to hide it.
 
 use crate::error::{Error, Result};
-use crate::math::{bits_for_bits_per_item, validate_fpr, validate_items};
+use crate::math::{
+    PoissonPmf, bits_for_bits_per_item, poisson_upper, validate_fpr, validate_items,
+};
 
 /// Bits per SBBF block.
 pub const SBBF_BLOCK_BITS: u32 = 256;
@@ -55,17 +57,10 @@ pub fn sbbf_fpr(bits_per_item: f64) -> f64 {
         return 1.0;
     }
     let miss = (31.0f64 / 32.0).ln(); // ln(1 − 1/32)
-    // Sum far enough into the tail that the remaining Poisson mass is below 1e-18.
-    let upper = (lambda + 12.0 * lambda.sqrt() + 40.0).ceil() as u64;
-    let mut ln_fact = 0.0f64; // ln(i!)
     let mut total = 0.0;
-    for i in 0..=upper {
-        if i > 0 {
-            ln_fact += (i as f64).ln();
-        }
-        let ln_pmf = -lambda + i as f64 * lambda.ln() - ln_fact;
+    for (i, pois) in PoissonPmf::new(lambda).take(poisson_upper(lambda) as usize + 1) {
         let word_hit = 1.0 - (miss * i as f64).exp();
-        total += ln_pmf.exp() * word_hit.powi(8);
+        total += pois * word_hit.powi(8);
     }
     total.min(1.0)
 }
@@ -89,14 +84,8 @@ pub fn sbbf_block_fpr_variance(bits_per_item: f64) -> f64 {
     if lambda > 20.0 * f64::from(SBBF_BLOCK_BITS) {
         return 0.0;
     }
-    let upper = (lambda + 12.0 * lambda.sqrt() + 40.0).ceil() as u64;
-    let mut ln_fact = 0.0f64;
     let mut second = 0.0;
-    for i in 0..=upper {
-        if i > 0 {
-            ln_fact += (i as f64).ln();
-        }
-        let w = (-lambda + i as f64 * lambda.ln() - ln_fact).exp();
+    for (i, w) in PoissonPmf::new(lambda).take(poisson_upper(lambda) as usize + 1) {
         let fi = i as f64;
         let q1 = (31.0f64 / 32.0).powf(fi);
         let q2 = (30.0f64 / 32.0).powf(fi);
