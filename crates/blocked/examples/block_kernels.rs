@@ -11,8 +11,9 @@
 //! ```
 //!
 //! 9.92 bits/item (the 1 % target) with `k` probes (default 6, the 1 % target's; 10 is the
-//! 0.1 % target's, run by the two-round kernels), half members. Needs AVX-512F; prints why
-//! not otherwise.
+//! 0.1 % target's, run by the two-round kernels), half members. Needs AVX2. On a CPU without
+//! AVX-512F both kernels are the AVX2 one, so "AVX-512 ÷ AVX2" reads the noise of the
+//! measurement (it should be 1) and the AVX2 ÷ sbbf-rs figures are the ones to read.
 
 use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;
@@ -29,9 +30,12 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(6);
     let (wide, narrow) = (LocalKernel::detect(k), LocalKernel::avx2(k));
-    if wide.name() != "avx512" || narrow.name() != "avx2" {
-        println!("this CPU lacks AVX-512F or AVX2: nothing to compare");
+    if narrow.name() != "avx2" {
+        println!("this CPU lacks AVX2: nothing to compare");
         return;
+    }
+    if wide.name() != "avx512" {
+        println!("no AVX-512F: both kernels are the AVX2 one (A ÷ B is a noise check)");
     }
     for n in [2_000u64, 100_000, 10_000_000] {
         let blocks = ((n as f64 * 9.92) / 512.0).ceil() as usize;
@@ -95,7 +99,16 @@ fn main() {
             format!("{:.3} [IQR {:.3}–{:.3}]", at(0.5), at(0.25), at(0.75))
         };
         // Inserts: the keys into fresh tables of each kind, two chunks at a time, each table
-        // taking both in the order A B S | S B A.
+        // taking both in the order A B S | S B A. Below 2^19 keys the stream goes on past
+        // the `n` keys (more keys of the same generator), so that the small tables, which
+        // fill up, still give 16 groups: the kernels cost the same on a full block (no
+        // branch on the bits).
+        let mut more = seed;
+        let stream: Vec<u64> = keys
+            .iter()
+            .copied()
+            .chain((keys.len()..1 << 19).map(|_| splitmix(&mut more)))
+            .collect();
         let fresh = || zeroed_lines(blocks).expect("memory");
         let (mut ta, mut tb) = (fresh(), fresh());
         let mut tc = sbbf_rs_safe::Filter::new(blocks * 512, 1);
@@ -120,8 +133,8 @@ fn main() {
             black_box(new);
             start.elapsed().as_nanos() as f64
         };
-        let (mut iw_n, mut iw_s) = (Vec::new(), Vec::new());
-        for q in keys.chunks_exact(2 * CHUNK) {
+        let (mut iw_n, mut iw_s, mut in_s) = (Vec::new(), Vec::new(), Vec::new());
+        for q in stream.chunks_exact(2 * CHUNK) {
             let (c0, c1) = q.split_at(CHUNK);
             let (a0, b0, s0) = (
                 insert(wide, &mut ta, c0),
@@ -135,6 +148,7 @@ fn main() {
             );
             iw_n.push((a0 + a1) / (b0 + b1));
             iw_s.push((a0 + a1) / (s0 + s1));
+            in_s.push((b0 + b1) / (s0 + s1));
         }
         assert!(
             ta.iter().zip(tb.iter()).all(|(x, y)| x.0 == y.0),
@@ -142,9 +156,10 @@ fn main() {
         );
         if !iw_n.is_empty() {
             println!(
-                "k = {k}, n = {n}: insert AVX-512 ÷ AVX2 {}; insert AVX-512 ÷ sbbf-rs {} ({} groups)",
+                "k = {k}, n = {n}: insert AVX-512 ÷ AVX2 {}; insert AVX-512 ÷ sbbf-rs {}; insert AVX2 ÷ sbbf-rs {} ({} groups)",
                 show(&mut iw_n),
                 show(&mut iw_s),
+                show(&mut in_s),
                 iw_n.len()
             );
         }
