@@ -209,8 +209,8 @@
 //! gain in cache, none out of it, where the insert waits on its line; against sbbf-rs-safe's
 //! insert, `k = 6`: 1.53 / 1.50 / 1.37. The atomic filter's inserts build the line's new
 //! bits the same way but OR only the missing ones, one `lock or` per 64-bit word that lacks some
-//! (with AVX-512F and `k ≤ 8`; with AVX2 and `k ≤ 16` one per probe; otherwise one `fetch_or` per
-//! word: [`AtomicBlockedBloomFilter`], *Cost*).
+//! (with AVX-512F or AVX2 and `k ≤ 8`; with AVX2 and `9 ≤ k ≤ 16` one per probe; otherwise one
+//! `fetch_or` per word: [`AtomicBlockedBloomFilter`], *Cost*).
 //!
 //! Out of cache the insert is bound by how many inserts the core keeps in flight, not by
 //! its stores. Timed side by side in one loop (hash, block, kernel; 10^7 keys at 1 %, fresh

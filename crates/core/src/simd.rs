@@ -1145,11 +1145,24 @@ impl LocalKernel {
         }
         #[cfg(target_arch = "x86_64")]
         if self.round1() {
-            // SAFETY: these modes are chosen only on a CPU with AVX2; the pointer
+            // SAFETY: these modes are chosen only on a CPU with AVX2, with `consts` those of
+            // the kernel's `k` and `stores` `k` rounded up to even (see `insert`); the pointer
             // is to the 64 bytes of a live, 64-byte aligned `SharedLine`, whose words are
             // only ever read atomically and changed by atomic read-modify-writes (here
             // `lock or` of a whole aligned 8-byte word, as `fetch_or` compiles to).
-            return unsafe { asm_insert_shared_round1(block.0.as_ptr().cast(), h, self.lanes) };
+            return unsafe {
+                let line = block.0.as_ptr().cast();
+                // Six first, as in `insert`; `stores` is `k` rounded up to even here.
+                if self.stores == 6 {
+                    asm_insert_shared_round1_l6(line, h, self.consts)
+                } else if self.stores == 8 {
+                    asm_insert_shared_round1_l8(line, h, self.consts)
+                } else if self.stores == 4 {
+                    asm_insert_shared_round1_l4(line, h, self.consts)
+                } else {
+                    asm_insert_shared_round1_l2(line, h, self.consts)
+                }
+            };
         }
         self.insert_shared_other(block, h, k)
     }
@@ -1728,73 +1741,114 @@ avx2_insert_round1!(asm_insert_round1_l6, "4, 8, 12, 16, 20");
 #[cfg(target_arch = "x86_64")]
 avx2_insert_round1!(asm_insert_round1_l8, "4, 8, 12, 16, 20, 24, 28");
 
-/// The one-round insert into a shared line (`k ≤ 8`): the lookup's words and masks, the
-/// missing bits `mask & !word` per probe, a lane bit set of the probes with missing bits
-/// (`vpcmpeqd` against zero, `vmovmskps`), the word indices and missing bits spilled to a
-/// 64-byte buffer, then, for each such probe, one `lock or` of its missing bits into the
-/// 64-bit word that holds its 32-bit word (shifted up by 32 for an odd 32-bit index).
+/// The one-round inserts into a shared line with AVX2 (`k ≤ 8`): the line's new bits built
+/// in two vector registers as the owned inserts build them (`asm_insert_round1_l2` … `_l8`,
+/// the probes `k` uses rounded up to even), the bits still missing from the line as it reads
+/// (`vpandn`), and one `lock or` per 64-bit word that misses some — about 4.4 for a key all
+/// of whose six bits are missing (`k = 6`: six probes over eight words), where one per probe
+/// with a missing bit made six (measured in the blocked filter's `AtomicBlockedBloomFilter`
+/// docs, *Cost*). Reading the line while other threads OR into it is safe for the result, as
+/// for the AVX-512 kernel below.
 ///
 /// # Safety
-/// The CPU must support AVX2, and `block` must point to 64 readable and writable bytes,
-/// 8-byte aligned, that other threads access only with atomic operations on whole aligned
-/// 8-byte words (`AtomicU64`).
+/// The CPU must support AVX2; `c` must be the `InsertConsts` of the `k` the kernel was
+/// chosen for, with `k` no larger than its probe count; and `block` must point to 64
+/// readable and writable bytes, 8-byte aligned, that other threads access only with atomic
+/// operations on whole aligned 8-byte words (`AtomicU64`).
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
-    let new: u8;
-    let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
-    // SAFETY: the caller guarantees AVX2 and the block. Reads: the block (two 32-byte loads,
-    // atomic per aligned 8-byte word on x86-64), `LOCAL_POWERS[0..8]`, the row
-    // `lanes`, and `buf` after the assembly wrote all 64 bytes of it. Writes:
-    // `buf`, and `lock or qword ptr [block + 8·(idx >> 1)]` with `idx < 16`, inside the
-    // block's 64 bytes — an atomic read-modify-write of a whole aligned word, as `fetch_or`
-    // is. No other stack use; xmm0–xmm3, the scratch registers (`ecx` for the shift count)
-    // and the flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
-    unsafe {
-        std::arch::asm!(
-            round1_words_and_masks!(),
-            // missing bits per probe, and the probes that have some
-            "vpandn ymm2, ymm2, ymm3",
-            "vpxor xmm0, xmm0, xmm0",
-            "vpcmpeqd ymm0, ymm2, ymm0",
-            "vmovmskps {todo:e}, ymm0",
-            "xor {todo:e}, 0xff",
-            "setnz {new}",
-            "vmovdqu [{buf}], ymm1",
-            "vmovdqu [{buf} + 32], ymm2",
-            "vzeroupper",
-            "jz 3f",
-            "2:",
-            "bsf {t:e}, {todo:e}",
-            "mov {u:e}, dword ptr [{buf} + {t}*4]",
-            "mov {v:e}, dword ptr [{buf} + 32 + {t}*4]",
-            "mov ecx, {u:e}",
-            "and ecx, 1",
-            "shl ecx, 5",
-            "shl {v}, cl",
-            "shr {u:e}, 1",
-            "lock or qword ptr [{blk} + {u}*8], {v}",
-            "lea {t:e}, [{todo:e} - 1]",
-            "and {todo:e}, {t:e}",
-            "jnz 2b",
-            "3:",
-            h = in(reg) &h,
-            pow = in(reg) LOCAL_POWERS.as_ptr(),
-            blk = in(reg) block,
-            lanes = in(reg) lanes.as_ptr(),
-            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
-            new = out(reg_byte) new,
-            todo = out(reg) _,
-            t = out(reg) _,
-            u = out(reg) _,
-            v = out(reg) _,
-            out("ecx") _,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            options(nostack),
-        );
-    }
-    new != 0
+macro_rules! avx2_insert_shared_round1 {
+    ($name:ident, $offsets:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[inline(always)]
+        unsafe fn $name(block: *const u64, h: u32, c: &InsertConsts) -> bool {
+            let new: u8;
+            let mut buf = std::mem::MaybeUninit::<[u32; 24]>::uninit();
+            // SAFETY: the caller guarantees AVX2, the constants and the block. Reads: `c`
+            // (bytes 0..32, 64..160 and 192..196), the block's 64 bytes (two plain 32-byte
+            // loads, atomic per aligned 8-byte word on x86-64; see the AVX-512 kernel
+            // below), and `buf` after the assembly wrote it (bytes 0..32 the probes'
+            // positions, 32..96 the missing bits per word). Writes: `buf`, and `lock or
+            // qword ptr [block + 8·t]` with `t < 8`, inside the block — an atomic
+            // read-modify-write of a whole aligned word, as `fetch_or` is. No other stack
+            // use; xmm0–xmm7, the scratch registers and the flags are declared clobbered;
+            // `vzeroupper` clears the upper halves dirtied.
+            unsafe {
+                std::arch::asm!(
+                    "vpbroadcastd ymm0, dword ptr [{h}]",
+                    "vpmulld ymm0, ymm0, [{c}]",
+                    "vpsrld ymm0, ymm0, 23",
+                    "vpor ymm0, ymm0, [{c} + 128]",
+                    "vmovdqu [{buf}], ymm0",
+                    "vmovdqa ymm6, [{c} + 64]",
+                    "vmovdqa ymm7, [{c} + 96]",
+                    "vpbroadcastd ymm5, dword ptr [{c} + 192]",
+                    "vpbroadcastd ymm1, dword ptr [{buf}]",
+                    "vpsubd ymm2, ymm6, ymm1",
+                    "vpsubd ymm1, ymm7, ymm1",
+                    "vpsrlvd ymm3, ymm5, ymm2",
+                    "vpsrlvd ymm4, ymm5, ymm1",
+                    concat!(".irp i, ", $offsets),
+                    "vpbroadcastd ymm1, dword ptr [{buf} + \\i]",
+                    "vpsubd ymm2, ymm6, ymm1",
+                    "vpsubd ymm1, ymm7, ymm1",
+                    "vpsrlvd ymm2, ymm5, ymm2",
+                    "vpsrlvd ymm1, ymm5, ymm1",
+                    "vpor ymm3, ymm3, ymm2",
+                    "vpor ymm4, ymm4, ymm1",
+                    ".endr",
+                    // The bits still missing, and the 64-bit words that miss some (each half
+                    // compared with zero, four bits of `vmovmskpd` each).
+                    "vmovdqu ymm1, [{blk}]",
+                    "vmovdqu ymm2, [{blk} + 32]",
+                    "vpandn ymm1, ymm1, ymm3",
+                    "vpandn ymm2, ymm2, ymm4",
+                    "vmovdqu [{buf} + 32], ymm1",
+                    "vmovdqu [{buf} + 64], ymm2",
+                    "vpxor xmm0, xmm0, xmm0",
+                    "vpcmpeqq ymm1, ymm1, ymm0",
+                    "vpcmpeqq ymm2, ymm2, ymm0",
+                    "vmovmskpd {todo:e}, ymm1",
+                    "vmovmskpd {t:e}, ymm2",
+                    "shl {t:e}, 4",
+                    "or {todo:e}, {t:e}",
+                    "xor {todo:e}, 0xff",
+                    "setnz {new}",
+                    "vzeroupper",
+                    "jz 3f",
+                    "2:",
+                    "bsf {t:e}, {todo:e}",
+                    "mov {v}, qword ptr [{buf} + 32 + {t}*8]",
+                    "lock or qword ptr [{blk} + {t}*8], {v}",
+                    "lea {t:e}, [{todo:e} - 1]",
+                    "and {todo:e}, {t:e}",
+                    "jnz 2b",
+                    "3:",
+                    h = in(reg) &h,
+                    c = in(reg) c,
+                    blk = in(reg) block,
+                    buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
+                    new = out(reg_byte) new,
+                    todo = out(reg) _,
+                    t = out(reg) _,
+                    v = out(reg) _,
+                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                    out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                    options(nostack),
+                );
+            }
+            new != 0
+        }
+    };
 }
+
+#[cfg(target_arch = "x86_64")]
+avx2_insert_shared_round1!(asm_insert_shared_round1_l2, "4");
+#[cfg(target_arch = "x86_64")]
+avx2_insert_shared_round1!(asm_insert_shared_round1_l4, "4, 8, 12");
+#[cfg(target_arch = "x86_64")]
+avx2_insert_shared_round1!(asm_insert_shared_round1_l6, "4, 8, 12, 16, 20");
+#[cfg(target_arch = "x86_64")]
+avx2_insert_shared_round1!(asm_insert_shared_round1_l8, "4, 8, 12, 16, 20, 24, 28");
 
 /// The one-round insert into a shared line with AVX-512F (`k ≤ 8`; the probe pairs at `$pairs`,
 /// as in `insert_avx512`): the line's new bits built
@@ -1810,7 +1864,7 @@ unsafe fn asm_insert_shared_round1(block: *const u64, h: u32, lanes: &[u32; 8]) 
 /// with the same line.
 ///
 /// # Safety
-/// As for `asm_insert_shared_round1`, and the CPU must support AVX-512F.
+/// As for `asm_insert_shared_round1_l2`, and the CPU must support AVX-512F.
 #[cfg(target_arch = "x86_64")]
 macro_rules! insert_shared_round1_avx512 {
     ($name:ident, $pairs:literal) => {
@@ -1879,19 +1933,29 @@ insert_shared_round1_avx512!(asm_insert_shared_round1_avx512, "8, 16, 24");
 #[cfg(target_arch = "x86_64")]
 insert_shared_round1_avx512!(asm_insert_shared_round1_avx512_six, "8, 16");
 
-/// The two-round insert into a shared line (`9 ≤ k ≤ 16`): as the one-round one, with
-/// probes 8–15 masked by `LANE_ONES[k − 8]` and a 16-bit set of the probes to OR.
+/// The two-round insert into a shared line (`9 ≤ k ≤ 16`): the lookup's words and masks for
+/// sixteen probes (probes 8–15 masked by `LANE_ONES[k − 8]`), the missing bits `mask & !word`
+/// per probe, a 16-bit set of the probes with missing bits, the word indices and missing
+/// bits spilled to a buffer, then, for each such probe, one `lock or` of its missing bits
+/// into the 64-bit word that holds its 32-bit word (shifted up by 32 for an odd index).
 ///
 /// # Safety
-/// As for `asm_insert_shared_round1`.
+/// The CPU must support AVX2, and `block` must point to 64 readable and writable bytes,
+/// 8-byte aligned, that other threads access only with atomic operations on whole aligned
+/// 8-byte words (`AtomicU64`).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn asm_insert_shared_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
     let new: u8;
     let mut buf = std::mem::MaybeUninit::<[u32; 32]>::uninit();
-    // SAFETY: as in `asm_insert_shared_round1`, with `LOCAL_POWERS[0..16]` read, the rows
-    // `LANE_ONES[8]` and `lanes`, a 128-byte `buf` (indices of probes
-    // 0–15 at 4·i, their missing bits at 64 + 4·i), and xmm0–xmm7 declared clobbered.
+    // SAFETY: the caller guarantees AVX2 and the block. Reads: the block (32-byte loads,
+    // atomic per aligned 8-byte word on x86-64), `LOCAL_POWERS[0..16]`, the rows
+    // `LANE_ONES[8]` and `lanes`, and the 128-byte `buf` after the assembly wrote it
+    // (indices of probes 0–15 at 4·i, their missing bits at 64 + 4·i). Writes: `buf`, and
+    // `lock or qword ptr [block + 8·(idx >> 1)]` with `idx < 16`, inside the block's 64
+    // bytes — an atomic read-modify-write of a whole aligned word, as `fetch_or` is. No
+    // other stack use; xmm0–xmm7, the scratch registers (`ecx` for the shift count) and the
+    // flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
     unsafe {
         std::arch::asm!(
             "vmovd xmm0, {h:e}",
