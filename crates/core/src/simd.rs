@@ -1121,11 +1121,11 @@ impl LocalKernel {
     ///
     /// The inline-assembly kernels (`k ≤ 16`) find the missing bits in vector registers
     /// against the line read as [`contains_shared`](Self::contains_shared) reads it, and OR
-    /// them in with one `lock or` per probe that lacks its bit (two probes in one word: two
-    /// `lock or`s, the same bits) — with AVX-512F and `k ≤ 8`, one per 64-bit word that
-    /// lacks some (`asm_insert_shared_round1_avx512`). The others compute the masks with the scalar definition
-    /// and OR each word's missing bits with a relaxed
-    /// [`fetch_or`](std::sync::atomic::AtomicU64::fetch_or).
+    /// them in: for `k ≤ 8` one `lock or` per 64-bit word that lacks some
+    /// (`asm_insert_shared_round1_avx512`, `asm_insert_shared_round1_l2`), for `9 ≤ k ≤ 16`
+    /// one per probe that lacks its bit (two probes in one word: two `lock or`s, the same
+    /// bits). The others compute the masks with the scalar definition and OR each word's
+    /// missing bits with a relaxed [`fetch_or`](std::sync::atomic::AtomicU64::fetch_or).
     #[inline(always)]
     pub fn insert_shared(&self, block: &SharedLine, h: u32, k: u32) -> bool {
         #[cfg(target_arch = "x86_64")]
