@@ -158,6 +158,12 @@
 //! 1.29–1.34 / 0.96–1.01). In `cargo run --release -p bloomlab-blocked --example speed`
 //! (same VM, `ROUNDS=11`, two processes of each build, in turn) single inserts went from
 //! 2.79–2.91 / 2.77–2.97 / 1.82–1.87× sbbf-rs-safe's to 2.18–2.26 / 2.13–2.17 / 1.43–1.76×.
+//! The new kernel runs more instructions, not fewer — callgrind (`examples/icount.rs`, which
+//! runs the AVX2 kernels) reads `insert` 95 → 120 and the atomic filter's insert 81 → 131 —
+//! but 2 loads and 2 stores of the line where the old one made 16 loads and 8 read-modify-writes
+//! of single words, on which this core stalled. Which way it goes on an AVX2-only Intel core is
+//! not measured: the Intel VM of the paragraph above, where a similar construction (seven
+//! operations a probe) lost, now runs the AVX-512 kernels.
 //! So on this core the blocked insert stays 1.4–1.9× the split block's, as on the others
 //! (see below): its probes land anywhere in sixteen words, which takes the construction
 //! above — about 60 instructions for `k = 6` where the split block's eight probes fill one
