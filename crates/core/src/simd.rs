@@ -1641,6 +1641,65 @@ insert_avx512!(
     "8, 16, 24, 32, 40, 48, 56"
 );
 
+/// The shared steps of the AVX2 inserts, as one template string: with each probe's bit
+/// position (`2^32 − 1` past `k`) stored at `{buf}`, one 32-bit slot per probe — the first at
+/// offset 0, the others at the byte offsets `$rest` — and `{c}` the kernel's `InsertConsts`,
+/// the line's new bits in `ymm3` (words 0–7) and `ymm4` (words 8–15): for each probe, its
+/// position broadcast from memory (a load, no shuffle) is subtracted from each word's last
+/// bit index `32·j + 31` (`ymm6`, `ymm7`) and the top bit (`ymm5`) shifted right by the
+/// difference — `1 << (p − 32·j)` in the word that holds the bit, 0 in every other (`vpsrlvd`
+/// gives 0 for any count not below 32, which a negative difference is too) — and ORed into
+/// its half: six vector operations a probe. Clobbers ymm1–ymm7.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx2_line_bits {
+    ($rest:expr) => {
+        concat!(
+            "vmovdqa ymm6, [{c} + 64]\n",
+            "vmovdqa ymm7, [{c} + 96]\n",
+            "vpbroadcastd ymm5, dword ptr [{c} + 192]\n",
+            "vpbroadcastd ymm1, dword ptr [{buf}]\n",
+            "vpsubd ymm2, ymm6, ymm1\n",
+            "vpsubd ymm1, ymm7, ymm1\n",
+            "vpsrlvd ymm3, ymm5, ymm2\n",
+            "vpsrlvd ymm4, ymm5, ymm1\n",
+            ".irp i, ",
+            $rest,
+            "\n",
+            "vpbroadcastd ymm1, dword ptr [{buf} + \\i]\n",
+            "vpsubd ymm2, ymm6, ymm1\n",
+            "vpsubd ymm1, ymm7, ymm1\n",
+            "vpsrlvd ymm2, ymm5, ymm2\n",
+            "vpsrlvd ymm1, ymm5, ymm1\n",
+            "vpor ymm3, ymm3, ymm2\n",
+            "vpor ymm4, ymm4, ymm1\n",
+            ".endr\n",
+        )
+    };
+}
+
+/// The owned AVX2 inserts' last steps, as one template string: the new bits of
+/// [`avx2_line_bits`] (`ymm3`, `ymm4`) ORed into the line at `{blk}` with two unaligned
+/// 32-byte loads and stores, and `{new}` set when some bit was not yet in the line
+/// (`new & !line`, one `vptest`). Clobbers ymm1, ymm2, ymm6, ymm7 and the flags.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx2_line_or {
+    () => {
+        concat!(
+            "vmovdqu ymm1, [{blk}]\n",
+            "vmovdqu ymm2, [{blk} + 32]\n",
+            "vpandn ymm6, ymm1, ymm3\n",
+            "vpandn ymm7, ymm2, ymm4\n",
+            "vpor ymm1, ymm1, ymm3\n",
+            "vpor ymm2, ymm2, ymm4\n",
+            "vmovdqu [{blk}], ymm1\n",
+            "vmovdqu [{blk} + 32], ymm2\n",
+            "vpor ymm6, ymm6, ymm7\n",
+            "vptest ymm6, ymm6\n",
+            "setnz {new}\n",
+        )
+    };
+}
+
 /// The one-round inline inserts (`k ≤ 8`) with AVX2: the line's new bits built in two
 /// vector registers (words 0–7 and 8–15), ORed into it with two 32-byte loads and stores.
 /// Each probe's position `x >> 23` (its lane forced to `2^32 − 1`, no bit, at or past `k`)
@@ -1686,36 +1745,8 @@ macro_rules! avx2_insert_round1 {
                     "vpsrld ymm0, ymm0, 23",
                     "vpor ymm0, ymm0, [{c} + 128]",
                     "vmovdqu [{buf}], ymm0",
-                    "vmovdqa ymm6, [{c} + 64]",
-                    "vmovdqa ymm7, [{c} + 96]",
-                    "vpbroadcastd ymm5, dword ptr [{c} + 192]",
-                    // the first probe straight into the new bits (ymm3: words 0–7, ymm4: 8–15)
-                    "vpbroadcastd ymm1, dword ptr [{buf}]",
-                    "vpsubd ymm2, ymm6, ymm1",
-                    "vpsubd ymm1, ymm7, ymm1",
-                    "vpsrlvd ymm3, ymm5, ymm2",
-                    "vpsrlvd ymm4, ymm5, ymm1",
-                    // the others, at byte offset i = 4 · lane of the buffer
-                    concat!(".irp i, ", $offsets),
-                    "vpbroadcastd ymm1, dword ptr [{buf} + \\i]",
-                    "vpsubd ymm2, ymm6, ymm1",
-                    "vpsubd ymm1, ymm7, ymm1",
-                    "vpsrlvd ymm2, ymm5, ymm2",
-                    "vpsrlvd ymm1, ymm5, ymm1",
-                    "vpor ymm3, ymm3, ymm2",
-                    "vpor ymm4, ymm4, ymm1",
-                    ".endr",
-                    "vmovdqu ymm1, [{blk}]",
-                    "vmovdqu ymm2, [{blk} + 32]",
-                    "vpandn ymm6, ymm1, ymm3",
-                    "vpandn ymm7, ymm2, ymm4",
-                    "vpor ymm1, ymm1, ymm3",
-                    "vpor ymm2, ymm2, ymm4",
-                    "vmovdqu [{blk}], ymm1",
-                    "vmovdqu [{blk} + 32], ymm2",
-                    "vpor ymm6, ymm6, ymm7",
-                    "vptest ymm6, ymm6",
-                    "setnz {new}",
+                    avx2_line_bits!($offsets),
+                    avx2_line_or!(),
                     "vzeroupper",
                     h = in(reg) &h,
                     c = in(reg) c,
@@ -1779,23 +1810,7 @@ macro_rules! avx2_insert_shared_round1 {
                     "vpsrld ymm0, ymm0, 23",
                     "vpor ymm0, ymm0, [{c} + 128]",
                     "vmovdqu [{buf}], ymm0",
-                    "vmovdqa ymm6, [{c} + 64]",
-                    "vmovdqa ymm7, [{c} + 96]",
-                    "vpbroadcastd ymm5, dword ptr [{c} + 192]",
-                    "vpbroadcastd ymm1, dword ptr [{buf}]",
-                    "vpsubd ymm2, ymm6, ymm1",
-                    "vpsubd ymm1, ymm7, ymm1",
-                    "vpsrlvd ymm3, ymm5, ymm2",
-                    "vpsrlvd ymm4, ymm5, ymm1",
-                    concat!(".irp i, ", $offsets),
-                    "vpbroadcastd ymm1, dword ptr [{buf} + \\i]",
-                    "vpsubd ymm2, ymm6, ymm1",
-                    "vpsubd ymm1, ymm7, ymm1",
-                    "vpsrlvd ymm2, ymm5, ymm2",
-                    "vpsrlvd ymm1, ymm5, ymm1",
-                    "vpor ymm3, ymm3, ymm2",
-                    "vpor ymm4, ymm4, ymm1",
-                    ".endr",
+                    avx2_line_bits!($offsets),
                     // The bits still missing, and the 64-bit words that miss some (each half
                     // compared with zero, four bits of `vmovmskpd` each).
                     "vmovdqu ymm1, [{blk}]",
@@ -2064,35 +2079,9 @@ macro_rules! avx2_insert_round2 {
                     "vpor ymm1, ymm1, [{c} + 160]",
                     "vmovdqu [{buf}], ymm0",
                     "vmovdqu [{buf} + 32], ymm1",
-                    "vmovdqa ymm6, [{c} + 64]",
-                    "vmovdqa ymm7, [{c} + 96]",
-                    "vpbroadcastd ymm5, dword ptr [{c} + 192]",
-                    "vpbroadcastd ymm1, dword ptr [{buf}]",
-                    "vpsubd ymm2, ymm6, ymm1",
-                    "vpsubd ymm1, ymm7, ymm1",
-                    "vpsrlvd ymm3, ymm5, ymm2",
-                    "vpsrlvd ymm4, ymm5, ymm1",
-                    // the other seven of round 0, then round 1's, at byte offset i = 4 · lane
-                    concat!(".irp i, 4, 8, 12, 16, 20, 24, 28, ", $offsets),
-                    "vpbroadcastd ymm1, dword ptr [{buf} + \\i]",
-                    "vpsubd ymm2, ymm6, ymm1",
-                    "vpsubd ymm1, ymm7, ymm1",
-                    "vpsrlvd ymm2, ymm5, ymm2",
-                    "vpsrlvd ymm1, ymm5, ymm1",
-                    "vpor ymm3, ymm3, ymm2",
-                    "vpor ymm4, ymm4, ymm1",
-                    ".endr",
-                    "vmovdqu ymm1, [{blk}]",
-                    "vmovdqu ymm2, [{blk} + 32]",
-                    "vpandn ymm6, ymm1, ymm3",
-                    "vpandn ymm7, ymm2, ymm4",
-                    "vpor ymm1, ymm1, ymm3",
-                    "vpor ymm2, ymm2, ymm4",
-                    "vmovdqu [{blk}], ymm1",
-                    "vmovdqu [{blk} + 32], ymm2",
-                    "vpor ymm6, ymm6, ymm7",
-                    "vptest ymm6, ymm6",
-                    "setnz {new}",
+                    // the other seven of round 0, then round 1's
+                    avx2_line_bits!(concat!("4, 8, 12, 16, 20, 24, 28, ", $offsets)),
+                    avx2_line_or!(),
                     "vzeroupper",
                     h = in(reg) &h,
                     c = in(reg) c,
