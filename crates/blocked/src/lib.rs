@@ -137,9 +137,10 @@
 //! halves, so each probe vector needs two permutes and a blend, and `k` is variable (a lane
 //! row). With no hardware counters on this VM, shuffle-port pressure is the likely limit: a
 //! broadcast from memory instead of `vmovd` + `vpbroadcastd` (two shuffle operations) gained
-//! 3 %. Inserts cost eight OR-to-memory stores of vector-computed masks (a vector cannot
+//! 3 %. Inserts then cost eight OR-to-memory stores of vector-computed masks (a vector cannot
 //! scatter): building the two halves' masks in registers instead (a variable shift per probe
-//! and half, two vector stores) measured 1.4× slower in L1 and no faster out of cache.
+//! and half, two vector stores) measured 1.4× slower in L1 and no faster out of cache (on a
+//! machine this measurement did not record).
 //!
 //! **AVX2 without AVX-512.** On a 2-vCPU AMD EPYC VM with Zen 3 (family 25 model 1: AVX2,
 //! no AVX-512; L1d 32 KiB and L2 512 KiB per core, 32 MiB L3) the same measurement came out
@@ -149,9 +150,9 @@
 //! / 2.24–2.34 / 1.52–1.56** at 2 000 / 10^5 / 10^7 keys for `k = 6`, and 5.27 / 3.81–4.88 /
 //! 2.61–2.63 for `k = 10`, whose second round ORed six zero masks — an `or` of a zero mask
 //! still writes its word. The one- and two-round AVX2 inserts now build the line's new bits
-//! in two vector registers, six operations a probe (the position broadcast from memory — a
-//! load, no shuffle —, subtracted from each word's last bit index, the top bit shifted right
-//! by the difference, ORed into the half), for the probes `k` uses rounded up to even, and
+//! in two vector registers, seven instructions a probe (the position broadcast from memory —
+//! a load, no shuffle —, subtracted from each half's last bit indices, the top bit shifted
+//! right by the differences, ORed into the halves), for the probes `k` uses rounded up to even, and
 //! write the line with two 32-byte stores (`bloomlab_core::simd`, `asm_insert_round1_l2`):
 //! **1.79–1.85 / 1.69–1.75 / 1.44–1.49** for `k = 6` and 2.94–2.96 / 2.21–2.52 / 2.50–2.55
 //! for `k = 10` (two processes of each build, in turn; lookups unchanged, 1.24–1.25 /
@@ -160,11 +161,11 @@
 //! 2.79–2.91 / 2.77–2.97 / 1.82–1.87× sbbf-rs-safe's to 2.18–2.26 / 2.13–2.17 / 1.43–1.76×.
 //! The new kernel runs more instructions, not fewer — callgrind (`examples/icount.rs`, which
 //! runs the AVX2 kernels) reads `insert` 95 → 120 and the atomic filter's insert 81 → 131 —
-//! but 2 loads and 2 stores of the line where the old one made 16 loads and 8 read-modify-writes
-//! of single words, on which this core stalled. Which way it goes on an AVX2-only Intel core is
-//! not measured: the Intel VM of the paragraph above, where a similar construction (seven
-//! operations a probe) lost, now runs the AVX-512 kernels.
-//! So on this core the blocked insert stays 1.4–1.9× the split block's, as on the others
+//! but 2 loads and 2 stores of the line where the old one loaded 16 words of its stack buffer
+//! and made 8 read-modify-writes of single words of the line, on which this core stalled.
+//! Which way it goes on an AVX2-only Intel core is not measured (the paragraph above, where a
+//! similar construction lost, does not record its machine).
+//! So on this core the blocked insert stays 1.4–2.3× the split block's, as on the others
 //! (see below): its probes land anywhere in sixteen words, which takes the construction
 //! above — about 60 instructions for `k = 6` where the split block's eight probes fill one
 //! vector with four — and its lookup 1.2–1.3× in cache (two permutes and a blend to reach
@@ -227,7 +228,7 @@
 //! 16-lane variable shift per probe, one 64-byte store — 61–64 (0.85–0.89×; 0.90–1.03× at
 //! 10^5); sbbf-rs-safe's insert 43–45; and a 256-bit split-block insert run in *our* loop
 //! (one multiply, shift, variable shift, load, OR, store) 35–36. The last is what the
-//! split block costs: ~35 instructions per insert against our ~99 (callgrind), so the
+//! split block costs: ~35 instructions per insert against our ~99 then (callgrind), so the
 //! same out-of-order window holds about three times as many of its inserts' cache misses
 //! at once as of ours. A layout whose insert is one vector OR is the split
 //! block — `bloomlab-sbbf` — at 1.3× the false-positive rate for the same bits; this

@@ -707,9 +707,9 @@ unsafe fn run_avx2<T: LocalTask>(task: T) -> T::Output {
 // wherever it is used and does not need AVX2 enabled to do so (it only passes registers in
 // and out; the CPU is what must support the instructions). So the single-key paths test a
 // byte the filter holds ([`LocalKernel`], chosen when the filter was built) and run the
-// eight-probe kernel inline. The blocks clobber only `xmm0`–`xmm5` (their `ymm` upper halves
-// included) and end with `vzeroupper`, so no dirty upper state leaks into the surrounding
-// SSE code.
+// eight-probe kernel inline. The blocks clobber only vector registers they declare (at most
+// `xmm0`–`xmm7`, their `ymm` upper halves included) and end with `vzeroupper`, so no dirty
+// upper state leaks into the surrounding SSE code.
 
 /// `LANE_ONES[a]`: `1` in lanes `0..min(a, 8)`, `0` in the others. Shifting a row left by
 /// each probe's bit offset gives that probe's one-bit mask, zero for lanes at or past `k` —
@@ -827,7 +827,8 @@ pub struct LocalKernel {
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pairs: u8,
     /// How many probes of their last round the AVX2 inserts build into the line's new bits
-    /// ([`store_lanes`]): 2, 4, 6 or 8 (0 in the portable mode).
+    /// ([`store_lanes`]): 2, 4, 6 or 8 (0 from [`portable`](Self::portable); the portable
+    /// kernels do not read it).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     stores: u8,
 }
@@ -1097,14 +1098,15 @@ impl LocalKernel {
                 // even: each kernel takes at least the `k` probes.
                 return unsafe {
                     // Six first: the 1 % and 3 % targets' six and five probes.
+                    // The widest kernel last: it covers any `k ≤ 8`.
                     if self.stores == 6 {
                         asm_insert_round1_l6(block, h, self.consts)
-                    } else if self.stores == 8 {
-                        asm_insert_round1_l8(block, h, self.consts)
                     } else if self.stores == 4 {
                         asm_insert_round1_l4(block, h, self.consts)
-                    } else {
+                    } else if self.stores == 2 {
                         asm_insert_round1_l2(block, h, self.consts)
+                    } else {
+                        asm_insert_round1_l8(block, h, self.consts)
                     }
                 };
             }
@@ -1153,14 +1155,15 @@ impl LocalKernel {
             return unsafe {
                 let line = block.0.as_ptr().cast();
                 // Six first, as in `insert`; `stores` is `k` rounded up to even here.
+                // The widest kernel last: it covers any `k ≤ 8`.
                 if self.stores == 6 {
                     asm_insert_shared_round1_l6(line, h, self.consts)
-                } else if self.stores == 8 {
-                    asm_insert_shared_round1_l8(line, h, self.consts)
                 } else if self.stores == 4 {
                     asm_insert_shared_round1_l4(line, h, self.consts)
-                } else {
+                } else if self.stores == 2 {
                     asm_insert_shared_round1_l2(line, h, self.consts)
+                } else {
+                    asm_insert_shared_round1_l8(line, h, self.consts)
                 }
             };
         }
@@ -1649,7 +1652,8 @@ insert_avx512!(
 /// bit index `32·j + 31` (`ymm6`, `ymm7`) and the top bit (`ymm5`) shifted right by the
 /// difference — `1 << (p − 32·j)` in the word that holds the bit, 0 in every other (`vpsrlvd`
 /// gives 0 for any count not below 32, which a negative difference is too) — and ORed into
-/// its half: six vector operations a probe. Clobbers ymm1–ymm7.
+/// its half: seven instructions a probe. `InsertConsts` is 64-byte aligned, so the two
+/// `vmovdqa` loads of the word tops (offsets 64 and 96) are aligned. Clobbers ymm1–ymm7.
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx2_line_bits {
     ($rest:expr) => {
@@ -1708,8 +1712,8 @@ macro_rules! avx2_line_or {
 /// buffer (a load, no shuffle) is subtracted from each word's last bit index `32·j + 31`,
 /// the top bit is shifted right by the difference (`vpsrlvd`: `2^(x>>23 − 32·j)` in the word
 /// that holds the bit, zero in every other, since a count past 31 — a negative difference
-/// included — shifts everything out), and the two halves are ORed into the new bits: six
-/// vector operations per probe. "Was any bit new" is `new & !line`, tested by one `vptest`.
+/// included — shifts everything out), and the two halves are ORed into the new bits: seven
+/// instructions per probe. "Was any bit new" is `new & !line`, tested by one `vptest`.
 ///
 /// It replaced, for AVX2-only CPUs, the probes' eight word indices and masks spilled to the
 /// stack and ORed into the line's words by eight scalar `or`s (an `or` of a zero mask still
@@ -1776,9 +1780,9 @@ avx2_insert_round1!(asm_insert_round1_l8, "4, 8, 12, 16, 20, 24, 28");
 /// in two vector registers as the owned inserts build them (`asm_insert_round1_l2` … `_l8`,
 /// the probes `k` uses rounded up to even), the bits still missing from the line as it reads
 /// (`vpandn`), and one `lock or` per 64-bit word that misses some — about 4.4 for a key all
-/// of whose six bits are missing (`k = 6`: six probes over eight words), where one per probe
-/// with a missing bit made six (measured in the blocked filter's `AtomicBlockedBloomFilter`
-/// docs, *Cost*). Reading the line while other threads OR into it is safe for the result, as
+/// of whose six bits are missing (`k = 6`: six probes over eight words, 8·(1 − (7/8)^6)
+/// expected), where one per probe with a missing bit made six (timed in the blocked
+/// filter's `AtomicBlockedBloomFilter` docs, *Cost*). Reading the line while other threads OR into it is safe for the result, as
 /// for the AVX-512 kernel below.
 ///
 /// # Safety
@@ -2066,9 +2070,9 @@ macro_rules! avx2_insert_round2 {
         unsafe fn $name(block: &mut [u64; 8], h: u32, c: &InsertConsts) -> bool {
             let new: u8;
             let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
-            // SAFETY: as in `asm_insert_round1_l2`, with the powers and the lanes-past-`k`
-            // row of all sixteen lanes read (bytes 0..64 and 128..192 of `c`) and a 64-byte
-            // `buf`, written whole before it is read.
+            // SAFETY: as in `asm_insert_round1_l2`, with the powers of all sixteen lanes and
+            // the lanes-past-`k` row of the second eight read (bytes 0..64 and 160..192 of
+            // `c`) and a 64-byte `buf`, written whole before it is read.
             unsafe {
                 std::arch::asm!(
                     "vpbroadcastd ymm1, dword ptr [{h}]",
@@ -2321,8 +2325,9 @@ pub mod avx2 {
         unsafe { _mm256_loadu_si256(row.as_ptr().cast()) }
     }
 
-    /// The bit positions (`0..512`, the top 9 bits of `h · M^i`) of probes `8·round..` of
-    /// `h`, with lanes at or past `k` set to `u32::MAX` (which no mask step maps to a bit).
+    /// The products `h · M^i` of probes `8·round..` of `h` (the top 9 bits of each are its
+    /// bit position, `0..512`), and the lanes mask: all ones in the lanes below `k`, zero at
+    /// or past it.
     #[inline]
     #[target_feature(enable = "avx2")]
     unsafe fn local_positions(h: __m256i, round: usize, k: u32) -> (__m256i, __m256i) {
@@ -2479,7 +2484,7 @@ pub mod avx2 {
     /// and one-bit masks in one vector (multiply, two shifts, a variable shift) and tests them
     /// against the loaded block as a lookup does (whether any bit is new); then the eight masks
     /// (zero past `k`) are ORed into their 32-bit words. At `k = 24` building the new bits in
-    /// registers instead (six vector operations a probe) measured the same within the
+    /// registers instead (seven instructions a probe) measured the same within the
     /// noise of `examples/block_kernels.rs -- 24` (Zen 3 VM: between processes of one build
     /// the insert ratios moved by 30 % in cache and 25 % at 10^7), so beyond sixteen probes
     /// this loop stays.
