@@ -160,7 +160,7 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// insert 86 against the owned filter's 99 (it was 213 with scalar masks and a word loop).
 /// Those counts are of the kernels before the AVX2 inserts built the line's new bits in
 /// vector registers; since then (one `lock or` per 64-bit word) the same example reads an
-/// insert 131 against the owned filter's 120 — more instructions, fewer memory operations
+/// insert 131 against the owned filter's 120–122 — more instructions, fewer memory operations
 /// and locked ones, less time on the Zen 3 VM (*Cost*).
 ///
 /// Lookups, `cargo run --release -p bloomlab-blocked --example ab -- --atomic 2000 1e5 1e7`

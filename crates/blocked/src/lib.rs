@@ -160,7 +160,7 @@
 //! (same VM, `ROUNDS=11`, two processes of each build, in turn) single inserts went from
 //! 2.79–2.91 / 2.77–2.97 / 1.82–1.87× sbbf-rs-safe's to 2.18–2.26 / 2.13–2.17 / 1.43–1.76×.
 //! The new kernel runs more instructions, not fewer — callgrind (`examples/icount.rs`, which
-//! runs the AVX2 kernels) reads `insert` 95 → 120 and the atomic filter's insert 81 → 131 —
+//! runs the AVX2 kernels) reads `insert` 95 → 120–122 (two builds of the change) and the atomic filter's insert 81 → 131 —
 //! but 2 loads and 2 stores of the line where the old one loaded 16 words of its stack buffer
 //! and made 8 read-modify-writes of single words of the line, on which this core stalled.
 //! Which way it goes on an AVX2-only Intel core is not measured (the paragraph above, where a

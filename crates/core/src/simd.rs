@@ -1722,33 +1722,36 @@ macro_rules! avx2_line_or {
 /// 1.52–1.56× to 1.44–1.49× at 10^7 keys (the blocked filter's crate docs, *AVX2 without
 /// AVX-512*).
 ///
+/// The two-round inserts (`9 ≤ k ≤ 16`, `asm_insert_round2_l2` … `_l8`) do the same over
+/// both rounds' positions: the first eight probes, then those of the second round that `k`
+/// uses (`k − 8` rounded up to even). Each kernel is this macro with its positions template
+/// (`avx2_round1_positions`, `avx2_round2_positions`), its buffer's slots and the byte
+/// offsets of its probes after the first.
+///
 /// # Safety
 /// The CPU must support AVX2, and `c` must be the `InsertConsts` of the `k` the kernel was
 /// chosen for, with `k` no larger than the function's probe count.
 #[cfg(target_arch = "x86_64")]
-macro_rules! avx2_insert_round1 {
-    ($name:ident, $offsets:literal) => {
+macro_rules! avx2_insert {
+    ($name:ident, $positions:expr, $slots:literal, $offsets:expr) => {
         #[cfg(target_arch = "x86_64")]
         #[inline(always)]
         unsafe fn $name(block: &mut [u64; 8], h: u32, c: &InsertConsts) -> bool {
             let new: u8;
-            let mut buf = std::mem::MaybeUninit::<[u32; 8]>::uninit();
+            let mut buf = std::mem::MaybeUninit::<[u32; $slots]>::uninit();
             // SAFETY: the caller guarantees AVX2. Reads: `block` (64 bytes, two unaligned
-            // 32-byte loads), `c`, a 256-byte `InsertConsts` (its powers at 0..32, word tops
-            // at 64..128, lanes-past-`k` row at 128..160 and top bit at 192..196), and `buf`
-            // after the assembly wrote all 32 bytes of it. Writes: `buf` and the 64 bytes of
-            // `block`, a unique reference, with its old bits ORed with the new ones; on x86
-            // (little-endian) 32-bit word `j` is bits `32j..32j + 32` of the block — the
-            // layout's definition. The lanes left out lie past `k` (the caller's contract),
-            // so they would set no bit. No other stack use; xmm0–xmm7 and the flags are
-            // declared clobbered; `vzeroupper` clears the upper halves dirtied.
+            // 32-byte loads), `c`, a 256-byte `InsertConsts` (powers at 0..64, word tops at
+            // 64..128, lanes-past-`k` row at 128..192, top bit at 192..196; each template
+            // reads a part), and `buf` after the positions template wrote all of it (one
+            // 32-byte store per round, `$slots` = 8 per round). Writes: `buf` and the 64
+            // bytes of `block`, a unique reference, with its old bits ORed with the new ones;
+            // on x86 (little-endian) 32-bit word `j` is bits `32j..32j + 32` of the block —
+            // the layout's definition. The lanes left out lie past `k` (the caller's
+            // contract), so they would set no bit. No other stack use; xmm0–xmm7 and the
+            // flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
             unsafe {
                 std::arch::asm!(
-                    "vpbroadcastd ymm0, dword ptr [{h}]",
-                    "vpmulld ymm0, ymm0, [{c}]",
-                    "vpsrld ymm0, ymm0, 23",
-                    "vpor ymm0, ymm0, [{c} + 128]",
-                    "vmovdqu [{buf}], ymm0",
+                    $positions,
                     avx2_line_bits!($offsets),
                     avx2_line_or!(),
                     "vzeroupper",
@@ -1767,14 +1770,93 @@ macro_rules! avx2_insert_round1 {
     };
 }
 
+/// The first steps of the one-round AVX2 inserts, as one template string: the eight
+/// probes' positions `(h · M^i) >> 23`, lanes at or past `k` forced to `2^32 − 1`, stored at
+/// `{buf}` (32 bytes). Clobbers ymm0.
 #[cfg(target_arch = "x86_64")]
-avx2_insert_round1!(asm_insert_round1_l2, "4");
+macro_rules! avx2_round1_positions {
+    () => {
+        concat!(
+            "vpbroadcastd ymm0, dword ptr [{h}]\n",
+            "vpmulld ymm0, ymm0, [{c}]\n",
+            "vpsrld ymm0, ymm0, 23\n",
+            "vpor ymm0, ymm0, [{c} + 128]\n",
+            "vmovdqu [{buf}], ymm0\n",
+        )
+    };
+}
+
+/// The first steps of the two-round AVX2 inserts: the sixteen probes' positions, lanes
+/// 8–15 at or past `k` forced to `2^32 − 1` (lanes 0–7 are all below `k ≥ 9`), stored at
+/// `{buf}` (64 bytes). Clobbers ymm0 and ymm1.
 #[cfg(target_arch = "x86_64")]
-avx2_insert_round1!(asm_insert_round1_l4, "4, 8, 12");
+macro_rules! avx2_round2_positions {
+    () => {
+        concat!(
+            "vpbroadcastd ymm1, dword ptr [{h}]\n",
+            "vpmulld ymm0, ymm1, [{c}]\n",
+            "vpmulld ymm1, ymm1, [{c} + 32]\n",
+            "vpsrld ymm0, ymm0, 23\n",
+            "vpsrld ymm1, ymm1, 23\n",
+            "vpor ymm1, ymm1, [{c} + 160]\n",
+            "vmovdqu [{buf}], ymm0\n",
+            "vmovdqu [{buf} + 32], ymm1\n",
+        )
+    };
+}
+
 #[cfg(target_arch = "x86_64")]
-avx2_insert_round1!(asm_insert_round1_l6, "4, 8, 12, 16, 20");
+avx2_insert!(asm_insert_round1_l2, avx2_round1_positions!(), 8, "4");
 #[cfg(target_arch = "x86_64")]
-avx2_insert_round1!(asm_insert_round1_l8, "4, 8, 12, 16, 20, 24, 28");
+avx2_insert!(
+    asm_insert_round1_l4,
+    avx2_round1_positions!(),
+    8,
+    "4, 8, 12"
+);
+#[cfg(target_arch = "x86_64")]
+avx2_insert!(
+    asm_insert_round1_l6,
+    avx2_round1_positions!(),
+    8,
+    "4, 8, 12, 16, 20"
+);
+#[cfg(target_arch = "x86_64")]
+avx2_insert!(
+    asm_insert_round1_l8,
+    avx2_round1_positions!(),
+    8,
+    "4, 8, 12, 16, 20, 24, 28"
+);
+// Two rounds: all eight probes of the first, then two, four, six or eight of the second.
+#[cfg(target_arch = "x86_64")]
+avx2_insert!(
+    asm_insert_round2_l2,
+    avx2_round2_positions!(),
+    16,
+    "4, 8, 12, 16, 20, 24, 28, 32, 36"
+);
+#[cfg(target_arch = "x86_64")]
+avx2_insert!(
+    asm_insert_round2_l4,
+    avx2_round2_positions!(),
+    16,
+    "4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44"
+);
+#[cfg(target_arch = "x86_64")]
+avx2_insert!(
+    asm_insert_round2_l6,
+    avx2_round2_positions!(),
+    16,
+    "4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52"
+);
+#[cfg(target_arch = "x86_64")]
+avx2_insert!(
+    asm_insert_round2_l8,
+    avx2_round2_positions!(),
+    16,
+    "4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60"
+);
 
 /// The one-round inserts into a shared line with AVX2 (`k ≤ 8`): the line's new bits built
 /// in two vector registers as the owned inserts build them (`asm_insert_round1_l2` … `_l8`,
@@ -1809,11 +1891,7 @@ macro_rules! avx2_insert_shared_round1 {
             // `vzeroupper` clears the upper halves dirtied.
             unsafe {
                 std::arch::asm!(
-                    "vpbroadcastd ymm0, dword ptr [{h}]",
-                    "vpmulld ymm0, ymm0, [{c}]",
-                    "vpsrld ymm0, ymm0, 23",
-                    "vpor ymm0, ymm0, [{c} + 128]",
-                    "vmovdqu [{buf}], ymm0",
+                    avx2_round1_positions!(),
                     avx2_line_bits!($offsets),
                     // The bits still missing, and the 64-bit words that miss some (each half
                     // compared with zero, four bits of `vmovmskpd` each).
@@ -2052,64 +2130,6 @@ unsafe fn asm_insert_shared_round2(block: *const u64, h: u32, lanes: &[u32; 8]) 
     }
     new != 0
 }
-
-/// The two-round inline inserts (`9 ≤ k ≤ 16`) with AVX2: the one-round kernels'
-/// construction (`asm_insert_round1_l2`) over both rounds' positions — the first eight
-/// probes, then those of the second round that `k` uses (`asm_insert_round2_l2` … `_l8`: two,
-/// four, six or eight, `k − 8` rounded up to even; the lanes past `k` forced to no bit) —
-/// into the line's new bits, ORed in with two 32-byte loads and stores.
-///
-/// # Safety
-/// The CPU must support AVX2, and `c` must be the `InsertConsts` of the `k` the kernel was
-/// chosen for, with `k − 8` no larger than the function's second-round probe count.
-#[cfg(target_arch = "x86_64")]
-macro_rules! avx2_insert_round2 {
-    ($name:ident, $offsets:literal) => {
-        #[cfg(target_arch = "x86_64")]
-        #[inline(always)]
-        unsafe fn $name(block: &mut [u64; 8], h: u32, c: &InsertConsts) -> bool {
-            let new: u8;
-            let mut buf = std::mem::MaybeUninit::<[u32; 16]>::uninit();
-            // SAFETY: as in `asm_insert_round1_l2`, with the powers of all sixteen lanes and
-            // the lanes-past-`k` row of the second eight read (bytes 0..64 and 160..192 of
-            // `c`) and a 64-byte `buf`, written whole before it is read.
-            unsafe {
-                std::arch::asm!(
-                    "vpbroadcastd ymm1, dword ptr [{h}]",
-                    "vpmulld ymm0, ymm1, [{c}]",
-                    "vpmulld ymm1, ymm1, [{c} + 32]",
-                    "vpsrld ymm0, ymm0, 23",
-                    "vpsrld ymm1, ymm1, 23",
-                    "vpor ymm1, ymm1, [{c} + 160]",
-                    "vmovdqu [{buf}], ymm0",
-                    "vmovdqu [{buf} + 32], ymm1",
-                    // the other seven of round 0, then round 1's
-                    avx2_line_bits!(concat!("4, 8, 12, 16, 20, 24, 28, ", $offsets)),
-                    avx2_line_or!(),
-                    "vzeroupper",
-                    h = in(reg) &h,
-                    c = in(reg) c,
-                    blk = in(reg) block.as_mut_ptr(),
-                    buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
-                    new = out(reg_byte) new,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                    options(nostack),
-                );
-            }
-            new != 0
-        }
-    };
-}
-
-#[cfg(target_arch = "x86_64")]
-avx2_insert_round2!(asm_insert_round2_l2, "32, 36");
-#[cfg(target_arch = "x86_64")]
-avx2_insert_round2!(asm_insert_round2_l4, "32, 36, 40, 44");
-#[cfg(target_arch = "x86_64")]
-avx2_insert_round2!(asm_insert_round2_l6, "32, 36, 40, 44, 48, 52");
-#[cfg(target_arch = "x86_64")]
-avx2_insert_round2!(asm_insert_round2_l8, "32, 36, 40, 44, 48, 52, 56, 60");
 
 // ---------------------------------------------------------------------------------------
 // Split block (Parquet / Impala)
