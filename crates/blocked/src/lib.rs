@@ -150,26 +150,26 @@
 //! / 2.24–2.34 / 1.52–1.56** at 2 000 / 10^5 / 10^7 keys for `k = 6`, and 5.27 / 3.81–4.88 /
 //! 2.61–2.63 for `k = 10`, whose second round ORed six zero masks — an `or` of a zero mask
 //! still writes its word. The one- and two-round AVX2 inserts now build the line's new bits
-//! in two vector registers, seven instructions a probe (the position broadcast from memory —
-//! a load, no shuffle —, subtracted from each half's last bit indices, the top bit shifted
-//! right by the differences, ORed into the halves), for the probes `k` uses rounded up to even, and
+//! in two vector registers, seven instructions a probe (the position broadcast from memory — a
+//! load, no shuffle —, subtracted from each half's last bit indices, the top bit shifted right
+//! by the differences, ORed into the halves), for the probes `k` uses rounded up to even, and
 //! write the line with two 32-byte stores (`bloomlab_core::simd`, `asm_insert_round1_l2`):
-//! **1.79–1.85 / 1.69–1.75 / 1.44–1.49** for `k = 6` and 2.94–2.96 / 2.21–2.52 / 2.50–2.55
-//! for `k = 10` (two processes of each build, in turn; lookups unchanged, 1.24–1.25 /
-//! 1.29–1.34 / 0.96–1.01). In `cargo run --release -p bloomlab-blocked --example speed`
-//! (same VM, `ROUNDS=11`, two processes of each build, in turn) single inserts went from
-//! 2.79–2.91 / 2.77–2.97 / 1.82–1.87× sbbf-rs-safe's to 2.18–2.26 / 2.13–2.17 / 1.43–1.76×.
-//! The new kernel runs more instructions, not fewer — callgrind (`examples/icount.rs`, which
-//! runs the AVX2 kernels) reads `insert` 95 → 120–122 (two builds of the change) and the atomic filter's insert 81 → 131 —
-//! but 2 loads and 2 stores of the line where the old one loaded 16 words of its stack buffer
-//! and made 8 read-modify-writes of single words of the line, on which this core stalled.
-//! Which way it goes on an AVX2-only Intel core is not measured (the paragraph above, where a
-//! similar construction lost, does not record its machine).
-//! So on this core the blocked insert stays 1.4–2.3× the split block's, as on the others
-//! (see below): its probes land anywhere in sixteen words, which takes the construction
-//! above — about 60 instructions for `k = 6` where the split block's eight probes fill one
-//! vector with four — and its lookup 1.2–1.3× in cache (two permutes and a blend to reach
-//! the probed words) and on a par at 10^7 (`results/notes/avx2-only.md`).
+//! **1.79–1.85 / 1.69–1.75 / 1.44–1.49** for `k = 6` and 2.94–2.96 / 2.21–2.52 / 2.50–2.55 for
+//! `k = 10` (two processes of each build, in turn; lookups unchanged, 1.24–1.25 / 1.29–1.34 /
+//! 0.96–1.01). In `cargo run --release -p bloomlab-blocked --example speed` (same VM,
+//! `ROUNDS=11`, two processes of each build, in turn) single inserts went from 2.79–2.91 /
+//! 2.77–2.97 / 1.82–1.87× sbbf-rs-safe's to 2.18–2.26 / 2.13–2.17 / 1.43–1.76×. The new kernel
+//! runs more instructions, not fewer — callgrind (`examples/icount.rs`, which runs the AVX2
+//! kernels) reads `insert` 95 → 120–122 (two builds of the change) and the atomic filter's
+//! insert 81 → 131 — but 2 loads and 2 stores of the line where the old one loaded 16 words of
+//! its stack buffer and made 8 read-modify-writes of single words of the line, on which this
+//! core stalled. Which way it goes on an AVX2-only Intel core is not measured (the paragraph
+//! above, where a similar construction lost, does not record its machine). So on this core the
+//! blocked insert stays 1.4–2.3× the split block's, as on the others (see below): its probes
+//! land anywhere in sixteen words, which takes the construction above — about 60 instructions
+//! for `k = 6` where the split block's eight probes fill one vector with four — and its lookup
+//! 1.2–1.3× in cache (two permutes and a blend to reach the probed words) and on a par at 10^7
+//! (`results/notes/avx2-only.md`).
 //!
 //! **AVX-512.** On a CPU with AVX-512F the one-round lookup (`k ≤ 8`) fetches the probed
 //! words with one 16-lane `vpermd` of the whole 64-byte line instead of two 8-lane permutes
