@@ -1858,6 +1858,52 @@ avx2_insert!(
     "4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60"
 );
 
+/// The last steps of the shared-line inserts that OR per 64-bit word, as one template
+/// string: with the bits still missing from the line in two 256-bit halves (`$lo`: words
+/// 0–3, `$hi`: words 4–7) and also stored at `{buf} + 32` (eight `u64`), the words that miss
+/// some (each half compared with zero into `$lo_eq` and `$hi`, four bits of `vmovmskpd`
+/// each), `{new}` set when there is one, `vzeroupper`, then one `lock or` of each such word's
+/// missing bits into the line at `{blk}`. Clobbers ymm0, `$lo_eq`, `$hi`, `{todo}`, `{t}`,
+/// `{v}` and the flags.
+#[cfg(target_arch = "x86_64")]
+macro_rules! lock_or_missing_words {
+    ($lo_eq:literal, $lo:literal, $hi:literal) => {
+        concat!(
+            "vpxor xmm0, xmm0, xmm0\n",
+            "vpcmpeqq ",
+            $lo_eq,
+            ", ",
+            $lo,
+            ", ymm0\n",
+            "vpcmpeqq ",
+            $hi,
+            ", ",
+            $hi,
+            ", ymm0\n",
+            "vmovmskpd {todo:e}, ",
+            $lo_eq,
+            "\n",
+            "vmovmskpd {t:e}, ",
+            $hi,
+            "\n",
+            "shl {t:e}, 4\n",
+            "or {todo:e}, {t:e}\n",
+            "xor {todo:e}, 0xff\n",
+            "setnz {new}\n",
+            "vzeroupper\n",
+            "jz 3f\n",
+            "2:\n",
+            "bsf {t:e}, {todo:e}\n",
+            "mov {v}, qword ptr [{buf} + 32 + {t}*8]\n",
+            "lock or qword ptr [{blk} + {t}*8], {v}\n",
+            "lea {t:e}, [{todo:e} - 1]\n",
+            "and {todo:e}, {t:e}\n",
+            "jnz 2b\n",
+            "3:\n",
+        )
+    };
+}
+
 /// The one-round inserts into a shared line with AVX2 (`k ≤ 8`): the line's new bits built
 /// in two vector registers as the owned inserts build them (`asm_insert_round1_l2` … `_l8`,
 /// the probes `k` uses rounded up to even), the bits still missing from the line as it reads
@@ -1901,25 +1947,7 @@ macro_rules! avx2_insert_shared_round1 {
                     "vpandn ymm2, ymm2, ymm4",
                     "vmovdqu [{buf} + 32], ymm1",
                     "vmovdqu [{buf} + 64], ymm2",
-                    "vpxor xmm0, xmm0, xmm0",
-                    "vpcmpeqq ymm1, ymm1, ymm0",
-                    "vpcmpeqq ymm2, ymm2, ymm0",
-                    "vmovmskpd {todo:e}, ymm1",
-                    "vmovmskpd {t:e}, ymm2",
-                    "shl {t:e}, 4",
-                    "or {todo:e}, {t:e}",
-                    "xor {todo:e}, 0xff",
-                    "setnz {new}",
-                    "vzeroupper",
-                    "jz 3f",
-                    "2:",
-                    "bsf {t:e}, {todo:e}",
-                    "mov {v}, qword ptr [{buf} + 32 + {t}*8]",
-                    "lock or qword ptr [{blk} + {t}*8], {v}",
-                    "lea {t:e}, [{todo:e} - 1]",
-                    "and {todo:e}, {t:e}",
-                    "jnz 2b",
-                    "3:",
+                    lock_or_missing_words!("ymm1", "ymm1", "ymm2"),
                     h = in(reg) &h,
                     c = in(reg) c,
                     blk = in(reg) block,
@@ -1988,25 +2016,7 @@ macro_rules! insert_shared_round1_avx512 {
                     "vpandnd zmm1, zmm5, zmm4",
                     "vmovdqu64 [{buf} + 32], zmm1",
                     "vextracti64x4 ymm6, zmm1, 1",
-                    "vpxor xmm0, xmm0, xmm0",
-                    "vpcmpeqq ymm5, ymm1, ymm0",
-                    "vpcmpeqq ymm6, ymm6, ymm0",
-                    "vmovmskpd {todo:e}, ymm5",
-                    "vmovmskpd {t:e}, ymm6",
-                    "shl {t:e}, 4",
-                    "or {todo:e}, {t:e}",
-                    "xor {todo:e}, 0xff",
-                    "setnz {new}",
-                    "vzeroupper",
-                    "jz 3f",
-                    "2:",
-                    "bsf {t:e}, {todo:e}",
-                    "mov {v}, qword ptr [{buf} + 32 + {t}*8]",
-                    "lock or qword ptr [{blk} + {t}*8], {v}",
-                    "lea {t:e}, [{todo:e} - 1]",
-                    "and {todo:e}, {t:e}",
-                    "jnz 2b",
-                    "3:",
+                    lock_or_missing_words!("ymm5", "ymm1", "ymm6"),
                     h = in(reg) h,
                     c = in(reg) c,
                     blk = in(reg) block,
