@@ -1003,3 +1003,39 @@ fn rounds_move_across_the_cpus_in_blocks_of_builds() {
         assert!(l.round_cpus.iter().all(|&x| x == home));
     }
 }
+
+#[test]
+fn concurrent_experiment_pairs_the_atomic_filters() {
+    let entries = adapters::select(None).expect("all filters");
+    let ctx = bench_harness::experiments::Context {
+        entries: &entries,
+        seed: 5,
+        n: 1_000, // a smoke run: 10^5 keys
+        probes: 1_000,
+    };
+    let e = bench_harness::experiments::run("concurrent", &ctx).expect("runs");
+    assert_eq!(e.series.len(), 5);
+    // Both atomic filters' notes carry ours ÷ fastbloom's insert time, paired within the
+    // rounds, with 1 and with 2 threads: two finite positive medians, each inside its interval.
+    let versus = |label: &str| -> Vec<f64> {
+        let s = e.series.iter().find(|s| s.label == label).expect(label);
+        let (_, tail) = s
+            .note
+            .split_once("paired within the rounds: ")
+            .expect(&s.note);
+        tail.split(['x', '[', '–', ']', ' ', ','])
+            .filter_map(|w| w.parse::<f64>().ok())
+            .collect()
+    };
+    let ours = versus("blocked-atomic: inserts from 1 and 2 threads");
+    assert_eq!(
+        ours,
+        versus("fastbloom-atomic: inserts from 1 and 2 threads")
+    );
+    // [mid, lo, hi, 1 (thread), mid, lo, hi, 2 (threads)]
+    assert_eq!(ours.len(), 8, "{ours:?}");
+    for r in [&ours[0..3], &ours[4..7]] {
+        assert!(r.iter().all(|x| x.is_finite() && *x > 0.0), "{ours:?}");
+        assert!(r[1] <= r[0] && r[0] <= r[2], "{ours:?}");
+    }
+}

@@ -9,7 +9,13 @@
 //! Each speed-up is the median over [`ROUNDS`] rounds of a ratio taken within one round: the
 //! one-thread and the all-cores variant run A B B A (each a fresh filter), and the round's
 //! speed-up is (A₁ + A₂) ÷ (B₁ + B₂), so a drift of the machine's speed during the four
-//! builds cancels to first order. The pairs run in a different order each round. Pairing
+//! builds cancels to first order. Ours and fastbloom's atomic inserts run as one group of
+//! four, 1-thread ours, fastbloom's, 2-thread ours, fastbloom's and back, so ours ÷ fastbloom's
+//! (with 1 and with 2 threads) is a paired ratio too; each round takes the groups in a
+//! different order. (Before, the two atomic filters were each paired only with themselves and
+//! compared by medians taken in different minutes: the committed run at 118ed15 read ours 1.10×
+//! fastbloom's time on one thread where `examples/concurrent` of `bloomlab-blocked`, interleaved
+//! per chunk, read them on a par.) Pairing
 //! matters here: on the 2-vCPU development VM (Intel Xeon, 2 MiB L2 per core, a 260 MiB L3
 //! the host shares with other guests) one thread's `insert_batch` of 10^7 keys took either
 //! about 17 or about 25 ns/key from one build to the next, in stretches of seconds, whichever
@@ -186,28 +192,43 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
     let cores = available_threads();
     let load_before = control::load_average();
     let e = |e: bloomlab_core::Error| e.to_string();
-    // Variants, in pairs (one thread, all cores): blocked build, classic build, atomic
-    // inserts, atomic batched inserts, fastbloom's atomic inserts.
+    // Variants: 0 / 1 the blocked build (one thread, all cores), 2 / 3 the classic build, 4 / 5
+    // atomic inserts (1 and 2 threads), 6 / 7 fastbloom's atomic inserts, 8 / 9 atomic batched
+    // inserts. A round runs every group once, each in its order and then reversed — A B B A for
+    // a pair; ours and fastbloom's atomic inserts together, 4 6 5 7 7 5 6 4 — so that every
+    // variant of a group sits at the same mean position and a linear drift of the machine's
+    // speed cancels from every ratio taken inside it, the speed-ups and ours ÷ fastbloom's alike.
     const VARIANTS: usize = 10;
+    const GROUPS: [&[usize]; 4] = [&[0, 1], &[2, 3], &[4, 6, 5, 7], &[8, 9]];
+    // Speed-ups, one thread ÷ all cores, in the order of the series below.
     const PAIRS: [(usize, usize); 5] = [(0, 1), (2, 3), (4, 5), (8, 9), (6, 7)];
+    // Ours ÷ fastbloom's atomic inserts, with 1 and with 2 threads.
+    const VERSUS: [(usize, usize); 2] = [(4, 6), (5, 7)];
     let mut wall = vec![Vec::new(); VARIANTS];
     let mut cpu = vec![Vec::new(); VARIANTS];
     // Per pair, per round: (A₁ + A₂) ÷ (B₁ + B₂) of wall and of CPU time.
     let mut speedup = vec![Vec::new(); PAIRS.len()];
     let mut work = vec![Vec::new(); PAIRS.len()];
+    let mut versus = vec![Vec::new(); VERSUS.len()];
     let mut check = Vec::new();
     for round in 0..ROUNDS {
-        for i in 0..PAIRS.len() {
-            let p = (i + round * 3) % PAIRS.len(); // a different order each round
-            let (one, all) = PAIRS[p];
-            let mut t = [(0.0, 0.0); 4];
-            for (slot, v) in [one, all, all, one].into_iter().enumerate() {
-                t[slot] = measure_variant(v, n, &keys, ctx.seed, &mut check).map_err(e)?;
-                wall[v].push(t[slot].0);
-                cpu[v].push(t[slot].1);
+        // This round's two runs of each variant, added: (wall, CPU).
+        let mut sum = [(0.0, 0.0); VARIANTS];
+        for i in 0..GROUPS.len() {
+            let group = GROUPS[(i + round * 3) % GROUPS.len()]; // a different order each round
+            for &v in group.iter().chain(group.iter().rev()) {
+                let t = measure_variant(v, n, &keys, ctx.seed, &mut check).map_err(e)?;
+                wall[v].push(t.0);
+                cpu[v].push(t.1);
+                sum[v] = (sum[v].0 + t.0, sum[v].1 + t.1);
             }
-            speedup[p].push((t[0].0 + t[3].0) / (t[1].0 + t[2].0));
-            work[p].push((t[1].1 + t[2].1) / (t[0].1 + t[3].1));
+        }
+        for (p, &(one, all)) in PAIRS.iter().enumerate() {
+            speedup[p].push(sum[one].0 / sum[all].0);
+            work[p].push(sum[all].1 / sum[one].1);
+        }
+        for (p, &(ours, theirs)) in VERSUS.iter().enumerate() {
+            versus[p].push(sum[ours].0 / sum[theirs].0);
         }
     }
     // Every blocked build holds the same bits, and so does every classic one.
@@ -255,7 +276,16 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             ),
         }
     };
-    let series = vec![
+    // Ours ÷ fastbloom's atomic inserts, paired within the rounds, for both series' notes.
+    let versus_note = {
+        let [one, two] = [0, 1].map(|p| median_interval(&versus[p]));
+        format!(
+            "; blocked-atomic ÷ fastbloom-atomic insert time, paired within the rounds: \
+             {:.2}x [{:.2}–{:.2}] with 1 thread, {:.2}x [{:.2}–{:.2}] with 2",
+            one.mid, one.lo, one.hi, two.mid, two.lo, two.hi
+        )
+    };
+    let mut series = vec![
         series_of(
             "blocked build: insert_batch vs insert_parallel",
             "blocked",
@@ -292,6 +322,9 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             2.0,
         ),
     ];
+    for i in [2, 4] {
+        series[i].note.push_str(&versus_note);
+    }
     let load = |l: Option<f64>| l.map_or_else(|| "unknown".into(), |l| format!("{l:.2}"));
     Ok(Experiment {
         name: "concurrent".into(),
@@ -307,8 +340,10 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
              inserts into one shared atomic filter from 1 and \
              2 threads (contiguous runs of keys). Each speed-up: the median over {ROUNDS} \
              rounds of (A1 + A2) / (B1 + B2) with the one-thread (A) and all-cores (B) runs \
-             in the order A B B A, pairs in a different order per round, [a bootstrap 95 % \
-             interval]; ns/key: medians over the rounds. Process CPU time beside each: on a \
+             in the order A B B A, [a bootstrap 95 % interval]; ours and fastbloom's atomic \
+             inserts run as one group, 1-thread ours, fastbloom's, 2-thread ours, fastbloom's, \
+             then the same reversed, so their ratio is paired the same way; the groups in a \
+             different order per round; ns/key: medians over the rounds. Process CPU time beside each: on a \
              loaded machine the wall-clock gain is capped by the cores other processes hold, \
              the CPU time shows the extra work a parallel run does.",
             if unpinned {
