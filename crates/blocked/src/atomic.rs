@@ -144,7 +144,13 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// (seven rounds, two processes), and the harness's run at e348a78 single-thread builds of 28.3 / 29.1 / 64.9
 /// ns/key against fastbloom-atomic's 38.4 / 39.8 / 61.9 — ahead in and near cache, 1.05× its
 /// time at 10^7 — and `concurrent` inserts of 67.5 against 64.7 ns/key on one thread, 41.2
-/// against 28.5 on two. A `prefetchw` of the line before its plain load (so that the `lock or`s
+/// against 28.5 on two. On a 2-vCPU AMD EPYC VM with Zen 4 (family 25 model 17) the example
+/// reads fastbloom ÷ ours 1.09 [1.06–1.17] at 10^5 and 1.10 [0.94–1.23] at 10^7 (seven rounds), and
+/// the harness's `concurrent` experiment — which now runs the two atomic filters in one group, so
+/// that their ratio is paired within rounds — ours ÷ fastbloom's 1.02× [0.95–1.04] with one thread
+/// and 1.60× [1.02–1.79] with two (the run at 00a74c4). The two-thread figure rests on fastbloom's
+/// two threads inserting 3.23× as fast as its one while using 0.61× the CPU time, which ours (1.95×,
+/// 0.96×) does not show and which is not explained (`results/notes/zen4.md`). A `prefetchw` of the line before its plain load (so that the `lock or`s
 /// find it owned, not shared) moved the example's two-thread ÷ one-thread insert rate from
 /// 0.76–1.46 to 0.89–1.43 (10^6 and 10^7 keys, two processes each) — no measurable difference; not kept. Each
 /// insert also counts itself with a relaxed `fetch_add` (one

@@ -325,6 +325,14 @@
 //! 10^6 / 10^7, no measurable difference at any size; batched ÷ single lookups 1.07 [0.98–1.27]
 //! (in cache a batch answers key by key) / 0.63 / 0.28, batched ÷ sbbf-rs 0.27 at 10^7;
 //! builds at 10^7 one insert at a time 54.1 ns/key against sbbf-rs's 35.1, `insert_batch` 16.2.
+//! The committed run at 00a74c4, on a VM of the same kind (Zen 4, family 25 model 17; the
+//! AVX-512 kernels of *Fewer instructions per operation*; load 1.3–1.4): ≈ 1.01 [0.96–1.23] /
+//! ≈ 1.04 [0.98–1.22] / ≈ 0.97 [0.85–1.23], batched ÷ sbbf-rs 0.28 at 10^7, builds at 10^7 37.4
+//! ns/key against sbbf-rs's 30.6 and `insert_batch` 9.9. There `examples/block_kernels` reads
+//! the AVX-512 kernels ÷ sbbf-rs-safe at 2 000 / 10^5 / 10^7 keys 1.05 / 1.03 / 1.05 for lookups
+//! and 1.50 / 1.31 / 1.21 for inserts, and ÷ the AVX2 kernels 1.00 / 0.98 / 1.01 and 0.73 / 0.74 /
+//! 0.63: Zen 4 runs 512-bit instructions on 256-bit units, and that costs the one-permute lookup
+//! nothing against the two-permute AVX2 one (`results/notes/zen4.md`).
 //!
 //! So the single lookup is 1.05–1.27× sbbf-rs-safe's in cache on the Intel VM (it was
 //! 1.7–2.0×; ≈ 1.00 on the AMD VM) and on a par out of cache; inserts were 1.4–2.9× its cost
