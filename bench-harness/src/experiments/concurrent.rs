@@ -11,8 +11,8 @@
 //! speed-up is (A₁ + A₂) ÷ (B₁ + B₂), so a drift of the machine's speed during the four
 //! builds cancels to first order. Ours and fastbloom's atomic inserts run as one group of
 //! four, 1-thread ours, fastbloom's, 2-thread ours, fastbloom's and back, so ours ÷ fastbloom's
-//! (with 1 and with 2 threads) is a paired ratio too; each round takes the groups in a
-//! different order. (Before, the two atomic filters were each paired only with themselves and
+//! (with 1 and with 2 threads) is a paired ratio too; the order of the groups is rotated
+//! each round. (Before, the two atomic filters were each paired only with themselves and
 //! compared by medians taken in different minutes: the committed run at 118ed15 read ours 1.10×
 //! fastbloom's time on one thread where `examples/concurrent` of `bloomlab-blocked`, interleaved
 //! per chunk, read them on a par.) Pairing
@@ -206,7 +206,8 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
     const VERSUS: [(usize, usize); 2] = [(4, 6), (5, 7)];
     let mut wall = vec![Vec::new(); VARIANTS];
     let mut cpu = vec![Vec::new(); VARIANTS];
-    // Per pair, per round: (A₁ + A₂) ÷ (B₁ + B₂) of wall and of CPU time.
+    // Per pair, per round: (A₁ + A₂) ÷ (B₁ + B₂) of wall time, and (B₁ + B₂) ÷ (A₁ + A₂) of CPU
+    // time (the work the all-cores run does, as a multiple of one thread's).
     let mut speedup = vec![Vec::new(); PAIRS.len()];
     let mut work = vec![Vec::new(); PAIRS.len()];
     let mut versus = vec![Vec::new(); VERSUS.len()];
@@ -215,7 +216,7 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
         // This round's two runs of each variant, added: (wall, CPU).
         let mut sum = [(0.0, 0.0); VARIANTS];
         for i in 0..GROUPS.len() {
-            let group = GROUPS[(i + round * 3) % GROUPS.len()]; // a different order each round
+            let group = GROUPS[(i + round * 3) % GROUPS.len()]; // the order rotated each round
             for &v in group.iter().chain(group.iter().rev()) {
                 let t = measure_variant(v, n, &keys, ctx.seed, &mut check).map_err(e)?;
                 wall[v].push(t.0);
@@ -322,8 +323,11 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             2.0,
         ),
     ];
-    for i in [2, 4] {
-        series[i].note.push_str(&versus_note);
+    for s in series
+        .iter_mut()
+        .filter(|s| s.filter.ends_with("-atomic") && !s.label.contains("batch"))
+    {
+        s.note.push_str(&versus_note);
     }
     let load = |l: Option<f64>| l.map_or_else(|| "unknown".into(), |l| format!("{l:.2}"));
     Ok(Experiment {
@@ -342,10 +346,10 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
              rounds of (A1 + A2) / (B1 + B2) with the one-thread (A) and all-cores (B) runs \
              in the order A B B A, [a bootstrap 95 % interval]; ours and fastbloom's atomic \
              inserts run as one group, 1-thread ours, fastbloom's, 2-thread ours, fastbloom's, \
-             then the same reversed, so their ratio is paired the same way; the groups in a \
-             different order per round; ns/key: medians over the rounds. Process CPU time beside each: on a \
-             loaded machine the wall-clock gain is capped by the cores other processes hold, \
-             the CPU time shows the extra work a parallel run does.",
+             then the same reversed, so their ratio is paired the same way; the order of the \
+             groups rotated each round; ns/key: medians over the rounds. Process CPU time \
+             beside each: on a loaded machine the wall-clock gain is capped by the cores \
+             other processes hold, the CPU time shows the extra work a parallel run does.",
             if unpinned {
                 "freed from"
             } else {

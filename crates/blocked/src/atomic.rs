@@ -145,14 +145,13 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// ns/key against fastbloom-atomic's 38.4 / 39.8 / 61.9 — ahead in and near cache, 1.05× its
 /// time at 10^7 — and `concurrent` inserts of 67.5 against 64.7 ns/key on one thread, 41.2
 /// against 28.5 on two. On a 2-vCPU AMD EPYC VM with Zen 4 (family 25 model 17) the example
-/// reads fastbloom ÷ ours 1.09 [1.06–1.17] at 10^5 and 1.10 [0.94–1.23] at 10^7 (seven rounds), and
-/// the harness's `concurrent` experiment — which now runs the two atomic filters in one group, so
-/// that their ratio is paired within rounds — ours ÷ fastbloom's 1.02× [0.95–1.04] with one thread
-/// and 1.60× [1.02–1.79] with two (the run at 00a74c4). On that VM a lone inserting thread is slow
-/// for both filters — fastbloom's two threads inserted 3.23× as fast as its one in that run, with
-/// 0.61× the CPU time, and a scratch program outside the harness found both filters 2.3–3× as
-/// fast with a second thread — and with two threads fastbloom's seven `lock or`s on seven lines
-/// took about 0.8× the time of our line load and ≈ 4.4 `lock or`s on it (`results/notes/zen4.md`).
+/// reads ours ÷ fastbloom's insert time 0.92 [0.85–0.94] at 10^5 and 0.91 [0.81–1.07] at 10^7 (seven
+/// rounds), and the harness's `concurrent` experiment — which now runs the two atomic filters in
+/// one group, so that their ratio is paired within rounds — ≈ 1.02× [0.95–1.04] with one thread
+/// (no measurable difference) and 1.60× [1.02–1.79] with two (the run at 00a74c4). In that run
+/// fastbloom's two threads inserted 3.23× as fast as its one with 0.61× the CPU time (the Zen 5
+/// run at 118ed15: 2.64×, 0.74×): a lone inserting thread is at times slow on these VMs, which
+/// inflates one-thread-versus-two speed-ups (`results/notes/zen4.md`).
 /// A `prefetchw` of the line before its plain load (so that the `lock or`s
 /// find it owned, not shared) moved the example's two-thread ÷ one-thread insert rate from
 /// 0.76–1.46 to 0.89–1.43 (10^6 and 10^7 keys, two processes each) — no measurable difference; not kept. Each
