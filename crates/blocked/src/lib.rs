@@ -326,7 +326,7 @@
 //! 10^6 / 10^7, no measurable difference at any size; batched ÷ single lookups 1.07 [0.98–1.27]
 //! (in cache a batch answers key by key) / 0.63 / 0.28, batched ÷ sbbf-rs 0.27 at 10^7;
 //! builds at 10^7 one insert at a time 54.1 ns/key against sbbf-rs's 35.1, `insert_batch` 16.2.
-//! The committed run at 00a74c4, on a VM of the same kind (Zen 4, family 25 model 17; the
+//! The run at 00a74c4 (its `results/` committed at adf5680), on a VM of the same kind (Zen 4, family 25 model 17; the
 //! AVX-512 kernels of *Fewer instructions per operation*; load 1.3–1.4): ≈ 1.01 [0.96–1.23] /
 //! ≈ 1.04 [0.98–1.22] / ≈ 0.97 [0.85–1.23], batched ÷ sbbf-rs 0.28 at 10^7, builds at 10^7 37.4
 //! ns/key against sbbf-rs's 30.6 and `insert_batch` 9.9. There `examples/block_kernels` reads
