@@ -214,11 +214,9 @@
 //! / 0.93 / 0.99, `k = 10` **0.87 / 0.86 / 0.98**, `k = 9` 0.86 / 0.85 / 0.98, `k = 14` 0.95 /
 //! 0.96 / 1.00 — a
 //! gain in cache, none out of it, where the insert waits on its line; against sbbf-rs-safe's
-//! insert, `k = 6`: 1.53 / 1.50 / 1.37. The atomic filter's inserts into tables above
-//! [`PER_PROBE_UP_TO`] = 4 MiB build the line's new bits the same way but OR only the missing
-//! ones (smaller tables take one relaxed `fetch_or` per probe, 0.77–0.80× the time), one `lock or` per 64-bit word that lacks some
-//! (with AVX-512F or AVX2 and `k ≤ 8`; with AVX2 and `9 ≤ k ≤ 16` one per probe; otherwise one
-//! `fetch_or` per word: [`AtomicBlockedBloomFilter`], *Cost*).
+//! insert, `k = 6`: 1.53 / 1.50 / 1.37. The atomic filter's inserts do not use these kernels: one
+//! relaxed `fetch_or` per probe after a `prefetchw` of the line beat reading the line and ORing
+//! only its missing words at every size ([`AtomicBlockedBloomFilter`], *Cost*).
 //!
 //! Out of cache the insert is bound by how many inserts the core keeps in flight, not by
 //! its stores. Timed side by side in one loop (hash, block, kernel; 10^7 keys at 1 %, fresh
@@ -439,7 +437,7 @@ mod atomic;
 mod parallel;
 mod view;
 
-pub use atomic::{AtomicBlockedBloomFilter, PER_PROBE_UP_TO};
+pub use atomic::AtomicBlockedBloomFilter;
 pub use parallel::available_threads;
 pub use view::{BlockedBloomFilterView, BlockedFilterBytes};
 

@@ -128,6 +128,30 @@ pub fn prefetch<T>(p: &T) {
     }
 }
 
+/// Ask the CPU to start loading the cache line holding `*p` with the intent to write it
+/// (`prefetchw` on x86-64: the line arrives owned, ready for a store or a `lock` operation,
+/// instead of shared and then upgraded). A hint: no fault, no visible effect; a no-op where
+/// no such instruction is available (x86-64 CPUs without it decode it as a no-op).
+///
+/// An atomic insert issues it first: a `lock`ed read-modify-write cannot start its load before
+/// the instructions ahead of it are done, but a prefetch can, so the line's miss overlaps the
+/// hashing, the probes and the previous insert's `lock`s (see the blocked crate's atomic filter,
+/// *Cost*).
+#[inline(always)]
+pub fn prefetch_write<T>(p: &T) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    {
+        use std::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
+        // SAFETY: as in `prefetch`: an SSE intrinsic on an SSE build, a hint that never
+        // dereferences and cannot fault, given a valid reference.
+        unsafe { _mm_prefetch::<_MM_HINT_ET0>((p as *const T).cast::<i8>()) };
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+    {
+        let _ = p;
+    }
+}
+
 /// One 64-byte cache line: eight `u64` words, 64-byte aligned (the blocked filter's block).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(C, align(64))]
@@ -877,14 +901,13 @@ fn insert_consts(k: u32) -> &'static InsertConsts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum KernelMode {
     /// `k ≤ 8` on a CPU with AVX-512F: lookups fetch the probed words with one 16-lane
-    /// permute of the whole line, inserts build the new bits in one 512-bit register, and
-    /// shared-line inserts build them the same way and `lock or` them in per 64-bit word.
+    /// permute of the whole line, inserts build the new bits in one 512-bit register.
     Avx512Round1,
     /// AVX2 inline assembly, one round (`k ≤ 8`).
     Avx2Round1,
     /// `9 ≤ k ≤ 16` on a CPU with AVX-512F: lookups run all sixteen probe lanes in one
     /// 512-bit round, inserts build the `⌈k/2⌉` probe pairs `k` needs in one 512-bit
-    /// register; shared-line inserts as [`KernelMode::Avx2Round2`].
+    /// register.
     Avx512Round2,
     /// AVX2 inline assembly, two rounds (`9 ≤ k ≤ 16`).
     Avx2Round2,
@@ -972,12 +995,6 @@ impl LocalKernel {
             KernelMode::Avx512Round1 | KernelMode::Avx512Round2 => "avx512",
             _ => "avx2",
         }
-    }
-
-    /// The one-round kernels (both vector widths; `k ≤ 8`).
-    #[inline(always)]
-    fn round1(self) -> bool {
-        matches!(self.mode, KernelMode::Avx512Round1 | KernelMode::Avx2Round1)
     }
 
     /// [`local_contains_scalar`]'s answer for the `k` this kernel was chosen for, inlined
@@ -1112,86 +1129,6 @@ impl LocalKernel {
             }
         }
         self.insert_other(block, h, k)
-    }
-
-    /// [`insert`](Self::insert) into a block that other threads may be ORing bits into at
-    /// the same time (an atomic filter's), inlined into the caller: afterwards the block has
-    /// every bit [`local_insert_scalar`] sets for `h`, and the result says whether one of
-    /// them was still unset when the block was read. Only missing bits are ORed in, each
-    /// with an atomic `lock or`; a key already in costs no atomic operation at all (bits
-    /// never go back to 0, so a set bit seen once stays).
-    ///
-    /// The inline-assembly kernels (`k ≤ 16`) find the missing bits in vector registers
-    /// against the line read as [`contains_shared`](Self::contains_shared) reads it, and OR
-    /// them in: for `k ≤ 8` one `lock or` per 64-bit word that lacks some
-    /// (`asm_insert_shared_round1_avx512`, `asm_insert_shared_round1_l2`), for `9 ≤ k ≤ 16`
-    /// one per probe that lacks its bit (two probes in one word: two `lock or`s, the same
-    /// bits). The others compute the masks with the scalar definition and OR each word's
-    /// missing bits with a relaxed [`fetch_or`](std::sync::atomic::AtomicU64::fetch_or).
-    #[inline(always)]
-    pub fn insert_shared(&self, block: &SharedLine, h: u32, k: u32) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if self.mode == KernelMode::Avx512Round1 {
-            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F; the pointer
-            // is to the 64 bytes of a live, 64-byte aligned `SharedLine`, whose words are only
-            // ever read atomically and changed by atomic read-modify-writes (`lock or` of a
-            // whole aligned 8-byte word, as `fetch_or` compiles to).
-            return unsafe {
-                let line = block.0.as_ptr().cast();
-                if self.pairs == 3 {
-                    asm_insert_shared_round1_avx512_six(line, h, self.consts)
-                } else {
-                    asm_insert_shared_round1_avx512(line, h, self.consts)
-                }
-            };
-        }
-        #[cfg(target_arch = "x86_64")]
-        if self.round1() {
-            // SAFETY: these modes are chosen only on a CPU with AVX2, with `consts` those of
-            // the kernel's `k` and `stores` `k` rounded up to even (see `insert`); the pointer
-            // is to the 64 bytes of a live, 64-byte aligned `SharedLine`, whose words are
-            // only ever read atomically and changed by atomic read-modify-writes (here
-            // `lock or` of a whole aligned 8-byte word, as `fetch_or` compiles to).
-            return unsafe {
-                let line = block.0.as_ptr().cast();
-                // Six first, as in `insert`; `stores` is `k` rounded up to even here.
-                // The widest kernel last: it covers any `k ≤ 8`.
-                if self.stores == 6 {
-                    asm_insert_shared_round1_l6(line, h, self.consts)
-                } else if self.stores == 4 {
-                    asm_insert_shared_round1_l4(line, h, self.consts)
-                } else if self.stores == 2 {
-                    asm_insert_shared_round1_l2(line, h, self.consts)
-                } else {
-                    asm_insert_shared_round1_l8(line, h, self.consts)
-                }
-            };
-        }
-        self.insert_shared_other(block, h, k)
-    }
-
-    /// The other kernels of [`insert_shared`](Self::insert_shared), out of line (see
-    /// [`contains_shared_other`](Self::contains_shared_other)).
-    #[inline(never)]
-    fn insert_shared_other(&self, block: &SharedLine, h: u32, k: u32) -> bool {
-        use std::sync::atomic::Ordering::Relaxed;
-        #[cfg(target_arch = "x86_64")]
-        if matches!(self.mode, KernelMode::Avx2Round2 | KernelMode::Avx512Round2) {
-            // SAFETY: as in `insert_shared` (both modes are chosen only on a CPU with AVX2).
-            return unsafe { asm_insert_shared_round2(block.0.as_ptr().cast(), h, self.lanes) };
-        }
-        let mut masks = [0u64; 8];
-        local_insert_scalar(&mut masks, h, k);
-        let old = block.load();
-        let mut new = false;
-        for i in 0..8 {
-            let missing = masks[i] & !old[i];
-            if missing != 0 {
-                block.0[i].fetch_or(missing, Relaxed);
-                new = true;
-            }
-        }
-        new
     }
 
     /// The other kernels, out of line (as for lookups).
@@ -1467,8 +1404,7 @@ macro_rules! avx512_round1_positions {
 /// The first steps of `avx512_or_new_bits` (see there): the line's new bits in zmm4, from the
 /// probes' bit positions at `{buf}` — the first pair at offset 0, ORed into zmm4 by a plain
 /// `vpord` (no zeroing first), then one more pair at each byte offset in `$rest`. Uses
-/// zmm2–zmm6 and the word tops and top bit of the `InsertConsts` at `{c}`; shared with the
-/// shared-line insert, which ORs the bits in itself.
+/// zmm2–zmm6 and the word tops and top bit of the `InsertConsts` at `{c}`.
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx512_line_bits {
     ($rest:literal) => {
@@ -1857,289 +1793,6 @@ avx2_insert!(
     16,
     "4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60"
 );
-
-/// The last steps of the shared-line inserts that OR per 64-bit word, as one template
-/// string: with the bits still missing from the line in two 256-bit halves (`$lo`: words
-/// 0–3, `$hi`: words 4–7) and also stored at `{buf} + 32` (eight `u64`), the words that miss
-/// some (each half compared with zero into `$lo_eq` and `$hi`, four bits of `vmovmskpd`
-/// each), `{new}` set when there is one, `vzeroupper`, then one `lock or` of each such word's
-/// missing bits into the line at `{blk}`. Clobbers ymm0, `$lo_eq`, `$hi`, `{todo}`, `{t}`,
-/// `{v}` and the flags.
-#[cfg(target_arch = "x86_64")]
-macro_rules! lock_or_missing_words {
-    ($lo_eq:literal, $lo:literal, $hi:literal) => {
-        concat!(
-            "vpxor xmm0, xmm0, xmm0\n",
-            "vpcmpeqq ",
-            $lo_eq,
-            ", ",
-            $lo,
-            ", ymm0\n",
-            "vpcmpeqq ",
-            $hi,
-            ", ",
-            $hi,
-            ", ymm0\n",
-            "vmovmskpd {todo:e}, ",
-            $lo_eq,
-            "\n",
-            "vmovmskpd {t:e}, ",
-            $hi,
-            "\n",
-            "shl {t:e}, 4\n",
-            "or {todo:e}, {t:e}\n",
-            "xor {todo:e}, 0xff\n",
-            "setnz {new}\n",
-            "vzeroupper\n",
-            "jz 3f\n",
-            "2:\n",
-            "bsf {t:e}, {todo:e}\n",
-            "mov {v}, qword ptr [{buf} + 32 + {t}*8]\n",
-            "lock or qword ptr [{blk} + {t}*8], {v}\n",
-            "lea {t:e}, [{todo:e} - 1]\n",
-            "and {todo:e}, {t:e}\n",
-            "jnz 2b\n",
-            "3:\n",
-        )
-    };
-}
-
-/// The one-round inserts into a shared line with AVX2 (`k ≤ 8`): the line's new bits built
-/// in two vector registers as the owned inserts build them (`asm_insert_round1_l2` … `_l8`,
-/// the probes `k` uses rounded up to even), the bits still missing from the line as it reads
-/// (`vpandn`), and one `lock or` per 64-bit word that misses some — about 4.4 for a key all
-/// of whose six bits are missing (`k = 6`: six probes over eight words, 8·(1 − (7/8)^6)
-/// expected), where one per probe with a missing bit made six (timed in the blocked
-/// filter's `AtomicBlockedBloomFilter` docs, *Cost*). Reading the line while other threads OR into it is safe for the result, as
-/// for the AVX-512 kernel below.
-///
-/// # Safety
-/// The CPU must support AVX2; `c` must be the `InsertConsts` of the `k` the kernel was
-/// chosen for, with `k` no larger than its probe count; and `block` must point to 64
-/// readable and writable bytes, 8-byte aligned, that other threads access only with atomic
-/// operations on whole aligned 8-byte words (`AtomicU64`).
-#[cfg(target_arch = "x86_64")]
-macro_rules! avx2_insert_shared_round1 {
-    ($name:ident, $offsets:literal) => {
-        #[cfg(target_arch = "x86_64")]
-        #[inline(always)]
-        unsafe fn $name(block: *const u64, h: u32, c: &InsertConsts) -> bool {
-            let new: u8;
-            let mut buf = std::mem::MaybeUninit::<[u32; 24]>::uninit();
-            // SAFETY: the caller guarantees AVX2, the constants and the block. Reads: `c`
-            // (bytes 0..32, 64..160 and 192..196), the block's 64 bytes (two plain 32-byte
-            // loads, atomic per aligned 8-byte word on x86-64; see the AVX-512 kernel
-            // below), and `buf` after the assembly wrote it (bytes 0..32 the probes'
-            // positions, 32..96 the missing bits per word). Writes: `buf`, and `lock or
-            // qword ptr [block + 8·t]` with `t < 8`, inside the block — an atomic
-            // read-modify-write of a whole aligned word, as `fetch_or` is. No other stack
-            // use; xmm0–xmm7, the scratch registers and the flags are declared clobbered;
-            // `vzeroupper` clears the upper halves dirtied.
-            unsafe {
-                std::arch::asm!(
-                    avx2_round1_positions!(),
-                    avx2_line_bits!($offsets),
-                    // The bits still missing, and the 64-bit words that miss some (each half
-                    // compared with zero, four bits of `vmovmskpd` each).
-                    "vmovdqu ymm1, [{blk}]",
-                    "vmovdqu ymm2, [{blk} + 32]",
-                    "vpandn ymm1, ymm1, ymm3",
-                    "vpandn ymm2, ymm2, ymm4",
-                    "vmovdqu [{buf} + 32], ymm1",
-                    "vmovdqu [{buf} + 64], ymm2",
-                    lock_or_missing_words!("ymm1", "ymm1", "ymm2"),
-                    h = in(reg) &h,
-                    c = in(reg) c,
-                    blk = in(reg) block,
-                    buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
-                    new = out(reg_byte) new,
-                    todo = out(reg) _,
-                    t = out(reg) _,
-                    v = out(reg) _,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                    options(nostack),
-                );
-            }
-            new != 0
-        }
-    };
-}
-
-#[cfg(target_arch = "x86_64")]
-avx2_insert_shared_round1!(asm_insert_shared_round1_l2, "4");
-#[cfg(target_arch = "x86_64")]
-avx2_insert_shared_round1!(asm_insert_shared_round1_l4, "4, 8, 12");
-#[cfg(target_arch = "x86_64")]
-avx2_insert_shared_round1!(asm_insert_shared_round1_l6, "4, 8, 12, 16, 20");
-#[cfg(target_arch = "x86_64")]
-avx2_insert_shared_round1!(asm_insert_shared_round1_l8, "4, 8, 12, 16, 20, 24, 28");
-
-/// The one-round insert into a shared line with AVX-512F (`k ≤ 8`; the probe pairs at `$pairs`,
-/// as in `insert_avx512`): the line's new bits built
-/// in one 512-bit register as [`asm_insert_round1_avx512`] builds them, the bits still missing
-/// from the line as it reads (`vpandnd`), and one `lock or` per 64-bit word that misses some —
-/// about 4.4 for a key all of whose six bits are missing (`k = 6`: six probes over eight
-/// words) where one per probe with a missing bit makes six.
-///
-/// Reading the line with one plain 64-byte load while other threads OR into it is safe for the
-/// result whatever the load sees of their writes: bits only go from 0 to 1, so a word read
-/// before, during or after another thread's OR holds no bit that was never set, and misses
-/// only bits that are set by then; ORing a bit again, or leaving one another thread set, ends
-/// with the same line.
-///
-/// # Safety
-/// As for `asm_insert_shared_round1_l2`, and the CPU must support AVX-512F.
-#[cfg(target_arch = "x86_64")]
-macro_rules! insert_shared_round1_avx512 {
-    ($name:ident, $pairs:literal) => {
-        #[cfg(target_arch = "x86_64")]
-        #[inline(always)]
-        unsafe fn $name(block: *const u64, h: u32, c: &InsertConsts) -> bool {
-            let new: u8;
-            let mut buf = std::mem::MaybeUninit::<[u32; 24]>::uninit();
-            // SAFETY: the caller guarantees AVX-512F and the block. Reads: the `InsertConsts` `c`
-            // (bytes 0..32, 64..160 and 192..196), the block's 64 bytes (one plain load; see
-            // above), and `buf` after the assembly wrote it (bytes 0..32 the probes' bit positions,
-            // 32..96 the missing bits per word). Writes: `buf`, and `lock or qword ptr [block + 8·t]`
-            // with `t < 8`, inside the block — an atomic read-modify-write of a whole aligned word, as
-            // `fetch_or` is. No other stack use and no mask register; zmm0–zmm6 (declared through
-            // their xmm names), the scratch registers and the flags are clobbered; `vzeroupper`
-            // clears the upper parts dirtied.
-            unsafe {
-                std::arch::asm!(
-                    avx512_round1_positions!(),
-                    avx512_line_bits!($pairs),
-                    // The bits still missing, and the 64-bit words that miss some (two halves compared
-                    // with zero, four bits of `vmovmskpd` each).
-                    "vmovdqu64 zmm5, [{blk}]",
-                    "vpandnd zmm1, zmm5, zmm4",
-                    "vmovdqu64 [{buf} + 32], zmm1",
-                    "vextracti64x4 ymm6, zmm1, 1",
-                    lock_or_missing_words!("ymm5", "ymm1", "ymm6"),
-                    h = in(reg) h,
-                    c = in(reg) c,
-                    blk = in(reg) block,
-                    buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
-                    new = out(reg_byte) new,
-                    todo = out(reg) _,
-                    t = out(reg) _,
-                    v = out(reg) _,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    out("xmm4") _, out("xmm5") _, out("xmm6") _,
-                    options(nostack),
-                );
-            }
-            new != 0
-        }
-    };
-}
-
-#[cfg(target_arch = "x86_64")]
-insert_shared_round1_avx512!(asm_insert_shared_round1_avx512, "8, 16, 24");
-#[cfg(target_arch = "x86_64")]
-insert_shared_round1_avx512!(asm_insert_shared_round1_avx512_six, "8, 16");
-
-/// The two-round insert into a shared line (`9 ≤ k ≤ 16`): the lookup's words and masks for
-/// sixteen probes (probes 8–15 masked by `LANE_ONES[k − 8]`), the missing bits `mask & !word`
-/// per probe, a 16-bit set of the probes with missing bits, the word indices and missing
-/// bits spilled to a buffer, then, for each such probe, one `lock or` of its missing bits
-/// into the 64-bit word that holds its 32-bit word (shifted up by 32 for an odd index).
-///
-/// # Safety
-/// The CPU must support AVX2, and `block` must point to 64 readable and writable bytes,
-/// 8-byte aligned, that other threads access only with atomic operations on whole aligned
-/// 8-byte words (`AtomicU64`).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn asm_insert_shared_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bool {
-    let new: u8;
-    let mut buf = std::mem::MaybeUninit::<[u32; 32]>::uninit();
-    // SAFETY: the caller guarantees AVX2 and the block. Reads: the block (32-byte loads,
-    // atomic per aligned 8-byte word on x86-64), `LOCAL_POWERS[0..16]`, the rows
-    // `LANE_ONES[8]` and `lanes`, and the 128-byte `buf` after the assembly wrote it
-    // (indices of probes 0–15 at 4·i, their missing bits at 64 + 4·i). Writes: `buf`, and
-    // `lock or qword ptr [block + 8·(idx >> 1)]` with `idx < 16`, inside the block's 64
-    // bytes — an atomic read-modify-write of a whole aligned word, as `fetch_or` is. No
-    // other stack use; xmm0–xmm7, the scratch registers (`ecx` for the shift count) and the
-    // flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
-    unsafe {
-        std::arch::asm!(
-            "vmovd xmm0, {h:e}",
-            "vpbroadcastd ymm0, xmm0",
-            "vpmulld ymm4, ymm0, [{pow} + 32]",
-            "vpmulld ymm0, ymm0, [{pow}]",
-            "vmovdqu ymm5, [{blk}]",
-            "vmovdqu ymm3, [{blk} + 32]",
-            // round 0: indices to buf[0..8], missing bits into ymm2
-            "vpsrld ymm1, ymm0, 28",
-            "vmovdqu [{buf}], ymm1",
-            "vpermd ymm2, ymm1, ymm5",
-            "vpermd ymm6, ymm1, ymm3",
-            "vblendvps ymm2, ymm2, ymm6, ymm0",
-            "vpslld ymm6, ymm0, 4",
-            "vpsrld ymm6, ymm6, 27",
-            "vmovdqu ymm7, [{full}]",
-            "vpsllvd ymm7, ymm7, ymm6",
-            "vpandn ymm2, ymm2, ymm7",
-            "vmovdqu [{buf} + 64], ymm2",
-            // round 1: indices to buf[8..16], missing bits into ymm0
-            "vpsrld ymm1, ymm4, 28",
-            "vmovdqu [{buf} + 32], ymm1",
-            "vpermd ymm0, ymm1, ymm5",
-            "vpermd ymm6, ymm1, ymm3",
-            "vblendvps ymm0, ymm0, ymm6, ymm4",
-            "vpslld ymm6, ymm4, 4",
-            "vpsrld ymm6, ymm6, 27",
-            "vmovdqu ymm7, [{lanes}]",
-            "vpsllvd ymm7, ymm7, ymm6",
-            "vpandn ymm0, ymm0, ymm7",
-            "vmovdqu [{buf} + 96], ymm0",
-            // the probes with missing bits, as 16 bits
-            "vpxor xmm6, xmm6, xmm6",
-            "vpcmpeqd ymm2, ymm2, ymm6",
-            "vmovmskps {todo:e}, ymm2",
-            "vpcmpeqd ymm0, ymm0, ymm6",
-            "vmovmskps {t:e}, ymm0",
-            "shl {t:e}, 8",
-            "or {todo:e}, {t:e}",
-            "xor {todo:e}, 0xffff",
-            "setnz {new}",
-            "vzeroupper",
-            "jz 3f",
-            "2:",
-            "bsf {t:e}, {todo:e}",
-            "mov {u:e}, dword ptr [{buf} + {t}*4]",
-            "mov {v:e}, dword ptr [{buf} + 64 + {t}*4]",
-            "mov ecx, {u:e}",
-            "and ecx, 1",
-            "shl ecx, 5",
-            "shl {v}, cl",
-            "shr {u:e}, 1",
-            "lock or qword ptr [{blk} + {u}*8], {v}",
-            "lea {t:e}, [{todo:e} - 1]",
-            "and {todo:e}, {t:e}",
-            "jnz 2b",
-            "3:",
-            h = in(reg) h,
-            pow = in(reg) LOCAL_POWERS.as_ptr(),
-            blk = in(reg) block,
-            full = in(reg) LANE_ONES[8].as_ptr(),
-            lanes = in(reg) lanes.as_ptr(),
-            buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
-            new = out(reg_byte) new,
-            todo = out(reg) _,
-            t = out(reg) _,
-            u = out(reg) _,
-            v = out(reg) _,
-            out("ecx") _,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            options(nostack),
-        );
-    }
-    new != 0
-}
 
 // ---------------------------------------------------------------------------------------
 // Split block (Parquet / Impala)
@@ -2814,7 +2467,6 @@ mod tests {
                     assert_eq!(kernel.name(), "avx512", "k = {k}");
                 }
                 let (mut fast, mut slow) = ([0u64; 8], [0u64; 8]);
-                let shared = SharedLine::default();
                 // Fill to about half the bits, comparing the block and the result each step.
                 for _ in 0..(256 / k.clamp(1, 64)).max(2) {
                     let h = mix(&mut x) as u32;
@@ -2826,13 +2478,6 @@ mod tests {
                     assert_eq!(fast, slow, "k = {k}");
                     assert!(kernel.contains(&fast, h, k));
                     assert!(!kernel.insert(&mut fast, h, k), "a repeat is never new");
-                    let was = shared.load();
-                    assert_eq!(kernel.insert_shared(&shared, h, k), fast != was, "k = {k}");
-                    assert_eq!(shared.load(), fast, "k = {k}");
-                    assert!(
-                        !kernel.insert_shared(&shared, h, k),
-                        "a repeat is never new"
-                    );
                 }
                 let shared = SharedLine::new(Line(fast));
                 for _ in 0..300 {
@@ -2858,8 +2503,6 @@ mod tests {
                     let mut owned = only;
                     assert_eq!(kernel.insert(&mut owned, h, k), !want, "k = {k}");
                     assert_eq!(owned, full, "k = {k}, drop {drop}");
-                    assert_eq!(kernel.insert_shared(&shared, h, k), !want, "k = {k}");
-                    assert_eq!(shared.load(), full, "k = {k}, drop {drop}");
                 }
             }
         }
