@@ -130,6 +130,30 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// prototype did not explain — and two threads 8.0 ns/key: `insert_batch` ÷ it 0.74–1.11,
     /// where this build read 0.80–1.32 in the same rounds.
     ///
+    /// Three more designs were timed against this one on a 2-vCPU AMD EPYC VM with Zen 4 (10^7
+    /// keys, pre-faulted tables, 15–25 rounds in one process, the builds' order rotated; the same
+    /// rounds also ran `examples/parallel_halves`' bound; prototypes not kept). Each hashes every
+    /// key once. (1) An exchange: each thread hashes its half of the keys in chunks of 4 096,
+    /// keeps the keys of its own range and sends the others' in a batch over a bounded channel,
+    /// inserting what it receives between chunks: 1.15× and 1.31× where this build read 1.17 and
+    /// 1.26 and the bound 2.26 and 2.49. By phase, hashing and sorting out its keys cost a thread
+    /// 6.4 ns/key (hashing alone 1.6; pushes into two buffers chosen by the hash most of the
+    /// rest) and its inserts 5.4. (2) A broadcast: every thread hashes 4 096 (or 16 384) keys per
+    /// round into a buffer that every thread then scans for the keys of its range, behind a
+    /// spinning barrier, the next round's hashing interleaved with this round's inserts or not:
+    /// this build's time ÷ its 1.05–1.08. (3) A region sort, as above but with buffers small
+    /// enough for L3: one thread 12–16 ns/key against `insert_batch`'s 6.5–12.
+    ///
+    /// What separates every one-table build from the bound is not the table. Two threads filling
+    /// the two halves of *one* 12 MB table, each with the keys that land in its half (sorted out
+    /// before the clock starts; a prototype), took 0.98× (quartiles 0.94–1.00) the bound's time
+    /// and 0.53× this build's — one thread ÷ it 2.16×. The cost is getting each key to the thread
+    /// that owns its half: hashing every key on every thread (this build) or handing hashed keys
+    /// from core to core (the exchange, the broadcast) each cost about as much again as the
+    /// inserts. A caller that already holds its keys split by where they land (say, by a
+    /// partitioned upstream) could be given that build; nothing here does it. When the VM did not
+    /// give the second thread memory bandwidth (the bound at 1.05–1.25), every build read 0.9–1.1.
+    ///
     /// [`AtomicBlockedBloomFilter`]: crate::AtomicBlockedBloomFilter
     pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {
         self.insert_parallel_with_threads(keys, available_threads());
