@@ -98,6 +98,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// at 7ea6eb8, load 1.1–1.4): 1.25× [0.96–1.40], no measurable speed-up, 12.2 → 9.9 ns/key with
     /// 1.48× the CPU work; on a 2-vCPU AMD EPYC VM with Zen 5 (the run at e348a78) 1.26× [0.90–1.31],
     /// 8.0 → 7.0 ns/key with 1.56× the CPU work.
+    /// On the Zen 4 VM, with the rounds taking turns (`insert_range`), the run at 2671312 read
+    /// **1.41× [1.35–1.51]**, 11.1 → 8.6 ns/key with 1.32× the CPU work (the run before, with
+    /// them interleaved, 1.27× [1.10–1.43]).
     ///
     /// Removing the hashing each thread repeats would not take it to 1.6×. With XXH3-64 replaced,
     /// for an experiment, by a multiply and a shift (wrong filters, the same memory traffic),
