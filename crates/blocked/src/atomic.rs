@@ -281,10 +281,8 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     #[inline(always)]
     fn set_bits(&self, block: &AtomicBlock, bits: u32) -> bool {
         let mut new = false;
-        for &power in &simd::LOCAL_POWERS[..self.k as usize] {
-            let j = bits.wrapping_mul(power) >> 23; // the probe's bit in the 512-bit line
-            let bit = 1u64 << (j & 63);
-            new |= block.0[(j >> 6) as usize].fetch_or(bit, Relaxed) & bit == 0;
+        for (w, mask) in simd::local_probes(bits, self.k) {
+            new |= block.0[w].fetch_or(mask, Relaxed) & mask == 0;
         }
         new
     }

@@ -556,28 +556,31 @@ fn local_bit(h: u32, i: usize) -> u32 {
     h.wrapping_mul(LOCAL_POWERS[i]) >> 23
 }
 
+/// The `k` probes of `h` in a 512-bit block, as (64-bit word index, one-bit mask): the
+/// layout's definition, which every kernel must match. `k` is clamped to `1..=64`.
+#[inline(always)]
+pub fn local_probes(h: u32, k: u32) -> impl Iterator<Item = (usize, u64)> {
+    let k = k.clamp(1, LOCAL_MAX_PROBES) as usize;
+    (0..k).map(move |i| {
+        let bit = local_bit(h, i);
+        ((bit >> 6) as usize, 1u64 << (bit & 63))
+    })
+}
+
 /// All `k` probes of `h` hit set bits of `block` (portable definition). `k` is clamped to
 /// `1..=64`.
 #[inline]
 pub fn local_contains_scalar(block: &[u64; 8], h: u32, k: u32) -> bool {
-    let k = k.clamp(1, LOCAL_MAX_PROBES) as usize;
-    let mut all = 1u64;
-    for i in 0..k {
-        let bit = local_bit(h, i);
-        all &= block[(bit >> 6) as usize] >> (bit & 63);
-    }
-    all & 1 != 0
+    // `&`, not `&&`: no branch per probe.
+    local_probes(h, k).fold(true, |all, (w, mask)| all & (block[w] & mask != 0))
 }
 
 /// Set the `k` probe bits of `h` in `block` (portable definition); returns whether any of
 /// them was still zero. `k` is clamped to `1..=64`.
 #[inline]
 pub fn local_insert_scalar(block: &mut [u64; 8], h: u32, k: u32) -> bool {
-    let k = k.clamp(1, LOCAL_MAX_PROBES) as usize;
     let mut new = 0u64;
-    for i in 0..k {
-        let bit = local_bit(h, i);
-        let (w, mask) = ((bit >> 6) as usize, 1u64 << (bit & 63));
+    for (w, mask) in local_probes(h, k) {
         new |= mask & !block[w];
         block[w] |= mask;
     }
