@@ -19,7 +19,7 @@ impl Construct for AtomicBlockedBloomFilter {
 pub fn blocked_atomic_entry() -> Entry {
     ours::entry::<AtomicBlockedBloomFilter>(Info {
         curve: Some(Curve::Bloom),
-        note: "AtomicBlockedBloomFilter::with_fpr(n, p): the blocked filter's bits and probes, inserts through &self, a prefetchw of the block then one relaxed fetch_or per probe; lookups run the blocked filter's inline kernel on the shared block; measured on one thread",
+        note: "AtomicBlockedBloomFilter::with_fpr(n, p): the blocked filter's bits and probes, inserts through &self, a prefetch of the block then one relaxed fetch_or per probe; lookups run the blocked filter's inline kernel on the shared block; measured on one thread",
         ..Info::base("blocked-atomic", "bloomlab-blocked", Kind::Bloom)
     })
 }

@@ -74,7 +74,7 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// [`Layout::Local32`]), with the same probes: a key's block is found by the very code of the
 /// owned filter (the layout's rule), and its probes by the owned filter's kernel run on the
 /// shared block ([`LocalKernel::contains_shared`]); an insert ORs the key's bits in with
-/// one relaxed `fetch_or` (a `lock or`) per probe, after a `prefetchw` of the block (see
+/// one relaxed `fetch_or` (a `lock or`) per probe, after a prefetch of the block (see
 /// *Cost*). Converting either way ([`From`],
 /// [`TryFrom`]) hands the table over without a copy ([`simd::Lines::cast`]): a filter filled
 /// by many threads is bit-for-bit the one a single thread builds from the same keys in any
@@ -119,8 +119,8 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// x86-64 performs atomically per 8-byte word, so they read what eight relaxed loads would).
 ///
 /// An insert is one relaxed `fetch_or` per probe, its word and bit taken from the hash alone
-/// (what fastbloom's `AtomicBloomFilter` does over its whole array), after a `prefetchw` of
-/// the block ([`simd::prefetch_write`]). Nothing in it waits for the line's contents, and no
+/// (what fastbloom's `AtomicBloomFilter` does over its whole array), after a prefetch of the
+/// block ([`simd::prefetch`], `prefetcht0`). Nothing in it waits for the line's contents, and no
 /// branch depends on a load. Its answer comes from the `fetch_or`s' results (a `lock bts` each
 /// when the caller uses it; dropped with them, and a plain `lock or` left, when it does not).
 ///
@@ -128,7 +128,12 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// starts its load only when the instructions before it are done, so without the prefetch an
 /// insert's miss began at its first `lock or`, after the previous insert's `lock`s and its
 /// own count's. A prefetch is not held back by them: the miss starts as soon as the hash is
-/// known. Timed in one process (a scratch program calling each variant on fresh filters,
+/// known. (A prefetch for writing — `prefetchw`, which brings the line owned rather than
+/// shared — read no different: in `examples/concurrent`, two processes of each in turn,
+/// fastbloom's insert time ÷ ours 1.41 / 1.32 against 1.38 / 1.34 at 10^6 and 1.25 / 1.40
+/// against 1.34 / 1.15 at 10^7. It needs inline assembly on the x86-64 baseline, where
+/// `_mm_prefetch` with an intent-to-write hint compiles to `prefetcht0`, and std cannot detect
+/// the CPU feature; so the plain prefetch is used.) Timed in one process (a scratch program calling each variant on fresh filters,
 /// 15–21 rounds, the order rotated each round; 2-vCPU AMD EPYC VM, Zen 4; medians of the
 /// paired ratios with their quartiles in brackets), one thread, the answer dropped:
 ///
@@ -141,7 +146,7 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 ///   fastbloom's time at 10^7, on a par with the kernel (0.99–1.05×);
 /// - with two threads at 10^7, 1.16 [0.94–1.33]× fastbloom's time, on a par with the kernel
 ///   (0.99×);
-/// - [`insert_batch`](Self::insert_batch) at 10^7 (blocks prefetched for writing [`BATCH`](crate::BATCH)
+/// - [`insert_batch`](Self::insert_batch) at 10^7 (blocks prefetched [`BATCH`](crate::BATCH)
 ///   keys ahead): 0.73× the time it took with the kernel.
 ///
 /// So every table size takes this insert. The kernel it replaces read the line first, found
@@ -174,7 +179,7 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// insert 86 against the owned filter's 99 (it was 213 with scalar masks and a word loop).
 /// Those counts are of the kernels before the AVX2 inserts built the line's new bits in
 /// vector registers; with one `lock or` per 64-bit word the same example read an insert 131
-/// against the owned filter's 120–122. The insert of *Cost* (a `prefetchw`, one `fetch_or`
+/// against the owned filter's 120–122. The insert of *Cost* (a prefetch, one `fetch_or`
 /// per probe, the hash and the count) reads 131 against the owned filter's 123 (valgrind
 /// runs the AVX2 kernels): as many instructions, two more `lock`s, no line read.
 ///
@@ -306,7 +311,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
 
     /// Insert many keys through a shared reference (each thread of a parallel fill calls it on
     /// its own share): the key [`BATCH`](crate::BATCH) positions ahead is hashed and its block
-    /// prefetched for writing while the current one is inserted, so the cache misses overlap, and the
+    /// prefetched while the current one is inserted, so the cache misses overlap, and the
     /// count is added once per call. The same bits as inserting the keys one by one.
     pub fn insert_batch<K: Key>(&self, keys: &[K]) {
         self.count.add(keys.len() as u64);
@@ -317,7 +322,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
                 keys,
                 KeyHash::new(0, 0),
                 |_, ks, hs| crate::hash_chunk_in(self.layout, &self.scheme, ks, hs),
-                |_, h| simd::prefetch_write(self.block(*h).0),
+                |_, h| simd::prefetch(self.block(*h).0),
                 |_, _, h| {
                     let (block, bits) = self.block(h);
                     self.set_bits(block, bits);
@@ -328,7 +333,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
         simd::pipeline::<K, KeyHash, { crate::BATCH }>(
             keys,
             |k| self.hash_key(k),
-            |h| simd::prefetch_write(self.block(*h).0),
+            |h| simd::prefetch(self.block(*h).0),
             |_, h| {
                 let (block, bits) = self.block(h);
                 self.set_bits(block, bits);
@@ -341,7 +346,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     pub fn insert_hash(&self, h: KeyHash) -> bool {
         let (block, bits) = self.block(h);
         // First, so that the line's miss overlaps the count's and the probes' `lock`s (*Cost*).
-        simd::prefetch_write(block);
+        simd::prefetch(block);
         self.count.add(1);
         self.set_bits(block, bits)
     }

@@ -215,7 +215,7 @@
 //! 0.96 / 1.00 — a
 //! gain in cache, none out of it, where the insert waits on its line; against sbbf-rs-safe's
 //! insert, `k = 6`: 1.53 / 1.50 / 1.37. The atomic filter's inserts do not use these kernels: one
-//! relaxed `fetch_or` per probe after a `prefetchw` of the line beat reading the line and ORing
+//! relaxed `fetch_or` per probe after a prefetch of the line beat reading the line and ORing
 //! only its missing words at every size ([`AtomicBlockedBloomFilter`], *Cost*).
 //!
 //! Out of cache the insert is bound by how many inserts the core keeps in flight, not by

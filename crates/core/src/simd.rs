@@ -128,30 +128,6 @@ pub fn prefetch<T>(p: &T) {
     }
 }
 
-/// Ask the CPU to start loading the cache line holding `*p` with the intent to write it
-/// (`prefetchw` on x86-64: the line arrives owned, ready for a store or a `lock` operation,
-/// instead of shared and then upgraded). A hint: no fault, no visible effect; a no-op where
-/// no such instruction is available (x86-64 CPUs without it decode it as a no-op).
-///
-/// An atomic insert issues it first: a `lock`ed read-modify-write cannot start its load before
-/// the instructions ahead of it are done, but a prefetch can, so the line's miss overlaps the
-/// hashing, the probes and the previous insert's `lock`s (see the blocked crate's atomic filter,
-/// *Cost*).
-#[inline(always)]
-pub fn prefetch_write<T>(p: &T) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
-    {
-        use std::arch::x86_64::{_MM_HINT_ET0, _mm_prefetch};
-        // SAFETY: as in `prefetch`: an SSE intrinsic on an SSE build, a hint that never
-        // dereferences and cannot fault, given a valid reference.
-        unsafe { _mm_prefetch::<_MM_HINT_ET0>((p as *const T).cast::<i8>()) };
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
-    {
-        let _ = p;
-    }
-}
-
 /// One 64-byte cache line: eight `u64` words, 64-byte aligned (the blocked filter's block).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(C, align(64))]
