@@ -100,7 +100,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// 8.0 → 7.0 ns/key with 1.56× the CPU work.
     /// On the Zen 4 VM, with the rounds taking turns (`insert_range`), the run at 2671312 read
     /// **1.41× [1.35–1.51]**, 11.1 → 8.6 ns/key with 1.32× the CPU work (the run before, with
-    /// them interleaved, 1.27× [1.10–1.43]).
+    /// them interleaved, 1.27× [1.10–1.43]); the run at 82eac4b, the same build, **1.89×
+    /// [1.70–1.94]**, 15.4 → 8.4 ns/key with 1.00× the CPU work — how much the VM gives the
+    /// second thread moves this figure more than any change here did.
     ///
     /// Removing the hashing each thread repeats would not take it to 1.6×. With XXH3-64 replaced,
     /// for an experiment, by a multiply and a shift (wrong filters, the same memory traffic),
