@@ -1,5 +1,6 @@
 //! `repeat`: N back-to-back runs of one stated command, each in its own process, and the
-//! spread of every lookup ratio to `blocked` across them (`results/repeatability.md`).
+//! spread of every lookup ratio to `blocked` across them (`results/repeatability.md`), and of
+//! every experiment's paired ratios (the parallel builds' speed-ups, ours ÷ a peer's time).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -185,6 +186,7 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
             let _ = writeln!(s, "- {o}");
         }
     }
+    experiment_ratios(&mut s, runs);
     // Pairwise compare: the same runs should flag nothing.
     let _ = writeln!(s, "\n## `compare` between the runs\n");
     let _ = writeln!(
@@ -221,4 +223,72 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
         }
     }
     (s, worst)
+}
+
+/// The experiments' paired ratios (a speed-up, ours ÷ a peer's time), run by run: a run's
+/// interval says how well its rounds pin the figure down, the spread across runs how much the
+/// machine moves it between processes.
+fn experiment_ratios(s: &mut String, runs: &[(PathBuf, Results)]) {
+    let Some((_, first)) = runs.first() else {
+        return;
+    };
+    let named: Vec<(&str, &str)> = first
+        .experiments
+        .iter()
+        .flat_map(|e| {
+            e.ratios
+                .iter()
+                .map(move |r| (e.name.as_str(), r.name.as_str()))
+        })
+        .collect();
+    if named.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "\n## The experiments' paired ratios\n");
+    let _ = writeln!(
+        s,
+        "Each cell: the run's median over its rounds [its 95 % interval]; then the median and \
+         the range of the runs' medians, and in how many runs the interval lies wholly below \
+         1, holds 1, or lies wholly above it.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| experiment | ratio |{} median of runs | range | below / holding / above 1 |",
+        (1..=runs.len())
+            .map(|i| format!(" run {i} |"))
+            .collect::<String>()
+    );
+    let _ = writeln!(s, "|---|---|{}---|---|---|", "---|".repeat(runs.len()));
+    for (exp, name) in named {
+        let vals: Vec<_> = runs
+            .iter()
+            .filter_map(|(_, r)| {
+                r.experiments
+                    .iter()
+                    .find(|e| e.name == exp)
+                    .and_then(|e| e.ratios.iter().find(|x| x.name == name))
+                    .map(|x| x.ratio)
+            })
+            .collect();
+        if vals.len() != runs.len() {
+            continue;
+        }
+        let mids: Vec<f64> = vals.iter().map(|v| v.mid).collect();
+        let (lo, hi) = mids
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            });
+        let below = vals.iter().filter(|v| v.hi < 1.0).count();
+        let above = vals.iter().filter(|v| v.lo > 1.0).count();
+        let _ = writeln!(
+            s,
+            "| {exp} | {name} |{} {:.2} | {lo:.2}–{hi:.2} | {below} / {} / {above} |",
+            vals.iter()
+                .map(|v| format!(" {} |", v.show(2)))
+                .collect::<String>(),
+            crate::stats::median(&mids),
+            vals.len() - below - above,
+        );
+    }
 }

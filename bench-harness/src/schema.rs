@@ -334,6 +334,20 @@ pub struct Experiment {
     pub y_is_rate: bool,
     /// The series.
     pub series: Vec<Series>,
+    /// The experiment's headline ratios, each paired within its rounds, with a 95 % interval
+    /// (the figures `repeat` follows from run to run); empty where an experiment has none.
+    /// Absent in older results.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ratios: Vec<NamedRatio>,
+}
+
+/// One named, paired ratio of an experiment (a speed-up, or ours ÷ a peer's time).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NamedRatio {
+    /// What is divided by what, e.g. `blocked build: insert_batch ÷ insert_parallel`.
+    pub name: String,
+    /// The median over the rounds and its 95 % interval.
+    pub ratio: Interval,
 }
 
 /// One curve of an experiment.

@@ -1038,4 +1038,96 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
         assert!(r.iter().all(|x| x.is_finite() && *x > 0.0), "{ours:?}");
         assert!(r[1] <= r[0] && r[0] <= r[2], "{ours:?}");
     }
+    // Five speed-ups and ours ÷ fastbloom's inserts with 1 and 2 threads, each a finite
+    // positive median inside its interval, under distinct names.
+    assert_eq!(e.ratios.len(), 7, "{:?}", e.ratios);
+    for r in &e.ratios {
+        let i = r.ratio;
+        assert!(i.lo.is_finite() && i.lo > 0.0 && i.hi.is_finite(), "{r:?}");
+        assert!(i.lo <= i.mid && i.mid <= i.hi, "{r:?}");
+    }
+    let mut names: Vec<_> = e.ratios.iter().map(|r| r.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), 7);
+    // The structured figures are the ones the notes state in words.
+    let note = &e
+        .series
+        .iter()
+        .find(|s| s.label == "blocked build: insert_batch vs insert_parallel")
+        .expect("blocked build")
+        .note;
+    let r = e
+        .ratios
+        .iter()
+        .find(|r| r.name == "blocked build: insert_batch ÷ insert_parallel")
+        .expect("named")
+        .ratio;
+    assert!(
+        note.contains(&format!(
+            "paired speed-up {:.2}x [{:.2}–{:.2}]",
+            r.mid, r.lo, r.hi
+        )),
+        "{note} vs {r:?}"
+    );
+    let two = e
+        .ratios
+        .iter()
+        .find(|r| r.name == "blocked-atomic ÷ fastbloom-atomic insert time, 2 threads")
+        .expect("named")
+        .ratio;
+    assert!(
+        e.series.iter().any(|s| s.note.ends_with(&format!(
+            "{:.2}x [{:.2}–{:.2}] with 2",
+            two.mid, two.lo, two.hi
+        ))),
+        "{two:?}"
+    );
+    // The JSON round trip keeps them; an experiment without ratios writes no field.
+    let json = serde_json::to_string(&e).expect("serializes");
+    let back: bench_harness::schema::Experiment = serde_json::from_str(&json).expect("reads");
+    assert_eq!(back, e);
+    let mut none = e.clone();
+    none.ratios.clear();
+    assert!(!serde_json::to_string(&none).unwrap().contains("\"ratios\""));
+}
+
+#[test]
+fn repeat_tabulates_the_experiments_ratios_run_by_run() {
+    use bench_harness::schema::{Experiment, NamedRatio};
+    use bench_harness::stats::Interval;
+    let with = |mid: f64, lo: f64, hi: f64| {
+        let mut r = tiny_results();
+        r.experiments = vec![Experiment {
+            name: "concurrent".into(),
+            title: String::new(),
+            description: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+            log_y: false,
+            log_x: false,
+            y_is_rate: false,
+            series: Vec::new(),
+            ratios: vec![NamedRatio {
+                name: "a ÷ b".into(),
+                ratio: Interval { mid, lo, hi },
+            }],
+        }];
+        (std::path::PathBuf::from("run"), r)
+    };
+    let runs = [
+        with(0.8, 0.7, 0.9),
+        with(1.3, 1.1, 1.4),
+        with(0.95, 0.9, 1.05),
+    ];
+    let (md, _) = bench_harness::repeat::spread("cmd", &runs);
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| concurrent | a ÷ b |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert_eq!(
+        row,
+        "| concurrent | a ÷ b | 0.80 [0.70–0.90] | 1.30 [1.10–1.40] | 0.95 [0.90–1.05] | 0.95 | \
+         0.80–1.30 | 1 / 1 / 1 |"
+    );
 }

@@ -138,5 +138,6 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
         log_x: false,
         y_is_rate: true,
         series,
+        ratios: Vec::new(),
     })
 }

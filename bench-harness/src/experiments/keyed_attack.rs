@@ -128,5 +128,6 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
             ),
             series("unkeyed, random keys", "classic", pr, String::new()),
         ],
+        ratios: Vec::new(),
     })
 }

@@ -101,5 +101,6 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
         log_x: false,
         y_is_rate: true,
         series,
+        ratios: Vec::new(),
     })
 }

@@ -103,5 +103,6 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
         log_x: true,
         y_is_rate: true,
         series,
+        ratios: Vec::new(),
     })
 }

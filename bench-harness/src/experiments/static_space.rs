@@ -134,5 +134,6 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
         log_x: true,
         y_is_rate: false,
         series,
+        ratios: Vec::new(),
     })
 }
