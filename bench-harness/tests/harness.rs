@@ -1014,7 +1014,7 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
         probes: 1_000,
     };
     let e = bench_harness::experiments::run("concurrent", &ctx).expect("runs");
-    assert_eq!(e.series.len(), 5);
+    assert_eq!(e.series.len(), 6);
     // Both atomic filters' notes carry ours ÷ fastbloom's insert time, paired within the
     // rounds, with 1 and with 2 threads: two finite positive medians, each inside its interval.
     let versus = |label: &str| -> Vec<f64> {
@@ -1038,9 +1038,9 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
         assert!(r.iter().all(|x| x.is_finite() && *x > 0.0), "{ours:?}");
         assert!(r[1] <= r[0] && r[0] <= r[2], "{ours:?}");
     }
-    // Five speed-ups and ours ÷ fastbloom's inserts with 1 and 2 threads, each a finite
-    // positive median inside its interval, under distinct names.
-    assert_eq!(e.ratios.len(), 7, "{:?}", e.ratios);
+    // Six speed-ups, ours ÷ fastbloom's inserts with 1 and 2 threads and the parallel build ÷
+    // its split bound, each a finite positive median inside its interval, under distinct names.
+    assert_eq!(e.ratios.len(), 9, "{:?}", e.ratios);
     for r in &e.ratios {
         let i = r.ratio;
         assert!(i.lo.is_finite() && i.lo > 0.0 && i.hi.is_finite(), "{r:?}");
@@ -1049,7 +1049,7 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
     let mut names: Vec<_> = e.ratios.iter().map(|r| r.name.as_str()).collect();
     names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 7);
+    assert_eq!(names.len(), 9);
     // The structured figures are the ones the notes state in words.
     let note = &e
         .series
@@ -1082,6 +1082,19 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
             two.mid, two.lo, two.hi
         ))),
         "{two:?}"
+    );
+    let bound = e
+        .ratios
+        .iter()
+        .find(|r| r.name == "blocked build: insert_parallel ÷ the split bound")
+        .expect("named")
+        .ratio;
+    assert!(
+        note.ends_with(&format!(
+            "the split bound, time paired within the rounds: {:.2}x [{:.2}–{:.2}]",
+            bound.mid, bound.lo, bound.hi
+        )),
+        "{note} vs {bound:?}"
     );
     // The JSON round trip keeps them; an experiment without ratios writes no field.
     let json = serde_json::to_string(&e).expect("serializes");

@@ -1,7 +1,9 @@
 //! Concurrent inserts and parallel builds at 10^7 keys: insert throughput of the atomic
 //! filters (ours and fastbloom's) with 1 and 2 threads sharing one filter, and build ns/key of
 //! the blocked and classic filters with one thread (`insert_batch`, insert loop) against all
-//! cores (`insert_parallel`). Wall-clock figures; beside each, the process CPU time, so that on
+//! cores (`insert_parallel`), with the blocked build's split bound beside it (two threads,
+//! each inserting half the keys into a half-size table of its own: what the machine gives two
+//! threads of this build's memory traffic). Wall-clock figures; beside each, the process CPU time, so that on
 //! a loaded machine (where the second core is not ours to take) the work a parallel run adds
 //! can be told from the time it could not get.
 //!
@@ -160,6 +162,21 @@ fn measure_variant(
             check.push(("blocked-atomic batch", f.count_ones()));
             t
         }
+        10 => {
+            // The bound of any split of one build over two threads: each thread inserts its
+            // half of the keys into a half-size table of its own — no key hashed twice, no
+            // exchange, no merge, the same random read-modify-writes.
+            let half = keys.len() / 2;
+            let mut a = BlockedBloomFilter::with_fpr(half as u64, P)?;
+            let mut b = BlockedBloomFilter::with_fpr((keys.len() - half) as u64, P)?;
+            let (ka, kb) = keys.split_at(half);
+            timed(n, || {
+                std::thread::scope(|s| {
+                    s.spawn(|| a.insert_batch(kb));
+                    b.insert_batch(ka);
+                })
+            })
+        }
         _ => {
             let f = FastBloomAtomic::new(n as u64, P, seed);
             let threads = if v == 6 { 1 } else { 2 };
@@ -194,16 +211,19 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
     let e = |e: bloomlab_core::Error| e.to_string();
     // Variants: 0 / 1 the blocked build (one thread, all cores), 2 / 3 the classic build, 4 / 5
     // atomic inserts (1 and 2 threads), 6 / 7 fastbloom's atomic inserts, 8 / 9 atomic batched
-    // inserts. A round runs every group once, each in its order and then reversed — A B B A for
+    // inserts, 10 the blocked build's split bound. A round runs every group once, each in its order and then reversed — A B B A for
     // a pair; ours and fastbloom's atomic inserts together, 4 6 5 7 7 5 6 4 — so that every
     // variant of a group sits at the same mean position and a linear drift of the machine's
     // speed cancels from every ratio taken inside it, the speed-ups and ours ÷ fastbloom's alike.
-    const VARIANTS: usize = 10;
-    const GROUPS: [&[usize]; 4] = [&[0, 1], &[2, 3], &[4, 6, 5, 7], &[8, 9]];
-    // Speed-ups, one thread ÷ all cores, in the order of the series below.
-    const PAIRS: [(usize, usize); 5] = [(0, 1), (2, 3), (4, 5), (8, 9), (6, 7)];
-    // Ours ÷ fastbloom's atomic inserts, with 1 and with 2 threads.
-    const VERSUS: [(usize, usize); 2] = [(4, 6), (5, 7)];
+    // inserts, 10 the blocked build's split bound (two threads, a half-size table each).
+    const VARIANTS: usize = 11;
+    const GROUPS: [&[usize]; 4] = [&[0, 1, 10], &[2, 3], &[4, 6, 5, 7], &[8, 9]];
+    // Speed-ups, one thread ÷ all cores (the last: one thread ÷ the split bound), in the
+    // order of the series below.
+    const PAIRS: [(usize, usize); 6] = [(0, 1), (2, 3), (4, 5), (8, 9), (6, 7), (0, 10)];
+    // Ours ÷ fastbloom's atomic inserts, with 1 and with 2 threads; the blocked parallel
+    // build ÷ its split bound.
+    const VERSUS: [(usize, usize); 3] = [(4, 6), (5, 7), (1, 10)];
     let mut wall = vec![Vec::new(); VARIANTS];
     let mut cpu = vec![Vec::new(); VARIANTS];
     // Per pair, per round: (A₁ + A₂) ÷ (B₁ + B₂) of wall time, and (B₁ + B₂) ÷ (A₁ + A₂) of CPU
@@ -284,6 +304,7 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
         "blocked-atomic inserts: 1 thread ÷ 2 threads",
         "blocked-atomic insert_batch: 1 thread ÷ 2 threads",
         "fastbloom-atomic inserts: 1 thread ÷ 2 threads",
+        "blocked build: insert_batch ÷ the split bound",
     ]
     .iter()
     .zip(&speedup)
@@ -291,6 +312,7 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
         [
             "blocked-atomic ÷ fastbloom-atomic insert time, 1 thread",
             "blocked-atomic ÷ fastbloom-atomic insert time, 2 threads",
+            "blocked build: insert_parallel ÷ the split bound",
         ]
         .iter()
         .zip(&versus),
@@ -345,7 +367,26 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             4,
             2.0,
         ),
+        series_of(
+            "blocked build: insert_batch vs the split bound (two threads, a half-size table each)",
+            "blocked",
+            false,
+            5,
+            2.0,
+        ),
     ];
+    // The parallel build against its bound, in the same rounds, on both blocked series.
+    let bound = median_interval(&versus[2]);
+    for s in series
+        .iter_mut()
+        .filter(|s| s.label.starts_with("blocked build"))
+    {
+        s.note.push_str(&format!(
+            "; insert_parallel ÷ the split bound, time paired within the rounds: \
+             {:.2}x [{:.2}–{:.2}]",
+            bound.mid, bound.lo, bound.hi
+        ));
+    }
     for s in series
         .iter_mut()
         .filter(|s| s.filter.ends_with("-atomic") && !s.label.contains("batch"))
@@ -365,7 +406,12 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
              share of the table; classic: one run of keys per core into a private table, \
              ORed together; both bit-identical, checked here by the set-bit counts), and \
              inserts into one shared atomic filter from 1 and \
-             2 threads (contiguous runs of keys). Each speed-up: the median over {ROUNDS} \
+             2 threads (contiguous runs of keys). Beside the blocked build, its split bound: \
+             two threads each inserting its half of the keys into a half-size table of its own \
+             with insert_batch (no key hashed twice, no exchange, the same random \
+             read-modify-writes), in the same rounds (insert_batch, insert_parallel, the bound, \
+             and back), so that insert_parallel ÷ the bound says how much of the machine's \
+             two-thread gain the build leaves. Each speed-up: the median over {ROUNDS} \
              rounds of (A1 + A2) / (B1 + B2) with the one-thread (A) and all-cores (B) runs \
              in the order A B B A, [a bootstrap 95 % interval]; ours and fastbloom's atomic \
              inserts run as one group, 1-thread ours, fastbloom's, 2-thread ours, fastbloom's, \
