@@ -402,8 +402,8 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
              (std::thread::available_parallelism, measured on a thread {} the harness's \
              one-CPU pin); 1-minute load average {} before and {} after. \
              Build ns/key (wall clock) with one thread and with insert_parallel (all cores; \
-             blocked: each core inserts, from all the keys, those whose block lies in its \
-             share of the table; classic: one run of keys per core into a private table, \
+             blocked: each core hashes its share of the keys and hands each key to the core \
+             that owns its block's share of the table, in batches; classic: one run of keys per core into a private table, \
              ORed together; both bit-identical, checked here by the set-bit counts), and \
              inserts into one shared atomic filter from 1 and \
              2 threads (contiguous runs of keys). Beside the blocked build, its split bound: \
