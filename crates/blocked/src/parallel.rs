@@ -80,7 +80,13 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// 1.21 with 1 024, 4 096 and 16 384 keys per step (4 096 kept), and no different with the
     /// items packed into 8 bytes (1.18 twice; not kept: the older layouts need 16). Profiled
     /// (`perf`, a software clock, `examples/parallel_halves`), hashing and sorting out the keys
-    /// take 45 % of this build's time and the inserts 55 %.
+    /// take 45 % of this build's time and the inserts 55 %. Interleaving the two — one
+    /// queued insert after each key hashed, so the hashing would overlap the inserts' cache
+    /// misses — was slower: this build's time ÷ that one's 0.91 (nine rounds, 0.81–1.11; a
+    /// prototype, not kept). The same holds in one thread the other way round: `insert_batch`,
+    /// which hashes each key `BATCH` places ahead of its insert, took 0.81 and 0.95× the time
+    /// of hashing 1 024 keys and then inserting them at 10^7 keys, 0.91× at 10^6 (medians of
+    /// nine to fifteen A B B A rounds) — so each path keeps the order it has.
     ///
     /// `examples/parallel_halves` sets the build against its bound: two threads, each inserting
     /// half the keys into a half-size table of its own (no exchange at all, the same random
@@ -89,7 +95,13 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// thread gains moves with the VM from minute to minute (the same example, an hour before,
     /// read the bound at 0.66–1.10× in most rounds). The harness's `concurrent` experiment
     /// times the bound in the same rounds as the build, on fresh tables, and reports the build ÷
-    /// the bound; `results/notes/concurrent-repeat.md` gives five processes of it.
+    /// the bound. Five processes of it (`results/notes/concurrent-repeat.md`, the command
+    /// there): one thread ÷ this build **1.40–1.53×** (median 1.47), this build 1.43–1.56× the
+    /// bound's time (the bound at 2.15–2.32×); five processes of the build before, just
+    /// earlier: 1.34–1.48× (median 1.44) and 1.60–1.76× the bound's time (the bound at
+    /// 2.23–2.42×). Against its bound the build gained about a tenth; the 1.6× over one
+    /// thread it reaches when the VM gives the second thread more (a committed run of the build
+    /// before read 1.89×), not in these runs.
     ///
     /// # Designs before this one
     ///
