@@ -1057,12 +1057,14 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
         .find(|s| s.label == "blocked build: insert_batch vs insert_parallel")
         .expect("blocked build")
         .note;
-    let r = e
-        .ratios
-        .iter()
-        .find(|r| r.name == "blocked build: insert_batch ÷ insert_parallel")
-        .expect("named")
-        .ratio;
+    let named = |name: &str| {
+        e.ratios
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .ratio
+    };
+    let r = named("blocked build: insert_batch ÷ insert_parallel");
     assert!(
         note.contains(&format!(
             "paired speed-up {:.2}x [{:.2}–{:.2}]",
@@ -1070,12 +1072,7 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
         )),
         "{note} vs {r:?}"
     );
-    let two = e
-        .ratios
-        .iter()
-        .find(|r| r.name == "blocked-atomic ÷ fastbloom-atomic insert time, 2 threads")
-        .expect("named")
-        .ratio;
+    let two = named("blocked-atomic ÷ fastbloom-atomic insert time, 2 threads");
     assert!(
         e.series.iter().any(|s| s.note.ends_with(&format!(
             "{:.2}x [{:.2}–{:.2}] with 2",
@@ -1083,12 +1080,7 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
         ))),
         "{two:?}"
     );
-    let bound = e
-        .ratios
-        .iter()
-        .find(|r| r.name == "blocked build: insert_parallel ÷ the split bound")
-        .expect("named")
-        .ratio;
+    let bound = named("blocked build: insert_parallel ÷ the split bound");
     assert!(
         note.ends_with(&format!(
             "the split bound, time paired within the rounds: {:.2}x [{:.2}–{:.2}]",
