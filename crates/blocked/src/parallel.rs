@@ -86,7 +86,10 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// prototype, not kept). The same holds in one thread the other way round: `insert_batch`,
     /// which hashes each key `BATCH` places ahead of its insert, took 0.81 and 0.95× the time
     /// of hashing 1 024 keys and then inserting them at 10^7 keys, 0.91× at 10^6 (medians of
-    /// nine to fifteen A B B A rounds) — so each path keeps the order it has.
+    /// nine to fifteen A B B A rounds) — so each path keeps the order it has. Nor is the push
+    /// what the hashing phase costs: with two threads, writing each key to both batches and
+    /// advancing only its owner's length (no branch, no length kept in memory) took 1.05× the
+    /// time (0.95, range 0.90–1.10, nine rounds; not kept).
     ///
     /// `examples/parallel_halves` sets the build against its bound: two threads, each inserting
     /// half the keys into a half-size table of its own (no exchange at all, the same random
@@ -120,7 +123,13 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// - **A private table per extra thread, ORed in at the end** (the first version; still the
     ///   classic filter's design): 1.7–1.8× in a fresh process, 1.16–1.41× after lookups at
     ///   10^7, where the second 12 MB table — pages to fault in or memory to clear — cost as
-    ///   much as the inserts it took over.
+    ///   much as the inserts it took over. Timed again against the exchange (a prototype on
+    ///   `bloomlab_core::parallel::fork_merge`, two threads, fresh tables, 10^7 keys, the
+    ///   exchange's time ÷ its): 1.10 (1.04–1.23, nine rounds) with the private table made by
+    ///   cloning and clearing the filter, which faults its pages in before the threads start;
+    ///   0.88 and 0.51 in the next two processes with it allocated zeroed, its pages faulted in
+    ///   during the inserts. Fragile, and a second table of the filter's size per extra thread:
+    ///   not kept.
     /// - **An exchange over a bounded channel** (4 096 keys per batch; a prototype): 1.15× and
     ///   1.31× where the build above read 1.17 and 1.26; hashing and sorting out cost it 6.4
     ///   ns/key (hashing 1.6, most of the rest the pushes). **A broadcast** (every thread hashes a
