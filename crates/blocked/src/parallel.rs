@@ -92,7 +92,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// time (0.95, range 0.90–1.10, nine rounds; not kept). The hash itself is about a tenth
     /// of the build: with XXH3-64 replaced by one multiply (wrong filters, for timing) the
     /// build took 0.91 and 0.88× the time (medians of nine rounds in two processes; ranges
-    /// 0.90–1.12 and 0.92–1.31 the other way up), so hashing eight keys at a time in vector
+    /// of the real ÷ that time 0.90–1.17 and 0.92–1.31), so hashing eight keys at a time in vector
     /// lanes could save at most that.
     ///
     /// `examples/parallel_halves` sets the build against its bound: two threads, each inserting
