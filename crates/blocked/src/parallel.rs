@@ -99,7 +99,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// half the keys into a half-size table of its own (no exchange at all, the same random
     /// read-modify-writes). In nine rounds on the same VM, pre-faulted tables, one thread ÷
     /// this build 1.64–2.09× where one thread ÷ the bound read 2.19–2.90× — how much the second
-    /// thread gains moves with the VM from minute to minute (the same example, an hour before,
+    /// thread gains moves with the VM from minute to minute (the same example, half an hour before,
     /// read the bound at 0.66–1.10× in most rounds). The harness's `concurrent` experiment
     /// times the bound in the same rounds as the build, on fresh tables, and reports the build ÷
     /// the bound. Five processes of it (`results/notes/concurrent-repeat.md`, the command
@@ -145,7 +145,19 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     ///   channel prototype was not established; it differs in its queue (a mutex-guarded
     ///   vector a sender never waits on while it has room, against a bounded channel) and in
     ///   reusing the batches' buffers.
+    /// - **An exchange behind a barrier** (an earlier prototype): every thread hashed its share
+    ///   into one outbox per destination range, the outboxes swapped behind a barrier every
+    ///   16 384 keys: the every-key build's time ÷ its 0.91 [0.83–1.00] (eight paired rounds,
+    ///   pre-faulted tables) — slower, where the present exchange, with no barrier, is faster.
+    /// - **XXH3-64 in AVX-512 lanes** (eight 8-byte keys at once, 0.6–1.0 ns per key against
+    ///   1.8–2.1 one at a time; bit-exact, not kept): the chunked pipeline's gathering and
+    ///   handing back cost more than it saved in the batched paths (lookups 1.16–1.40× and
+    ///   `insert_batch` 1.14–1.25× the time), and it did not shorten the every-key build's
+    ///   collect phase.
     /// - [`AtomicBlockedBloomFilter`] shared by the threads would pay a `lock or` per probe.
+    ///
+    /// The two vCPUs of these VMs are not hyperthreads of one core: a loop bound by the vector
+    /// multiply port runs 2.0× faster on both than on one.
     ///
     /// [`AtomicBlockedBloomFilter`]: crate::AtomicBlockedBloomFilter
     pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {
