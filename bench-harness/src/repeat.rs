@@ -72,14 +72,12 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
          per-round ratios, per CPU the rounds ran on, then their geometric mean) [its 95 % \
          interval]. Deviation: the largest |run − mean| / mean.\n"
     );
-    let _ = writeln!(
-        s,
-        "| filter | n | target | hits |{} mean | max deviation |",
-        (1..=runs.len())
-            .map(|i| format!(" run {i} |"))
-            .collect::<String>()
+    header(
+        &mut s,
+        &["filter", "n", "target", "hits"],
+        runs.len(),
+        &["mean", "max deviation"],
     );
-    let _ = writeln!(s, "|---|---|---|---|{}---|---|", "---|".repeat(runs.len()));
     let mut worst = 0.0f64;
     let mut count = 0;
     // Per ratio: the between-run variance of its log and the mean squared standard error its
@@ -251,14 +249,12 @@ fn experiment_ratios(s: &mut String, runs: &[(PathBuf, Results)]) {
          the range of the runs' medians, and in how many runs the interval lies wholly below \
          1, holds 1, or lies wholly above it.\n"
     );
-    let _ = writeln!(
+    header(
         s,
-        "| experiment | ratio |{} median of runs | range | below / holding / above 1 |",
-        (1..=runs.len())
-            .map(|i| format!(" run {i} |"))
-            .collect::<String>()
+        &["experiment", "ratio"],
+        runs.len(),
+        &["median of runs", "range", "below / holding / above 1"],
     );
-    let _ = writeln!(s, "|---|---|{}---|---|---|", "---|".repeat(runs.len()));
     for (exp, name) in named {
         let vals: Vec<_> = runs
             .iter()
@@ -291,4 +287,16 @@ fn experiment_ratios(s: &mut String, runs: &[(PathBuf, Results)]) {
             vals.len() - below - above,
         );
     }
+}
+
+/// A Markdown table's header: the `lead` columns, one column per run, then the `tail` ones.
+fn header(s: &mut String, lead: &[&str], runs: usize, tail: &[&str]) {
+    let cols: Vec<String> = lead
+        .iter()
+        .map(|c| c.to_string())
+        .chain((1..=runs).map(|i| format!("run {i}")))
+        .chain(tail.iter().map(|c| c.to_string()))
+        .collect();
+    let _ = writeln!(s, "| {} |", cols.join(" | "));
+    let _ = writeln!(s, "|{}", "---|".repeat(cols.len()));
 }

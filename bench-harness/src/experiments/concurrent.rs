@@ -35,7 +35,7 @@ use crate::adapters::concurrent::FastBloomAtomic;
 use crate::control;
 use crate::keys::KeySet;
 use crate::schema::{Experiment, NamedRatio, Point, Series};
-use crate::stats::median_interval;
+use crate::stats::{Interval, median_interval};
 
 use super::Context;
 
@@ -172,8 +172,8 @@ fn measure_variant(
             let (ka, kb) = keys.split_at(half);
             timed(n, || {
                 std::thread::scope(|s| {
-                    s.spawn(|| a.insert_batch(kb));
-                    b.insert_batch(ka);
+                    s.spawn(|| b.insert_batch(kb));
+                    a.insert_batch(ka);
                 })
             })
         }
@@ -219,11 +219,30 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
     const VARIANTS: usize = 11;
     const GROUPS: [&[usize]; 4] = [&[0, 1, 10], &[2, 3], &[4, 6, 5, 7], &[8, 9]];
     // Speed-ups, one thread ÷ all cores (the last: one thread ÷ the split bound), in the
-    // order of the series below.
-    const PAIRS: [(usize, usize); 6] = [(0, 1), (2, 3), (4, 5), (8, 9), (6, 7), (0, 10)];
+    // order of the series below, each with the name it is recorded under.
+    const PAIRS: [(usize, usize, &str); 6] = [
+        (0, 1, "blocked build: insert_batch ÷ insert_parallel"),
+        (2, 3, "classic build: insert loop ÷ insert_parallel"),
+        (4, 5, "blocked-atomic inserts: 1 thread ÷ 2 threads"),
+        (8, 9, "blocked-atomic insert_batch: 1 thread ÷ 2 threads"),
+        (6, 7, "fastbloom-atomic inserts: 1 thread ÷ 2 threads"),
+        (0, 10, "blocked build: insert_batch ÷ the split bound"),
+    ];
     // Ours ÷ fastbloom's atomic inserts, with 1 and with 2 threads; the blocked parallel
     // build ÷ its split bound.
-    const VERSUS: [(usize, usize); 3] = [(4, 6), (5, 7), (1, 10)];
+    const VERSUS: [(usize, usize, &str); 3] = [
+        (
+            4,
+            6,
+            "blocked-atomic ÷ fastbloom-atomic insert time, 1 thread",
+        ),
+        (
+            5,
+            7,
+            "blocked-atomic ÷ fastbloom-atomic insert time, 2 threads",
+        ),
+        (1, 10, "blocked build: insert_parallel ÷ the split bound"),
+    ];
     let mut wall = vec![Vec::new(); VARIANTS];
     let mut cpu = vec![Vec::new(); VARIANTS];
     // Per pair, per round: (A₁ + A₂) ÷ (B₁ + B₂) of wall time, and (B₁ + B₂) ÷ (A₁ + A₂) of CPU
@@ -244,11 +263,11 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
                 sum[v] = (sum[v].0 + t.0, sum[v].1 + t.1);
             }
         }
-        for (p, &(one, all)) in PAIRS.iter().enumerate() {
+        for (p, &(one, all, _)) in PAIRS.iter().enumerate() {
             speedup[p].push(sum[one].0 / sum[all].0);
             work[p].push(sum[all].1 / sum[one].1);
         }
-        for (p, &(ours, theirs)) in VERSUS.iter().enumerate() {
+        for (p, &(ours, theirs, _)) in VERSUS.iter().enumerate() {
             versus[p].push(sum[ours].0 / sum[theirs].0);
         }
     }
@@ -263,11 +282,24 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             return Err(format!("{name}: builds differ in their bits: {ones:?}"));
         }
     }
+    // Every paired ratio's median and interval, computed once, recorded under its name.
+    let speedup: Vec<Interval> = speedup.iter().map(|v| median_interval(v)).collect();
+    let versus: Vec<Interval> = versus.iter().map(|v| median_interval(v)).collect();
+    let ratios = PAIRS
+        .iter()
+        .map(|p| p.2)
+        .zip(&speedup)
+        .chain(VERSUS.iter().map(|p| p.2).zip(&versus))
+        .map(|(name, &ratio)| NamedRatio {
+            name: name.into(),
+            ratio,
+        })
+        .collect();
     let med = |v: usize| (median(wall[v].clone()), median(cpu[v].clone()));
     let series_of = |label: &str, filter: &str, peer: bool, p: usize, x_all: f64| {
-        let (one, all) = PAIRS[p];
+        let (one, all, _) = PAIRS[p];
         let ((w1, c1), (wn, cn)) = (med(one), med(all));
-        let s = median_interval(&speedup[p]);
+        let s = speedup[p];
         let wk = median(work[p].clone());
         Series {
             label: label.into(),
@@ -297,34 +329,9 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             ),
         }
     };
-    // The headline ratios, structured (the notes below say the same in words).
-    let ratios = [
-        "blocked build: insert_batch ÷ insert_parallel",
-        "classic build: insert loop ÷ insert_parallel",
-        "blocked-atomic inserts: 1 thread ÷ 2 threads",
-        "blocked-atomic insert_batch: 1 thread ÷ 2 threads",
-        "fastbloom-atomic inserts: 1 thread ÷ 2 threads",
-        "blocked build: insert_batch ÷ the split bound",
-    ]
-    .iter()
-    .zip(&speedup)
-    .chain(
-        [
-            "blocked-atomic ÷ fastbloom-atomic insert time, 1 thread",
-            "blocked-atomic ÷ fastbloom-atomic insert time, 2 threads",
-            "blocked build: insert_parallel ÷ the split bound",
-        ]
-        .iter()
-        .zip(&versus),
-    )
-    .map(|(name, v)| NamedRatio {
-        name: (*name).into(),
-        ratio: median_interval(v),
-    })
-    .collect();
     // Ours ÷ fastbloom's atomic inserts, paired within the rounds, for both series' notes.
     let versus_note = {
-        let [one, two] = [0, 1].map(|p| median_interval(&versus[p]));
+        let [one, two] = [versus[0], versus[1]];
         format!(
             "; blocked-atomic ÷ fastbloom-atomic insert time, paired within the rounds: \
              {:.2}x [{:.2}–{:.2}] with 1 thread, {:.2}x [{:.2}–{:.2}] with 2",
@@ -376,7 +383,7 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
         ),
     ];
     // The parallel build against its bound, in the same rounds, on both blocked series.
-    let bound = median_interval(&versus[2]);
+    let bound = versus[2];
     for s in series
         .iter_mut()
         .filter(|s| s.label.starts_with("blocked build"))
