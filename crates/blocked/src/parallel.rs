@@ -229,7 +229,7 @@ type Item = (usize, u64);
 
 /// Which thread owns which blocks: `owner(b) = ⌊b · r / 2^64⌋` with `r = ⌊T · 2^64 / n⌋`, one
 /// multiply per key (no division); it never decreases with `b` and stays below `T`, so each
-/// thread owns one contiguous range, `first[t]..first[t + 1]`.
+/// thread owns one contiguous range, `first[t]..first[t + 1]`, `first[t] = ⌈t · 2^64 / r⌉`.
 struct Owners {
     r: u64,
     first: Vec<usize>,
@@ -241,25 +241,12 @@ impl Owners {
         // 2^64 and r saturates at 2^64 − 1: one thread then owns two blocks and another none,
         // still one contiguous range each.
         let r = u64::try_from(((threads as u128) << 64) / n as u128).unwrap_or(u64::MAX);
-        let mut o = Owners {
-            r,
-            first: vec![0; threads + 1],
-        };
-        for t in 1..=threads {
-            // The first block owned by thread t or a later one (n if none): a binary search,
-            // as `owner` never decreases.
-            let (mut lo, mut hi) = (o.first[t - 1], n);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if o.of(mid) < t {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            o.first[t] = lo;
-        }
-        o
+        // The first block of thread t is the least b with b · r ≥ t · 2^64 (n if none);
+        // r ≥ 1, as n < 2^64.
+        let first = (0..=threads)
+            .map(|t| ((t as u128) << 64).div_ceil(u128::from(r)).min(n as u128) as usize)
+            .collect();
+        Owners { r, first }
     }
 
     #[inline(always)]
