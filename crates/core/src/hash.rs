@@ -215,6 +215,30 @@ pub trait HashScheme: Clone + fmt::Debug + Send + Sync + 'static {
     fn hash64_words8(&self, words: &[u64; 8]) -> [u64; 8] {
         words.map(|w| self.hash64(&w.to_le_bytes()))
     }
+
+    /// `out[i] = hash64(words[i].to_le_bytes())` for many keys of exactly 8 bytes at once,
+    /// as a bulk build hashes them before it places any. By default eight at a time through
+    /// [`hash64_words8`](Self::hash64_words8) where the scheme has [`LANES`](Self::LANES), one
+    /// at a time otherwise; [`Xxh3Scheme`] hashes in AVX-512 lanes where the CPU has them
+    /// ([`crate::simd::xxh3_64_words`]) — there the words are in hand, unlike the batched
+    /// lookups, which would have to gather them.
+    ///
+    /// # Panics
+    /// If `out` is not as long as `words`.
+    fn hash64_words(&self, words: &[u64], out: &mut [u64]) {
+        assert_eq!(words.len(), out.len(), "one output per word");
+        let full = if Self::LANES { words.len() / 8 * 8 } else { 0 };
+        for (w, o) in words[..full]
+            .chunks_exact(8)
+            .zip(out[..full].chunks_exact_mut(8))
+        {
+            let w: &[u64; 8] = w.try_into().expect("chunks of eight");
+            o.copy_from_slice(&self.hash64_words8(w));
+        }
+        for (w, o) in words[full..].iter().zip(&mut out[full..]) {
+            *o = self.hash64(&w.to_le_bytes());
+        }
+    }
 }
 
 /// Hash up to eight keys into `out` (as long as `keys`, at most 8): the keys whose encoding
@@ -280,6 +304,10 @@ impl HashScheme for Xxh3Scheme {
         xxh3_64_with_seed(key, XXH3_SEED)
     }
 
+    fn hash64_words(&self, words: &[u64], out: &mut [u64]) {
+        crate::simd::xxh3_64_words(XXH3_SEED, words, out);
+    }
+
     fn descriptor(&self) -> SchemeDescriptor {
         SchemeDescriptor {
             id: SchemeId::Xxh3Km,
@@ -291,6 +319,40 @@ impl HashScheme for Xxh3Scheme {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_words_hash_as_single_keys_do() {
+        // Xxh3Scheme's lanes (where the CPU has them) and the provided method of a scheme
+        // without lanes, every length around the chunk of eight.
+        #[derive(Clone, Debug)]
+        struct Plain;
+        impl HashScheme for Plain {
+            fn hash(&self, key: &[u8]) -> KeyHash {
+                Xxh3Scheme.hash(key)
+            }
+            fn descriptor(&self) -> SchemeDescriptor {
+                Xxh3Scheme.descriptor()
+            }
+        }
+        for n in [0usize, 1, 7, 8, 9, 17, 100] {
+            let words: Vec<u64> = (0..n as u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
+            let mut out = vec![0u64; n];
+            Xxh3Scheme.hash64_words(&words, &mut out);
+            let want: Vec<u64> = words
+                .iter()
+                .map(|w| Xxh3Scheme.hash64(&w.to_le_bytes()))
+                .collect();
+            assert_eq!(out, want, "{n} words");
+            Plain.hash64_words(&words, &mut out);
+            let want: Vec<u64> = words
+                .iter()
+                .map(|w| Plain.hash64(&w.to_le_bytes()))
+                .collect();
+            assert_eq!(out, want, "{n} words, no lanes");
+        }
+    }
 
     #[test]
     fn h2_is_always_odd() {

@@ -37,7 +37,9 @@
 //! Other sections: the Ribbon filter's column parities ([`Parity`], run through
 //! [`run_parity`]), the classic filter's whole-array probes ([`classic_contains_all`]) and the
 //! keyed scheme's SipHash-2-4 of eight keys in vector lanes ([`sip24_x8`], driven by
-//! [`pipeline_chunks`]), each with its scalar twin.
+//! [`pipeline_chunks`]), and a parallel build's hashing phase in lanes (XXH3-64 of many keys,
+//! [`xxh3_64_words`]; the blocked filter's placement split by owning thread,
+//! [`route_one_hash`]), each with its scalar twin.
 //!
 //! # Pipeline
 //!
@@ -60,7 +62,12 @@
 //! assert_eq!(block, other);
 //! ```
 
+mod bulk;
 mod sip;
+pub use bulk::{
+    Routed, has_avx512dq, one_hash_place, route_one_hash, route_one_hash_portable, xxh3_64_words,
+    xxh3_64_words_portable,
+};
 pub use sip::{sip24_word, sip24_x8, sip24_x8_avx2, sip24_x8_portable};
 
 /// Multiplier of the local-block probe sequence: `⌊2^32/φ⌋` rounded to odd (RocksDB's

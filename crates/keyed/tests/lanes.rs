@@ -53,6 +53,14 @@ fn chunks_hash_as_single_keys_do() {
     for (w, h) in words.iter().zip(lanes) {
         assert_eq!(h, s.hash(&w.to_le_bytes()));
     }
+    // Many words at once (a bulk build's hashing), every length around the chunk of eight.
+    for &n in &LENGTHS {
+        let words = u64_keys(n, 7 + n as u64);
+        let mut out = vec![0u64; n];
+        s.hash64_words(&words, &mut out);
+        let want: Vec<u64> = words.iter().map(|w| s.hash64(&w.to_le_bytes())).collect();
+        assert_eq!(out, want, "{n} words");
+    }
 }
 
 #[test]
