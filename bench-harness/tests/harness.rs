@@ -1039,7 +1039,7 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
         assert!(r[1] <= r[0] && r[0] <= r[2], "{ours:?}");
     }
     // Six speed-ups, ours ÷ fastbloom's inserts with 1 and 2 threads and the parallel build ÷
-    // its split bound, each a finite positive median inside its interval, under distinct names.
+    // its split reference, each a finite positive median inside its interval, under distinct names.
     assert_eq!(e.ratios.len(), 9, "{:?}", e.ratios);
     for r in &e.ratios {
         let i = r.ratio;
@@ -1080,10 +1080,10 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
         ))),
         "{two:?}"
     );
-    let bound = named("blocked build: insert_parallel ÷ the split bound");
+    let bound = named("blocked build: insert_parallel ÷ the split reference");
     assert!(
         note.ends_with(&format!(
-            "the split bound, time paired within the rounds: {:.2}x [{:.2}–{:.2}]",
+            "the split reference, time paired within the rounds: {:.2}x [{:.2}–{:.2}]",
             bound.mid, bound.lo, bound.hi
         )),
         "{note} vs {bound:?}"

@@ -653,7 +653,10 @@ pub(crate) fn hash_chunk_in<S: HashScheme, K: Key>(
 pub(crate) fn place_in(layout: Layout, h: KeyHash, n: u64) -> (usize, u64) {
     match layout {
         // `hash_in` put the 64-bit hash in `h1`; its low half feeds the probes.
-        Layout::OneHash => (one_hash_block(h.h1, n), h.h1 << 32),
+        Layout::OneHash => {
+            let (b, src) = simd::one_hash_place(h.h1, n);
+            (b as usize, src)
+        }
         // `n` fits in usize, and fastrange's result is below it.
         Layout::Local32 | Layout::Wide64 => (fastrange(h.h1, n) as usize, h.h2),
     }
@@ -671,8 +674,8 @@ pub(crate) fn one_hash_split(h: KeyHash) -> (u32, u32) {
 /// The block of a [`Layout::OneHash`] hash `x` among `n ≤ 2^32` blocks.
 #[inline(always)]
 fn one_hash_block(x: u64, n: u64) -> usize {
-    // (x >> 32) < 2^32 and n ≤ 2^32: the product fits in 64 bits; the result is below n.
-    (((x >> 32) * n) >> 32) as usize
+    // The result is below n ≤ 2^32: it fits in usize.
+    simd::one_hash_place(x, n).0 as usize
 }
 
 /// `PROBE_POWERS[i] = PROBE_MULTIPLIER^i mod 2^64`: probe `i` of a key is the top 9 bits of

@@ -202,6 +202,46 @@ fn parallel_build_is_bit_identical_to_sequential_inserts() {
 }
 
 #[test]
+fn parallel_build_hashes_keys_of_any_length_alike() {
+    // 8-byte keys go through the vector lanes where the CPU has them, others one by one:
+    // a stretch of 8-byte keys, then chunks with 5- and 9-byte keys among them, and more
+    // threads (9) than the lanes serve (8). Each build must equal the sequential one.
+    let keys: Vec<Vec<u8>> = (0..300_000u64)
+        .map(|i| {
+            let w = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes();
+            match i {
+                0..200_000 => w.to_vec(),
+                _ if i % 1000 == 0 => w[..5].to_vec(),
+                _ if i % 1500 == 1 => [&w[..], &[7]].concat(),
+                _ => w.to_vec(),
+            }
+        })
+        .collect();
+    let mut want = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
+    want.insert_batch(&keys);
+    for threads in [2, 3, 8, 9] {
+        let mut f = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
+        f.insert_parallel_with_threads(&keys, threads);
+        assert_eq!(f, want, "{threads} threads");
+    }
+    // Fixed-size arrays and integers of 8 bytes hash alike.
+    let arrays: Vec<[u8; 8]> = (0..100_000u64).map(u64::to_le_bytes).collect();
+    let words: Vec<u64> = (0..100_000u64).collect();
+    let (mut a, mut b) = (
+        BlockedBloomFilter::with_fpr(100_000, 0.01).unwrap(),
+        BlockedBloomFilter::with_fpr(100_000, 0.01).unwrap(),
+    );
+    a.insert_parallel_with_threads(&arrays, 2);
+    b.insert_parallel_with_threads(&words, 2);
+    assert_eq!(a, b);
+    let mut one_by_one = BlockedBloomFilter::with_fpr(100_000, 0.01).unwrap();
+    words.iter().for_each(|w| {
+        one_by_one.insert(w);
+    });
+    assert_eq!(a, one_by_one);
+}
+
+#[test]
 fn batched_shared_inserts_match_the_owned_filter() {
     let keys: Vec<u64> = (0..N).map(|i| i ^ 0x5555).collect();
     let f = AtomicBlockedBloomFilter::with_fpr(N, 0.01).unwrap();
