@@ -197,6 +197,20 @@ impl BitArray {
         &self.words
     }
 
+    /// Run `f` on the backing words, to set many bits at once (a parallel build splits them
+    /// among threads). Bits past the end that `f` sets are cleared again afterwards, so the
+    /// array stays valid whatever `f` does.
+    pub fn with_words_mut<R>(&mut self, f: impl FnOnce(&mut [u64]) -> R) -> R {
+        let r = f(&mut self.words);
+        let tail = self.len % 64;
+        if tail != 0 {
+            if let Some(last) = self.words.last_mut() {
+                *last &= (1u64 << tail) - 1;
+            }
+        }
+        r
+    }
+
     /// Heap bytes used by the words.
     pub fn size_in_bytes(&self) -> usize {
         self.words.len() * 8

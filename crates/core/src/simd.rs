@@ -65,8 +65,8 @@
 mod bulk;
 mod sip;
 pub use bulk::{
-    Routed, has_avx512dq, one_hash_place, route_one_hash, route_one_hash_portable, xxh3_64_words,
-    xxh3_64_words_portable,
+    Routed, has_avx512dq, one_hash_place, route_one_hash, route_one_hash_portable, route_positions,
+    route_positions_portable, xxh3_64_words, xxh3_64_words_portable,
 };
 pub use sip::{sip24_word, sip24_x8, sip24_x8_avx2, sip24_x8_portable};
 

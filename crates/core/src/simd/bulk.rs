@@ -205,6 +205,18 @@ impl Routed {
     }
 }
 
+impl crate::parallel::Batch for Routed {
+    fn with_capacity(n: usize) -> Self {
+        Routed::with_capacity(n)
+    }
+    fn clear(&mut self) {
+        Routed::clear(self);
+    }
+    fn is_empty(&self) -> bool {
+        Routed::is_empty(self)
+    }
+}
+
 /// The blocked filter's one-hash placement of the 64-bit hash `x` among `n ≤ 2^32` blocks:
 /// the block `⌊(x >> 32) · n / 2^32⌋` (fastrange on the high half; below `n`) and the probe
 /// source `x << 32` (the low half, whose bits feed the probes, in the high half).
@@ -393,6 +405,218 @@ unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mu
     route_one_hash_portable(&hashes[chunks * 8..], n, bounds, out);
 }
 
+/// Append each probe position of each key to the list of the thread that owns it: key `j`'s
+/// positions are those of `KeyHash { h1: h1[j], h2: h2[j] }.positions(k, m)`
+/// ([`crate::hash::KeyHash::positions`]: `fastrange(h1 + i·h2, m)` for `i < k`), and position
+/// `p` goes to `out[t]` for the `t` with `bounds[t] ≤ p < bounds[t + 1]` (`bounds`: one more
+/// entry than `out`, nondecreasing from 0, the last at least `m`). The order within a list is
+/// unspecified. In AVX-512 lanes, eight keys at a time, when the CPU has AVX-512F,
+/// `m < 2^32` and there are at most 8 owners; one position at a time otherwise.
+///
+/// ```
+/// use bloomlab_core::hash::KeyHash;
+/// use bloomlab_core::simd::route_positions;
+///
+/// let (h1, h2) = ([1u64 << 63, 7], [1u64 << 62, 3]);
+/// let mut out = vec![Vec::new(), Vec::new()];
+/// route_positions(&h1, &h2, 3, 1_000, &[0, 500, 1_000], &mut out);
+/// let mut all: Vec<u64> = out.concat();
+/// all.sort_unstable();
+/// let mut want: Vec<u64> = (0..2)
+///     .flat_map(|j| KeyHash { h1: h1[j], h2: h2[j] }.positions(3, 1_000))
+///     .collect();
+/// want.sort_unstable();
+/// assert_eq!(all, want);
+/// assert!(out[0].iter().all(|&p| p < 500) && out[1].iter().all(|&p| p >= 500));
+/// ```
+///
+/// # Panics
+/// If `h2` is not as long as `h1`, `m` is 0, or `bounds` is not one longer than `out`, does
+/// not start at 0, decreases, or ends below `m`.
+pub fn route_positions(
+    h1: &[u64],
+    h2: &[u64],
+    k: u32,
+    m: u64,
+    bounds: &[u64],
+    out: &mut [Vec<u64>],
+) {
+    check_positions(h1, h2, m, bounds, out);
+    #[cfg(target_arch = "x86_64")]
+    if m <= u64::from(u32::MAX) && out.len() <= 8 && k > 0 && has_avx512f_popcnt() {
+        let room = h1.len() * k as usize + 8;
+        for o in out.iter_mut() {
+            o.reserve(room);
+        }
+        // SAFETY: the CPU has AVX-512F and POPCNT (tested above); `m < 2^32`, `k ≥ 1`;
+        // `bounds` checked by `check_positions`; every list has room for `k · h1.len() + 8`
+        // more entries.
+        unsafe { route_positions_avx512(h1, h2, k, m, bounds, out) };
+        return;
+    }
+    route_positions_portable(h1, h2, k, m, bounds, out);
+}
+
+/// [`route_positions`] one position at a time (the definition), in key order.
+///
+/// # Panics
+/// As [`route_positions`].
+pub fn route_positions_portable(
+    h1: &[u64],
+    h2: &[u64],
+    k: u32,
+    m: u64,
+    bounds: &[u64],
+    out: &mut [Vec<u64>],
+) {
+    check_positions(h1, h2, m, bounds, out);
+    for (&a, &b) in h1.iter().zip(h2) {
+        for p in (crate::hash::KeyHash { h1: a, h2: b }).positions(k, m) {
+            let t = bounds[1..].partition_point(|&f| f <= p);
+            out[t].push(p);
+        }
+    }
+}
+
+fn check_positions(h1: &[u64], h2: &[u64], m: u64, bounds: &[u64], out: &[Vec<u64>]) {
+    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
+    assert!(m >= 1, "m ≥ 1");
+    assert_eq!(bounds.len(), out.len() + 1, "one bound more than owners");
+    assert!(
+        bounds[0] == 0 && bounds[out.len()] >= m && bounds.windows(2).all(|w| w[0] <= w[1]),
+        "bounds run from 0 to at least m, nondecreasing"
+    );
+}
+
+/// What [`route_positions_avx512`]'s assembly reads and updates, at fixed offsets.
+#[cfg(target_arch = "x86_64")]
+#[repr(C)]
+struct PositionArgs {
+    /// Offset 0: owner `t`'s end, `bounds[t + 1]` (unused past the owners).
+    end: [u64; 8],
+    /// Offset 64: where owner `t`'s list starts.
+    lists: [*mut u64; 8],
+    /// Offset 128: how many entries owner `t`'s list holds (updated).
+    lens: [u64; 8],
+    /// Offset 192: `m`; 200: `k`; 208: the number of owners.
+    m: u64,
+    k: u64,
+    owners: u64,
+}
+
+/// [`route_positions`] in AVX-512 lanes: eight keys per step, the last `len % 8` portably.
+/// Each step loads eight `h1` (the first probes) and eight `h2` (the strides); for each of the
+/// `k` probes it reduces the eight probes into `0..m` — `fastrange(g, m) = ⌊g · m / 2^64⌋`,
+/// which for `m < 2^32` is `(g_hi · m + ⌊g_lo · m / 2^32⌋) >> 32` with `g = g_hi · 2^32 + g_lo`
+/// (two `vpmuludq`; exact: the dropped fraction cannot carry past a multiple of 2^32) — hands
+/// each owner its lanes as [`route_one_hash_avx512`] does (`vpcmpuq`, `kandnw`, `popcnt`, a
+/// register-form `vpcompressq`, one 64-byte store), and adds the strides.
+///
+/// # Safety
+/// The CPU must support AVX-512F and POPCNT; `h2` as long as `h1`; `m < 2^32`; `k ≥ 1`;
+/// `bounds` as `route_positions` requires, for `out.len() ≤ 8` owners; every list in `out`
+/// has spare capacity for `k · h1.len() + 8` entries.
+#[cfg(target_arch = "x86_64")]
+unsafe fn route_positions_avx512(
+    h1: &[u64],
+    h2: &[u64],
+    k: u32,
+    m: u64,
+    bounds: &[u64],
+    out: &mut [Vec<u64>],
+) {
+    let chunks = h1.len() / 8;
+    if chunks > 0 {
+        let mut args = PositionArgs {
+            end: [0; 8],
+            lists: [std::ptr::null_mut(); 8],
+            lens: [0; 8],
+            m,
+            k: u64::from(k),
+            owners: out.len() as u64,
+        };
+        for (t, o) in out.iter_mut().enumerate() {
+            args.end[t] = bounds[t + 1];
+            args.lists[t] = o.as_mut_ptr();
+            args.lens[t] = o.len() as u64;
+        }
+        // SAFETY: the caller guarantees AVX-512F and POPCNT. Reads: `h1` and `h2`, 64 bytes
+        // each per step for `chunks ≥ 1` steps (unaligned `vmovdqu64`), and `args` (a live
+        // local, `repr(C)`, the offsets above, owners `t < owners ≤ 8`). Writes: for owner
+        // `t`, 64 bytes at entry `lens[t]` of its list, then `lens[t]` grows by the lanes kept
+        // (at most 8 per probe and step, `8 · k · chunks ≤ k · h1.len()` in all): each store
+        // stays within the capacity the caller reserved (`k · h1.len() + 8` beyond the length
+        // at entry). Every position is below `m ≤ end[owners − 1]`, so each lane is some
+        // owner's, and the owners' lanes are disjoint. Clobbers zmm0–zmm6 (declared through
+        // their xmm names), k1–k3 and the flags; `vzeroupper` clears the upper parts dirtied.
+        unsafe {
+            std::arch::asm!(
+                "vpbroadcastq zmm2, qword ptr [{a} + 192]",
+                "2:",
+                "vmovdqu64 zmm5, [{h1}]",
+                "vmovdqu64 zmm6, [{h2}]",
+                "mov {i}, qword ptr [{a} + 200]",
+                "3:",
+                // zmm0: the eight probes reduced into 0..m.
+                "vpsrlq zmm0, zmm5, 32",
+                "vpmuludq zmm0, zmm0, zmm2",
+                "vpmuludq zmm1, zmm5, zmm2",
+                "vpsrlq zmm1, zmm1, 32",
+                "vpaddq zmm0, zmm0, zmm1",
+                "vpsrlq zmm0, zmm0, 32",
+                "kxorw k2, k2, k2",
+                "xor {t:e}, {t:e}",
+                "4:",
+                // k1: lanes below owner t's end; k3: those not below owner t − 1's.
+                "vpcmpuq k1, zmm0, qword ptr [{a} + {t}*8]{{1to8}}, 1",
+                "kandnw k3, k2, k1",
+                "kmovw k2, k1",
+                "kmovw {cnt:e}, k3",
+                "popcnt {cnt:e}, {cnt:e}",
+                "jz 5f",
+                "mov {len}, qword ptr [{a} + {t}*8 + 128]",
+                "mov {p}, qword ptr [{a} + {t}*8 + 64]",
+                "vpcompressq zmm4 {{k3}} {{z}}, zmm0",
+                "vmovdqu64 [{p} + {len}*8], zmm4",
+                "add {len}, {cnt}",
+                "mov qword ptr [{a} + {t}*8 + 128], {len}",
+                "5:",
+                "inc {t}",
+                "cmp {t}, qword ptr [{a} + 208]",
+                "jb 4b",
+                "vpaddq zmm5, zmm5, zmm6",
+                "dec {i}",
+                "jnz 3b",
+                "add {h1}, 64",
+                "add {h2}, 64",
+                "dec {chunks}",
+                "jnz 2b",
+                "vzeroupper",
+                a = in(reg) &raw mut args,
+                h1 = inout(reg) h1.as_ptr() => _,
+                h2 = inout(reg) h2.as_ptr() => _,
+                chunks = inout(reg) chunks => _,
+                i = out(reg) _,
+                t = out(reg) _,
+                cnt = out(reg) _,
+                len = out(reg) _,
+                p = out(reg) _,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm4") _,
+                out("xmm5") _, out("xmm6") _,
+                out("k1") _, out("k2") _, out("k3") _,
+                options(nostack),
+            );
+        }
+        for (t, o) in out.iter_mut().enumerate() {
+            // SAFETY: entries up to `lens[t]` were written by the assembly (64-bit values,
+            // any bits valid, nothing to drop) within the capacity (see above).
+            unsafe { o.set_len(args.lens[t] as usize) };
+        }
+    }
+    let done = chunks * 8;
+    route_positions_portable(&h1[done..], &h2[done..], k, m, bounds, out);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -466,6 +690,41 @@ mod tests {
                                 assert!(bounds[t] <= b && b < bounds[t + 1]);
                             }
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_route_positions_as_the_definition_does() {
+        let h1: Vec<u64> = (0..203).map(|i| mix(i * 3)).collect();
+        let h2: Vec<u64> = (0..203).map(|i| mix(i * 3 + 1)).collect();
+        for m in [1u64, 64, 1000, 95_850_584, (1 << 32) - 1, 1 << 32, u64::MAX] {
+            for k in [0u32, 1, 6, 7, 13] {
+                for owners in [1usize, 2, 3, 8, 9] {
+                    // Word-aligned bounds, as a parallel build splits its words, the last at
+                    // the last word's end (at least m; capped at 2^64 − 1 for m = 2^64 − 1).
+                    let words = u128::from(m.div_ceil(64));
+                    let bounds: Vec<u64> = (0..=owners as u128)
+                        .map(|t| (words * t / owners as u128 * 64).min(u128::from(u64::MAX)) as u64)
+                        .collect();
+                    for len in [0usize, 5, 8, 13, 203] {
+                        let mut fast = vec![vec![9u64]; owners];
+                        let mut slow = vec![vec![9u64]; owners];
+                        route_positions(&h1[..len], &h2[..len], k, m, &bounds, &mut fast);
+                        route_positions_portable(&h1[..len], &h2[..len], k, m, &bounds, &mut slow);
+                        for (t, (f, s)) in fast.iter_mut().zip(&mut slow).enumerate() {
+                            f.sort_unstable();
+                            s.sort_unstable();
+                            assert_eq!(f, s, "m {m}, k {k}, owner {t}/{owners}, {len} keys");
+                            assert!(
+                                s.iter()
+                                    .all(|&p| p == 9 || (bounds[t] <= p && p < bounds[t + 1]))
+                            );
+                        }
+                        let total: usize = slow.iter().map(Vec::len).sum();
+                        assert_eq!(total, len * k as usize + owners);
                     }
                 }
             }
