@@ -3,9 +3,8 @@
 use bloomlab_core::Key;
 use bloomlab_core::error::Result;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
+use bloomlab_core::parallel::{self, Owners};
 use bloomlab_core::simd::{self, LocalKernel, Routed};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::{
     BATCH, Block, BlockedBloomFilter, Layout, block_insert, hash_chunk_in, hash_in, place_in,
@@ -53,67 +52,96 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     ///
     /// The table is cut into one contiguous range of blocks per thread, and the keys into one
     /// share per thread (the calling thread takes the first of each). Each thread hashes its
-    /// share, 4 096 keys at a time, pushing each key's block and probes onto a batch for the
-    /// thread that owns the block (found with one multiply: `⌊b · r / 2^64⌋`, `r = ⌊T · 2^64 /
-    /// n⌋`); it hands the other threads their batches (a mutex-guarded queue per thread, one
-    /// lock per batch, so about one per 2 000 keys with two threads), inserts its own batch with
-    /// the block [`BATCH`] places ahead prefetched, as `insert_batch` does, then inserts whatever
-    /// the others have queued for it. A thread that has hashed all its keys keeps inserting what
-    /// arrives until every thread is done. A key's bits all lie in its one block, so each block
-    /// is written by one thread only and holds what the sequential inserts put there: no
-    /// atomics on the table, no extra table, no merge; each key is hashed once. A sender whose
-    /// receiver has 64 batches waiting (about 4 MiB) inserts its own queue while it waits, so
-    /// memory stays bounded however far one thread falls behind, and two threads waiting on
-    /// each other both make progress (tested with a queue of one batch). std's scoped threads
-    /// are enough for this one fork and join; rayon would bring a thread pool and a dependency
-    /// for no measurable gain here.
+    /// share, 4 096 keys at a time, appending each key's block and probes to a batch for the
+    /// thread that owns the block; it hands the other threads their batches (a mutex-guarded
+    /// queue per thread, one lock per batch, so about one per 2 000 keys with two threads),
+    /// inserts its own batch with the block [`BATCH`] places ahead prefetched, as
+    /// `insert_batch` does, then inserts whatever the others have queued for it. A thread that
+    /// has hashed all its keys keeps inserting what arrives until every thread is done. A key's
+    /// bits all lie in its one block, so each block is written by one thread only and holds
+    /// what the sequential inserts put there: no atomics on the table, no extra table, no
+    /// merge; each key is hashed once. A sender whose receiver has 64 batches waiting (about
+    /// 4 MiB) inserts its own queue while it waits, so memory stays bounded however far one
+    /// thread falls behind, and two threads waiting on each other both make progress (tested
+    /// with a queue of one batch). std's scoped threads are enough for this one fork and join;
+    /// rayon would bring a thread pool and a dependency for no measurable gain here.
+    ///
+    /// The hashing runs eight keys per instruction where it can: keys of exactly 8 bytes
+    /// (every integer key), in the current layout, on a CPU with AVX-512 (F and DQ), with at
+    /// most 8 threads. 512 keys at a time are copied out as words, hashed in vector lanes
+    /// ([`HashScheme::hash64_words`]: XXH3-64, or the keyed scheme's SipHash), placed and
+    /// split by owner in lanes ([`simd::route_one_hash`]: the owner of each lane by comparing
+    /// its block with the ranges' ends, each owner's lanes packed together and stored at the
+    /// end of its batch). Other keys, layouts and CPUs take one key at a time: its hash, its
+    /// block, its owner (one multiply, `⌊b · r / 2^64⌋`, `r = ⌊T · 2^64 / n⌋`), a push. Both
+    /// give the same batches.
     ///
     /// With fewer than 32 768 keys per thread it uses fewer threads (one below 65 536 keys).
     ///
     /// # Measured
     ///
-    /// On a 2-vCPU AMD EPYC VM (Zen 4), 10^7 keys at 1 %, a scratch program (not kept) timed this
-    /// build against the one before it — every thread reading and hashing *every* key and
-    /// inserting those of its range, below — in one process, A B B A, on fresh tables as the
-    /// harness builds them: the previous build's time ÷ this one's **1.22** (median of nine
-    /// rounds, range 1.14–1.29), and 1.17 (1.11–1.37) on pre-faulted tables; 1.13, 1.16 and
-    /// 1.21 with 1 024, 4 096 and 16 384 keys per step (4 096 kept), and no different with the
-    /// items packed into 8 bytes (1.18 twice; not kept: the older layouts need 16). Profiled
-    /// (`perf`, a software clock, `examples/parallel_halves`), hashing and sorting out the keys
-    /// take 45 % of this build's time and the inserts 55 %. Interleaving the two — one
-    /// queued insert after each key hashed, so the hashing would overlap the inserts' cache
-    /// misses — was slower: this build's time ÷ that one's 0.91 (nine rounds, 0.81–1.11; a
-    /// prototype, not kept). The same holds in one thread the other way round: `insert_batch`,
-    /// which hashes each key `BATCH` places ahead of its insert, took 0.81 and 0.95× the time
-    /// of hashing 1 024 keys and then inserting them at 10^7 keys, 0.91× at 10^6 (medians of
-    /// nine to fifteen A B B A rounds) — so each path keeps the order it has. Nor is the push
-    /// what the hashing phase costs: with two threads, writing each key to both batches and
-    /// advancing only its owner's length (no branch, no length kept in memory) took 1.05× the
-    /// time (0.95, range 0.90–1.10, nine rounds; not kept). The hash itself is about a tenth
-    /// of the build: with XXH3-64 replaced by one multiply (wrong filters, for timing) the
-    /// build took 0.91 and 0.88× the time (medians of nine rounds in two processes; ranges
-    /// of the real ÷ that time 0.90–1.17 and 0.92–1.31), so hashing eight keys at a time in vector
-    /// lanes could save at most that.
+    /// On a 2-vCPU AMD EPYC VM (Zen 4, 2.6 GHz), the build is not held back by memory: with
+    /// the keys' blocks and probes computed beforehand, inserting them (prefetched 32 ahead)
+    /// cost 4.2–4.5 ns a key whether the blocks spanned 16 KiB or 6 MiB — about 11 cycles of
+    /// kernel and loop, five rounds each (a scratch test, not kept). So every instruction the
+    /// exchange adds to a key shows in its time. Timed per thread in the one-at-a-time
+    /// exchange (two threads, 10^7 keys; scratch timers, not kept), hashing and sorting out a
+    /// thread's 5·10^6 keys took 24–28 ms of its 63–68 — about 5 ns a key — and inserting
+    /// the 5·10^6 keys of its range the rest. In one thread, 5·10^6 keys, seven rounds: XXH3-64
+    /// and the block alone 2.3–2.5 ns a key; appending to one list 2.6–2.8; appending to the
+    /// owner's list 4.1–4.4 (its length goes through memory, and each append waits for the
+    /// last one to the same list); the owner's list with the lengths in registers 3.3–3.7;
+    /// **hashing and routing in lanes 1.7–1.8** (the route's memory-form `vpcompressq`, which
+    /// stores just the lanes kept, took 11.5–12.7: it is microcoded on Zen 4). Where the keys
+    /// go did not matter: with every key sent to its own thread's range (wrong filters,
+    /// timing only) the exchange took 1.02× (0.81–1.25) the time — the batches crossing
+    /// between cores cost nothing measurable.
     ///
-    /// `examples/parallel_halves` sets the build against its bound: two threads, each inserting
-    /// half the keys into a half-size table of its own (no exchange at all, the same random
-    /// read-modify-writes). In nine rounds on the same VM, pre-faulted tables, one thread ÷
-    /// this build 1.64–2.09× where one thread ÷ the bound read 2.19–2.90× — how much the second
-    /// thread gains moves with the VM from minute to minute (the same example, half an hour before,
-    /// read the bound at 0.66–1.10× in most rounds). The harness's `concurrent` experiment
-    /// times the bound in the same rounds as the build, on fresh tables, and reports the build ÷
-    /// the bound. Five processes of it (`results/notes/concurrent-repeat.md`, the command
-    /// there): one thread ÷ this build **1.40–1.53×** (median 1.47), this build 1.43–1.56× the
-    /// bound's time (the bound at 2.15–2.32×); five processes of the build before, just
-    /// earlier: 1.34–1.48× (median 1.44) and 1.60–1.76× the bound's time (the bound at
-    /// 2.23–2.42×). Against its bound the build gained about a tenth; the 1.6× over one
-    /// thread it reaches when the VM gives the second thread more (a committed run of the build
-    /// before read 1.89×), not in these runs. The committed default run at 53b4759: 1.44×
-    /// [1.23–1.74], 1.53× [1.52–1.57] the bound's time.
+    /// In one process, nine rounds of 10^7 keys (a scratch program, not kept, the table
+    /// cleared between builds), the one-at-a-time exchange's time ÷ the lanes': **1.45**
+    /// (range 1.17–1.83), and 1.25 (1.21–1.35) in a second process; one thread's
+    /// `insert_batch` ÷ the lanes build 1.88 (1.69–2.53) in the first. Without the lanes
+    /// (their portable definitions, same machine), copying the keys out and routing in a
+    /// second pass took 1.11× the one-at-a-time exchange's time: CPUs without AVX-512 keep the
+    /// one-at-a-time path. One thread keeps `insert_batch`: hashing 512 keys in lanes, then
+    /// inserting them, took about its time (`insert_batch` ÷ that 1.04, range 1.00–1.06, at
+    /// 10^6 keys; 0.96, 0.81–1.23, at 10^7; eleven rounds), since `insert_batch` already
+    /// hides its hashing behind the inserts' cache misses.
+    ///
+    /// `examples/parallel_halves` sets the build beside a split that moves no key: two
+    /// threads, each inserting half the keys into a half-size table of its own with
+    /// `insert_batch`. On the same VM, seven rounds, pre-faulted tables: one thread ÷ this
+    /// build 1.61–2.70×, one thread ÷ that split 1.78–2.63× — level, round by round, where
+    /// the one-at-a-time exchange took 1.43–1.56× the split's time. The harness's `concurrent`
+    /// experiment times that split reference in the same rounds as the build, on fresh
+    /// tables. Five processes of it ({{REPEAT}}).
     ///
     /// # Designs before this one
     ///
-    /// - **Every thread hashing every key** (until this build): each thread read all the keys,
+    /// - **The same exchange, hashing one key at a time** (until this build; it is still the
+    ///   path without AVX-512). Against the build before it (below), in one process, A B B A,
+    ///   fresh tables, 10^7 keys: that build's time ÷ this one's 1.22 (nine rounds, 1.14–1.29),
+    ///   1.17 (1.11–1.37) pre-faulted; 1.13, 1.16 and 1.21 with 1 024, 4 096 and 16 384 keys per
+    ///   step (4 096 kept); items of 8 bytes no different from 16 (1.18 twice). Profiled (`perf`,
+    ///   a software clock), hashing and sorting out took 45 % of its time, the inserts 55 %.
+    ///   Three variants were slower: one queued insert after each key hashed, so the hashing
+    ///   would overlap the inserts' misses (its time ÷ that one's 0.91, 0.81–1.11, nine rounds;
+    ///   a later prototype, one pending insert per key hashed with the received batches joined
+    ///   to the local queue, 0.76, 0.59–0.87: the build is bound by instructions, not by
+    ///   misses); each key written to both batches with the lengths in registers (0.95,
+    ///   0.90–1.10); and, in one thread, hashing 1 024 keys and then inserting them against
+    ///   `insert_batch`'s interleaving (`insert_batch` took 0.81 and 0.95× the time at 10^7,
+    ///   0.91× at 10^6). With XXH3-64 replaced by one multiply (wrong filters, for timing) it
+    ///   took 0.91 and 0.88× the time, from which these docs concluded that lanes could save
+    ///   at most a tenth; they saved more, because the lanes also route the keys, and the
+    ///   one-at-a-time append to the owner's list cost as much as the hash. Five processes of
+    ///   the harness's `concurrent` experiment (at 8e224bb): one thread ÷ this build 1.40–1.53×
+    ///   (median 1.47), its time 1.43–1.56× the split reference's (the reference at 2.15–2.32×);
+    ///   the committed default run at 53b4759: 1.44× [1.23–1.74], 1.53× [1.52–1.57] the
+    ///   reference's time. In `examples/parallel_halves`, nine rounds, pre-faulted tables: one
+    ///   thread ÷ it 1.64–2.09× where one thread ÷ the reference read 2.19–2.90× (half an hour
+    ///   before, the same example read the reference at 0.66–1.10× in most rounds).
+    /// - **Every thread hashing every key** (before the exchange): each thread read all the keys,
     ///   hashed each, collected without a branch those whose block lay in its range (a branch
     ///   on the hash mispredicts every other key: with it, two threads built 10^7 keys only
     ///   1.1× faster than one) and inserted them, round by round (hashing and inserting in
@@ -121,7 +149,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     ///   harness read 1.39× (Intel Xeon VM), 1.25× and 1.26× (AMD EPYC VMs, Zen 4 and Zen 5),
     ///   then 1.41× and 1.89× (Zen 4, two runs of the same build), and 1.24–1.49× in ten
     ///   processes of the experiment alone (two sets of five); in the second set the split
-    ///   bound read 2.23–2.42× on fresh tables and the build took 1.60–1.76× the bound's time. Its hashing phase cost 2.2–4 ns
+    ///   reference read 2.23–2.42× on fresh tables and the build took 1.60–1.76× its time.
+    ///   Its hashing phase cost 2.2–4 ns
     ///   per key and thread, not in the hash: XXH3 eight keys at a time in AVX-512 lanes, or a
     ///   one-multiply hash, left it as long.
     /// - **A private table per extra thread, ORed in at the end** (the first version; still the
@@ -140,7 +169,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     ///   round into one buffer that all scan, behind a spinning barrier): 1.03–1.08× slower than
     ///   the build above. **A region sort** (buffers per 256 KiB of table, so inserts land in
     ///   L2): one thread 12–16 ns/key against `insert_batch`'s 6.5–12. **Keys pre-sorted by
-    ///   range** before the clock starts (a prototype of the ideal routing): 0.98× the bound's
+    ///   range** before the clock starts (a prototype of the ideal routing): 0.98× the reference's
     ///   time. None was kept. Why the present exchange, which also sends batches, beats the
     ///   channel prototype was not established; it differs in its queue (a mutex-guarded
     ///   vector a sender never waits on while it has room, against a bounded channel) and in
@@ -149,11 +178,13 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     ///   into one outbox per destination range, the outboxes swapped behind a barrier every
     ///   16 384 keys: the every-key build's time ÷ its 0.91 [0.83–1.00] (eight paired rounds,
     ///   pre-faulted tables) — slower, where the present exchange, with no barrier, is faster.
-    /// - **XXH3-64 in AVX-512 lanes** (eight 8-byte keys at once, 0.6–1.0 ns per key against
-    ///   1.8–2.1 one at a time; bit-exact, not kept): the chunked pipeline's gathering and
-    ///   handing back cost more than it saved in the batched paths (lookups 1.16–1.40× and
-    ///   `insert_batch` 1.14–1.25× the time), and it did not shorten the every-key build's
-    ///   collect phase.
+    /// - **XXH3-64 in AVX-512 lanes, eight keys per chunk of the batched paths** (0.6–1.0 ns
+    ///   per key against 1.8–2.1 one at a time; bit-exact; an earlier prototype): the chunked
+    ///   pipeline's gathering and handing back cost more than it saved there (lookups
+    ///   1.16–1.40× and `insert_batch` 1.14–1.25× the time), and it did not shorten the
+    ///   every-key build's collect phase, whose cost was in the branch-free collect. The
+    ///   lanes pay in this build, where 512 words are in hand at once and the routing runs in
+    ///   lanes too.
     /// - [`AtomicBlockedBloomFilter`] shared by the threads would pay a `lock or` per probe.
     ///
     /// The two vCPUs of these VMs are not hyperthreads of one core: a loop bound by the vector
@@ -181,39 +212,28 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         }
         let scheme = self.meta.scheme().clone();
         let owners = Owners::new(n, threads);
-        let x = Exchange {
+        let router = Router {
             layout: self.layout,
             k: self.k,
             kernel: self.kernel,
             scheme: &scheme,
             n,
             owners: &owners,
-            inbox: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
-            finished: AtomicUsize::new(0),
-            max_queued: max_queued.max(1),
+            bounds: owners.first().iter().map(|&b| b as u64).collect(),
             lanes: self.layout == Layout::OneHash
                 && n <= 1 << 32
                 && threads <= 8
                 && simd::has_avx512dq(),
         };
-        // Each thread's range of blocks, the calling thread taking the first.
-        let mut ranges: Vec<&mut [Block]> = Vec::with_capacity(threads);
-        let mut rest: &mut [Block] = &mut self.blocks;
-        for t in 0..threads {
-            let (mine, tail) = rest.split_at_mut(owners.first[t + 1] - owners.first[t]);
-            ranges.push(mine);
-            rest = tail;
-        }
-        let share = |t: usize| &keys[keys.len() * t / threads..keys.len() * (t + 1) / threads];
-        let x = &x;
-        std::thread::scope(|s| {
-            let mut ranges = ranges.into_iter().enumerate();
-            let (_, first) = ranges.next().expect("at least one range");
-            for (t, lines) in ranges {
-                s.spawn(move || x.run(t, lines, share(t)));
-            }
-            x.run(0, first, share(0));
-        });
+        parallel::exchange(
+            &mut self.blocks,
+            &owners,
+            keys,
+            STEP,
+            max_queued,
+            |keys: &[K], out: &mut [Routed]| router.hash_step(keys, out),
+            |range: &mut [Block], first: usize, batch: &Routed| router.insert(first, range, batch),
+        );
         let count = self.meta.count().saturating_add(keys.len() as u64);
         self.meta = self.meta.clone().with_count(count);
     }
@@ -231,119 +251,49 @@ const MAX_QUEUED: usize = 64;
 /// each) stay in the first-level cache.
 const GATHER: usize = 512;
 
-/// Which thread owns which blocks: `owner(b) = ⌊b · r / 2^64⌋` with `r = ⌊T · 2^64 / n⌋`, one
-/// multiply per key (no division); it never decreases with `b` and stays below `T`, so each
-/// thread owns one contiguous range, `first[t]..first[t + 1]`, `first[t] = ⌈t · 2^64 / r⌉`.
-struct Owners {
-    r: u64,
-    first: Vec<usize>,
-    /// `first` as `u64`s, the bounds [`simd::route_one_hash`] takes.
-    bounds: Vec<u64>,
-}
-
-impl Owners {
-    fn new(n: usize, threads: usize) -> Self {
-        // r ≤ T · 2^64 / n, so owner(b) ≤ (n − 1) · T / n < T. With T = n the quotient is
-        // 2^64 and r saturates at 2^64 − 1: one thread then owns two blocks and another none,
-        // still one contiguous range each.
-        let r = u64::try_from(((threads as u128) << 64) / n as u128).unwrap_or(u64::MAX);
-        // The first block of thread t is the least b with b · r ≥ t · 2^64 (n if none);
-        // r ≥ 1, as n < 2^64.
-        let first: Vec<usize> = (0..=threads)
-            .map(|t| ((t as u128) << 64).div_ceil(u128::from(r)).min(n as u128) as usize)
-            .collect();
-        let bounds = first.iter().map(|&b| b as u64).collect();
-        Owners { r, first, bounds }
-    }
-
-    #[inline(always)]
-    fn of(&self, b: usize) -> usize {
-        ((b as u128 * u128::from(self.r)) >> 64) as usize
-    }
-}
-
-/// What the threads of one parallel build share.
-struct Exchange<'a, S> {
+/// How the threads of one parallel build hash keys and insert them.
+struct Router<'a, S> {
     layout: Layout,
     k: u32,
     kernel: LocalKernel,
     scheme: &'a S,
     n: usize,
     owners: &'a Owners,
-    /// Per thread, the batches other threads hashed for its range.
-    inbox: Vec<Mutex<Vec<Routed>>>,
-    /// Threads that have hashed all their keys (and sent every batch).
-    finished: AtomicUsize,
-    max_queued: usize,
-    /// Whether 8-byte keys are hashed and routed in AVX-512 lanes ([`Exchange::hash_step`]):
+    /// The owners' first blocks as `u64`s, the bounds [`simd::route_one_hash`] takes.
+    bounds: Vec<u64>,
+    /// Whether 8-byte keys are hashed and routed in AVX-512 lanes ([`Router::hash_step`]):
     /// the current layout, at most 2^32 blocks and 8 threads, a CPU with AVX-512F and DQ.
     /// Without the lanes, gathering the keys and routing them in a second pass cost more
     /// than it saved (one key at a time was 1.11× faster on the same machine).
     lanes: bool,
 }
 
-impl<S: HashScheme> Exchange<'_, S> {
-    /// Thread `me`'s part: hash its share of the keys, STEP at a time, each key's (block,
-    /// probes) pushed to the batch of the thread that owns the block; send the others'
-    /// batches; insert its own, then whatever its inbox holds. Once its keys are done, insert
-    /// what arrives until every thread is done.
-    fn run<K: Key>(&self, me: usize, lines: &mut [Block], share: &[K]) {
-        let threads = self.inbox.len();
-        let base = self.owners.first[me];
-        // Emptied batches, reused for the next ones this thread sends.
-        let mut spare: Vec<Routed> = Vec::new();
-        let mut out: Vec<Routed> = (0..threads).map(|_| Routed::with_capacity(STEP)).collect();
-        for step in share.chunks(STEP) {
-            self.hash_step(step, &mut out);
-            for (to, batch) in out.iter_mut().enumerate() {
-                if to != me && !batch.is_empty() {
-                    let fresh = spare.pop().unwrap_or_else(|| Routed::with_capacity(STEP));
-                    self.send(me, lines, &mut spare, to, std::mem::replace(batch, fresh));
-                }
-            }
-            self.insert(base, lines, &out[me]);
-            out[me].clear();
-            self.receive(me, lines, &mut spare);
-        }
-        self.finished.fetch_add(1, Ordering::Release);
-        loop {
-            // Read before the last look at the inbox: every batch sent by a thread that had
-            // finished by then (its sends happen-before its `fetch_add`) is in it.
-            let all_done = self.finished.load(Ordering::Acquire) == threads;
-            if !self.receive(me, lines, &mut spare) {
-                if all_done {
-                    return;
-                }
-                std::thread::yield_now();
-            }
-        }
-    }
-
-    /// Hash `step`'s keys and append each key's block and probes to the batch of the thread
-    /// that owns the block: keys of exactly 8 bytes (every integer key) of the current
-    /// layout, [`GATHER`] at a time, hashed and routed in vector lanes where the CPU has them
+impl<S: HashScheme> Router<'_, S> {
+    /// Hash `keys` and append each key's block and probes to the batch of the thread that
+    /// owns the block: keys of exactly 8 bytes (every integer key) of the current layout,
+    /// [`GATHER`] at a time, hashed and routed in vector lanes where the CPU has them
     /// ([`HashScheme::hash64_words`], [`simd::route_one_hash`]); any others one by one.
-    fn hash_step<K: Key>(&self, step: &[K], out: &mut [Routed]) {
-        if self.lanes {
-            let mut words = [0u64; GATHER];
-            let mut hashes = [0u64; GATHER];
-            for chunk in step.chunks(GATHER) {
-                let words = &mut words[..chunk.len()];
-                let all8 = words.iter_mut().zip(chunk).all(|(w, key)| {
-                    key.with_key_bytes(|b| <[u8; 8]>::try_from(b).map(u64::from_le_bytes))
-                        .map(|x| *w = x)
-                        .is_ok()
-                });
-                if all8 {
-                    let hashes = &mut hashes[..chunk.len()];
-                    self.scheme.hash64_words(words, hashes);
-                    simd::route_one_hash(hashes, self.n as u64, &self.owners.bounds, out);
-                } else {
-                    self.hash_one_by_one(chunk, out);
-                }
+    fn hash_step<K: Key>(&self, keys: &[K], out: &mut [Routed]) {
+        if !self.lanes {
+            self.hash_one_by_one(keys, out);
+            return;
+        }
+        let mut words = [0u64; GATHER];
+        let mut hashes = [0u64; GATHER];
+        for chunk in keys.chunks(GATHER) {
+            let words = &mut words[..chunk.len()];
+            let all8 = words.iter_mut().zip(chunk).all(|(w, key)| {
+                key.with_key_bytes(|b| <[u8; 8]>::try_from(b).map(u64::from_le_bytes))
+                    .map(|x| *w = x)
+                    .is_ok()
+            });
+            if all8 {
+                let hashes = &mut hashes[..chunk.len()];
+                self.scheme.hash64_words(words, hashes);
+                simd::route_one_hash(hashes, self.n as u64, &self.bounds, out);
+            } else {
+                self.hash_one_by_one(chunk, out);
             }
-        } else {
-            self.hash_one_by_one(step, out);
         }
     }
 
@@ -364,41 +314,6 @@ impl<S: HashScheme> Exchange<'_, S> {
             keys.iter()
                 .for_each(|key| push(hash_in(self.layout, self.scheme, key)));
         }
-    }
-
-    /// Queue `batch` in thread `to`'s inbox; while that inbox is full, insert what this
-    /// thread's own inbox holds (so two threads waiting on each other both make progress).
-    fn send(
-        &self,
-        me: usize,
-        lines: &mut [Block],
-        spare: &mut Vec<Routed>,
-        to: usize,
-        batch: Routed,
-    ) {
-        loop {
-            let mut q = lock(&self.inbox[to]);
-            if q.len() < self.max_queued {
-                q.push(batch);
-                return;
-            }
-            drop(q);
-            if !self.receive(me, lines, spare) {
-                std::thread::yield_now();
-            }
-        }
-    }
-
-    /// Insert every batch waiting in thread `me`'s inbox; `false` if there was none.
-    fn receive(&self, me: usize, lines: &mut [Block], spare: &mut Vec<Routed>) -> bool {
-        let batches = std::mem::take(&mut *lock(&self.inbox[me]));
-        let any = !batches.is_empty();
-        for mut batch in batches {
-            self.insert(self.owners.first[me], lines, &batch);
-            batch.clear();
-            spare.push(batch);
-        }
-        any
     }
 
     /// Insert `items` (blocks of this thread's range, which starts at block `base`), the
@@ -423,41 +338,9 @@ impl<S: HashScheme> Exchange<'_, S> {
     }
 }
 
-/// A lock whose holder cannot have panicked mid-update (the queues are only pushed to and
-/// taken whole), so a poisoned one is used as it is.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn owners_split_the_blocks_into_contiguous_ranges() {
-        for n in [1usize, 2, 3, 7, 64, 1000, 195_313, 1 << 20] {
-            for threads in [1usize, 2, 3, 5, 8, 16] {
-                if threads > n {
-                    continue;
-                }
-                let o = Owners::new(n, threads);
-                assert_eq!((o.first[0], o.first[threads]), (0, n), "n {n}, T {threads}");
-                for t in 0..threads {
-                    assert!(o.first[t] <= o.first[t + 1]);
-                    for b in o.first[t]..o.first[t + 1] {
-                        assert_eq!(o.of(b), t, "n {n}, T {threads}, block {b}");
-                    }
-                }
-                // Ranges within one block of even when there are many blocks per thread.
-                if n >= 64 * threads {
-                    for t in 0..threads {
-                        let len = o.first[t + 1] - o.first[t];
-                        assert!(len.abs_diff(n / threads) <= 1, "n {n}, T {threads}: {len}");
-                    }
-                }
-            }
-        }
-    }
 
     #[test]
     fn a_full_inbox_makes_the_sender_wait_without_losing_a_key() {
