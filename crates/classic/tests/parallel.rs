@@ -32,3 +32,27 @@ fn parallel_build_is_bit_identical_to_sequential_inserts() {
         Err(Error::ZeroItems)
     ));
 }
+
+#[test]
+fn every_thread_count_and_key_length_builds_the_same_filter() {
+    // Probes routed in vector lanes (up to 8 threads, on a CPU with AVX-512) or one at a time
+    // (9 threads), keys of mixed lengths, and an array size that is not a whole number of
+    // words.
+    let keys: Vec<Vec<u8>> = (0..300_000u64)
+        .map(|i| {
+            let w = i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes();
+            w[..1 + (i % 8) as usize].to_vec()
+        })
+        .collect();
+    for bits in [9_000_001u64, 2_875_000] {
+        let mut want = BloomFilter::with_bits(bits, 7).unwrap();
+        keys.iter().for_each(|k| {
+            want.insert(k.as_slice());
+        });
+        for threads in [2, 3, 8, 9] {
+            let mut f = BloomFilter::with_bits(bits, 7).unwrap();
+            f.insert_parallel_with_threads(&keys, threads);
+            assert_eq!(f, want, "{bits} bits, {threads} threads");
+        }
+    }
+}
