@@ -414,8 +414,8 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
              Build ns/key (wall clock) with one thread and with insert_parallel (all cores; \
              blocked: each core hashes its share of the keys, eight at a time in vector lanes \
              where the CPU has AVX-512, and hands each key to the core \
-             that owns its block's share of the table, in batches; classic: one run of keys per core into a private table, \
-             ORed together; both bit-identical, checked here by the set-bit counts), and \
+             that owns its block's share of the table, in batches; classic: the same with each \
+             key's k bit positions handed to the core that owns their words; both bit-identical, checked here by the set-bit counts), and \
              inserts into one shared atomic filter from 1 and \
              2 threads (contiguous runs of keys). Beside the blocked build, its split reference: \
              two threads each inserting its half of the keys into a half-size table of its own \

@@ -114,7 +114,11 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// build 1.61–2.70×, one thread ÷ that split 1.78–2.63× — level, round by round, where
     /// the one-at-a-time exchange took 1.43–1.56× the split's time. The harness's `concurrent`
     /// experiment times that split reference in the same rounds as the build, on fresh
-    /// tables. Five processes of it ({{REPEAT}}).
+    /// tables. Five processes of it at 13e69ba (`results/notes/concurrent-repeat.md`, the
+    /// command there): one thread ÷ this build **2.01–2.43×** (median 2.23; every interval
+    /// above 1), this build 0.93–1.03× the reference's time (median 1.01; the reference at
+    /// 2.09–2.34×); five processes at 54bba94, with the same build: 1.87–2.12× (median 2.02)
+    /// and 1.01–1.06× the reference's time.
     ///
     /// # Designs before this one
     ///
