@@ -63,7 +63,10 @@ impl<S: HashScheme> BloomFilter<S> {
     /// time, `k` appends per key) it read 1.15× and 1.31×: on a CPU without AVX-512 the build
     /// gains little from a second core. Hashing and handing on the positions one at a time
     /// cost 18.5–19.4 ns a key in one thread (5·10^6 keys, scratch timers), setting the
-    /// handed-on bits 3.8–4.5 ns a position; the lanes took most of the first away.
+    /// handed-on bits 3.8–4.5 ns a position; the lanes took most of the first away. The
+    /// harness's `concurrent` experiment (`insert_batch` ÷ this, paired, fresh filters): five
+    /// processes at 13e69ba 1.96–2.92× (median 2.21; `results/notes/concurrent-repeat.md`),
+    /// the committed default run at 629e88a 2.73× [2.41–3.25].
     ///
     /// # The design before
     ///
@@ -171,3 +174,24 @@ const GATHER: usize = 256;
 
 /// Probes ahead whose words a thread prefetches while it sets bits.
 const AHEAD: usize = 64;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_inbox_makes_the_sender_wait_without_losing_a_key() {
+        // One batch per inbox at most: senders wait (setting their own inbox's bits) all the
+        // time.
+        let keys: Vec<u64> = (0..300_000u64)
+            .map(|i| i.wrapping_mul(0xD6E8_FEB8_6659_FD93))
+            .collect();
+        let mut want = BloomFilter::with_fpr(300_000, 0.01).unwrap();
+        want.insert_batch(&keys);
+        for threads in [2, 3, 6] {
+            let mut f = BloomFilter::with_fpr(300_000, 0.01).unwrap();
+            f.insert_exchanged(&keys, threads, 1);
+            assert_eq!(f, want, "{threads} threads");
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! The hashing phase of a parallel build, eight keys per instruction: XXH3-64 of many 8-byte
 //! keys in vector lanes ([`xxh3_64_words`]), and the blocked filter's one-hash placement of
 //! many hashes, each appended to the list of the thread that owns its block
-//! ([`route_one_hash`]).
+//! ([`route_one_hash`]); the classic filter's probe positions, likewise
+//! ([`route_positions`]).
 //!
 //! A parallel build of the blocked filter hashes each key once and sends it to the thread
 //! whose range of blocks holds it. Done one key at a time, that phase cost about 4 ns a key on
@@ -13,13 +14,18 @@
 //! the front of a register (`vpcompressq`, register form: the memory form is microcoded on
 //! Zen 4 and took 12 ns a key) and stored whole at the end of its list, which advances by
 //! the mask's population count. Eight keys then cost about 1.8 ns each, hash included
-//! (single thread, 5·10^6 keys, two owners).
+//! (single thread, 5·10^6 keys, two owners). The classic filter's build hands on each key's
+//! `k` bit positions instead: computing and appending them one at a time cost 18.5–19.4 ns a
+//! key (`k = 7`, the 128-bit hash included), and with them computed and routed in lanes its
+//! two-thread build went from 1.15–1.31× one thread's speed to 2.2–2.4× (the classic
+//! crate's `insert_parallel` docs).
 //!
-//! [`xxh3_64_words_portable`] and [`route_one_hash_portable`] are the definitions: the first
-//! calls the `xxhash-rust` crate, the second places each hash with [`one_hash_place`] and
-//! finds its owner by binary search. The vector paths are tested against them on random
-//! input whenever the test machine has AVX-512. No crate hashes many short keys in lanes,
-//! so the lanes are written here, with the workspace's other vector kernels.
+//! [`xxh3_64_words_portable`], [`route_one_hash_portable`] and [`route_positions_portable`]
+//! are the definitions: the first calls the `xxhash-rust` crate, the others place each hash
+//! with [`one_hash_place`] or [`crate::hash::KeyHash::positions`] and find its owner by binary
+//! search. The vector paths are tested against them on random input whenever the test
+//! machine has AVX-512. No crate hashes many short keys in lanes, so the lanes are written
+//! here, with the workspace's other vector kernels.
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -228,7 +234,8 @@ pub fn one_hash_place(x: u64, n: u64) -> (u64, u64) {
 
 /// Place each of `hashes` among `n` blocks ([`one_hash_place`]) and append it to `out[t]`
 /// for the `t` with `bounds[t] ≤ block < bounds[t + 1]`: `out` has one list per owner,
-/// `bounds` one more entry, nondecreasing from 0 to `n`. In AVX-512 lanes when the CPU has
+/// `bounds` one more entry, nondecreasing from 0, the last at least `n`. In AVX-512 lanes
+/// when the CPU has
 /// AVX-512F, `n < 2^32` and there are at most 8 owners; one hash at a time otherwise.
 ///
 /// ```
@@ -244,9 +251,10 @@ pub fn one_hash_place(x: u64, n: u64) -> (u64, u64) {
 ///
 /// # Panics
 /// If `bounds` is not one longer than `out`, `n` is 0 or above `2^32`, or `bounds` does not
-/// run from 0 to `n`, or decreases.
+/// start at 0, decreases, or ends below `n`.
 pub fn route_one_hash(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
-    check_route(n, bounds, out);
+    assert!((1..=1 << 32).contains(&n), "1 ≤ n ≤ 2^32 blocks");
+    check_bounds(n, bounds, out.len());
     #[cfg(target_arch = "x86_64")]
     if n <= u64::from(u32::MAX) && out.len() <= 8 && has_avx512f_popcnt() {
         for o in out.iter_mut() {
@@ -256,7 +264,7 @@ pub fn route_one_hash(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]
             o.srcs.reserve(hashes.len() + 8);
         }
         // SAFETY: the CPU has AVX-512F and POPCNT (tested above); `n < 2^32`; `bounds` checked by
-        // `check_route`; every list has room for `hashes.len() + 8` more entries.
+        // `check_bounds`; every list has room for `hashes.len() + 8` more entries.
         unsafe { route_one_hash_avx512(hashes, n, bounds, out) };
         return;
     }
@@ -268,7 +276,8 @@ pub fn route_one_hash(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]
 /// # Panics
 /// As [`route_one_hash`].
 pub fn route_one_hash_portable(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
-    check_route(n, bounds, out);
+    assert!((1..=1 << 32).contains(&n), "1 ≤ n ≤ 2^32 blocks");
+    check_bounds(n, bounds, out.len());
     for &x in hashes {
         let (b, src) = one_hash_place(x, n);
         // The last t with bounds[t] ≤ b (bounds[0] = 0 ≤ b < n = bounds[T]).
@@ -277,39 +286,92 @@ pub fn route_one_hash_portable(hashes: &[u64], n: u64, bounds: &[u64], out: &mut
     }
 }
 
-fn check_route(n: u64, bounds: &[u64], out: &[Routed]) {
-    assert!((1..=1 << 32).contains(&n), "1 ≤ n ≤ 2^32 blocks");
-    assert_eq!(bounds.len(), out.len() + 1, "one bound more than owners");
+/// Checks the owners' bounds: one more entry than owners, nondecreasing from 0, the last at
+/// least `limit` (every value routed is below it).
+fn check_bounds(limit: u64, bounds: &[u64], owners: usize) {
+    assert_eq!(bounds.len(), owners + 1, "one bound more than owners");
     assert!(
-        bounds[0] == 0 && bounds[out.len()] == n && bounds.windows(2).all(|w| w[0] <= w[1]),
-        "bounds run from 0 to n, nondecreasing"
+        bounds[0] == 0 && bounds[owners] >= limit && bounds.windows(2).all(|w| w[0] <= w[1]),
+        "bounds run from 0 to at least the blocks or bits, nondecreasing"
     );
 }
 
-/// What [`route_one_hash_avx512`]'s assembly reads and updates, at fixed offsets.
+/// What the routing kernels' assembly reads and updates, at fixed offsets.
 #[cfg(target_arch = "x86_64")]
 #[repr(C)]
 struct RouteArgs {
     /// Offset 0: owner `t`'s end, `bounds[t + 1]` (unused past the owners).
     end: [u64; 8],
-    /// Offset 64: where owner `t`'s blocks start.
-    blocks: [*mut u64; 8],
-    /// Offset 128: where owner `t`'s probe sources start.
-    srcs: [*mut u64; 8],
+    /// Offset 64: where owner `t`'s list starts (the blocks of a [`Routed`]).
+    first: [*mut u64; 8],
+    /// Offset 128: where owner `t`'s second list starts (the probe sources of a [`Routed`]).
+    second: [*mut u64; 8],
     /// Offset 192: how many entries owner `t`'s lists hold (updated).
     lens: [u64; 8],
-    /// Offset 256: the number of blocks.
+    /// Offset 256: the number of blocks or bits; 264: probes per key; 272: owners.
     n: u64,
+    k: u64,
+    owners: u64,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl RouteArgs {
+    fn new(bounds: &[u64], n: u64, k: u32, owners: usize) -> Self {
+        let mut end = [0; 8];
+        end[..owners].copy_from_slice(&bounds[1..]);
+        RouteArgs {
+            end,
+            first: [std::ptr::null_mut(); 8],
+            second: [std::ptr::null_mut(); 8],
+            lens: [0; 8],
+            n,
+            k: u64::from(k),
+            owners: owners as u64,
+        }
+    }
+}
+
+/// Hand each owner its lanes of zmm0 (values below `n`) and, when `$second` stores them, the
+/// same lanes of zmm1, as one template string for the kernels' `asm!`: for owner `t` in turn,
+/// the lanes below its end and not below the previous owner's (`vpcmpuq`, `kandnw`) are its
+/// own; if there are any (`popcnt`), they are packed to the front of zmm4 (`vpcompressq`,
+/// register form) and stored whole, 64 bytes, at the end of its list, which grows by the
+/// count. The memory form of `vpcompressq` would store just the lanes kept, but it is
+/// microcoded on Zen 4: a prototype of it took 12 ns a key. Uses `{a}` (a [`RouteArgs`]),
+/// `{t}`, `{cnt}`, `{len}`, `{p}`, zmm4 and k1–k3; labels 4 and 5.
+#[cfg(target_arch = "x86_64")]
+macro_rules! hand_to_owners {
+    ($second:expr) => {
+        concat!(
+            "kxorw k2, k2, k2\n",
+            "xor {t:e}, {t:e}\n",
+            "4:\n",
+            // k1: lanes below owner t's end; k3: those not below owner t − 1's.
+            "vpcmpuq k1, zmm0, qword ptr [{a} + {t}*8]{{1to8}}, 1\n",
+            "kandnw k3, k2, k1\n",
+            "kmovw k2, k1\n",
+            "kmovw {cnt:e}, k3\n",
+            "popcnt {cnt:e}, {cnt:e}\n",
+            "jz 5f\n",
+            "mov {len}, qword ptr [{a} + {t}*8 + 192]\n",
+            "mov {p}, qword ptr [{a} + {t}*8 + 64]\n",
+            "vpcompressq zmm4 {{k3}} {{z}}, zmm0\n",
+            "vmovdqu64 [{p} + {len}*8], zmm4\n",
+            $second,
+            "add {len}, {cnt}\n",
+            "mov qword ptr [{a} + {t}*8 + 192], {len}\n",
+            "5:\n",
+            "inc {t}\n",
+            "cmp {t}, qword ptr [{a} + 272]\n",
+            "jb 4b\n",
+        )
+    };
 }
 
 /// [`route_one_hash`] in AVX-512 lanes: eight hashes per step, the last `len % 8` portably.
 /// Each step loads eight hashes, computes their blocks (`vpsrlq` 32, `vpmuludq` by `n`,
-/// `vpsrlq` 32) and probe sources (`vpsllq` 32), then for each owner in turn: the lanes below
-/// its end and not below the previous owner's end (`vpcmpuq` and `kandnw`) are its own;
-/// if there are any (`popcnt`), they are packed to the front of a register (`vpcompressq`,
-/// register form) and stored whole, 64 bytes, at the end of its lists, which grow by the
-/// count. The memory form of `vpcompressq` would store just the lanes kept, but it is
-/// microcoded on Zen 4: a prototype of it took 12 ns a key.
+/// `vpsrlq` 32) into zmm0 and probe sources (`vpsllq` 32) into zmm1, and hands each owner
+/// its lanes of both (`hand_to_owners`).
 ///
 /// # Safety
 /// The CPU must support AVX-512F and POPCNT; `n < 2^32`; `bounds` as `route_one_hash`
@@ -317,32 +379,24 @@ struct RouteArgs {
 /// `hashes.len() + 8` entries.
 #[cfg(target_arch = "x86_64")]
 unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
-    let owners = out.len();
     let chunks = hashes.len() / 8;
     if chunks > 0 {
-        let mut args = RouteArgs {
-            end: [0; 8],
-            blocks: [std::ptr::null_mut(); 8],
-            srcs: [std::ptr::null_mut(); 8],
-            lens: [0; 8],
-            n,
-        };
+        let mut args = RouteArgs::new(bounds, n, 0, out.len());
         for (t, o) in out.iter_mut().enumerate() {
-            args.end[t] = bounds[t + 1];
-            args.blocks[t] = o.blocks.as_mut_ptr();
-            args.srcs[t] = o.srcs.as_mut_ptr();
+            args.first[t] = o.blocks.as_mut_ptr();
+            args.second[t] = o.srcs.as_mut_ptr();
             args.lens[t] = o.blocks.len() as u64;
         }
         // SAFETY: the caller guarantees AVX-512F and POPCNT. Reads: `hashes`, 64 bytes per
         // step for `chunks ≥ 1` steps (unaligned `vmovdqu64`), and `args` (a live local,
         // `repr(C)`, the offsets above, owners `t < owners ≤ 8`). Writes: for owner `t`, 64
-        // bytes at entry `lens[t]` of its two lists, then `lens[t]` grows by the lanes kept
-        // (at most 8 per step): `lens[t]` never passes its length at entry plus
+        // bytes at entry `lens[t]` of each of its two lists, then `lens[t]` grows by the lanes
+        // kept (at most 8 per step): `lens[t]` never passes its length at entry plus
         // `hashes.len()`, so each store stays within the capacity the caller reserved
-        // (`hashes.len() + 8` beyond the length at entry). Every block is below `n ≤ end[owners − 1]`,
-        // so each lane is some owner's, and the owners' lanes are disjoint. Clobbers zmm0–zmm4
-        // (declared through their xmm names), k1–k3 and the flags; `vzeroupper` clears the
-        // upper parts dirtied.
+        // (`hashes.len() + 8` beyond the length at entry). Every block is below
+        // `n ≤ end[owners − 1]`, so each lane is some owner's, and the owners' lanes are
+        // disjoint. Clobbers zmm0–zmm4 (declared through their xmm names), k1–k3 and the
+        // flags; `vzeroupper` clears the upper parts dirtied.
         unsafe {
             std::arch::asm!(
                 "vpbroadcastq zmm2, qword ptr [{a} + 256]",
@@ -352,35 +406,16 @@ unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mu
                 "vpmuludq zmm0, zmm0, zmm2",
                 "vpsrlq zmm0, zmm0, 32",
                 "vpsllq zmm1, zmm3, 32",
-                "kxorw k2, k2, k2",
-                "xor {t:e}, {t:e}",
-                "3:",
-                // k1: lanes below owner t's end; k3: those not below owner t − 1's.
-                "vpcmpuq k1, zmm0, qword ptr [{a} + {t}*8]{{1to8}}, 1",
-                "kandnw k3, k2, k1",
-                "kmovw k2, k1",
-                "kmovw {cnt:e}, k3",
-                "popcnt {cnt:e}, {cnt:e}",
-                "jz 4f",
-                "mov {len}, qword ptr [{a} + {t}*8 + 192]",
-                "mov {p}, qword ptr [{a} + {t}*8 + 64]",
-                "vpcompressq zmm4 {{k3}} {{z}}, zmm0",
-                "vmovdqu64 [{p} + {len}*8], zmm4",
-                "mov {p}, qword ptr [{a} + {t}*8 + 128]",
-                "vpcompressq zmm4 {{k3}} {{z}}, zmm1",
-                "vmovdqu64 [{p} + {len}*8], zmm4",
-                "add {len}, {cnt}",
-                "mov qword ptr [{a} + {t}*8 + 192], {len}",
-                "4:",
-                "inc {t}",
-                "cmp {t}, {owners}",
-                "jb 3b",
+                hand_to_owners!(concat!(
+                    "mov {p}, qword ptr [{a} + {t}*8 + 128]\n",
+                    "vpcompressq zmm4 {{k3}} {{z}}, zmm1\n",
+                    "vmovdqu64 [{p} + {len}*8], zmm4\n",
+                )),
                 "add {x}, 64",
                 "dec {chunks}",
                 "jnz 2b",
                 "vzeroupper",
                 a = in(reg) &raw mut args,
-                owners = in(reg) owners,
                 x = inout(reg) hashes.as_ptr() => _,
                 chunks = inout(reg) chunks => _,
                 t = out(reg) _,
@@ -441,7 +476,9 @@ pub fn route_positions(
     bounds: &[u64],
     out: &mut [Vec<u64>],
 ) {
-    check_positions(h1, h2, m, bounds, out);
+    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
+    assert!(m >= 1, "m ≥ 1");
+    check_bounds(m, bounds, out.len());
     #[cfg(target_arch = "x86_64")]
     if m <= u64::from(u32::MAX) && out.len() <= 8 && k > 0 && has_avx512f_popcnt() {
         let room = h1.len() * k as usize + 8;
@@ -449,7 +486,7 @@ pub fn route_positions(
             o.reserve(room);
         }
         // SAFETY: the CPU has AVX-512F and POPCNT (tested above); `m < 2^32`, `k ≥ 1`;
-        // `bounds` checked by `check_positions`; every list has room for `k · h1.len() + 8`
+        // `bounds` checked by `check_bounds`; every list has room for `k · h1.len() + 8`
         // more entries.
         unsafe { route_positions_avx512(h1, h2, k, m, bounds, out) };
         return;
@@ -469,7 +506,9 @@ pub fn route_positions_portable(
     bounds: &[u64],
     out: &mut [Vec<u64>],
 ) {
-    check_positions(h1, h2, m, bounds, out);
+    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
+    assert!(m >= 1, "m ≥ 1");
+    check_bounds(m, bounds, out.len());
     for (&a, &b) in h1.iter().zip(h2) {
         for p in (crate::hash::KeyHash { h1: a, h2: b }).positions(k, m) {
             let t = bounds[1..].partition_point(|&f| f <= p);
@@ -478,39 +517,12 @@ pub fn route_positions_portable(
     }
 }
 
-fn check_positions(h1: &[u64], h2: &[u64], m: u64, bounds: &[u64], out: &[Vec<u64>]) {
-    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
-    assert!(m >= 1, "m ≥ 1");
-    assert_eq!(bounds.len(), out.len() + 1, "one bound more than owners");
-    assert!(
-        bounds[0] == 0 && bounds[out.len()] >= m && bounds.windows(2).all(|w| w[0] <= w[1]),
-        "bounds run from 0 to at least m, nondecreasing"
-    );
-}
-
-/// What [`route_positions_avx512`]'s assembly reads and updates, at fixed offsets.
-#[cfg(target_arch = "x86_64")]
-#[repr(C)]
-struct PositionArgs {
-    /// Offset 0: owner `t`'s end, `bounds[t + 1]` (unused past the owners).
-    end: [u64; 8],
-    /// Offset 64: where owner `t`'s list starts.
-    lists: [*mut u64; 8],
-    /// Offset 128: how many entries owner `t`'s list holds (updated).
-    lens: [u64; 8],
-    /// Offset 192: `m`; 200: `k`; 208: the number of owners.
-    m: u64,
-    k: u64,
-    owners: u64,
-}
-
 /// [`route_positions`] in AVX-512 lanes: eight keys per step, the last `len % 8` portably.
 /// Each step loads eight `h1` (the first probes) and eight `h2` (the strides); for each of the
-/// `k` probes it reduces the eight probes into `0..m` — `fastrange(g, m) = ⌊g · m / 2^64⌋`,
-/// which for `m < 2^32` is `(g_hi · m + ⌊g_lo · m / 2^32⌋) >> 32` with `g = g_hi · 2^32 + g_lo`
-/// (two `vpmuludq`; exact: the dropped fraction cannot carry past a multiple of 2^32) — hands
-/// each owner its lanes as [`route_one_hash_avx512`] does (`vpcmpuq`, `kandnw`, `popcnt`, a
-/// register-form `vpcompressq`, one 64-byte store), and adds the strides.
+/// `k` probes it reduces the eight probes into `0..m` in zmm0 — `fastrange(g, m) = ⌊g · m /
+/// 2^64⌋`, which for `m < 2^32` is `(g_hi · m + ⌊g_lo · m / 2^32⌋) >> 32` with `g = g_hi ·
+/// 2^32 + g_lo` (two `vpmuludq`; exact: the dropped fraction cannot carry past a multiple of
+/// 2^32) —, hands each owner its lanes (`hand_to_owners`) and adds the strides.
 ///
 /// # Safety
 /// The CPU must support AVX-512F and POPCNT; `h2` as long as `h1`; `m < 2^32`; `k ≥ 1`;
@@ -527,17 +539,9 @@ unsafe fn route_positions_avx512(
 ) {
     let chunks = h1.len() / 8;
     if chunks > 0 {
-        let mut args = PositionArgs {
-            end: [0; 8],
-            lists: [std::ptr::null_mut(); 8],
-            lens: [0; 8],
-            m,
-            k: u64::from(k),
-            owners: out.len() as u64,
-        };
+        let mut args = RouteArgs::new(bounds, m, k, out.len());
         for (t, o) in out.iter_mut().enumerate() {
-            args.end[t] = bounds[t + 1];
-            args.lists[t] = o.as_mut_ptr();
+            args.first[t] = o.as_mut_ptr();
             args.lens[t] = o.len() as u64;
         }
         // SAFETY: the caller guarantees AVX-512F and POPCNT. Reads: `h1` and `h2`, 64 bytes
@@ -547,43 +551,24 @@ unsafe fn route_positions_avx512(
         // (at most 8 per probe and step, `8 · k · chunks ≤ k · h1.len()` in all): each store
         // stays within the capacity the caller reserved (`k · h1.len() + 8` beyond the length
         // at entry). Every position is below `m ≤ end[owners − 1]`, so each lane is some
-        // owner's, and the owners' lanes are disjoint. Clobbers zmm0–zmm6 (declared through
-        // their xmm names), k1–k3 and the flags; `vzeroupper` clears the upper parts dirtied.
+        // owner's, and the owners' lanes are disjoint. Clobbers zmm0–zmm6 but zmm3 (declared
+        // through their xmm names), k1–k3 and the flags; `vzeroupper` clears the upper parts
+        // dirtied.
         unsafe {
             std::arch::asm!(
-                "vpbroadcastq zmm2, qword ptr [{a} + 192]",
+                "vpbroadcastq zmm2, qword ptr [{a} + 256]",
                 "2:",
                 "vmovdqu64 zmm5, [{h1}]",
                 "vmovdqu64 zmm6, [{h2}]",
-                "mov {i}, qword ptr [{a} + 200]",
+                "mov {i}, qword ptr [{a} + 264]",
                 "3:",
-                // zmm0: the eight probes reduced into 0..m.
                 "vpsrlq zmm0, zmm5, 32",
                 "vpmuludq zmm0, zmm0, zmm2",
                 "vpmuludq zmm1, zmm5, zmm2",
                 "vpsrlq zmm1, zmm1, 32",
                 "vpaddq zmm0, zmm0, zmm1",
                 "vpsrlq zmm0, zmm0, 32",
-                "kxorw k2, k2, k2",
-                "xor {t:e}, {t:e}",
-                "4:",
-                // k1: lanes below owner t's end; k3: those not below owner t − 1's.
-                "vpcmpuq k1, zmm0, qword ptr [{a} + {t}*8]{{1to8}}, 1",
-                "kandnw k3, k2, k1",
-                "kmovw k2, k1",
-                "kmovw {cnt:e}, k3",
-                "popcnt {cnt:e}, {cnt:e}",
-                "jz 5f",
-                "mov {len}, qword ptr [{a} + {t}*8 + 128]",
-                "mov {p}, qword ptr [{a} + {t}*8 + 64]",
-                "vpcompressq zmm4 {{k3}} {{z}}, zmm0",
-                "vmovdqu64 [{p} + {len}*8], zmm4",
-                "add {len}, {cnt}",
-                "mov qword ptr [{a} + {t}*8 + 128], {len}",
-                "5:",
-                "inc {t}",
-                "cmp {t}, qword ptr [{a} + 208]",
-                "jb 4b",
+                hand_to_owners!(""),
                 "vpaddq zmm5, zmm5, zmm6",
                 "dec {i}",
                 "jnz 3b",
@@ -743,7 +728,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "bounds run from 0 to n")]
+    #[should_panic(expected = "bounds run from 0 to at least")]
     fn bounds_must_cover_the_blocks() {
         route_one_hash(
             &[1, 2, 3],
