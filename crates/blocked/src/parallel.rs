@@ -10,8 +10,8 @@ use crate::{
     BATCH, Block, BlockedBloomFilter, Layout, block_insert, hash_chunk_in, hash_in, place_in,
 };
 
-/// Below this many keys per thread, a thread costs more to start (tens of µs) and its table
-/// more to merge than its share of the inserts saves.
+/// Below this many keys per thread, a thread costs more to start (tens of µs) than its share
+/// of the inserts saves.
 const MIN_KEYS_PER_THREAD: usize = 1 << 15;
 
 /// The number of threads [`BlockedBloomFilter::insert_parallel`] uses:
@@ -117,7 +117,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// tables. Five processes of it at 13e69ba (`results/notes/concurrent-repeat.md`, the
     /// command there): one thread ÷ this build **2.01–2.43×** (median 2.23; every interval
     /// above 1), this build 0.93–1.03× the reference's time (median 1.01; the reference at
-    /// 2.09–2.34×); five processes at 54bba94, with the same build: 1.87–2.12× (median 2.02)
+    /// 2.09–2.34×); five processes at 54bba94, with the same lanes (before the exchange moved
+    /// into `bloomlab_core::parallel`): 1.87–2.12× (median 2.02)
     /// and 1.01–1.06× the reference's time. The committed default run at 629e88a: 2.44×
     /// [2.30–2.60], 0.99× [0.89–1.15] the reference's time.
     ///
@@ -226,8 +227,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             owners: &owners,
             bounds: owners.first().iter().map(|&b| b as u64).collect(),
             lanes: self.layout == Layout::OneHash
-                && n <= 1 << 32
-                && threads <= 8
+                && simd::routes_in_lanes(n as u64, threads)
                 && simd::has_avx512dq(),
         };
         parallel::exchange(
@@ -267,7 +267,8 @@ struct Router<'a, S> {
     /// The owners' first blocks as `u64`s, the bounds [`simd::route_one_hash`] takes.
     bounds: Vec<u64>,
     /// Whether 8-byte keys are hashed and routed in AVX-512 lanes ([`Router::hash_step`]):
-    /// the current layout, at most 2^32 blocks and 8 threads, a CPU with AVX-512F and DQ.
+    /// the current layout, [`simd::routes_in_lanes`] (fewer than 2^32 blocks, at most 8
+    /// threads, AVX-512F), and AVX-512DQ for the hash.
     /// Without the lanes, gathering the keys and routing them in a second pass cost more
     /// than it saved (one key at a time was 1.11× faster on the same machine).
     lanes: bool,
@@ -324,11 +325,11 @@ impl<S: HashScheme> Router<'_, S> {
     /// Insert `items` (blocks of this thread's range, which starts at block `base`), the
     /// block [`BATCH`] places ahead prefetched, as `insert_batch` does.
     fn insert(&self, base: usize, lines: &mut [Block], items: &Routed) {
-        let blocks = &items.blocks;
+        let blocks = items.blocks();
         for &b in blocks.iter().take(BATCH) {
             simd::prefetch(&lines[b as usize - base]);
         }
-        for (i, (&b, &src)) in blocks.iter().zip(&items.srcs).enumerate() {
+        for (i, (&b, &src)) in blocks.iter().zip(items.srcs()).enumerate() {
             if let Some(&ahead) = blocks.get(i + BATCH) {
                 simd::prefetch(&lines[ahead as usize - base]);
             }

@@ -7,8 +7,8 @@ use bloomlab_core::{Key, simd};
 
 use crate::BloomFilter;
 
-/// Below this many keys per thread, a thread costs more to start and its table more to merge
-/// than its share of the inserts saves.
+/// Below this many keys per thread, a thread costs more to start than its share of the
+/// inserts saves.
 const MIN_KEYS_PER_THREAD: usize = 1 << 15;
 
 impl BloomFilter<Xxh3Scheme> {
@@ -107,7 +107,7 @@ impl<S: HashScheme> BloomFilter<S> {
         let (k, scheme) = (self.k, self.meta.scheme());
         // The owners' first bits, for `simd::route_positions`.
         let bounds: Vec<u64> = owners.first().iter().map(|&w| w as u64 * 64).collect();
-        let lanes = m <= u64::from(u32::MAX) && threads <= 8 && simd::has_avx512f();
+        let lanes = simd::routes_in_lanes(m, threads);
         // Each key's hash, `GATHER` keys at a time (eight at a time in vector lanes where the
         // scheme has them).
         let hash_all = |keys: &[K], hs: &mut [KeyHash]| {

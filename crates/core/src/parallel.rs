@@ -35,7 +35,7 @@
 
 use std::num::NonZeroUsize;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// [`std::thread::available_parallelism`], or 1 if it is unknown.
 pub fn available_threads() -> usize {
@@ -91,7 +91,8 @@ pub fn fork_merge<F, K, E, I, M>(
 }
 
 /// Which thread owns which cells of a table split for an [`exchange`]: `T` contiguous
-/// ranges, `first()[t]..first()[t + 1]`, within one cell of even. A cell's owner is one
+/// ranges, `first()[t]..first()[t + 1]`, within one cell of even for `n ≤ 2^32` cells (the
+/// rounding of `r` moves the ends by about `n² / 2^64` cells beyond that). A cell's owner is one
 /// multiply, `⌊c · r / 2^64⌋` with `r = ⌊T · 2^64 / n⌋` (no division): it never decreases
 /// with `c` and stays below `T`, so each thread owns one contiguous range, starting at
 /// `⌈t · 2^64 / r⌉`.
@@ -176,7 +177,9 @@ impl<T: Send> Batch for Vec<T> {
 /// applying what arrives until every thread is done. A sender whose receiver has `max_queued`
 /// batches waiting applies its own queue while it waits, so memory stays bounded however far
 /// one thread falls behind, and two threads waiting on each other both make progress. The
-/// queues are mutex-guarded vectors, locked once per batch; emptied batches are reused.
+/// queues are mutex-guarded vectors, locked once per batch sent and once per look at the
+/// inbox; emptied batches are reused. A `step` or `max_queued` of 0 counts as 1. Threads
+/// that wait yield their time slice between looks, so more threads than cores only cost.
 ///
 /// The cells end exactly as applying every key's items in any order leaves them when the
 /// items commute, as ORed bits do.
@@ -209,7 +212,9 @@ impl<T: Send> Batch for Vec<T> {
 /// ```
 ///
 /// # Panics
-/// If `owners` does not cover exactly `cells.len()` cells.
+/// If `owners` does not cover exactly `cells.len()` cells, or `route` or `apply` panics (on
+/// any thread: the others then stop waiting, and the panic is handed on; the cells hold
+/// whatever was applied until then).
 pub fn exchange<C, K, B, R, A>(
     cells: &mut [C],
     owners: &Owners,
@@ -230,6 +235,7 @@ pub fn exchange<C, K, B, R, A>(
     let x = Exchange {
         inbox: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
         finished: AtomicUsize::new(0),
+        aborted: AtomicBool::new(false),
         max_queued: max_queued.max(1),
         step: step.max(1),
         first: &owners.first,
@@ -261,6 +267,10 @@ struct Exchange<'a, B, R, A> {
     inbox: Vec<Mutex<Vec<B>>>,
     /// Threads that have routed all their keys (and sent every batch).
     finished: AtomicUsize,
+    /// Set by a thread unwinding from a panic in `route` or `apply`: the others stop waiting
+    /// (for batches that will never come, or for room that will never be made) and return,
+    /// so that the scope can hand the panic on instead of hanging.
+    aborted: AtomicBool,
     max_queued: usize,
     step: usize,
     first: &'a [usize],
@@ -279,6 +289,7 @@ where
         A: Fn(&mut [C], usize, &B),
     {
         let threads = self.inbox.len();
+        let _abort_if_unwinding = AbortOnUnwind(&self.aborted);
         // Emptied batches, reused for the next ones this thread sends.
         let mut spare: Vec<B> = Vec::new();
         let mut out: Vec<B> = (0..threads).map(|_| B::with_capacity(self.step)).collect();
@@ -296,6 +307,9 @@ where
         }
         self.finished.fetch_add(1, Ordering::Release);
         loop {
+            if self.aborted.load(Ordering::Relaxed) {
+                return;
+            }
             // Read before the last look at the inbox: every batch sent by a thread that had
             // finished by then (its sends happen-before its `fetch_add`) is in it.
             let all_done = self.finished.load(Ordering::Acquire) == threads;
@@ -321,6 +335,9 @@ where
                 return;
             }
             drop(q);
+            if self.aborted.load(Ordering::Relaxed) {
+                return;
+            }
             if !self.receive(me, range, spare) {
                 std::thread::yield_now();
             }
@@ -340,6 +357,17 @@ where
             spare.push(batch);
         }
         any
+    }
+}
+
+/// Marks the exchange aborted when dropped during a panic (see [`Exchange::aborted`]).
+struct AbortOnUnwind<'a>(&'a AtomicBool);
+
+impl Drop for AbortOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
     }
 }
 
@@ -401,6 +429,41 @@ mod tests {
             },
         );
         table
+    }
+
+    #[test]
+    fn a_panic_on_one_thread_is_handed_on_without_hanging_the_others() {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let keys: Vec<u64> = (0..100_000).collect();
+            let outcome = std::panic::catch_unwind(|| {
+                let mut table = vec![0u32; 1_000];
+                let owners = Owners::new(1_000, 3);
+                exchange(
+                    &mut table,
+                    &owners,
+                    &keys,
+                    100,
+                    1,
+                    |keys: &[u64], out: &mut [Vec<usize>]| {
+                        for &k in keys {
+                            let c = (k % 1_000) as usize;
+                            out[owners.of(c)].push(c);
+                        }
+                    },
+                    |range: &mut [u32], first: usize, batch: &Vec<usize>| {
+                        // The owner of the last range fails on its first batch.
+                        assert!(first < 600, "a failing apply");
+                        batch.iter().for_each(|&c| range[c - first] += 1);
+                    },
+                );
+            });
+            let _ = done.send(outcome.is_err());
+        });
+        let panicked = finished
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the exchange returned instead of hanging");
+        assert!(panicked, "the panic was handed on");
     }
 
     #[test]

@@ -39,7 +39,8 @@
 //! keyed scheme's SipHash-2-4 of eight keys in vector lanes ([`sip24_x8`], driven by
 //! [`pipeline_chunks`]), and a parallel build's hashing phase in lanes (XXH3-64 of many keys,
 //! [`xxh3_64_words`]; the blocked filter's placement split by owning thread,
-//! [`route_one_hash`]), each with its scalar twin.
+//! [`route_one_hash`]; the classic filter's probe positions likewise, [`route_positions`]),
+//! each with its scalar twin.
 //!
 //! # Pipeline
 //!
@@ -66,7 +67,7 @@ mod bulk;
 mod sip;
 pub use bulk::{
     Routed, has_avx512dq, one_hash_place, route_one_hash, route_one_hash_portable, route_positions,
-    route_positions_portable, xxh3_64_words, xxh3_64_words_portable,
+    route_positions_portable, routes_in_lanes, xxh3_64_words, xxh3_64_words_portable,
 };
 pub use sip::{sip24_word, sip24_x8, sip24_x8_avx2, sip24_x8_portable};
 
@@ -717,9 +718,14 @@ unsafe fn run_avx2<T: LocalTask>(task: T) -> T::Output {
 // wherever it is used and does not need AVX2 enabled to do so (it only passes registers in
 // and out; the CPU is what must support the instructions). So the single-key paths test a
 // byte the filter holds ([`LocalKernel`], chosen when the filter was built) and run the
-// eight-probe kernel inline. The blocks clobber only vector registers they declare (at most
-// `xmm0`–`xmm7`, their `ymm` upper halves included) and end with `vzeroupper`, so no dirty
-// upper state leaks into the surrounding SSE code.
+// eight-probe kernel inline. The blocks end with `vzeroupper`, so no dirty upper state leaks
+// into the surrounding SSE code; as it clears the upper halves of ymm0–ymm15 whatever held
+// them, every block declares all sixteen clobbered (through their xmm names: the whole
+// register). Declaring only the registers a block wrote went wrong in builds with AVX
+// enabled (`-C target-cpu=native`), where the compiler kept a 256-bit value across a kernel
+// in a register `vzeroupper` then cut to 128 bits: `inline_kernels_agree_with_the_scalar_definition`
+// failed there. In builds without AVX the compiler keeps only 128-bit values, which
+// `vzeroupper` leaves alone, so the longer list changes nothing but the allocation.
 
 /// `LANE_ONES[a]`: `1` in lanes `0..min(a, 8)`, `0` in the others. Shifting a row left by
 /// each probe's bit offset gives that probe's one-bit mask, zero for lanes at or past `k` —
@@ -1205,6 +1211,9 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
             lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly),
         );
     }
@@ -1255,6 +1264,9 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
             blk = in(reg) block,
             hit = out(reg_byte) hit,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly),
         );
     }
@@ -1305,6 +1317,9 @@ unsafe fn asm_contains_round2_avx512(block: *const u64, h: u32, lanes: &[u32; 8]
             lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly),
         );
     }
@@ -1362,7 +1377,9 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
             lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly, nostack),
         );
     }
@@ -1510,7 +1527,10 @@ macro_rules! insert_avx512 {
                     buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
                     missed = out(reg_byte) missed,
                     out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    out("xmm4") _, out("xmm5") _, out("xmm6") _, out("k1") _,
+                    out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                    out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+                    out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
+                    out("k1") _,
                     options(nostack),
                 );
             }
@@ -1684,6 +1704,8 @@ macro_rules! avx2_insert {
                     new = out(reg_byte) new,
                     out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
                     out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                    out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+                    out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
                     options(nostack),
                 );
             }
@@ -3306,6 +3328,8 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
             out("ecx") _,
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
             out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly, nostack),
         );
     }
@@ -3378,7 +3402,10 @@ unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3
             acc = out(reg) acc,
             t = out(reg) _,
             out("ecx") _,
-            out("xmm0") _, out("xmm1") _,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly, nostack),
         );
     }

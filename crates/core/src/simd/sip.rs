@@ -188,7 +188,10 @@ mod x86 {
                 init = in(reg) init.as_ptr(),
                 consts = in(reg) consts.as_ptr(),
                 out = in(reg) out.as_mut_ptr(),
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
                 options(nostack),
             );
         }
