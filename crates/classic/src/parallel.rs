@@ -108,35 +108,35 @@ impl<S: HashScheme> BloomFilter<S> {
         // The owners' first bits, for `simd::route_positions`.
         let bounds: Vec<u64> = owners.first().iter().map(|&w| w as u64 * 64).collect();
         let lanes = simd::routes_in_lanes(m, threads);
-        // Each key's hash, `GATHER` keys at a time (eight at a time in vector lanes where the
-        // scheme has them).
-        let hash_all = |keys: &[K], hs: &mut [KeyHash]| {
+        // Each key's two hash halves, `GATHER` keys at a time (eight at a time in vector lanes
+        // where the scheme has them).
+        let hash_all = |keys: &[K], h1: &mut [u64], h2: &mut [u64]| {
+            let mut put = |i: usize, h: KeyHash| (h1[i], h2[i]) = (h.h1, h.h2);
             if S::LANES {
-                for (chunk, hs) in keys.chunks(simd::CHUNK).zip(hs.chunks_mut(simd::CHUNK)) {
+                for (c, chunk) in keys.chunks(simd::CHUNK).enumerate() {
+                    let mut hs = [KeyHash::new(0, 0); simd::CHUNK];
+                    let hs = &mut hs[..chunk.len()];
                     hash::hash_chunk(chunk, hs, |b| scheme.hash(b), |w| scheme.hash_words8(w));
+                    for (j, &h) in hs.iter().enumerate() {
+                        put(c * simd::CHUNK + j, h);
+                    }
                 }
             } else {
-                for (h, key) in hs.iter_mut().zip(keys) {
-                    *h = key.with_key_bytes(|b| scheme.hash(b));
+                for (i, key) in keys.iter().enumerate() {
+                    put(i, key.with_key_bytes(|b| scheme.hash(b)));
                 }
             }
         };
         let route = |keys: &[K], out: &mut [Vec<u64>]| {
-            let mut hs = [KeyHash::new(0, 0); GATHER];
+            let (mut h1, mut h2) = ([0u64; GATHER], [0u64; GATHER]);
             for chunk in keys.chunks(GATHER) {
-                let hs = &mut hs[..chunk.len()];
-                hash_all(chunk, hs);
+                let (h1, h2) = (&mut h1[..chunk.len()], &mut h2[..chunk.len()]);
+                hash_all(chunk, h1, h2);
                 if lanes {
-                    let mut h1 = [0u64; GATHER];
-                    let mut h2 = [0u64; GATHER];
-                    for (h, (a, b)) in hs.iter().zip(h1.iter_mut().zip(h2.iter_mut())) {
-                        (*a, *b) = (h.h1, h.h2);
-                    }
-                    let n = chunk.len();
-                    simd::route_positions(&h1[..n], &h2[..n], k, m, &bounds, out);
+                    simd::route_positions(h1, h2, k, m, &bounds, out);
                 } else {
-                    for h in hs.iter() {
-                        for p in h.positions(k, m) {
+                    for (&h1, &h2) in h1.iter().zip(h2.iter()) {
+                        for p in (KeyHash { h1, h2 }).positions(k, m) {
                             out[owners.of((p >> 6) as usize)].push(p);
                         }
                     }
