@@ -131,11 +131,10 @@ pub fn blocked_fpr_exact(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
 /// each alternating sum cancels exactly). The alternating sums lose digits when the result is
 /// tiny (large `k`, sparse filters: in f64 the absolute error is near 1e-12 at k = 16), so
 /// the sum tracks its own rounding bound and, when that is not below 1e-7 of the result,
-/// is redone in double-double arithmetic (≈ 106 bits; 3.5 / 7 / 11 µs at k = 14 / 20 / 27,
-/// the f64 sum 1.4 / 2.4 / 3.3 µs), which holds 1e-7 while the terms' magnitude is at most
+/// is redone in double-double arithmetic (≈ 106 bits, a few times the f64 sum's cost),
+/// which holds 1e-7 while the terms' magnitude is at most
 /// 10^25 times the result — every filter with an FPR above about 10^-15. Past that (far
-/// sparser filters) the occupancy chain [`blocked_fpr_markov`] gives the value, in about
-/// 35 µs. The result is clamped to `[0, 1]`.
+/// sparser filters) the occupancy chain [`blocked_fpr_markov`] gives the value. The result is clamped to `[0, 1]`.
 pub fn blocked_fpr_closed(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     closed_form(bits_per_item, k, block_bits, true)
 }

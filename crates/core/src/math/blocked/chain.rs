@@ -7,9 +7,8 @@ use std::borrow::Cow;
 use crate::math::*;
 /// [`blocked_fpr_exact`] by the occupancy Markov chain: `X` evolves as a chain where a throw
 /// into a block with `x` ones sets a new bit with probability `(B − x)/B` (classical
-/// occupancy, Feller vol. 1 §II.11), mixed over Poisson block loads. O(λ·k·B) work — up to a
-/// second for crowded filters, about 35 µs for the sparse ones whose value the closed form
-/// hands here (one throw updates only the occupancies that still carry mass, in vector lanes:
+/// occupancy, Feller vol. 1 §II.11), mixed over Poisson block loads. O(λ·k·B) work, far less for
+/// the sparse filters whose value the closed form hands here (one throw updates only the occupancies that still carry mass, in vector lanes:
 /// `simd::occupancy_step`) — kept as the independent reference [`blocked_fpr_closed`] is
 /// tested against, and itself tested against a plain chain that drops nothing. `k` above
 /// [`MAX_HASHES`] counts as [`MAX_HASHES`], as in [`blocked_fpr_exact`].
@@ -25,8 +24,7 @@ pub fn blocked_fpr_markov(bits_per_item: f64, k: u32, block_bits: u32) -> f64 {
     // reached can add no more than 1e-10 of the sum (their terms are at most 1, so the
     // Poisson tail bounds them); the chain updates only the occupancies that still carry
     // mass (see `Occupancy`). For sparse filters with many probes, where the closed form
-    // hands its value here, about 35 µs (33–37 µs at 215 bits/item with k = 29, at 1130 with
-    // k = 39 and at 3842 with k = 45; about 900 throws, most of them two to a pass).
+    // hands its value here, about 900 throws, most of them two to a pass.
     // As in the closed form: more than MAX_HASHES probes count as MAX_HASHES (which also keeps
     // the work per key bounded).
     let k = k.min(MAX_HASHES);
@@ -79,7 +77,7 @@ pub(in crate::math) const OCCUPANCY_DROP: f64 = 1e-300;
 /// accepts, 3·10^-25 and above: a few thousand throws drop below 10^-36 in all, 10^-11 of
 /// the smallest target, and every comparison adds what was dropped. The window of live
 /// occupancies is narrower than with 1e-300 (at k = 38 and 938 bits/item about 300 wide
-/// there); with 1e-60 the sizing took about half the time it took with 1e-300.
+/// there), which is what makes the sizing's chains cheaper.
 pub(in crate::math) const SIZING_DROP: f64 = 1e-40;
 
 /// [`Occupancy`]'s coefficients at occupancy `x` of a block of `bb` bits, in the order
@@ -106,10 +104,8 @@ pub(in crate::math) const fn throw_coefficients(x: usize, bb: usize) -> [f64; 5]
 }
 
 /// [`throw_coefficients`] for every occupancy of a 512-bit block (the blocked filter's), one
-/// row per kind: computing them cost a division or two per occupancy and chain (this table
-/// and the first `(x/B)^k` by squaring instead of one `powi` per occupancy took the sizing
-/// below 5·10^-14 from 37–39 µs to 31 on average, the throw body of `simd::occupancy_step`
-/// as now in both).
+/// row per kind, built at compile time: computing them costs a division or two per occupancy
+/// and chain.
 static OCCUPANCY_512: [[f64; 513]; 5] = {
     let mut table = [[0.0f64; 513]; 5];
     let mut x = 0;
@@ -253,8 +249,8 @@ impl OccupancyTerms {
     ) -> Self {
         let chain = Occupancy::new(block_bits, cutoff);
         let frac = &chain.stay; // x/B
-        // `(x/B)^k` by squaring for the first `k`, all occupancies side by side (`powi` per
-        // occupancy cost several µs), then one product per next `k`.
+        // `(x/B)^k` by squaring for the first `k`, all occupancies side by side (one `powi`
+        // per occupancy costs more), then one product per next `k`.
         let first = *ks.start();
         let (mut pw, mut base, mut e) = (vec![1.0f64; frac.len()], frac.to_vec(), first);
         loop {

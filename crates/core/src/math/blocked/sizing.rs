@@ -12,23 +12,17 @@ use crate::math::*;
 /// `ln FPR − ln p`, which is nearly linear in bits/item, bracketed below by the classic
 /// density (a blocked filter never needs fewer bits); `k` walks from the classic optimum
 /// towards fewer probes while that lowers the density (the optimum is unimodal in `k`).
-/// About ten closed-form evaluations per `k` and three or four `k`s: microseconds. Below
-/// 3·10^-5, where the closed form needs double-double sums (3.5–11 µs each), Newton's
-/// method from a fitted start and one comparison per neighbouring `k` settle it in 3–6 of
-/// them (`blocked_best_density_precise`; `cargo run --release -p bloomlab-blocked --example
-/// sizing` prints the times).
+/// About ten closed-form evaluations per `k` and three or four `k`s. Below 3·10^-5, where
+/// the closed form needs double-double sums, Newton's method from a fitted start and one
+/// comparison per neighbouring `k` settle it in 3–6 of them (`blocked_best_density_precise`).
 /// Where the f64 sum's terms exceed a result near `p` by more than `CHAIN_ABOVE` (10^21) (from
 /// about 5·10^-14 down; past 10^-15 the double-double sums have no digit left at all) the
 /// occupancy chain sizes the filter: one chain serves every `k` within two of a fitted guess
 /// (`Chains`; the distribution of set bits after `m` throws does not depend on how many
 /// throws a key makes), grows only as far as the Poisson mixture at the current density
 /// needs, drops occupancies below 1e-40 and adds what it dropped, and the mixture's cut-off
-/// tail, to every comparison with `p`. `examples/sizing` (fastest of five calls, the machine
-/// in its faster state): 9–30 µs from 1.6·10^-5 to 1.6·10^-13, 25–42 µs from 5·10^-14 to
-/// 5·10^-25 (it took 1.4–23 ms below 1.6·10^-16 with one chain per `k` and guesses that were
-/// off by up to five probes there); what 4096 bits/item cannot reach, below about 3·10^-25,
-/// is refused in 25–26 µs; about 40 % slower while the machine runs slow. Figures and
-/// history in the blocked crate's docs.
+/// tail, to every comparison with `p`. What 4096 bits/item cannot reach, below about
+/// 3·10^-25, is refused. The design's history is in `docs/design/blocked.md`.
 pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)> {
     let p = validate_fpr(p)?;
     if block_bits == 0 {
@@ -154,14 +148,10 @@ pub(in crate::math) struct Chains {
 /// Where the f64 closed form's terms exceed a result near the target by more than this, the
 /// sizing runs the occupancy chain from the start instead of Newton's method on the
 /// double-double sums. Those hold 1e-7 of the result up to a ratio of 10^25
-/// (`super::dd::MAX_CANCELLATION`), but from here on their few evaluations (10–20 µs each at k ≥ 27)
-/// cost about as much as the shared chain or more; one choice per call, because a walk that
-/// started on the sums and ended on the chain paid for both (57–69 µs where the switch fell).
-/// Chosen when the chain took 40–49 µs from 5·10^-14 down (single throws; `examples/sizing`:
-/// 5·10^-13 sized in 28 µs by the sums, 1.6·10^-13 in 29 by the sums, 5·10^-14 in 46–49 by the
-/// chain). With the final chain the switch matters little: in one process, 10^21 against
-/// 10^22 in six alternating rounds (5·10^-13 to 5·10^-15, where 5·10^-14 changes sides) read
-/// 29–30 µs at 5·10^-14 either way.
+/// (`super::dd::MAX_CANCELLATION`), but from here on their few evaluations cost about as
+/// much as the shared chain or more; one choice per call, because a walk that started on the
+/// sums and ended on the chain pays for both. Where exactly the switch falls matters little
+/// for the cost (see `docs/design/blocked.md`).
 pub(in crate::math) const CHAIN_ABOVE: f64 = 1e21;
 
 /// How far from the first guess at `k` the sizing's shared chain tracks `k`: the fitted
