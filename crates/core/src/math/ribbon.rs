@@ -40,7 +40,7 @@ pub fn ribbon_result_bits(p: f64) -> Result<u32> {
 
 /// Ribbon slot overhead `m/n − 1` for `n` keys with `w = 128`: `0.008 · log10 n`. The
 /// overhead banding needs grows with `log n / w` (Dillinger & Walzer §4); the constant was
-/// measured in `crates/ribbon` (`examples/width.rs`) so that one seed succeeds with
+/// measured with the Ribbon filter (`docs/design/ribbon.md`) so that one seed succeeds with
 /// probability at least 0.9.
 pub fn ribbon_slot_overhead(n: u64) -> f64 {
     RIBBON_OVERHEAD_PER_DECADE * (n.max(1) as f64).log10()
