@@ -113,7 +113,7 @@ pub const DESIGN_LOAD: f64 = 0.95;
 
 /// Kicks an insert tries before it gives up (and undoes them).
 ///
-/// Fan et al.'s reference code uses 500. Measured here (`examples/fill.rs` and a 12-stream
+/// Fan et al.'s reference code uses 500. Measured here (`cargo run --release -p bloomlab-lab --example cuckoo_fill` and a 12-stream
 /// sweep at 10^6 items, 1 % target): with 500 the first failure came at a median load of
 /// 96.0 % but as early as 94.96 % for one key stream — below the 95 % design load; with 1000
 /// the median is 96.8 % and the lowest 96.5 % (also 96.5 % at 10^7 items). A failed insert
