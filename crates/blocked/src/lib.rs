@@ -385,41 +385,31 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     meta: Meta<S>,
 }
 
-impl BlockedBloomFilter<Xxh3Scheme> {
-    /// Size for `expected_items` at false-positive rate `fpr` with the blocked formula:
-    /// bits/item and `k` from [`math::blocked_bits_per_item_exact`] (9.92 bits/item and k = 6
-    /// at 1 %; 15.55 and 9 at 0.1 %; 7.43 and 5 at 3 %), rounded up to whole blocks.
-    ///
-    /// Errors: `n = 0`, `p` not in (0, 1) (NaN and infinities included), a size that does not
-    /// fit in memory, or a `p` no 512-bit block can reach.
-    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self> {
-        Self::with_fpr_and_scheme(expected_items, fpr, Xxh3Scheme)
-    }
+bloomlab_core::default_scheme_constructors! {
+    impl BlockedBloomFilter {
+        /// Size for `expected_items` at false-positive rate `fpr` with the blocked formula:
+        /// bits/item and `k` from [`math::blocked_bits_per_item_exact`] (9.92 bits/item and k = 6
+        /// at 1 %; 15.55 and 9 at 0.1 %; 7.43 and 5 at 3 %), rounded up to whole blocks.
+        ///
+        /// Errors: `n = 0`, `p` not in (0, 1) (NaN and infinities included), a size that does not
+        /// fit in memory, or a `p` no 512-bit block can reach.
+        fn with_fpr(expected_items: u64, fpr: f64) = with_fpr_and_scheme;
 
-    /// Size for `expected_items` at exactly `bits_per_item` (rounded up to whole blocks), with
-    /// the `k` that minimises the blocked formula at that density
-    /// ([`math::blocked_best_hashes`]): 5 at 8 bits/item, 7 at 10, 10 at 16.
-    pub fn with_bits_per_item(expected_items: u64, bits_per_item: f64) -> Result<Self> {
-        Self::with_bits_per_item_and_scheme(expected_items, bits_per_item, Xxh3Scheme)
-    }
+        /// Size for `expected_items` at exactly `bits_per_item` (rounded up to whole blocks), with
+        /// the `k` that minimises the blocked formula at that density
+        /// ([`math::blocked_best_hashes`]): 5 at 8 bits/item, 7 at 10, 10 at 16.
+        fn with_bits_per_item(expected_items: u64, bits_per_item: f64) = with_bits_per_item_and_scheme;
 
-    /// Build with exactly `blocks` 512-bit blocks and `hashes` probes per key. The design
-    /// capacity is taken as `m·ln 2 / k` (the classic optimum's load).
-    pub fn with_blocks(blocks: u64, hashes: u32) -> Result<Self> {
-        Self::with_blocks_and_scheme(blocks, hashes, Xxh3Scheme)
-    }
+        /// Build with exactly `blocks` 512-bit blocks and `hashes` probes per key. The design
+        /// capacity is taken as `m·ln 2 / k` (the classic optimum's load).
+        fn with_blocks(blocks: u64, hashes: u32) = with_blocks_and_scheme;
 
-    /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        Self::from_bytes_with_scheme(bytes, Xxh3Scheme)
+        /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
+        fn from_bytes(bytes: &[u8]) = from_bytes_with_scheme;
     }
 }
 
-fn check_hashes(k: u32) -> Result<(), DecodeError> {
-    math::validate_hashes(k)
-        .map(|_| ())
-        .map_err(|e| DecodeError::field("k", e.to_string()))
-}
+use bloomlab_core::format::check_hashes;
 
 /// The fewest inserts that could have set `ones` bits in one block with `k` probes each.
 fn min_inserts(ones: u32, k: u32) -> u64 {

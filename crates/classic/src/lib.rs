@@ -117,27 +117,25 @@ pub struct BloomFilter<S: HashScheme = Xxh3Scheme> {
     meta: Meta<S>,
 }
 
+bloomlab_core::default_scheme_constructors! {
+    impl BloomFilter {
+        /// Size for `expected_items` at false-positive rate `fpr`:
+        /// `m = ceil(−n·ln p / (ln 2)^2)`, `k = round((m/n)·ln 2)`.
+        ///
+        /// Errors: `n = 0`, `p` not in (0, 1) (NaN and infinities included), or a size that does
+        /// not fit in memory.
+        fn with_fpr(expected_items: u64, fpr: f64) = with_fpr_and_scheme;
+
+        /// Build with exactly `bits` bits and `hashes` probes per key. The design capacity is the
+        /// load at which `hashes` is optimal, `m·ln 2 / k`.
+        fn with_bits(bits: u64, hashes: u32) = with_bits_and_scheme;
+
+        /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
+        fn from_bytes(bytes: &[u8]) = from_bytes_with_scheme;
+    }
+}
+
 impl BloomFilter<Xxh3Scheme> {
-    /// Size for `expected_items` at false-positive rate `fpr`:
-    /// `m = ceil(−n·ln p / (ln 2)^2)`, `k = round((m/n)·ln 2)`.
-    ///
-    /// Errors: `n = 0`, `p` not in (0, 1) (NaN and infinities included), or a size that does
-    /// not fit in memory.
-    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self> {
-        Self::with_fpr_and_scheme(expected_items, fpr, Xxh3Scheme)
-    }
-
-    /// Build with exactly `bits` bits and `hashes` probes per key. The design capacity is the
-    /// load at which `hashes` is optimal, `m·ln 2 / k`.
-    pub fn with_bits(bits: u64, hashes: u32) -> Result<Self> {
-        Self::with_bits_and_scheme(bits, hashes, Xxh3Scheme)
-    }
-
-    /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        Self::from_bytes_with_scheme(bytes, Xxh3Scheme)
-    }
-
     /// Encode in the seed's `BLM1` layout: a 16-byte big-endian header
     /// (`"BLM1"` | k | m | count, each a `u32`) followed by `ceil(m/8)` bytes of bits, bit `i`
     /// at `byte[i >> 3] & (1 << (i & 7))`. The layout names no hash scheme: it implies this
@@ -198,11 +196,7 @@ fn check_count(ones: u64, count: u64, k: u32) -> Result<(), DecodeError> {
     Ok(())
 }
 
-fn check_hashes(k: u32) -> Result<(), DecodeError> {
-    math::validate_hashes(k)
-        .map(|_| ())
-        .map_err(|e| DecodeError::field("k", e.to_string()))
-}
+use bloomlab_core::format::check_hashes;
 
 impl<S: HashScheme> BloomFilter<S> {
     /// [`with_fpr`](BloomFilter::with_fpr) with a chosen hash scheme.
@@ -774,31 +768,20 @@ mod serde_impl {
     use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    #[derive(Serialize)]
-    struct ReprRef<'a> {
+    #[derive(Serialize, Deserialize)]
+    struct Repr<W> {
         m: u64,
         k: u32,
         count: u64,
         capacity: u64,
         target_fpr: Option<f64>,
         scheme: SchemeDescriptor,
-        words: &'a [u64],
-    }
-
-    #[derive(Deserialize)]
-    struct Repr {
-        m: u64,
-        k: u32,
-        count: u64,
-        capacity: u64,
-        target_fpr: Option<f64>,
-        scheme: SchemeDescriptor,
-        words: Vec<u64>,
+        words: W,
     }
 
     impl<S: HashScheme> Serialize for BloomFilter<S> {
         fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-            ReprRef {
+            Repr {
                 m: self.bits.len(),
                 k: self.k,
                 count: self.meta.count(),
@@ -815,8 +798,8 @@ mod serde_impl {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             deserialize_checked(
                 d,
-                |r: &Repr| r.scheme,
-                |r: Repr, scheme: S| {
+                |r: &Repr<Vec<u64>>| r.scheme,
+                |r: Repr<Vec<u64>>, scheme: S| {
                     let bits = BitArray::from_words(r.words, r.m)?;
                     BloomFilter::from_parts(bits, r.k, r.count, r.capacity, r.target_fpr, scheme)
                 },
