@@ -638,6 +638,29 @@ pub fn check_standard_suite<F: Filter + Debug>(
     check_invalid_parameters(make);
 }
 
+/// The three targets most variants are checked at, `(target, probes, seed)`: 0.1 %, 1 % and
+/// 3 %, 10^6 probes each.
+pub const STANDARD_TARGETS: [(f64, u64, u64); 3] = [
+    (0.001, 1_000_000, 11),
+    (0.01, 1_000_000, 12),
+    (0.03, 1_000_000, 13),
+];
+
+/// [`check_fpr_at`] the [`STANDARD_TARGETS`] with `n` items, requiring besides that the
+/// formula's value lie within `rel` (relative) of each target: a property of the sizing.
+pub fn check_fpr_near_targets<F: Filter>(
+    make: impl Fn(u64, f64) -> F,
+    n: u64,
+    rel: f64,
+) -> Vec<FprReport> {
+    let reports = check_fpr_at(make, n, &STANDARD_TARGETS);
+    for r in &reports {
+        assert!((r.expected / r.target - 1.0).abs() < rel, "{r:?}");
+        println!("{r:?}");
+    }
+    reports
+}
+
 /// A constructor from a size and a probe count (`with_bits`, `with_blocks`, `with_counters`)
 /// must refuse each `(size, hashes)` of `invalid` with an error, and a size of `u64::MAX`
 /// (with `hashes`) with [`Error::SizeOverflow`].
