@@ -8,7 +8,7 @@
 //! not a whole round: meant for a machine that is busy.
 //!
 //! ```sh
-//! cargo run --release -p bloomlab-blocked --example ab -- 2000 100000 10000000
+//! cargo run --release -p bloomlab-lab --example blocked_ab -- 2000 100000 10000000
 //! ```
 //!
 //! Both filters have the same bits (the blocked filter's at a 1 % target); sbbf-rs is given

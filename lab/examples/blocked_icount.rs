@@ -3,9 +3,9 @@
 //! difference of the counts, so set-up cost cancels.
 //!
 //! ```sh
-//! cargo build --release -p bloomlab-blocked --example icount
-//! valgrind --tool=callgrind target/release/examples/icount lookup 100000
-//! valgrind --tool=callgrind target/release/examples/icount lookup 200000
+//! cargo build --release -p bloomlab-lab --example blocked_icount
+//! valgrind --tool=callgrind target/release/examples/blocked_icount lookup 100000
+//! valgrind --tool=callgrind target/release/examples/blocked_icount lookup 200000
 //! ```
 //!
 //! Operations (filters of 2 000 keys at 1 %, so in L1): `lookup`, `insert`, `batch`

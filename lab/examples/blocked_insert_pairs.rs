@@ -11,7 +11,7 @@
 //! same bits (checked).
 //!
 //! ```sh
-//! cargo run --release -p bloomlab-blocked --example insert_pairs [-- k]   # default k = 6
+//! cargo run --release -p bloomlab-lab --example blocked_insert_pairs [-- k]   # default k = 6
 //! ```
 //!
 //! Needs AVX-512F; prints why not otherwise.

@@ -7,7 +7,7 @@
 //! the per-group ratios with its interquartile range.
 //!
 //! ```sh
-//! cargo run --release -p bloomlab-blocked --example block_kernels [-- k]
+//! cargo run --release -p bloomlab-lab --example blocked_kernels [-- k]
 //! ```
 //!
 //! 9.92 bits/item (the 1 % target) with `k` probes (default 6, the 1 % target's; 10 is the

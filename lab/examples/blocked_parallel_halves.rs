@@ -5,7 +5,7 @@
 //! one table. Tables pre-faulted and cleared before each round; one line per round.
 //!
 //! ```sh
-//! cargo run --release -p bloomlab-blocked --example parallel_halves [-- n rounds]
+//! cargo run --release -p bloomlab-lab --example blocked_parallel_halves [-- n rounds]
 //! ```
 
 use bloomlab_conformance::stream::splitmix64 as splitmix;

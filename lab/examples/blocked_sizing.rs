@@ -4,7 +4,7 @@
 //! the target was refused: below about 3·10^-25 no density up to 4096 bits/item reaches it).
 //!
 //! ```sh
-//! cargo run --release -p bloomlab-blocked --example sizing
+//! cargo run --release -p bloomlab-lab --example blocked_sizing
 //! ```
 
 use std::time::Instant;

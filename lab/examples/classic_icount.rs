@@ -3,7 +3,7 @@
 //! the difference of the totals by the difference of the counts, so the build cancels.
 //!
 //! ```sh
-//! cargo build --release -p bloomlab-keyed --example classic_icount
+//! cargo build --release -p bloomlab-lab --example classic_icount
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/classic_icount classic 100000 2000
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \

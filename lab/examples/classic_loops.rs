@@ -10,7 +10,7 @@
 //! the per-group ratios to fastbloom, with its interquartile range.
 //!
 //! ```sh
-//! cargo run --release -p bloomlab-keyed --example classic_loops [-- n ...]   # default 10^7, 3·10^7
+//! cargo run --release -p bloomlab-lab --example classic_loops [-- n ...]   # default 10^7, 3·10^7
 //! ```
 
 mod loops;

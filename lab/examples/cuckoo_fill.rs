@@ -2,7 +2,7 @@
 //! load at first failure and keys lost, bits/item against `f/0.95` at three sizes, and
 //! extension exercise 5 (bits/item of cuckoo vs classic at 0.1 %, 1 % and 3 %).
 //!
-//! `cargo run --release -p bloomlab-cuckoo --example fill`
+//! `cargo run --release -p bloomlab-lab --example cuckoo_fill`
 
 use std::time::Instant;
 

@@ -9,7 +9,7 @@
 //! interquartile range.
 //!
 //! ```sh
-//! cargo run --release -p bloomlab-keyed --example keyed_loops [-- n ...]   # default 10^6, 10^7
+//! cargo run --release -p bloomlab-lab --example keyed_loops [-- n ...]   # default 10^6, 10^7
 //! ```
 
 mod loops;

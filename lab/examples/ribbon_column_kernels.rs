@@ -5,7 +5,7 @@
 //! its interquartile range. Every answer is checked against `might_contain` first.
 //!
 //! ```sh
-//! cargo run --release -p bloomlab-ribbon --example column_kernels -- 1e5 1e6 1e7
+//! cargo run --release -p bloomlab-lab --example ribbon_column_kernels -- 1e5 1e6 1e7
 //! ```
 //!
 //! Filters at a 1 % target (r = 7) over random `u64` keys; lookups half members, half

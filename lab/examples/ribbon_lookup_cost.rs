@@ -2,10 +2,10 @@
 //! BinaryFuse8 over the same `n` keys and runs the same 10^6 lookups (half members) through
 //! each, in one non-inlined function per filter, so that
 //!
-//! `valgrind --tool=callgrind --toggle-collect='*lookups_*' target/release/examples/lookup_cost`
+//! `valgrind --tool=callgrind --toggle-collect='*lookups_*' target/release/examples/ribbon_lookup_cost`
 //!
 //! counts only the lookups (divide each function's inclusive count by 10^6).
-//! `cargo run --release -p bloomlab-ribbon --example lookup_cost [-- n]` (default 10^5).
+//! `cargo run --release -p bloomlab-lab --example ribbon_lookup_cost [-- n]` (default 10^5).
 use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;
 

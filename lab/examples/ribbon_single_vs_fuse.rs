@@ -17,7 +17,7 @@
 //! compiler unswitches on its `hash` flag).
 //! Prints the median and quartiles of the per-chunk ratios and of the ns per lookup.
 //!
-//! `cargo run --release -p bloomlab-ribbon --example single_vs_fuse [-- n reps rounds]`
+//! `cargo run --release -p bloomlab-lab --example ribbon_single_vs_fuse [-- n reps rounds]`
 //! (defaults: 10^7 keys, 10 copies, 20 rounds of 8 chunks).
 use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
 use std::hint::black_box;

@@ -2,7 +2,7 @@
 //! function of the slot overhead `m/n − 1`, at several n (equations of the second layout,
 //! [`Layout::OneHash`], which every new filter uses).
 //!
-//! `cargo run --release -p bloomlab-ribbon --example width [-- seeds]`
+//! `cargo run --release -p bloomlab-lab --example ribbon_width [-- seeds]`
 use bloomlab_core::hash::Xxh3Scheme;
 use bloomlab_ribbon::band::{Banding, CoeffRow};
 use bloomlab_ribbon::{Layout, hash_in, row_in};

@@ -6,7 +6,7 @@
 //! key, and of each round's ratio to one-at-a-time.
 //!
 //! ```text
-//! cargo run --release -p bloomlab-keyed --example sip_lanes
+//! cargo run --release -p bloomlab-lab --example sip_lanes
 //! ```
 
 use std::hint::black_box;

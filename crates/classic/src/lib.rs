@@ -24,7 +24,7 @@
 //! # Format
 //!
 //! [`to_bytes`](BloomFilter::to_bytes) writes the checked `BLAB` envelope of
-//! [`bloomlab_core::format`] (variant tag 1, version 1): `k`, `m`, count, capacity and target,
+//! [`bloomlab_core::format`] (variant tag 1, version 1): `m`, `k`, count, capacity and target,
 //! then the bits, little-endian. [`to_blm1`](BloomFilter::to_blm1) writes the seed's `BLM1`
 //! layout (16-byte big-endian header, no checksum, the default hash scheme implied). Both are
 //! pinned by literal vectors in `tests/known_answers.rs`.
