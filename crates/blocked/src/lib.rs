@@ -431,7 +431,7 @@
 //!   wrote (any alignment), validated exactly as [`from_bytes`](BlockedBloomFilter::from_bytes)
 //!   validates; [`BlockedFilterBytes`] keeps such bytes, validated once, for a cache.
 #![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 

@@ -159,6 +159,7 @@
 //! does not help: its 8-byte path (two dependent multiplies in `strong_avalanche`) is as long as
 //! the 128-bit one's low half.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 

@@ -256,6 +256,7 @@
 //! - **The remix.** One multiply ([`remix`]) instead of MurmurHash3's `fmix64` took 2–5 % off
 //!   a keyed classic lookup (per-round medians 0.95–0.98× over 41–61 rounds).
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 use std::hash::Hasher as _;

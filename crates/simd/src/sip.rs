@@ -69,7 +69,7 @@ pub fn sip24_x8_portable(k0: u64, k1: u64, words: &[u64; 8]) -> [u64; 8] {
 /// for them — computed in vector lanes where the CPU has AVX-512F or AVX2.
 ///
 /// ```
-/// use bloomlab_core::simd::{sip24_word, sip24_x8};
+/// use bloomlab_simd::{sip24_word, sip24_x8};
 ///
 /// let words = [1, 2, 3, 4, 5, 6, 7, u64::MAX];
 /// let out = sip24_x8(0x0706_0504_0302_0100, 0x0f0e_0d0c_0b0a_0908, &words);
@@ -84,11 +84,11 @@ pub fn sip24_x8_portable(k0: u64, k1: u64, words: &[u64; 8]) -> [u64; 8] {
 pub fn sip24_x8(k0: u64, k1: u64, words: &[u64; 8]) -> [u64; 8] {
     #[cfg(target_arch = "x86_64")]
     {
-        if super::has_avx512f() {
+        if crate::has_avx512f() {
             // SAFETY: the CPU runs AVX-512F (checked just above).
             return unsafe { x86::sip24_x8_avx512(k0, k1, words) };
         }
-        if super::has_avx2() {
+        if crate::has_avx2() {
             // SAFETY: the CPU runs AVX2 (checked just above).
             return unsafe { x86::sip24_x8_avx2(k0, k1, words) };
         }
@@ -101,7 +101,7 @@ pub fn sip24_x8(k0: u64, k1: u64, words: &[u64; 8]) -> [u64; 8] {
 pub fn sip24_x8_avx2(k0: u64, k1: u64, words: &[u64; 8]) -> Option<[u64; 8]> {
     #[cfg(target_arch = "x86_64")]
     {
-        if super::has_avx2() {
+        if crate::has_avx2() {
             // SAFETY: the CPU runs AVX2 (checked just above).
             return Some(unsafe { x86::sip24_x8_avx2(k0, k1, words) });
         }
