@@ -641,8 +641,9 @@ mod tests {
         for (w, h) in words.iter().zip(&fast) {
             assert_eq!(*h, xxh3_64_with_seed(&w.to_le_bytes(), 3), "word {w:#x}");
         }
-        if !crate::has_avx512dq() {
-            eprintln!("no AVX-512DQ here: only the portable path ran");
+        // Which path the dispatcher took: the lanes where the CPU has them.
+        if crate::testing::runs("avx512dq") {
+            assert!(crate::has_avx512dq());
         }
     }
 
@@ -723,16 +724,12 @@ mod tests {
 
     /// The vector kernels called directly (the tests above go through the dispatchers, which
     /// take the portable twins on a CPU without AVX-512 — there they compare the definition
-    /// with itself). Set `BLOOMLAB_REQUIRE_AVX512=1` to fail instead of skipping.
+    /// with itself). `BLOOMLAB_REQUIRE_SIMD` naming the paths makes a CPU without them fail.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn the_vector_kernels_agree_with_the_definitions_when_they_run() {
-        if !(crate::has_avx512dq() && crate::has_avx512f_popcnt()) {
-            assert!(
-                std::env::var_os("BLOOMLAB_REQUIRE_AVX512").is_none(),
-                "AVX-512 required but absent"
-            );
-            eprintln!("no AVX-512 (F, DQ, POPCNT) here: the vector kernels were not run");
+        use crate::testing::runs;
+        if !(runs("avx512f") & runs("avx512dq") & runs("popcnt")) {
             return;
         }
         let words: Vec<u64> = (0..1003).map(|i| mix(i * 5)).collect();

@@ -138,6 +138,35 @@ impl VectorPaths {
     }
 }
 
+/// The environment variable that names the paths a test run must exercise: a comma-separated
+/// list of [`VectorPaths::ALL`] names, or `all`. The workspace's tests of CPU-dependent
+/// kernels fail when it names a path this CPU lacks ([`VectorPaths::missing_required`]),
+/// instead of testing only the portable twins; CI sets it from the CPU's flags.
+pub const REQUIRE_ENV: &str = "BLOOMLAB_REQUIRE_SIMD";
+
+impl VectorPaths {
+    /// The paths [`REQUIRE_ENV`] names that this value lacks, in the order named; a name
+    /// [`VectorPaths`] does not know counts as lacking (so a typo fails rather than passes).
+    /// Empty when the variable is unset.
+    pub fn missing_required(self) -> Vec<String> {
+        let list = std::env::var(REQUIRE_ENV).unwrap_or_default();
+        let mut out = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let names: Vec<&str> = if name == "all" {
+                Self::ALL.to_vec()
+            } else {
+                vec![name]
+            };
+            for n in names {
+                if self.has(n) != Some(true) && !out.iter().any(|o| o == n) {
+                    out.push(n.to_owned());
+                }
+            }
+        }
+        out
+    }
+}
+
 impl std::fmt::Display for VectorPaths {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names = self.names();

@@ -94,7 +94,9 @@ pub use bulk::{
 };
 pub use classic::{classic_contains_all, classic_contains_all_checked, fastrange};
 pub(crate) use detect::has_avx512f_popcnt;
-pub use detect::{VectorPaths, has_avx2, has_avx512_popcnt, has_avx512dq, has_avx512f, has_popcnt};
+pub use detect::{
+    REQUIRE_ENV, VectorPaths, has_avx2, has_avx512_popcnt, has_avx512dq, has_avx512f, has_popcnt,
+};
 pub use lines::{Line, LineKind, Lines, SharedLine, zeroed_lines};
 #[cfg(target_arch = "x86_64")]
 pub use local::Avx2Probe;
@@ -116,20 +118,17 @@ pub use split_block::{
 };
 
 /// A report test: prints the paths this CPU runs (`cargo test -p bloomlab-simd -- --show-output`)
-/// and fails if `BLOOMLAB_REQUIRE_SIMD` names one it lacks.
+/// and fails if [`REQUIRE_ENV`] names one it lacks.
 #[cfg(test)]
 #[test]
 fn report_the_vector_paths_this_cpu_runs() {
     let paths = VectorPaths::detect();
     println!("vector paths on this CPU: {paths}");
-    for name in testing::required() {
-        assert_eq!(
-            paths.has(name),
-            Some(true),
-            "{} requires {name}",
-            testing::REQUIRE
-        );
-    }
+    let missing = paths.missing_required();
+    assert!(
+        missing.is_empty(),
+        "{REQUIRE_ENV} requires {missing:?}, absent here"
+    );
     // The report and the individual tests agree.
     assert_eq!(paths.avx2, has_avx2());
     assert_eq!(paths.avx512f, has_avx512f());

@@ -112,11 +112,11 @@ mod occupancy_tests {
         let mut v: Vec<(&str, Step<T>)> = vec![("dispatched", occupancy_step::<T>)];
         #[cfg(target_arch = "x86_64")]
         {
-            if has_avx2() {
+            if crate::testing::runs("avx2") {
                 // SAFETY: the CPU supports AVX2 (checked just above).
                 v.push(("avx2", |d, c| unsafe { occupancy_step_avx2(d, c) }));
             }
-            if has_avx512f() {
+            if crate::testing::runs("avx512f") {
                 // SAFETY: the CPU supports AVX-512F (checked just above).
                 v.push(("avx512", |d, c| unsafe { occupancy_step_avx512(d, c) }));
             }

@@ -1,6 +1,7 @@
 use super::*;
 use crate::testing::mix;
-use crate::{Line, SharedLine, has_avx512f};
+use crate::testing::runs;
+use crate::{Line, SharedLine};
 
 #[test]
 fn local_probe_rule_is_frozen() {
@@ -59,7 +60,7 @@ fn local_kernels_agree_with_the_scalar_definition() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn avx2_kernels_agree_with_the_scalar_definition() {
-    if !crate::testing::runs("avx2") {
+    if !runs("avx2") {
         return;
     }
     let mut x = 11u64;
@@ -108,6 +109,8 @@ impl LocalTask for Both<'_> {
 
 #[test]
 fn inline_kernels_agree_with_the_scalar_definition() {
+    // Which kernels `detect` hands out here (each named by the assertions below).
+    let (avx2, avx512) = (runs("avx2"), runs("avx512f"));
     let mut x = 13u64;
     // Every `k` up to 17 (each probe-pair count of the AVX-512 inserts, on both sides of
     // each step), and some larger.
@@ -119,9 +122,9 @@ fn inline_kernels_agree_with_the_scalar_definition() {
             LocalKernel::portable(),
         ] {
             if kernel == LocalKernel::avx2(k) {
-                assert_eq!(kernel.name(), if has_avx2() { "avx2" } else { "portable" });
+                assert_eq!(kernel.name(), if avx2 { "avx2" } else { "portable" });
             }
-            if kernel == LocalKernel::detect(k) && has_avx512f() && (1..=16).contains(&k) {
+            if kernel == LocalKernel::detect(k) && avx512 && (1..=16).contains(&k) {
                 assert_eq!(kernel.name(), "avx512", "k = {k}");
             }
             let (mut fast, mut slow) = ([0u64; 8], [0u64; 8]);
@@ -183,7 +186,7 @@ fn dispatched_kernels_agree_with_the_portable_ones() {
             k,
         }
         .run(PortableProbe);
-        assert_eq!(fast.0, if has_avx2() { "avx2" } else { "portable" });
+        assert_eq!(fast.0, if runs("avx2") { "avx2" } else { "portable" });
         assert_eq!((fast.1, fast.2), (slow.1, slow.2), "k = {k}");
         assert_eq!(a, b, "k = {k}");
     }

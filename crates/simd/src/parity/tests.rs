@@ -1,4 +1,5 @@
 use super::*;
+use crate::testing::runs;
 
 fn mix(x: &mut u64) -> u64 {
     *x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -15,11 +16,18 @@ fn mix128(x: &mut u64) -> u128 {
 #[test]
 fn inline_column_kernel_agrees_with_the_bitwise_definition() {
     let mut x = 99u64;
-    if ColumnKernel::detect().is_none() {
-        assert!(!has_avx2(), "an AVX2 CPU gets the inline kernel");
+    if !runs("avx2") {
+        assert!(
+            ColumnKernel::detect().is_none(),
+            "no inline kernel without AVX2"
+        );
         return;
     }
-    assert_eq!(ColumnKernel::avx512().is_some(), has_avx512_popcnt());
+    assert!(
+        ColumnKernel::detect().is_some(),
+        "an AVX2 CPU gets the inline kernel"
+    );
+    assert_eq!(ColumnKernel::avx512().is_some(), runs("avx512vpopcntdq"));
     let kernels = [ColumnKernel::avx2(), ColumnKernel::avx512()];
     for (kernel, r) in kernels
         .into_iter()
@@ -68,6 +76,10 @@ fn inline_column_kernel_agrees_with_the_bitwise_definition() {
 #[test]
 fn a_kernel_bound_to_a_width_answers_as_the_general_one() {
     let mut x = 7u64;
+    if !runs("avx2") {
+        return;
+    }
+    assert_eq!(ColumnKernel::avx512().is_some(), runs("avx512vpopcntdq"));
     for kernel in [ColumnKernel::avx2(), ColumnKernel::avx512()]
         .into_iter()
         .flatten()
@@ -174,11 +186,11 @@ fn check_all<const R: usize>(st: &mut u64) {
         run_parity(Check(&lo, &hi, ml, mh, want));
         #[cfg(target_arch = "x86_64")]
         {
-            if has_popcnt() {
+            if runs("popcnt") {
                 // SAFETY: the CPU has `popcnt`.
                 unsafe { run_parity_popcnt(Check(&lo, &hi, ml, mh, want)) };
             }
-            if has_avx2() && has_popcnt() {
+            if runs("avx2") && runs("popcnt") {
                 // SAFETY: the CPU has AVX2 and `popcnt`.
                 unsafe { run_parity_avx2(Check(&lo, &hi, ml, mh, want)) };
             }
@@ -227,11 +239,11 @@ fn check3_all<const R: usize>(st: &mut u64) {
         run_parity(Check3::<R>(ws, third, m, want));
         #[cfg(target_arch = "x86_64")]
         {
-            if has_popcnt() {
+            if runs("popcnt") {
                 // SAFETY: the CPU has `popcnt`.
                 unsafe { run_parity_popcnt(Check3::<R>(ws, third, m, want)) };
             }
-            if has_avx2() && has_popcnt() {
+            if runs("avx2") && runs("popcnt") {
                 // SAFETY: the CPU has AVX2 and `popcnt`.
                 unsafe { run_parity_avx2(Check3::<R>(ws, third, m, want)) };
             }
@@ -287,7 +299,7 @@ fn every_parity_agrees_with_a_bit_count() {
         assert_eq!(Bits(chunk).run(CountOnesParity), want);
         assert_eq!(run_parity(Bits(chunk)), want);
         #[cfg(target_arch = "x86_64")]
-        if has_avx2() && has_popcnt() {
+        if runs("avx2") && runs("popcnt") {
             // SAFETY: the CPU has AVX2 and `popcnt`.
             assert_eq!(unsafe { run_parity_avx2(Bits(chunk)) }, want);
         }
