@@ -98,7 +98,7 @@
 //! behind these choices and the earlier layouts are in `docs/design/blocked.md`; current
 //! figures are in `results/`.
 #![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 

@@ -186,6 +186,7 @@
 //! # Ok::<(), bloomlab::Error>(())
 //! ```
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub use bloomlab_core::{
     DecodeError, Error, Filter, FilterParams, HashScheme, Key, KeyHash, RemovableFilter, Result,

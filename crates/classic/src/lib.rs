@@ -71,6 +71,7 @@
 //! (`tests/batch.rs`). The measurements behind the choice, and the comparison with fastbloom's
 //! design, are in `docs/design/classic.md`; current figures are in `results/`.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 

@@ -51,6 +51,7 @@
 //! ([`bloomlab_core::format`]) in the same commit, with the old version still decoded and
 //! answering as before.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::fmt::Debug;
 

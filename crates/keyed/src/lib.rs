@@ -122,6 +122,7 @@
 //! gives up nothing an attacker could use (see the security argument above). The measurements
 //! behind these choices are in `docs/design/keyed.md`; current figures are in `results/`.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 use std::hash::Hasher as _;

@@ -121,8 +121,8 @@
 //!
 //! # Speed
 //!
-//! The kernels are the workspace's shared ones ([`bloomlab_core::simd`], the one module with
-//! `unsafe`; this crate has none): an AVX2 lookup is one 32-byte load, one `vpmulld` of the
+//! The kernels are the workspace's shared ones ([`bloomlab_core::simd`], the `bloomlab-simd`
+//! crate): an AVX2 lookup is one 32-byte load, one `vpmulld` of the
 //! broadcast lower hash half by the salts, `vpsrld` by 27, `vpsllvd` of ones and `vptest`.
 //! The kernel is chosen once per filter ([`SplitBlockAvx2`]), so a lookup is a direct call
 //! with no feature test; [`without_simd`](Sbbf::without_simd) selects the portable kernel,

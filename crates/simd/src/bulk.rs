@@ -22,7 +22,7 @@
 //!
 //! [`xxh3_64_words_portable`], [`route_one_hash_portable`] and [`route_positions_portable`]
 //! are the definitions: the first calls the `xxhash-rust` crate, the others place each hash
-//! with [`one_hash_place`] or [`crate::hash::KeyHash::positions`] and find its owner by binary
+//! with [`one_hash_place`] or the Kirsch–Mitzenmacher probes and find its owner by binary
 //! search. The vector paths are tested against them on random input whenever the test
 //! machine has AVX-512. No crate hashes many short keys in lanes, so the lanes are written
 //! here, with the workspace's other vector kernels.
@@ -45,37 +45,12 @@ fn flip(seed: u64) -> u64 {
     (SECRET_8 ^ SECRET_16).wrapping_sub(seed)
 }
 
-/// Whether this CPU runs [`xxh3_64_words`]' lanes: AVX-512F and AVX-512DQ (`vpmullq`).
-pub fn has_avx512dq() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Whether this CPU runs [`route_one_hash`]'s lanes: AVX-512F and POPCNT.
-fn has_avx512f_popcnt() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        super::has_avx512f() && std::arch::is_x86_feature_detected!("popcnt")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// Whether [`route_one_hash`] and [`route_positions`] run in vector lanes for values below
 /// `limit` (blocks or bits) and `owners` owners: `limit ≤ 2^32 − 1`, at most 8 owners, a CPU
 /// with AVX-512F and POPCNT. Otherwise they take their portable twins, which, where a caller
 /// could hand keys on one at a time instead, are slower than that.
 pub fn routes_in_lanes(limit: u64, owners: usize) -> bool {
-    limit <= u64::from(u32::MAX) && (1..=8).contains(&owners) && has_avx512f_popcnt()
+    limit <= u64::from(u32::MAX) && (1..=8).contains(&owners) && crate::has_avx512f_popcnt()
 }
 
 /// `out[i]` = XXH3-64 with `seed` of the 8 little-endian bytes of `words[i]` — what
@@ -83,7 +58,7 @@ pub fn routes_in_lanes(limit: u64, owners: usize) -> bool {
 /// a time in AVX-512 lanes where the CPU has them ([`has_avx512dq`]).
 ///
 /// ```
-/// use bloomlab_core::simd::xxh3_64_words;
+/// use bloomlab_simd::xxh3_64_words;
 ///
 /// let words = [0u64, 1, 2, 3, 4, 5, 6, 7, 8, u64::MAX];
 /// let mut out = [0u64; 10];
@@ -98,7 +73,7 @@ pub fn routes_in_lanes(limit: u64, owners: usize) -> bool {
 pub fn xxh3_64_words(seed: u64, words: &[u64], out: &mut [u64]) {
     assert_eq!(words.len(), out.len(), "one output per word");
     #[cfg(target_arch = "x86_64")]
-    if has_avx512dq() {
+    if crate::has_avx512dq() {
         // SAFETY: the CPU has AVX-512F and AVX-512DQ (tested just above).
         unsafe { xxh3_64_words_avx512(seed, words, out) };
         return;
@@ -231,18 +206,6 @@ impl Routed {
     }
 }
 
-impl crate::parallel::Batch for Routed {
-    fn with_capacity(n: usize) -> Self {
-        Routed::with_capacity(n)
-    }
-    fn clear(&mut self) {
-        Routed::clear(self);
-    }
-    fn is_empty(&self) -> bool {
-        Routed::is_empty(self)
-    }
-}
-
 /// The blocked filter's one-hash placement of the 64-bit hash `x` among `n ≤ 2^32` blocks:
 /// the block `⌊(x >> 32) · n / 2^32⌋` (fastrange on the high half; below `n`) and the probe
 /// source `x << 32` (the low half, whose bits feed the probes, in the high half).
@@ -259,7 +222,7 @@ pub fn one_hash_place(x: u64, n: u64) -> (u64, u64) {
 /// AVX-512F, `n < 2^32` and there are at most 8 owners; one hash at a time otherwise.
 ///
 /// ```
-/// use bloomlab_core::simd::{one_hash_place, route_one_hash, Routed};
+/// use bloomlab_simd::{one_hash_place, route_one_hash, Routed};
 ///
 /// let hashes: Vec<u64> = (0..100u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
 /// let mut out = vec![Routed::default(), Routed::default()];
@@ -475,16 +438,15 @@ unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mu
 }
 
 /// Append each probe position of each key to the list of the thread that owns it: key `j`'s
-/// positions are those of `KeyHash { h1: h1[j], h2: h2[j] }.positions(k, m)`
-/// ([`crate::hash::KeyHash::positions`]: `fastrange(h1 + i·h2, m)` for `i < k`), and position
+/// positions are its Kirsch–Mitzenmacher probes [`fastrange`](crate::fastrange)`(h1[j] + i·h2[j], m)`
+/// for `i < k` (the core crate's `KeyHash::positions`), and position
 /// `p` goes to `out[t]` for the `t` with `bounds[t] ≤ p < bounds[t + 1]` (`bounds`: one more
 /// entry than `out`, nondecreasing from 0, the last at least `m`). The order within a list is
 /// unspecified. In AVX-512 lanes, eight keys at a time, when `k ≥ 1` and
 /// [`routes_in_lanes`]`(m, out.len())`; one position at a time otherwise.
 ///
 /// ```
-/// use bloomlab_core::hash::KeyHash;
-/// use bloomlab_core::simd::route_positions;
+/// use bloomlab_simd::{fastrange, route_positions};
 ///
 /// let (h1, h2) = ([1u64 << 63, 7], [1u64 << 62, 3]);
 /// let mut out = vec![Vec::new(), Vec::new()];
@@ -492,7 +454,7 @@ unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mu
 /// let mut all: Vec<u64> = out.concat();
 /// all.sort_unstable();
 /// let mut want: Vec<u64> = (0..2)
-///     .flat_map(|j| KeyHash { h1: h1[j], h2: h2[j] }.positions(3, 1_000))
+///     .flat_map(|j| (0..3u64).map(move |i| fastrange(h1[j].wrapping_add(i.wrapping_mul(h2[j])), 1_000)))
 ///     .collect();
 /// want.sort_unstable();
 /// assert_eq!(all, want);
@@ -548,7 +510,10 @@ pub fn route_positions_portable(
     assert!(m >= 1, "m ≥ 1");
     check_bounds(m, bounds, out.len());
     for (&a, &b) in h1.iter().zip(h2) {
-        for p in (crate::hash::KeyHash { h1: a, h2: b }).positions(k, m) {
+        let mut g = a;
+        for _ in 0..k {
+            let p = crate::fastrange(g, m);
+            g = g.wrapping_add(b);
             let t = bounds[1..].partition_point(|&f| f <= p);
             out[t].push(p);
         }
@@ -655,7 +620,7 @@ mod tests {
 
     #[test]
     fn lanes_hash_as_xxhash_rust_does() {
-        for seed in [0, 1, 42, crate::hash::XXH3_SEED, u64::MAX, mix(7)] {
+        for seed in [0, 1, 42, u64::from_le_bytes(*b"bloomlab"), u64::MAX, mix(7)] {
             // Every length up to 3 chunks, so the tail is covered too.
             for len in 0..27 {
                 let words: Vec<u64> = (0..len).map(|i| mix(seed ^ (i * 977))).collect();
@@ -676,8 +641,9 @@ mod tests {
         for (w, h) in words.iter().zip(&fast) {
             assert_eq!(*h, xxh3_64_with_seed(&w.to_le_bytes(), 3), "word {w:#x}");
         }
-        if !has_avx512dq() {
-            eprintln!("no AVX-512DQ here: only the portable path ran");
+        // Which path the dispatcher took: the lanes where the CPU has them.
+        if crate::testing::runs("avx512dq") {
+            assert!(crate::has_avx512dq());
         }
     }
 
@@ -758,16 +724,12 @@ mod tests {
 
     /// The vector kernels called directly (the tests above go through the dispatchers, which
     /// take the portable twins on a CPU without AVX-512 — there they compare the definition
-    /// with itself). Set `BLOOMLAB_REQUIRE_AVX512=1` to fail instead of skipping.
+    /// with itself). `BLOOMLAB_REQUIRE_SIMD` naming the paths makes a CPU without them fail.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn the_vector_kernels_agree_with_the_definitions_when_they_run() {
-        if !(has_avx512dq() && has_avx512f_popcnt()) {
-            assert!(
-                std::env::var_os("BLOOMLAB_REQUIRE_AVX512").is_none(),
-                "AVX-512 required but absent"
-            );
-            eprintln!("no AVX-512 (F, DQ, POPCNT) here: the vector kernels were not run");
+        use crate::testing::runs;
+        if !(runs("avx512f") & runs("avx512dq") & runs("popcnt")) {
             return;
         }
         let words: Vec<u64> = (0..1003).map(|i| mix(i * 5)).collect();
