@@ -135,10 +135,10 @@ pub fn summary(bytes: &[u8]) -> Result<Summary, CliError> {
         bits: i.params.table_bits,
         fill: i.fill_ratio,
         fpr: i.current_fpr.unwrap_or(i.expected_fpr),
-        fpr_source: if i.current_fpr.is_some() {
+        fpr_source: if i.current_fpr.is_some() && i.fill_ratio.is_some() {
             "from the fill"
         } else {
-            "the variant's formula at the recorded count"
+            "the variant's own formula"
         },
         count: Count::Recorded(i.count),
         details: Some(i.to_string()),
