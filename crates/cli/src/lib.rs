@@ -333,7 +333,7 @@ enum Kind {
     Section,
 }
 
-const UNKNOWN: &str = "unknown format: not a Parquet file, a bloomlab filter, a Spark or Guava filter, or a Parquet bloom filter section";
+const UNKNOWN: &str = "unknown format: not a valid filter file of any kind bloomlab reads (a Parquet file, a bloomlab filter, a Spark or Guava filter, a Parquet bloom filter section)";
 
 fn kind_of(path: &Path) -> Result<Kind, CliError> {
     let mut f = std::fs::File::open(path)
