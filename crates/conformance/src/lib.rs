@@ -11,6 +11,8 @@
 //! - [`check_invalid_parameters`]: every invalid parameter is a typed error, not a panic.
 //! - [`check_serde_round_trip`] and [`check_bytes_round_trip`].
 //! - [`check_known_answer`], [`digest`] and [`from_hex`]: literal known-answer vectors.
+//! - [`props`]: the same promises as properties over arbitrary keys, operations and bytes
+//!   (proptest), with the decoders' allocations and time bounded.
 //!
 //! All randomness is seeded ([`rand_chacha::ChaCha8Rng`], stable across platforms and
 //! versions), so a failure reproduces exactly.
@@ -51,6 +53,8 @@
 //! ([`bloomlab_core::format`]) in the same commit, with the old version still decoded and
 //! answering as before.
 #![warn(missing_docs)]
+
+pub mod props;
 
 use std::fmt::Debug;
 
