@@ -20,7 +20,12 @@ fn build(keys: &[Vec<u8>]) -> BloomFilter {
 
 /// The owning decoder and the view accept exactly the same bytes, within bounds.
 fn decoders_agree(input: &[u8]) -> Result<(), TestCaseError> {
-    let owned = props::decode_is_total(GLOBAL, input, BloomFilter::from_bytes, BloomFilter::to_bytes)?;
+    let owned = props::decode_is_total(
+        GLOBAL,
+        input,
+        BloomFilter::from_bytes,
+        BloomFilter::to_bytes,
+    )?;
     let view = props::bounded(GLOBAL, input.len(), || BloomFilterView::new(input).is_ok())?;
     prop_assert_eq!(owned, view, "view and owning decoder disagree");
     Ok(())

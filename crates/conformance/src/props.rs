@@ -27,9 +27,9 @@ use std::time::{Duration, Instant};
 
 use bloomlab_core::error::Error;
 use bloomlab_core::{Filter, RemovableFilter, format};
+pub use proptest;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-pub use proptest;
 pub use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 /// Bytes a decoder may allocate per input byte (a decoded filter holds about its input; a
@@ -203,7 +203,12 @@ pub fn removes_like_a_multiset<F: RemovableFilter + Clone + PartialEq + Debug>(
                 );
             }
         }
-        prop_assert_eq!(f.len(), u64::from(held.iter().sum::<u32>()), "step {}: len", step);
+        prop_assert_eq!(
+            f.len(),
+            u64::from(held.iter().sum::<u32>()),
+            "step {}: len",
+            step
+        );
     }
     Ok(())
 }
