@@ -25,7 +25,11 @@ fn z_for(p: f64) -> f64 {
     let (mut lo, mut hi) = (0.0f64, 40.0f64);
     for _ in 0..200 {
         let mid = (lo + hi) / 2.0;
-        if p_two_sided(mid) > p { lo = mid } else { hi = mid }
+        if p_two_sided(mid) > p {
+            lo = mid
+        } else {
+            hi = mid
+        }
     }
     hi
 }
@@ -74,7 +78,10 @@ fn step_down_flags_what_bonferroni_would_not() {
 fn wikipedias_example() {
     // Four hypotheses with p = 0.01, 0.04, 0.03, 0.005 at α = 0.05: 0.005 ≤ 0.0125 and
     // 0.01 ≤ 0.0167 are rejected; 0.03 > 0.025 stops the procedure.
-    let zs: Vec<f64> = [0.01, 0.04, 0.03, 0.005].iter().map(|&p| z_for(p)).collect();
+    let zs: Vec<f64> = [0.01, 0.04, 0.03, 0.005]
+        .iter()
+        .map(|&p| z_for(p))
+        .collect();
     assert_eq!(flags(&zs), [true, false, false, true]);
 }
 
@@ -122,7 +129,10 @@ fn a_p_value_exactly_at_the_threshold_is_flagged_and_one_above_is_not() {
         assert!(f[0], "m={m}: p == α/m exactly must be flagged");
         assert_eq!(f.iter().filter(|&&x| x).count(), 1);
         zs[0] = z_above;
-        assert!(!flags(&zs)[0], "m={m}: p just above α/m must not be flagged");
+        assert!(
+            !flags(&zs)[0],
+            "m={m}: p just above α/m must not be flagged"
+        );
         checked += 1;
     }
     assert!(checked >= 5, "only {checked} exact thresholds found");
