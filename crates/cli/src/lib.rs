@@ -335,16 +335,20 @@ enum Kind {
 
 const UNKNOWN: &str = "unknown format: not a valid filter file of any kind bloomlab reads (a Parquet file, a bloomlab filter, a Spark or Guava filter, a Parquet bloom filter section)";
 
-fn kind_of(path: &Path) -> Result<Kind, CliError> {
+/// The kind of file, and for a bare filter its bytes (a Parquet file is not loaded).
+fn kind_of(path: &Path) -> Result<(Kind, Vec<u8>), CliError> {
     let mut f = std::fs::File::open(path)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
     if parquet_file::sniff(&mut f)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?
     {
-        return Ok(Kind::Parquet);
+        return Ok((Kind::Parquet, Vec::new()));
     }
     let bytes = read(path)?;
-    bare_kind(&bytes).ok_or_else(|| CliError::BadFile(format!("{}: {UNKNOWN}", path.display())))
+    match bare_kind(&bytes) {
+        Some(kind) => Ok((kind, bytes)),
+        None => Err(CliError::BadFile(format!("{}: {UNKNOWN}", path.display()))),
+    }
 }
 
 fn bare_kind(bytes: &[u8]) -> Option<Kind> {
@@ -364,12 +368,16 @@ fn load(bytes: &[u8], kind: Kind) -> Result<Loaded, CliError> {
         Kind::Ours => Loaded::Ours(ours::decode(bytes)?),
         Kind::Jvm => Loaded::Jvm(jvm::decode(bytes)?),
         Kind::Section => Loaded::Section(ours::decode_section(bytes)?),
-        Kind::Parquet => unreachable!("Parquet files are read through their footer"),
+        Kind::Parquet => {
+            return Err(CliError::Invalid(
+                "a Parquet file is read through its footer, not as one filter".into(),
+            ));
+        }
     })
 }
 
 fn contains(a: &ContainsArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let kind = kind_of(&a.file)?;
+    let (kind, bytes) = kind_of(&a.file)?;
     let mut text = Vec::new();
     if kind == Kind::Parquet {
         if a.key_type.is_some() {
@@ -415,7 +423,6 @@ fn contains(a: &ContainsArgs, out: &mut dyn Write) -> Result<(), CliError> {
             "a filter file needs --key-type (i64, str or bytes): how it was built".into(),
         )
     })?;
-    let bytes = read(&a.file)?;
     let filter = load(&bytes, kind).map_err(|e| in_file(&a.file, e))?;
     let data = read(&a.keys)?;
     for (i, line) in keys::lines(&data).enumerate() {
@@ -430,19 +437,18 @@ fn contains(a: &ContainsArgs, out: &mut dyn Write) -> Result<(), CliError> {
     write_out(out, &text)
 }
 
-/// `inspect`'s text for a file of any kind the commands read.
+/// `inspect`'s text for a file of any kind the commands read (`bench-harness inspect` prints
+/// the same).
 pub fn inspect_file(path: &Path) -> Result<String, CliError> {
-    let kind = kind_of(path)?;
-    if kind == Kind::Parquet {
-        let mut pq = ParquetBlooms::open(path).map_err(|e| in_file(path, e))?;
-        return pq.describe().map_err(|e| in_file(path, e));
-    }
-    let bytes = read(path)?;
+    let (kind, bytes) = kind_of(path)?;
     let s = match kind {
+        Kind::Parquet => {
+            let mut pq = ParquetBlooms::open(path).map_err(|e| in_file(path, e))?;
+            return pq.describe().map_err(|e| in_file(path, e));
+        }
         Kind::Ours => ours::summary(&bytes),
         Kind::Section => ours::decode_section(&bytes).map(|f| ours::section_summary(&f)),
         Kind::Jvm => jvm::decode(&bytes).map(|f| f.summary()),
-        Kind::Parquet => unreachable!("handled above"),
     };
     s.map(|s| s.to_string()).map_err(|e| in_file(path, e))
 }
