@@ -40,9 +40,10 @@
 //!   bits equal the query's next `r` hash bits: exactly "the query's hash starts with the
 //!   entry's prefix".
 //! - **Insert** is cuckoo insertion with up to [`MAX_KICKS`] kicks. The filter doubles
-//!   *before* an insert that would pass [`MAX_LOAD`] of its slots or its allowance of new
-//!   entries for this size (the limit the FPR bound counts), and also when a kick chain
-//!   fails: the entry left in hand is carried through the doubling.
+//!   *before* an insert that would pass [`MAX_LOAD`] of its slots or would lift the union
+//!   bound of its contents (kept exactly, in integer units) past [`math::fpr_bound`] for this
+//!   size, and also when a kick chain fails: the entry left in hand is carried through the
+//!   doubling. Removes lower the union bound, so churn at a steady size never doubles it.
 //! - **Doubling** rebuilds a table of `2^(k+1)` buckets, reinserting every entry with its
 //!   home extended by its lowest fingerprint bit (`i1 + 2^k·(fp & 1)`, `fp >> 1`). An entry
 //!   with no bit left is copied into both halves. Entries with fewer than [`ALT_BITS`] bits
@@ -140,8 +141,10 @@ pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
     start_level: u32,
     /// `F`: fingerprint bits of entries created at this level.
     fp_bits: u32,
-    /// Entries created at this level (the allowance of the FPR bound).
-    fresh: u64,
+    /// `Σ 2^-(k + r)` over stored entries, in units of `2^-(k + 31)` (exact).
+    measure: u128,
+    /// The most `measure` may reach at this level: [`math::fpr_bound`] in the same units.
+    limit: u128,
     /// Entries stored (table and stash); voids copied at a doubling count twice.
     occupied: u64,
     /// Entries stored by fingerprint length `r`.
@@ -185,16 +188,29 @@ fn code_matches(code: u64, q: u64) -> bool {
     (code ^ q) & ((1u64 << code_len(code)) - 1) == 0
 }
 
+/// [`math::fpr_bound`] after `expansion` doublings, in units of `2^-(level + 31)`.
+fn limit_units(target: f64, expansion: u32, level: u32) -> Result<u128> {
+    let bound = math::fpr_bound(target, expansion)?;
+    Ok((bound * f64::from(level + 31).exp2()) as u128)
+}
+
 /// Whether an entry with this code (0 = empty slot) knows its alternate bucket.
 #[inline(always)]
 fn movable_entry(code: u64) -> bool {
     code >> ALT_BITS != 0
 }
 
-/// The level whose table holds `capacity` items at [`MAX_LOAD`]: at least 1.
-fn level_for(capacity: u64) -> u32 {
+/// The level whose table holds `capacity` items at [`MAX_LOAD`]: at least 1, at most
+/// [`MAX_LEVEL`] (past it, a size error).
+fn level_for(capacity: u64) -> Result<u32> {
     let buckets = (capacity as f64 / (SLOTS as f64 * MAX_LOAD)).ceil().max(2.0);
-    (buckets.log2().ceil() as u32).clamp(1, MAX_LEVEL)
+    let level = buckets.log2().ceil();
+    if level > f64::from(MAX_LEVEL) {
+        return Err(Error::SizeOverflow(format!(
+            "{capacity} items need more than 2^{MAX_LEVEL} buckets"
+        )));
+    }
+    Ok(level as u32)
 }
 
 impl ExpandableFilter<Xxh3Scheme> {
@@ -204,8 +220,9 @@ impl ExpandableFilter<Xxh3Scheme> {
     }
 
     /// An empty filter whose first table holds `start_capacity` items (it still grows past
-    /// them). Errors: `start_capacity = 0`, `fpr` not in (0, 1) or too small for
-    /// [`MAX_FP_BITS`]-bit fingerprints (below ≈ 10^-8).
+    /// them). Errors: `start_capacity = 0`, `fpr` not in (0, 1), and [`Error::SizeOverflow`]
+    /// for a start past `2^`[`MAX_LEVEL`] buckets or an `fpr` that needs fingerprints wider
+    /// than [`MAX_FP_BITS`] bits (below ≈ 10^-8).
     pub fn with_start(start_capacity: u64, fpr: f64) -> Result<Self> {
         Self::with_start_and_scheme(start_capacity, fpr, Xxh3Scheme)
     }
@@ -221,16 +238,15 @@ impl<S: HashScheme> ExpandableFilter<S> {
     pub fn with_start_and_scheme(start_capacity: u64, fpr: f64, scheme: S) -> Result<Self> {
         bloomlab_core::math::validate_items(start_capacity)?;
         bloomlab_core::math::validate_fpr(fpr)?;
-        let level = level_for(start_capacity);
-        let fp_bits = math::new_entry_bits(fpr, 0)
-            .map_err(|_| Error::invalid("fpr", format!("{fpr} needs fingerprints wider than {MAX_FP_BITS} bits")))?;
-        // Room to grow: the schedule must reach MAX_LEVEL within MAX_FP_BITS.
+        let level = level_for(start_capacity)?;
+        let fp_bits = math::new_entry_bits(fpr, 0)?;
         Ok(ExpandableFilter {
             table: BucketTable::new(1 << level, fp_bits + 2)?,
             level,
             start_level: level,
             fp_bits,
-            fresh: 0,
+            measure: 0,
+            limit: limit_units(fpr, 0, level)?,
             occupied: 0,
             hist: [0; 32],
             stash: Vec::new(),
@@ -273,6 +289,10 @@ impl<S: HashScheme> ExpandableFilter<S> {
     /// Slot width `W` in bits.
     pub fn slot_bits(&self) -> u32 {
         self.table.fingerprint_bits()
+    }
+    /// The bit-packed table: slot values `flag << (W − 1) | fp | 1 << r` (0 = empty).
+    pub fn table(&self) -> &BucketTable {
+        &self.table
     }
     /// Entries held in the stash (0 in every measured run).
     pub fn stash_len(&self) -> usize {
@@ -320,11 +340,22 @@ impl<S: HashScheme> ExpandableFilter<S> {
                 return true;
             }
         }
-        !self.stash.is_empty()
-            && self
-                .stash
-                .iter()
-                .any(|e| e.home == home && code_matches(e.code, q))
+        !self.stash.is_empty() && self.stash_from(home).any(|(_, e)| code_matches(e.code, q))
+    }
+
+    /// Stash entries with this home (the stash is sorted by home, then code).
+    fn stash_from(&self, home: u64) -> impl Iterator<Item = (usize, &Entry)> {
+        let start = self.stash.partition_point(|e| e.home < home);
+        self.stash[start..]
+            .iter()
+            .take_while(move |e| e.home == home)
+            .enumerate()
+            .map(move |(i, e)| (start + i, e))
+    }
+
+    fn stash_insert(&mut self, e: Entry) {
+        let at = self.stash.partition_point(|s| (s.home, s.code) < (e.home, e.code));
+        self.stash.insert(at, e);
     }
 
     /// Put `code` in an empty slot of `bucket`, flagged if `alt`.
@@ -398,13 +429,17 @@ impl<S: HashScheme> ExpandableFilter<S> {
         (MAX_LOAD * self.table.slots() as f64) as u64
     }
 
-    fn fresh_limit(&self) -> u64 {
-        let all = MAX_LOAD * self.table.slots() as f64;
-        if self.level == self.start_level {
-            all as u64
-        } else {
-            (all / 2.0) as u64
-        }
+    /// Measure units of one entry of fingerprint length `r`.
+    #[inline(always)]
+    fn units(r: u32) -> u128 {
+        1u128 << (31 - r)
+    }
+
+    fn measure_of(hist: &[u64; 32]) -> u128 {
+        hist.iter()
+            .enumerate()
+            .map(|(r, &n)| u128::from(n) << (31 - r))
+            .sum()
     }
 
     /// Double the table. On error nothing has changed.
@@ -419,6 +454,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
         let fp_bits = math::new_entry_bits(target, level - self.start_level)?;
         let widest_left = (1..32).rev().find(|&r| self.hist[r] > 0).map_or(0, |r| r - 1);
         let width = fp_bits.max(widest_left as u32) + 2;
+        let limit = limit_units(target, level - self.start_level, level)?;
         let table = BucketTable::new(1 << level, width)?;
         let old = std::mem::replace(&mut self.table, table);
         let old_stash = std::mem::take(&mut self.stash);
@@ -429,7 +465,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
         let old_offset = |code: u64| 1 + fastrange(fmix64(code & old_mask), half - 1);
         self.level = level;
         self.fp_bits = fp_bits;
-        self.fresh = 0;
+        self.limit = limit;
         self.occupied = 0;
         self.hist = [0; 32];
         let split = |this: &mut Self, e: Entry| {
@@ -443,7 +479,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
                 this.occupied += 1;
                 this.hist[code_len(p.code) as usize] += 1;
                 if let Some(hand) = this.place(p, p.home ^ p.code.rotate_left(32)) {
-                    this.stash.push(hand);
+                    this.stash_insert(hand);
                 }
             }
         };
@@ -461,26 +497,33 @@ impl<S: HashScheme> ExpandableFilter<S> {
         for e in old_stash {
             split(self, e);
         }
+        self.measure = Self::measure_of(&self.hist);
         Ok(())
     }
 
     #[inline]
     fn insert_hash(&mut self, h: u64) -> Result<()> {
-        if self.occupied + 1 > self.load_limit() || self.fresh + 1 > self.fresh_limit() {
+        let more = Self::units(self.fp_bits);
+        if self.occupied + 1 > self.load_limit() || self.measure + more > self.limit {
             self.expand()?;
         }
         let e = Entry {
             home: h & ((1u64 << self.level) - 1),
             code: ((h >> self.level) & ((1u64 << self.fp_bits) - 1)) | (1u64 << self.fp_bits),
         };
-        self.fresh += 1;
+        self.measure += Self::units(self.fp_bits);
         self.occupied += 1;
         self.hist[self.fp_bits as usize] += 1;
         if let Some(hand) = self.place(e, h) {
             // The key is stored either way: in the stash now, in the doubled table if the
-            // doubling succeeds (a failed one is retried, and reported, by the next insert).
-            self.stash.push(hand);
-            let _ = self.expand();
+            // table is at least half full and the doubling succeeds (a failed one is retried,
+            // and reported, by the next insert). Below half full the failure comes from copies
+            // of one key crowding its two buckets, which no doubling separates: they stay in
+            // the stash.
+            self.stash_insert(hand);
+            if 2 * self.occupied >= self.table.slots() {
+                let _ = self.expand();
+            }
         }
         self.meta.record_insert();
         Ok(())
@@ -511,10 +554,8 @@ impl<S: HashScheme> ExpandableFilter<S> {
                 consider(Ok((alt, s)), u64::from(raw ^ flag));
             }
         }
-        for (i, e) in self.stash.iter().enumerate() {
-            if e.home == home {
-                consider(Err(i), e.code);
-            }
+        for (i, e) in self.stash_from(home) {
+            consider(Err(i), e.code);
         }
         best
     }
@@ -533,7 +574,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
             .u8(self.level as u8)
             .u8(self.table.fingerprint_bits() as u8)
             .u8(self.fp_bits as u8)
-            .u64(self.fresh)
             .u64(self.stash.len() as u64);
         for e in &self.stash {
             w.u64(e.home).u64(e.code);
@@ -560,9 +600,8 @@ impl<S: HashScheme> ExpandableFilter<S> {
         let level = u32::from(r.u8()?);
         let width = u32::from(r.u8()?);
         let fp_bits = u32::from(r.u8()?);
-        let fresh = r.u64()?;
         let stash_len = r.u64()?;
-        if start_capacity == 0 || start_level != level_for(start_capacity) {
+        if start_capacity == 0 || level_for(start_capacity).ok() != Some(start_level) {
             return Err(bad("start", "start capacity and start level disagree"));
         }
         if !(target > 0.0 && target < 1.0) {
@@ -611,7 +650,8 @@ impl<S: HashScheme> ExpandableFilter<S> {
                 home: stash_r.u64()?,
                 code: stash_r.u64()?,
             };
-            if e.home >> level != 0 || e.code == 0 || e.code >> (width - 1) != 0 {
+            let sorted = stash.last().is_none_or(|l: &Entry| (l.home, l.code) <= (e.home, e.code));
+            if !sorted || e.home >> level != 0 || e.code == 0 || e.code >> (width - 1) != 0 {
                 return Err(bad("stash", format!("invalid entry {e:?}")));
             }
             hist[code_len(e.code) as usize] += 1;
@@ -623,7 +663,8 @@ impl<S: HashScheme> ExpandableFilter<S> {
             level,
             start_level,
             fp_bits,
-            fresh,
+            measure: Self::measure_of(&hist),
+            limit: limit_units(target, expansion, level).map_err(|e| bad("target_fpr", e.to_string()))?,
             occupied,
             hist,
             stash,
@@ -632,8 +673,8 @@ impl<S: HashScheme> ExpandableFilter<S> {
         if count > occupied {
             return Err(bad("count", format!("{count} keys in {occupied} entries")));
         }
-        if fresh > f.fresh_limit() {
-            return Err(bad("fresh", "more entries than the level allows"));
+        if f.measure > f.limit || occupied - f.stash.len() as u64 > f.load_limit() {
+            return Err(bad("table", "more entries than the FPR bound or the load allows"));
         }
         f.stash.shrink_to_fit();
         Ok(f)
@@ -679,7 +720,6 @@ impl<S: HashScheme> FilterCore for ExpandableFilter<S> {
         self.level == other.level
             && self.start_level == other.start_level
             && self.fp_bits == other.fp_bits
-            && self.fresh == other.fresh
             && self.stash == other.stash
             && self.table == other.table
     }
@@ -711,10 +751,11 @@ impl<S: HashScheme> RemovableFilter for ExpandableFilter<S> {
         match at {
             Ok((b, s)) => self.table.set(b, s, 0),
             Err(i) => {
-                self.stash.swap_remove(i);
+                self.stash.remove(i);
             }
         }
         self.hist[r as usize] -= 1;
+        self.measure -= Self::units(r);
         self.occupied -= 1;
         self.meta.record_remove();
         true
