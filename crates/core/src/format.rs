@@ -412,6 +412,14 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Check a decoded probe count `k` (`1..=MAX_HASHES`, [`math::validate_hashes`](crate::math::validate_hashes)),
+/// as a [`DecodeError`] naming the field `k`.
+pub fn check_hashes(k: u32) -> std::result::Result<(), DecodeError> {
+    crate::math::validate_hashes(k)
+        .map(|_| ())
+        .map_err(|e| DecodeError::field("k", e.to_string()))
+}
+
 /// Encode an optional target FPR as `f64` bits (0.0 means "not given").
 pub fn encode_optional_fpr(p: Option<f64>) -> f64 {
     p.unwrap_or(0.0)
