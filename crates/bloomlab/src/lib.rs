@@ -231,6 +231,9 @@ pub use bloomlab_cuckoo::CuckooFilter;
 #[cfg(feature = "scalable")]
 pub use bloomlab_scalable::{ScalableBloomFilter, ScalableConfig};
 
+#[cfg(feature = "expandable")]
+pub use bloomlab_expandable::ExpandableFilter;
+
 #[cfg(feature = "keyed")]
 pub use bloomlab_keyed::{KeyedBlockedBloomFilter, KeyedBloomFilter, Sip64Scheme, SipScheme};
 
@@ -245,6 +248,8 @@ pub mod variants {
     pub use bloomlab_counting as counting;
     #[cfg(feature = "cuckoo")]
     pub use bloomlab_cuckoo as cuckoo;
+    #[cfg(feature = "expandable")]
+    pub use bloomlab_expandable as expandable;
     #[cfg(feature = "jvm")]
     pub use bloomlab_jvm as jvm;
     #[cfg(feature = "keyed")]
