@@ -128,7 +128,9 @@ pub fn summary(bytes: &[u8]) -> Result<Summary, CliError> {
         format: format!("bloomlab {} {version}", i.params.variant),
         k: i.params.hashes,
         k_meaning: match i.params.variant {
-            bloomlab_core::format::Variant::Cuckoo => "fingerprint bits",
+            bloomlab_core::format::Variant::Cuckoo | bloomlab_core::format::Variant::Expandable => {
+                "fingerprint bits"
+            }
             bloomlab_core::format::Variant::Ribbon => "result bits per key",
             _ => "probes per key",
         },

@@ -23,7 +23,8 @@ use crate::error::DecodeError;
 pub const XXH3_SEED: u64 = u64::from_le_bytes(*b"bloomlab");
 
 /// Map a uniformly distributed 64-bit value onto `0..n` without division
-/// (Lemire 2016, "A fast alternative to the modulo reduction"): `⌊x · n / 2^64⌋`.
+/// (Lemire 2016, "A fast alternative to the modulo reduction"): `⌊x · n / 2^64⌋`. Defined
+/// once, beside the kernels that inline it, and re-exported here.
 ///
 /// ```
 /// use bloomlab_core::hash::fastrange;
@@ -31,10 +32,7 @@ pub const XXH3_SEED: u64 = u64::from_le_bytes(*b"bloomlab");
 /// assert_eq!(fastrange(u64::MAX, 10), 9);
 /// assert_eq!(fastrange(1 << 63, 10), 5);
 /// ```
-#[inline(always)]
-pub fn fastrange(x: u64, n: u64) -> u64 {
-    ((u128::from(x) * u128::from(n)) >> 64) as u64
-}
+pub use bloomlab_simd::fastrange;
 
 /// The 128 bits a key hashes to, split into the two halves double hashing needs.
 ///
@@ -429,5 +427,29 @@ mod tests {
         }
         assert_eq!(SchemeId::try_from(0), Err(DecodeError::UnknownScheme(0)));
         assert_eq!(SchemeId::try_from(10), Err(DecodeError::UnknownScheme(10)));
+    }
+
+    #[test]
+    fn routed_positions_are_the_probe_positions() {
+        // The routing kernels write the Kirsch–Mitzenmacher positions out by hand (the simd
+        // crate cannot see `KeyHash`): the same positions, key by key, in order.
+        let mut st = 9u64;
+        let mut next = || {
+            st = st
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1442695040888963407);
+            st ^ (st >> 31)
+        };
+        for m in [1u64, 63, 1_000, 1 << 20, u64::from(u32::MAX), 1 << 40] {
+            let (h1, h2): (Vec<u64>, Vec<u64>) = (0..50).map(|_| (next(), next() | 1)).unzip();
+            let mut out = vec![Vec::new()];
+            crate::simd::route_positions_portable(&h1, &h2, 7, m, &[0, m], &mut out);
+            let want: Vec<u64> = h1
+                .iter()
+                .zip(&h2)
+                .flat_map(|(&a, &b)| KeyHash { h1: a, h2: b }.positions(7, m))
+                .collect();
+            assert_eq!(out[0], want, "m = {m}");
+        }
     }
 }

@@ -155,10 +155,9 @@ impl GuavaBloomFilter {
             return Err(Error::InvalidFpr(fpp));
         }
         let n = i64::try_from(expected_insertions.max(1)).map_err(|_| {
-            Error::invalid(
-                "expected_insertions",
-                "must fit Java's long (at most 2^63 − 1)",
-            )
+            Error::SizeOverflow(format!(
+                "{expected_insertions} expected insertions: Guava's count is a long (at most 2^63 − 1)"
+            ))
         })?;
         let m = sizing::optimal_num_of_bits(n, fpp);
         if m <= 0 {

@@ -120,8 +120,11 @@ fn check_items(expected_items: u64) -> Result<i64> {
     if expected_items == 0 {
         return Err(Error::ZeroItems);
     }
-    i64::try_from(expected_items)
-        .map_err(|_| Error::invalid("expected_items", "must fit Java's long (at most 2^63 − 1)"))
+    i64::try_from(expected_items).map_err(|_| {
+        Error::SizeOverflow(format!(
+            "{expected_items} expected items: Spark's count is a long (at most 2^63 − 1)"
+        ))
+    })
 }
 
 fn check_fpp(fpp: f64) -> Result<()> {
