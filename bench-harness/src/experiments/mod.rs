@@ -13,6 +13,7 @@ pub mod cuckoo_space;
 pub mod keyed_attack;
 pub mod overfill;
 pub mod scalable_growth;
+pub mod expandable_growth;
 pub mod static_space;
 
 use crate::adapters::Entry;
@@ -40,6 +41,8 @@ pub const REGISTRY: &[(&str, RunFn)] = &[
     ("keyed-attack", keyed_attack::run),
     ("blocked-penalty", blocked_penalty::run),
     ("scalable-growth", scalable_growth::run),
+    ("expandable-space", expandable_growth::run_space),
+    ("expandable-fpr", expandable_growth::run_fpr),
     ("cuckoo-space", cuckoo_space::run),
     ("static-space", static_space::run),
     ("concurrent", concurrent::run),
