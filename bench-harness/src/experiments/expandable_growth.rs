@@ -226,7 +226,10 @@ fn time(
             fpr: p,
             seed,
         };
-        let ie = secs(exp.time_inserts(&grow_spec, members).ok_or("no inserts")??);
+        let ie = secs(
+            exp.time_inserts(&grow_spec, members)
+                .ok_or("no inserts")??,
+        );
         let ic = secs(cuc.time_inserts(&full, members).ok_or("no inserts")??);
         inserts.push(ie / ic);
     }

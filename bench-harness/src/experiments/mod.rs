@@ -10,10 +10,10 @@
 pub mod blocked_penalty;
 pub mod concurrent;
 pub mod cuckoo_space;
+pub mod expandable_growth;
 pub mod keyed_attack;
 pub mod overfill;
 pub mod scalable_growth;
-pub mod expandable_growth;
 pub mod static_space;
 
 use crate::adapters::Entry;
