@@ -29,7 +29,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{pct, size_label};
+use crate::labels::{pct, size_label};
 use crate::schema::{Results, Row};
 use crate::stats::Interval;
 
