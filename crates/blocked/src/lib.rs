@@ -861,25 +861,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             .map(|b| &b.0)
     }
 
-    /// The design capacity (the `n` the filter was sized for).
-    pub fn capacity(&self) -> u64 {
-        self.meta.capacity()
-    }
-
-    /// The target FPR, if the filter was sized from one.
-    pub fn target_fpr(&self) -> Option<f64> {
-        self.meta.target_fpr()
-    }
-
-    /// Inserts relative to design capacity: 1.0 at design load.
-    pub fn load(&self) -> f64 {
-        self.meta.count() as f64 / self.meta.capacity() as f64
-    }
-
-    /// More inserts than the design capacity: the FPR has climbed past the target.
-    pub fn is_saturated(&self) -> bool {
-        self.meta.count() > self.meta.capacity()
-    }
+    bloomlab_core::sizing_accessors!(saturated, load);
 
     /// Number of set bits.
     pub fn count_ones(&self) -> u64 {

@@ -529,6 +529,32 @@ pub fn check_known_answer(name: &str, bytes: &[u8], len: usize, want: u64) {
     );
 }
 
+/// `decode` refuses `bytes` (a valid checked encoding) once its scheme byte claims the keyed
+/// SipHash scheme (resealed, so the refusal is `SchemeMismatch`, not a checksum error),
+/// refuses `other_variant` (another variant's checked encoding) with `WrongVariant` when
+/// given, and refuses the empty input.
+pub fn check_scheme_and_foreign_refused<F>(
+    bytes: &[u8],
+    decode: impl Fn(&[u8]) -> Result<F, Error>,
+    other_variant: Option<&[u8]>,
+) {
+    use bloomlab_core::DecodeError;
+    let mut keyed = bytes.to_vec();
+    keyed[7] = 2; // claim the keyed SipHash scheme
+    format::reseal(&mut keyed);
+    assert!(matches!(
+        decode(&keyed),
+        Err(Error::Decode(DecodeError::SchemeMismatch { .. }))
+    ));
+    if let Some(other) = other_variant {
+        assert!(matches!(
+            decode(other),
+            Err(Error::Decode(DecodeError::WrongVariant { .. }))
+        ));
+    }
+    assert!(decode(b"").is_err());
+}
+
 /// Encode, decode, and require an equal filter that answers the same on members and
 /// non-members.
 pub fn check_bytes_round_trip<F: Filter + PartialEq + Debug>(

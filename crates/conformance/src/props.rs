@@ -344,6 +344,9 @@ pub fn decode_is_total<F>(
     }
 }
 
+/// A borrowing decoder reduced to whether it accepts its input.
+pub type Accepts<'a> = &'a dyn Fn(&[u8]) -> bool;
+
 /// [`decode_is_total`] for the owning decoder, and every one of `views` (borrowing decoders
 /// of the same format) accepts exactly the inputs it accepts, within the same bounds.
 pub fn decoders_agree<F>(
@@ -351,7 +354,7 @@ pub fn decoders_agree<F>(
     input: &[u8],
     decode: impl Fn(&[u8]) -> Result<F, Error>,
     encode: impl Fn(&F) -> Vec<u8>,
-    views: &[&dyn Fn(&[u8]) -> bool],
+    views: &[Accepts<'_>],
 ) -> Result<(), TestCaseError> {
     let owned = decode_is_total(alloc, input, decode, encode)?;
     for (i, view) in views.iter().enumerate() {
