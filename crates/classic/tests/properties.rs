@@ -2,8 +2,7 @@
 //! `bloomlab_conformance::props`; `PROPTEST_CASES` sets the case count).
 
 use bloomlab_classic::{BloomFilter, BloomFilterView};
-use bloomlab_conformance::props::proptest::prelude::*;
-use bloomlab_conformance::{counting_allocator, props, variant_properties};
+use bloomlab_conformance::{counting_allocator, variant_properties};
 
 counting_allocator!();
 
@@ -15,30 +14,10 @@ fn build(keys: &[Vec<u8>]) -> BloomFilter {
     f
 }
 
-/// No false negatives; the bytes round-trip and the view answers alike.
-fn check(f: &BloomFilter, keys: &[Vec<u8>], probes: &[Vec<u8>]) -> Result<(), TestCaseError> {
-    props::no_false_negatives(f, keys)?;
-    props::round_trips(f, probes, BloomFilter::to_bytes, BloomFilter::from_bytes)?;
-    let bytes = f.to_bytes();
-    let view = BloomFilterView::new(&bytes).unwrap();
-    props::answers_alike(f, |k| view.might_contain(k), keys, probes)
-}
-
-/// The owning decoder and the view accept exactly the same bytes, within bounds.
-fn decoders_agree(input: &[u8]) -> Result<(), TestCaseError> {
-    props::decoders_agree(
-        GLOBAL,
-        input,
-        BloomFilter::from_bytes,
-        BloomFilter::to_bytes,
-        &[&|b| BloomFilterView::new(b).is_ok()],
-    )
-}
-
+// The view answers alike; the owning decoder and the view accept exactly the same bytes.
 variant_properties! {
+    viewed: BloomFilter,
+    views: [BloomFilterView],
     build: build,
-    check: check,
-    decoders: decoders_agree,
-    encodings: |f: &BloomFilter| [f.to_bytes()],
     union: (BloomFilter::with_fpr(401, 0.01).unwrap(), BloomFilter::union),
 }

@@ -473,6 +473,17 @@ pub mod kat {
         ]
     }
 
+    /// The slots the five [`probe_keys`] take in a table of 1000 slots with k = 7 under the
+    /// xxh3 scheme, sorted: the classic filter's bits and the counting filter's counters
+    /// follow the same pinned rule, so both pin these.
+    pub const POSITIONS_1000_K7: [[u64; 7]; 5] = [
+        [238, 285, 331, 603, 649, 920, 967],
+        [41, 202, 363, 481, 642, 761, 922],
+        [95, 111, 127, 143, 603, 619, 635],
+        [38, 156, 318, 435, 597, 759, 876],
+        [83, 314, 339, 570, 596, 827, 852],
+    ];
+
     /// Indices `i` of the non-members `n0 … n{count−1}` for which `maybe` answers true.
     pub fn positives_among(maybe: impl Fn(&str) -> bool, count: usize) -> Vec<usize> {
         keys("n", count)

@@ -396,10 +396,39 @@ pub fn answers_alike(
 /// The test binary installs the counting allocator its `decoders` pass to
 /// [`decode_is_total`]; every test holds [`serial`].
 ///
+/// `viewed: Type, views: [View, …], build: …, union: (…)` fills in the rest for a type with
+/// borrowing views: no false negatives, [`round_trips`], the first view answers alike, and
+/// [`decoders_agree`] with every view.
+///
 /// `standard: Type, build: …` fills in the rest for a type with `to_bytes`/`from_bytes` and
 /// no other decoder: no false negatives and [`round_trips`], and [`decode_is_total`].
 #[macro_export]
 macro_rules! variant_properties {
+    (
+        viewed: $ty:ty,
+        views: [$view:ty $(, $more:ty)*],
+        build: $build:expr,
+        union: ($empty:expr, $union:expr)
+        $(,)?
+    ) => {
+        $crate::variant_properties! {
+            build: $build,
+            check: |f: &$ty, keys: &[Vec<u8>], probes: &[Vec<u8>]| {
+                $crate::props::no_false_negatives(f, keys)?;
+                $crate::props::round_trips(f, probes, <$ty>::to_bytes, <$ty>::from_bytes)?;
+                let bytes = f.to_bytes();
+                let view = <$view>::new(&bytes).unwrap();
+                $crate::props::answers_alike(f, |k| view.might_contain(k), keys, probes)
+            },
+            decoders: |b: &[u8]| {
+                let views: &[$crate::props::Accepts<'_>] =
+                    &[&|v| <$view>::new(v).is_ok() $(, &|v| <$more>::new(v).is_ok())*];
+                $crate::props::decoders_agree(GLOBAL, b, <$ty>::from_bytes, <$ty>::to_bytes, views)
+            },
+            encodings: |f: &$ty| [f.to_bytes()],
+            union: ($empty, $union),
+        }
+    };
     (standard: $ty:ty, build: $build:expr $(,)?) => {
         $crate::variant_properties! {
             build: $build,
