@@ -42,6 +42,7 @@
 
 pub mod concurrent;
 pub mod exact;
+pub mod jvm;
 pub mod ours;
 pub mod peers;
 pub mod sbbf_rs;
@@ -491,6 +492,9 @@ pub fn registry() -> Vec<Entry> {
         ours::expandable_keyed_entry(),
         ours::ribbon_entry(),
         ours::ribbon_batched_entry(),
+        jvm::spark_v1_entry(),
+        jvm::spark_v2_entry(),
+        jvm::guava_entry(),
         peers::fastbloom_entry(),
         peers::fastbloom_sip_entry(),
         sbbf_rs::sbbf_rs_entry(),

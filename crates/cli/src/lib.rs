@@ -12,7 +12,7 @@
 //!   a filter sized for `N` keys at false-positive rate `P`, inserts every key of `KEYFILE`
 //!   and writes it to `FILE`. Formats ([`BuildFormat`]):
 //!   - `spark-v1`, `spark-v2`: `org.apache.spark.util.sketch.BloomFilter`'s serialized form
-//!     (V2, with its seed, is what Spark 4 writes by default); `guava`:
+//!     (V2, with its seed, is `BloomFilter.create`'s default since Spark 4.1); `guava`:
 //!     `com.google.common.hash.BloomFilter.writeTo`'s. Sized exactly as the JVM's
 //!     `create(N, P)`, so the bytes equal the JVM's for the same keys.
 //!   - `sbbf`: a Parquet bloom filter section (Thrift `BloomFilterHeader`, then the bitset),
@@ -83,6 +83,18 @@
 //! assert_eq!(sink, b"1\n1\n"); // every inserted key answers 1
 //! # Ok::<(), bloomlab_cli::CliError>(())
 //! ```
+//!
+//! # Guarantees (each tested)
+//!
+//! - Spark and Guava: for the same keys, `build` writes the bytes the jars write, and
+//!   `contains` on a file the jars wrote answers as the jars do on 10⁴ probes (`tests/jvm.rs`,
+//!   on `bloomlab-jvm`'s known-answer files from spark-sketch and Guava).
+//! - Parquet: on files DuckDB and pyarrow wrote (`tests/data/make_parquet.py`), the answers
+//!   equal DuckDB's own `parquet_bloom_probe` and arrow-rs's `Sbbf::check`, row group by row
+//!   group, and every value a row group holds answers `1` (`tests/parquet.rs`).
+//! - Cost: a bare filter file is read whole; a Parquet file only in its footer and the bloom
+//!   filter sections asked for (never its data pages), each length checked against the file
+//!   before it is read. One hash per key, one probe per row group.
 //!
 //! # Why one command over files
 //!
@@ -187,7 +199,7 @@ pub enum BuildFormat {
     /// Spark's `BloomFilter`, serialized format version 1.
     #[value(name = "spark-v1")]
     SparkV1,
-    /// Spark's `BloomFilter`, serialized format version 2 (Spark 4's default).
+    /// Spark's `BloomFilter`, serialized format version 2 (the default since Spark 4.1).
     #[value(name = "spark-v2")]
     SparkV2,
     /// Guava's `BloomFilter` (`writeTo`).
@@ -335,16 +347,20 @@ enum Kind {
 
 const UNKNOWN: &str = "unknown format: not a valid filter file of any kind bloomlab reads (a Parquet file, a bloomlab filter, a Spark or Guava filter, a Parquet bloom filter section)";
 
-fn kind_of(path: &Path) -> Result<Kind, CliError> {
+/// The kind of file, and for a bare filter its bytes (a Parquet file is not loaded).
+fn kind_of(path: &Path) -> Result<(Kind, Vec<u8>), CliError> {
     let mut f = std::fs::File::open(path)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
     if parquet_file::sniff(&mut f)
         .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?
     {
-        return Ok(Kind::Parquet);
+        return Ok((Kind::Parquet, Vec::new()));
     }
     let bytes = read(path)?;
-    bare_kind(&bytes).ok_or_else(|| CliError::BadFile(format!("{}: {UNKNOWN}", path.display())))
+    match bare_kind(&bytes) {
+        Some(kind) => Ok((kind, bytes)),
+        None => Err(CliError::BadFile(format!("{}: {UNKNOWN}", path.display()))),
+    }
 }
 
 fn bare_kind(bytes: &[u8]) -> Option<Kind> {
@@ -364,12 +380,16 @@ fn load(bytes: &[u8], kind: Kind) -> Result<Loaded, CliError> {
         Kind::Ours => Loaded::Ours(ours::decode(bytes)?),
         Kind::Jvm => Loaded::Jvm(jvm::decode(bytes)?),
         Kind::Section => Loaded::Section(ours::decode_section(bytes)?),
-        Kind::Parquet => unreachable!("Parquet files are read through their footer"),
+        Kind::Parquet => {
+            return Err(CliError::Invalid(
+                "a Parquet file is read through its footer, not as one filter".into(),
+            ));
+        }
     })
 }
 
 fn contains(a: &ContainsArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let kind = kind_of(&a.file)?;
+    let (kind, bytes) = kind_of(&a.file)?;
     let mut text = Vec::new();
     if kind == Kind::Parquet {
         if a.key_type.is_some() {
@@ -415,7 +435,6 @@ fn contains(a: &ContainsArgs, out: &mut dyn Write) -> Result<(), CliError> {
             "a filter file needs --key-type (i64, str or bytes): how it was built".into(),
         )
     })?;
-    let bytes = read(&a.file)?;
     let filter = load(&bytes, kind).map_err(|e| in_file(&a.file, e))?;
     let data = read(&a.keys)?;
     for (i, line) in keys::lines(&data).enumerate() {
@@ -430,19 +449,18 @@ fn contains(a: &ContainsArgs, out: &mut dyn Write) -> Result<(), CliError> {
     write_out(out, &text)
 }
 
-/// `inspect`'s text for a file of any kind the commands read.
+/// `inspect`'s text for a file of any kind the commands read (`bench-harness inspect` prints
+/// the same).
 pub fn inspect_file(path: &Path) -> Result<String, CliError> {
-    let kind = kind_of(path)?;
-    if kind == Kind::Parquet {
-        let mut pq = ParquetBlooms::open(path).map_err(|e| in_file(path, e))?;
-        return pq.describe().map_err(|e| in_file(path, e));
-    }
-    let bytes = read(path)?;
+    let (kind, bytes) = kind_of(path)?;
     let s = match kind {
+        Kind::Parquet => {
+            let mut pq = ParquetBlooms::open(path).map_err(|e| in_file(path, e))?;
+            return pq.describe().map_err(|e| in_file(path, e));
+        }
         Kind::Ours => ours::summary(&bytes),
         Kind::Section => ours::decode_section(&bytes).map(|f| ours::section_summary(&f)),
         Kind::Jvm => jvm::decode(&bytes).map(|f| f.summary()),
-        Kind::Parquet => unreachable!("handled above"),
     };
     s.map(|s| s.to_string()).map_err(|e| in_file(path, e))
 }

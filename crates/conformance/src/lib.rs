@@ -11,6 +11,8 @@
 //! - [`check_invalid_parameters`]: every invalid parameter is a typed error, not a panic.
 //! - [`check_serde_round_trip`] and [`check_bytes_round_trip`].
 //! - [`check_known_answer`], [`digest`] and [`from_hex`]: literal known-answer vectors.
+//! - [`props`]: the same promises as properties over arbitrary keys, operations and bytes
+//!   (proptest), with the decoders' allocations and time bounded.
 //!
 //! All randomness is seeded ([`rand_chacha::ChaCha8Rng`], stable across platforms and
 //! versions), so a failure reproduces exactly.
@@ -52,6 +54,8 @@
 //! answering as before.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
+
+pub mod props;
 
 use std::fmt::Debug;
 

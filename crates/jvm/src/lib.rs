@@ -93,7 +93,7 @@ pub use guava::{GuavaBloomFilter, GuavaSizing, GuavaStrategy, MAX_GUAVA_HASH_FUN
 pub use spark::{SparkBloomFilter, SparkVersion};
 
 /// Largest `k` this crate builds or reads for a Spark filter. Spark stores `k` as an `int`;
-/// `create(n, fpp)` never chooses more than 1 075 (at the smallest positive `fpp`), and a
+/// `create(n, fpp)` never chooses more than 1 074 (at the smallest positive `fpp`), and a
 /// query costs up to `k` probes, so a decoded filter with more is refused rather than allowed
 /// to make every query cost millions of steps.
 pub const MAX_SPARK_HASH_FUNCTIONS: u32 = 1 << 16;
@@ -193,6 +193,30 @@ impl JvmFilter {
         match self {
             JvmFilter::Spark(f) => f,
             JvmFilter::Guava(f) => f,
+        }
+    }
+
+    /// Number of bits `m`.
+    pub fn bit_size(&self) -> u64 {
+        match self {
+            JvmFilter::Spark(f) => f.bit_size(),
+            JvmFilter::Guava(f) => f.bit_size(),
+        }
+    }
+
+    /// Number of probes `k`.
+    pub fn num_hash_functions(&self) -> u32 {
+        match self {
+            JvmFilter::Spark(f) => f.num_hash_functions(),
+            JvmFilter::Guava(f) => f.num_hash_functions(),
+        }
+    }
+
+    /// Number of set bits (the fill is this over [`bit_size`](Self::bit_size)).
+    pub fn cardinality(&self) -> u64 {
+        match self {
+            JvmFilter::Spark(f) => f.cardinality(),
+            JvmFilter::Guava(f) => f.cardinality(),
         }
     }
 

@@ -248,6 +248,8 @@ fn detection_names_every_form() {
         assert_eq!(f.format().name(), name);
         assert_eq!(Some(f.format()), JvmFormat::detect(&bytes));
         assert_eq!(f.to_bytes(), bytes);
+        assert_eq!((f.bit_size(), f.num_hash_functions()), (960, 7));
+        assert!(f.cardinality() == 0 && f.as_filter().expected_fpr() == 0.0);
         // A decoded filter reports the load k is optimal for (the bytes carry no count).
         assert_eq!(f.as_filter().params().capacity, 95);
     }

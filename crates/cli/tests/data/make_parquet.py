@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Write small Parquet files with bloom filters from other engines, and those engines' answers.
 
-Run from anywhere: `pip install duckdb pyarrow && python3 crates/cli/tests/data/make_parquet.py`.
+Run from anywhere: `pip install duckdb pyarrow pyspark && python3 crates/cli/tests/data/make_parquet.py`.
 Writes, next to this script:
 
 - duckdb.parquet: written by DuckDB (three row groups; DuckDB stores a bloom filter only for
   dictionary-encoded column chunks, so the high-cardinality `uniq` column has none);
 - pyarrow.parquet: written by pyarrow / Arrow C++ (four row groups; `nofilter` has none);
+- spark.parquet: written by Spark (parquet-mr) in a local session (needs pyspark and Java 17;
+  `nofilter` has none), its answers checked against parquet-mr's own bloom filter reader;
 - for each (file, column) probed, `<file-stem>.<column>.keys` (one key per line, encoded as
   `bloomlab contains` reads them for the column's physical type), `.expected` (per key one
   line, one field per row group: DuckDB's `parquet_bloom_probe` answer, `1` where its filter
@@ -187,11 +189,96 @@ def pyarrow_file(con):
     write_case(con, "pyarrow", file, "nofilter", "BIGINT", probe_nf, int_line, groups(list(range(n))))
 
 
+def spark_file(con):
+    """Spark (parquet-mr) writes the file; its expected answers come from parquet-mr's own
+    reader: `ParquetFileReader.readBloomFilter` and `BloomFilter.findHash`, called through the
+    running session's JVM, checked against DuckDB's probe as well."""
+    import glob
+    import shutil
+    import struct
+    import tempfile
+
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[1]")
+        .appName("bloomlab-testdata")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    tmp = tempfile.mkdtemp()
+    n = 3000
+    df = spark.range(0, n, numPartitions=1).selectExpr(
+        "id * 5 - 7000 AS id",
+        "concat('名前-', CAST(id % 700 AS STRING)) AS name",
+        "CAST(id % 97 - 40 AS INT) AS small",
+        "id AS nofilter",
+    )
+    writer = df.write.mode("overwrite").option("parquet.block.size", 16384)
+    for col, ndv, fpp in [("id", 1000, 0.2), ("name", 300, 0.3), ("small", 100, 0.2)]:
+        writer = (
+            writer.option(f"parquet.bloom.filter.enabled#{col}", "true")
+            .option(f"parquet.bloom.filter.expected.ndv#{col}", str(ndv))
+            .option(f"parquet.bloom.filter.fpp#{col}", str(fpp))
+        )
+    writer.parquet(tmp)
+    (part,) = glob.glob(os.path.join(tmp, "part-*.parquet"))
+    file = path("spark.parquet")
+    shutil.copyfile(part, file)
+    shutil.rmtree(tmp)
+
+    jvm = spark._jvm
+    conf = spark._jsc.hadoopConfiguration()
+    input_file = jvm.org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+        jvm.org.apache.hadoop.fs.Path(file), conf
+    )
+    reader = jvm.org.apache.parquet.hadoop.ParquetFileReader.open(input_file)
+    blocks = list(reader.getFooter().getBlocks())
+    Binary = jvm.org.apache.parquet.io.api.Binary
+
+    def parquet_mr(column, plain):
+        out = []
+        for block in blocks:
+            chunk = next(c for c in block.getColumns() if c.getPath().toDotString() == column)
+            bf = reader.readBloomFilter(chunk)
+            if bf is None:
+                out.append("-")
+            else:
+                # hash(Binary) is XXH64 of the bytes: of the plain encoding, as for each type.
+                out.append("1" if bf.findHash(bf.hash(Binary.fromConstantByteArray(bytearray(plain)))) else "0")
+        return out
+
+    rows = [(i * 5 - 7000, f"名前-{i % 700}", i % 97 - 40, i) for i in range(n)]
+    counts = [b.getRowCount() for b in blocks]
+    assert sum(counts) == n and len(counts) >= 3, counts
+    starts = [sum(counts[:r]) for r in range(len(counts))]
+    groups = lambda c: [set(r[c] for r in rows[s:s + k]) for s, k in zip(starts, counts)]
+    rnd = random.Random(41)
+    cases = [
+        ("id", "BIGINT", sorted({rnd.randrange(-8000, 9000) for _ in range(200)}), int_line,
+         lambda v: struct.pack("<q", v), groups(0)),
+        ("name", "VARCHAR", [f"名前-{j}" for j in range(0, 900, 9)] + ["", "名前"], str_line,
+         lambda v: v.encode("utf-8"), groups(1)),
+        ("small", "INTEGER", list(range(-50, 70, 2)), int_line, lambda v: struct.pack("<i", v), groups(2)),
+        ("nofilter", "BIGINT", list(range(-5, 3100, 150)), int_line, lambda v: struct.pack("<q", v), groups(3)),
+    ]
+    for column, sql_type, values, line_of, plain, grp in cases:
+        write_case(con, "spark", file, column, sql_type, values, line_of, grp)
+        # The engine's own probe must give the answers just written (DuckDB's).
+        expected = open(path(f"spark.{column}.expected")).read().splitlines()
+        for v, e in zip(values, expected):
+            assert " ".join(parquet_mr(column, plain(v))) == e, (column, v, e)
+    reader.close()
+    print("spark", spark.version, "blocks", counts)
+    spark.stop()
+
+
 def main():
     con = duckdb.connect()
     duckdb_file(con)
     pyarrow_file(con)
     print("duckdb", duckdb.__version__, "pyarrow", pa.__version__)
+    spark_file(con)
 
 
 if __name__ == "__main__":
