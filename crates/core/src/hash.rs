@@ -124,6 +124,18 @@ pub enum SchemeId {
     /// xxHash64 (seed 0) of the value's plain encoding, as the Parquet split-block Bloom
     /// filter specifies: block from the upper 32 bits, in-block bits from the lower 32.
     ParquetXxh64 = 5,
+    /// Apache Spark's `BloomFilter` format version 1: Murmur3 x86_32 (Spark's variant, seed 0
+    /// then the first hash), 32-bit probes `h1 + i·h2`, sign-flipped, modulo the bit count.
+    SparkMurmur3V1 = 6,
+    /// Apache Spark's `BloomFilter` format version 2: the same hashes from a recorded seed
+    /// (the descriptor's `key_check` holds it), 64-bit probes started at `h1 · (2^31 − 1)`.
+    SparkMurmur3V2 = 7,
+    /// Guava's `BloomFilter` strategy `MURMUR128_MITZ_32` (ordinal 0): the two 32-bit halves of
+    /// Murmur3 x64_128's first 64 bits, 32-bit probes.
+    GuavaMurmur128Mitz32 = 8,
+    /// Guava's `BloomFilter` strategy `MURMUR128_MITZ_64` (ordinal 1, Guava's default): both
+    /// 64-bit halves of Murmur3 x64_128, 64-bit probes.
+    GuavaMurmur128Mitz64 = 9,
 }
 
 impl SchemeId {
@@ -134,6 +146,10 @@ impl SchemeId {
             SchemeId::SipHash24Km => "siphash-2-4-128/km (keyed)",
             SchemeId::SipHash24x64Km => "siphash-2-4-64+remix/km (keyed)",
             SchemeId::ParquetXxh64 => "parquet-xxh64",
+            SchemeId::SparkMurmur3V1 => "spark-murmur3-v1",
+            SchemeId::SparkMurmur3V2 => "spark-murmur3-v2",
+            SchemeId::GuavaMurmur128Mitz32 => "guava-murmur128-mitz32",
+            SchemeId::GuavaMurmur128Mitz64 => "guava-murmur128-mitz64",
         }
     }
 }
@@ -147,6 +163,10 @@ impl TryFrom<u8> for SchemeId {
             2 => Ok(SchemeId::SipHash24Km),
             4 => Ok(SchemeId::SipHash24x64Km),
             5 => Ok(SchemeId::ParquetXxh64),
+            6 => Ok(SchemeId::SparkMurmur3V1),
+            7 => Ok(SchemeId::SparkMurmur3V2),
+            8 => Ok(SchemeId::GuavaMurmur128Mitz32),
+            9 => Ok(SchemeId::GuavaMurmur128Mitz64),
             other => Err(DecodeError::UnknownScheme(other)),
         }
     }
@@ -398,10 +418,15 @@ mod tests {
             SchemeId::SipHash24Km,
             SchemeId::SipHash24x64Km,
             SchemeId::ParquetXxh64,
+            SchemeId::SparkMurmur3V1,
+            SchemeId::SparkMurmur3V2,
+            SchemeId::GuavaMurmur128Mitz32,
+            SchemeId::GuavaMurmur128Mitz64,
         ] {
             assert_eq!(SchemeId::try_from(id as u8), Ok(id));
         }
         assert_eq!(SchemeId::try_from(0), Err(DecodeError::UnknownScheme(0)));
+        assert_eq!(SchemeId::try_from(10), Err(DecodeError::UnknownScheme(10)));
     }
 
     #[test]
