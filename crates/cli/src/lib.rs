@@ -104,6 +104,7 @@
 //! and answering in plain lines lets a shell script ask "which of these keys can be here, and
 //! in which row groups" of any of them, and compare the answers with the engine's own.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::ffi::OsString;
 use std::fmt;
