@@ -11,9 +11,11 @@ pub mod blocked_penalty;
 pub mod concurrent;
 pub mod cuckoo_space;
 pub mod keyed_attack;
+pub mod many_filters;
 pub mod overfill;
 pub mod scalable_growth;
 pub mod static_space;
+pub mod threads;
 
 use crate::adapters::Entry;
 use crate::schema::Experiment;
@@ -29,6 +31,8 @@ pub struct Context<'a> {
     pub n: u64,
     /// Non-member probes per FPR figure.
     pub probes: usize,
+    /// `--full`: every entry, where an experiment has a shorter default list.
+    pub full: bool,
 }
 
 /// An experiment's entry point.
@@ -43,6 +47,7 @@ pub const REGISTRY: &[(&str, RunFn)] = &[
     ("cuckoo-space", cuckoo_space::run),
     ("static-space", static_space::run),
     ("concurrent", concurrent::run),
+    ("many-filters", many_filters::run),
 ];
 
 /// All experiment names.
