@@ -239,6 +239,9 @@ pub fn report(changes: &[Change], fail_above_pct: Option<f64>) -> (String, bool)
 }
 
 #[cfg(test)]
+mod known_answers;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

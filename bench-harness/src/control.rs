@@ -8,16 +8,10 @@
 //! its own process (`prctl(PR_SET_THP_DISABLE)`), so every filter, ours and peers, is on 4 KiB
 //! pages whatever the system setting; the setting and the outcome are recorded.
 //!
-//! The other way to make page sizes equal — every filter on 2 MiB pages — was tried and not kept
-//! (2-vCPU AMD EPYC VM, Zen 4): a global allocator gave every allocation of 256 KiB or more a
-//! mapping of its own, 2 MiB aligned and advised `MADV_HUGEPAGE` (with
-//! `PR_THP_DISABLE_EXCEPT_ADVISED`), and `/proc/self/smaps_rollup` confirmed every such byte on
-//! huge pages. Three runs of each kind, alternating (blocked, classic, sbbf-rs, fastbloom,
-//! xorf-bfuse8, ribbon at 10^6 and 10^7, 1 %), gave ratios to `blocked` that moved between runs as
-//! much as on 4 KiB pages or more (classic at 10^7: 2.48–2.79 on huge pages, 2.54–2.72 on small
-//! ones; fastbloom at 10^6: 1.50–1.60 and 1.61–1.67; ribbon at 10^6: 1.09–1.24 and 1.15–1.21), and
-//! `blocked` itself took 34–39 ns at 10^7 against 39–42 ns on 4 KiB pages. What moves the figures
-//! between runs (see `driver`, *CPUs*) is not the page size.
+//! The other way to make page sizes equal — every filter on 2 MiB pages through a global
+//! allocator that maps large allocations with `MADV_HUGEPAGE` — was tried and not kept: the
+//! ratios moved between runs as much as on 4 KiB pages or more (`docs/design/harness.md`).
+//! What moves the figures between runs (see `driver`, *CPUs*) is not the page size.
 
 use serde::{Deserialize, Serialize};
 

@@ -44,6 +44,7 @@
 
 pub mod concurrent;
 pub mod exact;
+pub mod jvm;
 pub mod ours;
 pub mod peers;
 pub mod sbbf_rs;
@@ -621,6 +622,9 @@ pub fn registry() -> Vec<Entry> {
         ours::scalable_keyed_entry(),
         ours::ribbon_entry(),
         ours::ribbon_batched_entry(),
+        jvm::spark_v1_entry(),
+        jvm::spark_v2_entry(),
+        jvm::guava_entry(),
         peers::fastbloom_entry(),
         peers::fastbloom_sip_entry(),
         sbbf_rs::sbbf_rs_entry(),

@@ -397,3 +397,33 @@ macro_rules! filter_glue {
         }
     };
 }
+
+/// The constructors of a variant's default hash scheme ([`Xxh3Scheme`](crate::Xxh3Scheme)),
+/// each forwarding to its `…_and_scheme` / `…_with_scheme` twin: one line per constructor
+/// instead of a copied body per variant.
+///
+/// ```ignore
+/// bloomlab_core::default_scheme_constructors! {
+///     impl BloomFilter {
+///         /// Size for `expected_items` at false-positive rate `fpr`.
+///         fn with_fpr(expected_items: u64, fpr: f64) = with_fpr_and_scheme;
+///         /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
+///         fn from_bytes(bytes: &[u8]) = from_bytes_with_scheme;
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! default_scheme_constructors {
+    (impl $name:ident {
+        $( $(#[$doc:meta])* fn $f:ident($($arg:ident: $ty:ty),* $(,)?) = $with:ident; )*
+    }) => {
+        impl $name<$crate::Xxh3Scheme> {
+            $(
+                $(#[$doc])*
+                pub fn $f($($arg: $ty),*) -> $crate::Result<Self> {
+                    Self::$with($($arg,)* $crate::Xxh3Scheme)
+                }
+            )*
+        }
+    };
+}

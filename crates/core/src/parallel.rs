@@ -163,6 +163,19 @@ impl<T: Send> Batch for Vec<T> {
     }
 }
 
+/// The blocked filter's batches: each key's block and probe source ([`crate::simd::Routed`]).
+impl Batch for crate::simd::Routed {
+    fn with_capacity(n: usize) -> Self {
+        crate::simd::Routed::with_capacity(n)
+    }
+    fn clear(&mut self) {
+        crate::simd::Routed::clear(self);
+    }
+    fn is_empty(&self) -> bool {
+        crate::simd::Routed::is_empty(self)
+    }
+}
+
 /// Build a table with one thread per range of [`Owners`], each key handled once and every
 /// cell written by its owner alone: for filters whose keys each touch cells that can be
 /// found from the key's hash before any cell is read (the blocked filter's one block, the

@@ -53,8 +53,12 @@ fn xxh3_scheme_constants() {
         SchemeId::SipHash24Km,
         SchemeId::SipHash24x64Km,
         SchemeId::ParquetXxh64,
+        SchemeId::SparkMurmur3V1,
+        SchemeId::SparkMurmur3V2,
+        SchemeId::GuavaMurmur128Mitz32,
+        SchemeId::GuavaMurmur128Mitz64,
     ];
-    assert_eq!(ids.map(|id| id as u8), [1, 2, 4, 5]);
+    assert_eq!(ids.map(|id| id as u8), [1, 2, 4, 5, 6, 7, 8, 9]);
     let tags: Vec<u8> = Variant::ALL.iter().map(|v| *v as u8).collect();
     assert_eq!(tags, [1, 2, 3, 4, 5, 6, 7]);
     let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
