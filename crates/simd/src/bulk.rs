@@ -102,53 +102,30 @@ pub fn xxh3_64_words_portable(seed: u64, words: &[u64], out: &mut [u64]) {
 /// # Safety
 /// The CPU must support AVX-512F and AVX-512DQ. `out` is as long as `words`.
 #[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
 unsafe fn xxh3_64_words_avx512(seed: u64, words: &[u64], out: &mut [u64]) {
+    use std::arch::x86_64::*;
+    let (flip, mx2, len) = (
+        _mm512_set1_epi64(flip(seed) as i64),
+        _mm512_set1_epi64(PRIME_MX2 as i64),
+        _mm512_set1_epi64(8),
+    );
     let chunks = words.len() / 8;
-    if chunks > 0 {
-        let consts = [flip(seed), PRIME_MX2, 8];
-        // SAFETY: the caller guarantees the CPU features and `out.len() == words.len()`.
-        // The loop runs `chunks ≥ 1` times, each reading 64 bytes of `words` and writing
-        // 64 bytes of `out` at the same offset, both below `8 · chunks ≤ len` words
-        // (`vmovdqu64`: no alignment needed); `consts` is read by three 8-byte broadcasts.
-        // Uses zmm0–zmm2 and zmm4–zmm6 and the flags; `vzeroupper` then clears the upper
-        // halves of ymm0–ymm15, so all sixteen are declared clobbered (through their xmm
-        // names: the whole register).
-        unsafe {
-            std::arch::asm!(
-                "vpbroadcastq zmm4, qword ptr [{c}]",
-                "vpbroadcastq zmm5, qword ptr [{c} + 8]",
-                "vpbroadcastq zmm6, qword ptr [{c} + 16]",
-                "2:",
-                "vmovdqu64 zmm0, [{w}]",
-                "vprolq zmm0, zmm0, 32",
-                "vpxorq zmm0, zmm0, zmm4",
-                "vprolq zmm1, zmm0, 49",
-                "vprolq zmm2, zmm0, 24",
-                "vpternlogq zmm0, zmm1, zmm2, 0x96",
-                "vpmullq zmm0, zmm0, zmm5",
-                "vpsrlq zmm1, zmm0, 35",
-                "vpaddq zmm1, zmm1, zmm6",
-                "vpxorq zmm0, zmm0, zmm1",
-                "vpmullq zmm0, zmm0, zmm5",
-                "vpsrlq zmm1, zmm0, 28",
-                "vpxorq zmm0, zmm0, zmm1",
-                "vmovdqu64 [{o}], zmm0",
-                "add {w}, 64",
-                "add {o}, 64",
-                "dec {n}",
-                "jnz 2b",
-                "vzeroupper",
-                c = in(reg) consts.as_ptr(),
-                w = inout(reg) words.as_ptr() => _,
-                o = inout(reg) out.as_mut_ptr() => _,
-                n = inout(reg) chunks => _,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                options(nostack),
-            );
-        }
+    for (w, o) in words.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+        // SAFETY: `w` is 8 words (64 readable bytes; `vmovdqu64` needs no alignment).
+        let x = unsafe { _mm512_loadu_epi64(w.as_ptr().cast()) };
+        let x = _mm512_xor_si512(_mm512_rol_epi64::<32>(x), flip);
+        let x = _mm512_ternarylogic_epi64::<0x96>(
+            x,
+            _mm512_rol_epi64::<49>(x),
+            _mm512_rol_epi64::<24>(x),
+        );
+        let x = _mm512_mullo_epi64(x, mx2);
+        let x = _mm512_xor_si512(x, _mm512_add_epi64(_mm512_srli_epi64::<35>(x), len));
+        let x = _mm512_mullo_epi64(x, mx2);
+        let x = _mm512_xor_si512(x, _mm512_srli_epi64::<28>(x));
+        // SAFETY: `o` is 8 words (64 writable bytes).
+        unsafe { _mm512_storeu_epi64(o.as_mut_ptr().cast(), x) };
     }
     let full = chunks * 8;
     xxh3_64_words_portable(seed, &words[full..], &mut out[full..]);
@@ -392,6 +369,8 @@ unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mu
         // upper halves of ymm0–ymm15, so all sixteen are declared clobbered (through their
         // xmm names: the whole register).
         unsafe {
+            // asm!: the owners' list ends stay in registers across the hand-scheduled loop (the
+            // `hand_to_owners!` fragment); an intrinsics version is yet to be written and measured.
             std::arch::asm!(
                 "vpbroadcastq zmm2, qword ptr [{a} + 256]",
                 "2:",
@@ -558,6 +537,8 @@ unsafe fn route_positions_avx512(
         // flags; `vzeroupper` then clears the upper halves of ymm0–ymm15, so all sixteen are
         // declared clobbered (through their xmm names: the whole register).
         unsafe {
+            // asm!: the owners' list ends stay in registers across the hand-scheduled loop (the
+            // `hand_to_owners!` fragment); an intrinsics version is yet to be written and measured.
             std::arch::asm!(
                 "vpbroadcastq zmm2, qword ptr [{a} + 256]",
                 "2:",

@@ -493,6 +493,8 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
     // clobbers xmm0–xmm3 (declared) and the flags; `vzeroupper` clears the upper halves it
     // dirtied, so the surrounding SSE code pays no transition penalty.
     unsafe {
+        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
+        // (a `#[target_feature]` function would cost every single lookup a call).
         std::arch::asm!(
             round1_words_and_masks!(),
             "vptest ymm2, ymm3",
@@ -541,6 +543,8 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
     // clobbers zmm0–zmm3 (declared through their xmm names, which the compiler treats as
     // the same registers) and the flags; `vzeroupper` clears the upper parts it dirtied.
     unsafe {
+        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
+        // (a `#[target_feature]` function would cost every single lookup a call).
         std::arch::asm!(
             "vpbroadcastd ymm0, dword ptr [{h}]",
             "vpmulld ymm0, ymm0, [{c}]",
@@ -587,6 +591,8 @@ unsafe fn asm_contains_round2_avx512(block: *const u64, h: u32, lanes: &[u32; 8]
     // no stack and no mask register, and clobbers zmm0–zmm3 (declared through their xmm
     // names) and the flags; `vzeroupper` clears the upper parts it dirtied.
     unsafe {
+        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
+        // (a `#[target_feature]` function would cost every single lookup a call).
         std::arch::asm!(
             "vpbroadcastd zmm0, dword ptr [{h}]",
             "vpmulld zmm0, zmm0, zmmword ptr [{pow}]",
@@ -632,6 +638,8 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
     // SAFETY: as in `asm_contains_round1`, with `LOCAL_POWERS[0..16]` read and the rows
     // `LANE_ONES[8]` and `lanes`; xmm0–xmm5 are declared clobbered.
     unsafe {
+        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
+        // (a `#[target_feature]` function would cost every single lookup a call).
         std::arch::asm!(
             "vmovd xmm0, {h:e}",
             "vpbroadcastd ymm0, xmm0",
@@ -811,6 +819,8 @@ macro_rules! insert_avx512 {
             // other stack use; zmm0–zmm6 (declared through their xmm names), `k1` and the flags
             // are clobbered; `vzeroupper` clears the upper parts dirtied.
             unsafe {
+                // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
+                // (a `#[target_feature]` function would cost every single lookup a call).
                 std::arch::asm!(
                     $positions,
                     avx512_or_new_bits!($pairs),
@@ -985,6 +995,8 @@ macro_rules! avx2_insert {
             // contract), so they would set no bit. No other stack use; xmm0–xmm7 and the
             // flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
             unsafe {
+                // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
+                // (a `#[target_feature]` function would cost every single lookup a call).
                 std::arch::asm!(
                     $positions,
                     avx2_line_bits!($offsets),
