@@ -753,7 +753,9 @@ impl Default for ThreadsSeen {
 impl ThreadsSeen {
     /// `keys` as keys that note here the threads hashing them.
     pub fn keys(&self, keys: &[u64]) -> Vec<TracedKey<'_>> {
-        keys.iter().map(|&key| TracedKey { key, seen: self }).collect()
+        keys.iter()
+            .map(|&key| TracedKey { key, seen: self })
+            .collect()
     }
 
     /// How many distinct threads hashed one of the keys.

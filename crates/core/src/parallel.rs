@@ -830,7 +830,10 @@ mod tests {
             );
             assert!(report.waits > 0, "{report:?}");
             assert_eq!(report.max_queued, max_queued);
-            assert_eq!(report.peak_queued, max_queued, "filled to the bound, not past it");
+            assert_eq!(
+                report.peak_queued, max_queued,
+                "filled to the bound, not past it"
+            );
             assert!(table.iter().all(|&c| c == 200_000 / 64));
             assert_eq!(report.threads, 2);
         }

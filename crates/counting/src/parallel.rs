@@ -1,9 +1,9 @@
 //! Building one counting filter with every core.
 
+use bloomlab_core::Key;
 use bloomlab_core::error::Result;
 use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
 use bloomlab_core::parallel::{self, ParallelReport};
-use bloomlab_core::Key;
 
 use crate::{CountingBloomFilter, STICKY};
 

@@ -379,7 +379,11 @@ mod tests {
             // Just below and at the limit: the header is read whole.
             for levels in [1, MAX_DEPTH, MAX_DEPTH + 1] {
                 let h = nested(levels, list);
-                assert_eq!(decode(&h), Ok((64, h.len())), "{levels} levels, list {list}");
+                assert_eq!(
+                    decode(&h),
+                    Ok((64, h.len())),
+                    "{levels} levels, list {list}"
+                );
             }
             // Just above, and far above: refused for its depth, not for running out of bytes.
             for levels in [MAX_DEPTH + 2, MAX_DEPTH + 3, 1_000] {
