@@ -101,7 +101,8 @@ pub struct RepeatArgs {
 /// Options of `inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The file holding one serialized filter (BLAB envelope or the seed's BLM1 layout).
+    /// A filter file (bloomlab's own, Spark, Guava or a Parquet bloom filter section) or a
+    /// Parquet file: the same as `bloomlab inspect`.
     pub file: PathBuf,
 }
 
@@ -423,11 +424,8 @@ fn dispatch_plain(command: Option<Command>, default_run: RunArgs) -> Result<Stri
             Ok(s)
         }
         Some(Command::Inspect(a)) => {
-            let bytes = std::fs::read(&a.file)
-                .map_err(|e| format!("cannot read {}: {e}", a.file.display()))?;
-            bloomlab_uses::inspect::inspect(&bytes)
-                .map(|i| i.to_string())
-                .map_err(|e| format!("{}: not a valid filter of ours: {e}", a.file.display()))
+            // An alias of `bloomlab inspect`, which reads every format the command knows.
+            bloomlab_cli::inspect_file(&a.file).map_err(|e| e.to_string())
         }
         Some(Command::ClassicTable) => crate::classic_table::table().map_err(|e| e.to_string()),
     }

@@ -29,7 +29,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{pct, size_label};
+use crate::labels::{pct, size_label};
 use crate::schema::{Results, Row};
 use crate::stats::Interval;
 
@@ -237,6 +237,9 @@ pub fn report(changes: &[Change], fail_above_pct: Option<f64>) -> (String, bool)
     }
     (s, fail)
 }
+
+#[cfg(test)]
+mod known_answers;
 
 #[cfg(test)]
 mod tests {

@@ -8,18 +8,45 @@
 //! its own process (`prctl(PR_SET_THP_DISABLE)`), so every filter, ours and peers, is on 4 KiB
 //! pages whatever the system setting; the setting and the outcome are recorded.
 //!
-//! The other way to make page sizes equal — every filter on 2 MiB pages — was tried and not kept
-//! (2-vCPU AMD EPYC VM, Zen 4): a global allocator gave every allocation of 256 KiB or more a
-//! mapping of its own, 2 MiB aligned and advised `MADV_HUGEPAGE` (with
-//! `PR_THP_DISABLE_EXCEPT_ADVISED`), and `/proc/self/smaps_rollup` confirmed every such byte on
-//! huge pages. Three runs of each kind, alternating (blocked, classic, sbbf-rs, fastbloom,
-//! xorf-bfuse8, ribbon at 10^6 and 10^7, 1 %), gave ratios to `blocked` that moved between runs as
-//! much as on 4 KiB pages or more (classic at 10^7: 2.48–2.79 on huge pages, 2.54–2.72 on small
-//! ones; fastbloom at 10^6: 1.50–1.60 and 1.61–1.67; ribbon at 10^6: 1.09–1.24 and 1.15–1.21), and
-//! `blocked` itself took 34–39 ns at 10^7 against 39–42 ns on 4 KiB pages. What moves the figures
-//! between runs (see `driver`, *CPUs*) is not the page size.
+//! The other way to make page sizes equal — every filter on 2 MiB pages through a global
+//! allocator that maps large allocations with `MADV_HUGEPAGE` — was tried and not kept: the
+//! ratios moved between runs as much as on 4 KiB pages or more (`docs/design/harness.md`).
+//! What moves the figures between runs (see `driver`, *CPUs*) is not the page size.
 
-use crate::schema::Conditions;
+use serde::{Deserialize, Serialize};
+
+/// Measurement conditions: controlled (pinning, huge pages) and recorded (load, steal).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Conditions {
+    /// The CPU the measuring thread was pinned to, if pinning worked.
+    pub pinned_cpu: Option<usize>,
+    /// The CPUs the lookup rounds moved across, in blocks of rounds (empty or one: they
+    /// stayed on `pinned_cpu`; see `driver`'s *CPUs*).
+    #[serde(default)]
+    pub round_cpus: Vec<usize>,
+    /// Transparent huge pages: the system setting and what this process did about it.
+    pub thp: String,
+    /// CPU frequency governor, if readable.
+    pub governor: String,
+    /// 1-minute load average at the start and at the end of the run.
+    pub load_start: Option<f64>,
+    /// See `load_start`.
+    pub load_end: Option<f64>,
+    /// Steal time over the run as a percentage of all CPU time, if readable.
+    pub steal_pct: Option<f64>,
+    /// The clock every ns/op and build time is read from.
+    pub clock: String,
+    /// Percentage of timed lookup chunks during which the thread was never switched out
+    /// (only those count; see `Built::time_pass`).
+    pub clean_chunks_pct: Option<f64>,
+    /// Percentage of warm-up-and-pass attempts redone because the thread was switched out
+    /// during them (another process had the core and its caches).
+    #[serde(default)]
+    pub redone_passes_pct: Option<f64>,
+    /// Timed passes kept although switched out, after `driver::MAX_TRIES` attempts.
+    #[serde(default)]
+    pub unclean_passes: Option<u64>,
+}
 
 /// Pin the calling thread to the CPU it is running on; returns that CPU.
 pub fn pin_current_thread() -> Option<usize> {

@@ -15,51 +15,15 @@
 //! switched out — had evicted moved its time by up to 2.5×.
 //!
 //! ## What varies between runs, and how the intervals cover it
-//! Three back-to-back runs of the repeatability command (`results/repeatability.md`) at the
-//! previous design (one build per filter at 10^7, one discarded warm-up round, passes in a
-//! shuffled order, nothing warmed right before a pass) were read filter by filter:
-//! - every filter of a size moved together by up to ±25 % between runs — the machine's
-//!   speed, which ratios cancel;
-//! - what was left, the ratios' between-run standard deviation, was 6.3 % (root mean square
-//!   over the 108 ratios to `blocked`), against 4.9 % implied by the runs' own intervals:
-//!   the intervals missed a between-run component (1.3×; 2–3.4× for some batched entries);
-//! - timing two builds of each filter chunk by chunk in one process: at 10^6 they agree
-//!   within 0.5 %, at 10^7 they differ by 4–7 % (classic, sbbf) — where the pages landed,
-//!   which one build per run turns into between-run spread. Hence [`replicas`] and the
-//!   two-stage bootstrap (builds, then rounds);
-//! - the same trace showed 1.9× slower stretches of 50–150 ms; at 10^6 the per-pass times
-//!   were bimodal (9 vs 22 ns for `blocked`): a pass found its filter in L2 or not, depending
-//!   on what had run before — another filter's passes, or another process while this thread
-//!   was switched out. Hence the warm-up right before each pass, the chunks after a switch
-//!   left out, and the pair redone when the switch came early.
-//!
-//! With builds resampled, the same command's intervals imply a standard error of 7.3 %
-//! against a between-run deviation of 6.1 % (load 3.4–6 from other work on the 2 cores):
-//! the intervals now cover what varies between runs. What they cannot remove is that on a
-//! loaded machine ratios themselves move with the load (memory-bound filters lose more when
-//! another process shares the caches), so ±10 % between runs needs a quiet machine.
-//! Still open: at 10^6 the `blocked` filter — the reference of every ×blocked ratio — times
-//! either about 8 or about 15 ns per lookup from one warmed pass to the next (classic stays
-//! at 20 ns in the same rounds); one run had mostly the first, two later runs mostly the
-//! second, which alone moved every ×blocked ratio at 10^6 by up to 40 % (load 5–7). Part of
-//! it was the CPU a run stayed on (see *CPUs*); the round-to-round part remains.
-//!
-//! Later, at 10^7 (`results/notes/repeat-93-rounds.md`): three back-to-back runs of the
-//! repeatability command at 10^7 only, with 93 rounds instead of 31, on a quiet machine (load
-//! 1.0–1.1). Runs 2 and 3 agreed to within a few per cent on every ratio (`compare`: 0
-//! flagged); run 1, two minutes earlier, had every filter that reads several cache lines per
-//! lookup (classic, counting, cuckoo, scalable, xorf) 15–25 % slower against the one-line
-//! `blocked` — and against `sbbf-rs` and `blocked-atomic`, which moved with `blocked` — so
-//! 33 of 66 ratios fell outside ±10 % and the runs' intervals, three times narrower than at
-//! 31 rounds, implied 0.37× the between-run spread. The development machine is a VM whose
-//! 260 MiB L3 is shared with other guests; how much of a 12 MB filter that cache holds, and
-//! so how a lookup that makes three accesses compares with one that makes one, changes over
-//! minutes with what the neighbours do, and more rounds in one run do not sample it. The
-//! same drift shows within a process: one thread's 10^7-key build took either about 17 or
-//! about 25 ns/key, in stretches of seconds (see the `concurrent` experiment). So the
-//! default stays at 31 rounds, whose intervals still cover the between-run spread at both
-//! sizes (0.95×, `results/repeatability.md`), and ±10 % between runs at 10^7 needs a
-//! machine with its last-level cache to itself.
+//! Between runs every filter of a size moves together with the machine's speed, which ratios
+//! cancel; what is left comes from where each build's pages landed and from what else shares
+//! the caches. Hence [`replicas`] (several builds of each filter, resampled by a two-stage
+//! bootstrap: builds, then rounds), the warm-up right before each timed pass, and the chunks
+//! after a thread switch left out. On a loaded machine ratios still move with the load
+//! (memory-bound filters lose more when another process shares the caches), so ±10 % between
+//! runs needs a quiet machine with its last-level cache to itself. The runs that established
+//! this are described in `docs/design/harness.md`; `results/repeatability.md` holds the
+//! current repeatability figures.
 //!
 //! ## CPUs
 //! The lookup rounds move across the CPUs the process may use (at most
@@ -69,25 +33,8 @@
 //! figure is the geometric mean of the per-CPU medians (each CPU weighs the same; the
 //! interval draws builds once per resample, as they are crossed with CPUs:
 //! [`crate::stats::stratified_median_interval`]). Before, the thread stayed on the CPU it
-//! started on, and on the 2-vCPU development machine that CPU moved a run's ratios: four
-//! runs of eight filters at 10^6 and 10^7, each started on one vCPU by `taskset`,
-//! alternating (`results/notes/cpus.md`). For fastbloom and counting at both sizes, and
-//! classic and blocked-keyed at 10^7, the two runs on one vCPU agreed within 2–9 % and the
-//! vCPUs differed by 15–25 % (fastbloom / blocked at 10^6, 0 % members: 1.67 and 1.73 on
-//! one, 2.12 and 2.02 on the other; at 10^7 2.01 / 1.85 against 1.58 / 1.52; `blocked`
-//! itself 19–21 ns at 10^7 on one and 34–36 on the other); scalable, classic at 10^6 and
-//! classic-keyed-sip64 moved as much between runs on one vCPU (up to 19 %). With the rounds
-//! moved, one process sees both CPUs: at 10^7 their medians of `blocked` still differ within
-//! a run by up to a third (28.6 against 21.3 ns); in each of those three runs the slower was
-//! the CPU the run started on (where its builds ran), but in the four runs at 85a1a1e (the
-//! committed run and repeat) the two differed by 1–11 % and the home CPU was the slower in
-//! only two, so which CPU is slower is not a rule found. Each pass is still preceded by its
-//! warm-up pass, so a move (at most one per block of rounds) leaves no cold cache in a timed
-//! pass. What this does not remove: at 10^6 `blocked` takes anywhere from 6 to 28 ns per
-//! lookup from one round to the next on either CPU (medians 10 ns in two runs, 16–17 in a
-//! third), and the machine's state over minutes moves every filter at 10^7 (one run found
-//! `blocked` at 21 ns where five others read 31–39). Three repeats of the repeatability
-//! command with the rounds moved gave 134, 95 and 95 of 138 ratios within ±10 %.
+//! started on, and which CPU a run started on moved its ratios by more than its intervals
+//! allowed; the runs that showed it are described in `docs/design/harness.md`.
 //!
 //! Where memory does not allow every filter of one size at once (sizes at or above
 //! [`Plan::split_at`], 10^8 in `--full`), the filters are grouped per target (fixed-parameter

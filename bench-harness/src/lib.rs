@@ -22,6 +22,7 @@ pub mod driver;
 pub mod experiments;
 pub mod floor;
 pub mod keys;
+pub mod labels;
 pub mod machine;
 pub mod plot;
 pub mod ratio;

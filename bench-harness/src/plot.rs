@@ -12,7 +12,7 @@ use plotters::style::ShapeStyle;
 use plotters_backend::{BackendCoord, DrawingErrorKind};
 
 use crate::adapters::Curve;
-use crate::report::{display_name, size_label};
+use crate::labels::{display_name, size_label};
 use crate::schema::{Experiment, Results, Row};
 
 /// Canvas: the chart on the left, the legend in its own panel on the right, so it never

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::size_label;
+use crate::labels::size_label;
 use crate::schema::{Results, Row};
 
 /// The row of `filter` at size `n` for target `fpr` (a fixed-parameter entry stands in for any

@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{display_name, pct, size_label};
+use crate::labels::{display_name, pct, size_label};
 use crate::schema::{Results, Row};
 
 /// With no budget, an exact set this small is recommended outright.

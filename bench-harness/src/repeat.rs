@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::report::{pct, size_label};
+use crate::labels::{pct, size_label};
 use crate::schema::Results;
 
 /// Relative band every ratio should stay within around the runs' mean.

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
+pub use crate::labels::{bytes_label, display_name, pct, size_label};
 use crate::schema::{Results, Row};
 use crate::stats::Interval;
 
@@ -214,55 +215,6 @@ fn write_floors_csv(r: &Results, p: &Path) -> Result<(), String> {
         .map_err(|e| io(p, e))?;
     }
     w.flush().map_err(|e| io(p, e))
-}
-
-/// `10^6` style for powers of ten, plain digits otherwise.
-pub fn size_label(n: u64) -> String {
-    let mut x = n;
-    let mut e = 0;
-    while x >= 10 && x % 10 == 0 {
-        x /= 10;
-        e += 1;
-    }
-    if x == 1 && e > 0 {
-        format!("10^{e}")
-    } else {
-        n.to_string()
-    }
-}
-
-/// A percentage with enough digits for small rates.
-pub fn pct(x: f64) -> String {
-    let v = x * 100.0;
-    if v == 0.0 {
-        "0 %".into()
-    } else if v < 1e-4 {
-        format!("{v:.1e} %")
-    } else if v < 0.01 {
-        format!("{v:.5} %")
-    } else if v < 1.0 {
-        format!("{v:.3} %")
-    } else {
-        format!("{v:.2} %")
-    }
-}
-
-fn bytes_label(b: u64) -> String {
-    let b = b as f64;
-    if b >= 1024.0 * 1024.0 {
-        format!("{:.2} MiB", b / 1024.0 / 1024.0)
-    } else {
-        format!("{:.1} KiB", b / 1024.0)
-    }
-}
-
-/// Display name: peers carry "(peer)" everywhere.
-pub fn display_name(row_filter: &str, peer: bool) -> String {
-    if peer {
-        format!("{row_filter} (peer)")
-    } else {
-        row_filter.to_string()
-    }
 }
 
 /// `12.3 ±0.4`: the median and the larger half of its 95 % interval.

@@ -5,6 +5,10 @@ use serde::{Deserialize, Serialize};
 use crate::adapters::Info;
 use crate::stats::Interval;
 
+/// Measurement conditions live with the code that controls them; re-exported as part of the
+/// schema.
+pub use crate::control::Conditions;
+
 /// Bumped whenever a field changes meaning. 4: lookup rounds move across CPUs and every
 /// timing figure is the geometric mean of per-CPU medians (`Lookup::round_cpus`).
 pub const SCHEMA_VERSION: u32 = 4;
@@ -107,39 +111,6 @@ pub struct Machine {
     pub os: String,
     /// What the run controlled and what it could only record.
     pub conditions: Conditions,
-}
-
-/// Measurement conditions: controlled (pinning, huge pages) and recorded (load, steal).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Conditions {
-    /// The CPU the measuring thread was pinned to, if pinning worked.
-    pub pinned_cpu: Option<usize>,
-    /// The CPUs the lookup rounds moved across, in blocks of rounds (empty or one: they
-    /// stayed on `pinned_cpu`; see `driver`'s *CPUs*).
-    #[serde(default)]
-    pub round_cpus: Vec<usize>,
-    /// Transparent huge pages: the system setting and what this process did about it.
-    pub thp: String,
-    /// CPU frequency governor, if readable.
-    pub governor: String,
-    /// 1-minute load average at the start and at the end of the run.
-    pub load_start: Option<f64>,
-    /// See `load_start`.
-    pub load_end: Option<f64>,
-    /// Steal time over the run as a percentage of all CPU time, if readable.
-    pub steal_pct: Option<f64>,
-    /// The clock every ns/op and build time is read from.
-    pub clock: String,
-    /// Percentage of timed lookup chunks during which the thread was never switched out
-    /// (only those count; see `Built::time_pass`).
-    pub clean_chunks_pct: Option<f64>,
-    /// Percentage of warm-up-and-pass attempts redone because the thread was switched out
-    /// during them (another process had the core and its caches).
-    #[serde(default)]
-    pub redone_passes_pct: Option<f64>,
-    /// Timed passes kept although switched out, after `driver::MAX_TRIES` attempts.
-    #[serde(default)]
-    pub unclean_passes: Option<u64>,
 }
 
 /// Settings of a run.

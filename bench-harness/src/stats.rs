@@ -282,6 +282,9 @@ pub fn wilson(k: u64, n: u64, z: f64) -> Interval {
 }
 
 #[cfg(test)]
+mod known_answers;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -42,6 +42,7 @@
 
 pub mod concurrent;
 pub mod exact;
+pub mod jvm;
 pub mod ours;
 pub mod peers;
 pub mod sbbf_rs;
@@ -487,8 +488,13 @@ pub fn registry() -> Vec<Entry> {
         ours::cuckoo_keyed_entry(),
         ours::scalable_entry(),
         ours::scalable_keyed_entry(),
+        ours::expandable_entry(),
+        ours::expandable_keyed_entry(),
         ours::ribbon_entry(),
         ours::ribbon_batched_entry(),
+        jvm::spark_v1_entry(),
+        jvm::spark_v2_entry(),
+        jvm::guava_entry(),
         peers::fastbloom_entry(),
         peers::fastbloom_sip_entry(),
         sbbf_rs::sbbf_rs_entry(),
@@ -498,6 +504,7 @@ pub fn registry() -> Vec<Entry> {
         peers::cuckoofilter_entry(),
         peers::scalable_cuckoo_entry(),
         peers::qfilter_entry(),
+        peers::qfilter_resizing_entry(),
         peers::bfuse8_entry(),
         peers::bfuse16_entry(),
         exact::entry(),

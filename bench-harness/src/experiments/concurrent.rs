@@ -16,18 +16,10 @@
 //! builds cancels to first order. Ours and fastbloom's atomic inserts run as one group of
 //! four, 1-thread ours, fastbloom's, 2-thread ours, fastbloom's and back, so ours ÷ fastbloom's
 //! (with 1 and with 2 threads) is a paired ratio too; the order of the groups is rotated
-//! each round. (Before, the two atomic filters were each paired only with themselves and
-//! compared by medians taken in different minutes: the committed run at 118ed15 read ours 1.10×
-//! fastbloom's time on one thread where `examples/concurrent` of `bloomlab-blocked`, interleaved
-//! per chunk, read them on a par.) Pairing
-//! matters here: on the 2-vCPU development VM (Intel Xeon, 2 MiB L2 per core, a 260 MiB L3
-//! the host shares with other guests) one thread's `insert_batch` of 10^7 keys took either
-//! about 17 or about 25 ns/key from one build to the next, in stretches of seconds, whichever
-//! CPU it ran on — the share of the 12 MB table the shared L3 held at the time — and a ratio
-//! of medians taken over separate builds (the previous design, three rounds) reported 1.25×
-//! for a build whose paired speed-up was 1.72× (1.29–1.93) in twelve A B B A rounds. The two
-//! vCPUs are not hyperthreads of one core: a loop bound by the vector multiply port runs
-//! 2.0× faster on both than on one.
+//! each round. Pairing matters here: on a shared machine one thread's `insert_batch` of 10^7
+//! keys can take half as long again from one build to the next, in stretches of seconds (the
+//! share of the table a shared L3 holds at the time), and a ratio of medians taken over
+//! separate builds then misreports the speed-up (`docs/design/harness.md`).
 use std::time::Instant;
 
 use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, available_threads};

@@ -136,83 +136,9 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// starts its load only when the instructions before it are done, so without the prefetch an
 /// insert's miss began at its first `lock or`, after the previous insert's `lock`s and its
 /// own count's. A prefetch is not held back by them: the miss starts as soon as the hash is
-/// known. (A prefetch for writing — `prefetchw`, which brings the line owned rather than
-/// shared — read no different: in `examples/concurrent`, two processes of each in turn,
-/// fastbloom's insert time ÷ ours 1.41 / 1.32 against 1.38 / 1.34 at 10^6 and 1.25 / 1.40
-/// against 1.34 / 1.15 at 10^7. It needs inline assembly on the x86-64 baseline, where
-/// `_mm_prefetch` with an intent-to-write hint compiles to `prefetcht0`, and std cannot detect
-/// the CPU feature; so the plain prefetch is used.) Timed in one process (a scratch program calling each variant on fresh filters,
-/// 15–21 rounds, the order rotated each round; 2-vCPU AMD EPYC VM, Zen 4; medians of the
-/// paired ratios with their quartiles in brackets), one thread, the answer dropped:
-///
-/// - at 10^7 keys (12 MB), 0.75 [0.71–0.80] and 0.82 [0.75–0.90]× fastbloom's time (two
-///   processes); 0.87 [0.79–0.93]× the same insert without the prefetch; 0.81 and 0.84× the
-///   kernel that larger tables used before (below);
-/// - at 10^5 and 10^6 keys, with the line in cache, 0.78 and 0.74× fastbloom's time; the
-///   prefetch changes nothing there (0.97 and 1.01× the time without it);
-/// - with the answer used (six `lock bts`; fastbloom's answer dropped), 1.09 and 1.12×
-///   fastbloom's time at 10^7, on a par with the kernel (0.99–1.05×);
-/// - with two threads at 10^7, 1.16 [0.94–1.33]× fastbloom's time, on a par with the kernel
-///   (0.99×);
-/// - [`insert_batch`](Self::insert_batch) at 10^7 (blocks prefetched [`BATCH`](crate::BATCH)
-///   keys ahead): 0.73× the time it took with the kernel.
-///
-/// So every table size takes this insert. The kernel it replaces read the line first, found
-/// in vector registers the bits still missing, and issued one `lock or` per 64-bit word that
-/// missed some (about 4.4 for `k = 6`, against six); it lived in `bloomlab_core::simd`
-/// (inline assembly for AVX-512F and AVX2) and was removed with this change. Its history, for
-/// the record: on a Zen 3 VM (AVX2) it had brought fastbloom's insert time ÷ ours from
-/// 0.80–0.89 (one `lock or` per probe with a missing bit) to 0.96–1.06; on a Zen 4 VM one blind
-/// `fetch_or` per probe then read 0.77–0.80× its time up to 3·10^6 keys but 0.98–1.22× at
-/// 10^7, so from 766857f tables above 4 MiB kept it — until the prefetch above.
-///
-/// `cargo run --release -p bloomlab-blocked --example concurrent -- 100000 1000000 10000000`
-/// (nine rounds, Zen 4 VM) reads fastbloom's insert time ÷ ours **1.30 / 1.34 / 1.35** at 10^5 /
-/// 10^6 / 10^7 (ranges 1.20–1.36, 1.03–1.43, 1.08–1.92). The build
-/// before this change, run in turn with this one (two processes of each, seven rounds, 10^7
-/// keys), read 1.21 and 1.06 where this one read 1.34 and 1.41, and ours ÷ the owned filter's
-/// insert 1.65 and 1.71 where this one read 1.33 and 1.31.
-/// A `prefetchw` before the old kernel's plain load made no measurable difference (the
-/// example's two-thread ÷ one-thread rate 0.76–1.46 → 0.89–1.43); before blind `lock or`s it does. Each
-/// insert also counts itself with a relaxed `fetch_add` (one
-/// more locked instruction): a single-writer shard per thread, a load and a store, measured no
-/// difference beyond noise in the example (fastbloom ÷ ours over the three sizes 0.88–1.02 against
-/// 0.92–1.09 without it) and is not used.
-///
-/// # Measured
-///
-/// Instruction counts (valgrind `--tool=callgrind`, `examples/icount.rs`, a filter of 2 000
-/// keys in L1, k = 6): a lookup 67, as the owned filter's (it was 102 when the words were
-/// loaded one by one and assembled into vectors, and each lookup called the kernel); an
-/// insert 86 against the owned filter's 99 (it was 213 with scalar masks and a word loop).
-/// Those counts are of the kernels before the AVX2 inserts built the line's new bits in
-/// vector registers; with one `lock or` per 64-bit word the same example read an insert 131
-/// against the owned filter's 120–122. The insert of *Cost* (a prefetch, one `fetch_or`
-/// per probe, the hash and the count) reads 131 against the owned filter's 123 (valgrind
-/// runs the AVX2 kernels): as many instructions, two more `lock`s, no line read.
-///
-/// Lookups, `cargo run --release -p bloomlab-blocked --example ab -- --atomic 2000 1e5 1e7`
-/// (the same bits, passes interleaved A B B A every 16 384 lookups): atomic ÷ owned 1.000
-/// (IQR 0.966–1.032), 1.001 (0.971–1.034) and 0.979 (0.918–1.044) at 2 000, 10^5 and 10^7
-/// keys — the same cost. Two details were worth 20 % in L1: the layout test and the
-/// non-inline kernels must sit out of line, or LLVM keeps a test and a taken branch in every
-/// iteration of a loop of lookups.
-///
-/// Time, from an earlier committed run of `cargo run --release -p bench-harness` (2-vCPU Intel
-/// Xeon VM, load 1.3–1.6, with an insert that read the line and ORed only the missing bits; medians of interleaved rounds, 95 % intervals): single-thread lookups (50 %
-/// members) cost 1.02 / 0.93 / 0.98× the owned filter's at 10^5 / 10^6 / 10^7 keys (no
-/// measurable difference; they were 2.17 / 1.26 / 2.14× when the words were loaded one by
-/// one and the kernel called), and 0.37 / 0.67 / 0.50× fastbloom 0.17's `AtomicBloomFilter`
-/// with foldhash. Inserts one key at a time (the build column, ns/key at 0.1 / 1 / 3 %):
-/// 72 / 53 / 45 against fastbloom-atomic's 88 / 61 / 43 at 10^5, 79 / 55 / 47 against
-/// 91 / 62 / 46 at 10^6, 170 / 75 / 57 against 112 / 76 / 50 at 10^7 — ahead or level at
-/// 1 %, behind at 3 % (k = 5) and, at 10^7, at 0.1 % (k = 10), where both wait on a memory
-/// round trip per key: a locked instruction holds back the next key's loads until its own
-/// line has arrived (the run before read 162 against 170 there). The `concurrent`
-/// experiment of that run (10^7 keys, 1 %, paired rounds): one thread 63.6 against
-/// fastbloom-atomic's 68.4 ns/key, two threads 37.8 against 42.7 (1.76× and 1.62× the
-/// one-thread rates); [`insert_batch`](Self::insert_batch), which prefetches, 42.6 and
-/// 23.3 ns/key (fastbloom has no batched insert).
+/// known, so every table size takes this insert. Each insert also counts itself with a relaxed
+/// `fetch_add`. How this insert was chosen over a kernel that read the line first, and the
+/// measurements behind it, are in `docs/design/blocked.md`; current figures are in `results/`.
 ///
 /// ```
 /// use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter};

@@ -78,123 +78,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     ///
     /// With fewer than 32 768 keys per thread it uses fewer threads (one below 65 536 keys).
     ///
-    /// # Measured
+    /// # Why this design
     ///
-    /// On a 2-vCPU AMD EPYC VM (Zen 4, 2.6 GHz), the build is not held back by memory: with
-    /// the keys' blocks and probes computed beforehand, inserting them (prefetched 32 ahead)
-    /// cost 4.2–4.5 ns a key whether the blocks spanned 16 KiB or 6 MiB — about 11 cycles of
-    /// kernel and loop, five rounds each (a scratch test, not kept). So every instruction the
-    /// exchange adds to a key shows in its time. Timed per thread in the one-at-a-time
-    /// exchange (two threads, 10^7 keys; scratch timers, not kept), hashing and sorting out a
-    /// thread's 5·10^6 keys took 24–28 ms of its 63–68 — about 5 ns a key — and inserting
-    /// the 5·10^6 keys of its range the rest. In one thread, 5·10^6 keys, seven rounds: XXH3-64
-    /// and the block alone 2.3–2.5 ns a key; appending to one list 2.6–2.8; appending to the
-    /// owner's list 4.1–4.4 (its length goes through memory, and each append waits for the
-    /// last one to the same list); the owner's list with the lengths in registers 3.3–3.7;
-    /// **hashing and routing in lanes 1.7–1.8** (the route's memory-form `vpcompressq`, which
-    /// stores just the lanes kept, took 11.5–12.7: it is microcoded on Zen 4). Where the keys
-    /// go did not matter: with every key sent to its own thread's range (wrong filters,
-    /// timing only) the exchange took 1.02× (0.81–1.25) the time — the batches crossing
-    /// between cores cost nothing measurable.
-    ///
-    /// In one process, nine rounds of 10^7 keys (a scratch program, not kept, the table
-    /// cleared between builds), the one-at-a-time exchange's time ÷ the lanes': **1.45**
-    /// (range 1.17–1.83), and 1.25 (1.21–1.35) in a second process; one thread's
-    /// `insert_batch` ÷ the lanes build 1.88 (1.69–2.53) in the first. Without the lanes
-    /// (their portable definitions, same machine), copying the keys out and routing in a
-    /// second pass took 1.11× the one-at-a-time exchange's time: CPUs without AVX-512 keep the
-    /// one-at-a-time path. One thread keeps `insert_batch`: hashing 512 keys in lanes, then
-    /// inserting them, took about its time (`insert_batch` ÷ that 1.04, range 1.00–1.06, at
-    /// 10^6 keys; 0.96, 0.81–1.23, at 10^7; eleven rounds), since `insert_batch` already
-    /// hides its hashing behind the inserts' cache misses.
-    ///
-    /// `examples/parallel_halves` sets the build beside a split that moves no key: two
-    /// threads, each inserting half the keys into a half-size table of its own with
-    /// `insert_batch`. On the same VM, seven rounds, pre-faulted tables: one thread ÷ this
-    /// build 1.61–2.70×, one thread ÷ that split 1.78–2.63× — level, round by round, where
-    /// the one-at-a-time exchange took 1.43–1.56× the split's time. The harness's `concurrent`
-    /// experiment times that split reference in the same rounds as the build, on fresh
-    /// tables. Five processes of it at 13e69ba (`results/notes/concurrent-repeat.md`, the
-    /// command there): one thread ÷ this build **2.01–2.43×** (median 2.23; every interval
-    /// above 1), this build 0.93–1.03× the reference's time (median 1.01; the reference at
-    /// 2.09–2.34×); five processes at 54bba94, with the same lanes (before the exchange moved
-    /// into `bloomlab_core::parallel`): 1.87–2.12× (median 2.02)
-    /// and 1.01–1.06× the reference's time. The committed default run at 629e88a: 2.44×
-    /// [2.30–2.60], 0.99× [0.89–1.15] the reference's time.
-    ///
-    /// # Designs before this one
-    ///
-    /// - **The same exchange, hashing one key at a time** (until this build; it is still the
-    ///   path without AVX-512). Against the build before it (below), in one process, A B B A,
-    ///   fresh tables, 10^7 keys: that build's time ÷ this one's 1.22 (nine rounds, 1.14–1.29),
-    ///   1.17 (1.11–1.37) pre-faulted; 1.13, 1.16 and 1.21 with 1 024, 4 096 and 16 384 keys per
-    ///   step (4 096 kept); items of 8 bytes no different from 16 (1.18 twice). Profiled (`perf`,
-    ///   a software clock), hashing and sorting out took 45 % of its time, the inserts 55 %.
-    ///   Three variants were slower: one queued insert after each key hashed, so the hashing
-    ///   would overlap the inserts' misses (its time ÷ that one's 0.91, 0.81–1.11, nine rounds;
-    ///   a later prototype, one pending insert per key hashed with the received batches joined
-    ///   to the local queue, 0.76, 0.59–0.87: the build is bound by instructions, not by
-    ///   misses); each key written to both batches with the lengths in registers (0.95,
-    ///   0.90–1.10); and, in one thread, hashing 1 024 keys and then inserting them against
-    ///   `insert_batch`'s interleaving (`insert_batch` took 0.81 and 0.95× the time at 10^7,
-    ///   0.91× at 10^6). With XXH3-64 replaced by one multiply (wrong filters, for timing) it
-    ///   took 0.91 and 0.88× the time, from which these docs concluded that lanes could save
-    ///   at most a tenth; they saved more, because the lanes also route the keys, and the
-    ///   one-at-a-time append to the owner's list cost as much as the hash. Five processes of
-    ///   the harness's `concurrent` experiment (at 8e224bb): one thread ÷ this build 1.40–1.53×
-    ///   (median 1.47), its time 1.43–1.56× the split reference's (the reference at 2.15–2.32×);
-    ///   the committed default run at 53b4759: 1.44× [1.23–1.74], 1.53× [1.52–1.57] the
-    ///   reference's time. In `examples/parallel_halves`, nine rounds, pre-faulted tables: one
-    ///   thread ÷ it 1.64–2.09× where one thread ÷ the reference read 2.19–2.90× (half an hour
-    ///   before, the same example read the reference at 0.66–1.10× in most rounds).
-    /// - **Every thread hashing every key** (before the exchange): each thread read all the keys,
-    ///   hashed each, collected without a branch those whose block lay in its range (a branch
-    ///   on the hash mispredicts every other key: with it, two threads built 10^7 keys only
-    ///   1.1× faster than one) and inserted them, round by round (hashing and inserting in
-    ///   turns took 0.85× the time of interleaving them one key each). Committed runs of the
-    ///   harness read 1.39× (Intel Xeon VM), 1.25× and 1.26× (AMD EPYC VMs, Zen 4 and Zen 5),
-    ///   then 1.41× and 1.89× (Zen 4, two runs of the same build), and 1.24–1.49× in ten
-    ///   processes of the experiment alone (two sets of five); in the second set the split
-    ///   reference read 2.23–2.42× on fresh tables and the build took 1.60–1.76× its time.
-    ///   Its hashing phase cost 2.2–4 ns
-    ///   per key and thread, not in the hash: XXH3 eight keys at a time in AVX-512 lanes, or a
-    ///   one-multiply hash, left it as long.
-    /// - **A private table per extra thread, ORed in at the end** (the first version; still the
-    ///   classic filter's design): 1.7–1.8× in a fresh process, 1.16–1.41× after lookups at
-    ///   10^7, where the second 12 MB table — pages to fault in or memory to clear — cost as
-    ///   much as the inserts it took over. Timed again against the exchange (a prototype on
-    ///   `bloomlab_core::parallel::fork_merge`, two threads, fresh tables, 10^7 keys, the
-    ///   exchange's time ÷ its): 1.10 (1.04–1.23, nine rounds) with the private table made by
-    ///   cloning and clearing the filter, which faults its pages in before the threads start;
-    ///   0.88 and 0.51 in the next two processes with it allocated zeroed, its pages faulted in
-    ///   during the inserts. Fragile, and a second table of the filter's size per extra thread:
-    ///   not kept.
-    /// - **An exchange over a bounded channel** (4 096 keys per batch; a prototype): 1.15× and
-    ///   1.31× where the build above read 1.17 and 1.26; hashing and sorting out cost it 6.4
-    ///   ns/key (hashing 1.6, most of the rest the pushes). **A broadcast** (every thread hashes a
-    ///   round into one buffer that all scan, behind a spinning barrier): 1.03–1.08× slower than
-    ///   the build above. **A region sort** (buffers per 256 KiB of table, so inserts land in
-    ///   L2): one thread 12–16 ns/key against `insert_batch`'s 6.5–12. **Keys pre-sorted by
-    ///   range** before the clock starts (a prototype of the ideal routing): 0.98× the reference's
-    ///   time. None was kept. Why the present exchange, which also sends batches, beats the
-    ///   channel prototype was not established; it differs in its queue (a mutex-guarded
-    ///   vector a sender never waits on while it has room, against a bounded channel) and in
-    ///   reusing the batches' buffers.
-    /// - **An exchange behind a barrier** (an earlier prototype): every thread hashed its share
-    ///   into one outbox per destination range, the outboxes swapped behind a barrier every
-    ///   16 384 keys: the every-key build's time ÷ its 0.91 [0.83–1.00] (eight paired rounds,
-    ///   pre-faulted tables) — slower, where the present exchange, with no barrier, is faster.
-    /// - **XXH3-64 in AVX-512 lanes, eight keys per chunk of the batched paths** (0.6–1.0 ns
-    ///   per key against 1.8–2.1 one at a time; bit-exact; an earlier prototype): the chunked
-    ///   pipeline's gathering and handing back cost more than it saved there (lookups
-    ///   1.16–1.40× and `insert_batch` 1.14–1.25× the time), and it did not shorten the
-    ///   every-key build's collect phase, whose cost was in the branch-free collect. The
-    ///   lanes pay in this build, where 512 words are in hand at once and the routing runs in
-    ///   lanes too.
-    /// - [`AtomicBlockedBloomFilter`] shared by the threads would pay a `lock or` per probe.
-    ///
-    /// The two vCPUs of these VMs are not hyperthreads of one core: a loop bound by the vector
-    /// multiply port runs 2.0× faster on both than on one.
+    /// A key's bits all lie in one block, so handing each key to the thread that owns its block
+    /// builds the exact sequential filter with no atomics, no second table and no merge. Designs
+    /// tried before (private tables ORed together, every thread hashing every key, channels,
+    /// barriers) and the measurements that decided between them are in `docs/design/blocked.md`.
     ///
     /// [`AtomicBlockedBloomFilter`]: crate::AtomicBlockedBloomFilter
     pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) -> ParallelReport {
@@ -298,7 +187,7 @@ struct Router<'a, S> {
     /// the current layout, [`simd::routes_in_lanes`] (fewer than 2^32 blocks, at most 8
     /// threads, AVX-512F), and AVX-512DQ for the hash.
     /// Without the lanes, gathering the keys and routing them in a second pass cost more
-    /// than it saved (one key at a time was 1.11× faster on the same machine).
+    /// than it saved (one key at a time was faster).
     lanes: bool,
 }
 

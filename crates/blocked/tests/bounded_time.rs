@@ -4,8 +4,7 @@
 //!
 //! Each case counts its fastest of [`TRIES`] runs: work that grows with a field is there in
 //! every run, while a preemption or a burst of page faults on a loaded machine lands on one
-//! (a single timing of `with_fpr(100000, 0.03)` once took 6.6 ms in a debug build under CI
-//! load, where it takes about 40 µs).
+//! (a single timing can take a hundred times the usual under load).
 
 use std::time::{Duration, Instant};
 
@@ -33,7 +32,7 @@ fn within<T>(limit: Duration, what: &str, f: impl Fn() -> T) -> T {
 
 #[test]
 fn with_fpr_takes_microseconds_not_milliseconds() {
-    // Measured 4–45 µs in a release build and 10–260 µs in a debug build; the bound is 5 ms.
+    // Microseconds in a release build and a debug build alike; the bound is 5 ms.
     for p in [0.5, 0.1, 0.03, 0.01, 0.001, 1e-4] {
         for n in [1u64, 2_000, 100_000] {
             within(
@@ -47,9 +46,8 @@ fn with_fpr_takes_microseconds_not_milliseconds() {
 
 #[test]
 fn tiny_targets_are_sized_in_microseconds_too() {
-    // From about 5·10^-14 down the occupancy chain sizes the filter: measured 25–46 µs in a
-    // release build (it took 1.4–23 ms below 1.6·10^-16 before the sizing shared one chain
-    // across its k); below 3·10^-25 the target is refused as quickly. The bound is 5 ms.
+    // From about 5·10^-14 down the occupancy chain sizes the filter, in tens of microseconds;
+    // below 3·10^-25 the target is refused as quickly. The bound is 5 ms.
     for p in [5e-14, 3e-16, 1e-16, 1e-18, 1e-20, 1e-22, 5e-25] {
         within(
             Duration::from_millis(5),

@@ -6,32 +6,21 @@ use bloomlab_core::{Error, Filter, KeyHash, math};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn filled(n: u64, p: f64, seed: u64) -> BlockedBloomFilter {
-    conf::filled(BlockedBloomFilter::with_fpr(n, p).unwrap(), n, seed)
-}
-
-#[test]
-fn no_false_negatives_for_every_key_shape() {
-    conf::check_no_false_negatives(|n| BlockedBloomFilter::with_fpr(n, 0.01).unwrap(), 100_000);
-}
+conf::basic_suite!(BlockedBloomFilter);
 
 #[test]
 fn fpr_within_binomial_bound_and_meets_the_target() {
     // 10^6 keys spread over ≈ 19 000–30 000 blocks: the block-to-block variation of the
     // realised FPR averages out to ≈ 1 % relative, small against the 5σ binomial bound
     // (5 % relative at 1 % with 10^6 probes, 11 % at 0.1 % with 2·10^6 probes).
-    for (p, probes, seed) in [
+    let targets = [
         (0.001, 2_000_000, 11),
         (0.01, 1_000_000, 12),
         (0.03, 1_000_000, 13),
-    ] {
-        let r = conf::check_fpr(
-            |n, p| BlockedBloomFilter::with_fpr(n, p).unwrap(),
-            1_000_000,
-            p,
-            probes,
-            seed,
-        );
+    ];
+    let make = |n, p| BlockedBloomFilter::with_fpr(n, p).unwrap();
+    for r in conf::check_fpr_at(make, 1_000_000, &targets) {
+        let (p, probes) = (r.target, r.probes);
         // Sized with the blocked formula, the filter's own prediction is at or below the target
         // (bits/item is rounded up to whole blocks, so only slightly below).
         assert!(r.expected <= p, "{r:?}");
@@ -293,13 +282,8 @@ fn union_equals_filter_built_from_both_sets() {
 #[test]
 fn invalid_parameters_are_typed_errors() {
     conf::check_invalid_parameters(BlockedBloomFilter::with_fpr);
-    assert!(BlockedBloomFilter::with_blocks(0, 3).is_err());
-    assert!(BlockedBloomFilter::with_blocks(10, 0).is_err());
-    assert!(BlockedBloomFilter::with_blocks(10, 65).is_err());
-    assert!(matches!(
-        BlockedBloomFilter::with_blocks(u64::MAX, 3),
-        Err(Error::SizeOverflow(_))
-    ));
+    let invalid = [(0, 3), (10, 0), (10, 65)];
+    conf::check_shape_errors(BlockedBloomFilter::with_blocks, &invalid, 3);
     assert!(matches!(
         BlockedBloomFilter::with_blocks(u64::MAX / 64, 3),
         Err(Error::SizeOverflow(_))

@@ -10,7 +10,17 @@ use rand_chacha::ChaCha8Rng;
 
 #[test]
 fn vector_and_portable_paths_agree_for_every_k() {
-    eprintln!("AVX2 kernels in use: {}", simd::has_avx2());
+    // Which paths `insert`/`might_contain` took here; a run that names paths in
+    // `BLOOMLAB_REQUIRE_SIMD` fails on a CPU without them instead of comparing the portable
+    // path with itself.
+    let paths = simd::VectorPaths::detect();
+    println!("vector paths on this CPU: {paths}");
+    let missing = paths.missing_required();
+    assert!(
+        missing.is_empty(),
+        "{} requires {missing:?}",
+        simd::REQUIRE_ENV
+    );
     let mut rng = ChaCha8Rng::seed_from_u64(12);
     for (layout, k) in [Layout::OneHash, Layout::Local32]
         .into_iter()

@@ -13,6 +13,7 @@
 //! | the fastest lookups, fixed set size | [`BlockedBloomFilter`] | one cache line per key; slightly more bits than classic for the same FPR (9.92 vs 9.59 at 1 %) |
 //! | fewest bits of the Bloom family, unions, cardinality estimates | [`BloomFilter`] | the textbook filter, exact formulas, the seed's `BLM1` format too |
 //! | a filter a Parquet reader (Spark, Impala, Arrow, DuckDB) can use | [`Sbbf`] | bit-exact with the Parquet split-block layout and its byte forms |
+//! | a filter Spark or a JVM service built, or one they must load | [`SparkBloomFilter`], [`GuavaBloomFilter`] | bit-exact with Spark's `BloomFilter` (format V1 and V2) and Guava's `writeTo` form |
 //! | a set built once and never changed (an SST file, a shipped blocklist) | [`RibbonFilter`] | ≈ 1.05× the information-theoretic space; needs all keys up front |
 //! | deletes | [`CuckooFilter`] (or [`CountingBloomFilter`] when you need counting semantics) | the cuckoo filter deletes at Bloom-like space; 4-bit counters cost 4× |
 //! | very low FPR (≤ 0.1 %) | [`CuckooFilter`] | fewer bits than any Bloom filter there |
@@ -153,6 +154,20 @@
 //! # Ok::<(), bloomlab::Error>(())
 //! ```
 //!
+//! A Spark filter, byte for byte what Spark's `BloomFilter.create(n, fpp)` and `writeTo` give:
+//!
+//! ```
+//! # #[cfg(feature = "jvm")] {
+//! use bloomlab::{JvmFilter, SparkBloomFilter, SparkVersion};
+//!
+//! let mut f = SparkBloomFilter::create(10_000, 0.01, SparkVersion::V2)?;
+//! f.put_string("user-42");
+//! let bytes = f.to_bytes(); // what Spark's BloomFilter.readFrom reads
+//! assert!(JvmFilter::from_bytes(&bytes)?.as_filter().might_contain("user-42"));
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! A Ribbon filter, built once from the whole key set and queried straight from its bytes:
 //!
 //! ```
@@ -186,6 +201,7 @@
 //! # Ok::<(), bloomlab::Error>(())
 //! ```
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub use bloomlab_core::{
     DecodeError, Error, Filter, FilterParams, HashScheme, Key, KeyHash, RemovableFilter, Result,
@@ -215,6 +231,9 @@ pub use bloomlab_cuckoo::CuckooFilter;
 #[cfg(feature = "scalable")]
 pub use bloomlab_scalable::{ScalableBloomFilter, ScalableConfig};
 
+#[cfg(feature = "expandable")]
+pub use bloomlab_expandable::ExpandableFilter;
+
 #[cfg(feature = "keyed")]
 pub use bloomlab_keyed::{KeyedBlockedBloomFilter, KeyedBloomFilter, Sip64Scheme, SipScheme};
 
@@ -229,6 +248,10 @@ pub mod variants {
     pub use bloomlab_counting as counting;
     #[cfg(feature = "cuckoo")]
     pub use bloomlab_cuckoo as cuckoo;
+    #[cfg(feature = "expandable")]
+    pub use bloomlab_expandable as expandable;
+    #[cfg(feature = "jvm")]
+    pub use bloomlab_jvm as jvm;
     #[cfg(feature = "keyed")]
     pub use bloomlab_keyed as keyed;
     #[cfg(feature = "ribbon")]
@@ -238,6 +261,12 @@ pub mod variants {
     #[cfg(feature = "scalable")]
     pub use bloomlab_scalable as scalable;
 }
+
+#[cfg(feature = "jvm")]
+pub use bloomlab_jvm::{
+    GuavaBloomFilter, GuavaSizing, GuavaStrategy, JvmFilter, JvmFormat, SparkBloomFilter,
+    SparkVersion,
+};
 
 /// The README's code blocks, compiled and run as doctests so the front page cannot rot.
 #[cfg(doctest)]

@@ -1,12 +1,45 @@
-//! The classic Bloom filter (Bloom 1970) as designed in seed 000.
+//! The classic Bloom filter (Bloom 1970): `m` bits and `k` probes per key anywhere in them.
 //!
-//! `m` bits and `k` probes per key. A key is hashed once; its probes are the
-//! Kirsch–Mitzenmacher sequence `h1 + i·h2` reduced into `0..m` with fastrange
-//! (see [`bloomlab_core::hash`]). Sizing comes from [`bloomlab_core::math`].
+//! # What it is for
 //!
-//! Accuracy, measured by this crate's tests with fixed seeds (10^5 keys, 10^6 non-member
-//! probes): at a 1 % target the formula predicts 1.003 % (k rounded to 7) and the measured
-//! rate stays within a 5σ binomial bound of it; see `tests/conformance.rs`.
+//! A set-membership summary with the textbook semantics and the widest set of operations:
+//! union, cardinality and intersection estimates, a zero-copy view, batched and parallel
+//! builds, and the seed's `BLM1` interchange layout. Choose it when those operations matter or
+//! the table fits in cache; for large tables probed at random, the blocked filter
+//! (`bloomlab-blocked`) touches one cache line instead of `k`.
+//!
+//! # Guarantees
+//!
+//! - **No false negatives:** an inserted key always answers `true`, also after
+//!   [`union`](BloomFilter::union), re-encoding and serde.
+//! - **FPR bound:** sized by [`math::classic_bits`] and [`math::classic_hashes`], the expected
+//!   FPR at the design load is `(1 − e^(−kn/m))^k` ≈ the target (1.003 % for a 1 % target, `k`
+//!   rounded to 7); the tests measure it within a 5σ binomial bound (`tests/conformance.rs`).
+//!   Past the design load the FPR grows ([`expected_fpr`](BloomFilter::expected_fpr) says by
+//!   how much).
+//! - **Errors:** bad parameters give [`Error`]; decoding gives a typed [`DecodeError`] for any
+//!   malformed input and never panics; combining filters of different shapes or schemes is
+//!   refused.
+//!
+//! # Format
+//!
+//! [`to_bytes`](BloomFilter::to_bytes) writes the checked `BLAB` envelope of
+//! [`bloomlab_core::format`] (variant tag 1, version 1): `m`, `k`, count, capacity and target,
+//! then the bits, little-endian. [`to_blm1`](BloomFilter::to_blm1) writes the seed's `BLM1`
+//! layout (16-byte big-endian header, no checksum, the default hash scheme implied). Both are
+//! pinned by literal vectors in `tests/known_answers.rs`.
+//!
+//! # Probes and complexity
+//!
+//! A key is hashed once (XXH3-128 by default, or a keyed SipHash scheme); its probes are the
+//! Kirsch–Mitzenmacher sequence `h1 + i·h2` reduced into `0..m` with fastrange (see
+//! [`bloomlab_core::hash`]). Insert: `k` bit sets. Lookup: up to `k` bit reads — all of them
+//! without a branch while the array is at most [`BRANCH_FREE_UP_TO`] bytes, and stopping at the
+//! first zero bit past it (about two reads for a non-member). Space: `m` bits, 9.59 per item at
+//! 1 %. Batched operations hash [`BATCH`] keys ahead and, above [`PREFETCH_ALL_ABOVE`],
+//! prefetch every probe's word.
+//!
+//! # Example
 //!
 //! ```
 //! use bloomlab_classic::BloomFilter;
@@ -29,136 +62,16 @@
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
 //!
-//! # Lookup loop
+//! # Why this design
 //!
-//! Two loops, chosen by the size of the bit array (one well-predicted branch per lookup);
-//! both give the same answers, the definition's (`tests/batch.rs`):
-//!
-//! - **In cache** (at most [`BRANCH_FREE_UP_TO`] = 2 MiB of bits): all `k` probes are read
-//!   and ANDed without a branch. The textbook loop stops at the first zero bit, a branch on
-//!   data the predictor cannot know — about half the bits are set, so a non-member's exit
-//!   point is a coin toss and the branch mispredicts about once per lookup — and after each
-//!   misprediction the next key's hash starts from an empty pipeline. Without the branch,
-//!   consecutive lookups are independent instruction streams the out-of-order core overlaps.
-//!   It executes more instructions (144 per lookup against 117, callgrind, 2 000 keys, half
-//!   members) and is faster: fewer mispredictions, not fewer instructions, is the gain. The
-//!   probes run in [`bloomlab_core::simd::classic_contains_all`], which checks the array's
-//!   length once per lookup instead of once per probe (every probe is `fastrange(·, m) < m`):
-//!   131 instructions, and 0.95–0.99× the time of the checked loop at 10^5 (two harness
-//!   runs; batched lookups 0.94×).
-//! - **Larger**: the textbook loop, which stops at the first zero bit. Reading every probe
-//!   would cost `k` cache misses for every non-member; stopping early reads about two (1 + ½ +
-//!   ¼ …), and while the branch is predicted to go on, the next probes' loads are already
-//!   under way. It replaced a loop that read the first two probes together, branched once,
-//!   and read the rest branch-free (both set with probability about ¼), on the measurements
-//!   below: at 10^7 keys the textbook loop was the faster on each of the three machines it
-//!   was timed on.
-//!
-//! Measured with the harness (`bench-harness run --filters
-//! classic,classic-batched,classic-keyed-sip64,classic-keyed-sip64-batched,fastbloom,fastbloom-sip
-//! --n 1e5,1e6,1e7 --fpr 0.01 --experiments none`, then `bench-harness ratio …`: 31
-//! interleaved rounds, 50 % members, medians of per-round ratios; shared 2-vCPU Intel Xeon,
-//! 2 MiB L2 per core, load average 6–7 from other builds), lookup time against
-//! fastbloom 0.17 given foldhash; before: three runs of the loop before the branch-free one
-//! (two probes, one branch, at every size), after: three back-to-back runs with the
-//! branch-free loop in cache and two-then-rest past it (range of the medians):
-//!
-//! | n | before | after |
-//! |---|---|---|
-//! | 10^5 | 1.23–1.34 | 0.78–0.88 |
-//! | 10^6 | 1.14–1.25 | 0.90–1.01 (95 % intervals include 1.0) |
-//! | 10^7 | 1.29–1.45 | 1.27–1.32 (two-then-rest at this size in both columns) |
-//!
-//! At 10^7 on that machine neither two-then-rest nor the textbook loop (1.22–1.23 in two
-//! runs) nor one branch after the first probe (1.20–1.22) reached fastbloom's single lookups;
-//! see *Against fastbloom*, and the batched lookup below for what does. Timed again in one
-//! process on a 2-vCPU AMD EPYC VM (Zen 4; 10^7 keys, 4·10^6 queries in chunks of 32 768,
-//! every loop over its own copy of the same bits, the order rotating per chunk, medians of
-//! per-chunk ratios to fastbloom given foldhash, two processes): two-then-rest 1.07–1.08, the
-//! textbook loop 1.02, two, two and the rest 1.07, three, three and the rest 1.18–1.20, every
-//! probe branch-free 1.29–1.30 — the textbook loop closest (the committed runs' 1.36
-//! [1.02–1.66] at 7ea6eb8 and 1.20 [1.08–1.48] at 7e92311 read a larger gap, with an interval
-//! that holds these). Nor did a cheaper hash on that machine: with the 8-byte keys' XXH3-128
-//! replaced, for an experiment, by two folded multiplies (foldhash's cost), `examples/speed`
-//! of `bloomlab-blocked` read 1.21 (range 0.81–1.31) where XXH3 read 1.07 (1.03–2.18) —
-//! within its noise, so the *Against fastbloom* account of the gap (the hash's latency after
-//! each misprediction) was not borne out, and what remains is not explained. (A first
-//! version of the loop experiment let the loops share one copy of the bits, so each found
-//! the lines the one before had fetched, and read 0.84–0.95.) Those experiments were not
-//! kept as examples.
-//!
-//! On a 2-vCPU AMD EPYC VM with Zen 5 (family 26 model 2; L1d 48 KiB and L2 1 MiB per core,
-//! 32 MiB L3), `cargo run --release -p bloomlab-keyed --example classic_loops -- 1e7 3e7`
-//! (two-then-rest, the textbook loop and every probe branch-free, each over its own copy of
-//! the same bits, and fastbloom with foldhash, in one process; 24 groups of five chunks of
-//! 32 768 queries in rotating order, medians of per-group ratios to fastbloom) read at 10^7
-//! keys, in four processes of a build whose `might_contain` was still two-then-rest:
-//! two-then-rest 1.15–1.23, the textbook loop 1.07–1.18 (0.90–0.96× the other in each
-//! process), branch-free 1.39–1.48; at 3·10^7 1.17–1.19, 1.13–1.20 (0.96–1.02×) and
-//! 1.39–1.44. So the textbook loop is the one used past [`BRANCH_FREE_UP_TO`]; with it as
-//! `might_contain` (the example as it is now, one process) the filter read 1.05 at 10^7 and
-//! 1.03 at 3·10^7, two-then-rest 1.19 and 1.14 (0.88× and 0.90×). (The early-exit loop with
-//! the length checked once per lookup instead of once per probe, as the in-cache loop does,
-//! read 0.84–0.91× two-then-rest at 10^7 and 3·10^7 over two processes — no measurable gain; not kept.) The harness
-//! saw more than the example: the default run at e348a78 read classic ÷ fastbloom 0.57 /
-//! 0.66 / ≈ 1.06 [0.99–1.21] at 10^5 / 10^6 / 10^7, where the run at 21b4f76 just before the
-//! change read 0.58 / 0.68 / 1.38 [1.22–1.56] (the keyed `classic-keyed-sip64` ÷
-//! `fastbloom-sip` at 10^7: 1.46 → 1.10; same VM). A table built with one XXH3-64 per key
-//! and the stride derived from it by a multiply (another scheme; the example's last row)
-//! read 1.07–1.09 at 10^7 with the textbook loop — no faster than XXH3-128's 1.07.
-//!
-//! # Batched lookups
-//!
-//! [`BloomFilter::might_contain_batch`] (and [`BloomFilter::insert_batch`]) hash each key
-//! [`BATCH`] = 16 keys before answering it ([`bloomlab_core::simd::pipeline`]); above
-//! [`PREFETCH_ALL_ABOVE`] = 2 MiB of bits they also prefetch the words of all `k` probes
-//! then, and the answer reads all `k` without a branch at every size. Same three harness
-//! runs (entries `classic-batched`, `classic-keyed-sip64-batched`), range of the three
-//! medians:
-//!
-//! | n | batched / single | batched / fastbloom (foldhash) | keyed id 4: batched / single | keyed id 4 batched / fastbloom (SipHash-1-3) |
-//! |---|---|---|---|---|
-//! | 10^5 | 0.82–0.87 | 0.65–0.79 | 0.84–0.92 | 0.77–0.87 |
-//! | 10^6 | 0.89–0.93 | 0.85–0.89 | 0.85–0.90 | 0.87–0.94 |
-//! | 10^7 | 0.60–0.62 | 0.76–0.83 | 0.41–0.44 | 0.50–0.52 |
-//!
-//! Prefetching every probe's word pays only out of cache: at 10^5 it made the batched
-//! lookup 1.14–1.24× slower than prefetching the first two (a multiply and a prefetch per
-//! probe for words that are already there), at 10^7 about 2× faster; in cache, prefetching
-//! two or none measured the same within noise, so none is prefetched there.
-//!
-//! Under a scheme that hashes eight keys in vector lanes ([`HashScheme::LANES`]: the keyed
-//! 64-bit SipHash scheme) the batched operations hash their keys eight at a time
-//! ([`bloomlab_core::simd::pipeline_chunks`]), with the same answers and the same filter;
-//! the keyed columns above are from before that. With it, keyed batched lookups take 1.21 /
-//! 1.24 / 1.18× the unkeyed batched ones at 10^5 / 10^6 / 10^7 and 0.56 / 0.54 / 0.43× the
-//! time of fastbloom's keyed lookups (`bloomlab_keyed`, *Batched hashing*).
-//!
-//! # Against fastbloom
-//!
-//! fastbloom 0.17 (`src/lib.rs`, `src/hasher.rs`, `src/bit_vector.rs`) is a classic,
-//! whole-array Bloom filter, the same design as this one: one 64-bit hash per key (its
-//! `BuildHasher`, foldhash or SipHash-1-3), `h2 = h1 · 0x517c_c1b7_2722_0a95`, probe `j + 1`
-//! at `rotl(h_j, 5) + h2`, each reduced over **all** `m` bits with the same fastrange
-//! (`index(num_bits, hash)`), bit `i` in `u64` word `i / 64` of one array; `m` and `k` from
-//! the same formulas (`k = round(m/n · ln 2)`, 7 at 1 %). So a lookup makes up to `k`
-//! independent memory accesses anywhere in the array, as ours does — no block locality —
-//! and stops at the first zero bit (one branch per probe). At 10^7 keys (12 MB, past every
-//! machine's L2) both filters pay a cache miss per probe read; fastbloom's early exit reads
-//! about 2 words for a non-member (1 + ½ + ¼ …), and so, since the change above, does ours (the
-//! two-then-rest loop before it read about 3).
-//!
-//! Instruction counts per lookup (callgrind, `cargo run --release -p bloomlab-keyed --example
-//! classic_icount`, half members): ours 131 in cache / 118 at 3·10^6 keys (the two-then-rest
-//! loop then), fastbloom with foldhash 97; our xxh3-128 of 8 bytes alone is 33 instructions and a chain of about 15 cycles (a 64×64→128
-//! multiply, two xor-shifts, a multiply, a xor-shift, the high half avalanched in parallel) before
-//! the first probe's address, foldhash's one folded multiply about 6. With one branch per lookup
-//! the next key waits for that latency after every misprediction, which was taken for most of the
-//! remaining gap at 10^7 (on the AMD EPYC VM a cheaper hash did not close it: *Lookup loop*); a
-//! cheaper hash is a new scheme (id 3 is reserved for it) and is not part of this version. xxh3-64
-//! does not help: its 8-byte path (two dependent multiplies in `strong_avalanche`) is as long as
-//! the 128-bit one's low half.
+//! Two lookup loops, chosen by size with one well-predicted branch: in cache, reading every
+//! probe without a branch lets consecutive lookups overlap (the early exit mispredicts about
+//! once per lookup, since half the bits are set); out of cache, stopping at the first zero bit
+//! saves cache misses, which cost more than mispredictions. Both give the definition's answers
+//! (`tests/batch.rs`). The measurements behind the choice, and the comparison with fastbloom's
+//! design, are in `docs/design/classic.md`; current figures are in `results/`.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 
@@ -188,7 +101,7 @@ pub const BRANCH_FREE_UP_TO: usize = 1 << 21;
 /// Above this many bytes of bits the batched operations prefetch the words of all `k` probes
 /// of each key they hash ahead: past the second-level cache every probe of a member is a miss
 /// of its own. At or below it they prefetch nothing (the words are in cache, and the
-/// prefetches' instructions measured slower than none at 10^5 keys) but still hash ahead.
+/// prefetches' instructions cost more than they save there) but still hash ahead.
 pub const PREFETCH_ALL_ABOVE: usize = 1 << 21;
 
 /// Magic of the seed's interchange layout (16-byte big-endian header, then the bits).
@@ -207,27 +120,25 @@ pub struct BloomFilter<S: HashScheme = Xxh3Scheme> {
     meta: Meta<S>,
 }
 
+bloomlab_core::default_scheme_constructors! {
+    impl BloomFilter {
+        /// Size for `expected_items` at false-positive rate `fpr`:
+        /// `m = ceil(−n·ln p / (ln 2)^2)`, `k = round((m/n)·ln 2)`.
+        ///
+        /// Errors: `n = 0`, `p` not in (0, 1) (NaN and infinities included), or a size that does
+        /// not fit in memory.
+        fn with_fpr(expected_items: u64, fpr: f64) = with_fpr_and_scheme;
+
+        /// Build with exactly `bits` bits and `hashes` probes per key. The design capacity is the
+        /// load at which `hashes` is optimal, `m·ln 2 / k`.
+        fn with_bits(bits: u64, hashes: u32) = with_bits_and_scheme;
+
+        /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
+        fn from_bytes(bytes: &[u8]) = from_bytes_with_scheme;
+    }
+}
+
 impl BloomFilter<Xxh3Scheme> {
-    /// Size for `expected_items` at false-positive rate `fpr`:
-    /// `m = ceil(−n·ln p / (ln 2)^2)`, `k = round((m/n)·ln 2)`.
-    ///
-    /// Errors: `n = 0`, `p` not in (0, 1) (NaN and infinities included), or a size that does
-    /// not fit in memory.
-    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self> {
-        Self::with_fpr_and_scheme(expected_items, fpr, Xxh3Scheme)
-    }
-
-    /// Build with exactly `bits` bits and `hashes` probes per key. The design capacity is the
-    /// load at which `hashes` is optimal, `m·ln 2 / k`.
-    pub fn with_bits(bits: u64, hashes: u32) -> Result<Self> {
-        Self::with_bits_and_scheme(bits, hashes, Xxh3Scheme)
-    }
-
-    /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        Self::from_bytes_with_scheme(bytes, Xxh3Scheme)
-    }
-
     /// Encode in the seed's `BLM1` layout: a 16-byte big-endian header
     /// (`"BLM1"` | k | m | count, each a `u32`) followed by `ceil(m/8)` bytes of bits, bit `i`
     /// at `byte[i >> 3] & (1 << (i & 7))`. The layout names no hash scheme: it implies this
@@ -288,11 +199,7 @@ fn check_count(ones: u64, count: u64, k: u32) -> Result<(), DecodeError> {
     Ok(())
 }
 
-fn check_hashes(k: u32) -> Result<(), DecodeError> {
-    math::validate_hashes(k)
-        .map(|_| ())
-        .map_err(|e| DecodeError::field("k", e.to_string()))
-}
+use bloomlab_core::format::check_hashes;
 
 impl<S: HashScheme> BloomFilter<S> {
     /// [`with_fpr`](BloomFilter::with_fpr) with a chosen hash scheme.
@@ -864,31 +771,20 @@ mod serde_impl {
     use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    #[derive(Serialize)]
-    struct ReprRef<'a> {
+    #[derive(Serialize, Deserialize)]
+    struct Repr<W> {
         m: u64,
         k: u32,
         count: u64,
         capacity: u64,
         target_fpr: Option<f64>,
         scheme: SchemeDescriptor,
-        words: &'a [u64],
-    }
-
-    #[derive(Deserialize)]
-    struct Repr {
-        m: u64,
-        k: u32,
-        count: u64,
-        capacity: u64,
-        target_fpr: Option<f64>,
-        scheme: SchemeDescriptor,
-        words: Vec<u64>,
+        words: W,
     }
 
     impl<S: HashScheme> Serialize for BloomFilter<S> {
         fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-            ReprRef {
+            Repr {
                 m: self.bits.len(),
                 k: self.k,
                 count: self.meta.count(),
@@ -905,8 +801,8 @@ mod serde_impl {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             deserialize_checked(
                 d,
-                |r: &Repr| r.scheme,
-                |r: Repr, scheme: S| {
+                |r: &Repr<Vec<u64>>| r.scheme,
+                |r: Repr<Vec<u64>>, scheme: S| {
                     let bits = BitArray::from_words(r.words, r.m)?;
                     BloomFilter::from_parts(bits, r.k, r.count, r.capacity, r.target_fpr, scheme)
                 },

@@ -52,34 +52,12 @@ impl<S: HashScheme> BloomFilter<S> {
     /// lanes ([`simd::route_positions`]); otherwise one at a time. With fewer than 32 768 keys
     /// per thread it uses fewer threads (one below 65 536 keys: [`insert_batch`](Self::insert_batch)).
     ///
-    /// # Measured
+    /// # Why this design
     ///
-    /// 2-vCPU AMD EPYC VM (Zen 4), 10^7 keys at 1 % (12 MB, `k = 7`), `insert_batch` in one
-    /// thread against this build, eleven rounds A B B A on fresh filters in one process (a
-    /// scratch program, not kept): **2.33×** (median of the paired ratios, range 1.98–2.79),
-    /// then 2.24× (1.74–2.69) and 2.41× (1.74–2.55) in two more processes; 64 positions
-    /// prefetched ahead read like 128 (2.24×) and better than 32 (1.66×); 1 024 keys per step
-    /// like 4 096 (2.20×) and better than 256 (1.90×). Without the lanes (one position at a
-    /// time, `k` appends per key) it read 1.15× and 1.31×: on a CPU without AVX-512 the build
-    /// gains little from a second core. Hashing and handing on the positions one at a time
-    /// cost 18.5–19.4 ns a key in one thread (5·10^6 keys, scratch timers), setting the
-    /// handed-on bits 3.8–4.5 ns a position; the lanes took most of the first away. The
-    /// harness's `concurrent` experiment (`insert_batch` ÷ this, paired, fresh filters): five
-    /// processes at 13e69ba 1.96–2.92× (median 2.21; `results/notes/concurrent-repeat.md`),
-    /// the committed default run at 629e88a 2.73× [2.41–3.25].
-    ///
-    /// # The design before
-    ///
-    /// [`bloomlab_core::parallel::fork_merge`]: one contiguous run of keys per thread, each
-    /// into a private empty table of the same `m`, `k` and scheme, ORed into `self`
-    /// ([`union`](Self::union)), each run inserted one key at a time. Against one thread's
-    /// insert loop the harness's `concurrent` experiment read 1.60× [1.32–1.79] (Intel Xeon VM,
-    /// 34.0 → 21.0 ns/key) and 1.55× [1.46–1.63] (AMD EPYC VM at 7e92311, 67.2 → 43.5), then
-    /// 1.44–1.81× in five processes on the Zen 4 VM. But one thread's `insert_batch`, which
-    /// prefetches each key's words, was faster still: in one process, seven rounds, 25.2 ns a
-    /// key against that build's 55.6 — its two threads took 2.2× the time of one thread
-    /// batching. With `insert_batch` for each run, it read 27.2 against 33.1 (1.2×): the private
-    /// table's pages and the merge cost about what the second core saved.
+    /// A Bloom filter is the OR of its keys' bits, so handing each bit position to the thread that
+    /// owns its word builds the exact sequential filter without atomics, a private table per thread
+    /// or a merge. The design before (private tables ORed together) and the measurements that
+    /// replaced it are in `docs/design/classic.md`.
     pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) -> ParallelReport {
         self.insert_parallel_with_threads(keys, parallel::available_threads())
     }

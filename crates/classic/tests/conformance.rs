@@ -6,30 +6,13 @@ use bloomlab_core::{Error, Filter, math};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-fn filled(n: u64, p: f64, seed: u64) -> BloomFilter {
-    conf::filled(BloomFilter::with_fpr(n, p).unwrap(), n, seed)
-}
-
-#[test]
-fn no_false_negatives_for_every_key_shape() {
-    conf::check_no_false_negatives(|n| BloomFilter::with_fpr(n, 0.01).unwrap(), 100_000);
-}
+conf::basic_suite!(BloomFilter);
 
 #[test]
 fn fpr_within_binomial_bound_at_three_targets() {
-    for (p, seed) in [(0.001, 11), (0.01, 12), (0.03, 13)] {
-        let r = conf::check_fpr(
-            |n, p| BloomFilter::with_fpr(n, p).unwrap(),
-            100_000,
-            p,
-            1_000_000,
-            seed,
-        );
-        // The formula at the rounded k stays within 5 % of the target (k = 10 / 7 / 5): a
-        // deterministic property of the sizing, not a measurement.
-        assert!((r.expected / p - 1.0).abs() < 0.05, "{r:?}");
-        println!("{r:?}");
-    }
+    // The formula at the rounded k stays within 5 % of the target (k = 10 / 7 / 5): a
+    // deterministic property of the sizing, not a measurement.
+    conf::check_fpr_near_targets(|n, p| BloomFilter::with_fpr(n, p).unwrap(), 100_000, 0.05);
 }
 
 /// σ of the fill-based cardinality estimate `n̂ = −(m/k)·ln(1 − X/m)` and its second-order
@@ -280,13 +263,7 @@ fn clear_empties_the_filter_and_keeps_its_shape() {
 #[test]
 fn invalid_parameters_are_typed_errors() {
     conf::check_invalid_parameters(BloomFilter::with_fpr);
-    assert!(BloomFilter::with_bits(0, 3).is_err());
-    assert!(BloomFilter::with_bits(100, 0).is_err());
-    assert!(BloomFilter::with_bits(100, 65).is_err());
-    assert!(matches!(
-        BloomFilter::with_bits(u64::MAX, 3),
-        Err(Error::SizeOverflow(_))
-    ));
+    conf::check_shape_errors(BloomFilter::with_bits, &[(0, 3), (100, 0), (100, 65)], 3);
 }
 
 #[test]

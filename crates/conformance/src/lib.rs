@@ -11,6 +11,8 @@
 //! - [`check_invalid_parameters`]: every invalid parameter is a typed error, not a panic.
 //! - [`check_serde_round_trip`] and [`check_bytes_round_trip`].
 //! - [`check_known_answer`], [`digest`] and [`from_hex`]: literal known-answer vectors.
+//! - [`props`]: the same promises as properties over arbitrary keys, operations and bytes
+//!   (proptest), with the decoders' allocations and time bounded.
 //!
 //! All randomness is seeded ([`rand_chacha::ChaCha8Rng`], stable across platforms and
 //! versions), so a failure reproduces exactly.
@@ -51,6 +53,9 @@
 //! ([`bloomlab_core::format`]) in the same commit, with the old version still decoded and
 //! answering as before.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod props;
 
 use std::fmt::Debug;
 
@@ -228,6 +233,38 @@ pub fn check_fpr<F: Filter>(
         "FPR outside the binomial bound: {report:?} (deviation {deviation:.1})"
     );
     report
+}
+
+/// [`check_fpr`] at each `(target, probes, seed)` of `targets`, every filter from
+/// `make(n, target)`: the reports in the order of `targets`.
+pub fn check_fpr_at<F: Filter>(
+    make: impl Fn(u64, f64) -> F,
+    n: u64,
+    targets: &[(f64, u64, u64)],
+) -> Vec<FprReport> {
+    targets
+        .iter()
+        .map(|&(p, probes, seed)| check_fpr(&make, n, p, probes, seed))
+        .collect()
+}
+
+/// The tests every variant with a `with_fpr(n, p)` constructor shares, and the helper its own
+/// tests use: `filled(n, p, seed)`, a filter from `with_fpr(n, p)` holding `n` seeded member
+/// keys ([`filled`]), and the test `no_false_negatives_for_every_key_shape`
+/// ([`check_no_false_negatives`], 10^5 keys of every shape at a 1 % target).
+#[macro_export]
+macro_rules! basic_suite {
+    ($ty:ty) => {
+        #[allow(dead_code)]
+        fn filled(n: u64, p: f64, seed: u64) -> $ty {
+            $crate::filled(<$ty>::with_fpr(n, p).unwrap(), n, seed)
+        }
+
+        #[test]
+        fn no_false_negatives_for_every_key_shape() {
+            $crate::check_no_false_negatives(|n| <$ty>::with_fpr(n, 0.01).unwrap(), 100_000);
+        }
+    };
 }
 
 /// The paired comparison of two probe counts `k` and `other` on the same keys and probes; see
@@ -587,6 +624,63 @@ pub fn check_decode_robustness<F>(
         }
     }
     accepted
+}
+
+/// The suite every variant with a fallible `make(n, p)` shares: no false negatives for
+/// every key shape ([`check_no_false_negatives`], 10^5 keys at 1 %), the FPR within the
+/// binomial bound at 0.1 %, 1 % and 3 % ([`check_fpr`], 10^5 keys, 10^6 probes, one seed
+/// each from `seeds`), and every invalid parameter a typed error
+/// ([`check_invalid_parameters`]).
+pub fn check_standard_suite<F: Filter + Debug>(
+    make: impl Fn(u64, f64) -> Result<F, Error>,
+    seeds: [u64; 3],
+) {
+    check_no_false_negatives(|n| make(n, 0.01).unwrap(), 100_000);
+    for (p, seed) in [0.001, 0.01, 0.03].into_iter().zip(seeds) {
+        let r = check_fpr(|n, p| make(n, p).unwrap(), 100_000, p, 1_000_000, seed);
+        println!("{r:?}");
+    }
+    check_invalid_parameters(make);
+}
+
+/// The three targets most variants are checked at, `(target, probes, seed)`: 0.1 %, 1 % and
+/// 3 %, 10^6 probes each.
+pub const STANDARD_TARGETS: [(f64, u64, u64); 3] = [
+    (0.001, 1_000_000, 11),
+    (0.01, 1_000_000, 12),
+    (0.03, 1_000_000, 13),
+];
+
+/// [`check_fpr_at`] the [`STANDARD_TARGETS`] with `n` items, requiring besides that the
+/// formula's value lie within `rel` (relative) of each target: a property of the sizing.
+pub fn check_fpr_near_targets<F: Filter>(
+    make: impl Fn(u64, f64) -> F,
+    n: u64,
+    rel: f64,
+) -> Vec<FprReport> {
+    let reports = check_fpr_at(make, n, &STANDARD_TARGETS);
+    for r in &reports {
+        assert!((r.expected / r.target - 1.0).abs() < rel, "{r:?}");
+        println!("{r:?}");
+    }
+    reports
+}
+
+/// A constructor from a size and a probe count (`with_bits`, `with_blocks`, `with_counters`)
+/// must refuse each `(size, hashes)` of `invalid` with an error, and a size of `u64::MAX`
+/// (with `hashes`) with [`Error::SizeOverflow`].
+pub fn check_shape_errors<F: Debug>(
+    make: impl Fn(u64, u32) -> Result<F, Error>,
+    invalid: &[(u64, u32)],
+    hashes: u32,
+) {
+    for &(size, k) in invalid {
+        assert!(make(size, k).is_err(), "({size}, {k}) must be refused");
+    }
+    assert!(
+        matches!(make(u64::MAX, hashes), Err(Error::SizeOverflow(_))),
+        "a size of u64::MAX must be Error::SizeOverflow"
+    );
 }
 
 /// Every invalid parameter must be a typed error: `n = 0`, `p` of 0, 1, negative, above 1,

@@ -79,11 +79,14 @@ pub enum Variant {
     Sbbf = 6,
     /// Standard Ribbon filter: static, built once from the whole key set.
     Ribbon = 7,
+    /// Expandable filter: a bucket table that doubles without a size hint, its fingerprints
+    /// giving one bit to the bucket index at each doubling.
+    Expandable = 8,
 }
 
 impl Variant {
     /// Every variant, in tag order.
-    pub const ALL: [Variant; 7] = [
+    pub const ALL: [Variant; 8] = [
         Variant::Classic,
         Variant::Blocked,
         Variant::Counting,
@@ -91,6 +94,7 @@ impl Variant {
         Variant::Cuckoo,
         Variant::Sbbf,
         Variant::Ribbon,
+        Variant::Expandable,
     ];
 
     /// Lower-case name used in reports and on the command line.
@@ -103,6 +107,7 @@ impl Variant {
             Variant::Cuckoo => "cuckoo",
             Variant::Sbbf => "sbbf",
             Variant::Ribbon => "ribbon",
+            Variant::Expandable => "expandable",
         }
     }
 
@@ -405,6 +410,14 @@ impl<'a> Reader<'a> {
             n => Err(DecodeError::TrailingBytes(n)),
         }
     }
+}
+
+/// Check a decoded probe count `k` (`1..=MAX_HASHES`, [`math::validate_hashes`](crate::math::validate_hashes)),
+/// as a [`DecodeError`] naming the field `k`.
+pub fn check_hashes(k: u32) -> std::result::Result<(), DecodeError> {
+    crate::math::validate_hashes(k)
+        .map(|_| ())
+        .map_err(|e| DecodeError::field("k", e.to_string()))
 }
 
 /// Encode an optional target FPR as `f64` bits (0.0 means "not given").

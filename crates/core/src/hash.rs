@@ -23,7 +23,8 @@ use crate::error::DecodeError;
 pub const XXH3_SEED: u64 = u64::from_le_bytes(*b"bloomlab");
 
 /// Map a uniformly distributed 64-bit value onto `0..n` without division
-/// (Lemire 2016, "A fast alternative to the modulo reduction"): `⌊x · n / 2^64⌋`.
+/// (Lemire 2016, "A fast alternative to the modulo reduction"): `⌊x · n / 2^64⌋`. Defined
+/// once, beside the kernels that inline it, and re-exported here.
 ///
 /// ```
 /// use bloomlab_core::hash::fastrange;
@@ -31,10 +32,7 @@ pub const XXH3_SEED: u64 = u64::from_le_bytes(*b"bloomlab");
 /// assert_eq!(fastrange(u64::MAX, 10), 9);
 /// assert_eq!(fastrange(1 << 63, 10), 5);
 /// ```
-#[inline(always)]
-pub fn fastrange(x: u64, n: u64) -> u64 {
-    ((u128::from(x) * u128::from(n)) >> 64) as u64
-}
+pub use bloomlab_simd::fastrange;
 
 /// The 128 bits a key hashes to, split into the two halves double hashing needs.
 ///
@@ -126,6 +124,18 @@ pub enum SchemeId {
     /// xxHash64 (seed 0) of the value's plain encoding, as the Parquet split-block Bloom
     /// filter specifies: block from the upper 32 bits, in-block bits from the lower 32.
     ParquetXxh64 = 5,
+    /// Apache Spark's `BloomFilter` format version 1: Murmur3 x86_32 (Spark's variant, seed 0
+    /// then the first hash), 32-bit probes `h1 + i·h2`, sign-flipped, modulo the bit count.
+    SparkMurmur3V1 = 6,
+    /// Apache Spark's `BloomFilter` format version 2: the same hashes from a recorded seed
+    /// (the descriptor's `key_check` holds it), 64-bit probes started at `h1 · (2^31 − 1)`.
+    SparkMurmur3V2 = 7,
+    /// Guava's `BloomFilter` strategy `MURMUR128_MITZ_32` (ordinal 0): the two 32-bit halves of
+    /// Murmur3 x64_128's first 64 bits, 32-bit probes.
+    GuavaMurmur128Mitz32 = 8,
+    /// Guava's `BloomFilter` strategy `MURMUR128_MITZ_64` (ordinal 1, Guava's default): both
+    /// 64-bit halves of Murmur3 x64_128, 64-bit probes.
+    GuavaMurmur128Mitz64 = 9,
 }
 
 impl SchemeId {
@@ -136,6 +146,10 @@ impl SchemeId {
             SchemeId::SipHash24Km => "siphash-2-4-128/km (keyed)",
             SchemeId::SipHash24x64Km => "siphash-2-4-64+remix/km (keyed)",
             SchemeId::ParquetXxh64 => "parquet-xxh64",
+            SchemeId::SparkMurmur3V1 => "spark-murmur3-v1",
+            SchemeId::SparkMurmur3V2 => "spark-murmur3-v2",
+            SchemeId::GuavaMurmur128Mitz32 => "guava-murmur128-mitz32",
+            SchemeId::GuavaMurmur128Mitz64 => "guava-murmur128-mitz64",
         }
     }
 }
@@ -149,6 +163,10 @@ impl TryFrom<u8> for SchemeId {
             2 => Ok(SchemeId::SipHash24Km),
             4 => Ok(SchemeId::SipHash24x64Km),
             5 => Ok(SchemeId::ParquetXxh64),
+            6 => Ok(SchemeId::SparkMurmur3V1),
+            7 => Ok(SchemeId::SparkMurmur3V2),
+            8 => Ok(SchemeId::GuavaMurmur128Mitz32),
+            9 => Ok(SchemeId::GuavaMurmur128Mitz64),
             other => Err(DecodeError::UnknownScheme(other)),
         }
     }
@@ -400,9 +418,38 @@ mod tests {
             SchemeId::SipHash24Km,
             SchemeId::SipHash24x64Km,
             SchemeId::ParquetXxh64,
+            SchemeId::SparkMurmur3V1,
+            SchemeId::SparkMurmur3V2,
+            SchemeId::GuavaMurmur128Mitz32,
+            SchemeId::GuavaMurmur128Mitz64,
         ] {
             assert_eq!(SchemeId::try_from(id as u8), Ok(id));
         }
         assert_eq!(SchemeId::try_from(0), Err(DecodeError::UnknownScheme(0)));
+        assert_eq!(SchemeId::try_from(10), Err(DecodeError::UnknownScheme(10)));
+    }
+
+    #[test]
+    fn routed_positions_are_the_probe_positions() {
+        // The routing kernels write the Kirsch–Mitzenmacher positions out by hand (the simd
+        // crate cannot see `KeyHash`): the same positions, key by key, in order.
+        let mut st = 9u64;
+        let mut next = || {
+            st = st
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1442695040888963407);
+            st ^ (st >> 31)
+        };
+        for m in [1u64, 63, 1_000, 1 << 20, u64::from(u32::MAX), 1 << 40] {
+            let (h1, h2): (Vec<u64>, Vec<u64>) = (0..50).map(|_| (next(), next() | 1)).unzip();
+            let mut out = vec![Vec::new()];
+            crate::simd::route_positions_portable(&h1, &h2, 7, m, &[0, m], &mut out);
+            let want: Vec<u64> = h1
+                .iter()
+                .zip(&h2)
+                .flat_map(|(&a, &b)| KeyHash { h1: a, h2: b }.positions(7, m))
+                .collect();
+            assert_eq!(out[0], want, "m = {m}");
+        }
     }
 }

@@ -185,6 +185,19 @@ impl<T: Send> Batch for Vec<T> {
     }
 }
 
+/// The blocked filter's batches: each key's block and probe source ([`crate::simd::Routed`]).
+impl Batch for crate::simd::Routed {
+    fn with_capacity(n: usize) -> Self {
+        crate::simd::Routed::with_capacity(n)
+    }
+    fn clear(&mut self) {
+        crate::simd::Routed::clear(self);
+    }
+    fn is_empty(&self) -> bool {
+        crate::simd::Routed::is_empty(self)
+    }
+}
+
 /// What one parallel build did: how many threads inserted keys, how the keys were shared
 /// out, and, for an [`exchange`], how many batches crossed between threads and how full the
 /// inboxes got against their bound. Every parallel build of the workspace returns one

@@ -51,6 +51,7 @@
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 
@@ -143,34 +144,26 @@ pub struct CountingBloomFilter<S: HashScheme = Xxh3Scheme> {
     meta: Meta<S>,
 }
 
-impl CountingBloomFilter<Xxh3Scheme> {
-    /// Size for `expected_items` at false-positive rate `fpr` with the classic formulas
-    /// (`m = ceil(−n·ln p / (ln 2)^2)` counters, `k = round((m/n)·ln 2)`), exactly as
-    /// [`BloomFilter::with_fpr`] does.
-    ///
-    /// Errors: `n = 0`, `p` not in (0, 1) (NaN and infinities included), or a size that does
-    /// not fit in memory.
-    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self> {
-        Self::with_fpr_and_scheme(expected_items, fpr, Xxh3Scheme)
-    }
+bloomlab_core::default_scheme_constructors! {
+    impl CountingBloomFilter {
+        /// Size for `expected_items` at false-positive rate `fpr` with the classic formulas
+        /// (`m = ceil(−n·ln p / (ln 2)^2)` counters, `k = round((m/n)·ln 2)`), exactly as
+        /// [`BloomFilter::with_fpr`] does.
+        ///
+        /// Errors: `n = 0`, `p` not in (0, 1) (NaN and infinities included), or a size that does
+        /// not fit in memory.
+        fn with_fpr(expected_items: u64, fpr: f64) = with_fpr_and_scheme;
 
-    /// Build with exactly `counters` counters and `hashes` probes per key (the design capacity
-    /// is `m·ln 2 / k`, as for [`BloomFilter::with_bits`]).
-    pub fn with_counters(counters: u64, hashes: u32) -> Result<Self> {
-        Self::with_counters_and_scheme(counters, hashes, Xxh3Scheme)
-    }
+        /// Build with exactly `counters` counters and `hashes` probes per key (the design capacity
+        /// is `m·ln 2 / k`, as for [`BloomFilter::with_bits`]).
+        fn with_counters(counters: u64, hashes: u32) = with_counters_and_scheme;
 
-    /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        Self::from_bytes_with_scheme(bytes, Xxh3Scheme)
+        /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
+        fn from_bytes(bytes: &[u8]) = from_bytes_with_scheme;
     }
 }
 
-fn check_hashes(k: u32) -> Result<(), DecodeError> {
-    math::validate_hashes(k)
-        .map(|_| ())
-        .map_err(|e| DecodeError::field("k", e.to_string()))
-}
+use bloomlab_core::format::check_hashes;
 
 /// A zeroed byte vector for `m` counters, or [`Error::SizeOverflow`].
 fn zeroed_nibbles(m: u64) -> Result<Vec<u8>> {
@@ -580,31 +573,20 @@ mod serde_impl {
     use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    #[derive(Serialize)]
-    struct ReprRef<'a> {
+    #[derive(Serialize, Deserialize)]
+    struct Repr<W> {
         m: u64,
         k: u32,
         count: u64,
         capacity: u64,
         target_fpr: Option<f64>,
         scheme: SchemeDescriptor,
-        counters: &'a [u8],
-    }
-
-    #[derive(Deserialize)]
-    struct Repr {
-        m: u64,
-        k: u32,
-        count: u64,
-        capacity: u64,
-        target_fpr: Option<f64>,
-        scheme: SchemeDescriptor,
-        counters: Vec<u8>,
+        counters: W,
     }
 
     impl<S: HashScheme> Serialize for CountingBloomFilter<S> {
         fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-            ReprRef {
+            Repr {
                 m: self.m,
                 k: self.k,
                 count: self.meta.count(),
@@ -621,8 +603,8 @@ mod serde_impl {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             deserialize_checked(
                 d,
-                |r: &Repr| r.scheme,
-                |r: Repr, scheme| {
+                |r: &Repr<Vec<u8>>| r.scheme,
+                |r: Repr<Vec<u8>>, scheme| {
                     CountingBloomFilter::from_parts(
                         r.counters,
                         r.m,

@@ -10,28 +10,15 @@ use bloomlab_counting::{CountingBloomFilter, STICKY};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn filled(n: u64, p: f64, seed: u64) -> CountingBloomFilter {
-    conf::filled(CountingBloomFilter::with_fpr(n, p).unwrap(), n, seed)
-}
-
-#[test]
-fn no_false_negatives_for_every_key_shape() {
-    conf::check_no_false_negatives(|n| CountingBloomFilter::with_fpr(n, 0.01).unwrap(), 100_000);
-}
+conf::basic_suite!(CountingBloomFilter);
 
 #[test]
 fn fpr_within_binomial_bound_at_three_targets() {
-    for (p, seed) in [(0.001, 11), (0.01, 12), (0.03, 13)] {
-        let r = conf::check_fpr(
-            |n, p| CountingBloomFilter::with_fpr(n, p).unwrap(),
-            100_000,
-            p,
-            1_000_000,
-            seed,
-        );
-        assert!((r.expected / p - 1.0).abs() < 0.05, "{r:?}");
-        println!("{r:?}");
-    }
+    conf::check_fpr_near_targets(
+        |n, p| CountingBloomFilter::with_fpr(n, p).unwrap(),
+        100_000,
+        0.05,
+    );
 }
 
 #[test]
@@ -316,13 +303,8 @@ fn collapses_to_a_bit_identical_classic_filter() {
 #[test]
 fn invalid_parameters_are_typed_errors() {
     conf::check_invalid_parameters(CountingBloomFilter::with_fpr);
-    assert!(CountingBloomFilter::with_counters(0, 3).is_err());
-    assert!(CountingBloomFilter::with_counters(100, 0).is_err());
-    assert!(CountingBloomFilter::with_counters(100, 65).is_err());
-    assert!(matches!(
-        CountingBloomFilter::with_counters(u64::MAX, 3),
-        Err(Error::SizeOverflow(_))
-    ));
+    let invalid = [(0, 3), (100, 0), (100, 65)];
+    conf::check_shape_errors(CountingBloomFilter::with_counters, &invalid, 3);
 }
 
 #[test]

@@ -93,6 +93,7 @@
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod table;
 
@@ -113,7 +114,7 @@ pub const DESIGN_LOAD: f64 = 0.95;
 
 /// Kicks an insert tries before it gives up (and undoes them).
 ///
-/// Fan et al.'s reference code uses 500. Measured here (`examples/fill.rs` and a 12-stream
+/// Fan et al.'s reference code uses 500. Measured here (`cargo run --release -p bloomlab-lab --example cuckoo_fill` and a 12-stream
 /// sweep at 10^6 items, 1 % target): with 500 the first failure came at a median load of
 /// 96.0 % but as early as 94.96 % for one key stream — below the 95 % design load; with 1000
 /// the median is 96.8 % and the lowest 96.5 % (also 96.5 % at 10^7 items). A failed insert
@@ -148,24 +149,20 @@ fn splitmix(state: &mut u64) -> u64 {
     fmix64(*state)
 }
 
-impl CuckooFilter<Xxh3Scheme> {
-    /// Size for `expected_items` at false-positive rate `fpr`: `f = ceil(log2(8/p))`
-    /// fingerprint bits and `ceil(n / 3.8)` buckets.
-    ///
-    /// Errors: `n = 0`, `p` not in (0, 1), a size that does not fit in memory, or a `p` so
-    /// small that `f` exceeds [`MAX_FINGERPRINT_BITS`] (`p` below ≈ 1.9·10^-9).
-    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self> {
-        Self::with_fpr_and_scheme(expected_items, fpr, Xxh3Scheme)
-    }
+bloomlab_core::default_scheme_constructors! {
+    impl CuckooFilter {
+        /// Size for `expected_items` at false-positive rate `fpr`: `f = ceil(log2(8/p))`
+        /// fingerprint bits and `ceil(n / 3.8)` buckets.
+        ///
+        /// Errors: `n = 0`, `p` not in (0, 1), a size that does not fit in memory, or a `p` so
+        /// small that `f` exceeds [`MAX_FINGERPRINT_BITS`] (`p` below ≈ 1.9·10^-9).
+        fn with_fpr(expected_items: u64, fpr: f64) = with_fpr_and_scheme;
 
-    /// Size for `expected_items` with `fingerprint_bits`-bit fingerprints (2 to 32).
-    pub fn with_fingerprint_bits(expected_items: u64, fingerprint_bits: u32) -> Result<Self> {
-        Self::with_fingerprint_bits_and_scheme(expected_items, fingerprint_bits, Xxh3Scheme)
-    }
+        /// Size for `expected_items` with `fingerprint_bits`-bit fingerprints (2 to 32).
+        fn with_fingerprint_bits(expected_items: u64, fingerprint_bits: u32) = with_fingerprint_bits_and_scheme;
 
-    /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        Self::from_bytes_with_scheme(bytes, Xxh3Scheme)
+        /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
+        fn from_bytes(bytes: &[u8]) = from_bytes_with_scheme;
     }
 }
 
@@ -505,31 +502,20 @@ mod serde_impl {
     use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    #[derive(Serialize)]
-    struct ReprRef<'a> {
+    #[derive(Serialize, Deserialize)]
+    struct Repr<W> {
         num_buckets: u64,
         fingerprint_bits: u32,
         count: u64,
         capacity: u64,
         target_fpr: Option<f64>,
         scheme: SchemeDescriptor,
-        words: &'a [u64],
-    }
-
-    #[derive(Deserialize)]
-    struct Repr {
-        num_buckets: u64,
-        fingerprint_bits: u32,
-        count: u64,
-        capacity: u64,
-        target_fpr: Option<f64>,
-        scheme: SchemeDescriptor,
-        words: Vec<u64>,
+        words: W,
     }
 
     impl<S: HashScheme> Serialize for CuckooFilter<S> {
         fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-            ReprRef {
+            Repr {
                 num_buckets: self.table.num_buckets(),
                 fingerprint_bits: self.table.fingerprint_bits(),
                 count: self.meta.count(),
@@ -546,8 +532,8 @@ mod serde_impl {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             deserialize_checked(
                 d,
-                |r: &Repr| r.scheme,
-                |r: Repr, scheme| {
+                |r: &Repr<Vec<u64>>| r.scheme,
+                |r: Repr<Vec<u64>>, scheme| {
                     let table =
                         BucketTable::from_words(r.words, r.num_buckets, r.fingerprint_bits)?;
                     CuckooFilter::from_parts(table, r.count, r.capacity, r.target_fpr, scheme)

@@ -419,13 +419,8 @@ mod tests {
 
     #[test]
     fn shapes_are_checked() {
-        assert!(BucketTable::new(0, 10).is_err());
-        assert!(BucketTable::new(10, 1).is_err());
-        assert!(BucketTable::new(10, 33).is_err());
-        assert!(matches!(
-            BucketTable::new(u64::MAX, 10),
-            Err(Error::SizeOverflow(_))
-        ));
+        let invalid = [(0, 10), (10, 1), (10, 33)];
+        bloomlab_conformance::check_shape_errors(BucketTable::new, &invalid, 10);
         let t = BucketTable::new(3, 10).unwrap(); // 120 bits, 15 bytes
         let mut bytes = Vec::new();
         t.write_le_bytes(&mut bytes);

@@ -10,28 +10,23 @@ use bloomlab_cuckoo::{CuckooFilter, DESIGN_LOAD};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn filled(n: u64, p: f64, seed: u64) -> CuckooFilter {
-    conf::filled(CuckooFilter::with_fpr(n, p).unwrap(), n, seed)
-}
-
-#[test]
-fn no_false_negatives_for_every_key_shape() {
-    // Filled to the design load (95 %) with each key shape: no insert may fail.
-    conf::check_no_false_negatives(|n| CuckooFilter::with_fpr(n, 0.01).unwrap(), 100_000);
-}
+conf::basic_suite!(CuckooFilter);
 
 #[test]
 fn fpr_within_binomial_bound_at_three_targets() {
-    for (p, f_bits, seed) in [(0.001, 13, 31), (0.01, 10, 32), (0.03, 9, 33)] {
-        let r = conf::check_fpr(
-            |n, p| CuckooFilter::with_fpr(n, p).unwrap(),
-            100_000,
-            p,
-            1_000_000,
-            seed,
-        );
+    let targets = [
+        (0.001, 1_000_000, 31),
+        (0.01, 1_000_000, 32),
+        (0.03, 1_000_000, 33),
+    ];
+    let reports = conf::check_fpr_at(
+        |n, p| CuckooFilter::with_fpr(n, p).unwrap(),
+        100_000,
+        &targets,
+    );
+    for (r, f_bits) in reports.iter().zip([13, 10, 9]) {
         // At the design load the formula is below the target (8·0.95 slots of 2^f − 1 values).
-        assert!(r.expected <= p, "{r:?}");
+        assert!(r.expected <= r.target, "{r:?}");
         let want = 1.0 - (1.0 - 1.0 / ((1u64 << f_bits) - 1) as f64).powf(8.0 * 0.95);
         assert!((r.expected / want - 1.0).abs() < 1e-3, "{r:?} vs {want}");
         println!("{r:?}");

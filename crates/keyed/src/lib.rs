@@ -98,164 +98,31 @@
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
 //!
-//! # Speed
+//! # Cost
 //!
-//! Harness figures (`bench-harness run --filters
-//! classic,classic-batched,classic-keyed-sip64,classic-keyed-sip64-batched,fastbloom,fastbloom-sip
-//! --n 1e5,1e6,1e7 --fpr 0.01 --experiments none`, then `bench-harness ratio`; 31 interleaved
-//! rounds, 50 % members, medians of per-round ratios, range over three back-to-back runs;
-//! shared 2-vCPU Intel Xeon, load average 6–7), with the classic filter's size-switched
-//! lookup loop (see `bloomlab_classic`, *Lookup loop*):
-//!
-//! | n | id 4 / fastbloom (SipHash-1-3) | id 4 / unkeyed classic | id 4 batched / fastbloom | id 4 batched / unkeyed classic |
-//! |---|---|---|---|---|
-//! | 10^5 | 0.91–0.93 | 1.85–2.10 | 0.77–0.87 | 1.73–1.77 |
-//! | 10^6 | 0.95–1.00 (intervals include 1.0) | 1.82–1.85 | 0.87–0.94 | 1.54–1.59 |
-//! | 10^7 | 1.15–1.24 | 1.60–1.63 | 0.50–0.52 | 0.67–0.71 |
-//!
-//! Single keyed lookups now beat fastbloom's keyed default at 10^5, tie at 10^6 and lose to
-//! it at 10^7 by 1.15–1.24×; the batched lookup (`might_contain_batch`, harness entry
-//! `classic-keyed-sip64-batched`) beats it at every size. The 1.5×
-//! bound against our unkeyed classic is not met by single lookups, and is further away than
-//! before because the unkeyed lookup gained more from the branch-free loop than the keyed
-//! one (0.78–0.88× fastbloom-with-foldhash at 10^5, from 1.23–1.34×). The reason is the
-//! hash itself: one 64-bit SipHash-2-4 of an 8-byte key is 8 SipRounds, about 130
-//! instructions (callgrind, `--example classic_icount`: 136 per key for the hash alone, a
-//! keyed lookup 228 against 131 unkeyed) and 16 ns of latency, as long as a whole unkeyed
-//! lookup; fastbloom's SipHash-1-3 is 5 rounds (its keyed lookup 194 instructions, 97 with
-//! foldhash). An 8-byte key already takes the cheapest path siphasher offers (a fresh
-//! hasher, `write_u64`, `finish`, all inlined: nothing but the rounds is left; see
-//! [`Sip64Scheme::sip64`]). Only batching hides the hash: at 10^7 a batched keyed lookup
-//! is 0.67–0.71× an unkeyed single one.
-//!
-//! Later, on a 2-vCPU AMD EPYC VM with Zen 5 (family 26 model 2), the classic filter's single
-//! lookup past 2 MiB went back to stopping at the first zero bit (`bloomlab_classic`, *Lookup
-//! loop*). Default runs of `cargo run --release -p bench-harness` just before (21b4f76) and
-//! after (e348a78) the change: id 4 ÷ fastbloom's keyed default 0.79 / 0.84 / 1.46 → **0.78 /
-//! 0.89 / 1.10 [1.03–1.29]** at 10^5 / 10^6 / 10^7; ÷ our unkeyed classic 2.20 / 2.10 / 2.09 →
-//! 2.19 / 2.11 / 2.09 (the unkeyed lookup gained as much). Neither target is met at 10^7.
-//! The loops side by side under this scheme (`examples/classic_loops.rs` of this crate with the
-//! filter keyed by id 4 and fastbloom on its SipHash-1-3, copies of the same bits per loop; an
-//! experiment, one process) read ÷ fastbloom's keyed default at 10^6 / 10^7 / 3·10^7: the
-//! filter's own lookup 0.96 / **1.01 / 1.02**, two-then-rest 0.98 / 1.14 / 1.16, every probe
-//! branch-free 0.99 / 1.32 / 1.26 — with the slower hash, too, stopping at the first zero bit is
-//! the fastest loop out of cache, and in one loop it ties fastbloom's keyed lookup there.
-//!
-//! That experiment is now `examples/keyed_loops.rs` (the filter keyed by id 4, each other
-//! loop over its own copy of the bits, or with `SHARED=1` over the filter's own, so that the
-//! loops' tables together fit the 32 MiB L3; it shares its loops and driver with
-//! `classic_loops`). Zen 5 VM, load below 1, medians of each process: at 10^6 the filter's
-//! own lookup ÷ fastbloom's keyed default 0.90–1.17 over five processes (interquartile
-//! ranges of ±15 % there), at 10^7 **1.03 / 1.07 / 1.08**, branch-free 1.35 / 1.31 / 1.43,
-//! two-then-rest 1.22 / 1.13 / 1.15; with `SHARED=1` at 10^7 0.91 / 1.03, branch-free 1.11 /
-//! 1.23, two-then-rest 0.86 / 1.09. Half an hour later, the VM's memory slower (the filter's
-//! own lookup 160–177 ns where it had taken 127), eight more processes read 1.17–1.42 at 10^7,
-//! two-then-rest 1.21–1.44 (ahead of the filter's own loop in two of the four processes that
-//! timed both) and branch-free 1.40–1.50, still the slowest. The harness reads
-//! more at 10^7 — three focused runs (`bench-harness run --filters
-//! classic,classic-keyed-sip64,fastbloom,fastbloom-sip,blocked --n 1e7 --fpr 0.01
-//! --experiments none`, then `bench-harness ratio classic-keyed-sip64/fastbloom-sip`) 1.29,
-//! 1.15, 1.16, where unkeyed classic ÷ fastbloom reads 1.00 / 1.01 — each timed pass there
-//! follows a warm-up pass over other members, so more of a filter may be in cache than in the
-//! example and the three SipRounds more per key weigh more (not tested; the example read as
-//! much in its slower half hour). Two-then-rest put into the
-//! filter for that run (an experiment, not kept) made it worse in the harness too: 1.25 /
-//! 1.22, and unkeyed 1.12 / 1.11. The loop is not what is left; the hash is.
+//! A keyed lookup or insert is the unkeyed one with SipHash-2-4 in place of XXH3: 8 SipRounds
+//! for an 8-byte key with [`Sip64Scheme`] (12 with [`SipScheme`]), a chain of dependent
+//! rounds that dominates a keyed lookup in cache. Format, filter logic and probe layout are
+//! otherwise unchanged, so every guarantee of the unkeyed filter holds.
 //!
 //! # Batched hashing
 //!
-//! A batched operation knows its keys in advance, so it need not hash them one at a time:
-//! [`Sip64Scheme`] sets [`HashScheme::LANES`], and the classic and blocked filters' batched
-//! lookups and inserts, the atomic blocked filter's `insert_batch` and the blocked parallel
-//! build then hash eight 8-byte keys per call with [`simd::sip24_x8`] — the eight messages'
-//! SipHash-2-4 states side by side in the lanes of four vector registers, the same 8
-//! SipRounds for all of them (keys of other lengths in a chunk take the scalar path; the
-//! answers and the filter are the same either way, `tests/lanes.rs`). The hash of one key
-//! is a chain of dependent rounds that no out-of-order window of a few lookups can hide,
-//! and its 130 scalar instructions are what a batch pays per key however far ahead it
-//! hashes; in lanes the chain is shared by eight keys.
+//! A batched operation knows its keys in advance: [`Sip64Scheme`] sets
+//! [`HashScheme::LANES`], and the classic and blocked filters' batched lookups and inserts, the
+//! atomic blocked filter's `insert_batch` and the blocked parallel build hash eight 8-byte keys
+//! per call with [`simd::sip24_x8`] — the eight SipHash-2-4 states side by side in vector lanes
+//! (keys of other lengths take the scalar path; the answers and the filter are the same either
+//! way, `tests/lanes.rs`).
 //!
-//! `cargo run --release -p bloomlab-keyed --example sip_lanes` (4 096 keys, 41 rounds of
-//! every method in a rotating order, medians; 2-vCPU Intel Xeon with AVX-512): one key at a
-//! time 17.1 ns/key, eight in lanes **4.0 ns/key with AVX-512** (0.24× [0.19–0.32]), 6.7
-//! with the AVX2 path forced (0.41×), our portable rounds 16.1. In the harness
-//! (`bench-harness run --filters classic,classic-batched,classic-keyed-sip64,classic-keyed-sip64-batched,blocked,blocked-batched,blocked-keyed,blocked-keyed-batched,fastbloom-sip
-//! --n 1e5,1e6,1e7 --fpr 0.01 --experiments none`, then `bench-harness ratio`; one run,
-//! medians of per-round ratios with 95 % intervals):
+//! # Why this design
 //!
-//! | n | keyed batched / unkeyed batched (classic) | keyed batched / fastbloom-sip (classic) | the same two before (committed run at e8e1cd7) | blocked keyed batched / fastbloom-sip |
-//! |---|---|---|---|---|
-//! | 10^5 | 1.21 [1.11–1.36] | 0.56 [0.51–0.61] | 2.01 / 0.92 | 0.44 [0.42–0.47] |
-//! | 10^6 | 1.24 [1.11–1.38] | 0.54 [0.51–0.67] | 1.85 / 0.82 | 0.44 [0.41–0.49] |
-//! | 10^7 | 1.18 [0.93–1.27] | 0.43 [0.39–0.52] | 1.34 / 0.47 | 0.17 [0.16–0.19] |
-//!
-//! So a keyed batched lookup now costs 1.2× an unkeyed batched one (≤ 1.5×) and about half
-//! of fastbloom's keyed single lookup. Builds through `insert_batch` in the same run: keyed
-//! classic 14.7 / 27.8 / 45.8 ns/key against 23.2 / 43.4 / 62.1 one insert at a time;
-//! keyed blocked 16.2 / 20.7 / 21.7 against 22.2 / 36.9 / 86.4. Single lookups cannot do
-//! this — one key, one chain — and stay where the table above puts them.
-//!
-//! Earlier measurements, with the example below and the previous loop:
-//!
-//! `cargo run --release -p bloomlab-keyed --example keyed_speed` (filters for `n` 8-byte keys
-//! at a 1 % target, 2^18 lookups per pass, 50 % members, shuffled; 31 rounds, each one pass
-//! of every filter in a freshly shuffled order, seed 16; medians of the per-round ratios).
-//! Shared 2-vCPU Intel Xeon with AVX2, load average 4–6; the build with the classic filter's
-//! lookup loop of the time (two probes, one branch, the rest branch-free; "current" below) and
-//! the one before it (stop at the first zero bit, "previous" — the loop used past 2 MiB again
-//! since: see `bloomlab_classic`, *Lookup loop*) run alternately, one cell listing each run's
-//! median:
-//!
-//! | n | id 4 / fastbloom 0.17 (SipHash-1-3), current loop | same, previous loop | id 4 / our unkeyed classic, current | same, previous |
-//! |---|---|---|---|---|
-//! | 10^5 | 1.13, 1.20 | 1.13, 1.15 | 1.74, 2.39 | 1.73, 1.53 |
-//! | 10^6 | 1.20 | 1.11 | 1.97 | 1.81 |
-//! | 10^7 | 1.27, 1.21, 1.07, 1.24 | 0.97, 1.02, 1.04, 1.08 | 1.81, 1.79, 1.84, 1.88 | 1.87, 1.78, 1.71, 1.93 |
-//!
-//! (ranges within each run about 0.6–2.5.) Neither target is met: a keyed classic lookup is
-//! 1.1–1.3× fastbloom's keyed default and 1.7–2.4× our unkeyed lookup. The new loop does not
-//! show here what it shows in a direct comparison: timed against the early-exit loop in one
-//! process (21 rounds, 2·10^6 queries, keyed with id 4) it takes 0.86× (0.61–1.07) the time
-//! at 10^5 and 0.90× (0.67–1.15) at 10^7, and unkeyed 0.70× and 0.82×; in this example, at
-//! 10^7, the keyed lookup moved from about 1.03× to about 1.2× fastbloom's. The direct
-//! comparison puts both loops in one binary; here they are in two builds, so the ratio to
-//! fastbloom also carries whatever else differs between the builds (fastbloom's own times
-//! moved by 2× between runs). Rerun as this example runs — 2^18 queries, no `black_box` —
-//! the direct comparison still gives 0.82× (keyed, 10^5) and 0.90× (keyed, 10^7); the
-//! discrepancy is not resolved. Before the new loop
-//! (load average 8.2–8.5, `--splits`): 1.09× / 1.16× / 1.00× fastbloom and 1.87× / 1.63× /
-//! 1.67× unkeyed at 10^5 / 10^6 / 10^7; id 4 takes 18–30 % less time than id 2 (id 2 / id 4
-//! measured 0.68–0.85× again here). Where the time goes:
-//!
-//! - **The assembly.** With an 8-byte key the whole of SipHash-2-4 inlines into the probe
-//!   loop as straight-line code: 8 SipRounds (14 add/rotate/xor each), the key-only parts of
-//!   the first hoisted out of the loop, no buffering left (see [`Sip64Scheme::sip64`]).
-//!   Nothing but the rounds remains to remove.
-//! - **Hash latency alone** (`--splits`: each key xored with the previous hash, so one
-//!   dependency chain; fastest round of 31): xxh3-128 5.3 ns, SipHash-1-3 (fastbloom's, 5
-//!   rounds) 11.6 ns, our 64-bit SipHash-2-4 (8 rounds) 16.0 ns (h2 17.3 ns), 128-bit
-//!   SipHash-2-4 (12 rounds) 20.3 ns: 2 ns, about 4 cycles, per round, the SipRound's
-//!   dependency chain.
-//! - **Why latency, not throughput.** The early-exit probe loop stopped at the first zero
-//!   bit, a branch that mispredicts about once per lookup (members run all `k` probes,
-//!   non-members stop after one or two), and the next key's hash cannot start before it
-//!   resolves; the two-then-rest loop of the time kept one such branch, after two probes,
-//!   and the early-exit loop used past 2 MiB since has it again. So a
-//!   lookup costs the unkeyed one plus the difference in hash latency: about 15 + (16.0 − 5.3)
-//!   ≈ 26 ns at 10^5 (unkeyed lookups take 15.2–15.6 ns in the fastest rounds of the quieter
-//!   runs). The 64-bit SipHash-2-4 alone (16 ns) is as long as a whole unkeyed lookup, so 1.5×
-//!   is out of reach for single lookups with this loop, and against fastbloom the 3 extra
-//!   SipRounds (4.4 ns) are about what our probing saves.
-//! - **What would close it.** Taking the hash off the critical path: a batched lookup that
-//!   hashes keys ahead (the classic filter now has one: see the table above). The
-//!   blocked filter's `might_contain_batch` already hashes 32 keys ahead: keyed with id 4 it
-//!   answers at 0.34× (0.20–0.74) the time of single keyed lookups and 0.38× (0.18–0.79)
-//!   fastbloom's at 10^7, 0.85× and 0.67× at 10^6, 0.80× and 0.81× at 10^5, where the filter
-//!   is in cache and the hash is most of what is left (with the batch loop now inside one
-//!   AVX2 body: 0.34–0.35× fastbloom's at 10^7, 0.55× at 10^6, 0.82–0.84× at 10^5).
-//! - **The remix.** One multiply ([`remix`]) instead of MurmurHash3's `fmix64` took 2–5 % off
-//!   a keyed classic lookup (per-round medians 0.95–0.98× over 41–61 rounds).
+//! Keying the hash, not the filter, leaves one implementation of each filter and its format, so
+//! a keyed filter inherits every test of the unkeyed one. A 64-bit SipHash-2-4 output with a
+//! public bijective remix for the second probe half costs two thirds of a 128-bit output and
+//! gives up nothing an attacker could use (see the security argument above). The measurements
+//! behind these choices are in `docs/design/keyed.md`; current figures are in `results/`.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 use std::hash::Hasher as _;
@@ -308,11 +175,10 @@ fn os_secret() -> Result<[u8; 16]> {
 /// (`h2`), and the cuckoo filter's bucket (`h1`) and fingerprint (`h2`) get independent
 /// inputs, as `tests/sip64.rs` checks with chi-square tests on both halves of `h2`.
 ///
-/// Measured against alternatives (`keyed_speed`, keyed classic lookups, per-round medians
-/// of 41–61 interleaved rounds at 10^5 and 10^6): MurmurHash3's `fmix64` (two multiplies, three
-/// xor-shifts, 12 cycles on the second probe's address) 1.02–1.05× slower, a rotation by 32 bits
-/// (1 cycle) 0.96–1.00× the multiply — but a rotation copies `h1`'s high half into
-/// `h2`'s low half, a trap for any filter that reads `h2 as u32`.
+/// Of the alternatives, MurmurHash3's `fmix64` (two multiplies, three xor-shifts) puts more
+/// latency before the second probe's address, and a rotation by 32 bits, though cheaper,
+/// copies `h1`'s high half into `h2`'s low half, a trap for any filter that reads `h2 as u32`
+/// (the comparison is in `docs/design/keyed.md`).
 ///
 /// ```
 /// use bloomlab_keyed::{remix, REMIX_MULTIPLIER};

@@ -16,21 +16,8 @@ fn make(n: u64, p: f64) -> Result<KeyedBloomFilter<SipScheme>, Error> {
 }
 
 #[test]
-fn no_false_negatives_for_every_key_shape() {
-    conf::check_no_false_negatives(|n| make(n, 0.01).unwrap(), 100_000);
-}
-
-#[test]
-fn fpr_within_binomial_bound_at_three_targets() {
-    for (p, seed) in [(0.001, 31), (0.01, 32), (0.03, 33)] {
-        let r = conf::check_fpr(|n, p| make(n, p).unwrap(), 100_000, p, 1_000_000, seed);
-        println!("{r:?}");
-    }
-}
-
-#[test]
-fn invalid_parameters_are_typed_errors() {
-    conf::check_invalid_parameters(make);
+fn the_shared_suite() {
+    conf::check_standard_suite(make, [31, 32, 33]);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! column-major solution, and the query that reads it.
 //!
 //! Generic over the coefficient width ([`CoeffRow`]: `u64` or `u128`) so the width can be
-//! measured (`examples/width.rs`); [`RibbonFilter`](crate::RibbonFilter) uses `u128`.
+//! measured (`docs/design/ribbon.md`); [`RibbonFilter`](crate::RibbonFilter) uses `u128`.
 //!
 //! # Layout of a solution
 //!

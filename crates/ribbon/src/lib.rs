@@ -24,8 +24,7 @@
 //!   holds a row, XOR it in and move to the new lowest bit; an empty slot takes the row. A row
 //!   that reduces to zero is a repeat (consistent, accepted: duplicate keys are fine) or a
 //!   contradiction (the seed fails). Keys are first counting-sorted by the 128-slot block their
-//!   row starts in, so banding walks the band front to back and stays in cache; this took the
-//!   build at 10^7 keys from ≈ 4–7× xorf's BinaryFuse8 to ≈ 1.1–1.6× in one process.
+//!   row starts in, so banding walks the band front to back and stays in cache.
 //! - **Back-substitution** ([`band::Banding::solve`]) from the last slot to the first keeps
 //!   for each of the `r` columns a 128-bit window of the solution, so each slot costs `r`
 //!   parities. Free slots (no row) get pseudo-random values.
@@ -46,11 +45,7 @@
 //!   combined by one AND and two three-input logic operations, counted by one `vpopcntq`,
 //!   their parities collected by `vpmovmskb`: ten instructions for `r ≤ 8`. With AVX2
 //!   only, four columns per load, parities from a nibble table (`vpshufb`) and byte sums
-//!   (`vpsadbw`), four bits per `vmovmskpd`: ≈ 32 instructions at `r = 7`. In one process
-//!   on the development VM (`cargo run --release -p bloomlab-ribbon --example column_kernels`,
-//!   A B B A every 16 384 lookups, medians of 122 pairs, load 1) the AVX-512 lookup takes
-//!   0.75× [IQR 0.72–0.82] the AVX2 one's time at 10^5 keys, 0.76× [0.64–0.88] at 10^6 and
-//!   0.89× [0.82–0.97] at 10^7. The kernel is bound to the filter's `r` when the filter is
+//!   (`vpsadbw`), four bits per `vmovmskpd`: ≈ 32 instructions at `r = 7`. The kernel is bound to the filter's `r` when the filter is
 //!   built ([`bloomlab_core::simd::ColumnQuery`]), so a lookup makes one range check. Elsewhere, and for batches, the query
 //!   runs as one body compiled with AVX2 and `popcnt` enabled when the CPU has them (else
 //!   `popcnt`, else portable code; [`bloomlab_core::simd::run_parity`]).
@@ -64,25 +59,10 @@
 //!
 //! # Why w = 128
 //!
-//! The overhead a band of width `w` needs for banding to succeed grows with `log n / w`.
-//! Fraction of 40 seeds that succeeded (`cargo run --release -p bloomlab-ribbon --example
-//! width`, sequential `u64` keys):
-//!
-//! | n | overhead | w = 64 | w = 128 |
-//! |---|---|---|---|
-//! | 10^5 | 3 % | 0/40 | 34/40 |
-//! | 10^5 | 4 % | 3/40 | 40/40 |
-//! | 10^6 | 4 % | 0/40 | 33/40 |
-//! | 10^6 | 5 % | 0/40 | 40/40 |
-//! | 10^6 | 8 % | 10/40 | 40/40 |
-//! | 10^6 | 10 % | 30/40 | 40/40 |
-//! | 10^7 | 5 % | 0/10 | 7/10 |
-//! | 10^7 | 5.5 % | 0/10 | 9/10 |
-//! | 10^7 | 6 % | 0/10 | 10/10 |
-//!
-//! With `w = 64` a 10^6-key filter needs ≈ 12 % more slots than keys for a 90 % seed; the
-//! issue's space budget (1.08 × `log2(1/ε)`) is spent before that. `w = 128` succeeds at 5 %;
-//! its query reads twice the bits per column (still one contiguous stretch).
+//! The overhead a band of width `w` needs for banding to succeed grows with `log n / w`. With
+//! `w = 64` a 10^6-key filter needs about 12 % more slots than keys for a 90 % seed; `w = 128`
+//! succeeds at 5 %, and its query reads twice the bits per column (still one contiguous
+//! stretch). The seed-success table is in `docs/design/ribbon.md`.
 //!
 //! # Static filters in the model
 //!
@@ -96,153 +76,38 @@
 //! out in [`bloomlab_core::filter`]. Build with [`RibbonFilter::build`] from every key; to
 //! add keys, rebuild.
 //!
-//! # Measured (2-vCPU shared machine, load average 6–9 from other builds; ratios in one
-//! process, passes interleaved)
+//! # Guarantees
 //!
-//! At 10^6 keys (`tests/ribbon.rs`, 10^6 non-member probes): ε within 5σ of `2^-r` and
-//! bits/key ≤ 1.08 × `log2(1/ε)` at 0.1 / 1 / 3 %. One harness run (`bench-harness run
-//! --filters ribbon,xorf-bfuse8,xorf-bfuse16,blocked,classic --n 1e6,1e7 --experiments
-//! static-space --experiment-n 1e6`; live heap bits, 10^6 probes):
+//! - **No false negatives:** every key of the build answers `true`, in the owned filter and in
+//!   [`RibbonView`] over its bytes.
+//! - **FPR:** exactly `2^-r` per non-member ([`fpr_for_result_bits`]), at or below the target.
+//! - **Errors:** a target outside (0, 1) or below `2^-32` is [`Error::InvalidFpr`] or
+//!   `Error::InvalidParameter`; a build that fails [`MAX_SEEDS`] seeds is [`Error::Full`];
+//!   an insert after the build is [`Error::Static`]; decoding gives a typed [`DecodeError`]
+//!   and never panics.
 //!
-//! | n | target | r | bits/key | measured ε | 2^-r | bits / log2(1/ε) |
-//! |---|---|---|---|---|---|---|
-//! | 10^6 | 3 % | 6 | 6.29 | 1.58 % | 1.56 % | 1.050 |
-//! | 10^6 | 1 % | 7 | 7.34 | 0.797 % | 0.781 % | 1.052 |
-//! | 10^6 | 0.1 % | 10 | 10.48 | 0.100 % | 0.098 % | 1.052 |
-//! | 10^7 | 3 % | 6 | 6.34 | 1.57 % | 1.56 % | 1.058 |
-//! | 10^7 | 1 % | 7 | 7.39 | 0.788 % | 0.781 % | 1.057 |
-//! | 10^7 | 0.1 % | 10 | 10.56 | 0.105 % | 0.098 % | 1.067 |
+//! # Format
 //!
-//! (BinaryFuse8 in the same run: 9.02 bits/key at 0.379 %, 1.12 ×; BinaryFuse16 18.04 at
-//! 0.0020 %; blocked 9.92 and classic 9.59 at 1 %.) At 10^7 keys and 1 %
-//! (`cargo run --release -p bloomlab-ribbon --example vs_fuse`): 7.392 bits/key, ε = 0.775 %
-//! (`2^-7` = 0.781 %), 1.054 × `log2(1/ε)`; xorf BinaryFuse8 9.018 bits/key at 0.39 %,
-//! 1.127 ×.
+//! The checked `BLAB` envelope of [`bloomlab_core::format`] (variant tag 7): `r`, the seed, the
+//! slot count and the interleaved column-major solution. Envelope version 2 is the one-hash
+//! equation layout written today; version 1 (the 128-bit hash with three finalisers) still
+//! loads. Both are pinned by literal vectors in `tests/known_answers.rs`.
 //!
-//! **Speed against BinaryFuse8.** Two measurements, both on the 2-vCPU shared "Intel(R)
-//! Xeon(R) Processor" VM (AVX2; its AVX-512 `VPOPCNTDQ` unused then) at load average 6–8 from other
-//! builds and benchmarks; ratios of ns per lookup measured in one process with
-//! the passes interleaved, 1 % target (`r = 7`), 50 % members, `u64` keys. "Before" is the
-//! query of the previous release (a non-inlined `popcnt` kernel called per lookup over the
-//! 128-slot layout), built from the same tree and run alternately with "after", one after
-//! the other.
+//! # Complexity
 //!
-//! The harness (`bench-harness run --filters ribbon,ribbon-batched,xorf-bfuse8 --fpr 0.01
-//! --n 1e6,1e7 --experiments none`, then `bench-harness ratio ribbon/xorf-bfuse8
-//! ribbon-batched/xorf-bfuse8`; 31 interleaved rounds, median of per-round ratios and its
-//! 95 % interval), three runs each:
+//! Build: `O(n)` expected (a counting sort by start block, then banding and back-substitution,
+//! `r` parities per slot), retried with a new seed with probability at most 0.1. Lookup: one
+//! hash and `r` parities over one contiguous stretch of the solution. Space:
+//! `r·n·(1 + 0.008·log10 n)` bits.
 //!
-//! | n | ratio | before (three runs) | after (three runs) |
-//! |---|---|---|---|
-//! | 10^6 | lookup | 2.94, 2.99, 3.07 | 2.29, 2.22, 2.26 |
-//! | 10^7 | lookup | 1.85 [1.67–1.95], 1.91, 2.03 | 1.57 [1.45–1.70], 1.49 [1.43–1.59], 1.43 [1.33–1.54] |
-//! | 10^7 | batched lookup | 0.99, 0.95, 0.96 | 0.74, 0.70, 0.72 |
+//! # Why this design
 //!
-//! (The batched lookup is [`RibbonFilter::might_contain_batch`], compared with BinaryFuse8's
-//! single-key loop: xorf has no batched lookup.) At 10^7 the single lookup is now at the
-//! issue's 1.5× — the median of the three runs is 1.49, but each run's interval straddles
-//! 1.5, so it is **not reliably met**; at 10^6 (the solution in cache) it is 2.2–2.3×.
-//!
-//! Instruction counts explain the rest (`valgrind --tool=callgrind --toggle-collect=
-//! '*lookups_*' target/release/examples/lookup_cost`, 10^5 keys, 10^6 lookups, noise-free,
-//! per lookup):
-//!
-//! | step | single lookup | batched lookup |
-//! |---|---|---|
-//! | previous release | 253 | 340 |
-//! | one body compiled with AVX2 and `popcnt`, the column kernel inlined (AVX2: four columns per two vectors), the query's parameters precomputed, one range check | 212 | 247 |
-//! | the solution in blocks of 64 slots (168 bytes read per lookup instead of 224; the AVX2 kernel four columns per load) | 211 | 220 |
-//! | the kernel level cached in one byte (one compare instead of two feature tests) | 206 | 220 |
-//! | the stretch sliced once for the kernel (two range checks instead of eight) | 187 | 217 |
-//! | the column kernel as inline assembly in the caller (no call into a feature-enabled body; the solution padded so the last blocks read whole groups) | 157 | 222 |
-//! | the second layout: one XXH3-64 and four independent multiplies instead of XXH3-128 and three chained finalisers | 135 | 200 |
-//! | the kernel bound to `r` at construction: one range check per lookup instead of four | 130 | 200 |
-//! | the AVX-512 kernel (counted in the disassembly: callgrind does not run AVX-512) | ≈ 95 | 200 |
-//! | BinaryFuse8 of the raw key (one mix, three byte loads) | 47 | — |
-//!
-//! Of the 187 of the first layout's lookup, roughly (callgrind's per-line counts): 30 the
-//! seven columns; 25 the key's xxh3-128; 40 the three finalisers that derive start, row and
-//! result and the fastrange; 30 the three masks, the block index, the jump on `r`, the range
-//! checks and the final compare; 40 the call into the feature-enabled body (callee-saved
-//! registers, `vzeroupper`, the level check) and the caller's loop; 20 loading the filter's
-//! fields. The inline kernel removed the call; the second layout most of the finalisers
-//! (and, more than their instructions, their chained latency: the row's masks waited for
-//! three dependent finalisers, six multiplies, where they now wait for two). At 10^6 keys
-//! both filters are bound by instructions and the ratio follows the counts. At 10^7 both
-//! wait for memory: BinaryFuse8 makes three random 1-byte reads in three segments, Ribbon
-//! one stretch of 168 bytes (three or four adjacent lines, which the adjacent-line
-//! prefetcher helps), and the ratio follows how many lookups' misses the reorder window
-//! overlaps, which is why fewer instructions and a shorter chain per lookup helped there
-//! too. What is left: the 64-slot layout in the byte format too, so that the borrowed view
-//! (still on the 128-slot layout, and on the called kernel) reads 168 bytes as well.
-//!
-//! After both changes, the harness as above (`--n 1e5,1e6,1e7`, two runs, the machine
-//! also running a long benchmark on its other core): single lookup ÷ BinaryFuse8 2.25 /
-//! 1.98 at 10^5, 2.28 / 1.75 at 10^6, **1.47 [1.27–1.75] / 1.33 [1.21–1.49] at 10^7**
-//! (1.43–1.57 before); batched 0.67 / 0.63 at 10^7. The committed run of `cargo run
-//! --release -p bench-harness` before the AVX-512 kernel (all filters, load 1.0–2.1):
-//! 2.24 / 1.84 / **1.48 [1.38–1.67]**, batched 0.60; the one with it (load 1.3–1.6): 1.88 /
-//! 1.55 / **1.44 [1.28–1.70]**, batched 0.60 — the median is under the issue's 1.5×, the
-//! interval still straddles it, and single runs of `bench-harness run --filters
-//! ribbon,ribbon-batched,xorf-bfuse8 --n 1e5,1e7 --fpr 0.01 --experiments none` read 1.38–1.58
-//! at 10^7 (the filters at 10^7 sit in a 260 MiB L3 the VM shares with other guests, and
-//! how much of them it holds moves every multi-access ratio between runs; see the harness's
-//! driver docs). The seeds of the second layout succeed
-//! as often as the first's (`examples/width`, second layout: 9/10 at 10^7 keys and 5.6 %
-//! overhead, 40/40 at 10^6 and 5 %; `tests/ribbon.rs`: 2 of 1000 seeds failed at 10^4 keys,
-//! 5 for the first layout).
-//!
-//! **The lookup inlined.** [`RibbonFilter::might_contain`] is now always inlined into its
-//! caller, as the blocked and classic filters' lookups are. The harness had called it once
-//! per key: six callee-saved registers pushed and popped and every field of the filter
-//! reloaded — ≈ 110 instructions per lookup in the harness's loop against ≈ 90 in the inlined
-//! loop of `single_vs_fuse` (both counted in the disassembly with the AVX-512 kernel; the
-//! filter's fields and the loop-invariant bound of the column check stay in registers).
-//! Measured with `cargo run --release -p bloomlab-ribbon --example single_vs_fuse` (10^7 keys;
-//! each loop reads ten copies of its filter of its own in turn, 280 MiB in all, so that they
-//! are not all in the shared L3; 160 chunks of 65 536 lookups, the three loops of the time in rotating
-//! order; three processes, load below 1; medians of the per-chunk ratios): called ÷ inlined
-//! 1.19 / 1.18 / 1.25, and against a BinaryFuse8 of the raw key inlined into its loop too,
-//! inlined Ribbon ÷ BinaryFuse8 **1.71 / 1.72 / 1.76** (2.43 in cache, at 10^5). In the harness xorf's
-//! `contains` stays a call per key (the compiler inlines it only where one function calls
-//! it, and the harness has several; its summary says so), and the committed run on the Intel
-//! Xeon VM read ribbon ÷ xorf-bfuse8 1.46 / 1.25 / **1.15 [1.07–1.21]** at 10^5 / 10^6 / 10^7
-//! (with the two cuts below; the runs before them 1.51 / ≈ 1.31 / 1.20 and 1.70 / 1.29 / 1.22;
-//! before the change 1.85 / 1.59 / 1.55), batched 0.60 at 10^7; the one at 7ea6eb8 on a 2-vCPU
-//! AMD EPYC VM (Zen 4) 1.33 / ≈ 1.13 / ≈ 1.18 [0.96–1.34], batched 0.41. So the single
-//! lookup is within 1.5× of BinaryFuse8 as each crate is compiled in the harness, and 1.7×
-//! against a raw-key BinaryFuse8 inlined as ours is (1.20–1.27 against one of xxh3-64: *The
-//! same key for both*, below) — bound by how many lookups the reorder window holds: five or
-//! six of ≈ 90 instructions, each reading three blocks of `r` words (3.5 lines on average),
-//! where BinaryFuse8's take ≈ 47 instructions and read three bytes. Loads that cross a line
-//! are not the cost: the same chain of hash, row and kernel over a word array of the same
-//! size, each of the three 64-byte loads moved down to its line's start, measured no faster
-//! (unaligned ÷ aligned 1.06 at 10^7, 0.92 in cache; a probe not kept). Reading the third
-//! block at `2r` for every row — a row starting on a block boundary has a zero third mask —
-//! instead of choosing its offset per lookup saves five instructions (in the example's
-//! disassembly): the same example, the two builds run alternately (two processes each, the
-//! machine slower than above), inlined Ribbon ÷ BinaryFuse8 1.92 / 1.89 before and 1.83 /
-//! 1.78 after; the column bound as one compare saved two more, with no measurable difference
-//! (1.73 / 1.64 / 1.56 against 1.78 / 1.64 / 1.54, alternating). Over all the processes of
-//! these builds the ratio ran from 1.54 to 1.92 — the machine's state moves it more than
-//! these changes do — so against an inlined BinaryFuse8 of the raw key the single lookup is
-//! 1.5–1.9× at 10^7. On a 2-vCPU AMD EPYC VM with Zen 5 (family 26 model 2), `cargo run --release -p
-//! bloomlab-ribbon --example single_vs_fuse` (defaults) read inlined Ribbon ÷ inlined
-//! BinaryFuse8 of the raw key **1.75 [1.67–1.84]**, called ÷ inlined Ribbon 1.35.
-//!
-//! **The same key for both.** Those inlined BinaryFuse8 loops were handed the raw `u64`,
-//! which xorf takes as already hashed, while Ribbon hashed the key's 8 bytes (XXH3-64, ≈ 20
-//! instructions and a chain of two multiplies before the first load can issue). Every filter
-//! of the harness pays a hash of the 8 bytes (xorf's adapter: xxh3-64, seed 0; Ribbon's
-//! scheme the same function under its own seed, at the same cost);
-//! the example now times both BinaryFuse8 loops — raw `u64`, and xxh3-64 of the 8 bytes (the
-//! filter built from the same hashes) — beside Ribbon's, one loop for both so that `contains`
-//! stays inlined. Zen 5 VM, defaults (10^7 keys, ten copies per loop, 160 chunks, load
-//! 0.2), two processes: inlined Ribbon ÷ inlined BinaryFuse8 of xxh3-64 **1.20
-//! [1.17–1.23] and 1.27 [1.23–1.31]** (51.0 against 42.6 ns, 69.1 against 53.8 ns), ÷
-//! BinaryFuse8 of the raw key 1.66 / 1.75 as before; at 10^6 keys 1.01 [0.95–1.05] (÷ raw
-//! 1.39). So with the key delivered the same way and both lookups inlined, the single lookup is
-//! within the issue's 1.5× at 10^7; the rest of the gap to a raw-key BinaryFuse8 is the hash.
+//! A static filter can solve for its contents instead of setting bits, which is what gets it
+//! within about 5 % of the space bound; the Standard Ribbon is the simplest such construction
+//! that builds in linear time with a fixed band width. `w = 128` is the narrowest band whose
+//! overhead stays near 5 % at 10^7 keys, and the column-major layout keeps every lookup in one
+//! contiguous stretch. The measurements behind these choices are in `docs/design/ribbon.md`;
+//! current figures are in `results/`.
 //!
 //! Construction failures: over 1000 seeds on one set of 10^4 keys, 5 seeds failed (0.5 %,
 //! stated ≤ 10 %; `tests/ribbon.rs`).
@@ -277,6 +142,7 @@
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod band;
 mod view;
@@ -308,12 +174,8 @@ pub const BATCH: usize = 16;
 /// Filters of the current layout with the inline query kernel and at most this many bytes of
 /// solution answer [`RibbonFilter::might_contain_batch`] (and [`RibbonFilter::count_contained`])
 /// key by key, without the prefetching pipeline: in cache it only adds work (the ring, and three or
-/// four prefetches per key). Measured on a 2-vCPU AMD EPYC VM (Zen 4, 1 MiB L2 per core; batched ÷
-/// single lookups at 1 %, 50 % members, medians of 11 interleaved rounds, one to three processes):
-/// 1.38–1.47 at 10^4 keys, 1.16–1.41 from 3·10^5 to 8·10^5 (274–731 KB), 1.08–1.29 from 10^6 to
-/// 1.7·10^6 (0.9–1.6 MB), 0.95–1.06 at 2.5·10^6 (2.3 MB). The harness's run at 85a1a1e (Intel
-/// Xeon VM, before this threshold) read 1.5 at 10^6 and 0.53 at 10^7; the one at 7ea6eb8 (AMD
-/// EPYC VM, with it) 1.10 [0.98–1.23] and 0.39.
+/// four prefetches per key); past about 2 MB of solution the pipeline wins (measured;
+/// `docs/design/ribbon.md`).
 pub const SINGLE_LOOP_UP_TO: usize = 2 << 20;
 
 /// Seeds a construction tries before it gives up with [`Error::Full`]. Each seed succeeds

@@ -114,16 +114,15 @@
 //! filter's at 8–10 bits/item and 2.9× at 16, against 1.08× / 1.21× / 1.83× for the 512-bit
 //! layout (the harness's blocked-penalty experiment, n = 10^5, 10^6 probes). Speed: the
 //! SBBF's lookup is a fixed handful of vector instructions whatever the target, so it is the
-//! faster one when the filter is in cache (one harness run at 10^5 keys, 1 %, hashing
-//! included: 6.1 ns against 9.2 ns per lookup), and both pay one cache miss otherwise.
+//! faster one when the filter is in cache, and both pay one cache miss otherwise.
 //! Choose the SBBF when the filter must be read by a Parquet engine or fed to a runtime
 //! filter in that format, or for the shortest in-cache lookup; choose the 512-bit filter for
 //! the fewest bits at a target, especially at low FPRs.
 //!
 //! # Speed
 //!
-//! The kernels are the workspace's shared ones ([`bloomlab_core::simd`], the one module with
-//! `unsafe`; this crate has none): an AVX2 lookup is one 32-byte load, one `vpmulld` of the
+//! The kernels are the workspace's shared ones ([`bloomlab_core::simd`], the `bloomlab-simd`
+//! crate): an AVX2 lookup is one 32-byte load, one `vpmulld` of the
 //! broadcast lower hash half by the salts, `vpsrld` by 27, `vpsllvd` of ones and `vptest`.
 //! The kernel is chosen once per filter ([`SplitBlockAvx2`]), so a lookup is a direct call
 //! with no feature test; [`without_simd`](Sbbf::without_simd) selects the portable kernel,
@@ -133,24 +132,10 @@
 //! hashes and prefetches ahead in tables larger than [`SINGLE_LOOP_UP_TO`] and answers key by
 //! key below.
 //!
-//! Measured with `cargo run --release -p bloomlab-sbbf --example sbbf_speed` against
-//! `sbbf-rs-safe` 0.3 (AVX2, run-time dispatch through a trait object), both given the same
-//! pre-computed xxHash64 values over identical tables (checked), 301 rounds of 10^5 lookups
-//! (half members), passes interleaved, on a shared 2-vCPU Xeon (load average ≈ 3): our
-//! single lookup / theirs, median (interquartile range) of the per-round ratios, in three
-//! runs: 1.00 (within 0.98–1.03) at 10^3 keys, 1.00 (0.99–1.01) at 10^5, 0.79–0.95 (0.62–1.01) at
-//! 10^7; our batched lookup / their single one: 0.92, 0.94–0.95 and 0.68–0.84.
-//!
-//! The two kernels are now the same instructions (read in the disassembly): index, one load,
-//! `vpmulld`, `vpsrld`, `vpsllvd`, `vptest`, reached by one direct call chosen at
-//! construction ([`SplitBlockAvx2::table_contains`]) where theirs is an indirect one. Two
-//! earlier versions lost: testing std's CPU flag on every lookup measured 1.02–1.06× theirs
-//! (two loads and a branch the compiler cannot hoist out of the caller's loop), and computing
-//! the block index outside the AVX2 function 0.95–1.00 with upper quartiles to 1.16 (the call
-//! forced the table base and the hash array to be spilled and reloaded each lookup). Batched
-//! lookups skip the prefetch on tables up to [`PREFETCH_MIN_BYTES`]; with it they were
-//! 1.23–1.26× theirs in cache. Under heavier load (average 7–9) the medians at 10^7 fell to
-//! 0.47–0.66, noise we could not separate from the code; both wait on the same misses there.
+//! The lookup is the same instructions as `sbbf-rs-safe`'s, reached by a direct call chosen at
+//! construction ([`SplitBlockAvx2::table_contains`]) where a trait object would make it an
+//! indirect one. The comparison and the earlier versions that lost are in
+//! `docs/design/sbbf.md`; current figures are in `results/`.
 
 //! Accuracy observed: over the 30 shape × density checks of the tests the measured FPR sits
 //! on average 0.65 σ above the formula (none beyond 2.3 σ), up to 3 % relative for random
@@ -195,14 +180,12 @@ pub const XXHASH_SEED: u64 = 0;
 /// `i + BATCH` is being fetched.
 pub const BATCH: usize = 16;
 /// Tables up to this size (bytes) are assumed cache-resident:
-/// [`Sbbf::might_contain_hashes`] skips the prefetch there (measured: prefetching an in-cache
-/// table made batched lookups 1.23–1.26× slower than single ones at 1.3 KB and 125 KB).
+/// [`Sbbf::might_contain_hashes`] skips the prefetch there (prefetching an in-cache table made
+/// batched lookups slower than single ones).
 pub const PREFETCH_MIN_BYTES: usize = 256 * 1024;
 /// Tables up to this size (bytes) answer [`Sbbf::might_contain_batch`] key by key, without the
-/// hash-and-prefetch pipeline. Measured with the pipeline on a 2-vCPU AMD EPYC VM (Zen 4, 1 MiB L2
-/// per core; batched ÷ single lookups at 1 %, 50 % members, medians of 11 interleaved rounds in
-/// two processes): 1.21–1.22 at 10^5 keys (132 KB), 1.16–1.19 at 3·10^5 (395 KB), 1.09–1.12 at
-/// 4·10^5 (526 KB), 0.85–0.89 at 6·10^5 (790 KB) and 0.60–0.93 from 10^6 to 5·10^6 keys.
+/// hash-and-prefetch pipeline, which only adds work in cache; past about 600 KB the pipeline wins
+/// (measured; `docs/design/sbbf.md`).
 pub const SINGLE_LOOP_UP_TO: usize = 640 * 1024;
 /// Most blocks a filter can have: the block index `((h >> 32) · blocks) >> 32` covers at most
 /// 2^32 blocks (128 GiB).

@@ -18,18 +18,13 @@ fn fpr_within_binomial_bound_at_targets() {
     // 10^6 keys in ≈ 41 000–66 000 blocks: the block-to-block spread of the realised FPR is
     // ≈ 1 % relative (math::sbbf_block_fpr_variance), small against the 5σ binomial bound
     // (5 % relative at 1 % with 10^6 probes, 11 % at 0.1 % with 2·10^6).
-    for (p, probes, seed) in [
+    let targets = [
         (0.001, 2_000_000, 21),
         (0.01, 1_000_000, 22),
         (0.03, 1_000_000, 23),
-    ] {
-        let r = conf::check_fpr(
-            |n, p| Sbbf::with_fpr(n, p).unwrap(),
-            1_000_000,
-            p,
-            probes,
-            seed,
-        );
+    ];
+    for r in conf::check_fpr_at(|n, p| Sbbf::with_fpr(n, p).unwrap(), 1_000_000, &targets) {
+        let p = r.target;
         assert!(r.expected <= p && r.expected > 0.98 * p, "{r:?}");
         println!("{r:?}");
     }

@@ -51,6 +51,7 @@
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::fmt;
 

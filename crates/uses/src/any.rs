@@ -7,6 +7,7 @@ use bloomlab_core::hash::SchemeId;
 use bloomlab_core::{Filter, Result, SchemeDescriptor};
 use bloomlab_counting::CountingBloomFilter;
 use bloomlab_cuckoo::CuckooFilter;
+use bloomlab_expandable::ExpandableFilter;
 use bloomlab_ribbon::RibbonFilter;
 use bloomlab_sbbf::Sbbf;
 use bloomlab_scalable::ScalableBloomFilter;
@@ -50,6 +51,8 @@ pub enum AnyFilter {
     Ribbon(RibbonFilter),
     /// A split-block Bloom filter (the Parquet layout).
     Sbbf(Sbbf),
+    /// An expandable filter (a table that doubles, fingerprints giving bits to the index).
+    Expandable(Box<ExpandableFilter>),
 }
 
 /// What the header of a buffer says, read before (and independently of) decoding.
@@ -108,6 +111,9 @@ impl AnyFilter {
                 AnyFilter::Ribbon(RibbonFilter::from_bytes(bytes)?)
             }
             (Layout::Envelope(_), Variant::Sbbf) => AnyFilter::Sbbf(Sbbf::from_bytes(bytes)?),
+            (Layout::Envelope(_), Variant::Expandable) => {
+                AnyFilter::Expandable(Box::new(ExpandableFilter::from_bytes(bytes)?))
+            }
         };
         Ok((f, h))
     }
@@ -122,6 +128,7 @@ impl AnyFilter {
             AnyFilter::Cuckoo(f) => f,
             AnyFilter::Ribbon(f) => f,
             AnyFilter::Sbbf(f) => f,
+            AnyFilter::Expandable(f) => &**f,
         }
     }
 
@@ -135,6 +142,7 @@ impl AnyFilter {
             AnyFilter::Cuckoo(f) => f.to_bytes(),
             AnyFilter::Ribbon(f) => f.to_bytes(),
             AnyFilter::Sbbf(f) => f.to_bytes(),
+            AnyFilter::Expandable(f) => f.to_bytes(),
         }
     }
 
@@ -148,6 +156,7 @@ impl AnyFilter {
             AnyFilter::Scalable(_) | AnyFilter::Ribbon(_) => None,
             // Occupied slots over all slots.
             AnyFilter::Cuckoo(f) => Some(f.load()),
+            AnyFilter::Expandable(f) => Some(f.load()),
             AnyFilter::Sbbf(f) => Some(f.fill_ratio()),
         }
     }
@@ -163,6 +172,8 @@ impl AnyFilter {
             AnyFilter::Cuckoo(f) => Some(f.expected_fpr()),
             // A Ribbon filter's FPR is 2^-r whatever its contents.
             AnyFilter::Ribbon(f) => Some(f.expected_fpr()),
+            // The union bound of its entries, kept exactly.
+            AnyFilter::Expandable(f) => Some(f.expected_fpr()),
             AnyFilter::Sbbf(f) => Some(f.current_fpr()),
         }
     }
@@ -175,7 +186,10 @@ impl AnyFilter {
             AnyFilter::Counting(f) => Some(f.estimated_len()),
             AnyFilter::Sbbf(f) => Some(f.estimated_len()),
             // Neither estimates from a fill: the count is the answer.
-            AnyFilter::Scalable(_) | AnyFilter::Cuckoo(_) | AnyFilter::Ribbon(_) => None,
+            AnyFilter::Scalable(_)
+            | AnyFilter::Cuckoo(_)
+            | AnyFilter::Ribbon(_)
+            | AnyFilter::Expandable(_) => None,
         }
     }
 
@@ -187,7 +201,7 @@ impl AnyFilter {
             | AnyFilter::Scalable(_)
             | AnyFilter::Ribbon(_) => false,
             AnyFilter::Sbbf(_) => false,
-            AnyFilter::Counting(_) | AnyFilter::Cuckoo(_) => true,
+            AnyFilter::Counting(_) | AnyFilter::Cuckoo(_) | AnyFilter::Expandable(_) => true,
         }
     }
 }

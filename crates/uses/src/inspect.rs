@@ -209,7 +209,7 @@ fn audit(i: &Inspection, removable: bool) -> Vec<AuditItem> {
             p.table_bits,
             p.hashes,
             match p.variant {
-                Variant::Cuckoo => "fingerprint bits",
+                Variant::Cuckoo | Variant::Expandable => "fingerprint bits",
                 Variant::Ribbon => "result bits",
                 _ => "probes",
             },

@@ -10,6 +10,7 @@
 //! Each has an example under `examples/` that runs it at full size and writes its table to
 //! `results/uses/`, and a smoke test at CI size.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod admission;
 pub mod any;

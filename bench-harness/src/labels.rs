@@ -1,0 +1,52 @@
+//! How figures are written for people: sizes, percentages, byte counts, entry names. A leaf
+//! module every report, table and `recommend` uses, so none of them imports another for a label.
+
+/// `10^6` style for powers of ten, plain digits otherwise.
+pub fn size_label(n: u64) -> String {
+    let mut x = n;
+    let mut e = 0;
+    while x >= 10 && x % 10 == 0 {
+        x /= 10;
+        e += 1;
+    }
+    if x == 1 && e > 0 {
+        format!("10^{e}")
+    } else {
+        n.to_string()
+    }
+}
+
+/// A percentage with enough digits for small rates.
+pub fn pct(x: f64) -> String {
+    let v = x * 100.0;
+    if v == 0.0 {
+        "0 %".into()
+    } else if v < 1e-4 {
+        format!("{v:.1e} %")
+    } else if v < 0.01 {
+        format!("{v:.5} %")
+    } else if v < 1.0 {
+        format!("{v:.3} %")
+    } else {
+        format!("{v:.2} %")
+    }
+}
+
+/// `1.23 MiB` or `4.5 KiB`.
+pub fn bytes_label(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1024.0 * 1024.0 {
+        format!("{:.2} MiB", b / 1024.0 / 1024.0)
+    } else {
+        format!("{:.1} KiB", b / 1024.0)
+    }
+}
+
+/// Display name: peers carry "(peer)" everywhere.
+pub fn display_name(row_filter: &str, peer: bool) -> String {
+    if peer {
+        format!("{row_filter} (peer)")
+    } else {
+        row_filter.to_string()
+    }
+}

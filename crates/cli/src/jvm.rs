@@ -1,0 +1,120 @@
+//! Spark's and Guava's filter formats, through `bloomlab-jvm`: the one module that knows them.
+
+use bloomlab_jvm::{
+    GuavaBloomFilter, JvmFilter as Decoded, JvmFormat, SparkBloomFilter, SparkVersion,
+};
+
+use crate::keys::TypedKey;
+use crate::summary::{Count, Summary};
+use crate::{BuildFormat, CliError};
+
+/// A decoded Spark or Guava filter.
+#[derive(Debug)]
+pub struct JvmFilter(Decoded);
+
+/// Whether the bytes start as a Spark filter (a big-endian `int` version 1 or 2) or a Guava
+/// filter (a strategy ordinal 0 or 1, then a non-zero `k`) does.
+pub fn sniff(bytes: &[u8]) -> bool {
+    JvmFormat::detect(bytes).is_some()
+}
+
+/// Build a Spark or Guava filter sized as the JVM's `create(n, fpp)` does, the keys put as
+/// `putLong` / `putString` / `putBinary` (Spark) or through `longFunnel` /
+/// `stringFunnel(UTF_8)` / `byteArrayFunnel` (Guava's default strategy, `MURMUR128_MITZ_64`).
+pub fn build(
+    format: BuildFormat,
+    keys: &[TypedKey<'_>],
+    n: u64,
+    fpr: f64,
+) -> Result<Vec<u8>, CliError> {
+    let invalid = |e: bloomlab_core::Error| CliError::Invalid(format!("{format}: {e}"));
+    match format {
+        BuildFormat::SparkV1 | BuildFormat::SparkV2 => {
+            let version = if format == BuildFormat::SparkV1 {
+                SparkVersion::V1
+            } else {
+                SparkVersion::V2
+            };
+            let mut f = SparkBloomFilter::create(n, fpr, version).map_err(invalid)?;
+            for k in keys {
+                match *k {
+                    TypedKey::I64(v) => f.put_long(v),
+                    TypedKey::Str(s) => f.put_string(s),
+                    TypedKey::Bytes(b) => f.put_binary(b),
+                };
+            }
+            Ok(f.to_bytes())
+        }
+        BuildFormat::Guava => {
+            let mut f = GuavaBloomFilter::create(n, fpr).map_err(invalid)?;
+            for k in keys {
+                match *k {
+                    TypedKey::I64(v) => f.put_long(v),
+                    TypedKey::Str(s) => f.put_string(s),
+                    TypedKey::Bytes(b) => f.put_bytes(b),
+                };
+            }
+            Ok(f.to_bytes())
+        }
+        ours => Err(CliError::Invalid(format!("{ours} is not a JVM format"))),
+    }
+}
+
+/// Decode a Spark or Guava filter.
+pub fn decode(bytes: &[u8]) -> Result<JvmFilter, CliError> {
+    Decoded::from_bytes(bytes).map(JvmFilter).map_err(|e| {
+        let what = JvmFormat::detect(bytes).map_or_else(|| "JVM".to_string(), JvmFormat::name);
+        CliError::BadFile(format!("not a valid {what} filter: {e}"))
+    })
+}
+
+impl JvmFilter {
+    /// The JVM's `mightContain` for this key.
+    pub fn might_contain(&self, key: TypedKey<'_>) -> bool {
+        match (&self.0, key) {
+            (Decoded::Spark(f), TypedKey::I64(v)) => f.might_contain_long(v),
+            (Decoded::Spark(f), TypedKey::Str(s)) => f.might_contain_string(s),
+            (Decoded::Spark(f), TypedKey::Bytes(b)) => f.might_contain_binary(b),
+            (Decoded::Guava(f), TypedKey::I64(v)) => f.might_contain_long(v),
+            (Decoded::Guava(f), TypedKey::Str(s)) => f.might_contain_string(s),
+            (Decoded::Guava(f), TypedKey::Bytes(b)) => f.might_contain_bytes(b),
+        }
+    }
+
+    /// What `inspect` prints: the JVM's own figures (`expectedFpp` = fill^k; Guava's
+    /// `approximateElementCount`, and for Spark the same estimate from the fill).
+    pub fn summary(&self) -> Summary {
+        let (bits, k, set, fpp) = match &self.0 {
+            Decoded::Spark(f) => (
+                f.bit_size(),
+                f.num_hash_functions(),
+                f.cardinality(),
+                f.expected_fpp(),
+            ),
+            Decoded::Guava(f) => (
+                f.bit_size(),
+                f.num_hash_functions(),
+                f.cardinality(),
+                f.expected_fpp(),
+            ),
+        };
+        let count = match &self.0 {
+            Decoded::Guava(f) => f.approximate_element_count() as f64,
+            // −(m/k)·ln(1 − X/m), as Guava's approximateElementCount computes it.
+            Decoded::Spark(_) => {
+                -(bits as f64 / f64::from(k)) * (1.0 - set as f64 / bits as f64).ln()
+            }
+        };
+        Summary {
+            format: self.0.format().name(),
+            k,
+            k_meaning: "probes per key",
+            bits,
+            fill: Some(set as f64 / bits as f64),
+            fpr: fpp,
+            fpr_source: "the JVM's expectedFpp: fill^k",
+            count: Count::Estimated(count),
+            details: None,
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! bloomlab's own formats and the bare Parquet bloom filter section: building them, reading
+//! them back, and what `inspect` says of them.
+
+use bloomlab_blocked::BlockedBloomFilter;
+use bloomlab_classic::BloomFilter;
+use bloomlab_core::Filter;
+use bloomlab_core::hash::SchemeId;
+use bloomlab_counting::CountingBloomFilter;
+use bloomlab_cuckoo::CuckooFilter;
+use bloomlab_ribbon::RibbonFilter;
+use bloomlab_sbbf::Sbbf;
+use bloomlab_scalable::ScalableBloomFilter;
+use bloomlab_uses::any::{AnyFilter, Layout, header};
+use bloomlab_uses::inspect::inspect;
+
+use crate::keys::TypedKey;
+use crate::summary::{Count, Summary};
+use crate::{BuildFormat, CliError};
+
+/// Build one of our variants (or the Parquet section for `sbbf`) from `keys`.
+pub fn build(
+    format: BuildFormat,
+    keys: &[TypedKey<'_>],
+    n: u64,
+    fpr: f64,
+) -> Result<Vec<u8>, CliError> {
+    let invalid = |e: bloomlab_core::Error| CliError::Invalid(e.to_string());
+    let fill = |f: &mut dyn Filter| -> Result<(), CliError> {
+        for (i, k) in keys.iter().enumerate() {
+            k.with_bytes(|b| f.insert_bytes(b)).map_err(|e| {
+                CliError::Invalid(format!(
+                    "key {} of {} (line {}) did not fit: {e}; give a larger --n",
+                    i + 1,
+                    keys.len(),
+                    i + 1
+                ))
+            })?;
+        }
+        Ok(())
+    };
+    Ok(match format {
+        BuildFormat::Classic => {
+            let mut f = BloomFilter::with_fpr(n, fpr).map_err(invalid)?;
+            fill(&mut f)?;
+            f.to_bytes()
+        }
+        BuildFormat::Blocked => {
+            let mut f = BlockedBloomFilter::with_fpr(n, fpr).map_err(invalid)?;
+            fill(&mut f)?;
+            f.to_bytes()
+        }
+        BuildFormat::Counting => {
+            let mut f = CountingBloomFilter::with_fpr(n, fpr).map_err(invalid)?;
+            fill(&mut f)?;
+            f.to_bytes()
+        }
+        BuildFormat::Cuckoo => {
+            let mut f = CuckooFilter::with_fpr(n, fpr).map_err(invalid)?;
+            fill(&mut f)?;
+            f.to_bytes()
+        }
+        BuildFormat::Scalable => {
+            let mut f = ScalableBloomFilter::new(n, fpr).map_err(invalid)?;
+            fill(&mut f)?;
+            f.to_bytes()
+        }
+        BuildFormat::Ribbon => {
+            let owned: Vec<Vec<u8>> = keys.iter().map(|k| k.with_bytes(<[u8]>::to_vec)).collect();
+            RibbonFilter::build(owned.iter(), fpr)
+                .map_err(invalid)?
+                .to_bytes()
+        }
+        BuildFormat::Sbbf => {
+            let mut f = Sbbf::with_ndv_fpp(n, fpr).map_err(invalid)?;
+            for k in keys {
+                k.with_bytes(|b| f.insert_bytes(b));
+            }
+            f.to_parquet_bytes().map_err(invalid)?
+        }
+        jvm => return crate::jvm::build(jvm, keys, n, fpr),
+    })
+}
+
+/// Our envelope (`BLAB`) or the seed's `BLM1` layout.
+pub fn is_ours(bytes: &[u8]) -> bool {
+    bytes.starts_with(&bloomlab_core::format::MAGIC)
+        || bytes.starts_with(&bloomlab_classic::BLM1_MAGIC)
+}
+
+/// A Parquet bloom filter section (Thrift `BloomFilterHeader`, then the bitset): the header
+/// parses and announces exactly the bytes that follow.
+pub fn is_parquet_section(bytes: &[u8]) -> bool {
+    bloomlab_sbbf::parquet_header(bytes)
+        .is_ok_and(|(len, header)| bytes.len() as u64 == header as u64 + len)
+}
+
+/// Decode one of our files for queries. A keyed file is refused: its answers need the secret.
+pub fn decode(bytes: &[u8]) -> Result<AnyFilter, CliError> {
+    let bad =
+        |e: bloomlab_core::Error| CliError::BadFile(format!("not a valid bloomlab filter: {e}"));
+    let h = header(bytes).map_err(bad)?;
+    let unkeyed =
+        matches!(h.scheme.id, SchemeId::Xxh3Km | SchemeId::ParquetXxh64) && h.scheme.key_check == 0;
+    if !unkeyed {
+        return Err(CliError::BadFile(format!(
+            "a keyed bloomlab {} filter ({}): its answers need the secret, which this command does not take",
+            h.variant, h.scheme
+        )));
+    }
+    AnyFilter::decode(bytes).map(|(f, _)| f).map_err(bad)
+}
+
+/// Decode a Parquet bloom filter section.
+pub fn decode_section(bytes: &[u8]) -> Result<Sbbf, CliError> {
+    Sbbf::from_parquet_bytes(bytes)
+        .map_err(|e| CliError::BadFile(format!("not a valid Parquet bloom filter section: {e}")))
+}
+
+/// Inspect one of our files: the summary, then the full inspection and audit.
+pub fn summary(bytes: &[u8]) -> Result<Summary, CliError> {
+    let i = inspect(bytes)
+        .map_err(|e| CliError::BadFile(format!("not a valid bloomlab filter: {e}")))?;
+    let version = match i.header.layout {
+        Layout::Envelope(v) => format!("v{v}"),
+        Layout::Blm1 => "BLM1".to_string(),
+    };
+    Ok(Summary {
+        format: format!("bloomlab {} {version}", i.params.variant),
+        k: i.params.hashes,
+        k_meaning: match i.params.variant {
+            bloomlab_core::format::Variant::Cuckoo | bloomlab_core::format::Variant::Expandable => {
+                "fingerprint bits"
+            }
+            bloomlab_core::format::Variant::Ribbon => "result bits per key",
+            _ => "probes per key",
+        },
+        bits: i.params.table_bits,
+        fill: i.fill_ratio,
+        fpr: i.current_fpr.unwrap_or(i.expected_fpr),
+        fpr_source: if i.current_fpr.is_some() && i.fill_ratio.is_some() {
+            "from the fill"
+        } else {
+            "the variant's own formula"
+        },
+        count: Count::Recorded(i.count),
+        details: Some(i.to_string()),
+    })
+}
+
+/// Inspect a Parquet bloom filter section.
+pub fn section_summary(f: &Sbbf) -> Summary {
+    Summary {
+        format: "parquet sbbf".into(),
+        k: 8,
+        k_meaning: "probes per key",
+        bits: f.bits(),
+        fill: Some(f.fill_ratio()),
+        fpr: f.current_fpr(),
+        fpr_source: "from the fill of each block",
+        count: Count::Estimated(f.estimated_len()),
+        details: None,
+    }
+}

@@ -1,0 +1,345 @@
+//! Properties every filter must have for *arbitrary* inputs, checked with [`proptest`](mod@proptest): the
+//! generic halves live here, and each variant's `tests/properties.rs` instantiates them with
+//! its own constructors, encoders and decoders (so a change to a variant is caught by that
+//! variant's own tests).
+//!
+//! - [`key_lists`]: key lists with duplicates, empty keys and any order.
+//! - [`no_false_negatives`], [`round_trips`], [`union_is_the_filter_of_both`].
+//! - [`removes_like_a_multiset`]: inserts and removals side by side with a counting model,
+//!   including removals of keys never inserted.
+//! - [`decode_is_total`]: a decoder fed any bytes returns a value or a typed error, never
+//!   panics, never allocates more than the input justifies ([`ALLOC_BYTES_PER_INPUT_BYTE`]
+//!   times the input plus [`ALLOC_SLACK`], measured with a counting global allocator the test
+//!   binary installs), and answers within [`DECODE_TIME_BOUND`]; what it accepts re-encodes to
+//!   the same bytes. [`mutations`] damages a valid encoding the way storage and adversaries do.
+//!
+//! # Case counts
+//!
+//! Each property runs [`cases`] cases: 64 by default, so the whole workspace's properties add
+//! seconds, not minutes, to CI. For a longer local run set `PROPTEST_CASES` (e.g.
+//! `PROPTEST_CASES=5000 cargo test -p bloomlab-classic --test properties`). Failures are
+//! shrunk and the seed printed, so a failing case reproduces.
+
+use std::alloc::System;
+use std::fmt::Debug;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use bloomlab_core::error::Error;
+use bloomlab_core::{Filter, RemovableFilter, format};
+pub use proptest;
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+pub use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+/// Bytes a decoder may allocate per input byte (a decoded filter holds about its input; a
+/// copy on the way and a vector's doubling account for the rest).
+pub const ALLOC_BYTES_PER_INPUT_BYTE: usize = 4;
+
+/// Bytes a decoder may allocate whatever its input (error messages, small headers).
+pub const ALLOC_SLACK: usize = 16 * 1024;
+
+/// Wall time any one decode may take: a loose order-of-magnitude bound (inputs are at most a
+/// few KiB, which decode in microseconds), so that a few bytes cannot buy seconds of CPU.
+pub const DECODE_TIME_BOUND: Duration = Duration::from_secs(2);
+
+/// Cases per property: `PROPTEST_CASES` if set, else 64.
+pub fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(64)
+}
+
+/// The configuration every variant's property tests use ([`cases`] cases).
+pub fn config() -> ProptestConfig {
+    ProptestConfig::with_cases(cases())
+}
+
+/// Up to `max` keys: a mix of keys from a small pool (so duplicates are common), the empty
+/// key, and arbitrary bytes of length 0–40, in any order.
+pub fn key_lists(max: usize) -> impl Strategy<Value = Vec<Vec<u8>>> {
+    let key = prop_oneof![
+        3 => (0u8..16).prop_map(|i| vec![i; usize::from(i % 5)]),
+        1 => Just(Vec::new()),
+        6 => prop::collection::vec(any::<u8>(), 0..40),
+    ];
+    prop::collection::vec(key, 0..=max)
+}
+
+/// `f` with every key of `keys` inserted (panics if an insert fails: size `f` for them).
+pub fn with_keys<F: Filter>(mut f: F, keys: &[Vec<u8>]) -> F {
+    for k in keys {
+        f.insert_bytes(k).expect("insert below capacity");
+    }
+    f
+}
+
+/// Every inserted key tests positive.
+pub fn no_false_negatives(f: &dyn Filter, keys: &[Vec<u8>]) -> Result<(), TestCaseError> {
+    for k in keys {
+        prop_assert!(f.might_contain_bytes(k), "false negative for {:?}", k);
+    }
+    Ok(())
+}
+
+/// `decode(encode(f))` equals `f`, answers the same on `probes`, and re-encodes to the same
+/// bytes.
+pub fn round_trips<F: Filter + PartialEq + Debug>(
+    f: &F,
+    probes: &[Vec<u8>],
+    encode: impl Fn(&F) -> Vec<u8>,
+    decode: impl Fn(&[u8]) -> Result<F, Error>,
+) -> Result<(), TestCaseError> {
+    let bytes = encode(f);
+    let back = decode(&bytes).map_err(|e| TestCaseError::fail(format!("decode: {e}")))?;
+    prop_assert_eq!(&back, f);
+    for k in probes {
+        prop_assert_eq!(back.might_contain_bytes(k), f.might_contain_bytes(k));
+    }
+    prop_assert_eq!(encode(&back), bytes, "encoding is canonical");
+    Ok(())
+}
+
+/// `a` (holding `a_keys`) merged with `b` (holding `b_keys`, built alike) equals the filter
+/// `both` built from all of them, and has no false negatives for either.
+pub fn union_is_the_filter_of_both<F: Filter + PartialEq + Debug + Clone>(
+    empty: &F,
+    a_keys: &[Vec<u8>],
+    b_keys: &[Vec<u8>],
+    union: impl Fn(&mut F, &F) -> Result<(), Error>,
+) -> Result<(), TestCaseError> {
+    let (mut a, mut b, mut both) = (empty.clone(), empty.clone(), empty.clone());
+    for k in a_keys {
+        a.insert_bytes(k).expect("insert");
+        both.insert_bytes(k).expect("insert");
+    }
+    for k in b_keys {
+        b.insert_bytes(k).expect("insert");
+        both.insert_bytes(k).expect("insert");
+    }
+    union(&mut a, &b).map_err(|e| TestCaseError::fail(format!("union: {e}")))?;
+    no_false_negatives(&a, a_keys)?;
+    no_false_negatives(&a, b_keys)?;
+    prop_assert_eq!(&a, &both);
+    Ok(())
+}
+
+/// One step of [`removes_like_a_multiset`].
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// Insert pool key `i`.
+    Insert(u8),
+    /// Remove pool key `i` (which the model may or may not hold).
+    Remove(u8),
+    /// Try to remove a key from outside the pool, never inserted.
+    RemoveAbsent(u32),
+}
+
+/// Operation sequences over a pool of 24 keys.
+pub fn ops(max: usize) -> impl Strategy<Value = Vec<Op>> {
+    let op = prop_oneof![
+        5 => (0u8..24).prop_map(Op::Insert),
+        4 => (0u8..24).prop_map(Op::Remove),
+        1 => any::<u32>().prop_map(Op::RemoveAbsent),
+    ];
+    prop::collection::vec(op, 0..=max)
+}
+
+fn pool_key(i: u8) -> Vec<u8> {
+    format!("pool:{i}").into_bytes()
+}
+
+/// Run `ops` on `f` and on a multiset side by side. After every step: every key the model
+/// holds tests positive; a removal of a held key succeeds; a removal of a key that tests
+/// negative is refused and changes nothing; `len` follows the model. Inserts the filter
+/// refuses (a cuckoo filter holds a bounded number of copies of one key) are refused whole:
+/// the filter must be unchanged, and the model does not count them.
+///
+/// A key that was never inserted but tests positive cannot be told from a member (both
+/// variants document this hazard), so such a removal is not attempted.
+pub fn removes_like_a_multiset<F: RemovableFilter + Clone + PartialEq + Debug>(
+    mut f: F,
+    ops: &[Op],
+) -> Result<(), TestCaseError> {
+    let mut held = [0u32; 24];
+    for (step, op) in ops.iter().enumerate() {
+        match *op {
+            Op::Insert(i) => {
+                let before = f.clone();
+                match f.insert_bytes(&pool_key(i)) {
+                    Ok(()) => held[usize::from(i)] += 1,
+                    Err(_) => prop_assert_eq!(&f, &before, "step {}: refused insert changed", step),
+                }
+            }
+            Op::Remove(i) => {
+                let k = pool_key(i);
+                if held[usize::from(i)] > 0 {
+                    prop_assert!(f.remove_bytes(&k), "step {}: held key refused", step);
+                    held[usize::from(i)] -= 1;
+                } else if !f.might_contain_bytes(&k) {
+                    let before = f.clone();
+                    prop_assert!(!f.remove_bytes(&k), "step {}: removed a negative key", step);
+                    prop_assert_eq!(&f, &before);
+                }
+            }
+            Op::RemoveAbsent(x) => {
+                let k = format!("absent:{x}").into_bytes();
+                if !f.might_contain_bytes(&k) {
+                    let before = f.clone();
+                    prop_assert!(!f.remove_bytes(&k), "step {}: removed a negative key", step);
+                    prop_assert_eq!(&f, &before);
+                }
+            }
+        }
+        for (i, &n) in held.iter().enumerate() {
+            if n > 0 {
+                prop_assert!(
+                    f.might_contain_bytes(&pool_key(i as u8)),
+                    "step {}: false negative for pool key {} held {} times",
+                    step,
+                    i,
+                    n
+                );
+            }
+        }
+        prop_assert_eq!(
+            f.len(),
+            u64::from(held.iter().sum::<u32>()),
+            "step {}: len",
+            step
+        );
+    }
+    Ok(())
+}
+
+/// One way of damaging a valid encoding.
+#[derive(Clone, Debug)]
+pub enum Mutation {
+    /// Flip bit `bit` of byte `at % len`.
+    FlipBit {
+        /// Byte (modulo the length).
+        at: usize,
+        /// Bit 0–7.
+        bit: u8,
+    },
+    /// Overwrite byte `at % len`.
+    Set {
+        /// Byte (modulo the length).
+        at: usize,
+        /// New value.
+        value: u8,
+    },
+    /// Keep the first `len % (len + 1)` bytes.
+    Truncate(usize),
+    /// Append bytes.
+    Extend(Vec<u8>),
+    /// Recompute the envelope's length and checksum (so damage reaches the payload checks).
+    Reseal,
+}
+
+/// Up to 6 mutations in a row.
+pub fn mutations() -> impl Strategy<Value = Vec<Mutation>> {
+    let m = prop_oneof![
+        4 => (any::<usize>(), 0u8..8).prop_map(|(at, bit)| Mutation::FlipBit { at, bit }),
+        3 => (any::<usize>(), any::<u8>()).prop_map(|(at, value)| Mutation::Set { at, value }),
+        1 => any::<usize>().prop_map(Mutation::Truncate),
+        1 => prop::collection::vec(any::<u8>(), 1..64).prop_map(Mutation::Extend),
+        3 => Just(Mutation::Reseal),
+    ];
+    prop::collection::vec(m, 1..=6)
+}
+
+/// `valid` with `muts` applied in order.
+pub fn mutate(valid: &[u8], muts: &[Mutation]) -> Vec<u8> {
+    let mut b = valid.to_vec();
+    for m in muts {
+        match m {
+            Mutation::FlipBit { at, bit } if !b.is_empty() => {
+                let i = at % b.len();
+                b[i] ^= 1 << bit;
+            }
+            Mutation::Set { at, value } if !b.is_empty() => {
+                let i = at % b.len();
+                b[i] = *value;
+            }
+            Mutation::Truncate(n) => b.truncate(n % (b.len() + 1)),
+            Mutation::Extend(more) => b.extend_from_slice(more),
+            Mutation::Reseal => {
+                format::reseal(&mut b);
+            }
+            _ => {}
+        }
+    }
+    b
+}
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Holds every property test of a binary to one thread at a time while it runs, so the
+/// allocation counts [`decode_is_total`] reads are the decoder's own. Every test in a binary
+/// that installs the counting allocator takes it first.
+pub fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Run `decode` on `input_len` bytes of input: it must return (never panic), within
+/// [`DECODE_TIME_BOUND`], having allocated at most [`ALLOC_BYTES_PER_INPUT_BYTE`] ×
+/// `input_len` + [`ALLOC_SLACK`] bytes (`alloc` is the test binary's global allocator).
+/// Returns what it returned.
+///
+/// The allocation is measured up to three times and the smallest count kept, so an
+/// allocation by the test framework on another thread cannot fail a correct decoder, while
+/// an over-allocating decoder, which over-allocates every time, still fails.
+pub fn bounded<T>(
+    alloc: &StatsAlloc<System>,
+    input_len: usize,
+    decode: impl Fn() -> T,
+) -> Result<T, TestCaseError> {
+    let budget = ALLOC_BYTES_PER_INPUT_BYTE * input_len + ALLOC_SLACK;
+    let mut least = usize::MAX;
+    let mut tries = 0;
+    loop {
+        let start = Instant::now();
+        let region = Region::new(alloc);
+        let out = decode();
+        let used = region.change();
+        let took = start.elapsed();
+        prop_assert!(
+            took < DECODE_TIME_BOUND,
+            "decoding {} bytes took {:?}",
+            input_len,
+            took
+        );
+        let bytes = used.bytes_allocated + used.bytes_reallocated.max(0) as usize;
+        least = least.min(bytes);
+        tries += 1;
+        if least <= budget || tries == 3 {
+            prop_assert!(
+                least <= budget,
+                "decoding {} bytes allocated {} bytes (budget {})",
+                input_len,
+                least,
+                budget
+            );
+            return Ok(out);
+        }
+    }
+}
+
+/// [`bounded`], and an accepted input must re-encode to exactly `input` (it was canonical
+/// and fully validated). Returns whether it was accepted.
+pub fn decode_is_total<F>(
+    alloc: &StatsAlloc<System>,
+    input: &[u8],
+    decode: impl Fn(&[u8]) -> Result<F, Error>,
+    encode: impl Fn(&F) -> Vec<u8>,
+) -> Result<bool, TestCaseError> {
+    match bounded(alloc, input.len(), || decode(input))? {
+        Ok(f) => {
+            prop_assert_eq!(encode(&f), input, "accepted a non-canonical encoding");
+            Ok(true)
+        }
+        Err(_) => Ok(false),
+    }
+}

@@ -1,0 +1,226 @@
+//! Helpers every formula module shares: parameter checks, the conversion of a bit count to
+//! `u64`, the information-theoretic lower bound, the bisection on bits/item, and the Poisson
+//! weights of block loads.
+//!
+//! Sources: the lower bound `log2(1/p)` bits/item is Carter, Floyd, Gill, Markowsky & Wegman
+//! 1978 ("Exact and approximate membership testers"); the Poisson law of a block's load is the
+//! limit of the binomial `Bin(n, 1/blocks)` for many blocks (Putze, Sanders & Singler 2007,
+//! §3).
+//!
+//! Worked figure: a 1 % target cannot be met by any structure below 6.64 bits/item.
+//!
+//! ```
+//! let bound = bloomlab_core::math::lower_bound_bits_per_item(0.01).unwrap();
+//! assert!((bound - 6.644).abs() < 1e-3);
+//! ```
+
+use crate::error::{Error, Result};
+/// The largest number of probes any filter here accepts. k grows as log2(1/p)·ln 2 / ln 2 ≈
+/// log2(1/p); 64 probes already means p ≈ 2^-64, far below anything measurable.
+pub const MAX_HASHES: u32 = 64;
+
+/// `(ln 2)^2`, the constant in the classic sizing formula.
+pub(in crate::math) const LN2_SQUARED: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
+
+/// Check that `p` is a usable target FPR: finite and strictly between 0 and 1.
+pub fn validate_fpr(p: f64) -> Result<f64> {
+    if p.is_finite() && p > 0.0 && p < 1.0 {
+        Ok(p)
+    } else {
+        Err(Error::InvalidFpr(p))
+    }
+}
+
+/// Check that `n` (expected items) is at least 1.
+pub fn validate_items(n: u64) -> Result<u64> {
+    if n == 0 { Err(Error::ZeroItems) } else { Ok(n) }
+}
+
+/// Check a probe count: `1..=MAX_HASHES`.
+pub fn validate_hashes(k: u32) -> Result<u32> {
+    if (1..=MAX_HASHES).contains(&k) {
+        Ok(k)
+    } else {
+        Err(Error::invalid(
+            "hashes",
+            format!("must be between 1 and {MAX_HASHES} (got {k})"),
+        ))
+    }
+}
+
+/// Bits for `n` items at a chosen `bits_per_item`: `m = ceil(n · bits_per_item)`.
+pub fn bits_for_bits_per_item(n: u64, bits_per_item: f64) -> Result<u64> {
+    let n = validate_items(n)?;
+    if !(bits_per_item.is_finite() && bits_per_item > 0.0) {
+        return Err(Error::invalid(
+            "bits_per_item",
+            format!("must be a positive finite number (got {bits_per_item})"),
+        ));
+    }
+    bits_from_f64((n as f64 * bits_per_item).ceil())
+}
+
+pub(in crate::math) fn bits_from_f64(bits: f64) -> Result<u64> {
+    // 2^64 is exactly representable; anything at or past it does not fit a u64.
+    if bits >= 18_446_744_073_709_551_616.0 {
+        return Err(Error::SizeOverflow(format!(
+            "{bits:e} bits do not fit in 64 bits"
+        )));
+    }
+    Ok((bits as u64).max(1))
+}
+
+/// The information-theoretic lower bound for any approximate-membership structure:
+/// `log2(1/p)` bits per item (Carter et al. 1978). 9.97 / 6.64 / 5.06 at 0.1 / 1 / 3 %.
+pub fn lower_bound_bits_per_item(p: f64) -> Result<f64> {
+    let p = validate_fpr(p)?;
+    Ok(-p.log2())
+}
+
+/// Smallest bits/item (to 1e-6) at which `fpr`, decreasing in bits/item, reaches `p`:
+/// `hi` doubles until `fpr(hi) ≤ p` (`None` once it passes `cap`), then `[lo, hi]` is
+/// bisected. The search every bisection-sized layout shares.
+pub(in crate::math) fn smallest_density(
+    fpr: impl Fn(f64) -> f64,
+    p: f64,
+    mut lo: f64,
+    mut hi: f64,
+    cap: f64,
+) -> Option<f64> {
+    while fpr(hi) > p {
+        hi *= 2.0;
+        if hi > cap {
+            return None;
+        }
+    }
+    while hi - lo > 1e-6 {
+        let mid = 0.5 * (lo + hi);
+        if fpr(mid) > p { lo = mid } else { hi = mid }
+    }
+    Some(hi)
+}
+
+/// Where the Poisson sums stop: the mass beyond `λ + 12√λ + 40` is below 1e-18.
+pub(in crate::math) fn poisson_upper(lambda: f64) -> u64 {
+    (lambda + 12.0 * lambda.sqrt() + 40.0).ceil() as u64
+}
+
+/// `(i, Pois(i; λ))` for `i = 0, 1, 2, …` (without end: callers take what they need, most
+/// to [`poisson_upper`]) — the weights of every sum over a block's load in this module.
+/// [`PoissonPmf::new`] computes each as `exp(−λ + i·ln λ − ln i!)`;
+/// [`PoissonPmf::by_recurrence`] as `Pois(i − 1)·λ/i` while `e^−λ` is a normal f64 (λ below
+/// 600; at most about two ulps more per step), which spares an `exp` and a `ln` per term.
+pub(in crate::math) struct PoissonPmf {
+    lambda: f64,
+    ln_lambda: f64,
+    /// `ln i!` so far (logarithm form only).
+    ln_fact: f64,
+    /// The last weight (recurrence form only).
+    pois: f64,
+    recur: bool,
+    i: usize,
+}
+
+impl PoissonPmf {
+    pub(in crate::math) fn new(lambda: f64) -> Self {
+        PoissonPmf {
+            lambda,
+            ln_lambda: lambda.ln(),
+            ln_fact: 0.0,
+            pois: 0.0,
+            recur: false,
+            i: 0,
+        }
+    }
+
+    pub(in crate::math) fn by_recurrence(lambda: f64) -> Self {
+        PoissonPmf {
+            recur: lambda < 600.0,
+            ..PoissonPmf::new(lambda)
+        }
+    }
+}
+
+impl Iterator for PoissonPmf {
+    type Item = (usize, f64);
+
+    fn next(&mut self) -> Option<(usize, f64)> {
+        let i = self.i;
+        self.i += 1;
+        let pois = if self.recur {
+            self.pois = if i == 0 {
+                (-self.lambda).exp()
+            } else {
+                self.pois * (self.lambda / i as f64)
+            };
+            self.pois
+        } else {
+            if i > 0 {
+                self.ln_fact += (i as f64).ln();
+            }
+            (-self.lambda + i as f64 * self.ln_lambda - self.ln_fact).exp()
+        };
+        Some((i, pois))
+    }
+}
+
+/// `|a − b| ≤ tol`, the tests' comparison.
+#[cfg(test)]
+pub(crate) fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::*;
+
+    #[test]
+    fn lower_bound() {
+        assert!(close(
+            lower_bound_bits_per_item(0.001).unwrap(),
+            9.966,
+            0.001
+        ));
+        assert!(close(
+            lower_bound_bits_per_item(0.01).unwrap(),
+            6.644,
+            0.001
+        ));
+        assert!(close(
+            lower_bound_bits_per_item(0.03).unwrap(),
+            5.059,
+            0.001
+        ));
+    }
+
+    #[test]
+    fn invalid_parameters_are_errors() {
+        for p in [
+            0.0,
+            1.0,
+            -0.5,
+            1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            assert!(
+                matches!(classic_bits(10, p), Err(Error::InvalidFpr(_))),
+                "{p}"
+            );
+            assert!(lower_bound_bits_per_item(p).is_err());
+            assert!(blocked_bits_per_item(p, 512).is_err());
+            assert!(cuckoo_fingerprint_bits(p, 4).is_err());
+        }
+        assert_eq!(classic_bits(0, 0.01), Err(Error::ZeroItems));
+        assert!(matches!(
+            classic_bits(u64::MAX, 1e-300),
+            Err(Error::SizeOverflow(_))
+        ));
+        assert!(bits_for_bits_per_item(10, 0.0).is_err());
+        assert!(bits_for_bits_per_item(10, f64::NAN).is_err());
+        assert!(validate_hashes(0).is_err());
+        assert!(validate_hashes(MAX_HASHES + 1).is_err());
+    }
+}

@@ -1,0 +1,179 @@
+//! What this CPU runs: one function per instruction-set extension a kernel needs (std's
+//! `is_x86_feature_detected!`, which caches the CPUID probe, so each test is a relaxed load),
+//! and [`VectorPaths`], the whole picture at once, which tests print and check.
+
+/// Whether this CPU runs the AVX2 kernels.
+#[inline]
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The CPU runs AVX-512 Foundation instructions on 512-bit registers and the OS saves
+/// their state (std's detection checks both).
+#[inline]
+pub fn has_avx512f() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether this CPU has the `popcnt` instruction.
+#[inline]
+pub fn has_popcnt() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("popcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The CPU runs AVX-512 Foundation instructions on 512-bit registers and `VPOPCNTQ`
+/// (AVX512_VPOPCNTDQ), and the OS saves their state.
+#[inline]
+pub fn has_avx512_popcnt() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        has_avx512f() && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether this CPU runs [`xxh3_64_words`](crate::xxh3_64_words)' lanes: AVX-512F and
+/// AVX-512DQ (`vpmullq`).
+#[inline]
+pub fn has_avx512dq() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        has_avx512f() && std::arch::is_x86_feature_detected!("avx512dq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether this CPU runs the routing lanes ([`route_one_hash`](crate::route_one_hash),
+/// [`route_positions`](crate::route_positions)): AVX-512F and POPCNT.
+#[inline]
+pub(crate) fn has_avx512f_popcnt() -> bool {
+    has_avx512f() && has_popcnt()
+}
+
+/// Which instruction-set extensions the kernels of this crate find on this CPU, in one
+/// value: what a test prints so its output says which vector paths it exercised, and what a
+/// caller can log beside a measurement.
+///
+/// ```
+/// let paths = bloomlab_simd::VectorPaths::detect();
+/// assert_eq!(paths.avx2, bloomlab_simd::has_avx2());
+/// println!("{paths}"); // e.g. "avx2 popcnt avx512f avx512dq avx512vpopcntdq"
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VectorPaths {
+    /// The AVX2 kernels: the local- and split-block probes, the AVX2 SipHash lanes, the AVX2
+    /// Ribbon columns, the occupancy throw.
+    pub avx2: bool,
+    /// The `popcnt` instruction (the Ribbon parities; the routing lanes with AVX-512F).
+    pub popcnt: bool,
+    /// AVX-512F: the 512-bit local-block kernels, the AVX-512 SipHash lanes, the routing lanes.
+    pub avx512f: bool,
+    /// AVX-512DQ with AVX-512F: the XXH3-64 lanes (`vpmullq`).
+    pub avx512dq: bool,
+    /// AVX512_VPOPCNTDQ with AVX-512F: the AVX-512 Ribbon columns.
+    pub avx512vpopcntdq: bool,
+}
+
+impl VectorPaths {
+    /// Every name [`VectorPaths`] knows, in the order [`names`](Self::names) lists them.
+    pub const ALL: [&'static str; 5] = ["avx2", "popcnt", "avx512f", "avx512dq", "avx512vpopcntdq"];
+
+    /// What this CPU runs.
+    pub fn detect() -> Self {
+        VectorPaths {
+            avx2: has_avx2(),
+            popcnt: has_popcnt(),
+            avx512f: has_avx512f(),
+            avx512dq: has_avx512dq(),
+            avx512vpopcntdq: has_avx512_popcnt(),
+        }
+    }
+
+    /// Whether the path called `name` (one of [`ALL`](Self::ALL)) is present; `None` for a
+    /// name it does not know.
+    pub fn has(self, name: &str) -> Option<bool> {
+        Some(match name {
+            "avx2" => self.avx2,
+            "popcnt" => self.popcnt,
+            "avx512f" => self.avx512f,
+            "avx512dq" => self.avx512dq,
+            "avx512vpopcntdq" => self.avx512vpopcntdq,
+            _ => return None,
+        })
+    }
+
+    /// The names of the paths present, in the order of [`ALL`](Self::ALL).
+    pub fn names(self) -> Vec<&'static str> {
+        Self::ALL
+            .into_iter()
+            .filter(|n| self.has(n) == Some(true))
+            .collect()
+    }
+}
+
+/// The environment variable that names the paths a test run must exercise: a comma-separated
+/// list of [`VectorPaths::ALL`] names, or `all`. The workspace's tests of CPU-dependent
+/// kernels fail when it names a path this CPU lacks ([`VectorPaths::missing_required`]),
+/// instead of testing only the portable twins; CI sets it from the CPU's flags.
+pub const REQUIRE_ENV: &str = "BLOOMLAB_REQUIRE_SIMD";
+
+impl VectorPaths {
+    /// The paths [`REQUIRE_ENV`] names that this value lacks, in the order named; a name
+    /// [`VectorPaths`] does not know counts as lacking (so a typo fails rather than passes).
+    /// Empty when the variable is unset.
+    pub fn missing_required(self) -> Vec<String> {
+        let list = std::env::var(REQUIRE_ENV).unwrap_or_default();
+        let mut out = Vec::new();
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let names: Vec<&str> = if name == "all" {
+                Self::ALL.to_vec()
+            } else {
+                vec![name]
+            };
+            for n in names {
+                if self.has(n) != Some(true) && !out.iter().any(|o| o == n) {
+                    out.push(n.to_owned());
+                }
+            }
+        }
+        out
+    }
+}
+
+impl std::fmt::Display for VectorPaths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names = self.names();
+        if names.is_empty() {
+            f.write_str("portable only")
+        } else {
+            f.write_str(&names.join(" "))
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The vector kernels of the bloomlab filters, and the only crate of the workspace with
+//! `unsafe` code: every other crate is `#![forbid(unsafe_code)]` and calls these kernels
+//! through safe functions.
+//!
+//! # What it holds
+//!
+//! - [`detect`](VectorPaths::detect): which instruction-set extensions this CPU has
+//!   ([`has_avx2`], [`has_avx512f`], …), the answer every dispatch below reads.
+//! - The batched-operation drivers [`pipeline`] and [`pipeline_chunks`], with [`prefetch`].
+//! - Cache-line storage for the blocked filters: [`Line`], [`SharedLine`], [`Lines`].
+//! - The blocked filter's 512-bit block probes ([`local_contains`], [`local_insert`],
+//!   [`run_local`] for batches, [`LocalKernel`] for single operations), and the split-block
+//!   filter's 256-bit ones ([`split_block_contains`], [`SplitBlockAvx2`]).
+//! - The classic filter's whole-array probes ([`classic_contains_all`]) and the reduction
+//!   every filter uses ([`fastrange`]).
+//! - The Ribbon filter's column parities ([`Parity`], [`run_parity`], [`ColumnKernel`]).
+//! - Bulk hashing and routing for the parallel builds ([`xxh3_64_words`],
+//!   [`route_one_hash`], [`route_positions`]) and SipHash-2-4 in lanes ([`sip24_x8`]).
+//! - One step of the blocked filter's exact FPR chain ([`occupancy_step`]).
+//!
+//! # Guarantees
+//!
+//! Every kernel has a portable twin that is its definition (named `*_scalar`, `*_portable`,
+//! or the `Portable*` type), and returns exactly what the twin returns — the same answers,
+//! the same bits written, for every input, on every CPU. Each file's tests run the vector
+//! kernel and the twin on the same random inputs (fixed seeds). A test whose kernel this CPU
+//! cannot run says so in its output; with `BLOOMLAB_REQUIRE_SIMD` set (a comma-separated
+//! list of [`VectorPaths::ALL`] names, or `all`) it fails instead, so a machine known to
+//! have AVX-512 cannot pass without running the AVX-512 kernels. The layouts the kernels
+//! read and write (the probe rules, [`LOCAL_MULTIPLIER`]) are format constants of the
+//! filters that use them and never change.
+//!
+//! # Safety argument
+//!
+//! The unsafe code is of three kinds, and each `unsafe` block says which and why it holds:
+//!
+//! 1. Calls of `#[target_feature]` functions and intrinsics. Each is reached only after the
+//!    CPU was found to have the feature: a test of std's cached `is_x86_feature_detected!`
+//!    just before the call, or a value that can only be built after such a test
+//!    ([`SplitBlockAvx2`], [`LocalKernel`], [`ColumnKernel`], the probe passed by
+//!    [`run_local`]), or a build with the feature enabled at compile time.
+//! 2. Memory reached through raw pointers in kernels: every pointer comes from a reference
+//!    or slice whose length was checked against everything the kernel reads or writes
+//!    (vector loads past a slice's end are made impossible by padding, e.g. [`COLUMN_PAD`],
+//!    or by handling the last `len % 8` items portably).
+//! 3. `asm!` blocks, used only where intrinsics cannot do the job: a single lookup must
+//!    inline into a caller compiled without AVX2, which a `#[target_feature]` function
+//!    cannot. Each block lists every register it changes; blocks ending in `vzeroupper`
+//!    declare all sixteen vector registers clobbered.
+//!
+//! # Why this design
+//!
+//! Keeping all of it in one small crate puts every unsafe line behind one module boundary
+//! with one set of tests, and lets the filters stay safe: they choose a kernel once (at
+//! construction or per batch) and call it through a safe signature. Batched work is written
+//! once, generic over the kernel ([`LocalTask`], [`ParityTask`]), and compiled once per
+//! kernel inside a function with the CPU's features enabled, so hashing, indexing and
+//! probing inline into one loop with no call per key.
+//!
+//! # Example
+//!
+//! ```
+//! use bloomlab_simd as simd;
+//!
+//! let mut block = [0u64; 8];
+//! assert!(simd::local_insert(&mut block, 0xdead_beef, 6)); // some bit was new
+//! assert!(simd::local_contains(&block, 0xdead_beef, 6));
+//! assert!(!simd::local_insert(&mut block, 0xdead_beef, 6)); // already there
+//! assert!(block.iter().map(|w| w.count_ones()).sum::<u32>() <= 6); // at most k bits
+//!
+//! // The vector path (where this CPU has one) and the portable definition agree.
+//! let mut other = [0u64; 8];
+//! simd::local_insert_scalar(&mut other, 0xdead_beef, 6);
+//! assert_eq!(block, other);
+//! ```
+#![warn(missing_docs)]
+
+mod bulk;
+mod classic;
+mod detect;
+mod lines;
+mod local;
+mod occupancy;
+mod parity;
+mod pipeline;
+mod sip;
+mod split_block;
+#[cfg(test)]
+mod testing;
+
+pub use bulk::{
+    Routed, one_hash_place, route_one_hash, route_one_hash_portable, route_positions,
+    route_positions_portable, routes_in_lanes, xxh3_64_words, xxh3_64_words_portable,
+};
+pub use classic::{classic_contains_all, classic_contains_all_checked, fastrange};
+pub(crate) use detect::has_avx512f_popcnt;
+pub use detect::{
+    REQUIRE_ENV, VectorPaths, has_avx2, has_avx512_popcnt, has_avx512dq, has_avx512f, has_popcnt,
+};
+pub use lines::{Line, LineKind, Lines, SharedLine, zeroed_lines};
+#[cfg(target_arch = "x86_64")]
+pub use local::Avx2Probe;
+pub use local::{
+    LOCAL_MAX_PROBES, LOCAL_MULTIPLIER, LOCAL_POWERS, LocalKernel, LocalProbe, LocalTask,
+    PortableProbe, local_contains, local_contains_scalar, local_insert, local_insert_scalar,
+    local_probes, run_local,
+};
+pub use occupancy::occupancy_step;
+pub use parity::{
+    Avx2Parity, COLUMN_PAD, ColumnKernel, ColumnQuery, CountOnesParity, Parity, ParityTask,
+    PortableParity, run_parity,
+};
+pub use pipeline::{CHUNK, pipeline, pipeline_chunks, prefetch};
+pub use sip::{sip24_word, sip24_x8, sip24_x8_avx2, sip24_x8_portable};
+pub use split_block::{
+    SplitBlockAvx2, split_block_contains, split_block_contains_scalar, split_block_insert,
+    split_block_insert_scalar, split_block_mask,
+};
+
+/// A report test: prints the paths this CPU runs (`cargo test -p bloomlab-simd -- --show-output`)
+/// and fails if [`REQUIRE_ENV`] names one it lacks.
+#[cfg(test)]
+#[test]
+fn report_the_vector_paths_this_cpu_runs() {
+    let paths = VectorPaths::detect();
+    println!("vector paths on this CPU: {paths}");
+    let missing = paths.missing_required();
+    assert!(
+        missing.is_empty(),
+        "{REQUIRE_ENV} requires {missing:?}, absent here"
+    );
+    // The report and the individual tests agree.
+    assert_eq!(paths.avx2, has_avx2());
+    assert_eq!(paths.avx512f, has_avx512f());
+    assert!(
+        !paths.avx512dq || paths.avx512f,
+        "avx512dq is reported with avx512f only"
+    );
+}

@@ -1,0 +1,26 @@
+//! The laboratory: measurement programs behind the workspace's design choices, kept apart
+//! from the library crates so that those carry only what their users need.
+//!
+//! Every program is an example of this crate (`cargo run --release -p bloomlab-lab --example
+//! NAME`); each opens with what it measures and how to read it. They answer questions the
+//! harness (`bench-harness`) cannot: kernels side by side in one loop, instruction counts
+//! under callgrind, loop variants of one filter, the sizing's own cost, and the constants
+//! chosen from a sweep (the cuckoo filter's kick limit, the Ribbon filter's slot overhead).
+//! Figures they print belong in `results/` or `docs/design/`, never in source comments.
+//!
+//! | example | question |
+//! |---|---|
+//! | `blocked_ab` | blocked lookups against `sbbf-rs-safe`, A B B A in one process |
+//! | `blocked_icount` | instructions per blocked and classic operation (run under callgrind) |
+//! | `blocked_kernels` | the AVX2 and AVX-512 block kernels side by side |
+//! | `blocked_insert_pairs` | the AVX-512 insert building only the probe pairs `k` needs |
+//! | `blocked_parallel_halves` | the parallel build against a split that moves no key |
+//! | `blocked_sizing` | how long `with_fpr`'s exact sizing takes, target by target |
+//! | `classic_loops`, `keyed_loops` | the classic filter's lookup loops against fastbloom |
+//! | `classic_icount` | instructions per classic lookup against fastbloom |
+//! | `sip_lanes` | SipHash-2-4 one key at a time against eight in vector lanes |
+//! | `cuckoo_fill` | the load at the first failed insert, for the kick limit |
+//! | `ribbon_width` | the fraction of seeds that band, by width and overhead |
+//! | `ribbon_lookup_cost`, `ribbon_single_vs_fuse` | Ribbon lookups against xorf's binary fuse |
+//! | `ribbon_column_kernels` | the Ribbon query's AVX-512 and AVX2 column kernels |
+#![forbid(unsafe_code)]
