@@ -584,8 +584,8 @@ mod stress {
         let progress: Vec<AtomicUsize> = (0..WRITERS).map(|_| AtomicUsize::new(0)).collect();
         let mut checked = 0usize;
         std::thread::scope(|s| {
-            for w in 0..WRITERS {
-                let (f, done) = (&f, &progress[w]);
+            for (w, done) in progress.iter().enumerate() {
+                let f = &f;
                 s.spawn(move || {
                     for i in 0..PER_WRITER {
                         f.insert(&key(w, i));
@@ -599,13 +599,13 @@ mod stress {
             // The reader: every key whose insert is published (acquire) must be found.
             let mut seen = [0usize; WRITERS];
             while seen.iter().any(|&n| n < PER_WRITER) {
-                for w in 0..WRITERS {
-                    let upto = progress[w].load(Ordering::Acquire);
-                    for i in seen[w]..upto {
+                for (w, (done, seen)) in progress.iter().zip(&mut seen).enumerate() {
+                    let upto = done.load(Ordering::Acquire);
+                    for i in *seen..upto {
                         assert!(f.might_contain(&key(w, i)), "writer {w}, key {i}");
                         checked += 1;
                     }
-                    seen[w] = upto;
+                    *seen = upto;
                 }
                 std::thread::yield_now();
             }
