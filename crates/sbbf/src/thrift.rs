@@ -358,15 +358,13 @@ mod tests {
         h.pop(); // the stop byte
         if list {
             h.push(0x19); // field 5 (delta 1 from field 4), a list
-            for _ in 1..levels {
-                h.push(0x19); // one element, itself a list
-            }
+            // Each list but the innermost: one element, itself a list.
+            h.extend(std::iter::repeat_n(0x19, levels as usize - 1));
             h.push(0x05); // the innermost list: no i32
         } else {
             h.push(0x1c); // field 5 (delta 1 from field 4), a struct
-            for _ in 1..levels {
-                h.push(0x1c); // its field 1, a struct
-            }
+            // Each struct but the innermost: its field 1, a struct.
+            h.extend(std::iter::repeat_n(0x1c, levels as usize - 1));
             h.extend(std::iter::repeat_n(0x00, levels as usize)); // each struct's stop
         }
         h.push(0x00); // the header's stop
