@@ -77,6 +77,8 @@ use std::fmt;
 
 mod parallel;
 
+pub use parallel::PARALLEL_MAX_QUEUED;
+
 use bloomlab_core::bits::{BitArray, get_le_bit};
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
