@@ -188,3 +188,19 @@ fn z_is_standardised_on_the_log_scale_for_ratios_and_linear_for_rates() {
     assert!(zero.z.is_finite() && zero.z > 0.0, "{zero:?}");
     assert!(zero.rel.is_infinite());
 }
+
+#[test]
+fn fail_above_means_strictly_above() {
+    // The docs: a flagged change *exceeding* PCT % fails. 25 % is exact in binary, so a
+    // change of exactly 25 % passes `--fail-above 25` and fails `--fail-above 24.5`.
+    let mut c = with_z(f64::INFINITY);
+    c.rel = 0.25;
+    c.flagged = true;
+    assert!(!report(std::slice::from_ref(&c), Some(25.0)).1);
+    assert!(report(std::slice::from_ref(&c), Some(24.5)).1);
+    c.rel = -0.25;
+    assert!(!report(std::slice::from_ref(&c), Some(25.0)).1);
+    assert!(report(std::slice::from_ref(&c), Some(24.5)).1);
+    c.flagged = false;
+    assert!(!report(&[c], Some(0.0)).1, "only flagged changes fail");
+}
