@@ -171,7 +171,9 @@ fn measure_variant(
         _ => {
             let f = FastBloomAtomic::new(n as u64, P, seed);
             let threads = if v == 6 { 1 } else { 2 };
-            timed(n, || shared_inserts(keys, threads, |k| f.insert_shared(k)))
+            timed(n, || {
+                shared_inserts(keys, threads, |k| f.insert_shared(&k.to_le_bytes()))
+            })
         }
     })
 }

@@ -10,10 +10,13 @@
 pub mod blocked_penalty;
 pub mod concurrent;
 pub mod cuckoo_space;
+pub mod expandable_growth;
 pub mod keyed_attack;
+pub mod many_filters;
 pub mod overfill;
 pub mod scalable_growth;
 pub mod static_space;
+pub mod threads;
 
 use crate::adapters::Entry;
 use crate::schema::Experiment;
@@ -29,6 +32,8 @@ pub struct Context<'a> {
     pub n: u64,
     /// Non-member probes per FPR figure.
     pub probes: usize,
+    /// `--full`: every entry, where an experiment has a shorter default list.
+    pub full: bool,
 }
 
 /// An experiment's entry point.
@@ -40,9 +45,12 @@ pub const REGISTRY: &[(&str, RunFn)] = &[
     ("keyed-attack", keyed_attack::run),
     ("blocked-penalty", blocked_penalty::run),
     ("scalable-growth", scalable_growth::run),
+    ("expandable-space", expandable_growth::run_space),
+    ("expandable-fpr", expandable_growth::run_fpr),
     ("cuckoo-space", cuckoo_space::run),
     ("static-space", static_space::run),
     ("concurrent", concurrent::run),
+    ("many-filters", many_filters::run),
 ];
 
 /// All experiment names.

@@ -65,7 +65,11 @@ pub const RESERVE_SHAPE: f64 = 4.0;
 
 /// Entries one expansion may create, per slot of its table: `c_i / 4` in (2).
 fn share(expansion: u32) -> f64 {
-    if expansion == 0 { MAX_LOAD } else { MAX_LOAD / 2.0 }
+    if expansion == 0 {
+        MAX_LOAD
+    } else {
+        MAX_LOAD / 2.0
+    }
 }
 
 /// The fingerprint widths `F_0 … F_i` of (3) and the spent bound `B_{i+1}` after them.

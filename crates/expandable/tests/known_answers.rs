@@ -21,7 +21,10 @@ fn where_fixed_keys_are_stored() {
     ];
     for (key, (bucket, code)) in probe_keys().iter().zip(want) {
         let h = Xxh3Scheme.hash64(key);
-        assert_eq!((h & 511, ((h >> 9) & 0x7ff) as u32 | 1 << 11), (bucket, code));
+        assert_eq!(
+            (h & 511, ((h >> 9) & 0x7ff) as u32 | 1 << 11),
+            (bucket, code)
+        );
         let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
         assert_eq!((f.num_buckets(), f.slot_bits()), (512, 13));
         f.insert(&key[..]).unwrap();
@@ -50,7 +53,10 @@ fn a_literal_filter_decodes_and_answers() {
         "424c4142010008010000000000000000310000000000000052c6284c033a7d4f050000000000000001000000000000007b14ae47e17a843f01010d0b00000000000000005acb95f9340000d41c1c000000",
     );
     let f = ExpandableFilter::from_bytes(&bytes).unwrap();
-    assert_eq!((f.len(), f.level(), f.slot_bits(), f.fingerprint_bits()), (5, 1, 13, 11));
+    assert_eq!(
+        (f.len(), f.level(), f.slot_bits(), f.fingerprint_bits()),
+        (5, 1, 13, 11)
+    );
     assert!(keys("k", 5).iter().all(|k| f.might_contain(k.as_str())));
     let mut g = ExpandableFilter::new(0.01).unwrap();
     for k in keys("k", 5) {
