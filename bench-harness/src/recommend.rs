@@ -97,6 +97,13 @@ pub fn pick<'a>(cands: &[&'a Row]) -> Option<&'a Row> {
     rank(cands, Objective::Speed).first().copied()
 }
 
+/// Whether a row ties with the leading one under an objective.
+type InTie = Box<dyn Fn(&Row, &Row) -> bool>;
+
+/// A variant ruled out: its name, its measured targets, and each need that failed with the
+/// targets it failed at.
+type RuledOut = (String, Vec<String>, Vec<(String, Vec<String>)>);
+
 /// The candidates best first under `objective`. Speed: the fastest, then every row tied with
 /// it (see [`tied`]) smallest first, then the rest the same way. Memory: the smallest, then
 /// the rows within [`MEMORY_TIE`] of it fastest first, then the rest the same way.
@@ -104,7 +111,7 @@ pub fn rank<'a>(cands: &[&'a Row], objective: Objective) -> Vec<&'a Row> {
     let mut left: Vec<&Row> = cands.to_vec();
     let mut out = Vec::with_capacity(left.len());
     while !left.is_empty() {
-        let (lead, in_tie): (&Row, Box<dyn Fn(&Row, &Row) -> bool>) = match objective {
+        let (lead, in_tie): (&Row, InTie) = match objective {
             Objective::Speed => (
                 left.iter()
                     .copied()
@@ -401,7 +408,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         }
         // One line per variant: the needs that ruled it out, a need that held at only some
         // of its measured targets followed by those targets.
-        let mut variants: Vec<(String, Vec<String>, Vec<(String, Vec<String>)>)> = Vec::new();
+        let mut variants: Vec<RuledOut> = Vec::new();
         for (r, why) in &near_misses {
             let name = display_name(&r.filter, r.peer);
             let t = r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into());
