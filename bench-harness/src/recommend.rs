@@ -207,7 +207,7 @@ fn extrapolation(
     results: &Results,
     needs: &Needs,
     size: u64,
-    typical_bytes: f64,
+    typical_bytes: Option<f64>,
 ) -> Option<String> {
     let sizes: Vec<u64> = results.rows.iter().map(|r| r.n).collect();
     let (lo, hi) = (
@@ -247,24 +247,27 @@ fn extrapolation(
         return None;
     }
     let llc = results.machine.cache_bytes.llc;
-    let measured_bytes = typical_bytes / needs.n as f64 * size as f64;
-    let cache = match llc {
-        Some(llc) => format!(
-            "the measured point held about {} ({:.2}× the {} LLC of {}: {}); at n = {} it would need about {} ({:.2}× that LLC: {})",
-            mib(measured_bytes),
-            measured_bytes / llc as f64,
-            mib(llc as f64),
-            results.machine.cpu,
-            crate::schema::residence(Some(measured_bytes / llc as f64)),
-            needs.n,
-            mib(typical_bytes),
-            typical_bytes / llc as f64,
-            crate::schema::residence(Some(typical_bytes / llc as f64)),
-        ),
-        None => "the results do not record the measuring machine's cache size (an older schema), so whether the measured point was in cache is unknown".into(),
+    let cache = match (llc, typical_bytes) {
+        (Some(llc), Some(bytes)) => {
+            let measured = bytes / needs.n as f64 * size as f64;
+            format!(
+                "\n  The measured point held about {} ({:.2}× the {} LLC: {}); at n = {} it would need about {} ({:.2}× that LLC: {}).\n  Measured on: {}.",
+                mib(measured),
+                measured / llc as f64,
+                mib(llc as f64),
+                crate::schema::residence(Some(measured / llc as f64)),
+                needs.n,
+                mib(bytes),
+                bytes / llc as f64,
+                crate::schema::residence(Some(bytes / llc as f64)),
+                results.machine.cpu,
+            )
+        }
+        (None, _) => "\n  The results do not record the measuring machine's cache size (an older schema): whether the measured point was in cache is unknown.".into(),
+        (Some(_), None) => String::new(),
     };
     Some(format!(
-        "Extrapolated: {}; {}. Speeds do not scale across cache levels; to measure it: {}",
+        "Extrapolated: {}.{}\n  Speeds do not carry across cache levels; to measure it: {}",
         what.join("; "),
         cache,
         run_command(needs)
@@ -370,7 +373,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
                     None => ", and no filter meets the needs".into(),
                 }
             );
-            if let Some(x) = extrapolation(results, needs, size, bytes) {
+            if let Some(x) = extrapolation(results, needs, size, Some(bytes)) {
                 let _ = writeln!(out, "{x}");
             }
             return Ok(Recommendation {
@@ -446,7 +449,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
             );
         }
         let _ = write!(msg, "{}", nearest(&near_misses, needs, &project));
-        if let Some(x) = extrapolation(results, needs, size, needs.n as f64) {
+        if let Some(x) = extrapolation(results, needs, size, None) {
             let _ = writeln!(msg, "{x}");
         }
         return Err(msg);
@@ -467,7 +470,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         crate::schema::residence(best.bytes_over_llc),
         best.build_ns_per_item
     );
-    if let Some(x) = extrapolation(results, needs, size, bytes) {
+    if let Some(x) = extrapolation(results, needs, size, Some(bytes)) {
         let _ = writeln!(out, "{x}");
     }
     let tied_with: Vec<&Row> = ranked
