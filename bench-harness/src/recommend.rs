@@ -181,10 +181,8 @@ fn failures(r: &Row, i: &crate::schema::FilterInfo, needs: &Needs, projected: f6
 /// `cargo run` line that measures `needs` directly.
 fn run_command(needs: &Needs) -> String {
     format!(
-        "cargo run --release -p bench-harness -- run --n {} --fpr {} --experiments none --out results/at-{}",
-        needs.n,
-        needs.fpr,
-        size_label(needs.n).replace('^', "")
+        "cargo run --release -p bench-harness -- run --n {} --fpr {} --experiments none --out results/n{}",
+        needs.n, needs.fpr, needs.n
     )
 }
 
