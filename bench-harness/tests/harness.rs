@@ -318,10 +318,15 @@ fn recommend_finds_a_keyed_growing_filter_for_hostile_growing_sets() {
         "{}",
         rec.filter
     );
-    assert_eq!(rec.filter, "scalable-keyed");
+    assert!(
+        ["scalable-keyed", "expandable-keyed"].contains(&rec.filter.as_str()),
+        "{}",
+        rec.filter
+    );
 
-    // Deletes + growth + hostile keys: nothing measured does all three except the exact set,
-    // which a 1 MiB budget rules out; the refusal groups its reasons and fits on a screen.
+    // Deletes + growth + hostile keys in 1 MiB: the keyed expandable filter does all three
+    // but needs more memory, and the exact set too; the refusal groups its reasons and fits
+    // on a screen.
     let err = recommend(
         &r,
         &Needs {

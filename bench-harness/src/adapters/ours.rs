@@ -77,6 +77,21 @@ impl Construct for bloomlab_scalable::ScalableBloomFilter {
     }
 }
 
+/// Starts at n/8 and grows to n, like the scalable filter: the main run's figures at n
+/// include three doublings.
+impl Construct for bloomlab_expandable::ExpandableFilter {
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        Self::with_start((n / 8).max(1), p)
+    }
+}
+
+/// Starts at n/8 and grows to n, like the unkeyed one.
+impl Construct for bloomlab_expandable::ExpandableFilter<Sip64Scheme> {
+    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
+        Self::with_start_and_scheme((n / 8).max(1), p, harness_secret())
+    }
+}
+
 /// Adapter for one of our filters: the key's bytes through `insert_bytes` /
 /// `might_contain_bytes`, as a user with byte keys calls them.
 #[derive(Debug)]
@@ -360,6 +375,27 @@ pub fn scalable_keyed_entry() -> Entry {
         keyed: true,
         note: "the scalable filter (n/8, s = 2, r = 0.5) probed with one 64-bit SipHash-2-4 per key (scheme id 4) under a fixed secret (a user takes Sip64Scheme::random())",
         ..Info::base("scalable-keyed", "bloomlab-scalable", Kind::Scalable)
+    })
+}
+
+/// The expandable filter.
+pub fn expandable_entry() -> Entry {
+    entry::<bloomlab_expandable::ExpandableFilter>(Info {
+        grows: true,
+        deletes: true,
+        note: "ExpandableFilter::with_start(n/8, p): a 4-slot cuckoo-style table that doubles (one fingerprint bit into the index per doubling), new fingerprints widened so the union bound stays <= p at every size",
+        ..Info::base("expandable", "bloomlab-expandable", Kind::Scalable)
+    })
+}
+
+/// The expandable filter, keyed.
+pub fn expandable_keyed_entry() -> Entry {
+    entry::<bloomlab_expandable::ExpandableFilter<Sip64Scheme>>(Info {
+        grows: true,
+        deletes: true,
+        keyed: true,
+        note: "the expandable filter (n/8, doubling) probed with one 64-bit SipHash-2-4 per key (scheme id 4) under a fixed secret",
+        ..Info::base("expandable-keyed", "bloomlab-expandable", Kind::Scalable)
     })
 }
 

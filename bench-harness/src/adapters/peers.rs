@@ -451,6 +451,58 @@ pub fn qfilter_entry() -> Entry {
     })
 }
 
+/// How far the resizing qfilter may grow past its start: it must be told up front (its
+/// remainders are widened by one bit per doubling it may make).
+pub const QFILTER_GROWTH: u64 = 1024;
+
+/// qfilter 0.3 with resizing: starts at n/8 like our growing filters, told it may grow
+/// [`QFILTER_GROWTH`]× (a ceiling our filters are not given).
+#[derive(Debug)]
+pub struct QFilterResizing {
+    f: qfilter::Filter,
+}
+
+impl Adapter for QFilterResizing {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+        let start = (spec.n / 8).max(1);
+        Some(
+            qfilter::Filter::new_resizeable(start, start * QFILTER_GROWTH, spec.fpr)
+                .map(|f| QFilterResizing { f })
+                .map_err(|e| format!("qfilter: {e}")),
+        )
+    }
+    #[inline]
+    fn insert(&mut self, key: &[u8]) -> bool {
+        self.f.insert_duplicated(key).is_ok()
+    }
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        self.f.contains(key)
+    }
+    fn theoretical_fpr(&self) -> Option<f64> {
+        Some(self.f.current_error_ratio())
+    }
+    fn describe(&self) -> String {
+        format!(
+            "capacity {}, {}-bit remainders",
+            self.f.capacity(),
+            self.f.fingerprint_size()
+        )
+    }
+}
+
+/// Registry entry for qfilter with resizing.
+pub fn qfilter_resizing_entry() -> Entry {
+    Entry::new::<QFilterResizing>(Info {
+        peer: true,
+        deletes: true,
+        grows: true,
+        curve: Some(Curve::Quotient),
+        note: "Filter::new_resizeable(n/8, 1024 n/8, p): grows by doubling up to a ceiling given up front, its default StableBuildHasher",
+        ..Info::base("qfilter-resizing", "qfilter 0.3", Kind::Quotient)
+    })
+}
+
 // ---------------------------------------------------------------- xorf
 
 /// xorf 0.13 BinaryFuse8: static, about 0.39 % at about 9 bits/item.

@@ -10,6 +10,7 @@
 pub mod blocked_penalty;
 pub mod concurrent;
 pub mod cuckoo_space;
+pub mod expandable_growth;
 pub mod keyed_attack;
 pub mod many_filters;
 pub mod overfill;
@@ -44,6 +45,8 @@ pub const REGISTRY: &[(&str, RunFn)] = &[
     ("keyed-attack", keyed_attack::run),
     ("blocked-penalty", blocked_penalty::run),
     ("scalable-growth", scalable_growth::run),
+    ("expandable-space", expandable_growth::run_space),
+    ("expandable-fpr", expandable_growth::run_fpr),
     ("cuckoo-space", cuckoo_space::run),
     ("static-space", static_space::run),
     ("concurrent", concurrent::run),

@@ -728,7 +728,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             (fastrange(h.h1, n) as usize, h.h2)
         };
         let prefetch = |&(b, _): &(usize, u64)| simd::prefetch(&blocks[b]);
-        if S::LANES && D >= simd::CHUNK && D % simd::CHUNK == 0 {
+        if S::LANES && D >= simd::CHUNK && D.is_multiple_of(simd::CHUNK) {
             // The same loop with keys hashed eight at a time in vector lanes.
             let layout = f.layout;
             let hash = |_: &[bool], ks: &[K], out: &mut [(usize, u64)]| {

@@ -333,7 +333,7 @@ impl<S: HashScheme> BloomFilter<S> {
             ));
         }
         let ahead = self.prefetched_probes();
-        if S::LANES && D >= simd::CHUNK && D % simd::CHUNK == 0 {
+        if S::LANES && D >= simd::CHUNK && D.is_multiple_of(simd::CHUNK) {
             simd::pipeline_chunks::<[bool], K, KeyHash, D>(
                 out,
                 keys,

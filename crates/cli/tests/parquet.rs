@@ -1,6 +1,7 @@
-//! `bloomlab contains` and `inspect` on Parquet files written by other engines (DuckDB and
-//! pyarrow, by tests/data/make_parquet.py): row group by row group, our answers equal DuckDB's
-//! own bloom probe, arrow-rs's `Sbbf::check`, and every value a row group holds answers 1.
+//! `bloomlab contains` and `inspect` on Parquet files written by other engines (DuckDB,
+//! pyarrow and Spark, by tests/data/make_parquet.py): row group by row group, our answers
+//! equal DuckDB's own bloom probe (and, for Spark's file, parquet-mr's), arrow-rs's
+//! `Sbbf::check`, and every value a row group holds answers 1.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -97,6 +98,10 @@ const CASES: &[(&str, &str)] = &[
     ("pyarrow", "fixed"),
     ("pyarrow", "flt"),
     ("pyarrow", "nofilter"),
+    ("spark", "id"),
+    ("spark", "name"),
+    ("spark", "small"),
+    ("spark", "nofilter"),
 ];
 
 #[test]
@@ -118,7 +123,10 @@ fn answers_equal_the_engines_own_probe_row_group_by_row_group() {
         .map(str::to_string)
         .collect();
         let engine_answers = lines(&data(&format!("{engine}.{column}.expected")));
-        assert_eq!(ours, engine_answers, "{engine}.{column}: DuckDB's probe");
+        assert_eq!(
+            ours, engine_answers,
+            "{engine}.{column}: the engines' probe"
+        );
         let arrow = arrow_rs_answers(&file, column, &keys);
         assert_eq!(ours, arrow, "{engine}.{column}: arrow-rs");
         let members = lines(&data(&format!("{engine}.{column}.members")));
@@ -181,6 +189,21 @@ fn inspect_lists_every_bloom_filter() {
         "{duck}"
     );
     assert!(duck.contains("DuckDB"), "{duck}");
+    // Spark (parquet-mr) writes no bloom filter for a fully dictionary-encoded chunk: `small`
+    // has one only in the last, short row group.
+    let spark = run(&["inspect", data("spark.parquet").to_str().unwrap()]).unwrap();
+    assert!(
+        spark.starts_with("parquet file: 7 row groups, 4 columns, 15 bloom filters"),
+        "{spark}"
+    );
+    assert!(spark.contains("parquet-mr"), "{spark}");
+    let small: Vec<&str> = spark.lines().filter(|l| l.contains("\tsmall\t")).collect();
+    assert_eq!(small.len(), 7);
+    assert!(
+        small[..6].iter().all(|l| l.ends_with("-\t-\t-\t-")),
+        "{spark}"
+    );
+    assert!(!small[6].contains('-'), "{spark}");
 }
 
 #[test]

@@ -507,7 +507,7 @@ pub fn from_hex(hex: &str) -> Vec<u8> {
             _ => panic!("not a hex digit: {:?}", c as char),
         })
         .collect();
-    assert!(digits.len() % 2 == 0, "odd number of hex digits");
+    assert!(digits.len().is_multiple_of(2), "odd number of hex digits");
     digits.chunks_exact(2).map(|p| p[0] << 4 | p[1]).collect()
 }
 

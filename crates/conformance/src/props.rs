@@ -1,4 +1,4 @@
-//! Properties every filter must have for *arbitrary* inputs, checked with [`proptest`]: the
+//! Properties every filter must have for *arbitrary* inputs, checked with [`proptest`](mod@proptest): the
 //! generic halves live here, and each variant's `tests/properties.rs` instantiates them with
 //! its own constructors, encoders and decoders (so a change to a variant is caught by that
 //! variant's own tests).

@@ -81,7 +81,7 @@
 //!
 //! ```
 //! use bloomlab_expandable::ExpandableFilter;
-//! use bloomlab_core::RemovableFilter;
+//! use bloomlab_core::Filter;
 //!
 //! // No size hint: grow from 2 buckets to 200 000 keys at a 1 % target.
 //! let mut f = ExpandableFilter::new(0.01)?;
@@ -95,12 +95,14 @@
 //! let probes = 200_000u64;
 //! let fp = (1u64 << 40..(1u64 << 40) + probes).filter(|i| f.might_contain(i)).count();
 //! assert!((fp as f64) < 0.01 * probes as f64 + 5.0 * (0.01 * probes as f64).sqrt());
-//! // Deletes.
+//! // Deletes: the count drops, every other key stays.
 //! assert!(f.remove(&7u64));
-//! assert!(!f.might_contain(&7u64) || f.expected_fpr() > 0.0);
+//! assert_eq!(f.len(), 199_999);
+//! assert!((8..200_000u64).all(|i| f.might_contain(&i)));
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod math;
 
@@ -159,6 +161,9 @@ struct Entry {
     home: u64,
     code: u64,
 }
+
+/// Where an entry is: `Ok((bucket, slot))` in the table, `Err(index)` in the stash.
+type Place = Result<(u64, u32), usize>;
 
 /// murmur3's 64-bit finaliser.
 #[inline(always)]
@@ -327,25 +332,51 @@ impl<S: HashScheme> ExpandableFilter<S> {
         )
     }
 
+    /// The 4 slots of `bucket` in one read, slot `s` at bits `s·W..(s+1)·W` (for `4W ≤ 64`).
+    #[inline(always)]
+    fn bucket_bits(&self, bucket: u64) -> u64 {
+        let pos = bucket * SLOTS * u64::from(self.table.fingerprint_bits());
+        let words = self.table.words();
+        let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
+        let lo = words[i] >> off;
+        let hi = match words.get(i + 1) {
+            Some(&next) if off != 0 => next << (64 - off),
+            _ => 0,
+        };
+        lo | hi
+    }
+
+    /// Slot `s` of `bucket`, through one read of the bucket where it fits a word.
+    #[inline(always)]
+    fn slots_of(&self, bucket: u64) -> [u32; 4] {
+        let w = self.table.fingerprint_bits();
+        if 4 * w <= 64 {
+            let b = self.bucket_bits(bucket);
+            let m = (1u64 << w) - 1;
+            [0, 1, 2, 3].map(|s| ((b >> (s * w)) & m) as u32)
+        } else {
+            [0, 1, 2, 3].map(|s| self.table.get(bucket, s))
+        }
+    }
+
     #[inline(always)]
     fn contains_hash(&self, h: u64) -> bool {
         let home = h & ((1u64 << self.level) - 1);
         let q = h >> self.level;
         let flag = self.flag_bit();
-        for s in 0..BUCKET_SIZE {
-            let raw = self.table.get(home, s);
-            if raw != 0 && raw & flag == 0 && code_matches(u64::from(raw), q) {
-                return true;
-            }
+        let mut hit = false;
+        for raw in self.slots_of(home) {
+            hit |= raw != 0 && raw & flag == 0 && code_matches(u64::from(raw), q);
+        }
+        if hit {
+            return true;
         }
         let alt = home ^ self.offset(q);
-        for s in 0..BUCKET_SIZE {
-            let raw = self.table.get(alt, s);
-            if raw & flag != 0 && code_matches(u64::from(raw ^ flag), q) {
-                return true;
-            }
+        for raw in self.slots_of(alt) {
+            hit |= raw & flag != 0 && code_matches(u64::from(raw ^ flag), q);
         }
-        !self.stash.is_empty() && self.stash_from(home).any(|(_, e)| code_matches(e.code, q))
+        hit || (!self.stash.is_empty()
+            && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
     }
 
     /// Stash entries with this home (the stash is sorted by home, then code).
@@ -556,12 +587,12 @@ impl<S: HashScheme> ExpandableFilter<S> {
     }
 
     /// The most specific entry matching `h`: (bucket, slot) or a stash index, and its length.
-    fn find_longest(&self, h: u64) -> Option<(Result<(u64, u32), usize>, u32)> {
+    fn find_longest(&self, h: u64) -> Option<(Place, u32)> {
         let home = h & ((1u64 << self.level) - 1);
         let q = h >> self.level;
         let flag = self.flag_bit();
         let alt = home ^ self.offset(q);
-        let mut best: Option<(Result<(u64, u32), usize>, u32)> = None;
+        let mut best: Option<(Place, u32)> = None;
         let mut consider = |at, code: u64| {
             if code != 0 && code_matches(code, q) {
                 let r = code_len(code);
@@ -784,9 +815,10 @@ impl<S: HashScheme> FilterCore for ExpandableFilter<S> {
 filter_glue!(ExpandableFilter, Expandable);
 
 impl<S: HashScheme> RemovableFilter for ExpandableFilter<S> {
-    /// Removes the longest (most specific) matching entry, which keeps every other inserted
-    /// key covered: any key whose entry it was is also matched by the removed key's own,
-    /// shorter-or-equal entry.
+    /// Removes the longest (most specific) matching entry. That keeps every other inserted
+    /// key covered: if the entry removed belonged to another key, that key's hash starts
+    /// with it, so it also starts with the removed key's own entry (a prefix of the same
+    /// hash, no longer), which stays and now answers for it.
     fn remove_bytes(&mut self, key: &[u8]) -> bool {
         let h = self.meta.scheme().hash64(key);
         let Some((at, r)) = self.find_longest(h) else {

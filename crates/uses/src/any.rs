@@ -52,7 +52,7 @@ pub enum AnyFilter {
     /// A split-block Bloom filter (the Parquet layout).
     Sbbf(Sbbf),
     /// An expandable filter (a table that doubles, fingerprints giving bits to the index).
-    Expandable(ExpandableFilter),
+    Expandable(Box<ExpandableFilter>),
 }
 
 /// What the header of a buffer says, read before (and independently of) decoding.
@@ -112,7 +112,7 @@ impl AnyFilter {
             }
             (Layout::Envelope(_), Variant::Sbbf) => AnyFilter::Sbbf(Sbbf::from_bytes(bytes)?),
             (Layout::Envelope(_), Variant::Expandable) => {
-                AnyFilter::Expandable(ExpandableFilter::from_bytes(bytes)?)
+                AnyFilter::Expandable(Box::new(ExpandableFilter::from_bytes(bytes)?))
             }
         };
         Ok((f, h))
@@ -128,7 +128,7 @@ impl AnyFilter {
             AnyFilter::Cuckoo(f) => f,
             AnyFilter::Ribbon(f) => f,
             AnyFilter::Sbbf(f) => f,
-            AnyFilter::Expandable(f) => f,
+            AnyFilter::Expandable(f) => &**f,
         }
     }
 
