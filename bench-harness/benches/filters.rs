@@ -5,18 +5,23 @@
 use std::time::Duration;
 
 use bench_harness::adapters::{self, Spec};
-use bench_harness::keys::KeySet;
+use bench_harness::keys::{KeySet, Keys};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const N: usize = 1_000_000;
 
 /// Time `iters` operations as passes over `stream`, chunk by chunk.
-fn over_stream(iters: u64, stream: &[u64], mut pass: impl FnMut(&[u64]) -> Duration) -> Duration {
+fn over_stream(iters: u64, stream: &Keys, mut pass: impl FnMut(&Keys) -> Duration) -> Duration {
     let mut left = iters as usize;
     let mut total = Duration::ZERO;
     while left > 0 {
         let chunk = left.min(stream.len());
-        total += pass(&stream[..chunk]);
+        let part = if chunk == stream.len() {
+            stream.clone()
+        } else {
+            stream.slice(0..chunk)
+        };
+        total += pass(&part);
         left -= chunk;
     }
     total
@@ -24,8 +29,9 @@ fn over_stream(iters: u64, stream: &[u64], mut pass: impl FnMut(&[u64]) -> Durat
 
 fn filters(c: &mut Criterion) {
     let keys = KeySet::new(0x5EED_B100, N, N);
-    let hits = keys.lookup_stream(1, N, 100);
-    let misses = keys.lookup_stream(1, N, 0);
+    let hits = Keys::from_u64s(&keys.lookup_stream(1, N, 100));
+    let misses = Keys::from_u64s(&keys.lookup_stream(1, N, 0));
+    let members = Keys::from_u64s(&keys.members);
     let spec = Spec {
         n: N as u64,
         fpr: 0.01,
@@ -44,7 +50,7 @@ fn filters(c: &mut Criterion) {
         g.bench_function("insert", |b| {
             b.iter_custom(|iters| {
                 if e.info.dynamic {
-                    over_stream(iters, &keys.members, |chunk| {
+                    over_stream(iters, &members, |chunk| {
                         e.time_inserts(&spec, chunk)
                             .expect("dynamic")
                             .expect("construct")
@@ -53,13 +59,13 @@ fn filters(c: &mut Criterion) {
                     // Static filters are built from the whole set: cost per key of builds.
                     let builds = (iters as usize).div_ceil(N).max(1);
                     let t: Duration = (0..builds)
-                        .map(|_| e.build(&spec, &keys.members).expect("build").elapsed)
+                        .map(|_| e.build(&spec, &members).expect("build").elapsed)
                         .sum();
                     t.mul_f64(iters as f64 / (builds * N) as f64)
                 }
             })
         });
-        let built = e.build(&spec, &keys.members).expect("build");
+        let built = e.build(&spec, &members).expect("build");
         g.bench_function("hit", |b| {
             b.iter_custom(|iters| over_stream(iters, &hits, |s| built.filter.time_lookups(s).0))
         });

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand};
 
 use crate::driver::{self, Plan};
+use crate::keys::KeyShape;
 use crate::recommend::{self, Needs};
 use crate::{adapters, experiments, plot, report};
 
@@ -148,6 +149,38 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// What the keys look like: `u64` (8 random bytes), `uuid` (16 random bytes), `str:LEN`
+    /// (random printable strings of LEN bytes), `url` (URL-like strings of varying length)
+    /// or `file:PATH` (one key per line). Every entry hashes the key's bytes through its own
+    /// API, so the hash costs what it costs for that key.
+    #[arg(long, default_value = "u64", value_parser = parse_keys)]
+    pub keys: KeyShape,
+    /// Draw lookups with Zipf skew of this exponent (above 0; e.g. 1.1) over members and
+    /// non-members alike; default: uniform over distinct keys.
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::keys::parse_zipf)]
+    pub zipf: Option<f64>,
+    /// Also time T threads querying one shared filter (the read-only filters and the atomic
+    /// blocked filter): aggregate lookups per second beside the single-thread figures.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+}
+
+/// Parse `--keys` (see [`KeyShape`]).
+pub fn parse_keys(s: &str) -> Result<KeyShape, String> {
+    s.parse()
+}
+
+/// Parse `--threads`: a whole number from 1 to 1024.
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let t: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("--threads needs a whole number of threads (got {s:?})"))?;
+    if (1..=1024).contains(&t) {
+        Ok(t)
+    } else {
+        Err(format!("--threads needs 1 to 1024 threads (got {t})"))
+    }
 }
 
 /// Options of `plot`.
@@ -185,6 +218,12 @@ pub struct RecommendArgs {
     /// Results JSON to read.
     #[arg(long, default_value = "results/results.json")]
     pub results: PathBuf,
+    /// You can query a slice of keys at a time: batched entries may be recommended.
+    #[arg(long)]
+    pub batch: bool,
+    /// What to rank by.
+    #[arg(long, value_enum, default_value_t = recommend::Objective::Speed)]
+    pub objective: recommend::Objective,
 }
 
 /// Parse a target FPR in (0, 1).
@@ -273,6 +312,14 @@ pub fn plan(args: &RunArgs) -> Result<(Vec<adapters::Entry>, Plan), String> {
         plan.lookup_passes = p;
     }
     plan.progress = !args.quiet;
+    plan.keys = args.keys.clone();
+    plan.zipf = args.zipf;
+    plan.threads = args.threads;
+    if let KeyShape::File(path) = &plan.keys {
+        // Read once up front, so a missing or empty file is one clear error before anything
+        // is measured.
+        crate::keys::read_key_file(path)?;
+    }
     if let Some(ex) = &args.experiments {
         if ex.len() == 1 && ex[0] == "none" {
             plan.experiments.clear();
@@ -339,8 +386,8 @@ pub fn dispatch_status(cli: Cli) -> Result<(String, bool), String> {
             if ra.schema_version != rb.schema_version {
                 return Err(format!(
                     "{} has schema version {} and {} version {}: their figures are not the same \
-                     statistic (version 4 combines the CPUs the rounds ran on); compare runs \
-                     of one version",
+                     statistic (each version changes what a figure means: see the results \
+                     schema's version history); compare runs of one version",
                     a.a.display(),
                     ra.schema_version,
                     a.b.display(),
@@ -403,6 +450,8 @@ fn dispatch_plain(command: Option<Command>, default_run: RunArgs) -> Result<Stri
                 grows: a.grows,
                 hostile_keys: a.hostile_keys,
                 memory_budget: a.memory_budget,
+                batch: a.batch,
+                objective: a.objective,
             };
             recommend::recommend(&results, &needs).map(|r| r.explanation)
         }

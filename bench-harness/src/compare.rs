@@ -146,31 +146,32 @@ pub fn compare(a: &Results, b: &Results) -> Vec<Change> {
             let Some(lb) = rb.lookup(la.positive_pct) else {
                 continue;
             };
-            if let (Some(x), Some(y)) = (la.blocked_ratio, lb.blocked_ratio) {
-                if ra.filter != "blocked" {
-                    out.push(change(
-                        &what,
-                        format!("×blocked {} %", la.positive_pct),
-                        x,
-                        y,
-                        true,
-                    ));
-                }
+            if let (Some(x), Some(y)) = (la.blocked_ratio, lb.blocked_ratio)
+                && ra.filter != "blocked"
+            {
+                out.push(change(
+                    &what,
+                    format!("×blocked {} %", la.positive_pct),
+                    x,
+                    y,
+                    true,
+                ));
             }
-            if let (Some(x), Some(y)) = (la.peer_ratio, lb.peer_ratio) {
-                if la.peer == lb.peer && la.peer.as_deref() != Some(ra.filter.as_str()) {
-                    out.push(change(
-                        &what,
-                        format!(
-                            "×{} {} %",
-                            la.peer.as_deref().unwrap_or("peer"),
-                            la.positive_pct
-                        ),
-                        x,
-                        y,
-                        true,
-                    ));
-                }
+            if let (Some(x), Some(y)) = (la.peer_ratio, lb.peer_ratio)
+                && la.peer == lb.peer
+                && la.peer.as_deref() != Some(ra.filter.as_str())
+            {
+                out.push(change(
+                    &what,
+                    format!(
+                        "×{} {} %",
+                        la.peer.as_deref().unwrap_or("peer"),
+                        la.positive_pct
+                    ),
+                    x,
+                    y,
+                    true,
+                ));
             }
         }
         out.push(change(

@@ -332,10 +332,10 @@ impl Session {
     /// The conditions, with the load and steal time at the end.
     pub fn finish(mut self) -> Conditions {
         self.conditions.load_end = load_average();
-        if let (Some((s0, t0)), Some((s1, t1))) = (self.times, cpu_times()) {
-            if t1 > t0 {
-                self.conditions.steal_pct = Some((s1 - s0) as f64 * 100.0 / (t1 - t0) as f64);
-            }
+        if let (Some((s0, t0)), Some((s1, t1))) = (self.times, cpu_times())
+            && t1 > t0
+        {
+            self.conditions.steal_pct = Some((s1 - s0) as f64 * 100.0 / (t1 - t0) as f64);
         }
         self.conditions
     }

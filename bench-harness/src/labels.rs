@@ -5,7 +5,7 @@
 pub fn size_label(n: u64) -> String {
     let mut x = n;
     let mut e = 0;
-    while x >= 10 && x % 10 == 0 {
+    while x >= 10 && x.is_multiple_of(10) {
         x /= 10;
         e += 1;
     }

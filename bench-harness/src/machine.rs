@@ -45,6 +45,51 @@ fn cpu_model() -> String {
     parts.join(", ")
 }
 
+/// `32K`, `1024K`, `260M` → bytes.
+fn size_bytes(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last()? {
+        'K' | 'k' => (&s[..s.len() - 1], 1024),
+        'M' | 'm' => (&s[..s.len() - 1], 1024 * 1024),
+        'G' | 'g' => (&s[..s.len() - 1], 1024 * 1024 * 1024),
+        _ => (s, 1),
+    };
+    num.trim().parse::<u64>().ok().map(|v| v * mult)
+}
+
+/// L1d, L2 and last-level cache sizes in bytes, from sysfs (CPU 0).
+pub fn cache_bytes() -> crate::schema::CacheBytes {
+    let mut c = crate::schema::CacheBytes::default();
+    let mut top = 0;
+    for i in 0..8 {
+        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+        let read = |f: &str| {
+            std::fs::read_to_string(format!("{dir}/{f}"))
+                .ok()
+                .map(|s| s.trim().to_string())
+        };
+        let (Some(level), Some(size), ty) = (read("level"), read("size"), read("type")) else {
+            continue;
+        };
+        let (Ok(level), Some(bytes)) = (level.parse::<u32>(), size_bytes(&size)) else {
+            continue;
+        };
+        if ty.as_deref() == Some("Instruction") {
+            continue;
+        }
+        match level {
+            1 => c.l1d = Some(bytes),
+            2 => c.l2 = Some(bytes),
+            _ => {}
+        }
+        if level >= top {
+            top = level;
+            c.llc = Some(bytes);
+        }
+    }
+    c
+}
+
 fn caches() -> String {
     let mut out = Vec::new();
     for i in 0..8 {
@@ -124,6 +169,7 @@ pub fn describe() -> Machine {
             .map(|n| n.get())
             .unwrap_or(1),
         caches: caches(),
+        cache_bytes: cache_bytes(),
         rustc: cmd("rustc", &["--version"]).unwrap_or_else(|| "unknown".into()),
         git_commit: if dirty && commit != "unknown" {
             format!("{commit}-dirty")
@@ -133,5 +179,16 @@ pub fn describe() -> Machine {
         date: utc_now(),
         os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
         conditions: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cache_sizes_parse() {
+        assert_eq!(super::size_bytes("32K"), Some(32 * 1024));
+        assert_eq!(super::size_bytes("260M"), Some(260 << 20));
+        assert_eq!(super::size_bytes("512"), Some(512));
+        assert_eq!(super::size_bytes("x"), None);
     }
 }

@@ -457,10 +457,11 @@ where
     });
     let mut curves: Vec<Curve> = Vec::new();
     for f in &results.filters {
-        if let Some(c) = f.curve {
-            if !curves.contains(&c) && rows.iter().any(|r| r.filter == f.name) {
-                curves.push(c);
-            }
+        if let Some(c) = f.curve
+            && !curves.contains(&c)
+            && rows.iter().any(|r| r.filter == f.name)
+        {
+            curves.push(c);
         }
     }
     for c in &curves {

@@ -1,15 +1,22 @@
 //! `recommend`: pick a structure from measured results, not from a table of opinions.
 //!
 //! For the requested n and FPR: use the measured size closest to n (on a log scale) and
-//! project memory as measured bits/item × n. An exact set wins when it fits the memory budget
-//! (or, with no budget, when it needs at most [`SMALL_SET_BYTES`]): then exactness costs
-//! nothing worth saving. Otherwise the candidates are the filters with the needed
-//! capabilities whose *measured* FPR meets the target (the lower end of its 95 % Wilson
-//! interval at or below the target) and whose projected memory fits the budget; the fastest
-//! at a 50 % positive mix wins, but only outside noise: every candidate whose paired ratio to
-//! the fastest holds 1.0 ties with it, and a tie goes to the smallest. With no candidate the
-//! answer is a refusal that groups the reasons (one line per reason, listing the filters) and
-//! names the nearest thing that would work.
+//! project memory as measured bits/item × n. When n lies off the measured sizes, or the FPR
+//! below the lowest measured target, the answer says it is extrapolated, from which measured
+//! point, whether that point was in the measuring machine's cache and whether the projected
+//! structure would be, and gives the `run` command that would measure it.
+//!
+//! Candidates are the filters with the needed capabilities, sized to meet their target
+//! (equal-FPR rows; entries at another entry's memory are left out), whose *measured* FPR meets
+//! the target (the lower end of its 95 % Wilson interval at or below it) and whose projected
+//! memory fits the budget; batched entries only with `--batch` (the caller can query a slice
+//! at a time). The objective orders them: `speed` (default) — the fastest at a 50 % positive
+//! mix, every candidate whose paired ratio to the fastest holds 1.0 tied with it and a tie
+//! going to the smallest; `memory` — the fewest bits/item, candidates within 1 % of it tied
+//! and a tie going to the fastest. An exact set is recommended only when it fits (the budget,
+//! or [`SMALL_SET_BYTES`] with none) and also wins on the objective. The top three are
+//! printed with their figures. With no candidate the answer is a refusal that names, one line
+//! per variant, the needs that ruled it out, and the nearest thing that would work.
 
 use std::fmt::Write as _;
 
@@ -34,7 +41,24 @@ pub struct Needs {
     pub hostile_keys: bool,
     /// Memory limit in bytes.
     pub memory_budget: Option<u64>,
+    /// The caller can query a slice of keys at a time: batched entries may be chosen.
+    pub batch: bool,
+    /// What to rank by.
+    pub objective: Objective,
 }
+
+/// What `recommend` ranks by (`--objective`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Objective {
+    /// Fastest lookups (50 % hits); ties go to the smaller.
+    #[default]
+    Speed,
+    /// Fewest bits per item; ties (within 1 %) go to the faster.
+    Memory,
+}
+
+/// Bits/item within this fraction of each other tie under the memory objective.
+pub const MEMORY_TIE: f64 = 0.01;
 
 /// A recommendation with the numbers behind it.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,16 +94,58 @@ pub fn tied(a: &Row, b: &Row) -> bool {
 
 /// The fastest row at 50 % hits, ties (see [`tied`]) broken by bits/item, not by noise.
 pub fn pick<'a>(cands: &[&'a Row]) -> Option<&'a Row> {
-    let fastest = cands.iter().min_by(|a, b| ns50(a).total_cmp(&ns50(b)))?;
-    cands
-        .iter()
-        .filter(|r| std::ptr::eq(**r, *fastest) || tied(r, fastest))
-        .min_by(|a, b| {
-            a.bits_per_item
-                .total_cmp(&b.bits_per_item)
-                .then(ns50(a).total_cmp(&ns50(b)))
-        })
-        .copied()
+    rank(cands, Objective::Speed).first().copied()
+}
+
+/// Whether a row ties with the leading one under an objective.
+type InTie = Box<dyn Fn(&Row, &Row) -> bool>;
+
+/// A variant ruled out: its name, its measured targets, and each need that failed with the
+/// targets it failed at.
+type RuledOut = (String, Vec<String>, Vec<(String, Vec<String>)>);
+
+/// The candidates best first under `objective`. Speed: the fastest, then every row tied with
+/// it (see [`tied`]) smallest first, then the rest the same way. Memory: the smallest, then
+/// the rows within [`MEMORY_TIE`] of it fastest first, then the rest the same way.
+pub fn rank<'a>(cands: &[&'a Row], objective: Objective) -> Vec<&'a Row> {
+    let mut left: Vec<&Row> = cands.to_vec();
+    let mut out = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        let (lead, in_tie): (&Row, InTie) = match objective {
+            Objective::Speed => (
+                left.iter()
+                    .copied()
+                    .min_by(|a, b| ns50(a).total_cmp(&ns50(b)))
+                    .expect("non-empty"),
+                Box::new(|r: &Row, lead: &Row| std::ptr::eq(r, lead) || tied(r, lead)),
+            ),
+            Objective::Memory => (
+                left.iter()
+                    .copied()
+                    .min_by(|a, b| a.bits_per_item.total_cmp(&b.bits_per_item))
+                    .expect("non-empty"),
+                Box::new(|r: &Row, lead: &Row| {
+                    r.bits_per_item <= lead.bits_per_item * (1.0 + MEMORY_TIE)
+                }),
+            ),
+        };
+        let mut group: Vec<&Row> = left.iter().copied().filter(|r| in_tie(r, lead)).collect();
+        match objective {
+            Objective::Speed => group.sort_by(|a, b| {
+                a.bits_per_item
+                    .total_cmp(&b.bits_per_item)
+                    .then(ns50(a).total_cmp(&ns50(b)))
+            }),
+            Objective::Memory => group.sort_by(|a, b| {
+                ns50(a)
+                    .total_cmp(&ns50(b))
+                    .then(a.bits_per_item.total_cmp(&b.bits_per_item))
+            }),
+        }
+        left.retain(|r| !group.iter().any(|g| std::ptr::eq(*g, *r)));
+        out.extend(group);
+    }
+    out
 }
 
 /// Why a row fails the needs (capabilities first), or `None`.
@@ -103,7 +169,107 @@ fn failures(r: &Row, i: &crate::schema::FilterInfo, needs: &Needs, projected: f6
     if needs.memory_budget.is_some_and(|b| projected > b as f64) {
         why.push("over the memory budget".to_string());
     }
+    if i.batched && !needs.batch {
+        why.push("batched lookups (needs --batch: querying a slice of keys at a time)".to_string());
+    }
+    if i.equal_memory {
+        why.push("sized at another filter's memory, not to meet the target".to_string());
+    }
     why
+}
+
+/// `cargo run` line that measures `needs` directly.
+fn run_command(needs: &Needs) -> String {
+    format!(
+        "cargo run --release -p bench-harness -- run --n {} --fpr {} --experiments none --out results/n{}",
+        needs.n, needs.fpr, needs.n
+    )
+}
+
+fn row_label(r: &Row, info: Option<&crate::schema::FilterInfo>) -> String {
+    format!(
+        "{}{} @ {}",
+        display_name(&r.filter, r.peer),
+        if info.is_some_and(|i| i.batched) {
+            " [batched: queries a slice at a time]"
+        } else {
+            ""
+        },
+        r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into())
+    )
+}
+
+/// What is extrapolated, if anything: off the measured sizes, below the measured targets,
+/// and where the measured point and the projected structure sit against the LLC.
+fn extrapolation(
+    results: &Results,
+    needs: &Needs,
+    size: u64,
+    typical_bytes: Option<f64>,
+) -> Option<String> {
+    let sizes: Vec<u64> = results.rows.iter().map(|r| r.n).collect();
+    let (lo, hi) = (
+        sizes.iter().copied().min().unwrap_or(size),
+        sizes.iter().copied().max().unwrap_or(size),
+    );
+    let min_target = results
+        .rows
+        .iter()
+        .filter_map(|r| r.target_fpr)
+        .fold(f64::INFINITY, f64::min);
+    let mut what = Vec::new();
+    if needs.n != size {
+        what.push(format!(
+            "n = {} was not measured ({}; measured {}..{}): the figures are those at n = {}",
+            needs.n,
+            if needs.n > hi {
+                "above the largest size"
+            } else if needs.n < lo {
+                "below the smallest size"
+            } else {
+                "between measured sizes"
+            },
+            size_label(lo),
+            size_label(hi),
+            size_label(size)
+        ));
+    }
+    if needs.fpr < min_target * (1.0 - 1e-9) {
+        what.push(format!(
+            "FPR {} is below the lowest measured target ({})",
+            pct(needs.fpr),
+            pct(min_target)
+        ));
+    }
+    if what.is_empty() {
+        return None;
+    }
+    let llc = results.machine.cache_bytes.llc;
+    let cache = match (llc, typical_bytes) {
+        (Some(llc), Some(bytes)) => {
+            let measured = bytes / needs.n as f64 * size as f64;
+            format!(
+                "\n  The measured point held about {} ({:.2}× the {} LLC: {}); at n = {} it would need about {} ({:.2}× that LLC: {}).\n  Measured on: {}.",
+                mib(measured),
+                measured / llc as f64,
+                mib(llc as f64),
+                crate::schema::residence(Some(measured / llc as f64)),
+                needs.n,
+                mib(bytes),
+                bytes / llc as f64,
+                crate::schema::residence(Some(bytes / llc as f64)),
+                results.machine.cpu,
+            )
+        }
+        (None, _) => "\n  The results do not record the measuring machine's cache size (an older schema): whether the measured point was in cache is unknown.".into(),
+        (Some(_), None) => String::new(),
+    };
+    Some(format!(
+        "Extrapolated: {}.{}\n  Speeds do not carry across cache levels; to measure it: {}",
+        what.join("; "),
+        cache,
+        run_command(needs)
+    ))
 }
 
 /// Choose, or explain why nothing measured fits.
@@ -133,7 +299,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Needs: n = {}, FPR ≤ {}{}{}{}{}. Using the measurements at n = {} (closest measured size).",
+        "Needs: n = {}, FPR ≤ {}{}{}{}{}{}; objective: {}. Using the measurements at n = {} (closest measured size; keys {}).",
         needs.n,
         pct(needs.fpr),
         if needs.deletes { ", deletes" } else { "" },
@@ -146,54 +312,16 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         budget
             .map(|b| format!(", budget {}", mib(b)))
             .unwrap_or_default(),
-        size_label(size)
+        if needs.batch { ", batched lookups" } else { "" },
+        match needs.objective {
+            Objective::Speed => "speed",
+            Objective::Memory => "memory",
+        },
+        size_label(size),
+        results.config.key_shape
     );
 
-    // 1. Skip the filter when exactness is affordable.
-    if let Some(exact) = rows.iter().find(|r| r.kind == "exact") {
-        let bytes = project(exact);
-        let fits = match budget {
-            Some(b) => bytes <= b,
-            None => bytes <= SMALL_SET_BYTES,
-        };
-        if fits {
-            let _ = writeln!(
-                out,
-                "Use an exact set: {} needs about {} for {} keys ({:.1} bits/item measured), {}, \
-                 with no false positives at all and {:.1} ns per lookup (50 % hits). A filter \
-                 would save memory you do not need to save.",
-                exact.filter,
-                mib(bytes),
-                needs.n,
-                exact.bits_per_item,
-                match budget {
-                    Some(b) => format!("within the {} budget", mib(b)),
-                    None => format!("under the {} small-set threshold", mib(SMALL_SET_BYTES)),
-                },
-                ns50(exact)
-            );
-            return Ok(Recommendation {
-                filter: exact.filter.clone(),
-                row: (*exact).clone(),
-                projected_bytes: bytes,
-                explanation: out,
-            });
-        }
-        let _ = writeln!(
-            out,
-            "An exact set would need about {} ({:.1} bits/item measured){}.",
-            mib(bytes),
-            exact.bits_per_item,
-            if budget.is_some() {
-                ", over the budget"
-            } else {
-                ""
-            }
-        );
-    }
-
-    // 2. Filters that meet every need.
-    let mut rejected: Vec<(String, Vec<String>)> = Vec::new();
+    // Filters that meet every need.
     let mut near_misses: Vec<(&Row, Vec<String>)> = Vec::new();
     let mut candidates: Vec<&Row> = Vec::new();
     for r in rows.iter().filter(|r| r.kind != "exact") {
@@ -201,99 +329,135 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         let why = failures(r, i, needs, project(r));
         if why.is_empty() {
             candidates.push(r);
-            continue;
+        } else {
+            near_misses.push((r, why));
         }
-        let label = format!(
-            "{} @ {}",
-            display_name(&r.filter, r.peer),
-            r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into())
-        );
-        for w in &why {
-            match rejected.iter_mut().find(|(k, _)| k == w) {
-                Some((_, v)) => {
-                    if !v.contains(&label) {
-                        v.push(label.clone())
-                    }
-                }
-                None => rejected.push((w.clone(), vec![label.clone()])),
-            }
-        }
-        near_misses.push((r, why));
     }
-    let Some(best) = pick(&candidates) else {
-        let mut msg = format!("{out}No measured option meets these needs. Rejected:\n");
-        if rejected.is_empty() {
+    let ranked = rank(&candidates, needs.objective);
+
+    // The exact set, only when it fits and also wins on the objective.
+    let exact = rows.iter().find(|r| r.kind == "exact").copied();
+    let exact_fits = exact.is_some_and(|e| {
+        let bytes = project(e);
+        match budget {
+            Some(b) => bytes <= b,
+            None => bytes <= SMALL_SET_BYTES,
+        }
+    });
+    if let Some(e) = exact {
+        let wins = exact_fits
+            && match (ranked.first(), needs.objective) {
+                (None, _) => true,
+                (Some(best), Objective::Speed) => ns50(e) < ns50(best) && !tied(e, best),
+                (Some(best), Objective::Memory) => e.bits_per_item < best.bits_per_item,
+            };
+        if wins {
+            let bytes = project(e);
+            let _ = writeln!(
+                out,
+                "Use an exact set: {} needs about {} for {} keys ({:.1} bits/item measured), \
+                 with no false positives at all and {:.1} ns per lookup (50 % hits){}.",
+                e.filter,
+                mib(bytes),
+                needs.n,
+                e.bits_per_item,
+                ns50(e),
+                match ranked.first() {
+                    Some(b) => format!(
+                        ", faster than the fastest filter that meets the needs ({}, {:.1} ns)",
+                        display_name(&b.filter, b.peer),
+                        ns50(b)
+                    ),
+                    None => ", and no filter meets the needs".into(),
+                }
+            );
+            if let Some(x) = extrapolation(results, needs, size, Some(bytes)) {
+                let _ = writeln!(out, "{x}");
+            }
+            return Ok(Recommendation {
+                filter: e.filter.clone(),
+                row: e.clone(),
+                projected_bytes: bytes,
+                explanation: out,
+            });
+        }
+        let _ = writeln!(
+            out,
+            "An exact set would need about {} ({:.1} bits/item measured, {:.1} ns per lookup){}.",
+            mib(project(e)),
+            e.bits_per_item,
+            ns50(e),
+            if !exact_fits {
+                if budget.is_some() {
+                    ", over the budget"
+                } else {
+                    ", over the small-set threshold"
+                }
+            } else {
+                match needs.objective {
+                    Objective::Speed => ", not faster than the filter below",
+                    Objective::Memory => ", more than the filter below",
+                }
+            }
+        );
+    }
+
+    let Some(&best) = ranked.first() else {
+        let mut msg = format!("{out}No measured option meets these needs. Ruled out:\n");
+        if near_misses.is_empty() {
             msg.push_str("  nothing was measured at this size\n");
         }
-        for (why, names) in &rejected {
-            // Per filter: its bare name when every measured target of it fails this way, else
-            // the failing targets ("classic @ 3.00 %").
-            let mut by_filter: Vec<(String, Vec<String>)> = Vec::new();
-            for n in names {
-                let mut it = n.splitn(2, " @ ");
-                let f = it.next().unwrap_or(n).to_string();
-                let t = it.next().unwrap_or("").to_string();
-                match by_filter.iter_mut().find(|(k, _)| *k == f) {
-                    Some((_, ts)) => ts.push(t),
-                    None => by_filter.push((f, vec![t])),
+        // One line per variant: the needs that ruled it out, a need that held at only some
+        // of its measured targets followed by those targets.
+        let mut variants: Vec<RuledOut> = Vec::new();
+        for (r, why) in &near_misses {
+            let name = display_name(&r.filter, r.peer);
+            let t = r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into());
+            let v = match variants.iter_mut().position(|(n, _, _)| *n == name) {
+                Some(i) => &mut variants[i],
+                None => {
+                    variants.push((name, Vec::new(), Vec::new()));
+                    variants.last_mut().expect("just pushed")
+                }
+            };
+            v.1.push(t.clone());
+            for w in why {
+                match v.2.iter_mut().find(|(k, _)| k == w) {
+                    Some((_, ts)) => ts.push(t.clone()),
+                    None => v.2.push((w.clone(), vec![t.clone()])),
                 }
             }
-            let rows_of = |f: &str| {
-                rows.iter()
-                    .filter(|r| display_name(&r.filter, r.peer) == f)
-                    .count()
-            };
-            let by_filter: Vec<(String, usize)> = by_filter
-                .into_iter()
-                .map(|(f, ts)| {
-                    if ts.len() >= rows_of(&f) {
-                        (f, 1)
+        }
+        for (name, targets, reasons) in &variants {
+            let text: Vec<String> = reasons
+                .iter()
+                .map(|(w, ts)| {
+                    if ts.len() == targets.len() {
+                        w.clone()
                     } else {
-                        (format!("{f} @ {}", ts.join("/")), 1)
+                        format!("{w} (at {})", ts.join("/"))
                     }
                 })
                 .collect();
-            let all_filters = near_misses
-                .iter()
-                .map(|(r, _)| r.filter.as_str())
-                .collect::<std::collections::BTreeSet<_>>()
-                .len();
-            let list = if by_filter.len() == all_filters
-                && !by_filter.iter().any(|(f, _)| f.contains(" @ "))
-            {
-                format!("all {all_filters} measured filters")
-            } else {
-                // As many names as fit one line of about 150 characters.
-                const WIDTH: usize = 150;
-                let mut l = String::new();
-                let mut shown = 0;
-                for (f, _) in &by_filter {
-                    if !l.is_empty() && l.len() + f.len() + why.len() > WIDTH {
-                        break;
-                    }
-                    if !l.is_empty() {
-                        l.push_str(", ");
-                    }
-                    l.push_str(f);
-                    shown += 1;
-                }
-                if by_filter.len() > shown {
-                    l.push_str(&format!(" and {} more", by_filter.len() - shown));
-                }
-                l
-            };
-            let _ = writeln!(msg, "  - {why}: {list}");
+            let _ = writeln!(
+                msg,
+                "  - {name} @ {}: {}",
+                targets.join("/"),
+                text.join("; ")
+            );
         }
         let _ = write!(msg, "{}", nearest(&near_misses, needs, &project));
+        if let Some(x) = extrapolation(results, needs, size, None) {
+            let _ = writeln!(msg, "{x}");
+        }
         return Err(msg);
     };
-    let _ = &candidates;
     let bytes = project(best);
     let _ = writeln!(
         out,
         "Use {} (target {}): measured ε = {}, {:.2} bits/item → about {} at n = {}, {:.1} ns per \
-         lookup at 50 % hits ({:.2}× the memory floor), {:.1} ns per insert.",
-        display_name(&best.filter, best.peer),
+         lookup at 50 % hits ({:.2}× the memory floor; {} when measured), {:.1} ns per insert.",
+        row_label(best, info(&best.filter)),
         best.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
         pct(best.measured_fpr),
         best.bits_per_item,
@@ -301,26 +465,39 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         needs.n,
         ns50(best),
         best.lookup(50).map(|l| l.floor_ratio).unwrap_or(f64::NAN),
+        crate::schema::residence(best.bytes_over_llc),
         best.build_ns_per_item
     );
-    let tied_with: Vec<&&Row> = candidates
+    if let Some(x) = extrapolation(results, needs, size, Some(bytes)) {
+        let _ = writeln!(out, "{x}");
+    }
+    let tied_with: Vec<&Row> = ranked
         .iter()
-        .filter(|r| !std::ptr::eq(**r, best) && tied(r, best))
+        .skip(1)
+        .copied()
+        .filter(|r| match needs.objective {
+            Objective::Speed => tied(r, best),
+            Objective::Memory => r.bits_per_item <= best.bits_per_item * (1.0 + MEMORY_TIE),
+        })
         .collect();
     if !tied_with.is_empty() {
         let _ = writeln!(
             out,
-            "No measurable speed difference from {} (paired 95 % intervals hold 1.0): chosen \
-             as the smallest of those.",
+            "{} {}: chosen as the {} of those.",
+            match needs.objective {
+                Objective::Speed =>
+                    "No measurable speed difference (paired 95 % intervals hold 1.0) from",
+                Objective::Memory => "Within 1 % of its bits/item:",
+            },
             tied_with
                 .iter()
-                .map(|r| format!(
-                    "{} @ {}",
-                    display_name(&r.filter, r.peer),
-                    r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into())
-                ))
+                .map(|r| row_label(r, info(&r.filter)))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            match needs.objective {
+                Objective::Speed => "smallest",
+                Objective::Memory => "fastest",
+            }
         );
     }
     if info(&best.filter).is_some_and(|i| !i.dynamic) {
@@ -332,29 +509,31 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
             best.filter
         );
     }
-    let mut others: Vec<&&Row> = candidates
-        .iter()
-        .filter(|r| !std::ptr::eq(**r, best))
-        .collect();
-    others.sort_by(|a, b| ns50(a).total_cmp(&ns50(b)));
-    if !others.is_empty() {
-        let _ = writeln!(out, "Other options that meet the needs, fastest first:");
-        for r in others.iter().take(4) {
-            let _ = writeln!(
-                out,
-                "  - {} @ {}: ε = {}, {:.2} bits/item ({}), {:.1} ns/op",
-                display_name(&r.filter, r.peer),
-                r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
-                pct(r.measured_fpr),
-                r.bits_per_item,
-                mib(project(r)),
-                ns50(r)
-            );
+    let _ = writeln!(
+        out,
+        "Top {} by {}:",
+        ranked.len().min(3),
+        match needs.objective {
+            Objective::Speed => "speed",
+            Objective::Memory => "memory",
         }
+    );
+    for (k, r) in ranked.iter().take(3).enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}. {}: ε = {}, {:.2} bits/item ({}), {:.1} ns/op ({})",
+            k + 1,
+            row_label(r, info(&r.filter)),
+            pct(r.measured_fpr),
+            r.bits_per_item,
+            mib(project(r)),
+            ns50(r),
+            crate::schema::residence(r.bytes_over_llc)
+        );
     }
     Ok(Recommendation {
         filter: best.filter.clone(),
-        row: (*best).clone(),
+        row: best.clone(),
         projected_bytes: bytes,
         explanation: out,
     })

@@ -84,6 +84,9 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
     // intervals imply (half the log width ÷ 1.96), to say whether the intervals are honest.
     let (mut between_sq, mut se_sq) = (0.0f64, 0.0f64);
     let mut outside = Vec::new();
+    // Calibration: over every ratio and ordered pair of runs (i, j), whether run i's 95 %
+    // interval holds run j's median.
+    let (mut covered, mut pairs) = (0usize, 0usize);
     let Some((_, first)) = runs.first() else {
         return (s, 0.0);
     };
@@ -114,6 +117,14 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
                 .fold(0.0, f64::max);
             worst = worst.max(dev);
             count += 1;
+            for (i, a) in vals.iter().enumerate() {
+                for (j, b) in vals.iter().enumerate() {
+                    if i != j {
+                        pairs += 1;
+                        covered += usize::from(a.contains(b.mid));
+                    }
+                }
+            }
             if vals.len() > 1 && vals.iter().all(|v| v.mid > 0.0 && v.lo > 0.0) {
                 let logs: Vec<f64> = vals.iter().map(|v| v.mid.ln()).collect();
                 let m = logs.iter().sum::<f64>() / logs.len() as f64;
@@ -176,6 +187,19 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
             between * 100.0,
             se * 100.0,
             if se > 0.0 { between / se } else { f64::NAN }
+        );
+    }
+    if pairs > 0 {
+        let _ = writeln!(
+            s,
+            "\n**Calibration: {:.1} % of one run's 95 % intervals hold another run's median** \
+             ({covered} of {pairs} ordered pairs of runs over the {count} ratios). Were the \
+             intervals honest and the runs alike, this would be about 83 %, not 95 %: the other \
+             run's median carries its own error, and two independent estimates with equal \
+             standard errors differ by less than 1.96 of one's standard errors with probability \
+             P(|Z| < 1.96/√2) = 0.83. Well below 83 % means the intervals miss what varies \
+             between runs.",
+            100.0 * covered as f64 / pairs as f64
         );
     }
     if !outside.is_empty() {

@@ -80,19 +80,26 @@ pub fn read(path: &Path) -> Result<Results, String> {
             path.display()
         )
     })?;
-    let r: Results = serde_json::from_str(&text)
+    // The version first, so a file of another schema gets that answer rather than a missing
+    // field.
+    #[derive(serde::Deserialize)]
+    struct Version {
+        schema_version: u32,
+    }
+    let v: Version = serde_json::from_str(&text)
         .map_err(|e| format!("{} is not a results file: {e}", path.display()))?;
-    if !(crate::schema::OLDEST_READABLE..=crate::schema::SCHEMA_VERSION).contains(&r.schema_version)
+    if !(crate::schema::OLDEST_READABLE..=crate::schema::SCHEMA_VERSION).contains(&v.schema_version)
     {
         return Err(format!(
-            "{} has schema version {}, this harness reads {} to {}",
+            "{} has results schema version {}; this harness reads versions {} to {} (measure again with `bench-harness run`)",
             path.display(),
-            r.schema_version,
+            v.schema_version,
             crate::schema::OLDEST_READABLE,
             crate::schema::SCHEMA_VERSION
         ));
     }
-    Ok(r)
+    serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not a results file: {e}", path.display()))
 }
 
 fn opt(x: Option<f64>) -> String {
@@ -110,6 +117,7 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
         "params",
         "bits_per_item",
         "heap_bytes",
+        "bytes_over_llc",
         "measured_fpr",
         "measured_fpr_lo95",
         "measured_fpr_hi95",
@@ -158,6 +166,7 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
             row.params.clone(),
             row.bits_per_item.to_string(),
             row.heap_bytes.to_string(),
+            opt(row.bytes_over_llc),
             row.measured_fpr.to_string(),
             row.fpr_ci.lo.to_string(),
             row.fpr_ci.hi.to_string(),
@@ -259,7 +268,15 @@ pub fn table_row(row: &Row, batched: bool) -> String {
         row.wasted_pct
             .map(|v| format!("{v:.0} %"))
             .unwrap_or_else(|| "—".into()),
-        bytes_label(row.heap_bytes),
+        match row.bytes_over_llc {
+            Some(x) => format!(
+                "{} ({:.2}× LLC, {})",
+                bytes_label(row.heap_bytes),
+                x,
+                crate::schema::residence(Some(x))
+            ),
+            None => format!("{} (cache unknown)", bytes_label(row.heap_bytes)),
+        },
         pm(&row.build_ci, 1),
         l(0),
         l(50),
@@ -278,7 +295,7 @@ pub fn table_row(row: &Row, batched: bool) -> String {
 }
 
 /// Header of the main table.
-pub const TABLE_HEADER: &str = "| filter | target | bits/item | measured ε [95 %] | theory ε | log2(1/ε) | wasted | heap | build ns/key ± | ns/op 0 % ± | ns/op 50 % ± | ns/op 100 % ± | floor ns | ×floor (50 %) | ×blocked (50 %) [95 %] | ×fastest peer (50 %) [95 %] |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+pub const TABLE_HEADER: &str = "| filter | target | bits/item | measured ε [95 %] | theory ε | log2(1/ε) | wasted | heap (÷ LLC, residence) | build ns/key ± | ns/op 0 % ± | ns/op 50 % ± | ns/op 100 % ± | floor ns | ×floor (50 %) | ×blocked (50 %) [95 %] | ×fastest peer (50 %) [95 %] |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
 
 /// The rows that stand for each kind at size `n` in the glance: the target nearest 1 % and
 /// fixed-parameter rows; the fastest at 50 % hits, where "fastest" is decided only outside
@@ -318,6 +335,7 @@ pub fn best_of_kind(r: &Results, n: u64) -> Vec<&Row> {
                     }
                     && x.false_negatives == 0
                     && x.refused_inserts == 0
+                    && crate::driver::meets_target(x)
             })
             .collect();
         if let Some(best) = crate::recommend::pick(&cands) {
@@ -344,7 +362,7 @@ pub fn glance(r: &Results, dir: &Path, plots: bool) -> String {
             let batched = r.filters.iter().any(|f| f.name == x.filter && f.batched);
             let _ = writeln!(
                 s,
-                "    {:<9} {:<22} {:>6.2} bits/item  ε {:>9}  {:>14} ns/op  ({}{})",
+                "    {:<9} {:<22} {:>6.2} bits/item  ε {:>9}  {:>14} ns/op  ({}; {}{})",
                 x.kind,
                 display_name(&x.filter, x.peer),
                 x.bits_per_item,
@@ -353,6 +371,7 @@ pub fn glance(r: &Results, dir: &Path, plots: bool) -> String {
                 x.target_fpr
                     .map(|t| format!("target {}", pct(t)))
                     .unwrap_or_else(|| "fixed parameters".into()),
+                crate::schema::residence(x.bytes_over_llc),
                 if batched { "; batched lookups" } else { "" }
             );
         }
@@ -385,6 +404,22 @@ pub fn summary(r: &Results) -> String {
     let _ = writeln!(s, "## Machine\n");
     let _ = writeln!(s, "- CPU: {} ({} logical cores)", m.cpu, m.cores);
     let _ = writeln!(s, "- caches: {}", m.caches);
+    let _ = writeln!(
+        s,
+        "- cache sizes used for residence: L1d {}, L2 {}, LLC {} (a row is \"in cache\" at ≤ 0.5× the LLC, \"out of cache\" at ≥ 2×, \"near LLC\" between)",
+        m.cache_bytes
+            .l1d
+            .map(bytes_label)
+            .unwrap_or_else(|| "unknown".into()),
+        m.cache_bytes
+            .l2
+            .map(bytes_label)
+            .unwrap_or_else(|| "unknown".into()),
+        m.cache_bytes
+            .llc
+            .map(bytes_label)
+            .unwrap_or_else(|| "unknown".into()),
+    );
     let _ = writeln!(s, "- {}; {}", m.rustc, m.os);
     let _ = writeln!(s, "- commit {}; {}", m.git_commit, m.date);
     let c = &m.conditions;

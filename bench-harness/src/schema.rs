@@ -10,13 +10,18 @@ use crate::stats::Interval;
 pub use crate::control::Conditions;
 
 /// Bumped whenever a field changes meaning. 4: lookup rounds move across CPUs and every
-/// timing figure is the geometric mean of per-CPU medians (`Lookup::round_cpus`).
-pub const SCHEMA_VERSION: u32 = 4;
+/// timing figure is the geometric mean of per-CPU medians (`Lookup::round_cpus`). 5: keys are
+/// byte strings of a recorded shape (`RunConfig::key_shape`), cache sizes are numbers
+/// (`Machine::cache_bytes`), every row has `bytes_over_llc`, entries may be sized at equal
+/// memory (`FilterInfo::equal_memory`), `sbbf-rs` is sized to meet the target, and the
+/// warm-up pass shares no key with the timed passes.
+pub const SCHEMA_VERSION: u32 = 5;
 
-/// The oldest version [`crate::report::read`] still loads: a version-3 file has no round
-/// CPUs, so its figures are single-stratum medians and stay consistent within the file;
-/// `compare` refuses to set files of different versions against each other.
-pub const OLDEST_READABLE: u32 = 3;
+/// The oldest version [`crate::report::read`] still loads: a version-4 file has no cache
+/// numbers (its rows read as of unknown cache residence) and was measured on `u64` keys with
+/// a warm-up that touched the timed non-members; `compare` refuses to set files of different
+/// versions against each other.
+pub const OLDEST_READABLE: u32 = 4;
 
 /// Everything one run measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,6 +72,9 @@ pub struct FilterInfo {
     pub keyed: bool,
     /// Lookups through a batched API.
     pub batched: bool,
+    /// Sized at another entry's memory, not to meet the target (its FPR may exceed it).
+    #[serde(default)]
+    pub equal_memory: bool,
     /// Theoretical curve name, if any.
     pub curve: Option<crate::adapters::Curve>,
     /// How it is configured.
@@ -86,6 +94,7 @@ impl From<&Info> for FilterInfo {
             grows: i.grows,
             keyed: i.keyed,
             batched: i.batched,
+            equal_memory: i.equal_memory,
             curve: i.curve,
             note: i.note.into(),
         }
@@ -101,6 +110,9 @@ pub struct Machine {
     pub cores: usize,
     /// Cache sizes, e.g. `L1d 32K, L2 512K, L3 32768K`.
     pub caches: String,
+    /// The same sizes as numbers (bytes); absent where the OS does not say.
+    #[serde(default)]
+    pub cache_bytes: CacheBytes,
     /// `rustc --version`.
     pub rustc: String,
     /// `git rev-parse HEAD` (with `-dirty` if the tree had changes).
@@ -111,6 +123,30 @@ pub struct Machine {
     pub os: String,
     /// What the run controlled and what it could only record.
     pub conditions: Conditions,
+}
+
+/// Cache sizes in bytes (CPU 0's view: L1 data, L2, and the last level).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CacheBytes {
+    /// Level-1 data cache.
+    pub l1d: Option<u64>,
+    /// Level-2 cache.
+    pub l2: Option<u64>,
+    /// Last-level cache (the highest level listed; L3 where there is one).
+    pub llc: Option<u64>,
+}
+
+/// A figure measured with its structure inside the last-level cache or not: a row whose
+/// bytes are at most half the LLC counts as in cache (the lookup streams, the other filters
+/// of the round and the rest of the process share the cache), above 2× as out of cache, and
+/// between the two as "near LLC".
+pub fn residence(bytes_over_llc: Option<f64>) -> &'static str {
+    match bytes_over_llc {
+        None => "cache unknown",
+        Some(x) if x <= 0.5 => "in cache",
+        Some(x) if x < 2.0 => "near LLC",
+        Some(_) => "out of cache",
+    }
 }
 
 /// Settings of a run.
@@ -136,6 +172,16 @@ pub struct RunConfig {
     pub grouping: String,
     /// Keys per lookup pass (capped by n).
     pub lookup_keys: u64,
+    /// `--keys`: `u64`, `uuid`, `str:LEN`, `url` or `file:PATH`.
+    #[serde(default = "u64_shape")]
+    pub key_shape: String,
+    /// `--zipf`: the lookup streams' Zipf exponent (absent: uniform).
+    #[serde(default)]
+    pub zipf: Option<f64>,
+}
+
+fn u64_shape() -> String {
+    "u64".into()
 }
 
 /// Memory floor for one size.
@@ -224,6 +270,10 @@ pub struct Row {
     pub theoretical_fpr: Option<f64>,
     /// Live heap bytes of the built structure.
     pub heap_bytes: u64,
+    /// `heap_bytes` over the measuring machine's last-level cache (absent if unknown): above
+    /// 1 the structure cannot sit in the LLC (see [`residence`]).
+    #[serde(default)]
+    pub bytes_over_llc: Option<f64>,
     /// heap_bytes × 8 / n.
     pub bits_per_item: f64,
     /// log2(1/measured ε) (the lower bound on bits/item at that ε); `None` when ε = 0.

@@ -42,8 +42,8 @@ impl FastBloomAtomic {
 
     /// Insert through `&self` (as threads sharing it do).
     #[inline]
-    pub fn insert_shared(&self, key: u64) {
-        self.f.insert(&key);
+    pub fn insert_shared(&self, key: &[u8]) {
+        self.f.insert(key);
     }
 
     /// The filter.
@@ -57,14 +57,14 @@ impl Adapter for FastBloomAtomic {
         Some(Ok(FastBloomAtomic::new(spec.n, spec.fpr, spec.seed)))
     }
     #[inline]
-    fn insert(&mut self, key: u64) -> bool {
+    fn insert(&mut self, key: &[u8]) -> bool {
         self.items += 1;
-        self.f.insert(&key);
+        self.f.insert(key);
         true
     }
     #[inline]
-    fn contains(&self, key: u64) -> bool {
-        self.f.contains(&key)
+    fn contains(&self, key: &[u8]) -> bool {
+        self.f.contains(key)
     }
     fn theoretical_fpr(&self) -> Option<f64> {
         Some(

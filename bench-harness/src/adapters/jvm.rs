@@ -3,8 +3,9 @@
 //! m and k as our classic filter's at the same target, rounded up to 64-bit words), its Murmur3
 //! hashing and its probe arithmetic (a 64-bit modulo per probe).
 //!
-//! Keys go in as Spark's `putLong` / Guava's `longFunnel()`: both hash the key's 8
-//! little-endian bytes, as every entry does.
+//! Keys go in as a JVM user puts them: an 8-byte key (`--keys u64`) as a long (Spark's
+//! `putLong` / Guava's `longFunnel()`, which hash its 8 little-endian bytes), any other key as
+//! its bytes (Spark's `putBinary` / Guava's `putBytes`).
 
 use bloomlab_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 
@@ -29,14 +30,20 @@ impl<const V2: bool> Adapter for Spark<V2> {
     }
 
     #[inline(always)]
-    fn insert(&mut self, key: u64) -> bool {
-        self.0.put_long(key as i64);
+    fn insert(&mut self, key: &[u8]) -> bool {
+        match <[u8; 8]>::try_from(key) {
+            Ok(k) => self.0.put_long(i64::from_le_bytes(k)),
+            Err(_) => self.0.put_binary(key),
+        };
         true
     }
 
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.might_contain_long(key as i64)
+    fn contains(&self, key: &[u8]) -> bool {
+        match <[u8; 8]>::try_from(key) {
+            Ok(k) => self.0.might_contain_long(i64::from_le_bytes(k)),
+            Err(_) => self.0.might_contain_binary(key),
+        }
     }
 
     fn theoretical_fpr(&self) -> Option<f64> {
@@ -67,14 +74,20 @@ impl Adapter for Guava {
     }
 
     #[inline(always)]
-    fn insert(&mut self, key: u64) -> bool {
-        self.0.put_long(key as i64);
+    fn insert(&mut self, key: &[u8]) -> bool {
+        match <[u8; 8]>::try_from(key) {
+            Ok(k) => self.0.put_long(i64::from_le_bytes(k)),
+            Err(_) => self.0.put_bytes(key),
+        };
         true
     }
 
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.might_contain_long(key as i64)
+    fn contains(&self, key: &[u8]) -> bool {
+        match <[u8; 8]>::try_from(key) {
+            Ok(k) => self.0.might_contain_long(i64::from_le_bytes(k)),
+            Err(_) => self.0.might_contain_bytes(key),
+        }
     }
 
     fn theoretical_fpr(&self) -> Option<f64> {

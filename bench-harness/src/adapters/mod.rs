@@ -4,11 +4,11 @@
 //! [`Adapter`] is all the driver needs: build from `(n, target FPR)` and the key slice (static
 //! filters such as xorf use the slice; dynamic ones create an empty filter and insert),
 //! `insert`, `contains`, the theoretical FPR at the current load, and a one-line description
-//! of the parameters actually used. Keys are `u64`s drawn from a fixed seed; our filters see
-//! them as 8 little-endian bytes, peers that take `Hash` values get the `u64` itself (which
-//! `Hash for u64` feeds to their hasher as the same 8 bytes), and xorf, which takes a
-//! pre-hashed `u64`, gets xxh3-64 of those 8 bytes computed in its adapter. So every entry pays
-//! one hash of the same 8 bytes per operation (see [`KEYS`]).
+//! of the parameters actually used. Keys are byte strings (`&[u8]`, shaped by `--keys`: 8-byte
+//! `u64`s, UUIDs, strings, URLs, lines of a file); every adapter hands them to its filter
+//! through the filter's public API as a user would — bytes, a `Hash` value, or for crates
+//! that take pre-hashed `u64`s one hash of the bytes in the adapter — so each entry pays
+//! what hashing that key costs it (see [`KEYS`]).
 //! Memory is not asked of the adapter: the harness measures the live heap bytes each
 //! structure holds with a counting allocator, so every entry is measured the same way.
 //!
@@ -25,7 +25,9 @@
 //!    [`ours::harness_secret`].
 //! 2. A peer: write a newtype implementing [`Adapter`] in its own file under `adapters/` (or
 //!    in `peers.rs`) with a `pub fn ..._entry() -> Entry`, and add that one line to
-//!    [`registry`]. Give it its fastest documented configuration and say so in `note`.
+//!    [`registry`]. Configure it as its documentation shows, sized to meet the target
+//!    (equal FPR), and say how in the adapter's doc comment and in `note`; an extra entry at
+//!    another entry's memory sets `Info::equal_memory`.
 //!
 //! The registry is a flat list of one-line entries, so branches that each add one merge
 //! cleanly. Nothing else changes: the driver, results, CSV, summary, plots, `compare`,
@@ -56,18 +58,17 @@ use crate::control::ThreadClock;
 use serde::{Deserialize, Serialize};
 
 use crate::alloc::live_bytes;
+use crate::keys::Keys;
 
 /// How every entry receives a key (recorded in the results and summary).
-pub const KEYS: &str = "distinct random u64 from ChaCha8 (seed, stream 1 = members, 2 = non-member \
-    probes, 3 = overfill extras). Every entry hashes the same 8 bytes per operation: our filters \
-    hash the 8 little-endian bytes with their scheme, Hash-taking peers and the HashSet get the \
-    u64 (Hash for u64 writes those 8 bytes to their hasher), xorf gets xxh3-64 of the 8 bytes \
-    computed in its adapter (it takes pre-hashed u64 keys). Each lookup runs in the timed loop \
-    as the compiler builds it from the crate's own code: our lookups are marked always-inline \
-    (some inner steps stay calls: the earlier keyed scheme's SipHash, cuckoo's and scalable's \
-    hashing), while xorf's `contains` and sbbf-rs-safe's AVX2 kernel are calls per key there \
-    (ribbon's `single_vs_fuse` example times Ribbon and BinaryFuse8 both inlined, BinaryFuse8 \
-    of the raw u64 and of the same xxh3-64)";
+pub const KEYS: &str = "Every entry takes each key's bytes through its public API, as a user \
+    with byte keys would: our filters through insert_bytes / might_contain_bytes, Hash-taking \
+    peers the &[u8] (their hasher sees the bytes and a length), the exact set a u64 / u128 / \
+    boxed bytes on foldhash by key length, xorf and sbbf-rs (which take pre-hashed u64s) \
+    xxh3-64 of the bytes computed in their adapters (sbbf-rs-parquet xxHash64 seed 0). So \
+    hashing costs what it costs for the key's length. Each lookup runs in the timed loop as \
+    the compiler builds it from the crate's own code: our lookups are marked always-inline, \
+    while xorf's `contains` and sbbf-rs-safe's AVX2 kernel are calls per key there";
 
 /// Families of structures; ratios to peers compare within one kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -173,6 +174,9 @@ pub struct Info {
     /// Lookups go through a batched (prefetching) API; its ratios compare batched with
     /// single lookups unless the reference is batched too.
     pub batched: bool,
+    /// Sized at another entry's memory rather than to meet the target (equal memory): its
+    /// FPR may exceed the target, so `recommend` and the ×blocked / ×peer ratios skip it.
+    pub equal_memory: bool,
     /// How the harness configures it (shown in summary.md): one line.
     pub note: &'static str,
 }
@@ -193,6 +197,7 @@ impl Info {
             keyed: false,
             curve: None,
             batched: false,
+            equal_memory: false,
             note: "",
         }
     }
@@ -210,35 +215,35 @@ pub struct Spec {
 }
 
 /// One filter implementation plugged into the harness.
-pub trait Adapter: Sized + Send + 'static {
+pub trait Adapter: Sized + Send + Sync + 'static {
     /// An empty filter sized for `spec`, or `None` for static filters.
     fn new_empty(spec: &Spec) -> Option<Result<Self, String>>;
 
     /// Build from all the keys. The default creates an empty filter and inserts every key;
     /// returns the filter and the number of inserts it refused.
-    fn build(spec: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
+    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), String> {
         let mut f = Self::new_empty(spec).ok_or("static adapter must override build")??;
         let mut refused = 0;
-        for &k in keys {
+        keys.for_each(|k| {
             if !f.insert(black_box(k)) {
                 refused += 1;
             }
-        }
+        });
         Ok((f, refused))
     }
 
     /// Insert a key; `false` if the filter refused it (static filters always refuse).
-    fn insert(&mut self, key: u64) -> bool;
+    fn insert(&mut self, key: &[u8]) -> bool;
 
     /// `false` = definitely absent, `true` = maybe present.
-    fn contains(&self, key: u64) -> bool;
+    fn contains(&self, key: &[u8]) -> bool;
 
     /// Lookups are timed through [`contains_batch`](Self::contains_batch) (a batched API)
     /// instead of one `contains` call per key.
     const BATCHED: bool = false;
 
     /// `out[i] = contains(keys[i])`; `out` is as long as `keys`. Override for a batched API.
-    fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
+    fn contains_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
         for (o, &k) in out.iter_mut().zip(keys) {
             *o = self.contains(k);
         }
@@ -246,7 +251,7 @@ pub trait Adapter: Sized + Send + 'static {
 
     /// Insert every key in order (timed for [`BATCHED`](Self::BATCHED) adapters instead of
     /// one `insert` per key); returns how many were refused.
-    fn insert_many(&mut self, keys: &[u64]) -> u64 {
+    fn insert_many(&mut self, keys: &[&[u8]]) -> u64 {
         keys.iter().filter(|&&k| !self.insert(k)).count() as u64
     }
 
@@ -275,19 +280,20 @@ pub struct Pass {
 }
 
 /// A built filter, type-erased for the driver and experiments.
-pub trait Built: Send {
+pub trait Built: Send + Sync {
     /// Time one pass of `contains` over `stream`; returns the elapsed time and the hits.
-    fn time_lookups(&self, stream: &[u64]) -> (Duration, u64);
-    /// Time one pass over `stream` in chunks of [`CHUNK`] keys, reading the thread's context
+    fn time_lookups(&self, stream: &Keys) -> (Duration, u64);
+    /// Time one pass over `stream`, given in chunks of [`CHUNK`] keys (cut before timing), reading the thread's context
     /// switch count around each chunk: a chunk during which the thread was switched out
     /// (another process ran on the core and refilled its caches) is left out of the figure,
     /// and so is every chunk after it, which runs on the other process's caches.
     /// On a 2-core machine shared with builds, that is what moved ratios between runs.
-    fn time_pass(&self, stream: &[u64]) -> Pass {
+    fn time_pass(&self, stream: &[Keys]) -> Pass {
         let (mut clean_ns, mut clean_keys, mut all_ns) = (0u128, 0usize, 0u128);
         let (mut hits, mut clean, mut chunks) = (0u64, 0u32, 0u32);
         let mut switched = false;
-        for c in stream.chunks(CHUNK) {
+        let total: usize = stream.iter().map(Keys::len).sum();
+        for c in stream {
             let before = crate::control::context_switches();
             let (t, h) = self.time_lookups(c);
             let after = crate::control::context_switches();
@@ -304,7 +310,7 @@ pub trait Built: Send {
         let ns_per_op = if clean_keys > 0 {
             clean_ns as f64 / clean_keys as f64
         } else {
-            all_ns as f64 / stream.len().max(1) as f64
+            all_ns as f64 / total.max(1) as f64
         };
         Pass {
             ns_per_op,
@@ -314,9 +320,9 @@ pub trait Built: Send {
         }
     }
     /// Insert one key (experiments; not timed).
-    fn insert(&mut self, key: u64) -> bool;
+    fn insert(&mut self, key: &[u8]) -> bool;
     /// Query one key (experiments; not timed).
-    fn contains(&self, key: u64) -> bool;
+    fn contains(&self, key: &[u8]) -> bool;
     /// See [`Adapter::theoretical_fpr`].
     fn theoretical_fpr(&self) -> Option<f64>;
     /// See [`Adapter::describe`].
@@ -326,28 +332,27 @@ pub trait Built: Send {
 struct Holder<A>(A);
 
 impl<A: Adapter> Built for Holder<A> {
-    fn time_lookups(&self, stream: &[u64]) -> (Duration, u64) {
+    fn time_lookups(&self, stream: &Keys) -> (Duration, u64) {
         let f = &self.0;
         if A::BATCHED {
+            let views = stream.views();
             let mut out = vec![false; stream.len()];
             let start = ThreadClock::start();
-            f.contains_batch(black_box(stream), &mut out);
+            f.contains_batch(black_box(&views), &mut out);
             let hits = out.iter().map(|&b| u64::from(b)).sum::<u64>();
             let t = start.elapsed();
             return (t, black_box(hits));
         }
         let start = ThreadClock::start();
         let mut hits = 0u64;
-        for &k in stream {
-            hits += u64::from(f.contains(black_box(k)));
-        }
+        stream.for_each(|k| hits += u64::from(f.contains(black_box(k))));
         let t = start.elapsed();
         (t, black_box(hits))
     }
-    fn insert(&mut self, key: u64) -> bool {
+    fn insert(&mut self, key: &[u8]) -> bool {
         self.0.insert(key)
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&self, key: &[u8]) -> bool {
         self.0.contains(key)
     }
     fn theoretical_fpr(&self) -> Option<f64> {
@@ -381,17 +386,136 @@ impl std::fmt::Debug for Build {
     }
 }
 
+/// The many-filters mode (the RocksDB `filter_bench` idea): many filters of one size, keys
+/// generated as a stream per filter, each query to a random filter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Many {
+    /// Keys per filter.
+    pub keys_per: usize,
+    /// Build filters until they hold this many live heap bytes together…
+    pub target_bytes: usize,
+    /// …or this many filters, whichever comes first.
+    pub max_filters: usize,
+    /// Queries per timed round (half members, half non-members, shuffled).
+    pub queries: usize,
+    /// Timed rounds.
+    pub rounds: u32,
+    /// Key seed.
+    pub seed: u64,
+}
+
+/// Key `i` of filter `f` in the many-filters mode: 8 bytes, a fixed-seed mix of `(f, i)`, so
+/// keys are made as a stream and never stored for all filters at once. Indexes below
+/// [`Many::keys_per`] are members of filter `f`; indexes at or above it are non-members.
+pub fn many_key(seed: u64, f: usize, i: usize) -> [u8; 8] {
+    // splitmix64 of a distinct 64-bit id per (filter, index): a bijection, so distinct ids
+    // give distinct keys.
+    let mut z = seed
+        .wrapping_add(((f as u64) << 32) | i as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)).to_le_bytes()
+}
+
+/// What one entry measured in the many-filters mode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ManyResult {
+    /// Filters built.
+    pub filters: usize,
+    /// Live heap bytes of all of them.
+    pub heap_bytes: usize,
+    /// ns per lookup in each timed round.
+    pub rounds_ns: Vec<f64>,
+    /// Member queries answered "absent" (must be 0).
+    pub false_negatives: u64,
+    /// Non-member queries answered "maybe", and how many were asked.
+    pub false_positives: u64,
+    /// See `false_positives`.
+    pub negatives: u64,
+}
+
 /// The erased operations of one adapter type.
 trait Ops: Send + Sync {
-    fn build(&self, spec: &Spec, keys: &[u64]) -> Result<Build, String>;
+    fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, String>;
+    fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String>;
     fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>>;
-    fn time_inserts(&self, spec: &Spec, keys: &[u64]) -> Option<Result<Duration, String>>;
+    fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, String>>;
 }
 
 struct OpsOf<A>(PhantomData<fn() -> A>);
 
 impl<A: Adapter> Ops for OpsOf<A> {
-    fn build(&self, spec: &Spec, keys: &[u64]) -> Result<Build, String> {
+    fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, String> {
+        use rand::{Rng, SeedableRng};
+        let before = live_bytes();
+        let mut filters: Vec<A> = Vec::new();
+        // The keys of one filter live only while it is built, so the loop's test counts the
+        // filters alone.
+        while filters.len() < plan.max_filters.max(1)
+            && ((live_bytes() - before).max(0) as usize) < plan.target_bytes
+        {
+            let f = filters.len();
+            let mut keys = Keys::new();
+            for i in 0..plan.keys_per {
+                keys.push(&many_key(plan.seed, f, i));
+            }
+            filters.push(A::build(spec, &keys)?.0);
+        }
+        let heap_bytes = (live_bytes() - before).max(0) as usize;
+        let count = filters.len();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(plan.seed ^ 0x4D41_4E59);
+        let (mut fneg, mut fpos, mut negs) = (0u64, 0u64, 0u64);
+        let mut rounds_ns = Vec::with_capacity(plan.rounds as usize);
+        for _ in 0..plan.rounds {
+            // The round's queries, made before timing: a random filter each, a member of it
+            // or a non-member (index past its keys), alternating, in random filter order.
+            let mut which = Vec::with_capacity(plan.queries);
+            let mut member = Vec::with_capacity(plan.queries);
+            let mut q = Keys::new();
+            for j in 0..plan.queries {
+                let f = rng.random_range(0..count);
+                let is_member = j % 2 == 0;
+                let i = if is_member {
+                    rng.random_range(0..plan.keys_per)
+                } else {
+                    plan.keys_per + rng.random_range(0..1usize << 30)
+                };
+                which.push(f as u32);
+                member.push(is_member);
+                q.push(&many_key(plan.seed, f, i));
+            }
+            let mut answers = vec![false; plan.queries];
+            let start = ThreadClock::start();
+            let mut j = 0;
+            q.for_each(|k| {
+                answers[j] = filters[which[j] as usize].contains(black_box(k));
+                j += 1;
+            });
+            let t = start.elapsed();
+            black_box(&answers);
+            rounds_ns.push(t.as_nanos() as f64 / plan.queries.max(1) as f64);
+            for (a, m) in answers.iter().zip(&member) {
+                match (m, a) {
+                    (true, false) => fneg += 1,
+                    (false, true) => fpos += 1,
+                    _ => {}
+                }
+                negs += u64::from(!m);
+            }
+        }
+        drop(black_box(filters));
+        Ok(ManyResult {
+            filters: count,
+            heap_bytes,
+            rounds_ns,
+            false_negatives: fneg,
+            false_positives: fpos,
+            negatives: negs,
+        })
+    }
+
+    fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String> {
         let before = live_bytes();
         let start = ThreadClock::start();
         let (f, refused) = A::build(spec, black_box(keys))?;
@@ -409,18 +533,19 @@ impl<A: Adapter> Ops for OpsOf<A> {
         A::new_empty(spec).map(|r| r.map(|f| Box::new(Holder(f)) as Box<dyn Built>))
     }
 
-    fn time_inserts(&self, spec: &Spec, keys: &[u64]) -> Option<Result<Duration, String>> {
+    fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, String>> {
         let mut f = match A::new_empty(spec)? {
             Ok(f) => f,
             Err(e) => return Some(Err(e)),
         };
+        let views = if A::BATCHED { keys.views() } else { Vec::new() };
         let start = ThreadClock::start();
         if A::BATCHED {
-            black_box(f.insert_many(black_box(keys)));
+            black_box(f.insert_many(black_box(&views)));
         } else {
-            for &k in keys {
+            keys.for_each(|k| {
                 black_box(f.insert(black_box(k)));
-            }
+            });
         }
         let t = start.elapsed();
         drop(black_box(f));
@@ -450,8 +575,15 @@ impl Entry {
         }
     }
 
+    /// The many-filters mode: filters of `plan.keys_per` keys built until they hold
+    /// `plan.target_bytes` together, then `plan.rounds` timed rounds of queries each to a
+    /// random filter (see [`Many`]).
+    pub fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, String> {
+        self.ops.many(spec, plan)
+    }
+
     /// Build from `keys`, timing the whole build and weighing the result.
-    pub fn build(&self, spec: &Spec, keys: &[u64]) -> Result<Build, String> {
+    pub fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String> {
         self.ops.build(spec, keys)
     }
 
@@ -462,7 +594,7 @@ impl Entry {
 
     /// Time inserting `keys` into a fresh filter sized for `spec` (construction not timed);
     /// `None` for static filters.
-    pub fn time_inserts(&self, spec: &Spec, keys: &[u64]) -> Option<Result<Duration, String>> {
+    pub fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, String>> {
         self.ops.time_inserts(spec, keys)
     }
 }
@@ -498,6 +630,7 @@ pub fn registry() -> Vec<Entry> {
         peers::fastbloom_entry(),
         peers::fastbloom_sip_entry(),
         sbbf_rs::sbbf_rs_entry(),
+        sbbf_rs::sbbf_rs_eqmem_entry(),
         sbbf_rs::sbbf_rs_parquet_entry(),
         peers::bloomfilter_entry(),
         peers::growable_entry(),

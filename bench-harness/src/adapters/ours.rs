@@ -6,6 +6,7 @@ use bloomlab_core::Filter;
 use bloomlab_keyed::{Sip64Scheme, SipScheme};
 
 use super::{Adapter, Curve, Entry, Info, Kind, Spec};
+use crate::keys::Keys;
 
 /// How the harness sizes one of our filter types for a target. Implement it for a new
 /// variant (one function) and register `entry::<TheType>(Info { .. })`.
@@ -91,7 +92,8 @@ impl Construct for bloomlab_expandable::ExpandableFilter<Sip64Scheme> {
     }
 }
 
-/// Adapter for one of our filters; keys are presented as 8 little-endian bytes.
+/// Adapter for one of our filters: the key's bytes through `insert_bytes` /
+/// `might_contain_bytes`, as a user with byte keys calls them.
 #[derive(Debug)]
 pub struct Ours<F>(pub F);
 
@@ -107,13 +109,13 @@ impl<F: Construct> Adapter for Ours<F> {
     // Inlined into the timed loop like the peers' (small) adapters are, so that no filter
     // pays a call per key that the others do not.
     #[inline(always)]
-    fn insert(&mut self, key: u64) -> bool {
-        self.0.insert_bytes(&key.to_le_bytes()).is_ok()
+    fn insert(&mut self, key: &[u8]) -> bool {
+        self.0.insert_bytes(key).is_ok()
     }
 
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.might_contain_bytes(&key.to_le_bytes())
+    fn contains(&self, key: &[u8]) -> bool {
+        self.0.might_contain_bytes(key)
     }
 
     fn theoretical_fpr(&self) -> Option<f64> {
@@ -155,12 +157,12 @@ pub trait BatchApi: Construct {
     const AHEAD: usize;
 
     /// `might_contain_batch` over `keys`.
-    fn lookup_batch(&self, keys: &[u64], out: &mut [bool]);
+    fn lookup_batch(&self, keys: &[&[u8]], out: &mut [bool]);
 
     /// Insert every key: the filter's batched insert where it has one.
-    fn insert_all(&mut self, keys: &[u64]) {
+    fn insert_all(&mut self, keys: &[&[u8]]) {
         for k in keys {
-            let _ = self.insert_bytes(&k.to_le_bytes());
+            let _ = self.insert_bytes(k);
         }
     }
 }
@@ -171,12 +173,12 @@ where
 {
     const AHEAD: usize = bloomlab_blocked::BATCH;
 
-    fn lookup_batch(&self, keys: &[u64], out: &mut [bool]) {
+    fn lookup_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
         self.might_contain_batch(keys, out)
             .expect("the driver passes equal lengths");
     }
 
-    fn insert_all(&mut self, keys: &[u64]) {
+    fn insert_all(&mut self, keys: &[&[u8]]) {
         self.insert_batch(keys);
     }
 }
@@ -184,7 +186,7 @@ where
 impl BatchApi for bloomlab_sbbf::Sbbf {
     const AHEAD: usize = bloomlab_sbbf::BATCH;
 
-    fn lookup_batch(&self, keys: &[u64], out: &mut [bool]) {
+    fn lookup_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
         self.might_contain_batch(keys, out)
             .expect("the driver passes equal lengths");
     }
@@ -206,28 +208,28 @@ impl<F: BatchApi> Adapter for Batched<F> {
         )
     }
 
-    fn build(spec: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
+    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), String> {
         let mut f = F::with_target(spec.n, spec.fpr).map_err(|e| e.to_string())?;
-        f.insert_all(keys);
+        f.insert_all(&keys.views());
         Ok((Batched(f), 0))
     }
 
     #[inline(always)]
-    fn insert(&mut self, key: u64) -> bool {
-        self.0.insert_bytes(&key.to_le_bytes()).is_ok()
+    fn insert(&mut self, key: &[u8]) -> bool {
+        self.0.insert_bytes(key).is_ok()
     }
 
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.might_contain_bytes(&key.to_le_bytes())
+    fn contains(&self, key: &[u8]) -> bool {
+        self.0.might_contain_bytes(key)
     }
 
-    fn insert_many(&mut self, keys: &[u64]) -> u64 {
+    fn insert_many(&mut self, keys: &[&[u8]]) -> u64 {
         self.0.insert_all(keys);
         0
     }
 
-    fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
+    fn contains_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
         self.0.lookup_batch(keys, out);
     }
 
@@ -420,12 +422,12 @@ where
 {
     const AHEAD: usize = bloomlab_classic::BATCH;
 
-    fn lookup_batch(&self, keys: &[u64], out: &mut [bool]) {
+    fn lookup_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
         self.might_contain_batch(keys, out)
             .expect("the driver passes equal lengths");
     }
 
-    fn insert_all(&mut self, keys: &[u64]) {
+    fn insert_all(&mut self, keys: &[&[u8]]) {
         self.insert_batch(keys);
     }
 }
@@ -491,22 +493,22 @@ impl<const B: bool> Adapter for Ribbon<B> {
         None
     }
 
-    fn build(spec: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
-        bloomlab_ribbon::RibbonFilter::build(keys, spec.fpr)
+    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), String> {
+        bloomlab_ribbon::RibbonFilter::build(keys.iter(), spec.fpr)
             .map(|f| (Ribbon::<B>(f), 0))
             .map_err(|e| e.to_string())
     }
 
-    fn insert(&mut self, _: u64) -> bool {
+    fn insert(&mut self, _: &[u8]) -> bool {
         false
     }
 
     #[inline(always)]
-    fn contains(&self, key: u64) -> bool {
-        self.0.might_contain(&key)
+    fn contains(&self, key: &[u8]) -> bool {
+        self.0.might_contain(key)
     }
 
-    fn contains_batch(&self, keys: &[u64], out: &mut [bool]) {
+    fn contains_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
         if B {
             self.0
                 .might_contain_batch(keys, out)

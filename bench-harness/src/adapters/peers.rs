@@ -7,9 +7,10 @@
 //! foldhash (its docs' fast alternative), qfilter with its own default (foldhash, stable),
 //! cuckoofilter and scalable_cuckoo_filter with foldhash instead of SipHash. Where a crate's
 //! default is a keyed (randomly seeded) hash, that default is measured too, labelled
-//! (`fastbloom-sip`), so keyed is compared with keyed. Growing peers are given the parameters
-//! that make them promise the same compound FPR as ours (`growable-bloom`'s first stage at
-//! `p·(1 − r)`). Each choice is the `note` of the entry, printed in `summary.md`.
+//! (`fastbloom-sip`), so keyed is compared with keyed. Every tunable peer is sized to meet
+//! the target (equal FPR: its own formula for `p`, or for growing peers the first-stage rate
+//! whose stages add up to `p`); where a peer at our memory differs, that is a second entry
+//! (`sbbf-rs-eqmem`). Each choice is the `note` of the entry, printed in `summary.md`.
 
 use std::hash::{BuildHasher, Hasher};
 
@@ -17,6 +18,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::{Adapter, Curve, Entry, Info, Kind, Spec};
+use crate::keys::Keys;
 
 fn usize_n(spec: &Spec) -> usize {
     usize::try_from(spec.n).unwrap_or(usize::MAX)
@@ -77,7 +79,7 @@ pub type FastBloomFold = FastBloom<Fold>;
 pub type FastBloomSip = FastBloom<fastbloom::DefaultHasher>;
 
 /// How to make the hasher of a fastbloom adapter.
-pub trait FastBloomHasher: BuildHasher + Clone + Send + 'static + std::fmt::Debug {
+pub trait FastBloomHasher: BuildHasher + Clone + Send + Sync + 'static + std::fmt::Debug {
     /// The hasher for a run with `seed`.
     fn make(seed: u64) -> Self;
 }
@@ -106,14 +108,14 @@ impl<S: FastBloomHasher> Adapter for FastBloom<S> {
         Some(Ok(FastBloom { f, items: 0 }))
     }
     #[inline]
-    fn insert(&mut self, key: u64) -> bool {
+    fn insert(&mut self, key: &[u8]) -> bool {
         self.items += 1;
-        self.f.insert(&key);
+        self.f.insert(key);
         true
     }
     #[inline]
-    fn contains(&self, key: u64) -> bool {
-        self.f.contains(&key)
+    fn contains(&self, key: &[u8]) -> bool {
+        self.f.contains(key)
     }
     fn theoretical_fpr(&self) -> Option<f64> {
         Some(self.f.expected_false_pos(self.items as usize))
@@ -149,7 +151,7 @@ pub fn fastbloom_sip_entry() -> Entry {
 /// bloomfilter 3, seeded SipHash-1-3.
 #[derive(Debug)]
 pub struct BloomfilterCrate {
-    f: bloomfilter::Bloom<u64>,
+    f: bloomfilter::Bloom<[u8]>,
     items: u64,
 }
 
@@ -166,14 +168,14 @@ impl Adapter for BloomfilterCrate {
         )
     }
     #[inline]
-    fn insert(&mut self, key: u64) -> bool {
+    fn insert(&mut self, key: &[u8]) -> bool {
         self.items += 1;
-        self.f.set(&key);
+        self.f.set(key);
         true
     }
     #[inline]
-    fn contains(&self, key: u64) -> bool {
-        self.f.check(&key)
+    fn contains(&self, key: &[u8]) -> bool {
+        self.f.check(key)
     }
     fn theoretical_fpr(&self) -> Option<f64> {
         Some(bloom_fpr(
@@ -203,10 +205,24 @@ pub fn bloomfilter_entry() -> Entry {
 /// growable-bloom-filter's default tightening ratio: stage i is built for `p0 · r^i`.
 pub const GROWABLE_TIGHTENING: f64 = 0.85;
 
-/// growable-bloom-filter 2.1: starts at n/8 so the measurement includes its growth to n. It
-/// reads its `p` as the first stage's FPR (stage i at `p·r^i`), so it is given
-/// `p0 = p·(1 − r)`: then the compound FPR over any number of stages is at most `p`, the same
-/// promise as ours.
+/// Stages growable-bloom-filter (growth factor 2) uses to hold `n` items from a start
+/// capacity of `start`: capacities `start · 2^i` until their sum reaches `n`.
+pub fn growable_stages(start: usize, n: usize) -> i32 {
+    let (mut cap, mut s) = (0usize, 0);
+    while cap < n && s < 64 {
+        cap = cap.saturating_add(start << s);
+        s += 1;
+    }
+    s.max(1)
+}
+
+/// growable-bloom-filter 2.1, configured as its documentation shows:
+/// `GrowableBloom::new(desired_error_prob, est_insertions)` (its default growth factor 2 and
+/// tightening ratio 0.85), starting at n/8 so the measurement includes its growth to n.
+/// Its docs say the failure rate is controlled by `desired_error_prob`; that is the first
+/// stage's rate, and stage i runs at `p0·0.85^i`, so over the four stages that n/8 → n takes
+/// the rates add up to about 3.2·p0. Sized to meet the target (equal FPR), it is given
+/// `p0 = p / Σ_{i<stages} 0.85^i`, the union bound of the stages it will use at n.
 #[derive(Debug)]
 pub struct Growable {
     f: growable_bloom_filter::GrowableBloom,
@@ -217,38 +233,29 @@ pub struct Growable {
 impl Growable {
     /// Stages in use: capacities `start · 2^i` add up to the reported capacity.
     fn stages(&self) -> i32 {
-        let mut cap = 0usize;
-        let mut s = 0;
-        while cap < self.f.capacity() && s < 64 {
-            cap += self.start << s;
-            s += 1;
-        }
-        s
+        growable_stages(self.start, self.f.capacity())
     }
 }
 
 impl Adapter for Growable {
     fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
         let start = (usize_n(spec) / 8).max(1);
-        let first = spec.fpr * (1.0 - GROWABLE_TIGHTENING);
+        let stages = growable_stages(start, usize_n(spec).max(1));
+        let sum: f64 = (0..stages).map(|i| GROWABLE_TIGHTENING.powi(i)).sum();
+        let first = spec.fpr / sum;
         Some(Ok(Growable {
-            f: growable_bloom_filter::GrowableBloomBuilder::new()
-                .estimated_insertions(start)
-                .desired_error_ratio(first)
-                .growth_factor(2)
-                .tightening_ratio(GROWABLE_TIGHTENING)
-                .build(),
+            f: growable_bloom_filter::GrowableBloom::new(first, start),
             first,
             start,
         }))
     }
     #[inline]
-    fn insert(&mut self, key: u64) -> bool {
+    fn insert(&mut self, key: &[u8]) -> bool {
         self.f.insert(key);
         true
     }
     #[inline]
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&self, key: &[u8]) -> bool {
         self.f.contains(key)
     }
     fn theoretical_fpr(&self) -> Option<f64> {
@@ -263,11 +270,11 @@ impl Adapter for Growable {
     }
     fn describe(&self) -> String {
         format!(
-            "start capacity {} grown to {} in {} stages (growth 2, tightening 0.85, p0 = {:.3e})",
+            "GrowableBloom::new({:.3e}, {}): grown to {} in {} stages (growth 2, tightening 0.85)",
+            self.first,
             self.start,
             self.f.capacity(),
             self.stages(),
-            self.first
         )
     }
 }
@@ -277,7 +284,7 @@ pub fn growable_entry() -> Entry {
     Entry::new::<Growable>(Info {
         peer: true,
         grows: true,
-        note: "builder: estimated_insertions(n/8), desired_error_ratio(p(1-0.85)), growth 2, tightening 0.85: compound <= p like ours; theory = union bound of its stages",
+        note: "GrowableBloom::new(p0, n/8) as its docs show (growth 2, tightening 0.85), p0 = p / sum of 0.85^i over the stages it uses at n, so the compound meets p (equal FPR); theory = union bound of its stages",
         ..Info::base(
             "growable-bloom",
             "growable-bloom-filter 2.1",
@@ -312,12 +319,12 @@ impl Adapter for CuckooCrate {
         Some(Ok(CuckooCrate { f, buckets }))
     }
     #[inline]
-    fn insert(&mut self, key: u64) -> bool {
-        self.f.add(&key).is_ok()
+    fn insert(&mut self, key: &[u8]) -> bool {
+        self.f.add(key).is_ok()
     }
     #[inline]
-    fn contains(&self, key: u64) -> bool {
-        self.f.contains(&key)
+    fn contains(&self, key: &[u8]) -> bool {
+        self.f.contains(key)
     }
     fn theoretical_fpr(&self) -> Option<f64> {
         let load = self.f.len() as f64 / (self.buckets * 4) as f64;
@@ -342,7 +349,7 @@ pub fn cuckoofilter_entry() -> Entry {
 
 // ---------------------------------------------------------------- scalable_cuckoo_filter
 
-type ScfFilter = scalable_cuckoo_filter::ScalableCuckooFilter<u64, FoldDefault, ChaCha8Rng>;
+type ScfFilter = scalable_cuckoo_filter::ScalableCuckooFilter<[u8], FoldDefault, ChaCha8Rng>;
 
 /// scalable_cuckoo_filter 0.5, seeded kick RNG, starting at n/8.
 #[derive(Debug)]
@@ -361,13 +368,13 @@ impl Adapter for ScalableCuckoo {
         Some(Ok(ScalableCuckoo { f }))
     }
     #[inline]
-    fn insert(&mut self, key: u64) -> bool {
-        self.f.insert(&key);
+    fn insert(&mut self, key: &[u8]) -> bool {
+        self.f.insert(key);
         true
     }
     #[inline]
-    fn contains(&self, key: u64) -> bool {
-        self.f.contains(&key)
+    fn contains(&self, key: &[u8]) -> bool {
+        self.f.contains(key)
     }
     fn theoretical_fpr(&self) -> Option<f64> {
         Some(self.f.false_positive_probability())
@@ -414,11 +421,11 @@ impl Adapter for QFilter {
         )
     }
     #[inline]
-    fn insert(&mut self, key: u64) -> bool {
+    fn insert(&mut self, key: &[u8]) -> bool {
         self.f.insert_duplicated(key).is_ok()
     }
     #[inline]
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&self, key: &[u8]) -> bool {
         self.f.contains(key)
     }
     fn theoretical_fpr(&self) -> Option<f64> {
@@ -465,11 +472,11 @@ impl Adapter for QFilterResizing {
         )
     }
     #[inline]
-    fn insert(&mut self, key: u64) -> bool {
+    fn insert(&mut self, key: &[u8]) -> bool {
         self.f.insert_duplicated(key).is_ok()
     }
     #[inline]
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&self, key: &[u8]) -> bool {
         self.f.contains(key)
     }
     fn theoretical_fpr(&self) -> Option<f64> {
@@ -506,11 +513,11 @@ pub struct BinaryFuse8(xorf::BinaryFuse8);
 #[derive(Debug)]
 pub struct BinaryFuse16(xorf::BinaryFuse16);
 
-/// xorf takes pre-hashed `u64` keys: its adapter pays the same one hash of the 8 key bytes
-/// every other entry pays (xxh3-64, the fastest well-kept byte hash at this length).
+/// xorf takes pre-hashed `u64` keys: its adapter pays one hash of the key's bytes, as its
+/// docs tell a user with byte keys to do (xxh3-64, the fastest well-kept byte hash).
 #[inline]
-pub fn xorf_key(key: u64) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(&key.to_le_bytes())
+pub fn xorf_key(key: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(key)
 }
 
 macro_rules! xorf_adapter {
@@ -519,17 +526,17 @@ macro_rules! xorf_adapter {
             fn new_empty(_: &Spec) -> Option<Result<Self, String>> {
                 None
             }
-            fn build(_: &Spec, keys: &[u64]) -> Result<(Self, u64), String> {
-                let hashed: Vec<u64> = keys.iter().map(|&k| xorf_key(k)).collect();
+            fn build(_: &Spec, keys: &Keys) -> Result<(Self, u64), String> {
+                let hashed: Vec<u64> = keys.iter().map(xorf_key).collect();
                 <$inner>::try_from(hashed.as_slice())
                     .map(|f| ($t(f), 0))
                     .map_err(|e| format!("xorf: {e}"))
             }
-            fn insert(&mut self, _: u64) -> bool {
+            fn insert(&mut self, _: &[u8]) -> bool {
                 false
             }
             #[inline]
-            fn contains(&self, key: u64) -> bool {
+            fn contains(&self, key: &[u8]) -> bool {
                 xorf::Filter::contains(&self.0, &xorf_key(key))
             }
             fn theoretical_fpr(&self) -> Option<f64> {

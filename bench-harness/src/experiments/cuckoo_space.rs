@@ -7,7 +7,7 @@
 use bloomlab_core::math;
 
 use crate::adapters::{Curve, Spec};
-use crate::keys::KeySet;
+use crate::keys::{KeySet, Keys};
 use crate::schema::{Experiment, Point, Series};
 
 use super::Context;
@@ -47,11 +47,11 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
                 fpr: p,
                 seed: ctx.seed,
             };
-            let b = e.build(&spec, &keys.members)?;
+            let b = e.build(&spec, &Keys::from_u64s(&keys.members))?;
             let fp = keys
                 .probes
                 .iter()
-                .filter(|&&k| b.filter.contains(k))
+                .filter(|&&k| b.filter.contains(&k.to_le_bytes()))
                 .count();
             measured.push(format!(
                 "{}: {:.4} %",

@@ -71,7 +71,7 @@ fn grow(e: &Entry, n0: usize, p: f64, keys: &KeySet, seed: u64) -> Result<Growth
         let growth = (f64::from(s) / f64::from(STEPS)).exp2();
         let upto = (n0 as f64 * growth).round() as usize;
         for &k in &keys.members[inserted..upto] {
-            refused += u64::from(!f.insert(k));
+            refused += u64::from(!f.insert(&k.to_le_bytes()));
         }
         inserted = upto;
         let heap = (live_bytes() - before).max(0) as f64;
@@ -83,7 +83,11 @@ fn grow(e: &Entry, n0: usize, p: f64, keys: &KeySet, seed: u64) -> Result<Growth
             x_ci: None,
         });
         if s % STEPS == 0 {
-            let fp = keys.probes.iter().filter(|&&k| f.contains(k)).count();
+            let fp = keys
+                .probes
+                .iter()
+                .filter(|&&k| f.contains(&k.to_le_bytes()))
+                .count();
             let y = fp as f64 / keys.probes.len() as f64;
             worst = worst.max(y);
             fpr.push(Point {
@@ -101,7 +105,7 @@ fn grow(e: &Entry, n0: usize, p: f64, keys: &KeySet, seed: u64) -> Result<Growth
     }
     let lost = keys.members[..inserted]
         .iter()
-        .filter(|&&k| !f.contains(k))
+        .filter(|&&k| !f.contains(&k.to_le_bytes()))
         .count();
     let mean_bits = bits.iter().map(|b| b.y).sum::<f64>() / bits.len() as f64;
     Ok(Growth {
@@ -193,6 +197,7 @@ fn time(
 ) -> Result<Vec<NamedRatio>, String> {
     let (exp, sca, cuc) = (entry("expandable")?, entry("scalable")?, entry("cuckoo")?);
     let members = &keys.members[..final_n];
+    let member_keys = crate::keys::Keys::from_u64s(members);
     let grown = |e: &Entry| -> Result<_, String> {
         let spec = Spec {
             n: (8 * n0) as u64,
@@ -201,7 +206,7 @@ fn time(
         };
         let mut f = e.new_empty(&spec).ok_or("cannot start empty")??;
         for &k in members {
-            f.insert(k);
+            f.insert(&k.to_le_bytes());
         }
         Ok(f)
     };
@@ -211,8 +216,8 @@ fn time(
         seed,
     };
     let (fe, fs) = (grown(&exp)?, grown(&sca)?);
-    let fc = cuc.build(&full, members)?.filter;
-    let stream = keys.lookup_stream(seed, final_n.min(1 << 20), 50);
+    let fc = cuc.build(&full, &member_keys)?.filter;
+    let stream = crate::keys::Keys::from_u64s(&keys.lookup_stream(seed, final_n.min(1 << 20), 50));
     let (mut vs_cuckoo, mut vs_scalable, mut inserts) = (Vec::new(), Vec::new(), Vec::new());
     let secs = |d: std::time::Duration| d.as_secs_f64();
     for _ in 0..ROUNDS {
@@ -227,10 +232,13 @@ fn time(
             seed,
         };
         let ie = secs(
-            exp.time_inserts(&grow_spec, members)
+            exp.time_inserts(&grow_spec, &member_keys)
                 .ok_or("no inserts")??,
         );
-        let ic = secs(cuc.time_inserts(&full, members).ok_or("no inserts")??);
+        let ic = secs(
+            cuc.time_inserts(&full, &member_keys)
+                .ok_or("no inserts")??,
+        );
         inserts.push(ie / ic);
     }
     let pct = p * 100.0;

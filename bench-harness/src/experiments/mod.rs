@@ -12,9 +12,11 @@ pub mod concurrent;
 pub mod cuckoo_space;
 pub mod expandable_growth;
 pub mod keyed_attack;
+pub mod many_filters;
 pub mod overfill;
 pub mod scalable_growth;
 pub mod static_space;
+pub mod threads;
 
 use crate::adapters::Entry;
 use crate::schema::Experiment;
@@ -30,6 +32,8 @@ pub struct Context<'a> {
     pub n: u64,
     /// Non-member probes per FPR figure.
     pub probes: usize,
+    /// `--full`: every entry, where an experiment has a shorter default list.
+    pub full: bool,
 }
 
 /// An experiment's entry point.
@@ -46,6 +50,7 @@ pub const REGISTRY: &[(&str, RunFn)] = &[
     ("cuckoo-space", cuckoo_space::run),
     ("static-space", static_space::run),
     ("concurrent", concurrent::run),
+    ("many-filters", many_filters::run),
 ];
 
 /// All experiment names.

@@ -42,14 +42,18 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
         for &load in LOADS {
             let upto = (load * n as f64).round() as usize;
             for &k in &all[inserted..upto] {
-                if f.insert(k) {
+                if f.insert(&k.to_le_bytes()) {
                     accepted.push(k);
                 } else {
                     refused += 1;
                 }
             }
             inserted = upto;
-            let fp = keys.probes.iter().filter(|&&k| f.contains(k)).count();
+            let fp = keys
+                .probes
+                .iter()
+                .filter(|&&k| f.contains(&k.to_le_bytes()))
+                .count();
             points.push(Point {
                 x: load,
                 y: fp as f64 / keys.probes.len() as f64,
@@ -63,7 +67,10 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
             });
         }
         // Only keys the filter accepted count: a refused insert is not a false negative.
-        let lost = accepted.iter().filter(|&&k| !f.contains(k)).count();
+        let lost = accepted
+            .iter()
+            .filter(|&&k| !f.contains(&k.to_le_bytes()))
+            .count();
         let mut note = Vec::new();
         if refused > 0 {
             note.push(format!("refused {refused} of {inserted} inserts"));

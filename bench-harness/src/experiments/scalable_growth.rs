@@ -41,12 +41,16 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
         for d in 0..=DOUBLINGS {
             let upto = n0 << d;
             for &k in &keys.members[inserted..upto] {
-                if !f.insert(k) {
+                if !f.insert(&k.to_le_bytes()) {
                     refused += 1;
                 }
             }
             inserted = upto;
-            let fp = keys.probes.iter().filter(|&&k| f.contains(k)).count();
+            let fp = keys
+                .probes
+                .iter()
+                .filter(|&&k| f.contains(&k.to_le_bytes()))
+                .count();
             let y = fp as f64 / keys.probes.len() as f64;
             worst = worst.max(y);
             points.push(Point {
@@ -61,7 +65,11 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
                 x_ci: None,
             });
         }
-        let lost = keys.members.iter().filter(|&&k| !f.contains(k)).count();
+        let lost = keys
+            .members
+            .iter()
+            .filter(|&&k| !f.contains(&k.to_le_bytes()))
+            .count();
         let mut note = vec![format!(
             "highest measured {:.3} % vs target {:.1} %",
             100.0 * worst,

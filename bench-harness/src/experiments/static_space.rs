@@ -8,7 +8,7 @@
 use bloomlab_core::math;
 
 use crate::adapters::{Curve, Spec};
-use crate::keys::KeySet;
+use crate::keys::{KeySet, Keys};
 use crate::schema::{Experiment, Point, Series};
 
 use super::Context;
@@ -61,9 +61,9 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
                 fpr: p,
                 seed: ctx.seed,
             };
-            let b = e.build(&spec, &keys.members)?;
+            let b = e.build(&spec, &Keys::from_u64s(&keys.members))?;
             // One pass over the non-members: its hits are the false positives.
-            let fp = b.filter.time_lookups(&keys.probes).1;
+            let fp = b.filter.time_lookups(&Keys::from_u64s(&keys.probes)).1;
             // A zero count has no log: place it at half a positive (and say so in the note).
             let eps = (fp as f64).max(0.5) / keys.probes.len() as f64;
             let bits = b.heap_bytes as f64 * 8.0 / n as f64;

@@ -77,6 +77,8 @@ use std::fmt;
 
 mod parallel;
 
+pub use parallel::PARALLEL_MAX_QUEUED;
+
 use bloomlab_core::bits::{BitArray, get_le_bit};
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
@@ -333,7 +335,7 @@ impl<S: HashScheme> BloomFilter<S> {
             ));
         }
         let ahead = self.prefetched_probes();
-        if S::LANES && D >= simd::CHUNK && D % simd::CHUNK == 0 {
+        if S::LANES && D >= simd::CHUNK && D.is_multiple_of(simd::CHUNK) {
             simd::pipeline_chunks::<[bool], K, KeyHash, D>(
                 out,
                 keys,

@@ -94,7 +94,7 @@ where
 
 /// Hex digits (upper or lower case, an even number of them) as bytes.
 pub fn parse_hex(line: &[u8], number: usize) -> Result<Vec<u8>, CliError> {
-    if line.len() % 2 != 0 {
+    if !line.len().is_multiple_of(2) {
         return Err(bad_line(number, line, "an odd number of hex digits"));
     }
     line.chunks_exact(2)

@@ -17,9 +17,10 @@
 //!     `create(N, P)`, so the bytes equal the JVM's for the same keys.
 //!   - `sbbf`: a Parquet bloom filter section (Thrift `BloomFilterHeader`, then the bitset),
 //!     sized by the rule Parquet writers use for `N` distinct values at `P`.
-//!   - `classic`, `blocked`, `counting`, `cuckoo`, `scalable`, `ribbon`: bloomlab's own
-//!     filters in their checked, versioned envelope (`with_fpr(N, P)`; the scalable filter
-//!     starts at `N`; the Ribbon filter is static and sized from the keys, so `N` is unused).
+//!   - `classic`, `blocked`, `counting`, `cuckoo`, `scalable`, `expandable`, `ribbon`:
+//!     bloomlab's own filters in their checked, versioned envelope (`with_fpr(N, P)`; the
+//!     scalable and expandable filters start at `N` and grow; the Ribbon filter is static
+//!     and sized from the keys, so `N` is unused).
 //! - `bloomlab contains FILE --key-type T --keys KEYFILE` prints one line per key, `1`
 //!   (maybe present) or `0` (definitely absent), in the key file's order. The format is
 //!   read from the file: a Parquet data file (`PAR1` at both ends), a bloomlab file (`BLAB`
@@ -103,6 +104,7 @@
 //! and answering in plain lines lets a shell script ask "which of these keys can be here, and
 //! in which row groups" of any of them, and compare the answers with the engine's own.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::ffi::OsString;
 use std::fmt;
@@ -216,6 +218,8 @@ pub enum BuildFormat {
     Cuckoo,
     /// bloomlab's scalable Bloom filter.
     Scalable,
+    /// bloomlab's expandable filter (grows without a chain of stages).
+    Expandable,
     /// bloomlab's Ribbon filter (static; sized from the keys).
     Ribbon,
 }
@@ -331,7 +335,7 @@ fn build(a: &BuildArgs) -> Result<(), CliError> {
 /// What a bare filter file holds.
 #[derive(Debug)]
 enum Loaded {
-    Ours(bloomlab_uses::any::AnyFilter),
+    Ours(Box<bloomlab_uses::any::AnyFilter>),
     Section(bloomlab_sbbf::Sbbf),
     Jvm(jvm::JvmFilter),
 }
@@ -377,7 +381,7 @@ fn bare_kind(bytes: &[u8]) -> Option<Kind> {
 
 fn load(bytes: &[u8], kind: Kind) -> Result<Loaded, CliError> {
     Ok(match kind {
-        Kind::Ours => Loaded::Ours(ours::decode(bytes)?),
+        Kind::Ours => Loaded::Ours(Box::new(ours::decode(bytes)?)),
         Kind::Jvm => Loaded::Jvm(jvm::decode(bytes)?),
         Kind::Section => Loaded::Section(ours::decode_section(bytes)?),
         Kind::Parquet => {

@@ -1,4 +1,5 @@
 //! The `bloomlab` command; see the `bloomlab_cli` crate for what it does.
+#![forbid(unsafe_code)]
 
 use std::io::Write;
 use std::process::ExitCode;

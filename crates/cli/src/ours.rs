@@ -7,6 +7,7 @@ use bloomlab_core::Filter;
 use bloomlab_core::hash::SchemeId;
 use bloomlab_counting::CountingBloomFilter;
 use bloomlab_cuckoo::CuckooFilter;
+use bloomlab_expandable::ExpandableFilter;
 use bloomlab_ribbon::RibbonFilter;
 use bloomlab_sbbf::Sbbf;
 use bloomlab_scalable::ScalableBloomFilter;
@@ -61,6 +62,11 @@ pub fn build(
         }
         BuildFormat::Scalable => {
             let mut f = ScalableBloomFilter::new(n, fpr).map_err(invalid)?;
+            fill(&mut f)?;
+            f.to_bytes()
+        }
+        BuildFormat::Expandable => {
+            let mut f = ExpandableFilter::with_start(n, fpr).map_err(invalid)?;
             fill(&mut f)?;
             f.to_bytes()
         }

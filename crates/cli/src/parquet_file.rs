@@ -179,10 +179,10 @@ impl ParquetBlooms {
                         filters += 1;
                         let _ = writeln!(
                             rows,
-                            "{rg}\t{name}\t{t}\t{}\t{:.4}\t{:.4} %\t{:.0}",
+                            "{rg}\t{name}\t{t}\t{}\t{:.4}\t{}\t{:.0}",
                             f.size_in_bytes(),
                             f.fill_ratio(),
-                            100.0 * f.current_fpr(),
+                            crate::summary::percent(f.current_fpr()),
                             f.estimated_len()
                         );
                     }

@@ -46,8 +46,8 @@ impl fmt::Display for Summary {
         }
         writeln!(
             f,
-            "estimated FPR: {:.4} % ({})",
-            100.0 * self.fpr,
+            "estimated FPR: {} ({})",
+            percent(self.fpr),
             self.fpr_source
         )?;
         match self.count {
@@ -65,5 +65,25 @@ impl fmt::Display for Summary {
             writeln!(f, "\n{}", d.trim_end())?;
         }
         Ok(())
+    }
+}
+
+/// A rate as a percentage: four decimals, or three significant digits below 0.0001 %.
+pub fn percent(x: f64) -> String {
+    let p = 100.0 * x;
+    if p == 0.0 || p >= 1e-4 {
+        format!("{p:.4} %")
+    } else {
+        format!("{p:.2e} %")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn percentages() {
+        assert_eq!(super::percent(0.0123), "1.2300 %");
+        assert_eq!(super::percent(0.0), "0.0000 %");
+        assert_eq!(super::percent(3.2e-14), "3.20e-12 %");
     }
 }

@@ -55,8 +55,17 @@ fn fails(args: &[&str], code: i32) -> String {
 }
 
 const FORMATS: &[&str] = &[
-    "spark-v1", "spark-v2", "guava", "sbbf", "classic", "blocked", "counting", "cuckoo",
-    "scalable", "ribbon",
+    "spark-v1",
+    "spark-v2",
+    "guava",
+    "sbbf",
+    "classic",
+    "blocked",
+    "counting",
+    "cuckoo",
+    "scalable",
+    "expandable",
+    "ribbon",
 ];
 
 /// 2 000 members and 4 000 non-members of each key type, as key-file text.
@@ -238,6 +247,7 @@ fn inspect_names_our_formats_and_keeps_the_audit() {
         ("counting", "bloomlab counting v1"),
         ("cuckoo", "bloomlab cuckoo v1"),
         ("scalable", "bloomlab scalable v1"),
+        ("expandable", "bloomlab expandable v"),
         ("ribbon", "bloomlab ribbon v"),
     ];
     for (format, first) in expect {
@@ -275,7 +285,7 @@ fn inspect_names_our_formats_and_keeps_the_audit() {
         assert!(l.next().unwrap().starts_with("estimated FPR:"), "{text}");
         assert_eq!(l.next().unwrap(), "count:         3000", "{text}");
         assert!(text.contains("audit (seed 003 checklist)"), "{text}");
-        if format != "scalable" && format != "ribbon" {
+        if !["scalable", "expandable", "ribbon"].contains(&format) {
             assert!(text.contains("PAST design load"), "{format}: {text}");
         }
     }

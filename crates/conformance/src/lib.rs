@@ -518,7 +518,7 @@ pub fn from_hex(hex: &str) -> Vec<u8> {
             _ => panic!("not a hex digit: {:?}", c as char),
         })
         .collect();
-    assert!(digits.len() % 2 == 0, "odd number of hex digits");
+    assert!(digits.len().is_multiple_of(2), "odd number of hex digits");
     digits.chunks_exact(2).map(|p| p[0] << 4 | p[1]).collect()
 }
 
@@ -858,5 +858,69 @@ mod tests {
             assert_eq!(set.len(), 1000, "{shape:?}");
         }
         assert_eq!(KeyShape::Large.keys(1, 1)[0].len(), 1024);
+    }
+}
+
+/// The threads that hashed a set of [`TracedKey`]s: what a parallel build's tests compare
+/// with the build's own [`ParallelReport`](bloomlab_core::parallel::ParallelReport), so that a
+/// build that silently ran on one thread fails even if its report said otherwise.
+#[derive(Debug)]
+pub struct ThreadsSeen {
+    /// Tells this set from any earlier one at the same address (see [`TracedKey`]).
+    id: u64,
+    threads: std::sync::Mutex<Vec<std::thread::ThreadId>>,
+}
+
+impl Default for ThreadsSeen {
+    fn default() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        ThreadsSeen {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            threads: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl ThreadsSeen {
+    /// `keys` as keys that note here the threads hashing them.
+    pub fn keys(&self, keys: &[u64]) -> Vec<TracedKey<'_>> {
+        keys.iter()
+            .map(|&key| TracedKey { key, seen: self })
+            .collect()
+    }
+
+    /// How many distinct threads hashed one of the keys.
+    pub fn count(&self) -> usize {
+        self.threads.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    fn note(&self) {
+        std::thread_local! {
+            /// The set this thread last noted itself in, so each key costs no lock.
+            static NOTED: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+        }
+        if NOTED.get() != Some(self.id) {
+            let me = std::thread::current().id();
+            let mut t = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+            if !t.contains(&me) {
+                t.push(me);
+            }
+            NOTED.set(Some(self.id));
+        }
+    }
+}
+
+/// A `u64` key, encoded as the integer's own [`Key`] encoding (8 bytes, little-endian), that
+/// notes in its [`ThreadsSeen`] every thread that hashes it.
+#[derive(Debug, Clone, Copy)]
+pub struct TracedKey<'a> {
+    key: u64,
+    seen: &'a ThreadsSeen,
+}
+
+impl Key for TracedKey<'_> {
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        self.seen.note();
+        self.key.with_key_bytes(f)
     }
 }

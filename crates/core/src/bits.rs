@@ -203,10 +203,10 @@ impl BitArray {
     pub fn with_words_mut<R>(&mut self, f: impl FnOnce(&mut [u64]) -> R) -> R {
         let r = f(&mut self.words);
         let tail = self.len % 64;
-        if tail != 0 {
-            if let Some(last) = self.words.last_mut() {
-                *last &= (1u64 << tail) - 1;
-            }
+        if tail != 0
+            && let Some(last) = self.words.last_mut()
+        {
+            *last &= (1u64 << tail) - 1;
         }
         r
     }

@@ -438,15 +438,31 @@ macro_rules! filter_glue {
 /// each forwarding to its `…_and_scheme` / `…_with_scheme` twin: one line per constructor
 /// instead of a copied body per variant.
 ///
-/// ```ignore
-/// bloomlab_core::default_scheme_constructors! {
-///     impl BloomFilter {
-///         /// Size for `expected_items` at false-positive rate `fpr`.
-///         fn with_fpr(expected_items: u64, fpr: f64) = with_fpr_and_scheme;
-///         /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
-///         fn from_bytes(bytes: &[u8]) = from_bytes_with_scheme;
+/// ```
+/// use bloomlab_core::{HashScheme, Result, Xxh3Scheme};
+///
+/// pub struct Toy<S: HashScheme = Xxh3Scheme> {
+///     n: u64,
+///     scheme: S,
+/// }
+///
+/// impl<S: HashScheme> Toy<S> {
+///     pub fn with_fpr_and_scheme(n: u64, _fpr: f64, scheme: S) -> Result<Self> {
+///         Ok(Toy { n, scheme })
 ///     }
 /// }
+///
+/// bloomlab_core::default_scheme_constructors! {
+///     impl Toy {
+///         /// Size for `expected_items` at false-positive rate `fpr`.
+///         fn with_fpr(expected_items: u64, fpr: f64) = with_fpr_and_scheme;
+///     }
+/// }
+///
+/// let toy = Toy::with_fpr(10, 0.01)?; // the default scheme, without naming it
+/// assert_eq!(toy.n, 10);
+/// assert_eq!(toy.scheme.descriptor(), Xxh3Scheme.descriptor());
+/// # Ok::<(), bloomlab_core::Error>(())
 /// ```
 #[macro_export]
 macro_rules! default_scheme_constructors {

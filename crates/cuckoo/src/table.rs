@@ -316,12 +316,11 @@ impl BucketTable {
 
 fn check_tail(words: &[u64], bits: u64) -> Result<(), DecodeError> {
     let used = (bits % 64) as u32;
-    if used != 0 {
-        if let Some(last) = words.last() {
-            if last >> used != 0 {
-                return Err(DecodeError::TrailingBitsSet);
-            }
-        }
+    if used != 0
+        && let Some(last) = words.last()
+        && last >> used != 0
+    {
+        return Err(DecodeError::TrailingBitsSet);
     }
     Ok(())
 }

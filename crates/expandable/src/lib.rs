@@ -102,6 +102,7 @@
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod math;
 
@@ -331,25 +332,51 @@ impl<S: HashScheme> ExpandableFilter<S> {
         )
     }
 
+    /// The 4 slots of `bucket` in one read, slot `s` at bits `s·W..(s+1)·W` (for `4W ≤ 64`).
+    #[inline(always)]
+    fn bucket_bits(&self, bucket: u64) -> u64 {
+        let pos = bucket * SLOTS * u64::from(self.table.fingerprint_bits());
+        let words = self.table.words();
+        let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
+        let lo = words[i] >> off;
+        let hi = match words.get(i + 1) {
+            Some(&next) if off != 0 => next << (64 - off),
+            _ => 0,
+        };
+        lo | hi
+    }
+
+    /// Slot `s` of `bucket`, through one read of the bucket where it fits a word.
+    #[inline(always)]
+    fn slots_of(&self, bucket: u64) -> [u32; 4] {
+        let w = self.table.fingerprint_bits();
+        if 4 * w <= 64 {
+            let b = self.bucket_bits(bucket);
+            let m = (1u64 << w) - 1;
+            [0, 1, 2, 3].map(|s| ((b >> (s * w)) & m) as u32)
+        } else {
+            [0, 1, 2, 3].map(|s| self.table.get(bucket, s))
+        }
+    }
+
     #[inline(always)]
     fn contains_hash(&self, h: u64) -> bool {
         let home = h & ((1u64 << self.level) - 1);
         let q = h >> self.level;
         let flag = self.flag_bit();
-        for s in 0..BUCKET_SIZE {
-            let raw = self.table.get(home, s);
-            if raw != 0 && raw & flag == 0 && code_matches(u64::from(raw), q) {
-                return true;
-            }
+        let mut hit = false;
+        for raw in self.slots_of(home) {
+            hit |= raw != 0 && raw & flag == 0 && code_matches(u64::from(raw), q);
+        }
+        if hit {
+            return true;
         }
         let alt = home ^ self.offset(q);
-        for s in 0..BUCKET_SIZE {
-            let raw = self.table.get(alt, s);
-            if raw & flag != 0 && code_matches(u64::from(raw ^ flag), q) {
-                return true;
-            }
+        for raw in self.slots_of(alt) {
+            hit |= raw & flag != 0 && code_matches(u64::from(raw ^ flag), q);
         }
-        !self.stash.is_empty() && self.stash_from(home).any(|(_, e)| code_matches(e.code, q))
+        hit || (!self.stash.is_empty()
+            && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
     }
 
     /// Stash entries with this home (the stash is sorted by home, then code).

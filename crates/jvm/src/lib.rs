@@ -79,6 +79,7 @@
 //! rather than cleaned up, and tested against the jars rather than against our reading of
 //! their sources.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod murmur;
 pub mod sizing;

@@ -29,7 +29,7 @@ fn guava(strategy: GuavaStrategy) -> GuavaBloomFilter {
 
 fn spark_invariants(f: &SparkBloomFilter) {
     assert!((1..=MAX_SPARK_HASH_FUNCTIONS).contains(&f.num_hash_functions()));
-    assert!(f.bit_size() >= 64 && f.bit_size() % 64 == 0);
+    assert!(f.bit_size() >= 64 && f.bit_size().is_multiple_of(64));
     let ones: u64 = f.words().iter().map(|w| u64::from(w.count_ones())).sum();
     assert_eq!(f.cardinality(), ones);
     if f.version() == SparkVersion::V1 {
@@ -39,7 +39,7 @@ fn spark_invariants(f: &SparkBloomFilter) {
 
 fn guava_invariants(f: &GuavaBloomFilter) {
     assert!((1..=255).contains(&f.num_hash_functions()));
-    assert!(f.bit_size() >= 64 && f.bit_size() % 64 == 0);
+    assert!(f.bit_size() >= 64 && f.bit_size().is_multiple_of(64));
     let ones: u64 = f.words().iter().map(|w| u64::from(w.count_ones())).sum();
     assert_eq!(f.cardinality(), ones);
 }

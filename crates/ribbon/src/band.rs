@@ -207,7 +207,7 @@ pub struct Banding<W: CoeffRow> {
 impl<W: CoeffRow> Banding<W> {
     /// An empty band of `num_slots` slots (0, or a multiple of `w`).
     pub fn new(num_slots: usize) -> Result<Self> {
-        if num_slots % W::BITS as usize != 0 {
+        if !num_slots.is_multiple_of(W::BITS as usize) {
             return Err(Error::invalid(
                 "num_slots",
                 format!("{num_slots} is not a multiple of {}", W::BITS),

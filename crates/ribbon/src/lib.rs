@@ -941,13 +941,13 @@ fn validate(
         ));
     }
     format::validate_optional_fpr(target_fpr)?;
-    if let Some(p) = target_fpr {
-        if result_bits_for(p).ok() != Some(result_bits) {
-            return Err(DecodeError::field(
-                "result_bits",
-                format!("{result_bits} is not ceil(log2(1/{p}))"),
-            ));
-        }
+    if let Some(p) = target_fpr
+        && result_bits_for(p).ok() != Some(result_bits)
+    {
+        return Err(DecodeError::field(
+            "result_bits",
+            format!("{result_bits} is not ceil(log2(1/{p}))"),
+        ));
     }
     if seed >= MAX_SEEDS {
         return Err(DecodeError::field(

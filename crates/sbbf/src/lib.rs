@@ -725,7 +725,7 @@ impl Sbbf {
     /// from the fill ([`estimated_len`](Self::estimated_len), rounded, at least the fewest
     /// inserts that explain the bits); the capacity is set to it.
     pub fn from_raw_bitset(bitset: &[u8]) -> Result<Self> {
-        if bitset.is_empty() || bitset.len() % BLOCK_BYTES != 0 {
+        if bitset.is_empty() || !bitset.len().is_multiple_of(BLOCK_BYTES) {
             return Err(DecodeError::field(
                 "bitset",
                 format!("{} bytes is not a positive multiple of 32", bitset.len()),
@@ -1022,7 +1022,7 @@ mod tests {
         assert!(
             f.blocks
                 .iter()
-                .all(|b| (b as *const Block as usize) % 32 == 0)
+                .all(|b| (b as *const Block as usize).is_multiple_of(32))
         );
     }
 

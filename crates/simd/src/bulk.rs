@@ -5,20 +5,16 @@
 //! ([`route_positions`]).
 //!
 //! A parallel build of the blocked filter hashes each key once and sends it to the thread
-//! whose range of blocks holds it. Done one key at a time, that phase cost 4.1–4.4 ns a key on
-//! one Zen 4 core — 2.3–2.5 for XXH3-64 and the block index, the rest for choosing the list
-//! and appending to it — and 35–44 % of each thread's time in a two-thread build. Every step of it is the same for every
-//! key, so it runs in 64-bit lanes: the hash is rotations, xors, shifts and two multiplies
+//! whose range of blocks holds it. Done one key at a time, that phase is a large share of each
+//! thread's time (hashing, then choosing the list and appending to it). Every step of it is
+//! the same for every key, so it runs in 64-bit lanes: the hash is rotations, xors, shifts and two multiplies
 //! (`vpmullq`, AVX-512DQ); the block index one 32 × 32-bit multiply (`vpmuludq`); the owner
 //! a compare against each range's bounds, giving a mask; the keys of one owner are packed to
 //! the front of a register (`vpcompressq`, register form: the memory form is microcoded on
-//! Zen 4 and took 12 ns a key) and stored whole at the end of its list, which advances by
-//! the mask's population count. Eight keys then cost about 1.8 ns each, hash included
-//! (single thread, 5·10^6 keys, two owners). The classic filter's build hands on each key's
-//! `k` bit positions instead: computing and appending them one at a time cost 18.5–19.4 ns a
-//! key (`k = 7`, the 128-bit hash included), and with them computed and routed in lanes its
-//! two-thread build went from 1.15–1.31× one thread's speed to 2.2–2.4× (the classic
-//! crate's `insert_parallel` docs).
+//! some CPUs) and stored whole at the end of its list, which advances by the mask's
+//! population count. The classic filter's build hands on each key's `k` bit positions
+//! instead, computed and routed in the same lanes. What these choices were measured against
+//! is in `docs/design/simd.md`.
 //!
 //! [`xxh3_64_words_portable`], [`route_one_hash_portable`] and [`route_positions_portable`]
 //! are the definitions: the first calls the `xxhash-rust` crate, the others place each hash
@@ -102,53 +98,30 @@ pub fn xxh3_64_words_portable(seed: u64, words: &[u64], out: &mut [u64]) {
 /// # Safety
 /// The CPU must support AVX-512F and AVX-512DQ. `out` is as long as `words`.
 #[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
 unsafe fn xxh3_64_words_avx512(seed: u64, words: &[u64], out: &mut [u64]) {
+    use std::arch::x86_64::*;
+    let (flip, mx2, len) = (
+        _mm512_set1_epi64(flip(seed) as i64),
+        _mm512_set1_epi64(PRIME_MX2 as i64),
+        _mm512_set1_epi64(8),
+    );
     let chunks = words.len() / 8;
-    if chunks > 0 {
-        let consts = [flip(seed), PRIME_MX2, 8];
-        // SAFETY: the caller guarantees the CPU features and `out.len() == words.len()`.
-        // The loop runs `chunks ≥ 1` times, each reading 64 bytes of `words` and writing
-        // 64 bytes of `out` at the same offset, both below `8 · chunks ≤ len` words
-        // (`vmovdqu64`: no alignment needed); `consts` is read by three 8-byte broadcasts.
-        // Uses zmm0–zmm2 and zmm4–zmm6 and the flags; `vzeroupper` then clears the upper
-        // halves of ymm0–ymm15, so all sixteen are declared clobbered (through their xmm
-        // names: the whole register).
-        unsafe {
-            std::arch::asm!(
-                "vpbroadcastq zmm4, qword ptr [{c}]",
-                "vpbroadcastq zmm5, qword ptr [{c} + 8]",
-                "vpbroadcastq zmm6, qword ptr [{c} + 16]",
-                "2:",
-                "vmovdqu64 zmm0, [{w}]",
-                "vprolq zmm0, zmm0, 32",
-                "vpxorq zmm0, zmm0, zmm4",
-                "vprolq zmm1, zmm0, 49",
-                "vprolq zmm2, zmm0, 24",
-                "vpternlogq zmm0, zmm1, zmm2, 0x96",
-                "vpmullq zmm0, zmm0, zmm5",
-                "vpsrlq zmm1, zmm0, 35",
-                "vpaddq zmm1, zmm1, zmm6",
-                "vpxorq zmm0, zmm0, zmm1",
-                "vpmullq zmm0, zmm0, zmm5",
-                "vpsrlq zmm1, zmm0, 28",
-                "vpxorq zmm0, zmm0, zmm1",
-                "vmovdqu64 [{o}], zmm0",
-                "add {w}, 64",
-                "add {o}, 64",
-                "dec {n}",
-                "jnz 2b",
-                "vzeroupper",
-                c = in(reg) consts.as_ptr(),
-                w = inout(reg) words.as_ptr() => _,
-                o = inout(reg) out.as_mut_ptr() => _,
-                n = inout(reg) chunks => _,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                options(nostack),
-            );
-        }
+    for (w, o) in words.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+        // SAFETY: `w` is 8 words (64 readable bytes; `vmovdqu64` needs no alignment).
+        let x = unsafe { _mm512_loadu_epi64(w.as_ptr().cast()) };
+        let x = _mm512_xor_si512(_mm512_rol_epi64::<32>(x), flip);
+        let x = _mm512_ternarylogic_epi64::<0x96>(
+            x,
+            _mm512_rol_epi64::<49>(x),
+            _mm512_rol_epi64::<24>(x),
+        );
+        let x = _mm512_mullo_epi64(x, mx2);
+        let x = _mm512_xor_si512(x, _mm512_add_epi64(_mm512_srli_epi64::<35>(x), len));
+        let x = _mm512_mullo_epi64(x, mx2);
+        let x = _mm512_xor_si512(x, _mm512_srli_epi64::<28>(x));
+        // SAFETY: `o` is 8 words (64 writable bytes).
+        unsafe { _mm512_storeu_epi64(o.as_mut_ptr().cast(), x) };
     }
     let full = chunks * 8;
     xxh3_64_words_portable(seed, &words[full..], &mut out[full..]);
@@ -330,7 +303,7 @@ impl RouteArgs {
 /// own; if there are any (`popcnt`), they are packed to the front of zmm4 (`vpcompressq`,
 /// register form) and stored whole, 64 bytes, at the end of its list, which grows by the
 /// count. The memory form of `vpcompressq` would store just the lanes kept, but it is
-/// microcoded on Zen 4: a prototype of it took 12 ns a key. Uses `{a}` (a [`RouteArgs`]),
+/// microcoded on some CPUs and was slower (`docs/design/simd.md`). Uses `{a}` (a [`RouteArgs`]),
 /// `{t}`, `{cnt}`, `{len}`, `{p}`, zmm4 and k1–k3; labels 4 and 5.
 #[cfg(target_arch = "x86_64")]
 macro_rules! hand_to_owners {
@@ -392,6 +365,8 @@ unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mu
         // upper halves of ymm0–ymm15, so all sixteen are declared clobbered (through their
         // xmm names: the whole register).
         unsafe {
+            // asm!: the owners' list ends stay in registers across the hand-scheduled loop (the
+            // `hand_to_owners!` fragment); an intrinsics version is yet to be written and measured.
             std::arch::asm!(
                 "vpbroadcastq zmm2, qword ptr [{a} + 256]",
                 "2:",
@@ -558,6 +533,8 @@ unsafe fn route_positions_avx512(
         // flags; `vzeroupper` then clears the upper halves of ymm0–ymm15, so all sixteen are
         // declared clobbered (through their xmm names: the whole register).
         unsafe {
+            // asm!: the owners' list ends stay in registers across the hand-scheduled loop (the
+            // `hand_to_owners!` fragment); an intrinsics version is yet to be written and measured.
             std::arch::asm!(
                 "vpbroadcastq zmm2, qword ptr [{a} + 256]",
                 "2:",

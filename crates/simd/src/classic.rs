@@ -54,12 +54,6 @@ pub fn classic_contains_all(words: &[u64], m: u64, h1: u64, h2: u64, k: u32) -> 
     all & 1 != 0
 }
 
-// ---------------------------------------------------------------------------------------
-// The occupancy chain's throw (`math`'s exact blocked FPR for sparse filters).
-
-/// The portable throws ([`occupancy_step`]'s definition), for the tests to hold the vector
-/// variants to.
-
 #[cfg(test)]
 mod classic_tests {
     use super::*;

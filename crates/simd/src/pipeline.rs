@@ -115,7 +115,7 @@ pub fn pipeline_chunks<C: ?Sized, T, H: Copy, const D: usize>(
 ) {
     // A constant condition: the check compiles away where it holds.
     assert!(
-        D >= CHUNK && D % CHUNK == 0,
+        D >= CHUNK && D.is_multiple_of(CHUNK),
         "D must be a multiple of CHUNK"
     );
     let n = items.len();

@@ -113,33 +113,28 @@ pub fn sip24_x8_avx2(k0: u64, k1: u64, words: &[u64; 8]) -> Option<[u64; 8]> {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{INIT, LENGTH_BLOCK};
-    use std::arch::asm;
     use std::arch::x86_64::{
-        __m256i, _mm256_add_epi64, _mm256_loadu_si256, _mm256_or_si256, _mm256_set1_epi64x,
-        _mm256_setr_epi8, _mm256_shuffle_epi8, _mm256_shuffle_epi32, _mm256_slli_epi64,
-        _mm256_srli_epi64, _mm256_storeu_si256, _mm256_xor_si256,
+        __m256i, __m512i, _mm256_add_epi64, _mm256_loadu_si256, _mm256_or_si256,
+        _mm256_set1_epi64x, _mm256_setr_epi8, _mm256_shuffle_epi8, _mm256_shuffle_epi32,
+        _mm256_slli_epi64, _mm256_srli_epi64, _mm256_storeu_si256, _mm256_xor_si256,
+        _mm512_add_epi64, _mm512_loadu_epi64, _mm512_rol_epi64, _mm512_set1_epi64,
+        _mm512_storeu_epi64, _mm512_ternarylogic_epi64, _mm512_xor_si512,
     };
 
-    /// One SipRound on the state in zmm1–zmm4 (v0–v3), as one template string.
-    macro_rules! sip_round_zmm {
-        () => {
-            concat!(
-                "vpaddq zmm1, zmm1, zmm2\n",
-                "vpaddq zmm3, zmm3, zmm4\n",
-                "vprolq zmm2, zmm2, 13\n",
-                "vprolq zmm4, zmm4, 16\n",
-                "vpxorq zmm2, zmm2, zmm1\n",
-                "vpxorq zmm4, zmm4, zmm3\n",
-                "vprolq zmm1, zmm1, 32\n",
-                "vpaddq zmm3, zmm3, zmm2\n",
-                "vpaddq zmm1, zmm1, zmm4\n",
-                "vprolq zmm2, zmm2, 17\n",
-                "vprolq zmm4, zmm4, 21\n",
-                "vpxorq zmm2, zmm2, zmm3\n",
-                "vpxorq zmm4, zmm4, zmm1\n",
-                "vprolq zmm3, zmm3, 32\n",
-            )
-        };
+    /// One SipRound on eight lanes' state `v` (v0–v3), `vprolq` for every rotation.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn round512(v: &mut [__m512i; 4]) {
+        v[0] = _mm512_add_epi64(v[0], v[1]);
+        v[2] = _mm512_add_epi64(v[2], v[3]);
+        v[1] = _mm512_xor_si512(_mm512_rol_epi64::<13>(v[1]), v[0]);
+        v[3] = _mm512_xor_si512(_mm512_rol_epi64::<16>(v[3]), v[2]);
+        v[0] = _mm512_rol_epi64::<32>(v[0]);
+        v[2] = _mm512_add_epi64(v[2], v[1]);
+        v[0] = _mm512_add_epi64(v[0], v[3]);
+        v[1] = _mm512_xor_si512(_mm512_rol_epi64::<17>(v[1]), v[2]);
+        v[3] = _mm512_xor_si512(_mm512_rol_epi64::<21>(v[3]), v[0]);
+        v[2] = _mm512_rol_epi64::<32>(v[2]);
     }
 
     /// The eight lanes in zmm registers: the message block and the length block, two rounds
@@ -148,53 +143,31 @@ mod x86 {
     ///
     /// # Safety
     /// The CPU must support AVX-512F.
-    #[inline]
+    #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn sip24_x8_avx512(k0: u64, k1: u64, words: &[u64; 8]) -> [u64; 8] {
         let init = [k0 ^ INIT[0], k1 ^ INIT[1], k0 ^ INIT[2], k1 ^ INIT[3]];
-        let consts = [LENGTH_BLOCK, 0xff];
-        let mut out = [0u64; 8];
-        // SAFETY: AVX-512F is the caller's contract. `words` and `out` are 64 bytes each
-        // (`vmovdqu64` has no alignment requirement), `init` 32 and `consts` 16 bytes, read
-        // by broadcasts of 8 bytes within them; the block writes only `out` and zmm0–zmm4
-        // (the message in zmm0, v0–v3 in zmm1–zmm4; declared through their xmm names), and
-        // `vzeroupper` clears the upper parts dirtied.
-        unsafe {
-            asm!(
-                "vmovdqu64 zmm0, [{words}]",
-                "vpbroadcastq zmm1, qword ptr [{init}]",
-                "vpbroadcastq zmm2, qword ptr [{init} + 8]",
-                "vpbroadcastq zmm3, qword ptr [{init} + 16]",
-                "vpbroadcastq zmm4, qword ptr [{init} + 24]",
-                "vpxorq zmm4, zmm4, zmm0",
-                sip_round_zmm!(),
-                sip_round_zmm!(),
-                "vpxorq zmm1, zmm1, zmm0",
-                "vpbroadcastq zmm0, qword ptr [{consts}]",
-                "vpxorq zmm4, zmm4, zmm0",
-                sip_round_zmm!(),
-                sip_round_zmm!(),
-                "vpxorq zmm1, zmm1, zmm0",
-                "vpbroadcastq zmm0, qword ptr [{consts} + 8]",
-                "vpxorq zmm3, zmm3, zmm0",
-                sip_round_zmm!(),
-                sip_round_zmm!(),
-                sip_round_zmm!(),
-                sip_round_zmm!(),
-                "vpternlogq zmm1, zmm2, zmm3, 0x96",
-                "vpxorq zmm1, zmm1, zmm4",
-                "vmovdqu64 [{out}], zmm1",
-                "vzeroupper",
-                words = in(reg) words.as_ptr(),
-                init = in(reg) init.as_ptr(),
-                consts = in(reg) consts.as_ptr(),
-                out = in(reg) out.as_mut_ptr(),
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                options(nostack),
-            );
+        // SAFETY: `words` is 64 readable bytes (`vmovdqu64`: no alignment needed).
+        let m = unsafe { _mm512_loadu_epi64(words.as_ptr().cast()) };
+        let mut v = [
+            _mm512_set1_epi64(init[0] as i64),
+            _mm512_set1_epi64(init[1] as i64),
+            _mm512_set1_epi64(init[2] as i64),
+            _mm512_set1_epi64(init[3] as i64),
+        ];
+        for b in [m, _mm512_set1_epi64(LENGTH_BLOCK as i64)] {
+            v[3] = _mm512_xor_si512(v[3], b);
+            round512(&mut v);
+            round512(&mut v);
+            v[0] = _mm512_xor_si512(v[0], b);
         }
+        v[2] = _mm512_xor_si512(v[2], _mm512_set1_epi64(0xff));
+        for _ in 0..4 {
+            round512(&mut v);
+        }
+        let h = _mm512_xor_si512(_mm512_ternarylogic_epi64::<0x96>(v[0], v[1], v[2]), v[3]);
+        let mut out = [0u64; 8];
+        // SAFETY: `out` is 64 writable bytes.
+        unsafe { _mm512_storeu_epi64(out.as_mut_ptr().cast(), h) };
         out
     }
 

@@ -79,7 +79,7 @@ pub fn member(kind: &str, i: u64) -> Key {
 }
 
 pub fn probe(kind: &str, n: u64, j: usize) -> Key {
-    if j % 2 == 0 {
+    if j.is_multiple_of(2) {
         key(kind, MEMBERS, (j as u64 / 2) % n)
     } else {
         key(kind, OTHERS, j as u64)

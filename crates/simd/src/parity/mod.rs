@@ -590,6 +590,8 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
     // xmm0–xmm7 (declared), `ecx`, a scratch register and the flags; `vzeroupper` clears the
     // upper halves it dirtied.
     unsafe {
+        // asm!, not intrinsics: this kernel must inline into a Ribbon lookup compiled without
+        // AVX2/AVX-512 (a `#[target_feature]` function would cost every lookup a call).
         std::arch::asm!(
             "vpbroadcastq ymm2, qword ptr [{m}]",
             "vpbroadcastq ymm3, qword ptr [{m} + 8]",
@@ -695,6 +697,8 @@ unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3
     // upper parts of zmm0–zmm15 it dirtied, so the surrounding SSE code pays no transition
     // penalty.
     unsafe {
+        // asm!, not intrinsics: this kernel must inline into a Ribbon lookup compiled without
+        // AVX2/AVX-512 (a `#[target_feature]` function would cost every lookup a call).
         std::arch::asm!(
             // columns 0–7
             "vmovdqu64 zmm0, [{a}]",
