@@ -1,7 +1,7 @@
 //! Control what can be controlled: pin the measuring thread to one CPU and give every
 //! allocation the same page size; record what cannot be controlled (load, steal time,
-//! governor). The only `unsafe` of the harness outside the counting allocator lives here: two
-//! system calls with plain-data arguments, each falling back to "not done, recorded".
+//! governor). The system calls go through `nix`'s safe wrappers; each one that fails falls
+//! back to "not done, recorded".
 //!
 //! Huge pages: transparent huge pages make a filter's lookups cheaper or dearer depending on
 //! whether its allocation happened to land on 2 MiB pages. The harness turns them off for
@@ -58,9 +58,7 @@ pub fn pin_current_thread() -> Option<usize> {
 pub fn current_cpu() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: sched_getcpu takes no arguments and only reads the calling thread's state.
-        let cpu = unsafe { libc::sched_getcpu() };
-        usize::try_from(cpu).ok()
+        nix::sched::sched_getcpu().ok()
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -73,18 +71,10 @@ pub fn current_cpu() -> Option<usize> {
 pub fn pin_to(cpu: usize) -> bool {
     #[cfg(target_os = "linux")]
     {
-        if cpu >= libc::CPU_SETSIZE as usize {
-            return false;
-        }
-        // SAFETY: `set` is a plain bit set owned by this frame, initialised by CPU_ZERO/CPU_SET
-        // (with `cpu` checked below CPU_SETSIZE) before the call; pid 0 means the calling
-        // thread; the size passed is its own size.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_ZERO(&mut set);
-            libc::CPU_SET(cpu, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
-        }
+        use nix::sched::{CpuSet, sched_setaffinity};
+        // `set` refuses a CPU beyond the set's capacity; pid 0 means the calling thread.
+        let mut set = CpuSet::new();
+        set.set(cpu).is_ok() && sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).is_ok()
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -97,16 +87,12 @@ pub fn pin_to(cpu: usize) -> bool {
 pub fn allowed_cpus() -> Vec<usize> {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: `set` is a plain bit set owned by this frame, zeroed before the call, which
-        // writes at most its size (passed) into it; CPU_ISSET reads it within CPU_SETSIZE.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-                return Vec::new();
-            }
-            (0..libc::CPU_SETSIZE as usize)
-                .filter(|&c| libc::CPU_ISSET(c, &set))
-                .collect()
+        use nix::sched::{CpuSet, sched_getaffinity};
+        match sched_getaffinity(nix::unistd::Pid::from_raw(0)) {
+            Ok(set) => (0..CpuSet::count())
+                .filter(|&c| set.is_set(c).unwrap_or(false))
+                .collect(),
+            Err(_) => Vec::new(),
         }
     }
     #[cfg(not(target_os = "linux"))]
@@ -127,17 +113,15 @@ pub const MAX_ROUND_CPUS: usize = 4;
 pub fn unpin_current_thread() -> bool {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: as in `pin_current_thread`: `set` is a plain bit set owned by this frame,
-        // initialised before the call, its own size passed; the kernel keeps only the CPUs
-        // the process is allowed.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_ZERO(&mut set);
-            for cpu in 0..libc::CPU_SETSIZE as usize {
-                libc::CPU_SET(cpu, &mut set);
+        use nix::sched::{CpuSet, sched_setaffinity};
+        // Every CPU the set can name; the kernel keeps only those the process is allowed.
+        let mut set = CpuSet::new();
+        for cpu in 0..CpuSet::count() {
+            if set.set(cpu).is_err() {
+                return false;
             }
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
         }
+        sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).is_ok()
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -149,9 +133,7 @@ pub fn unpin_current_thread() -> bool {
 pub fn disable_thp() -> bool {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: PR_SET_THP_DISABLE takes integer arguments only and changes a flag of the
-        // calling process; nothing is read from or written to memory we own.
-        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0 }
+        nix::sys::prctl::set_thp_disable(true).is_ok()
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -172,14 +154,9 @@ pub struct ThreadClock {
 pub fn thread_cpu_ns() -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec owned by this frame; the clock id is a
-        // constant the kernel knows.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-        (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+        use nix::time::{ClockId, clock_gettime};
+        let ts = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).ok()?;
+        Some(ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -220,12 +197,10 @@ impl ThreadClock {
 pub fn context_switches() -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: an all-zero rusage is a valid value of this plain C struct; getrusage only
-        // writes into the struct we pass, which lives in this frame.
-        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: see above; RUSAGE_THREAD asks about the calling thread only.
-        let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
-        (rc == 0).then(|| (u.ru_nvcsw + u.ru_nivcsw) as u64)
+        use nix::sys::resource::{UsageWho, getrusage};
+        // RUSAGE_THREAD asks about the calling thread only.
+        let u = getrusage(UsageWho::RUSAGE_THREAD).ok()?;
+        Some((u.voluntary_context_switches() + u.involuntary_context_switches()) as u64)
     }
     #[cfg(not(target_os = "linux"))]
     {
