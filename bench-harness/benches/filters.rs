@@ -2,6 +2,8 @@
 //! hashing included. Every op runs over a stream of distinct keys (never one fixed key); the
 //! timed loops are the harness's own monomorphised loops, so `cargo bench` and `run` agree.
 
+#![forbid(unsafe_code)]
+
 use std::time::Duration;
 
 use bench_harness::adapters::{self, Spec};

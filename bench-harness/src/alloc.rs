@@ -1,6 +1,11 @@
 //! A counting global allocator: the harness reports the real heap bytes a structure holds
 //! (live bytes after building minus live bytes before), the same way for our filters, the
 //! peers and the exact set, whatever each one claims about itself.
+//!
+//! Why our own allocator rather than `stats_alloc`: the count must be per thread, so that work
+//! on other threads (tests running in parallel, a progress bar) never blurs the bytes of the
+//! build being measured; `stats_alloc` keeps process-wide counters. This module is the only
+//! `unsafe` code of the harness.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -1,6 +1,8 @@
 //! `bench-harness`: see `bench-harness --help`. With no subcommand it runs the quick
 //! measurement and writes `results/` (JSON, CSV, summary.md, plots).
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use clap::Parser;

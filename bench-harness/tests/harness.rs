@@ -1,5 +1,7 @@
 //! End-to-end tests of the harness on tiny sizes: driver → results/ → plot → recommend.
 
+#![forbid(unsafe_code)]
+
 use std::path::Path;
 
 use bench_harness::adapters::{self, Spec};

@@ -1,6 +1,8 @@
 //! `--keys`, `--zipf` and `--threads`: parsing, bad input (one line on stderr, a non-zero
 //! exit, never a panic) and what the key shapes and streams promise.
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashSet;
 use std::process::Command;
 

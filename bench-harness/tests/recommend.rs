@@ -1,6 +1,8 @@
 //! `recommend`: ranking and tie-breaks under both objectives, batched entries only with
 //! `--batch`, and extrapolation said out loud.
 
+#![forbid(unsafe_code)]
+
 use bench_harness::recommend::{Needs, Objective, rank, recommend};
 use bench_harness::schema::Row;
 use bench_harness::{adapters, driver};

@@ -3,6 +3,8 @@
 //! between top-level modules (`crate::a` in module `b` and `crate::b` in module `a`, or a
 //! longer loop), naming the loop.
 
+#![forbid(unsafe_code)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
