@@ -412,13 +412,22 @@ impl<S: HashScheme> ExpandableFilter<S> {
     #[inline(always)]
     fn put(&mut self, bucket: u64, code: u64, alt: bool) -> bool {
         let raw = code as u32 | if alt { self.flag_bit() } else { 0 };
-        for s in 0..BUCKET_SIZE {
-            if self.table.get(bucket, s) == 0 {
+        let w = self.table.fingerprint_bits();
+        // The first empty slot, from one read of the bucket where it fits a word.
+        let empty = if 4 * w <= 64 {
+            let b = self.bucket_bits(bucket);
+            let lane = (1u64 << w) - 1;
+            (0..BUCKET_SIZE).find(|&s| (b >> (s * w)) & lane == 0)
+        } else {
+            (0..BUCKET_SIZE).find(|&s| self.table.get(bucket, s) == 0)
+        };
+        match empty {
+            Some(s) => {
                 self.table.set(bucket, s, raw);
-                return true;
+                true
             }
+            None => false,
         }
-        false
     }
 
     /// Cuckoo insertion of `e`; returns the entry left in hand if the kicks ran out.
