@@ -5,17 +5,6 @@ use std::process::Command;
 
 use crate::schema::Machine;
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn cache_sizes_parse() {
-        assert_eq!(super::size_bytes("32K"), Some(32 * 1024));
-        assert_eq!(super::size_bytes("260M"), Some(260 << 20));
-        assert_eq!(super::size_bytes("512"), Some(512));
-        assert_eq!(super::size_bytes("x"), None);
-    }
-}
-
 fn cmd(program: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).output().ok()?;
     if !out.status.success() {
@@ -190,5 +179,16 @@ pub fn describe() -> Machine {
         date: utc_now(),
         os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
         conditions: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cache_sizes_parse() {
+        assert_eq!(super::size_bytes("32K"), Some(32 * 1024));
+        assert_eq!(super::size_bytes("260M"), Some(260 << 20));
+        assert_eq!(super::size_bytes("512"), Some(512));
+        assert_eq!(super::size_bytes("x"), None);
     }
 }

@@ -97,6 +97,13 @@ pub fn pick<'a>(cands: &[&'a Row]) -> Option<&'a Row> {
     rank(cands, Objective::Speed).first().copied()
 }
 
+/// Whether a row ties with the leading one under an objective.
+type InTie = Box<dyn Fn(&Row, &Row) -> bool>;
+
+/// A variant ruled out: its name, its measured targets, and each need that failed with the
+/// targets it failed at.
+type RuledOut = (String, Vec<String>, Vec<(String, Vec<String>)>);
+
 /// The candidates best first under `objective`. Speed: the fastest, then every row tied with
 /// it (see [`tied`]) smallest first, then the rest the same way. Memory: the smallest, then
 /// the rows within [`MEMORY_TIE`] of it fastest first, then the rest the same way.
@@ -104,7 +111,7 @@ pub fn rank<'a>(cands: &[&'a Row], objective: Objective) -> Vec<&'a Row> {
     let mut left: Vec<&Row> = cands.to_vec();
     let mut out = Vec::with_capacity(left.len());
     while !left.is_empty() {
-        let (lead, in_tie): (&Row, Box<dyn Fn(&Row, &Row) -> bool>) = match objective {
+        let (lead, in_tie): (&Row, InTie) = match objective {
             Objective::Speed => (
                 left.iter()
                     .copied()
@@ -174,10 +181,8 @@ fn failures(r: &Row, i: &crate::schema::FilterInfo, needs: &Needs, projected: f6
 /// `cargo run` line that measures `needs` directly.
 fn run_command(needs: &Needs) -> String {
     format!(
-        "cargo run --release -p bench-harness -- run --n {} --fpr {} --experiments none --out results/at-{}",
-        needs.n,
-        needs.fpr,
-        size_label(needs.n).replace('^', "")
+        "cargo run --release -p bench-harness -- run --n {} --fpr {} --experiments none --out results/n{}",
+        needs.n, needs.fpr, needs.n
     )
 }
 
@@ -200,7 +205,7 @@ fn extrapolation(
     results: &Results,
     needs: &Needs,
     size: u64,
-    typical_bytes: f64,
+    typical_bytes: Option<f64>,
 ) -> Option<String> {
     let sizes: Vec<u64> = results.rows.iter().map(|r| r.n).collect();
     let (lo, hi) = (
@@ -240,24 +245,27 @@ fn extrapolation(
         return None;
     }
     let llc = results.machine.cache_bytes.llc;
-    let measured_bytes = typical_bytes / needs.n as f64 * size as f64;
-    let cache = match llc {
-        Some(llc) => format!(
-            "the measured point held about {} ({:.2}× the {} LLC of {}: {}); at n = {} it would need about {} ({:.2}× that LLC: {})",
-            mib(measured_bytes),
-            measured_bytes / llc as f64,
-            mib(llc as f64),
-            results.machine.cpu,
-            crate::schema::residence(Some(measured_bytes / llc as f64)),
-            needs.n,
-            mib(typical_bytes),
-            typical_bytes / llc as f64,
-            crate::schema::residence(Some(typical_bytes / llc as f64)),
-        ),
-        None => "the results do not record the measuring machine's cache size (an older schema), so whether the measured point was in cache is unknown".into(),
+    let cache = match (llc, typical_bytes) {
+        (Some(llc), Some(bytes)) => {
+            let measured = bytes / needs.n as f64 * size as f64;
+            format!(
+                "\n  The measured point held about {} ({:.2}× the {} LLC: {}); at n = {} it would need about {} ({:.2}× that LLC: {}).\n  Measured on: {}.",
+                mib(measured),
+                measured / llc as f64,
+                mib(llc as f64),
+                crate::schema::residence(Some(measured / llc as f64)),
+                needs.n,
+                mib(bytes),
+                bytes / llc as f64,
+                crate::schema::residence(Some(bytes / llc as f64)),
+                results.machine.cpu,
+            )
+        }
+        (None, _) => "\n  The results do not record the measuring machine's cache size (an older schema): whether the measured point was in cache is unknown.".into(),
+        (Some(_), None) => String::new(),
     };
     Some(format!(
-        "Extrapolated: {}; {}. Speeds do not scale across cache levels; to measure it: {}",
+        "Extrapolated: {}.{}\n  Speeds do not carry across cache levels; to measure it: {}",
         what.join("; "),
         cache,
         run_command(needs)
@@ -363,7 +371,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
                     None => ", and no filter meets the needs".into(),
                 }
             );
-            if let Some(x) = extrapolation(results, needs, size, bytes) {
+            if let Some(x) = extrapolation(results, needs, size, Some(bytes)) {
                 let _ = writeln!(out, "{x}");
             }
             return Ok(Recommendation {
@@ -401,7 +409,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         }
         // One line per variant: the needs that ruled it out, a need that held at only some
         // of its measured targets followed by those targets.
-        let mut variants: Vec<(String, Vec<String>, Vec<(String, Vec<String>)>)> = Vec::new();
+        let mut variants: Vec<RuledOut> = Vec::new();
         for (r, why) in &near_misses {
             let name = display_name(&r.filter, r.peer);
             let t = r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into());
@@ -439,7 +447,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
             );
         }
         let _ = write!(msg, "{}", nearest(&near_misses, needs, &project));
-        if let Some(x) = extrapolation(results, needs, size, needs.n as f64) {
+        if let Some(x) = extrapolation(results, needs, size, None) {
             let _ = writeln!(msg, "{x}");
         }
         return Err(msg);
@@ -460,7 +468,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         crate::schema::residence(best.bytes_over_llc),
         best.build_ns_per_item
     );
-    if let Some(x) = extrapolation(results, needs, size, bytes) {
+    if let Some(x) = extrapolation(results, needs, size, Some(bytes)) {
         let _ = writeln!(out, "{x}");
     }
     let tied_with: Vec<&Row> = ranked

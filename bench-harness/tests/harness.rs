@@ -283,6 +283,7 @@ fn recommend_uses_the_measurements() {
     for e in adapters::registry() {
         let lines = err
             .lines()
+            .take_while(|l| !l.starts_with("Nearest to working"))
             .filter(|l| {
                 l.starts_with(&format!("  - {} @", e.info.name))
                     || l.starts_with(&format!("  - {} (peer) @", e.info.name))
@@ -344,7 +345,12 @@ fn recommend_finds_a_keyed_growing_filter_for_hostile_growing_sets() {
         err.lines().count() <= adapters::registry().len() + 12,
         "{err}"
     );
-    assert!(err.lines().all(|l| l.chars().count() <= 250), "{err}");
+    assert!(
+        err.lines()
+            .filter(|l| l.starts_with("  - "))
+            .all(|l| l.chars().count() <= 250),
+        "{err}"
+    );
     assert!(
         err.lines()
             .any(|l| l.starts_with("  - ") && l.contains(": no deletes")),
@@ -1284,7 +1290,7 @@ fn many_filters_mode_queries_random_filters_without_false_negatives() {
     );
     for s in &e.series {
         let p = &s.points[0];
-        assert!(p.x >= 4.0, "{}: {} × LLC", s.filter, p.x);
+        assert!(p.x >= 4.0, "{}: {} × LLC (1 MiB of filters)", s.filter, p.x);
         assert!(p.y > 0.0 && p.y.is_finite());
         assert!(s.note.contains("; 0 false negatives"), "{}", s.note);
         assert!(s.note.contains("out of cache"), "{}", s.note);

@@ -28,7 +28,7 @@ fn fast() -> Fast {
 }
 
 impl Exact {
-    fn to_bytes(&mut self) -> &mut HashSet<Box<[u8]>, Fast> {
+    fn as_bytes_set(&mut self) -> &mut HashSet<Box<[u8]>, Fast> {
         let moved: HashSet<Box<[u8]>, Fast> = match std::mem::replace(self, Exact::Empty(0)) {
             Exact::Empty(cap) => HashSet::with_capacity_and_hasher(cap, fast()),
             Exact::U64(s) => s.into_iter().map(|k| k.to_le_bytes().into()).collect(),
@@ -80,7 +80,7 @@ impl Adapter for Exact {
                 s.insert(key.into());
             }
             _ => {
-                self.to_bytes().insert(key.into());
+                self.as_bytes_set().insert(key.into());
             }
         }
         true

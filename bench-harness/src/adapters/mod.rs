@@ -450,18 +450,18 @@ impl<A: Adapter> Ops for OpsOf<A> {
         use rand::{Rng, SeedableRng};
         let before = live_bytes();
         let mut filters: Vec<A> = Vec::new();
-        let mut keys = Keys::new();
+        // The keys of one filter live only while it is built, so the loop's test counts the
+        // filters alone.
         while filters.len() < plan.max_filters.max(1)
             && ((live_bytes() - before).max(0) as usize) < plan.target_bytes
         {
             let f = filters.len();
-            keys = Keys::new();
+            let mut keys = Keys::new();
             for i in 0..plan.keys_per {
                 keys.push(&many_key(plan.seed, f, i));
             }
             filters.push(A::build(spec, &keys)?.0);
         }
-        drop(keys);
         let heap_bytes = (live_bytes() - before).max(0) as usize;
         let count = filters.len();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(plan.seed ^ 0x4D41_4E59);

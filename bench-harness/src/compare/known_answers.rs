@@ -164,3 +164,43 @@ proptest! {
         prop_assert_eq!(flags(&zs), holm_adjusted(&p));
     }
 }
+
+#[test]
+fn z_is_standardised_on_the_log_scale_for_ratios_and_linear_for_rates() {
+    // Ratios ±10 % (multiplicative): se = ln(1.1²) / 2 / 1.96 on the log scale, the same for
+    // both runs, so z = ln(2) / (√2 se).
+    let ci = |mid: f64| Interval {
+        mid,
+        lo: mid / 1.1,
+        hi: mid * 1.1,
+    };
+    let se_log = (1.1f64 * 1.1).ln() / 2.0 / crate::stats::Z95;
+    let ratio = change("f", "r".into(), ci(1.0), ci(2.0), true);
+    let want = 2f64.ln() / (se_log * 2f64.sqrt());
+    assert!((ratio.z - want).abs() < 1e-9, "{} vs {want}", ratio.z);
+    // Rates (additive): se from the width itself, z = (b − a) / √(se_a² + se_b²).
+    let rate = change("f", "FPR".into(), ci(1.0), ci(2.0), false);
+    let se = |i: Interval| (i.hi - i.lo) / 2.0 / crate::stats::Z95;
+    let want = 1.0 / (se(ci(1.0)).powi(2) + se(ci(2.0)).powi(2)).sqrt();
+    assert!((rate.z - want).abs() < 1e-9, "{} vs {want}", rate.z);
+    // A ratio with a non-positive end falls back to the linear scale rather than ln(0).
+    let zero = change("f", "r".into(), Interval::exact(0.0), ci(2.0), true);
+    assert!(zero.z.is_finite() && zero.z > 0.0, "{zero:?}");
+    assert!(zero.rel.is_infinite());
+}
+
+#[test]
+fn fail_above_means_strictly_above() {
+    // The docs: a flagged change *exceeding* PCT % fails. 25 % is exact in binary, so a
+    // change of exactly 25 % passes `--fail-above 25` and fails `--fail-above 24.5`.
+    let mut c = with_z(f64::INFINITY);
+    c.rel = 0.25;
+    c.flagged = true;
+    assert!(!report(std::slice::from_ref(&c), Some(25.0)).1);
+    assert!(report(std::slice::from_ref(&c), Some(24.5)).1);
+    c.rel = -0.25;
+    assert!(!report(std::slice::from_ref(&c), Some(25.0)).1);
+    assert!(report(std::slice::from_ref(&c), Some(24.5)).1);
+    c.flagged = false;
+    assert!(!report(&[c], Some(0.0)).1, "only flagged changes fail");
+}

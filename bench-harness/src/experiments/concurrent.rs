@@ -111,7 +111,9 @@ fn measure_variant(
         }
         1 => {
             let mut f = BlockedBloomFilter::with_fpr(n as u64, P)?;
-            let t = timed(n, || f.insert_parallel(keys));
+            let t = timed(n, || {
+                f.insert_parallel(keys);
+            });
             check.push(("blocked insert_parallel", f.count_ones()));
             t
         }
@@ -123,7 +125,9 @@ fn measure_variant(
         }
         3 => {
             let mut f = BloomFilter::with_fpr(n as u64, P)?;
-            let t = timed(n, || f.insert_parallel(keys));
+            let t = timed(n, || {
+                f.insert_parallel(keys);
+            });
             check.push(("classic insert_parallel", f.bit_array().count_ones()));
             t
         }

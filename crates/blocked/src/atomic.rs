@@ -8,6 +8,7 @@ use bloomlab_core::format::Variant;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::math;
 use bloomlab_core::simd::{self, LocalKernel};
+use bloomlab_core::sync::OrWord;
 use bloomlab_core::{Filter, FilterParams, Key};
 
 use crate::{
@@ -104,6 +105,13 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 ///   code after the join, so every bit is visible to it: 0 false negatives from then on.
 ///   The same holds for any other synchronisation the program already uses (a channel, a
 ///   mutex, an acquire load) — the filter adds none of its own and needs none.
+///
+/// These three are model-checked with loom (`--cfg loom`, the `loom_models` tests beside this
+/// code, which run the insert's own code on loom's atomics): two inserts ORing into one word
+/// both land; a lookup racing an insert sees no bit that was not inserted, never loses a bit
+/// it saw, sees the whole insert once it is published to it — and, racing it, sees none, some
+/// or all of its probes, each reachable: a racing lookup is not all-or-nothing, and nothing
+/// here promises that it is.
 ///
 /// Stronger orderings would order a thread's filter operations against its *other* memory
 /// operations, which no filter answer depends on. The insert count ([`len`](Self::len)) is
@@ -211,11 +219,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     /// plain `lock or` when it drops it). No count, no prefetch.
     #[inline(always)]
     fn set_bits(&self, block: &AtomicBlock, bits: u32) -> bool {
-        let mut new = false;
-        for (w, mask) in simd::local_probes(bits, self.k) {
-            new |= block.0[w].fetch_or(mask, Relaxed) & mask == 0;
-        }
-        new
+        or_probes(&block.0, bits, self.k)
     }
 
     /// Insert a key through a shared reference. Returns `true` if the key was definitely new
@@ -421,6 +425,19 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     }
 }
 
+/// OR the `k` probes that `bits` places in a block into its eight `words`: one relaxed
+/// read-modify-write per probe ([`OrWord::or_relaxed`], `fetch_or`), word and bit from the
+/// hash alone. `true` if one of the probes' bits was still zero. Written over [`OrWord`] so
+/// that the loom models run this very code on loom's atomics.
+#[inline(always)]
+fn or_probes<W: OrWord>(words: &[W], bits: u32, k: u32) -> bool {
+    let mut new = false;
+    for (w, mask) in simd::local_probes(bits, k) {
+        new |= words[w].or_relaxed(mask) & mask == 0;
+    }
+    new
+}
+
 /// Refused with [`Error::Incompatible`] when `f` has the first layout ([`Layout::Wide64`]),
 /// which has no atomic form; otherwise the same bits, count and parameters.
 impl<S: HashScheme> TryFrom<BlockedBloomFilter<S>> for AtomicBlockedBloomFilter<S> {
@@ -546,5 +563,183 @@ mod tests {
             }
             assert_eq!(BlockedBloomFilter::from(a), b, "fpr {fpr}");
         }
+    }
+}
+
+/// Real threads racing inserts and lookups on one small table (the stress test beside the loom
+/// models below): fixed keys, a fixed amount of work, no timing.
+#[cfg(all(test, not(loom)))]
+mod stress {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn racing_lookups_find_every_key_inserted_before_them() {
+        const WRITERS: usize = 3;
+        const PER_WRITER: usize = 30_000;
+        let key =
+            |w: usize, i: usize| ((w * PER_WRITER + i) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        // 256 blocks of 512 bits for 90 000 keys: many keys share every word.
+        let f = AtomicBlockedBloomFilter::with_blocks(256, 4).unwrap();
+        let progress: Vec<AtomicUsize> = (0..WRITERS).map(|_| AtomicUsize::new(0)).collect();
+        let mut checked = 0usize;
+        std::thread::scope(|s| {
+            for (w, done) in progress.iter().enumerate() {
+                let f = &f;
+                s.spawn(move || {
+                    for i in 0..PER_WRITER {
+                        f.insert(&key(w, i));
+                        if i % 64 == 63 || i + 1 == PER_WRITER {
+                            // Publishes every insert before it (release).
+                            done.store(i + 1, Ordering::Release);
+                        }
+                    }
+                });
+            }
+            // The reader: every key whose insert is published (acquire) must be found.
+            let mut seen = [0usize; WRITERS];
+            while seen.iter().any(|&n| n < PER_WRITER) {
+                for (w, (done, seen)) in progress.iter().zip(&mut seen).enumerate() {
+                    let upto = done.load(Ordering::Acquire);
+                    for i in *seen..upto {
+                        assert!(f.might_contain(&key(w, i)), "writer {w}, key {i}");
+                        checked += 1;
+                    }
+                    *seen = upto;
+                }
+                std::thread::yield_now();
+            }
+        });
+        assert_eq!(checked, WRITERS * PER_WRITER);
+        // No update lost: the bits of one thread inserting every key.
+        let mut want = BlockedBloomFilter::with_blocks(256, 4).unwrap();
+        (0..WRITERS).for_each(|w| {
+            (0..PER_WRITER).for_each(|i| {
+                want.insert(&key(w, i));
+            })
+        });
+        assert_eq!(BlockedBloomFilter::from(f), want);
+    }
+}
+
+/// Loom models of the atomic insert ([`or_probes`], the filter's own code, on loom's atomics)
+/// against lookups (`RUSTFLAGS="--cfg loom" cargo test --release -p bloomlab-blocked loom`;
+/// preemption bound 2 unless `LOOM_MAX_PREEMPTIONS` says otherwise, 3 for a longer local run).
+/// A lookup is modelled as the kernels read a block: each of its eight words loaded once,
+/// relaxed (an x86-64 vector load of an aligned line is atomic per 8-byte word), then every
+/// probe tested against what was read.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use loom::sync::Arc;
+    use loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+    const K: u32 = 3;
+
+    fn model(f: impl Fn() + Sync + Send + 'static) {
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound.get_or_insert(2);
+        b.check(f);
+    }
+
+    fn block() -> Arc<[AtomicU64; 8]> {
+        Arc::new(std::array::from_fn(|_| AtomicU64::new(0)))
+    }
+
+    /// Which of the probes of `bits` a lookup reading `words` now finds set (bit `i` for
+    /// probe `i`).
+    fn seen(words: &[AtomicU64; 8], bits: u32) -> u32 {
+        let line: [u64; 8] = std::array::from_fn(|w| words[w].load_relaxed());
+        simd::local_probes(bits, K)
+            .enumerate()
+            .filter(|&(_, (w, mask))| line[w] & mask != 0)
+            .fold(0, |acc, (i, _)| acc | 1 << i)
+    }
+
+    /// The first probe source after `from` whose `K` probes are distinct bits in at least two
+    /// words, and the words it touches.
+    fn spread(from: u32) -> u32 {
+        (from..)
+            .find(|&b| {
+                let p: Vec<_> = simd::local_probes(b, K).collect();
+                let distinct = (0..p.len()).all(|i| !p[..i].contains(&p[i]));
+                distinct && p.iter().any(|q| q.0 != p[0].0)
+            })
+            .expect("some source spreads")
+    }
+
+    /// Two probe sources with a probe each in one shared word, at different bits.
+    fn sharing_a_word() -> (u32, u32) {
+        let a = spread(1);
+        let b = (a + 1..)
+            .find(|&b| {
+                simd::local_probes(a, K)
+                    .any(|(wa, ma)| simd::local_probes(b, K).any(|(wb, mb)| wa == wb && ma != mb))
+            })
+            .expect("some source shares a word");
+        (a, b)
+    }
+
+    #[test]
+    fn loom_two_inserts_into_one_word_both_land() {
+        let (a, b) = sharing_a_word();
+        model(move || {
+            let words = block();
+            let w = words.clone();
+            let t = loom::thread::spawn(move || or_probes(&w[..], a, K));
+            or_probes(&words[..], b, K);
+            t.join().unwrap();
+            // Once both are joined, every probe of each is set: no update was lost.
+            assert_eq!(seen(&words, a), (1 << K) - 1);
+            assert_eq!(seen(&words, b), (1 << K) - 1);
+        });
+    }
+
+    #[test]
+    fn loom_a_lookup_sees_a_racing_insert_only_as_the_docs_say() {
+        // What the racing lookup saw of the insert, over all interleavings: none, some, all.
+        static SAW: [std::sync::atomic::AtomicBool; 3] =
+            [const { std::sync::atomic::AtomicBool::new(false) }; 3];
+        let a = spread(1);
+        let inserted: [u64; 8] = simd::local_probes(a, K).fold([0; 8], |mut l, (w, m)| {
+            l[w] |= m;
+            l
+        });
+        model(move || {
+            let (words, published) = (block(), Arc::new(AtomicBool::new(false)));
+            let (w, p) = (words.clone(), published.clone());
+            let t = loom::thread::spawn(move || {
+                or_probes(&w[..], a, K);
+                p.store(true, Ordering::Release);
+            });
+            let first = seen(&words, a);
+            let synced = published.load(Ordering::Acquire);
+            let second = seen(&words, a);
+            // Never a bit no insert set; never a bit seen, then lost.
+            for (w, &bits) in words.iter().zip(&inserted) {
+                assert_eq!(w.load(Ordering::Relaxed) & !bits, 0);
+            }
+            assert_eq!(second & first, first, "bits only ever appear");
+            // An insert that happened before the lookup is seen whole: no false negative.
+            if synced {
+                assert_eq!(second, (1 << K) - 1);
+            }
+            let kind = match first {
+                0 => 0,
+                f if f == (1 << K) - 1 => 2,
+                _ => 1,
+            };
+            SAW[kind].store(true, std::sync::atomic::Ordering::Relaxed);
+            t.join().unwrap();
+            assert_eq!(seen(&words, a), (1 << K) - 1);
+        });
+        // The docs promise no more than this: a lookup racing an insert may see none, some or
+        // all of its probes (each probe is its own read-modify-write), and every one is
+        // reachable.
+        let saw: Vec<bool> = SAW
+            .iter()
+            .map(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+            .collect();
+        assert_eq!(saw, [true, true, true], "none, some, all");
     }
 }

@@ -107,7 +107,7 @@ mod parallel;
 mod view;
 
 pub use atomic::AtomicBlockedBloomFilter;
-pub use parallel::available_threads;
+pub use parallel::{PARALLEL_MAX_QUEUED, available_threads};
 pub use view::{BlockedBloomFilterView, BlockedFilterBytes};
 
 use bloomlab_core::Key;
@@ -246,14 +246,24 @@ impl Layout {
         }
     }
 
-    /// The layout of a new filter of `blocks` blocks: [`Layout::OneHash`], or
-    /// [`Layout::Local32`] past the 2^32 blocks the third layout can address.
+    /// The layout of a new filter of `blocks` blocks: [`Layout::OneHash`] up to and including
+    /// the 2^32 blocks ([`ONE_HASH_MAX_BLOCKS`]) it can address, [`Layout::Local32`] beyond.
+    /// A pure function of the count, so the switch is tested at 2^32 − 1, 2^32 and 2^32 + 1
+    /// blocks without a 256 GiB table.
     pub fn for_blocks(blocks: u64) -> Layout {
-        if blocks <= ONE_HASH_MAX_BLOCKS {
+        if Layout::OneHash.addresses(blocks) {
             Layout::OneHash
         } else {
             Layout::Local32
         }
+    }
+
+    /// Whether a table of `blocks` blocks can have this layout: [`Layout::OneHash`] addresses
+    /// at most 2^32 blocks (its block index is a 32-bit fastrange), the earlier layouts any
+    /// number. The one rule behind [`for_blocks`](Self::for_blocks),
+    /// [`with_layout`](BlockedBloomFilter::with_layout) and the decoder's check.
+    pub fn addresses(self, blocks: u64) -> bool {
+        self != Layout::OneHash || blocks <= ONE_HASH_MAX_BLOCKS
     }
 
     /// The layout an envelope version records, if any.
@@ -602,7 +612,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 "can only be chosen while the filter is empty",
             ));
         }
-        if layout == Layout::OneHash && self.blocks.len() as u64 > ONE_HASH_MAX_BLOCKS {
+        if !layout.addresses(self.blocks.len() as u64) {
             return Err(Error::invalid(
                 "layout",
                 format!(
@@ -861,25 +871,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             .map(|b| &b.0)
     }
 
-    /// The design capacity (the `n` the filter was sized for).
-    pub fn capacity(&self) -> u64 {
-        self.meta.capacity()
-    }
-
-    /// The target FPR, if the filter was sized from one.
-    pub fn target_fpr(&self) -> Option<f64> {
-        self.meta.target_fpr()
-    }
-
-    /// Inserts relative to design capacity: 1.0 at design load.
-    pub fn load(&self) -> f64 {
-        self.meta.count() as f64 / self.meta.capacity() as f64
-    }
-
-    /// More inserts than the design capacity: the FPR has climbed past the target.
-    pub fn is_saturated(&self) -> bool {
-        self.meta.count() > self.meta.capacity()
-    }
+    bloomlab_core::sizing_accessors!(saturated, load);
 
     /// Number of set bits.
     pub fn count_ones(&self) -> u64 {
@@ -1040,7 +1032,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             capacity,
             target_fpr,
         )?;
-        if layout == Layout::OneHash && blocks.len() as u64 > ONE_HASH_MAX_BLOCKS {
+        if !layout.addresses(blocks.len() as u64) {
             return Err(DecodeError::field(
                 "blocks",
                 format!(
@@ -1118,7 +1110,7 @@ impl<'a> Encoded<'a> {
             .ok_or_else(|| DecodeError::field("blocks", format!("{num_blocks} is too many")))?;
         let data = r.take_u64_len(len)?;
         r.finish()?;
-        if layout == Layout::OneHash && num_blocks > ONE_HASH_MAX_BLOCKS {
+        if !layout.addresses(num_blocks) {
             return Err(DecodeError::field(
                 "blocks",
                 format!("{num_blocks} blocks: the third layout addresses at most 2^32"),
@@ -1314,6 +1306,24 @@ mod serde_impl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_one_hash_layout_is_chosen_up_to_and_including_2_pow_32_blocks() {
+        const TWO_32: u64 = 1 << 32;
+        assert_eq!(ONE_HASH_MAX_BLOCKS, TWO_32);
+        for (blocks, want) in [
+            (1, Layout::OneHash),
+            (TWO_32 - 1, Layout::OneHash),
+            (TWO_32, Layout::OneHash),
+            (TWO_32 + 1, Layout::Local32),
+            (u64::MAX, Layout::Local32),
+        ] {
+            assert_eq!(Layout::for_blocks(blocks), want, "{blocks} blocks");
+            assert_eq!(Layout::OneHash.addresses(blocks), want == Layout::OneHash);
+            // The earlier layouts address any number of blocks.
+            assert!(Layout::Local32.addresses(blocks) && Layout::Wide64.addresses(blocks));
+        }
+    }
 
     #[test]
     fn blocks_are_cache_line_aligned() {

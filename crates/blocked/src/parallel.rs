@@ -3,7 +3,7 @@
 use bloomlab_core::Key;
 use bloomlab_core::error::Result;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
-use bloomlab_core::parallel::{self, Owners};
+use bloomlab_core::parallel::{self, Owners, ParallelReport};
 use bloomlab_core::simd::{self, LocalKernel, Routed};
 
 use crate::{
@@ -86,24 +86,50 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// barriers) and the measurements that decided between them are in `docs/design/blocked.md`.
     ///
     /// [`AtomicBlockedBloomFilter`]: crate::AtomicBlockedBloomFilter
-    pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {
-        self.insert_parallel_with_threads(keys, available_threads());
+    pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) -> ParallelReport {
+        self.insert_parallel_with_threads(keys, available_threads())
     }
 
     /// [`insert_parallel`](Self::insert_parallel) with at most `threads` threads (the calling
     /// one included; 0 counts as 1).
-    pub fn insert_parallel_with_threads<K: Key + Sync>(&mut self, keys: &[K], threads: usize) {
-        self.insert_exchanged(keys, threads, MAX_QUEUED);
+    ///
+    /// Returns what the build did ([`ParallelReport`]): the threads that inserted keys (more
+    /// than one whenever more than one was given, the table has more than one block and there
+    /// are at least 65 536 keys), the batches of hashed keys they handed each other, and the
+    /// most that waited in any thread's inbox — never more than [`PARALLEL_MAX_QUEUED`] (64)
+    /// batches of 4 096 keys, 4 MiB per thread.
+    ///
+    /// ```
+    /// use bloomlab_blocked::BlockedBloomFilter;
+    ///
+    /// let keys: Vec<u64> = (0..200_000).collect();
+    /// let mut f = BlockedBloomFilter::with_fpr(200_000, 0.01)?;
+    /// let report = f.insert_parallel_with_threads(&keys, 2);
+    /// assert_eq!(report.keys_per_thread, [100_000, 100_000]);
+    /// assert!(report.peak_queued <= bloomlab_blocked::PARALLEL_MAX_QUEUED);
+    /// # Ok::<(), bloomlab_core::Error>(())
+    /// ```
+    pub fn insert_parallel_with_threads<K: Key + Sync>(
+        &mut self,
+        keys: &[K],
+        threads: usize,
+    ) -> ParallelReport {
+        self.insert_exchanged(keys, threads, PARALLEL_MAX_QUEUED)
     }
 
     /// The build of [`insert_parallel`](Self::insert_parallel), with at most `max_queued`
     /// batches waiting in any thread's inbox.
-    fn insert_exchanged<K: Key + Sync>(&mut self, keys: &[K], threads: usize, max_queued: usize) {
+    fn insert_exchanged<K: Key + Sync>(
+        &mut self,
+        keys: &[K],
+        threads: usize,
+        max_queued: usize,
+    ) -> ParallelReport {
         let n = self.blocks.len();
         let threads = threads.min(keys.len() / MIN_KEYS_PER_THREAD).min(n).max(1);
         if threads == 1 {
             self.insert_batch(keys);
-            return;
+            return ParallelReport::one_thread(keys.len());
         }
         let scheme = self.meta.scheme().clone();
         let owners = Owners::new(n, threads);
@@ -119,7 +145,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 && simd::routes_in_lanes(n as u64, threads)
                 && simd::has_avx512dq(),
         };
-        parallel::exchange(
+        let report = parallel::exchange(
             &mut self.blocks,
             &owners,
             keys,
@@ -130,6 +156,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         );
         let count = self.meta.count().saturating_add(keys.len() as u64);
         self.meta = self.meta.clone().with_count(count);
+        report
     }
 }
 
@@ -137,9 +164,10 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
 const STEP: usize = 4096;
 
 /// Batches that may wait in one thread's inbox before a sender waits (inserting what it was
-/// sent meanwhile): at most `MAX_QUEUED · STEP` hashed keys, 16 bytes each, per thread — 4 MiB —
-/// however far one thread runs ahead of another (a descheduled thread, a loaded machine).
-const MAX_QUEUED: usize = 64;
+/// sent meanwhile): at most `PARALLEL_MAX_QUEUED · STEP` hashed keys, 16 bytes each, per thread — 4 MiB —
+/// however far one thread runs ahead of another (a descheduled thread, a loaded machine). A
+/// build's [`ParallelReport::max_queued`] is this bound, and its `peak_queued` never exceeds it.
+pub const PARALLEL_MAX_QUEUED: usize = 64;
 
 /// Keys gathered, hashed and routed together within a step: their words and hashes (4 KiB
 /// each) stay in the first-level cache.

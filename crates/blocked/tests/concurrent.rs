@@ -2,6 +2,8 @@
 //! one thread inserting the same keys, with no false negatives.
 
 use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, Layout};
+use bloomlab_conformance::ThreadsSeen;
+use bloomlab_core::parallel::ParallelReport;
 use bloomlab_core::{Error, Filter};
 
 const N: u64 = 200_000;
@@ -273,4 +275,35 @@ fn the_count_is_exact_with_more_threads_than_count_shards() {
     });
     assert_eq!(f.len(), 20_000);
     assert!((0..20_000u64).all(|i| f.might_contain(&i)));
+}
+
+#[test]
+fn a_large_build_runs_on_the_threads_it_is_given_and_reports_it() {
+    let raw: Vec<u64> = (0..300_000u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .collect();
+    let mut want = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
+    want.insert_batch(&raw);
+    // The documented bound on each inbox: 64 batches.
+    assert_eq!(bloomlab_blocked::PARALLEL_MAX_QUEUED, 64);
+    for threads in [2usize, 3, 4] {
+        let seen = ThreadsSeen::default();
+        let mut f = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
+        let report = f.insert_parallel_with_threads(&seen.keys(&raw), threads);
+        assert_eq!(f, want, "{threads} threads");
+        // Seen from outside the build (the threads that hashed a key), and from its report.
+        assert_eq!(seen.count(), threads, "{report:?}");
+        assert_eq!(report.threads, threads);
+        assert_eq!(report.keys_per_thread.len(), threads);
+        assert_eq!(report.keys_per_thread.iter().sum::<usize>(), raw.len());
+        assert!(report.batches_exchanged > 0);
+        assert_eq!(report.max_queued, 64);
+        assert!(report.peak_queued <= 64, "{report:?}");
+    }
+    // Below 65 536 keys: the calling thread alone, and the report says so.
+    let seen = ThreadsSeen::default();
+    let mut f = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
+    let report = f.insert_parallel_with_threads(&seen.keys(&raw[..65_535]), 4);
+    assert_eq!((seen.count(), report.threads), (1, 1));
+    assert_eq!(report, ParallelReport::one_thread(65_535));
 }

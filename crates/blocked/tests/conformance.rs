@@ -377,23 +377,12 @@ fn damaged_bytes_never_panic_and_never_decode_invalid() {
 #[test]
 fn scheme_and_foreign_bytes_are_refused() {
     let f = filled(1_000, 0.01, 25);
-    let mut bytes = f.to_bytes();
-    bytes[7] = 2; // claim the keyed SipHash scheme
-    bloomlab_core::format::reseal(&mut bytes);
-    assert!(matches!(
-        BlockedBloomFilter::from_bytes(&bytes),
-        Err(Error::Decode(
-            bloomlab_core::DecodeError::SchemeMismatch { .. }
-        ))
-    ));
     let classic = bloomlab_classic::BloomFilter::with_fpr(1_000, 0.01).unwrap();
-    assert!(matches!(
-        BlockedBloomFilter::from_bytes(&classic.to_bytes()),
-        Err(Error::Decode(
-            bloomlab_core::DecodeError::WrongVariant { .. }
-        ))
-    ));
-    assert!(BlockedBloomFilter::from_bytes(b"").is_err());
+    conf::check_scheme_and_foreign_refused(
+        &f.to_bytes(),
+        BlockedBloomFilter::from_bytes,
+        Some(&classic.to_bytes()),
+    );
     // A block count whose byte length overflows is refused, not allocated.
     let mut huge = f.to_bytes();
     huge[32..40].copy_from_slice(&u64::MAX.to_le_bytes());

@@ -1,14 +1,10 @@
 //! The blocked filter's promises for arbitrary keys and bytes (generic halves in
 //! `bloomlab_conformance::props`; `PROPTEST_CASES` sets the case count).
 
-use std::alloc::System;
-
 use bloomlab_blocked::{BlockedBloomFilter, BlockedBloomFilterView, BlockedFilterBytes};
-use bloomlab_conformance::props::proptest::prelude::*;
-use bloomlab_conformance::props::{self, INSTRUMENTED_SYSTEM, StatsAlloc};
+use bloomlab_conformance::{counting_allocator, props, variant_properties};
 
-#[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+counting_allocator!();
 
 fn build(keys: &[Vec<u8>]) -> BlockedBloomFilter {
     props::with_keys(
@@ -17,57 +13,10 @@ fn build(keys: &[Vec<u8>]) -> BlockedBloomFilter {
     )
 }
 
-/// The owning decoder and both views accept exactly the same bytes, within bounds.
-fn decoders_agree(input: &[u8]) -> Result<(), TestCaseError> {
-    let owned = props::decode_is_total(
-        GLOBAL,
-        input,
-        BlockedBloomFilter::from_bytes,
-        BlockedBloomFilter::to_bytes,
-    )?;
-    let view = props::bounded(GLOBAL, input.len(), || {
-        BlockedBloomFilterView::new(input).is_ok()
-    })?;
-    let kept = props::bounded(GLOBAL, input.len(), || {
-        BlockedFilterBytes::new(input).is_ok()
-    })?;
-    prop_assert_eq!(owned, view, "view and owning decoder disagree");
-    prop_assert_eq!(owned, kept, "kept bytes and owning decoder disagree");
-    Ok(())
-}
-
-proptest! {
-    #![proptest_config(props::config())]
-
-    #[test]
-    fn no_false_negatives_and_round_trip(keys in props::key_lists(300), probes in props::key_lists(40)) {
-        let _g = props::serial();
-        let f = build(&keys);
-        props::no_false_negatives(&f, &keys)?;
-        props::round_trips(&f, &probes, BlockedBloomFilter::to_bytes, BlockedBloomFilter::from_bytes)?;
-        let bytes = f.to_bytes();
-        let view = BlockedBloomFilterView::new(&bytes).unwrap();
-        for k in keys.iter().chain(&probes) {
-            prop_assert_eq!(view.might_contain(k), f.might_contain(k));
-        }
-    }
-
-    #[test]
-    fn union_is_the_filter_of_both(a in props::key_lists(200), b in props::key_lists(200)) {
-        let _g = props::serial();
-        let empty = BlockedBloomFilter::with_fpr(401, 0.01).unwrap();
-        props::union_is_the_filter_of_both(&empty, &a, &b, BlockedBloomFilter::union)?;
-    }
-
-    #[test]
-    fn arbitrary_bytes_decode_or_fail_typed(bytes in prop::collection::vec(any::<u8>(), 0..1024)) {
-        let _g = props::serial();
-        decoders_agree(&bytes)?;
-    }
-
-    #[test]
-    fn mutated_encodings_decode_or_fail_typed(keys in props::key_lists(100), muts in props::mutations()) {
-        let _g = props::serial();
-        decoders_agree(&props::mutate(&build(&keys).to_bytes(), &muts))?;
-    }
+// The view answers alike; the owning decoder and both views accept exactly the same bytes.
+variant_properties! {
+    viewed: BlockedBloomFilter,
+    views: [BlockedBloomFilterView, BlockedFilterBytes<&[u8]>],
+    build: build,
+    union: (BlockedBloomFilter::with_fpr(401, 0.01).unwrap(), BlockedBloomFilter::union),
 }

@@ -77,6 +77,8 @@ use std::fmt;
 
 mod parallel;
 
+pub use parallel::PARALLEL_MAX_QUEUED;
+
 use bloomlab_core::bits::{BitArray, get_le_bit};
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
@@ -452,27 +454,7 @@ impl<S: HashScheme> BloomFilter<S> {
         &self.bits
     }
 
-    /// The design capacity (the `n` the filter was sized for).
-    pub fn capacity(&self) -> u64 {
-        self.meta.capacity()
-    }
-
-    /// The target FPR, if the filter was sized from one.
-    pub fn target_fpr(&self) -> Option<f64> {
-        self.meta.target_fpr()
-    }
-
-    /// Inserts relative to design capacity: 1.0 at design load, 2.0 at twice it.
-    pub fn load(&self) -> f64 {
-        self.meta.count() as f64 / self.meta.capacity() as f64
-    }
-
-    /// More inserts than the design capacity: the FPR has silently climbed past the target
-    /// (a 1 % filter at 2× load gives ≈ 16 %, at 4× ≈ 68 %). Rebuild larger, or use a
-    /// scalable filter.
-    pub fn is_saturated(&self) -> bool {
-        self.meta.count() > self.meta.capacity()
-    }
+    bloomlab_core::sizing_accessors!(saturated, load);
 
     /// Fraction of bits set, `X/m` (≈ 1/2 at design load with the optimal k).
     pub fn fill_ratio(&self) -> f64 {

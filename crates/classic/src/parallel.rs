@@ -2,7 +2,7 @@
 
 use bloomlab_core::error::Result;
 use bloomlab_core::hash::{self, HashScheme, KeyHash, Xxh3Scheme};
-use bloomlab_core::parallel::{self, Owners};
+use bloomlab_core::parallel::{self, Owners, ParallelReport};
 use bloomlab_core::{Key, simd};
 
 use crate::BloomFilter;
@@ -58,19 +58,45 @@ impl<S: HashScheme> BloomFilter<S> {
     /// owns its word builds the exact sequential filter without atomics, a private table per thread
     /// or a merge. The design before (private tables ORed together) and the measurements that
     /// replaced it are in `docs/design/classic.md`.
-    pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {
-        self.insert_parallel_with_threads(keys, parallel::available_threads());
+    pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) -> ParallelReport {
+        self.insert_parallel_with_threads(keys, parallel::available_threads())
     }
 
     /// [`insert_parallel`](Self::insert_parallel) with at most `threads` threads (the calling
     /// one included; 0 counts as 1).
-    pub fn insert_parallel_with_threads<K: Key + Sync>(&mut self, keys: &[K], threads: usize) {
-        self.insert_exchanged(keys, threads, MAX_QUEUED);
+    ///
+    /// Returns what the build did ([`ParallelReport`]): the threads that inserted keys (more
+    /// than one whenever more than one was given and there are at least 65 536 keys), the
+    /// batches of bit positions they handed each other, and the most that waited in any
+    /// thread's inbox — never more than [`PARALLEL_MAX_QUEUED`] (64) batches of the positions of 1 024
+    /// keys, 3.5 MiB per thread at `k = 7`.
+    ///
+    /// ```
+    /// use bloomlab_classic::BloomFilter;
+    ///
+    /// let keys: Vec<u64> = (0..200_000).collect();
+    /// let mut f = BloomFilter::with_fpr(200_000, 0.01)?;
+    /// let report = f.insert_parallel_with_threads(&keys, 2);
+    /// assert_eq!(report.keys_per_thread, [100_000, 100_000]);
+    /// assert!(report.peak_queued <= bloomlab_classic::PARALLEL_MAX_QUEUED);
+    /// # Ok::<(), bloomlab_core::Error>(())
+    /// ```
+    pub fn insert_parallel_with_threads<K: Key + Sync>(
+        &mut self,
+        keys: &[K],
+        threads: usize,
+    ) -> ParallelReport {
+        self.insert_exchanged(keys, threads, PARALLEL_MAX_QUEUED)
     }
 
     /// The build of [`insert_parallel`](Self::insert_parallel), with at most `max_queued`
     /// batches waiting in any thread's inbox.
-    fn insert_exchanged<K: Key + Sync>(&mut self, keys: &[K], threads: usize, max_queued: usize) {
+    fn insert_exchanged<K: Key + Sync>(
+        &mut self,
+        keys: &[K],
+        threads: usize,
+        max_queued: usize,
+    ) -> ParallelReport {
         let m = self.bits.len();
         let words = self.bits.words().len();
         let threads = threads
@@ -79,7 +105,7 @@ impl<S: HashScheme> BloomFilter<S> {
             .max(1);
         if threads == 1 {
             self.insert_batch(keys);
-            return;
+            return ParallelReport::one_thread(keys.len());
         }
         let owners = Owners::new(words, threads);
         let (k, scheme) = (self.k, self.meta.scheme());
@@ -132,11 +158,12 @@ impl<S: HashScheme> BloomFilter<S> {
                 range[(p >> 6) as usize - first] |= 1 << (p & 63);
             }
         };
-        self.bits.with_words_mut(|w| {
-            parallel::exchange(w, &owners, keys, STEP, max_queued, route, apply);
+        let report = self.bits.with_words_mut(|w| {
+            parallel::exchange(w, &owners, keys, STEP, max_queued, route, apply)
         });
         let count = self.meta.count().saturating_add(keys.len() as u64);
         self.meta = self.meta.clone().with_count(count);
+        report
     }
 }
 
@@ -144,8 +171,9 @@ impl<S: HashScheme> BloomFilter<S> {
 const STEP: usize = 1024;
 
 /// Batches that may wait in one thread's inbox before a sender waits: at most
-/// `MAX_QUEUED · STEP · k` probes, 8 bytes each, per thread — 3.5 MiB at `k = 7`.
-const MAX_QUEUED: usize = 64;
+/// `PARALLEL_MAX_QUEUED · STEP · k` probes, 8 bytes each, per thread — 3.5 MiB at `k = 7`. A build's
+/// [`ParallelReport::max_queued`] is this bound, and its `peak_queued` never exceeds it.
+pub const PARALLEL_MAX_QUEUED: usize = 64;
 
 /// Keys hashed together before their probes are routed.
 const GATHER: usize = 256;

@@ -473,6 +473,17 @@ pub mod kat {
         ]
     }
 
+    /// The slots the five [`probe_keys`] take in a table of 1000 slots with k = 7 under the
+    /// xxh3 scheme, sorted: the classic filter's bits and the counting filter's counters
+    /// follow the same pinned rule, so both pin these.
+    pub const POSITIONS_1000_K7: [[u64; 7]; 5] = [
+        [238, 285, 331, 603, 649, 920, 967],
+        [41, 202, 363, 481, 642, 761, 922],
+        [95, 111, 127, 143, 603, 619, 635],
+        [38, 156, 318, 435, 597, 759, 876],
+        [83, 314, 339, 570, 596, 827, 852],
+    ];
+
     /// Indices `i` of the non-members `n0 … n{count−1}` for which `maybe` answers true.
     pub fn positives_among(maybe: impl Fn(&str) -> bool, count: usize) -> Vec<usize> {
         keys("n", count)
@@ -527,6 +538,32 @@ pub fn check_known_answer(name: &str, bytes: &[u8], len: usize, want: u64) {
          a format change needs a new format version. Bytes: {shown}",
         bytes.len()
     );
+}
+
+/// `decode` refuses `bytes` (a valid checked encoding) once its scheme byte claims the keyed
+/// SipHash scheme (resealed, so the refusal is `SchemeMismatch`, not a checksum error),
+/// refuses `other_variant` (another variant's checked encoding) with `WrongVariant` when
+/// given, and refuses the empty input.
+pub fn check_scheme_and_foreign_refused<F>(
+    bytes: &[u8],
+    decode: impl Fn(&[u8]) -> Result<F, Error>,
+    other_variant: Option<&[u8]>,
+) {
+    use bloomlab_core::DecodeError;
+    let mut keyed = bytes.to_vec();
+    keyed[7] = 2; // claim the keyed SipHash scheme
+    format::reseal(&mut keyed);
+    assert!(matches!(
+        decode(&keyed),
+        Err(Error::Decode(DecodeError::SchemeMismatch { .. }))
+    ));
+    if let Some(other) = other_variant {
+        assert!(matches!(
+            decode(other),
+            Err(Error::Decode(DecodeError::WrongVariant { .. }))
+        ));
+    }
+    assert!(decode(b"").is_err());
 }
 
 /// Encode, decode, and require an equal filter that answers the same on members and
@@ -821,5 +858,69 @@ mod tests {
             assert_eq!(set.len(), 1000, "{shape:?}");
         }
         assert_eq!(KeyShape::Large.keys(1, 1)[0].len(), 1024);
+    }
+}
+
+/// The threads that hashed a set of [`TracedKey`]s: what a parallel build's tests compare
+/// with the build's own [`ParallelReport`](bloomlab_core::parallel::ParallelReport), so that a
+/// build that silently ran on one thread fails even if its report said otherwise.
+#[derive(Debug)]
+pub struct ThreadsSeen {
+    /// Tells this set from any earlier one at the same address (see [`TracedKey`]).
+    id: u64,
+    threads: std::sync::Mutex<Vec<std::thread::ThreadId>>,
+}
+
+impl Default for ThreadsSeen {
+    fn default() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        ThreadsSeen {
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            threads: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl ThreadsSeen {
+    /// `keys` as keys that note here the threads hashing them.
+    pub fn keys(&self, keys: &[u64]) -> Vec<TracedKey<'_>> {
+        keys.iter()
+            .map(|&key| TracedKey { key, seen: self })
+            .collect()
+    }
+
+    /// How many distinct threads hashed one of the keys.
+    pub fn count(&self) -> usize {
+        self.threads.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    fn note(&self) {
+        std::thread_local! {
+            /// The set this thread last noted itself in, so each key costs no lock.
+            static NOTED: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+        }
+        if NOTED.get() != Some(self.id) {
+            let me = std::thread::current().id();
+            let mut t = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+            if !t.contains(&me) {
+                t.push(me);
+            }
+            NOTED.set(Some(self.id));
+        }
+    }
+}
+
+/// A `u64` key, encoded as the integer's own [`Key`] encoding (8 bytes, little-endian), that
+/// notes in its [`ThreadsSeen`] every thread that hashes it.
+#[derive(Debug, Clone, Copy)]
+pub struct TracedKey<'a> {
+    key: u64,
+    seen: &'a ThreadsSeen,
+}
+
+impl Key for TracedKey<'_> {
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        self.seen.note();
+        self.key.with_key_bytes(f)
     }
 }

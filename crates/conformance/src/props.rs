@@ -343,3 +343,188 @@ pub fn decode_is_total<F>(
         Err(_) => Ok(false),
     }
 }
+
+/// A borrowing decoder reduced to whether it accepts its input.
+pub type Accepts<'a> = &'a dyn Fn(&[u8]) -> bool;
+
+/// [`decode_is_total`] for the owning decoder, and every one of `views` (borrowing decoders
+/// of the same format) accepts exactly the inputs it accepts, within the same bounds.
+pub fn decoders_agree<F>(
+    alloc: &StatsAlloc<System>,
+    input: &[u8],
+    decode: impl Fn(&[u8]) -> Result<F, Error>,
+    encode: impl Fn(&F) -> Vec<u8>,
+    views: &[Accepts<'_>],
+) -> Result<(), TestCaseError> {
+    let owned = decode_is_total(alloc, input, decode, encode)?;
+    for (i, view) in views.iter().enumerate() {
+        let accepted = bounded(alloc, input.len(), || view(input))?;
+        prop_assert_eq!(owned, accepted, "view {} and owning decoder disagree", i);
+    }
+    Ok(())
+}
+
+/// `other` (a view or another decoding of `f`) answers like `f` on every key of `keys` and
+/// `probes`.
+pub fn answers_alike(
+    f: &dyn Filter,
+    other: impl Fn(&[u8]) -> bool,
+    keys: &[Vec<u8>],
+    probes: &[Vec<u8>],
+) -> Result<(), TestCaseError> {
+    for k in keys.iter().chain(probes) {
+        prop_assert_eq!(
+            other(k),
+            f.might_contain_bytes(k),
+            "answers differ for {:?}",
+            k
+        );
+    }
+    Ok(())
+}
+
+/// The properties every variant's `tests/properties.rs` states, written once:
+///
+/// - `no_false_negatives_and_round_trip`: `build` (key list → filter) then `check(&f, &keys,
+///   &probes)` (no false negatives, round trips, views agree…);
+/// - `arbitrary_bytes_decode_or_fail_typed`: `decoders` (bytes → property result) on up to
+///   1 KiB of arbitrary bytes;
+/// - `mutated_encodings_decode_or_fail_typed`: `decoders` on each of `encodings(&f)` damaged
+///   by [`mutations`];
+/// - with `union = (empty, union_fn)`: `union_is_the_filter_of_both` from the empty filter.
+///
+/// The test binary installs the counting allocator its `decoders` pass to
+/// [`decode_is_total`]; every test holds [`serial`].
+///
+/// `viewed: Type, views: [View, …], build: …, union: (…)` fills in the rest for a type with
+/// borrowing views: no false negatives, [`round_trips`], the first view answers alike, and
+/// [`decoders_agree`] with every view.
+///
+/// `standard: Type, build: …` fills in the rest for a type with `to_bytes`/`from_bytes` and
+/// no other decoder: no false negatives and [`round_trips`], and [`decode_is_total`].
+#[macro_export]
+macro_rules! variant_properties {
+    (
+        viewed: $ty:ty,
+        views: [$view:ty $(, $more:ty)*],
+        build: $build:expr,
+        union: ($empty:expr, $union:expr)
+        $(,)?
+    ) => {
+        $crate::variant_properties! {
+            build: $build,
+            check: |f: &$ty, keys: &[Vec<u8>], probes: &[Vec<u8>]| {
+                $crate::props::no_false_negatives(f, keys)?;
+                $crate::props::round_trips(f, probes, <$ty>::to_bytes, <$ty>::from_bytes)?;
+                let bytes = f.to_bytes();
+                let view = <$view>::new(&bytes).unwrap();
+                $crate::props::answers_alike(f, |k| view.might_contain(k), keys, probes)
+            },
+            decoders: |b: &[u8]| {
+                let views: &[$crate::props::Accepts<'_>] =
+                    &[&|v| <$view>::new(v).is_ok() $(, &|v| <$more>::new(v).is_ok())*];
+                $crate::props::decoders_agree(GLOBAL, b, <$ty>::from_bytes, <$ty>::to_bytes, views)
+            },
+            encodings: |f: &$ty| [f.to_bytes()],
+            union: ($empty, $union),
+        }
+    };
+    (standard: $ty:ty, build: $build:expr $(,)?) => {
+        $crate::variant_properties! {
+            build: $build,
+            check: |f: &$ty, keys: &[Vec<u8>], probes: &[Vec<u8>]| {
+                $crate::props::no_false_negatives(f, keys)?;
+                $crate::props::round_trips(f, probes, <$ty>::to_bytes, <$ty>::from_bytes)
+            },
+            decoders: |b: &[u8]| {
+                $crate::props::decode_is_total(GLOBAL, b, <$ty>::from_bytes, <$ty>::to_bytes)
+                    .map(drop)
+            },
+            encodings: |f: &$ty| [f.to_bytes()],
+        }
+    };
+    (
+        build: $build:expr,
+        check: $check:expr,
+        decoders: $dec:expr,
+        encodings: $enc:expr
+        $(, union: ($empty:expr, $union:expr))?
+        $(,)?
+    ) => {
+        $crate::props::proptest::proptest! {
+            #![proptest_config($crate::props::config())]
+
+            #[test]
+            fn no_false_negatives_and_round_trip(
+                keys in $crate::props::key_lists(300),
+                probes in $crate::props::key_lists(40),
+            ) {
+                let _g = $crate::props::serial();
+                let f = ($build)(&keys);
+                ($check)(&f, &keys, &probes)?;
+            }
+
+            #[test]
+            fn arbitrary_bytes_decode_or_fail_typed(
+                bytes in $crate::props::proptest::collection::vec(
+                    $crate::props::proptest::prelude::any::<u8>(),
+                    0..1024,
+                ),
+            ) {
+                let _g = $crate::props::serial();
+                ($dec)(&bytes)?;
+            }
+
+            #[test]
+            fn mutated_encodings_decode_or_fail_typed(
+                keys in $crate::props::key_lists(100),
+                muts in $crate::props::mutations(),
+            ) {
+                let _g = $crate::props::serial();
+                for bytes in ($enc)(&($build)(&keys)) {
+                    ($dec)(&$crate::props::mutate(&bytes, &muts))?;
+                }
+            }
+
+            $(
+            #[test]
+            fn union_is_the_filter_of_both(
+                a in $crate::props::key_lists(200),
+                b in $crate::props::key_lists(200),
+            ) {
+                let _g = $crate::props::serial();
+                $crate::props::union_is_the_filter_of_both(&$empty, &a, &b, $union)?;
+            }
+            )?
+        }
+    };
+}
+
+/// Installs the counting allocator [`decode_is_total`] reads as the test binary's global
+/// allocator, as a static named `GLOBAL`.
+#[macro_export]
+macro_rules! counting_allocator {
+    () => {
+        #[global_allocator]
+        static GLOBAL: &$crate::props::StatsAlloc<std::alloc::System> =
+            &$crate::props::INSTRUMENTED_SYSTEM;
+    };
+}
+
+/// The property test `removes_like_a_multiset`: [`removes_like_a_multiset`] on
+/// `make(capacity)` for capacities 8–64 (so 24 pool keys collide and repeat) and up to 400
+/// [`ops`].
+#[macro_export]
+macro_rules! multiset_property {
+    ($make:expr) => {
+        $crate::props::proptest::proptest! {
+            #![proptest_config($crate::props::config())]
+
+            #[test]
+            fn removes_like_a_multiset(capacity in 8u64..64, ops in $crate::props::ops(400)) {
+                let _g = $crate::props::serial();
+                $crate::props::removes_like_a_multiset(($make)(capacity), &ops)?;
+            }
+        }
+    };
+}

@@ -10,7 +10,8 @@
 //! - [`Key`]: a stable byte encoding for strings, byte slices and integers.
 //! - [`Error`]: typed errors; nothing panics on user input.
 //! - [`meta`]: the metadata and trait glue every variant shares.
-//! - [`parallel`]: the fork-and-merge parallel build the variants share.
+//! - [`parallel`]: the parallel builds the variants share, and the report each returns.
+//! - [`sync`]: the locks and atomics of the parallel code (std's, or loom's under `--cfg loom`).
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -23,6 +24,7 @@ pub mod key;
 pub mod math;
 pub mod meta;
 pub mod parallel;
+pub mod sync;
 
 pub use bits::BitArray;
 pub use error::{DecodeError, Error, Result};

@@ -325,6 +325,42 @@ where
     build(r, scheme).map_err(D::Error::custom)
 }
 
+/// The sizing accessors of a variant whose metadata is the field `meta: Meta<S>`, written once
+/// as inherent methods (invoked inside the variant's `impl` block):
+///
+/// - `sizing_accessors!()`: `capacity` and `target_fpr`;
+/// - `sizing_accessors!(saturated)`: and `is_saturated`;
+/// - `sizing_accessors!(saturated, load)`: and `load` (inserts over capacity).
+#[macro_export]
+macro_rules! sizing_accessors {
+    (@ saturated) => {
+        /// More inserts than the design capacity: the FPR has silently climbed past the
+        /// target. Rebuild larger, or use a scalable filter.
+        pub fn is_saturated(&self) -> bool {
+            self.meta.count() > self.meta.capacity()
+        }
+    };
+    (@ load) => {
+        /// Inserts relative to design capacity: 1.0 at design load, 2.0 at twice it.
+        pub fn load(&self) -> f64 {
+            self.meta.count() as f64 / self.meta.capacity() as f64
+        }
+    };
+    ($($extra:ident),* $(,)?) => {
+        /// The design capacity (the `n` the filter was sized for).
+        pub fn capacity(&self) -> u64 {
+            self.meta.capacity()
+        }
+
+        /// The target FPR, if the filter was sized from one.
+        pub fn target_fpr(&self) -> Option<f64> {
+            self.meta.target_fpr()
+        }
+
+        $($crate::sizing_accessors!(@ $extra);)*
+    };
+}
+
 /// The glue for a variant type `Name<S: HashScheme>` that implements [`FilterCore`]:
 ///
 /// - `filter_glue!(Name, Tag)`: [`FilterMeta`] (variant `Variant::Tag`, type name `"Name"`,

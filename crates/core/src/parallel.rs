@@ -34,8 +34,8 @@
 //! ```
 
 use std::num::NonZeroUsize;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use crate::sync::{self, AtomicBool, AtomicUsize, Mutex, Ordering, lock};
 
 /// [`std::thread::available_parallelism`], or 1 if it is unknown.
 pub fn available_threads() -> usize {
@@ -47,7 +47,8 @@ pub fn available_threads() -> usize {
 /// table like `target` (all of them are made before any thread starts, so a `None` — no
 /// memory — leaves `target` untouched and the keys are inserted on this thread alone);
 /// `insert(table, run)` inserts a run; `merge(target, part)` folds a private table into
-/// `target`, in key order.
+/// `target`, in key order. Returns what it did ([`ParallelReport`]: nothing is exchanged, so
+/// only the threads and their runs).
 pub fn fork_merge<F, K, E, I, M>(
     target: &mut F,
     keys: &[K],
@@ -56,7 +57,8 @@ pub fn fork_merge<F, K, E, I, M>(
     empty: E,
     insert: I,
     merge: M,
-) where
+) -> ParallelReport
+where
     F: Send,
     K: Sync,
     E: Fn(&F) -> Option<F>,
@@ -66,7 +68,7 @@ pub fn fork_merge<F, K, E, I, M>(
     let threads = threads.min(keys.len() / min_per_thread.max(1)).max(1);
     if threads == 1 {
         insert(target, keys);
-        return;
+        return ParallelReport::one_thread(keys.len());
     }
     let mut runs = keys.chunks(keys.len().div_ceil(threads));
     let first = runs.next().unwrap_or(&[]);
@@ -76,17 +78,37 @@ pub fn fork_merge<F, K, E, I, M>(
         .collect::<Option<Vec<F>>>()
     else {
         insert(target, keys);
-        return;
+        return ParallelReport::one_thread(keys.len());
     };
     let insert = &insert;
-    std::thread::scope(|s| {
-        for (part, run) in parts.iter_mut().zip(runs) {
-            s.spawn(move || insert(part, run));
-        }
+    let mut ran: Vec<(std::thread::ThreadId, usize)> = std::thread::scope(|s| {
+        let handles: Vec<_> = parts
+            .iter_mut()
+            .zip(runs)
+            .map(|(part, run)| {
+                s.spawn(move || {
+                    insert(part, run);
+                    (std::thread::current().id(), run.len())
+                })
+            })
+            .collect();
         insert(target, first);
+        let mine = (std::thread::current().id(), first.len());
+        std::iter::once(mine)
+            .chain(handles.into_iter().map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }))
+            .collect()
     });
     for part in &parts {
         merge(target, part);
+    }
+    let ids: Vec<_> = ran.iter().map(|r| r.0).collect();
+    ParallelReport {
+        threads: distinct(&ids),
+        keys_per_thread: ran.drain(..).map(|r| r.1).collect(),
+        ..ParallelReport::default()
     }
 }
 
@@ -176,10 +198,94 @@ impl Batch for crate::simd::Routed {
     }
 }
 
+/// What one parallel build did: how many threads inserted keys, how the keys were shared
+/// out, and, for an [`exchange`], how many batches crossed between threads and how full the
+/// inboxes got against their bound. Every parallel build of the workspace returns one
+/// (`insert_parallel` and `insert_parallel_with_threads` of the classic, blocked and counting
+/// filters), so a caller can see why a build did not speed up:
+///
+/// - `threads == 1`: the build ran on the calling thread alone — too few keys for a second
+///   thread (each build documents its minimum per thread), one thread given, or no memory
+///   for a private table ([`fork_merge`]);
+/// - uneven [`keys_per_thread`](Self::keys_per_thread): the shares are cut by key count, so
+///   they are even to one key; the work per share is not (an exchange's threads also apply
+///   what the others route to their ranges);
+/// - many [`waits`](Self::waits): senders often found an inbox full, so one thread lagged
+///   (a loaded machine, a descheduled thread) and the others spent their time applying their
+///   own queues instead of routing.
+///
+/// ```
+/// use bloomlab_core::parallel::{exchange, Owners};
+///
+/// let keys: Vec<u64> = (0..100_000).collect();
+/// let mut cells = vec![0u32; 64];
+/// let owners = Owners::new(cells.len(), 2);
+/// let report = exchange(
+///     &mut cells,
+///     &owners,
+///     &keys,
+///     1_000,
+///     8,
+///     |keys: &[u64], out: &mut [Vec<usize>]| {
+///         keys.iter().for_each(|&k| out[owners.of(k as usize % 64)].push(k as usize % 64));
+///     },
+///     |range: &mut [u32], first: usize, batch: &Vec<usize>| {
+///         batch.iter().for_each(|&c| range[c - first] += 1);
+///     },
+/// );
+/// assert_eq!(report.keys_per_thread, [50_000, 50_000]);
+/// assert_eq!(report.max_queued, 8);
+/// assert!(report.peak_queued <= report.max_queued);
+/// // Each thread sends the other one batch per step of 1 000 keys.
+/// assert_eq!(report.batches_exchanged, 100);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ParallelReport {
+    /// Distinct threads that inserted keys, the calling one included (1: none was started, or
+    /// all but one found nothing to do). Counted from the threads' ids as each one starts its
+    /// share, not from the number asked for.
+    pub threads: usize,
+    /// The keys each share held, in key order (the calling thread's first); they sum to the
+    /// keys given.
+    pub keys_per_thread: Vec<usize>,
+    /// Batches handed from one thread to another ([`exchange`]; 0 for [`fork_merge`] and for
+    /// one thread).
+    pub batches_exchanged: u64,
+    /// Sends that found the receiver's inbox full and waited (applying the sender's own inbox
+    /// meanwhile) before there was room.
+    pub waits: u64,
+    /// Most batches waiting in any one inbox at once, as seen by the senders right after each
+    /// hand-over.
+    pub peak_queued: usize,
+    /// The bound on [`peak_queued`](Self::peak_queued): the batches an inbox holds before a
+    /// sender waits (0 when nothing is exchanged). With the batch's size it bounds the memory
+    /// in flight: at most `threads · max_queued` batches.
+    pub max_queued: usize,
+}
+
+impl ParallelReport {
+    /// The report of a build that inserted all `keys` on the calling thread.
+    pub fn one_thread(keys: usize) -> Self {
+        ParallelReport {
+            threads: 1,
+            keys_per_thread: vec![keys],
+            ..Self::default()
+        }
+    }
+}
+
+/// The number of distinct ids in `ids`.
+fn distinct<T: PartialEq>(ids: &[T]) -> usize {
+    (0..ids.len())
+        .filter(|&i| !ids[..i].contains(&ids[i]))
+        .count()
+}
+
 /// Build a table with one thread per range of [`Owners`], each key handled once and every
 /// cell written by its owner alone: for filters whose keys each touch cells that can be
 /// found from the key's hash before any cell is read (the blocked filter's one block, the
-/// classic filter's `k` words).
+/// classic filter's `k` words). Returns what it did ([`ParallelReport`]).
 ///
 /// The keys are cut into one share per thread (the calling thread takes the first share and
 /// the first range). Each thread takes its share `step` keys at a time; `route(keys, out)`
@@ -187,15 +293,23 @@ impl Batch for crate::simd::Routed {
 /// the cells concerned. The thread hands the other threads their batches, applies its own
 /// (`apply(range, first, batch)`: its range of cells, which starts at cell `first`), then
 /// applies whatever the others have handed it. A thread that has routed all its keys keeps
-/// applying what arrives until every thread is done. A sender whose receiver has `max_queued`
-/// batches waiting applies its own queue while it waits, so memory stays bounded however far
-/// one thread falls behind, and two threads waiting on each other both make progress. The
-/// queues are mutex-guarded vectors, locked once per batch sent and once per look at the
-/// inbox; emptied batches are reused. A `step` or `max_queued` of 0 counts as 1. Threads
-/// that wait yield their time slice between looks, so more threads than cores only cost.
+/// applying what arrives until every thread is done.
+///
+/// **Bounded.** No inbox ever holds more than `max_queued` batches
+/// ([`ParallelReport::peak_queued`] ≤ `max_queued`): a sender whose receiver has `max_queued`
+/// batches waiting applies its own queue while it waits, so memory stays bounded — at most
+/// `threads · max_queued` batches in flight, each of at most `step` keys' items, plus one
+/// batch per thread and destination being filled — however far one thread falls behind,
+/// and two threads waiting on each other both make progress. The queues are mutex-guarded
+/// vectors, locked once per batch sent and once per look at the inbox; emptied batches are
+/// reused. A `step` or `max_queued` of 0 counts as 1. Threads that wait yield their time
+/// slice between looks, so more threads than cores only cost.
 ///
 /// The cells end exactly as applying every key's items in any order leaves them when the
 /// items commute, as ORed bits do.
+///
+/// The inbox's bound, the hand-over of a panic and the shutdown are model-checked with loom
+/// (`--cfg loom`, the `loom_models` tests beside this code; see [`crate::sync`]).
 ///
 /// ```
 /// use bloomlab_core::parallel::{exchange, Owners};
@@ -204,7 +318,7 @@ impl Batch for crate::simd::Routed {
 /// let keys: Vec<u64> = (0..100_000).map(|i| i * 7919).collect();
 /// let mut cells = vec![0u32; 1_000];
 /// let owners = Owners::new(cells.len(), 4);
-/// exchange(
+/// let report = exchange(
 ///     &mut cells,
 ///     &owners,
 ///     &keys,
@@ -222,6 +336,8 @@ impl Batch for crate::simd::Routed {
 /// );
 /// assert_eq!(cells.iter().sum::<u32>(), 100_000);
 /// assert!(cells.iter().all(|&c| c == 100));
+/// assert_eq!(report.keys_per_thread.len(), 4);
+/// assert!(report.peak_queued <= 64);
 /// ```
 ///
 /// # Panics
@@ -236,25 +352,40 @@ pub fn exchange<C, K, B, R, A>(
     max_queued: usize,
     route: R,
     apply: A,
-) where
+) -> ParallelReport
+where
     C: Send,
     K: Sync,
     B: Batch,
     R: Fn(&[K], &mut [B]) + Sync,
     A: Fn(&mut [C], usize, &B) + Sync,
 {
+    exchange_with(cells, owners, keys, step, max_queued, route, apply, NoHooks)
+}
+
+/// [`exchange`], with `hooks` told of what the threads do (tests hold a thread back with them).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn exchange_with<C, K, B, R, A, H>(
+    cells: &mut [C],
+    owners: &Owners,
+    keys: &[K],
+    step: usize,
+    max_queued: usize,
+    route: R,
+    apply: A,
+    hooks: H,
+) -> ParallelReport
+where
+    C: Send,
+    K: Sync,
+    B: Batch,
+    R: Fn(&[K], &mut [B]) + Sync,
+    A: Fn(&mut [C], usize, &B) + Sync,
+    H: Hooks,
+{
     let threads = owners.threads();
     assert_eq!(owners.first[threads], cells.len(), "owners cover the cells");
-    let x = Exchange {
-        inbox: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
-        finished: AtomicUsize::new(0),
-        aborted: AtomicBool::new(false),
-        max_queued: max_queued.max(1),
-        step: step.max(1),
-        first: &owners.first,
-        route,
-        apply,
-    };
+    let x = Exchange::new(owners.first.clone(), step, max_queued, route, apply, hooks);
     let mut ranges: Vec<&mut [C]> = Vec::with_capacity(threads);
     let mut rest = cells;
     for t in 0..threads {
@@ -264,18 +395,64 @@ pub fn exchange<C, K, B, R, A>(
     }
     let share = |t: usize| &keys[keys.len() * t / threads..keys.len() * (t + 1) / threads];
     let x = &x;
-    std::thread::scope(|s| {
+    let stats: Vec<WorkerStats> = std::thread::scope(|s| {
         let mut ranges = ranges.into_iter().enumerate();
         let (_, first) = ranges.next().expect("at least one range");
-        for (t, range) in ranges {
-            s.spawn(move || x.run(t, range, share(t)));
-        }
-        x.run(0, first, share(0));
+        let handles: Vec<_> = ranges
+            .map(|(t, range)| s.spawn(move || x.run(t, range, share(t))))
+            .collect();
+        let mine = x.run(0, first, share(0));
+        std::iter::once(mine)
+            .chain(handles.into_iter().map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }))
+            .collect()
     });
+    x.report(&stats)
+}
+
+/// Told of what the threads of an [`exchange`] do; every method does nothing unless a test
+/// makes it. Tests use it to hold one thread back (a deliberately slow consumer) until
+/// another has filled its inbox, without timing anything.
+pub(crate) trait Hooks: Sync {
+    /// Thread `me` is about to look at its inbox.
+    fn before_receive(&self, _me: usize) {}
+    /// Thread `me` found thread `to`'s inbox full and is about to wait for room.
+    fn inbox_full(&self, _me: usize, _to: usize) {}
+    /// Thread `me` has routed and sent all its keys.
+    fn routed_all(&self, _me: usize) {}
+}
+
+/// The hooks of every real build: none.
+pub(crate) struct NoHooks;
+
+impl Hooks for NoHooks {}
+
+impl<T: Hooks> Hooks for &T {
+    fn before_receive(&self, me: usize) {
+        (**self).before_receive(me)
+    }
+    fn inbox_full(&self, me: usize, to: usize) {
+        (**self).inbox_full(me, to)
+    }
+    fn routed_all(&self, me: usize) {
+        (**self).routed_all(me)
+    }
+}
+
+/// What one thread of an [`exchange`] did, for its [`ParallelReport`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WorkerStats {
+    pub(crate) thread: sync::ThreadId,
+    pub(crate) keys: usize,
+    pub(crate) sent: u64,
+    pub(crate) waits: u64,
+    pub(crate) peak: usize,
 }
 
 /// What the threads of one [`exchange`] share.
-struct Exchange<'a, B, R, A> {
+pub(crate) struct Exchange<B, R, A, H> {
     /// Per thread, the batches other threads routed to its range.
     inbox: Vec<Mutex<Vec<B>>>,
     /// Threads that have routed all their keys (and sent every batch).
@@ -286,23 +463,68 @@ struct Exchange<'a, B, R, A> {
     aborted: AtomicBool,
     max_queued: usize,
     step: usize,
-    first: &'a [usize],
+    /// Each thread's first cell, and the number of cells last ([`Owners::first`]).
+    first: Vec<usize>,
     route: R,
     apply: A,
+    hooks: H,
 }
 
-impl<B, R, A> Exchange<'_, B, R, A>
+impl<B, R, A, H> Exchange<B, R, A, H>
 where
     B: Batch,
+    H: Hooks,
 {
-    /// Thread `me`'s part (see [`exchange`]).
-    fn run<C, K>(&self, me: usize, range: &mut [C], share: &[K])
+    /// The shared state of an exchange among `first.len() - 1` threads.
+    pub(crate) fn new(
+        first: Vec<usize>,
+        step: usize,
+        max_queued: usize,
+        route: R,
+        apply: A,
+        hooks: H,
+    ) -> Self {
+        Exchange {
+            inbox: (1..first.len()).map(|_| Mutex::new(Vec::new())).collect(),
+            finished: AtomicUsize::new(0),
+            aborted: AtomicBool::new(false),
+            max_queued: max_queued.max(1),
+            step: step.max(1),
+            first,
+            route,
+            apply,
+            hooks,
+        }
+    }
+
+    /// The report of the exchange whose threads returned `stats`.
+    pub(crate) fn report(&self, stats: &[WorkerStats]) -> ParallelReport {
+        let ids: Vec<_> = stats.iter().map(|s| s.thread).collect();
+        ParallelReport {
+            threads: distinct(&ids),
+            keys_per_thread: stats.iter().map(|s| s.keys).collect(),
+            batches_exchanged: stats.iter().map(|s| s.sent).sum(),
+            waits: stats.iter().map(|s| s.waits).sum(),
+            peak_queued: stats.iter().map(|s| s.peak).max().unwrap_or(0),
+            max_queued: self.max_queued,
+        }
+    }
+
+    /// Thread `me`'s part (see [`exchange`]): `range` is its range of cells, `share` its keys.
+    pub(crate) fn run<C, K>(&self, me: usize, range: &mut [C], share: &[K]) -> WorkerStats
     where
         R: Fn(&[K], &mut [B]),
         A: Fn(&mut [C], usize, &B),
     {
         let threads = self.inbox.len();
         let _abort_if_unwinding = AbortOnUnwind(&self.aborted);
+        let mut stats = WorkerStats {
+            thread: sync::current().id(),
+            keys: share.len(),
+            sent: 0,
+            waits: 0,
+            peak: 0,
+        };
         // Emptied batches, reused for the next ones this thread sends.
         let mut spare: Vec<B> = Vec::new();
         let mut out: Vec<B> = (0..threads).map(|_| B::with_capacity(self.step)).collect();
@@ -311,48 +533,63 @@ where
             for (to, batch) in out.iter_mut().enumerate() {
                 if to != me && !batch.is_empty() {
                     let fresh = spare.pop().unwrap_or_else(|| B::with_capacity(self.step));
-                    self.send(me, range, &mut spare, to, std::mem::replace(batch, fresh));
+                    let batch = std::mem::replace(batch, fresh);
+                    self.send(me, range, &mut spare, to, batch, &mut stats);
                 }
             }
             (self.apply)(range, self.first[me], &out[me]);
             out[me].clear();
             self.receive(me, range, &mut spare);
         }
+        self.hooks.routed_all(me);
         self.finished.fetch_add(1, Ordering::Release);
         loop {
             if self.aborted.load(Ordering::Relaxed) {
-                return;
+                return stats;
             }
             // Read before the last look at the inbox: every batch sent by a thread that had
             // finished by then (its sends happen-before its `fetch_add`) is in it.
             let all_done = self.finished.load(Ordering::Acquire) == threads;
             if !self.receive(me, range, &mut spare) {
                 if all_done {
-                    return;
+                    return stats;
                 }
-                std::thread::yield_now();
+                sync::yield_now();
             }
         }
     }
 
     /// Queue `batch` in thread `to`'s inbox; while that inbox is full, apply what this
     /// thread's own inbox holds (so two threads waiting on each other both make progress).
-    fn send<C>(&self, me: usize, range: &mut [C], spare: &mut Vec<B>, to: usize, batch: B)
-    where
+    fn send<C>(
+        &self,
+        me: usize,
+        range: &mut [C],
+        spare: &mut Vec<B>,
+        to: usize,
+        batch: B,
+        stats: &mut WorkerStats,
+    ) where
         A: Fn(&mut [C], usize, &B),
     {
+        let mut waited = false;
         loop {
             let mut q = lock(&self.inbox[to]);
             if q.len() < self.max_queued {
                 q.push(batch);
+                stats.sent += 1;
+                stats.peak = stats.peak.max(q.len());
+                stats.waits += u64::from(waited);
                 return;
             }
             drop(q);
+            waited = true;
+            self.hooks.inbox_full(me, to);
             if self.aborted.load(Ordering::Relaxed) {
                 return;
             }
             if !self.receive(me, range, spare) {
-                std::thread::yield_now();
+                sync::yield_now();
             }
         }
     }
@@ -362,6 +599,7 @@ where
     where
         A: Fn(&mut [C], usize, &B),
     {
+        self.hooks.before_receive(me);
         let batches = std::mem::take(&mut *lock(&self.inbox[me]));
         let any = !batches.is_empty();
         for mut batch in batches {
@@ -382,12 +620,6 @@ impl Drop for AbortOnUnwind<'_> {
             self.0.store(true, Ordering::Relaxed);
         }
     }
-}
-
-/// A lock whose holder cannot have panicked mid-update (the queues are only pushed to and
-/// taken whole), so a poisoned one is used as it is.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]
@@ -442,6 +674,182 @@ mod tests {
             },
         );
         table
+    }
+
+    /// The distinct threads that called `f` while it was in `seen`.
+    fn distinct_seen(seen: &std::sync::Mutex<Vec<std::thread::ThreadId>>) -> usize {
+        distinct(&seen.lock().unwrap())
+    }
+
+    #[test]
+    fn an_exchange_runs_on_every_thread_it_is_given_and_reports_it() {
+        let keys: Vec<u64> = (0..400_000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        for threads in [1usize, 2, 4] {
+            let seen = std::sync::Mutex::new(Vec::new());
+            let mut table = vec![0u32; 4_096];
+            let owners = Owners::new(table.len(), threads);
+            let report = exchange(
+                &mut table,
+                &owners,
+                &keys,
+                1_000,
+                4,
+                |keys: &[u64], out: &mut [Vec<usize>]| {
+                    for &k in keys {
+                        let c = (k % 4_096) as usize;
+                        out[owners.of(c)].push(c);
+                    }
+                },
+                |range: &mut [u32], first: usize, batch: &Vec<usize>| {
+                    let me = std::thread::current().id();
+                    let mut s = seen.lock().unwrap();
+                    if !s.contains(&me) {
+                        s.push(me);
+                    }
+                    drop(s);
+                    batch.iter().for_each(|&c| range[c - first] += 1);
+                },
+            );
+            // Every owner applied something on a thread of its own, seen from outside the
+            // exchange, and the report counts the same threads.
+            assert_eq!(distinct_seen(&seen), threads, "{threads} threads");
+            assert_eq!(report.threads, threads);
+            assert_eq!(report.keys_per_thread.len(), threads);
+            assert_eq!(report.keys_per_thread.iter().sum::<usize>(), keys.len());
+            assert!(
+                report
+                    .keys_per_thread
+                    .iter()
+                    .all(|&n| n.abs_diff(keys.len() / threads) <= 1)
+            );
+            assert_eq!(report.max_queued, 4);
+            assert!(report.peak_queued <= 4, "{report:?}");
+            // Each thread sends each other thread one batch per step of 1 000 keys (every
+            // step of these keys has keys for every range).
+            let steps: u64 = report
+                .keys_per_thread
+                .iter()
+                .map(|&n| n.div_ceil(1_000) as u64)
+                .sum();
+            assert_eq!(report.batches_exchanged, steps * (threads as u64 - 1));
+            assert_eq!(table.iter().sum::<u32>(), keys.len() as u32);
+        }
+    }
+
+    #[test]
+    fn fork_merge_runs_on_every_thread_it_is_given_and_reports_it() {
+        let keys: Vec<u64> = (0..300_000).collect();
+        for (threads, min, want) in [(3, 1_000, 3), (3, 150_000, 2), (4, 1_000_000, 1)] {
+            let seen = std::sync::Mutex::new(Vec::new());
+            let mut total = 0u64;
+            let report = fork_merge(
+                &mut total,
+                &keys,
+                threads,
+                min,
+                |_| Some(0u64),
+                |t: &mut u64, run: &[u64]| {
+                    seen.lock().unwrap().push(std::thread::current().id());
+                    *t += run.iter().sum::<u64>();
+                },
+                |t: &mut u64, part: &u64| *t += part,
+            );
+            assert_eq!(total, keys.iter().sum::<u64>());
+            assert_eq!(distinct_seen(&seen), want, "{threads} threads, {min} each");
+            assert_eq!(report.threads, want);
+            assert_eq!(report.keys_per_thread.len(), want);
+            assert_eq!(report.keys_per_thread.iter().sum::<usize>(), keys.len());
+            assert_eq!((report.batches_exchanged, report.peak_queued), (0, 0));
+        }
+        // No memory for the private tables: one thread, and the report says so.
+        let mut total = 0u64;
+        let report = fork_merge(
+            &mut total,
+            &keys,
+            3,
+            1,
+            |_| None,
+            |t: &mut u64, run: &[u64]| *t += run.iter().sum::<u64>(),
+            |t: &mut u64, part: &u64| *t += part,
+        );
+        assert_eq!(report, ParallelReport::one_thread(keys.len()));
+        assert_eq!(total, keys.iter().sum::<u64>());
+    }
+
+    /// Holds thread 1 back from its inbox until thread 0 has found that inbox full (or has
+    /// sent all it had): a consumer slower than any scheduler would make it, with no timing.
+    #[derive(Default)]
+    struct SlowConsumer {
+        release: std::sync::atomic::AtomicBool,
+        full_seen: std::sync::atomic::AtomicU64,
+    }
+
+    impl Hooks for SlowConsumer {
+        fn before_receive(&self, me: usize) {
+            if me == 1 {
+                while !self.release.load(std::sync::atomic::Ordering::Acquire) {
+                    std::thread::yield_now();
+                }
+            }
+        }
+        fn inbox_full(&self, me: usize, to: usize) {
+            if (me, to) == (0, 1) {
+                self.full_seen
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.release
+                    .store(true, std::sync::atomic::Ordering::Release);
+            }
+        }
+        fn routed_all(&self, me: usize) {
+            if me == 0 {
+                self.release
+                    .store(true, std::sync::atomic::Ordering::Release);
+            }
+        }
+    }
+
+    #[test]
+    fn a_slow_consumer_never_has_more_than_the_bound_queued() {
+        // Thread 0 routes 100 steps, each with keys for thread 1, which does not look at its
+        // inbox until thread 0 has found it full: without the bound, all 100 batches would
+        // wait there at once.
+        let keys: Vec<u64> = (0..200_000).collect();
+        for max_queued in [1usize, 2, 5] {
+            let hooks = SlowConsumer::default();
+            let mut table = vec![0u32; 64];
+            let owners = Owners::new(table.len(), 2);
+            let report = exchange_with(
+                &mut table,
+                &owners,
+                &keys,
+                1_000,
+                max_queued,
+                |keys: &[u64], out: &mut [Vec<usize>]| {
+                    for &k in keys {
+                        let c = (k % 64) as usize;
+                        out[owners.of(c)].push(c);
+                    }
+                },
+                |range: &mut [u32], first: usize, batch: &Vec<usize>| {
+                    batch.iter().for_each(|&c| range[c - first] += 1);
+                },
+                &hooks,
+            );
+            assert!(
+                hooks.full_seen.load(std::sync::atomic::Ordering::Relaxed) > 0,
+                "the sender met a full inbox"
+            );
+            assert!(report.waits > 0, "{report:?}");
+            assert_eq!(report.max_queued, max_queued);
+            assert_eq!(
+                report.peak_queued, max_queued,
+                "filled to the bound, not past it"
+            );
+            assert!(table.iter().all(|&c| c == 200_000 / 64));
+            assert_eq!(report.threads, 2);
+        }
     }
 
     #[test]
@@ -499,5 +907,138 @@ mod tests {
         // More threads than keys, and no keys at all.
         assert_eq!(counts(&keys[..3], 50, 8, 2).iter().sum::<u32>(), 3);
         assert!(counts(&[], 50, 4, 2).iter().all(|&c| c == 0));
+    }
+}
+
+/// Loom models of the exchange (`RUSTFLAGS="--cfg loom" cargo test --release -p bloomlab-core
+/// loom`): every interleaving of two threads with a few keys each, within loom's
+/// preemption bound — 2 unless `LOOM_MAX_PREEMPTIONS` says otherwise, which keeps `.ci/run`
+/// fast; `LOOM_MAX_PREEMPTIONS=3` explores more for a local run. The threads run the
+/// exchange's own [`Exchange::run`], on loom's threads, locks and atomics ([`crate::sync`]).
+/// A model of three threads exceeded loom's budget of steps per execution (20 000) in the
+/// waiting loops, and is not kept; the real-thread tests run three to thirteen.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use loom::sync::Arc;
+
+    fn model(f: impl Fn() + Sync + Send + 'static) {
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound.get_or_insert(2);
+        // The waiting loops take many steps per execution; a thread that never stops
+        // waiting still exceeds any bound.
+        b.max_branches = b.max_branches.max(20_000);
+        b.check(f);
+    }
+
+    type Route = fn(&[u64], &mut [Vec<usize>]);
+    type Apply = fn(&mut [u32], usize, &Vec<usize>);
+
+    /// One cell per thread; key `k` counts in cell `k`.
+    fn route(keys: &[u64], out: &mut [Vec<usize>]) {
+        keys.iter().for_each(|&k| out[k as usize].push(k as usize));
+    }
+
+    fn apply(range: &mut [u32], first: usize, batch: &Vec<usize>) {
+        batch.iter().for_each(|&c| range[c - first] += 1);
+    }
+
+    /// [`apply`], except that thread 1 fails on its first step.
+    fn apply_failing(range: &mut [u32], first: usize, batch: &Vec<usize>) {
+        if first == 1 {
+            panic!("a failing apply");
+        }
+        apply(range, first, batch)
+    }
+
+    /// Thread `t` (one cell each) routes `shares[t]`, one key per step, with inboxes of
+    /// `max_queued` batches; thread 0 is the model's own. Each thread's cell and what it did,
+    /// or `None` for a thread that panicked.
+    fn exchange_on_loom_threads(
+        shares: &[&[u64]],
+        max_queued: usize,
+        apply: Apply,
+    ) -> Vec<Option<(u32, WorkerStats)>> {
+        let threads = shares.len();
+        let x = Arc::new(Exchange::new(
+            (0..=threads).collect(),
+            1,
+            max_queued,
+            route as Route,
+            apply,
+            NoHooks,
+        ));
+        let run = |x: &Exchange<Vec<usize>, Route, Apply, NoHooks>, t: usize, share: &[u64]| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut cell = [0u32];
+                let stats = x.run(t, &mut cell, share);
+                (cell[0], stats)
+            }))
+            .ok()
+        };
+        let handles: Vec<_> = (1..threads)
+            .map(|t| {
+                let (x, share) = (x.clone(), shares[t].to_vec());
+                loom::thread::spawn(move || run(&x, t, &share))
+            })
+            .collect();
+        let mut out = vec![run(&x, 0, shares[0])];
+        out.extend(handles.into_iter().map(|h| h.join().unwrap()));
+        out
+    }
+
+    #[test]
+    fn loom_an_inbox_never_holds_more_than_its_bound() {
+        // Thread 0 sends three batches to thread 1, which sends two back; one batch fits in an
+        // inbox. In every interleaving both cells end right and no sender saw two queued.
+        model(|| {
+            let done = exchange_on_loom_threads(&[&[1, 1, 1], &[0, 0]], 1, apply);
+            let (c0, s0) = done[0].unwrap();
+            let (c1, s1) = done[1].unwrap();
+            assert_eq!((c0, c1), (2, 3));
+            assert_eq!((s0.sent, s1.sent), (3, 2));
+            assert!(s0.peak <= 1 && s1.peak <= 1, "{s0:?} {s1:?}");
+        });
+    }
+
+    #[test]
+    fn loom_two_threads_waiting_on_each_other_both_finish() {
+        // Each thread sends the other two batches and an inbox holds one, so both can find
+        // the other's inbox full at once: each applies its own while it waits, and both
+        // return (loom fails a model whose threads all block, or spin past its bound on
+        // steps) with every key counted once.
+        model(|| {
+            let done = exchange_on_loom_threads(&[&[1, 1], &[0, 0]], 1, apply);
+            let cells: Vec<u32> = done.iter().map(|d| d.unwrap().0).collect();
+            assert_eq!(cells, [2, 2]);
+        });
+    }
+
+    #[test]
+    fn loom_a_thread_with_no_keys_waits_for_the_others_and_returns() {
+        // Thread 0 has nothing to route and reaches the final loop at once; it must apply
+        // what thread 1 sends it later, and return only when thread 1 is done.
+        model(|| {
+            let done = exchange_on_loom_threads(&[&[], &[0, 1, 0]], 1, apply);
+            let cells: Vec<u32> = done.iter().map(|d| d.unwrap().0).collect();
+            assert_eq!(cells, [2, 1]);
+        });
+    }
+
+    #[test]
+    fn loom_a_panicking_thread_does_not_hang_the_others() {
+        // Thread 1 fails on its first step while thread 0 has three batches for it and room
+        // for one: thread 0 must stop waiting for room that will never come, and return.
+        let quiet = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info.payload().downcast_ref::<&str>() != Some(&"a failing apply") {
+                quiet(info)
+            }
+        }));
+        model(|| {
+            let done = exchange_on_loom_threads(&[&[1, 1, 1], &[0]], 1, apply_failing);
+            assert!(done[1].is_none(), "thread 1 panicked");
+            assert!(done[0].is_some(), "thread 0 returned");
+        });
     }
 }

@@ -326,20 +326,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
         self.nibbles.len()
     }
 
-    /// The design capacity.
-    pub fn capacity(&self) -> u64 {
-        self.meta.capacity()
-    }
-
-    /// The target FPR, if the filter was sized from one.
-    pub fn target_fpr(&self) -> Option<f64> {
-        self.meta.target_fpr()
-    }
-
-    /// More keys than the design capacity: the FPR has climbed past the target.
-    pub fn is_saturated(&self) -> bool {
-        self.meta.count() > self.meta.capacity()
-    }
+    bloomlab_core::sizing_accessors!(saturated);
 
     /// Counter statistics: how many are non-zero, how many are stuck at 15, the largest value
     /// and the full histogram. One pass over the counters.

@@ -1,8 +1,9 @@
 //! Building one counting filter with every core.
 
+use bloomlab_core::Key;
 use bloomlab_core::error::Result;
 use bloomlab_core::hash::{HashScheme, Xxh3Scheme};
-use bloomlab_core::{Key, parallel};
+use bloomlab_core::parallel::{self, ParallelReport};
 
 use crate::{CountingBloomFilter, STICKY};
 
@@ -45,13 +46,32 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     /// holds `min(inserts touching it, 15)`, and `min(min(a, 15) + min(b, 15), 15) =
     /// min(a + b, 15)`: the merge gives the counters of the sequential build exactly. (Removes
     /// do not commute this way; only inserts are parallel.)
-    pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) {
-        self.insert_parallel_with_threads(keys, parallel::available_threads());
+    pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) -> ParallelReport {
+        self.insert_parallel_with_threads(keys, parallel::available_threads())
     }
 
     /// [`insert_parallel`](Self::insert_parallel) with at most `threads` threads (the calling
     /// one included; 0 counts as 1).
-    pub fn insert_parallel_with_threads<K: Key + Sync>(&mut self, keys: &[K], threads: usize) {
+    ///
+    /// Returns what the build did ([`ParallelReport`]): the threads that inserted keys — more
+    /// than one whenever more than one was given and there are at least 65 536 keys (and
+    /// memory for the private tables) — and the keys each took. Nothing is exchanged, so the
+    /// queue figures are 0.
+    ///
+    /// ```
+    /// use bloomlab_counting::CountingBloomFilter;
+    ///
+    /// let keys: Vec<u64> = (0..100_000).collect();
+    /// let mut f = CountingBloomFilter::with_fpr(100_000, 0.01)?;
+    /// let report = f.insert_parallel_with_threads(&keys, 2);
+    /// assert_eq!(report.keys_per_thread, [50_000, 50_000]);
+    /// # Ok::<(), bloomlab_core::Error>(())
+    /// ```
+    pub fn insert_parallel_with_threads<K: Key + Sync>(
+        &mut self,
+        keys: &[K],
+        threads: usize,
+    ) -> ParallelReport {
         parallel::fork_merge(
             self,
             keys,
@@ -72,6 +92,6 @@ impl<S: HashScheme> CountingBloomFilter<S> {
                 let count = f.meta.count().saturating_add(part.meta.count());
                 f.meta = f.meta.clone().with_count(count);
             },
-        );
+        )
     }
 }

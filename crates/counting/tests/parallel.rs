@@ -1,6 +1,8 @@
 //! The parallel build: counter for counter the sequential build, sticky counters included.
 
+use bloomlab_conformance::ThreadsSeen;
 use bloomlab_core::Error;
+use bloomlab_core::parallel::ParallelReport;
 use bloomlab_counting::CountingBloomFilter;
 
 #[test]
@@ -55,4 +57,33 @@ fn sticky_counters_merge_like_sequential_inserts() {
         b.insert(k);
     });
     assert_eq!(a.to_bytes(), b.to_bytes());
+}
+
+#[test]
+fn a_large_build_runs_on_the_threads_it_is_given_and_reports_it() {
+    let raw: Vec<u64> = (0..200_000u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .collect();
+    let mut want = CountingBloomFilter::with_fpr(200_000, 0.01).unwrap();
+    raw.iter().for_each(|k| {
+        want.insert(k);
+    });
+    for threads in [2usize, 3, 4] {
+        let seen = ThreadsSeen::default();
+        let mut f = CountingBloomFilter::with_fpr(200_000, 0.01).unwrap();
+        let report = f.insert_parallel_with_threads(&seen.keys(&raw), threads);
+        assert_eq!(f.to_bytes(), want.to_bytes(), "{threads} threads");
+        // Seen from outside the build (the threads that hashed a key), and from its report.
+        assert_eq!(seen.count(), threads, "{report:?}");
+        assert_eq!(report.threads, threads);
+        assert_eq!(report.keys_per_thread.len(), threads);
+        assert_eq!(report.keys_per_thread.iter().sum::<usize>(), raw.len());
+        assert_eq!((report.batches_exchanged, report.peak_queued), (0, 0));
+    }
+    // Below 65 536 keys: the calling thread alone, and the report says so.
+    let seen = ThreadsSeen::default();
+    let mut f = CountingBloomFilter::with_fpr(200_000, 0.01).unwrap();
+    let report = f.insert_parallel_with_threads(&seen.keys(&raw[..65_535]), 4);
+    assert_eq!((seen.count(), report.threads), (1, 1));
+    assert_eq!(report, ParallelReport::one_thread(65_535));
 }

@@ -371,15 +371,7 @@ impl<S: HashScheme> CuckooFilter<S> {
         &self.table
     }
 
-    /// The design capacity (the `n` the filter was sized for).
-    pub fn capacity(&self) -> u64 {
-        self.meta.capacity()
-    }
-
-    /// The target FPR, if the filter was sized from one.
-    pub fn target_fpr(&self) -> Option<f64> {
-        self.meta.target_fpr()
-    }
+    bloomlab_core::sizing_accessors!();
 
     /// The hash scheme.
     pub fn scheme(&self) -> &S {

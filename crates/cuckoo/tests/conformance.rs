@@ -380,23 +380,12 @@ fn damaged_bytes_never_panic_and_never_decode_invalid() {
 #[test]
 fn scheme_and_foreign_bytes_are_refused() {
     let f = filled(1_000, 0.01, 55);
-    let mut bytes = f.to_bytes();
-    bytes[7] = 2; // claim the keyed SipHash scheme
-    bloomlab_core::format::reseal(&mut bytes);
-    assert!(matches!(
-        CuckooFilter::from_bytes(&bytes),
-        Err(Error::Decode(
-            bloomlab_core::DecodeError::SchemeMismatch { .. }
-        ))
-    ));
     let classic = bloomlab_classic::BloomFilter::with_fpr(100, 0.01).unwrap();
-    assert!(matches!(
-        CuckooFilter::from_bytes(&classic.to_bytes()),
-        Err(Error::Decode(
-            bloomlab_core::DecodeError::WrongVariant { .. }
-        ))
-    ));
-    assert!(CuckooFilter::from_bytes(b"").is_err());
+    conf::check_scheme_and_foreign_refused(
+        &f.to_bytes(),
+        CuckooFilter::from_bytes,
+        Some(&classic.to_bytes()),
+    );
 }
 
 #[test]

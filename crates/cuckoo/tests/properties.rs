@@ -1,56 +1,22 @@
 //! The cuckoo filter's promises for arbitrary keys, operations and bytes (generic halves in
 //! `bloomlab_conformance::props`; `PROPTEST_CASES` sets the case count).
 
-use std::alloc::System;
+use bloomlab_conformance::{counting_allocator, multiset_property, props, variant_properties};
+use bloomlab_cuckoo::CuckooFilter as F;
 
-use bloomlab_conformance::props::proptest::prelude::*;
-use bloomlab_conformance::props::{self, INSTRUMENTED_SYSTEM, StatsAlloc};
-use bloomlab_cuckoo::CuckooFilter;
-
-#[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+counting_allocator!();
 
 /// The keys once each: a cuckoo filter holds a bounded number of copies of one key (the
 /// multiset property below covers repeats and the refusals they meet).
-fn build(keys: &[Vec<u8>]) -> CuckooFilter {
+fn build(keys: &[Vec<u8>]) -> F {
     let mut distinct = keys.to_vec();
     distinct.sort();
     distinct.dedup();
-    props::with_keys(
-        CuckooFilter::with_fpr(keys.len() as u64 + 1, 0.01).unwrap(),
-        &distinct,
-    )
+    props::with_keys(F::with_fpr(keys.len() as u64 + 1, 0.01).unwrap(), &distinct)
 }
 
-proptest! {
-    #![proptest_config(props::config())]
+variant_properties! { standard: F, build: build }
 
-    #[test]
-    fn no_false_negatives_and_round_trip(keys in props::key_lists(300), probes in props::key_lists(40)) {
-        let _g = props::serial();
-        let f = build(&keys);
-        props::no_false_negatives(&f, &keys)?;
-        props::round_trips(&f, &probes, CuckooFilter::to_bytes, CuckooFilter::from_bytes)?;
-    }
-
-    /// Small filters (24 pool keys in 8–64 expected items) so buckets fill, a key is held
-    /// several times and inserts of a key held too often are refused.
-    #[test]
-    fn removes_like_a_multiset(capacity in 8u64..64, ops in props::ops(400)) {
-        let _g = props::serial();
-        props::removes_like_a_multiset(CuckooFilter::with_fpr(capacity, 0.05).unwrap(), &ops)?;
-    }
-
-    #[test]
-    fn arbitrary_bytes_decode_or_fail_typed(bytes in prop::collection::vec(any::<u8>(), 0..1024)) {
-        let _g = props::serial();
-        props::decode_is_total(GLOBAL, &bytes, CuckooFilter::from_bytes, CuckooFilter::to_bytes)?;
-    }
-
-    #[test]
-    fn mutated_encodings_decode_or_fail_typed(keys in props::key_lists(100), muts in props::mutations()) {
-        let _g = props::serial();
-        let input = props::mutate(&build(&keys).to_bytes(), &muts);
-        props::decode_is_total(GLOBAL, &input, CuckooFilter::from_bytes, CuckooFilter::to_bytes)?;
-    }
-}
+// Small filters (24 pool keys in 8–64 expected items) so buckets fill, a key is held
+// several times and inserts of a key held too often are refused.
+multiset_property!(|capacity| F::with_fpr(capacity, 0.05).unwrap());

@@ -3,8 +3,7 @@
 use std::fmt;
 use std::io::{self, Read, Write};
 
-use bloomlab_core::format::Variant;
-use bloomlab_core::{DecodeError, Error, Filter, FilterParams, Result, SchemeDescriptor, SchemeId};
+use bloomlab_core::{DecodeError, Error, Result, SchemeDescriptor, SchemeId};
 
 use crate::ReadError;
 use crate::murmur::guava_murmur3_128;
@@ -85,9 +84,9 @@ pub const MAX_GUAVA_HASH_FUNCTIONS: u32 = 255;
 /// [`put_long`](Self::put_long) is `Funnels.longFunnel()` (eight little-endian bytes),
 /// [`put_int`](Self::put_int) `Funnels.integerFunnel()` (four), [`put_string`](Self::put_string)
 /// `Funnels.stringFunnel(UTF_8)` (the UTF-8 bytes) and [`put_bytes`](Self::put_bytes)
-/// `Funnels.byteArrayFunnel()`. Murmur3 hashes the funnelled byte stream, so all four are the
-/// hash of the key's bytes — which is what the [`Filter`] trait's byte keys map to
-/// (`insert_bytes` is `put_bytes`), and why the trait's typed `i64`, `i32` and `str` keys
+/// `Funnels.byteArrayFunnel()`. Murmur3 hashes the funnelled byte stream, so all four are the hash
+/// of the key's bytes — which is what the [`Filter`](bloomlab_core::Filter) trait's byte keys map
+/// to (`insert_bytes` is `put_bytes`), and why the trait's typed `i64`, `i32` and `str` keys
 /// (encoded little-endian / as UTF-8 by [`bloomlab_core::Key`]) give Guava's answers for the
 /// matching funnel.
 ///
@@ -462,50 +461,23 @@ impl fmt::Debug for GuavaBloomFilter {
     }
 }
 
-/// The trait's byte keys are `byteArrayFunnel()` — the same bits as `longFunnel()`,
-/// `integerFunnel()` and `stringFunnel(UTF_8)` for the matching little-endian / UTF-8 bytes.
-/// `len` counts inserts through this value, repeats included; a filter read from bytes starts
-/// from Guava's `approximateElementCount()`. `expected_fpr` is Guava's `expectedFpp`, from the
-/// fill. The variant is [`Variant::Classic`]; the scheme [`SchemeId::GuavaMurmur128Mitz32`] or
-/// [`SchemeId::GuavaMurmur128Mitz64`].
-impl Filter for GuavaBloomFilter {
-    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
-        self.put_bytes(key);
-        Ok(())
-    }
-
-    fn might_contain_bytes(&self, key: &[u8]) -> bool {
-        self.contains_hash(key)
-    }
-
-    fn len(&self) -> u64 {
-        self.count
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.bits.len_words() * 8
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        self.expected_fpp()
-    }
-
-    fn params(&self) -> FilterParams {
-        FilterParams {
-            variant: Variant::Classic,
-            capacity: self
-                .expected_insertions
-                .unwrap_or_else(|| crate::k_optimal_load(self.bit_size(), self.k)),
-            target_fpr: self.fpp,
-            table_bits: self.bit_size(),
-            hashes: self.k,
-            scheme: SchemeDescriptor {
-                id: match self.strategy {
-                    GuavaStrategy::Murmur128Mitz32 => SchemeId::GuavaMurmur128Mitz32,
-                    GuavaStrategy::Murmur128Mitz64 => SchemeId::GuavaMurmur128Mitz64,
-                },
-                key_check: 0,
+crate::jvm_filter_impl! {
+    /// The trait's byte keys are `byteArrayFunnel()` — the same bits as `longFunnel()`,
+    /// `integerFunnel()` and `stringFunnel(UTF_8)` for the matching little-endian / UTF-8 bytes.
+    /// `len` counts inserts through this value, repeats included; a filter read from bytes starts
+    /// from Guava's `approximateElementCount()`. `expected_fpr` is Guava's `expectedFpp`, from the
+    /// fill. The variant is [`Variant::Classic`](bloomlab_core::Variant::Classic); the scheme
+    /// [`SchemeId::GuavaMurmur128Mitz32`] or [`SchemeId::GuavaMurmur128Mitz64`].
+    GuavaBloomFilter {
+        insert: put_bytes,
+        contains: contains_hash,
+        capacity: expected_insertions,
+        scheme: |s| SchemeDescriptor {
+            id: match s.strategy {
+                GuavaStrategy::Murmur128Mitz32 => SchemeId::GuavaMurmur128Mitz32,
+                GuavaStrategy::Murmur128Mitz64 => SchemeId::GuavaMurmur128Mitz64,
             },
-        }
+            key_check: 0,
+        },
     }
 }

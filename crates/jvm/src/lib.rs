@@ -230,6 +230,62 @@ impl JvmFilter {
     }
 }
 
+/// `impl Filter` for a JVM-compatible filter (fields `count`, `bits`, `k`, `fpp` and the
+/// expected insertions, methods `bit_size` and `expected_fpp`), written once for both: `insert`
+/// and `contains` name its byte-key methods, `capacity` the field of expected insertions (the
+/// k-optimal load stands in when a filter read from bytes has none), and `scheme` gives its
+/// scheme descriptor. The variant is always [`Variant::Classic`](bloomlab_core::Variant).
+macro_rules! jvm_filter_impl {
+    (
+        $(#[$doc:meta])*
+        $ty:ident {
+            insert: $insert:ident,
+            contains: $contains:ident,
+            capacity: $capacity:ident,
+            scheme: |$s:ident| $scheme:expr $(,)?
+        }
+    ) => {
+        $(#[$doc])*
+        impl bloomlab_core::Filter for $ty {
+            fn insert_bytes(&mut self, key: &[u8]) -> bloomlab_core::Result<()> {
+                self.$insert(key);
+                Ok(())
+            }
+
+            fn might_contain_bytes(&self, key: &[u8]) -> bool {
+                self.$contains(key)
+            }
+
+            fn len(&self) -> u64 {
+                self.count
+            }
+
+            fn size_in_bytes(&self) -> usize {
+                self.bits.len_words() * 8
+            }
+
+            fn expected_fpr(&self) -> f64 {
+                self.expected_fpp()
+            }
+
+            fn params(&self) -> bloomlab_core::FilterParams {
+                let $s = self;
+                bloomlab_core::FilterParams {
+                    variant: bloomlab_core::Variant::Classic,
+                    capacity: self
+                        .$capacity
+                        .unwrap_or_else(|| crate::k_optimal_load(self.bit_size(), self.k)),
+                    target_fpr: self.fpp,
+                    table_bits: self.bit_size(),
+                    hashes: self.k,
+                    scheme: $scheme,
+                }
+            }
+        }
+    };
+}
+pub(crate) use jvm_filter_impl;
+
 /// The load at which `k` is the optimal probe count for `m` bits, `round(m · ln 2 / k)`: the
 /// capacity reported for a filter read from bytes, which record no expected count.
 pub(crate) fn k_optimal_load(bit_size: u64, k: u32) -> u64 {

@@ -3,8 +3,7 @@
 use std::fmt;
 use std::io::{self, Read, Write};
 
-use bloomlab_core::format::Variant;
-use bloomlab_core::{DecodeError, Error, Filter, FilterParams, Result, SchemeDescriptor, SchemeId};
+use bloomlab_core::{DecodeError, Error, Result, SchemeDescriptor, SchemeId};
 
 use crate::murmur::{spark_hash_bytes, spark_hash_long};
 use crate::sizing;
@@ -70,14 +69,14 @@ impl fmt::Display for SparkVersion {
 ///
 /// # Keys
 ///
-/// [`put_long`](Self::put_long) is Spark's `putLong` (Spark widens `int`, `short` and `byte`
-/// to `long`: pass them as `i64`); [`put_string`](Self::put_string) is `putString` (the UTF-8
-/// bytes); [`put_binary`](Self::put_binary) is `putBinary`. `putString(s)` is
-/// `putBinary(utf8(s))`, and `putLong(v)` hashes exactly as `putBinary` of `v`'s eight
-/// little-endian bytes — so the [`Filter`] trait's byte keys (`insert_bytes` is `putBinary`)
-/// give Spark's answers for strings, byte arrays and, through [`bloomlab_core::Key`]'s
-/// little-endian encoding, `i64`/`u64` keys. Other integer widths are encoded by `Key` in
-/// fewer bytes and so differ from Spark's widened `putLong`: use `put_long(v as i64)`.
+/// [`put_long`](Self::put_long) is Spark's `putLong` (Spark widens `int`, `short` and `byte` to
+/// `long`: pass them as `i64`); [`put_string`](Self::put_string) is `putString` (the UTF-8 bytes);
+/// [`put_binary`](Self::put_binary) is `putBinary`. `putString(s)` is `putBinary(utf8(s))`, and
+/// `putLong(v)` hashes exactly as `putBinary` of `v`'s eight little-endian bytes — so the
+/// [`Filter`](bloomlab_core::Filter) trait's byte keys (`insert_bytes` is `putBinary`) give Spark's
+/// answers for strings, byte arrays and, through [`bloomlab_core::Key`]'s little-endian encoding,
+/// `i64`/`u64` keys. Other integer widths are encoded by `Key` in fewer bytes and so differ from
+/// Spark's widened `putLong`: use `put_long(v as i64)`.
 ///
 /// # Complexity
 ///
@@ -523,50 +522,24 @@ impl fmt::Debug for SparkBloomFilter {
     }
 }
 
-/// The trait's byte keys are Spark's `putBinary` / `mightContainBinary` (see the type's docs for
-/// how strings and longs map onto them). `len` counts inserts through this value, repeats
-/// included; a filter read from bytes (which carry no count) starts from the estimate
-/// [`sizing::approximate_element_count`]. `expected_fpr` is Spark's `expectedFpp`, from the
-/// fill. The variant is [`Variant::Classic`] (k probes anywhere in m bits); the scheme is
-/// [`SchemeId::SparkMurmur3V1`] or [`SchemeId::SparkMurmur3V2`] with the seed in `key_check`.
-impl Filter for SparkBloomFilter {
-    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
-        self.put_binary(key);
-        Ok(())
-    }
-
-    fn might_contain_bytes(&self, key: &[u8]) -> bool {
-        self.might_contain_binary(key)
-    }
-
-    fn len(&self) -> u64 {
-        self.count
-    }
-
-    fn size_in_bytes(&self) -> usize {
-        self.bits.len_words() * 8
-    }
-
-    fn expected_fpr(&self) -> f64 {
-        self.expected_fpp()
-    }
-
-    fn params(&self) -> FilterParams {
-        FilterParams {
-            variant: Variant::Classic,
-            capacity: self
-                .expected_items
-                .unwrap_or_else(|| crate::k_optimal_load(self.bit_size(), self.k)),
-            target_fpr: self.fpp,
-            table_bits: self.bit_size(),
-            hashes: self.k,
-            scheme: SchemeDescriptor {
-                id: match self.version {
-                    SparkVersion::V1 => SchemeId::SparkMurmur3V1,
-                    SparkVersion::V2 => SchemeId::SparkMurmur3V2,
-                },
-                key_check: u64::from(self.seed as u32),
+crate::jvm_filter_impl! {
+    /// The trait's byte keys are Spark's `putBinary` / `mightContainBinary` (see the type's docs
+    /// for how strings and longs map onto them). `len` counts inserts through this value, repeats
+    /// included; a filter read from bytes (which carry no count) starts from the estimate
+    /// [`sizing::approximate_element_count`]. `expected_fpr` is Spark's `expectedFpp`, from the
+    /// fill. The variant is [`Variant::Classic`](bloomlab_core::Variant::Classic) (k probes
+    /// anywhere in m bits); the scheme is [`SchemeId::SparkMurmur3V1`] or
+    /// [`SchemeId::SparkMurmur3V2`] with the seed in `key_check`.
+    SparkBloomFilter {
+        insert: put_binary,
+        contains: might_contain_binary,
+        capacity: expected_items,
+        scheme: |s| SchemeDescriptor {
+            id: match s.version {
+                SparkVersion::V1 => SchemeId::SparkMurmur3V1,
+                SparkVersion::V2 => SchemeId::SparkMurmur3V2,
             },
-        }
+            key_check: u64::from(s.seed as u32),
+        },
     }
 }

@@ -63,44 +63,54 @@ fn chunks_hash_as_single_keys_do() {
     }
 }
 
-#[test]
-fn classic_batches_match_single_operations() {
-    for (i, &n) in LENGTHS.iter().enumerate() {
-        let seed = 10 + i as u64;
+/// Filters from `new()` built from `n` integer keys (from `seed`) one at a time and as a
+/// batch are equal; batched lookups (at the default distance, 8 and `$d`, so distances that
+/// are and are not multiples of the chunk take both drivers) answer as single ones; byte keys
+/// (from `seed + 200`) build alike and all test positive. `$what` prefixes the messages.
+macro_rules! check_batches {
+    ($new:expr, $n:expr, $seed:expr, $d:literal, $what:expr) => {{
+        let (new, n, seed, what) = ($new, $n, $seed, $what);
         let keys = u64_keys(n, seed);
-        let mut single = BloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme()).unwrap();
+        let mut single = new();
         for k in &keys {
             single.insert(k);
         }
-        let mut batched = BloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme()).unwrap();
+        let mut batched = new();
         batched.insert_batch(&keys);
-        assert_eq!(batched, single, "n = {n}");
+        assert_eq!(batched, single, "{what}n = {n}");
         let queries = [keys.clone(), u64_keys(n, seed + 100)].concat();
         let want: Vec<bool> = queries.iter().map(|q| single.might_contain(q)).collect();
         let mut out = vec![false; queries.len()];
         single.might_contain_batch(&queries, &mut out).unwrap();
-        assert_eq!(out, want, "n = {n}");
-        // Distances that are and are not multiples of the chunk take both drivers.
+        assert_eq!(out, want, "{what}n = {n}");
         single
             .might_contain_batch_at::<_, 8>(&queries, &mut out)
             .unwrap();
-        assert_eq!(out, want, "n = {n}, D = 8");
+        assert_eq!(out, want, "{what}n = {n}, D = 8");
         single
-            .might_contain_batch_at::<_, 3>(&queries, &mut out)
+            .might_contain_batch_at::<_, $d>(&queries, &mut out)
             .unwrap();
-        assert_eq!(out, want, "n = {n}, D = 3");
+        assert_eq!(out, want, "{what}n = {n}, D = {}", $d);
 
         let bytes = byte_keys(n, seed + 200);
-        let mut single = BloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme()).unwrap();
+        let mut single = new();
         for k in &bytes {
             single.insert(k);
         }
-        let mut batched = BloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme()).unwrap();
+        let mut batched = new();
         batched.insert_batch(&bytes);
-        assert_eq!(batched, single, "byte keys, n = {n}");
+        assert_eq!(batched, single, "{what}byte keys, n = {n}");
         let mut out = vec![false; bytes.len()];
         batched.might_contain_batch(&bytes, &mut out).unwrap();
-        assert!(out.iter().all(|&o| o), "byte keys, n = {n}");
+        assert!(out.iter().all(|&o| o), "{what}byte keys, n = {n}");
+    }};
+}
+
+#[test]
+fn classic_batches_match_single_operations() {
+    for (i, &n) in LENGTHS.iter().enumerate() {
+        let new = || BloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme()).unwrap();
+        check_batches!(new, n, 10 + i as u64, 3, "");
     }
 }
 
@@ -108,46 +118,13 @@ fn classic_batches_match_single_operations() {
 fn blocked_batches_match_single_operations_in_every_layout() {
     for layout in [Layout::OneHash, Layout::Local32, Layout::Wide64] {
         for (i, &n) in LENGTHS.iter().enumerate() {
-            let seed = 30 + i as u64;
             let new = || {
                 BlockedBloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme())
                     .unwrap()
                     .with_layout(layout)
                     .unwrap()
             };
-            let keys = u64_keys(n, seed);
-            let mut single = new();
-            for k in &keys {
-                single.insert(k);
-            }
-            let mut batched = new();
-            batched.insert_batch(&keys);
-            assert_eq!(batched, single, "{layout:?}, n = {n}");
-            let queries = [keys.clone(), u64_keys(n, seed + 100)].concat();
-            let want: Vec<bool> = queries.iter().map(|q| single.might_contain(q)).collect();
-            let mut out = vec![false; queries.len()];
-            single.might_contain_batch(&queries, &mut out).unwrap();
-            assert_eq!(out, want, "{layout:?}, n = {n}");
-            single
-                .might_contain_batch_at::<_, 8>(&queries, &mut out)
-                .unwrap();
-            assert_eq!(out, want, "{layout:?}, n = {n}, D = 8");
-            single
-                .might_contain_batch_at::<_, 5>(&queries, &mut out)
-                .unwrap();
-            assert_eq!(out, want, "{layout:?}, n = {n}, D = 5");
-
-            let bytes = byte_keys(n, seed + 200);
-            let mut single = new();
-            for k in &bytes {
-                single.insert(k);
-            }
-            let mut batched = new();
-            batched.insert_batch(&bytes);
-            assert_eq!(batched, single, "{layout:?}, byte keys, n = {n}");
-            let mut out = vec![false; bytes.len()];
-            batched.might_contain_batch(&bytes, &mut out).unwrap();
-            assert!(out.iter().all(|&o| o), "{layout:?}, byte keys, n = {n}");
+            check_batches!(new, n, 30 + i as u64, 5, format!("{layout:?}, "));
         }
     }
 }

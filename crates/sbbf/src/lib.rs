@@ -599,15 +599,7 @@ impl Sbbf {
             .map(|b| &b.0)
     }
 
-    /// The design capacity (the `n` the filter was sized for).
-    pub fn capacity(&self) -> u64 {
-        self.meta.capacity()
-    }
-
-    /// The target FPR, if the filter was sized from one.
-    pub fn target_fpr(&self) -> Option<f64> {
-        self.meta.target_fpr()
-    }
+    bloomlab_core::sizing_accessors!();
 
     /// Inserts (or, after a Parquet import, estimated distinct values).
     pub fn len(&self) -> u64 {

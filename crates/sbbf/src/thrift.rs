@@ -37,7 +37,11 @@ const SET: u8 = 10;
 const MAP: u8 = 11;
 const STRUCT: u8 = 12;
 
-/// Deepest nesting of structs, lists and maps skipped inside the header.
+/// Deepest nesting of values skipped inside the header: a header field's own value is at
+/// depth 0, a container's contents one deeper than the container, and a value deeper than
+/// `MAX_DEPTH` is refused. So a field may hold `MAX_DEPTH + 1` structs, lists, sets or maps
+/// one inside another (the innermost empty), and not one more. It bounds the decoder's
+/// recursion, and so its stack, whatever the input.
 const MAX_DEPTH: u32 = 16;
 
 fn err(reason: impl Into<String>) -> DecodeError {
@@ -344,5 +348,47 @@ mod tests {
         assert!(decode(&[0x9b, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x55]).is_err());
         let deep: Vec<u8> = std::iter::repeat_n(0x1c, 10_000).collect();
         assert!(decode(&deep).is_err());
+    }
+
+    /// The canonical header with an unknown field 5 before the stop byte, holding `levels`
+    /// containers one inside another, the innermost empty: structs (`0x1c`: field +1, a
+    /// struct) or lists (`0x19`: one element, a list).
+    fn nested(levels: u32, list: bool) -> Vec<u8> {
+        let mut h = encode(64);
+        h.pop(); // the stop byte
+        if list {
+            h.push(0x19); // field 5 (delta 1 from field 4), a list
+            // Each list but the innermost: one element, itself a list.
+            h.extend(std::iter::repeat_n(0x19, levels as usize - 1));
+            h.push(0x05); // the innermost list: no i32
+        } else {
+            h.push(0x1c); // field 5 (delta 1 from field 4), a struct
+            // Each struct but the innermost: its field 1, a struct.
+            h.extend(std::iter::repeat_n(0x1c, levels as usize - 1));
+            h.extend(std::iter::repeat_n(0x00, levels as usize)); // each struct's stop
+        }
+        h.push(0x00); // the header's stop
+        h
+    }
+
+    #[test]
+    fn nesting_is_read_up_to_its_limit_and_refused_beyond() {
+        for list in [false, true] {
+            // Just below and at the limit: the header is read whole.
+            for levels in [1, MAX_DEPTH, MAX_DEPTH + 1] {
+                let h = nested(levels, list);
+                assert_eq!(
+                    decode(&h),
+                    Ok((64, h.len())),
+                    "{levels} levels, list {list}"
+                );
+            }
+            // Just above, and far above: refused for its depth, not for running out of bytes.
+            for levels in [MAX_DEPTH + 2, MAX_DEPTH + 3, 1_000] {
+                let e = decode(&nested(levels, list)).expect_err("too deep");
+                assert!(e.to_string().contains("nested too deeply"), "{levels}: {e}");
+            }
+        }
+        assert_eq!(MAX_DEPTH, 16, "the documented limit");
     }
 }

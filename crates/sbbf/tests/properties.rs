@@ -2,14 +2,11 @@
 //! and bitset included (generic halves in `bloomlab_conformance::props`; `PROPTEST_CASES`
 //! sets the case count).
 
-use std::alloc::System;
-
 use bloomlab_conformance::props::proptest::prelude::*;
-use bloomlab_conformance::props::{self, INSTRUMENTED_SYSTEM, StatsAlloc};
+use bloomlab_conformance::{counting_allocator, props, variant_properties};
 use bloomlab_sbbf::{Sbbf, parquet_header};
 
-#[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+counting_allocator!();
 
 fn build(keys: &[Vec<u8>]) -> Sbbf {
     props::with_keys(
@@ -22,6 +19,17 @@ fn build(keys: &[Vec<u8>]) -> Sbbf {
 /// Parquet section (header and bitset) and the bare Parquet bitset (the bitset they accept
 /// is the one they were given), and the header parser on its own (a section is accepted
 /// only if its header is).
+/// No false negatives; the bytes round-trip, and the Parquet forms carry the bits (not the
+/// count): same answers.
+fn check(f: &Sbbf, keys: &[Vec<u8>], probes: &[Vec<u8>]) -> Result<(), TestCaseError> {
+    props::no_false_negatives(f, keys)?;
+    props::round_trips(f, probes, Sbbf::to_bytes, Sbbf::from_bytes)?;
+    let section = Sbbf::from_parquet_bytes(&f.to_parquet_bytes().unwrap()).unwrap();
+    let bitset = Sbbf::from_parquet_bitset(&f.to_parquet_bitset().unwrap()).unwrap();
+    props::answers_alike(f, |k| section.might_contain(k), keys, probes)?;
+    props::answers_alike(f, |k| bitset.might_contain(k), keys, probes)
+}
+
 fn decoders_are_total(input: &[u8]) -> Result<(), TestCaseError> {
     props::decode_is_total(GLOBAL, input, Sbbf::from_bytes, Sbbf::to_bytes)?;
     let header = props::bounded(GLOBAL, input.len(), || parquet_header(input))?;
@@ -54,48 +62,20 @@ fn thrift_like() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
+variant_properties! {
+    build: build,
+    check: check,
+    decoders: decoders_are_total,
+    encodings: |f: &Sbbf| [f.to_bytes(), f.to_parquet_bytes().unwrap()],
+    union: (Sbbf::with_fpr(401, 0.01).unwrap(), Sbbf::union),
+}
+
 proptest! {
     #![proptest_config(props::config())]
-
-    #[test]
-    fn no_false_negatives_and_round_trip(keys in props::key_lists(300), probes in props::key_lists(40)) {
-        let _g = props::serial();
-        let f = build(&keys);
-        props::no_false_negatives(&f, &keys)?;
-        props::round_trips(&f, &probes, Sbbf::to_bytes, Sbbf::from_bytes)?;
-        // The Parquet forms carry the bits (not the count): same answers.
-        let section = Sbbf::from_parquet_bytes(&f.to_parquet_bytes().unwrap()).unwrap();
-        let bitset = Sbbf::from_parquet_bitset(&f.to_parquet_bitset().unwrap()).unwrap();
-        for k in keys.iter().chain(&probes) {
-            prop_assert_eq!(section.might_contain(k), f.might_contain(k));
-            prop_assert_eq!(bitset.might_contain(k), f.might_contain(k));
-        }
-    }
-
-    #[test]
-    fn union_is_the_filter_of_both(a in props::key_lists(200), b in props::key_lists(200)) {
-        let _g = props::serial();
-        let empty = Sbbf::with_fpr(401, 0.01).unwrap();
-        props::union_is_the_filter_of_both(&empty, &a, &b, Sbbf::union)?;
-    }
-
-    #[test]
-    fn arbitrary_bytes_decode_or_fail_typed(bytes in prop::collection::vec(any::<u8>(), 0..1024)) {
-        let _g = props::serial();
-        decoders_are_total(&bytes)?;
-    }
 
     #[test]
     fn thrift_like_bytes_decode_or_fail_typed(bytes in thrift_like()) {
         let _g = props::serial();
         decoders_are_total(&bytes)?;
-    }
-
-    #[test]
-    fn mutated_encodings_decode_or_fail_typed(keys in props::key_lists(100), muts in props::mutations()) {
-        let _g = props::serial();
-        let f = build(&keys);
-        decoders_are_total(&props::mutate(&f.to_bytes(), &muts))?;
-        decoders_are_total(&props::mutate(&f.to_parquet_bytes().unwrap(), &muts))?;
     }
 }

@@ -5,20 +5,16 @@
 //! ([`route_positions`]).
 //!
 //! A parallel build of the blocked filter hashes each key once and sends it to the thread
-//! whose range of blocks holds it. Done one key at a time, that phase cost 4.1–4.4 ns a key on
-//! one Zen 4 core — 2.3–2.5 for XXH3-64 and the block index, the rest for choosing the list
-//! and appending to it — and 35–44 % of each thread's time in a two-thread build. Every step of it is the same for every
-//! key, so it runs in 64-bit lanes: the hash is rotations, xors, shifts and two multiplies
+//! whose range of blocks holds it. Done one key at a time, that phase is a large share of each
+//! thread's time (hashing, then choosing the list and appending to it). Every step of it is
+//! the same for every key, so it runs in 64-bit lanes: the hash is rotations, xors, shifts and two multiplies
 //! (`vpmullq`, AVX-512DQ); the block index one 32 × 32-bit multiply (`vpmuludq`); the owner
 //! a compare against each range's bounds, giving a mask; the keys of one owner are packed to
 //! the front of a register (`vpcompressq`, register form: the memory form is microcoded on
-//! Zen 4 and took 12 ns a key) and stored whole at the end of its list, which advances by
-//! the mask's population count. Eight keys then cost about 1.8 ns each, hash included
-//! (single thread, 5·10^6 keys, two owners). The classic filter's build hands on each key's
-//! `k` bit positions instead: computing and appending them one at a time cost 18.5–19.4 ns a
-//! key (`k = 7`, the 128-bit hash included), and with them computed and routed in lanes its
-//! two-thread build went from 1.15–1.31× one thread's speed to 2.2–2.4× (the classic
-//! crate's `insert_parallel` docs).
+//! some CPUs) and stored whole at the end of its list, which advances by the mask's
+//! population count. The classic filter's build hands on each key's `k` bit positions
+//! instead, computed and routed in the same lanes. What these choices were measured against
+//! is in `docs/design/simd.md`.
 //!
 //! [`xxh3_64_words_portable`], [`route_one_hash_portable`] and [`route_positions_portable`]
 //! are the definitions: the first calls the `xxhash-rust` crate, the others place each hash
@@ -307,7 +303,7 @@ impl RouteArgs {
 /// own; if there are any (`popcnt`), they are packed to the front of zmm4 (`vpcompressq`,
 /// register form) and stored whole, 64 bytes, at the end of its list, which grows by the
 /// count. The memory form of `vpcompressq` would store just the lanes kept, but it is
-/// microcoded on Zen 4: a prototype of it took 12 ns a key. Uses `{a}` (a [`RouteArgs`]),
+/// microcoded on some CPUs and was slower (`docs/design/simd.md`). Uses `{a}` (a [`RouteArgs`]),
 /// `{t}`, `{cnt}`, `{len}`, `{p}`, zmm4 and k1–k3; labels 4 and 5.
 #[cfg(target_arch = "x86_64")]
 macro_rules! hand_to_owners {

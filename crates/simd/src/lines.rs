@@ -142,9 +142,8 @@ unsafe impl<T: LineKind + Sync> Sync for Lines<T> {}
 
 impl<T: LineKind> Lines<T> {
     /// Line `⌊x · len / 2^32⌋` of the table (fastrange of a 32-bit `x`, Lemire 2019): always
-    /// a line of the table, so no bounds test — which costs a lookup in cache 5 % (one
-    /// loop with sbbf-rs-safe, 2-vCPU AMD EPYC, Zen 5, 2 000 and 10^5 keys: 1.05 and 1.07×
-    /// its time with the test, 0.99 and 1.03× without). With fewer than `2^32` lines the
+    /// a line of the table, so no bounds test, which is measurable on a lookup in cache
+    /// (`docs/design/simd.md`). With fewer than `2^32` lines the
     /// product fits in 64 bits and the index is below `len`; with more, the wrapped
     /// product's high half is below `2^32 ≤ len` (lines past `2^32` are not reached). An empty
     /// table gives its spare line, which lies outside `0..len`: the slice never shows it, only

@@ -318,6 +318,16 @@ mod tests {
     use super::*;
     use bloomlab_classic::BloomFilter;
 
+    /// The positives `inspect` measured among its probes lie within 5 σ of the expected FPR.
+    fn assert_measured_fpr_near_expected(i: &Inspection) {
+        let (n, pos) = i.measured.unwrap();
+        let e = i.expected_fpr;
+        assert!(
+            (pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt(),
+            "{i:?}"
+        );
+    }
+
     #[test]
     fn inspects_a_classic_filter_in_both_layouts() {
         let mut f = BloomFilter::with_fpr(10_000, 0.01).unwrap();
@@ -332,9 +342,7 @@ mod tests {
             // BLM1 has no capacity field: the k-optimal load (m·ln 2/7 ≈ 9 490) stands in,
             // so 10 000 keys show as a warning there, never as a failure.
             assert_eq!(i.past_design_load, blm1);
-            let (n, pos) = i.measured.unwrap();
-            let e = i.expected_fpr;
-            assert!((pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt());
+            assert_measured_fpr_near_expected(&i);
             assert_eq!(i.audit.len(), 4);
             let want = if blm1 { Verdict::Warn } else { Verdict::Pass };
             assert_eq!(i.audit[1].verdict, want);
@@ -384,12 +392,7 @@ mod tests {
             ic.audit[2].evidence
         );
         for i in [&ib, &ic] {
-            let (n, pos) = i.measured.unwrap();
-            let e = i.expected_fpr;
-            assert!(
-                (pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt(),
-                "{i:?}"
-            );
+            assert_measured_fpr_near_expected(i);
         }
     }
 
@@ -402,12 +405,7 @@ mod tests {
         let i = inspect(&f.to_bytes()).unwrap();
         assert_eq!(i.params.variant, Variant::Sbbf);
         assert!(!i.keyed && i.estimated_len.is_some());
-        let (n, pos) = i.measured.unwrap();
-        let e = i.expected_fpr;
-        assert!(
-            (pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt(),
-            "{i:?}"
-        );
+        assert_measured_fpr_near_expected(&i);
     }
 
     #[test]
@@ -425,12 +423,7 @@ mod tests {
         assert_eq!(is.params.variant, Variant::Scalable);
         assert_eq!(is.count, 5_000);
         for i in [&ic, &is] {
-            let (n, pos) = i.measured.unwrap();
-            let e = i.expected_fpr;
-            assert!(
-                (pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt(),
-                "{i:?}"
-            );
+            assert_measured_fpr_near_expected(i);
         }
     }
 
@@ -446,12 +439,7 @@ mod tests {
             i.audit[1].evidence.contains("7 result bits per key"),
             "{i:?}"
         );
-        let (n, pos) = i.measured.unwrap();
-        let e = i.expected_fpr;
-        assert!(
-            (pos as f64 - n as f64 * e).abs() < 5.0 * (n as f64 * e).sqrt(),
-            "{i:?}"
-        );
+        assert_measured_fpr_near_expected(&i);
     }
 
     #[test]

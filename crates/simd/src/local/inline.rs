@@ -532,9 +532,8 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
 #[inline(always)]
 unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts) -> bool {
     let hit: u8;
-    // `h` goes through memory, as in `asm_contains_round1`: in one loop with sbbf-rs-safe (2-vCPU
-    // AMD EPYC, Zen 5; 2 000 and 10^5 keys) the lookup took 1.05 and 1.07× its time so against 1.09
-    // and 1.11× with `vpbroadcastd` from the register.
+    // `h` goes through memory, as in `asm_contains_round1`: a broadcast from memory was faster
+    // than `vpbroadcastd` from the register (`docs/design/simd.md`).
     let hm = h;
     // SAFETY: the caller guarantees AVX-512F. Every address read is inside a live reference:
     // `block` is 64 bytes (one 64-byte read; `vpermd`'s memory operand needs no alignment)
@@ -747,9 +746,7 @@ macro_rules! avx512_line_bits {
 ///
 /// Every instruction counts out of cache: an insert waits for its line, the instructions of
 /// the inserts after it wait behind it in the reorder buffer, and the fewer each insert has,
-/// the more lines are fetched at once. Twenty `nop`s added to a minimal insert (hash, block,
-/// one 64-byte OR) made it 1.55× slower at 10^7 keys (2-vCPU AMD EPYC, Zen 5, one process
-/// beside sbbf-rs-safe); so the constants come from one table through one pointer, the first
+/// the more lines are fetched at once (`docs/design/simd.md` has the experiment); so the constants come from one table through one pointer, the first
 /// pair needs no zeroed register, and "missed" is three instructions where a fold and a
 /// `vptest` made five.
 #[cfg(target_arch = "x86_64")]
@@ -772,11 +769,8 @@ macro_rules! avx512_or_new_bits {
 /// sixteen probes' bit positions from one 512-bit multiply by `LOCAL_POWERS[0..16]`, lanes
 /// `k..16` forced to `2^32 − 1` (the `past` row of the `InsertConsts` at `{c}`), stored at `{buf}` as
 /// two 32-byte halves, not one 64-byte vector: the 4-byte broadcast loads of lanes 8–15 did
-/// not take their data from a 64-byte store in flight (store-to-load forwarding; 2-vCPU AMD
-/// EPYC, Zen 5) and waited for it to reach the cache — in cache (2 000 and 10^5 keys, `k` = 9
-/// and 10) the eight-pair insert took 3.3–5.8× sbbf-rs-safe's time with one store, in an
-/// earlier build of `examples/insert_pairs.rs`, and takes 2.6–2.9× with two (its "every"
-/// column). Uses zmm0.
+/// not take their data from a 64-byte store in flight (store-to-load forwarding) and waited
+/// for it to reach the cache (`docs/design/simd.md`). Uses zmm0.
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx512_round2_positions {
     () => {
@@ -962,10 +956,7 @@ macro_rules! avx2_line_or {
 ///
 /// It replaced, for AVX2-only CPUs, the probes' eight word indices and masks spilled to the
 /// stack and ORed into the line's words by eight scalar `or`s (an `or` of a zero mask still
-/// writes its word): on a 2-vCPU AMD EPYC VM with Zen 3 (family 25 model 1, no AVX-512) the
-/// insert at `k = 6` went from 2.54–2.60× sbbf-rs-safe's in L1 to 1.79–1.85× and from
-/// 1.52–1.56× to 1.44–1.49× at 10^7 keys (the blocked filter's crate docs, *AVX2 without
-/// AVX-512*).
+/// writes its word), which was slower in and out of cache (`docs/design/simd.md`).
 ///
 /// The two-round inserts (`9 ≤ k ≤ 16`, `asm_insert_round2_l2` … `_l8`) do the same over
 /// both rounds' positions: the first eight probes, then those of the second round that `k`
