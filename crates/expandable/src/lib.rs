@@ -193,31 +193,6 @@ fn code_matches(code: u64, q: u64) -> bool {
     (code ^ q) & ((1u64 << code_len(code)) - 1) == 0
 }
 
-/// The 4 slots of `bucket` of `table` in one read, slot `s` at bits `s·W..(s+1)·W` (for
-/// `4W ≤ 64`). Branch-free: a bucket that ends inside word `i` reads its neighbour (or 0 past
-/// the end) and shifts it out, as `(next << 1) << (63 − off)` is 0 for `off = 0`.
-#[inline(always)]
-fn bucket_word(table: &BucketTable, bucket: u64) -> u64 {
-    let pos = bucket * SLOTS * u64::from(table.fingerprint_bits());
-    let words = table.words();
-    let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
-    let next = words.get(i + 1).copied().unwrap_or(0);
-    (words[i] >> off) | ((next << 1) << (63 - off))
-}
-
-/// The 4 slot values of `bucket`, from one read where the bucket fits a word.
-#[inline(always)]
-fn bucket_slots(table: &BucketTable, bucket: u64) -> [u32; 4] {
-    let w = table.fingerprint_bits();
-    if 4 * w <= 64 {
-        let b = bucket_word(table, bucket);
-        let lane = (1u64 << w) - 1;
-        [0, 1, 2, 3].map(|s| ((b >> (s * w)) & lane) as u32)
-    } else {
-        [0, 1, 2, 3].map(|s| table.get(bucket, s))
-    }
-}
-
 /// [`math::fpr_bound`] after `expansion` doublings, in units of `2^-(level + 31)`.
 fn limit_units(target: f64, expansion: u32, level: u32) -> Result<u128> {
     let bound = math::fpr_bound(target, expansion)?;
@@ -362,7 +337,11 @@ impl<S: HashScheme> ExpandableFilter<S> {
     /// end) and shifts it out, as `(next << 1) << (63 − off)` is 0 for `off = 0`.
     #[inline(always)]
     fn bucket_bits(&self, bucket: u64) -> u64 {
-        bucket_word(&self.table, bucket)
+        let pos = bucket * SLOTS * u64::from(self.table.fingerprint_bits());
+        let words = self.table.words();
+        let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
+        let next = words.get(i + 1).copied().unwrap_or(0);
+        (words[i] >> off) | ((next << 1) << (63 - off))
     }
 
     /// Whether any slot of `raw` (4 lanes of `w` bits) holds an entry whose flag equals
@@ -433,13 +412,18 @@ impl<S: HashScheme> ExpandableFilter<S> {
     #[inline(always)]
     fn put(&mut self, bucket: u64, code: u64, alt: bool) -> bool {
         let raw = code as u32 | if alt { self.flag_bit() } else { 0 };
+        let w = self.table.fingerprint_bits();
         // The first empty slot, from one read of the bucket where it fits a word.
-        match bucket_slots(&self.table, bucket)
-            .iter()
-            .position(|&v| v == 0)
-        {
+        let empty = if 4 * w <= 64 {
+            let b = self.bucket_bits(bucket);
+            let lane = (1u64 << w) - 1;
+            (0..BUCKET_SIZE).find(|&s| (b >> (s * w)) & lane == 0)
+        } else {
+            (0..BUCKET_SIZE).find(|&s| self.table.get(bucket, s) == 0)
+        };
+        match empty {
             Some(s) => {
-                self.table.set(bucket, s as u32, raw);
+                self.table.set(bucket, s, raw);
                 true
             }
             None => false,
@@ -466,10 +450,9 @@ impl<S: HashScheme> ExpandableFilter<S> {
         let code_mask = u64::from(flag - 1);
         for _ in 0..MAX_KICKS {
             let start = (splitmix(&mut rng) % SLOTS) as u32;
-            let slots = bucket_slots(&self.table, bucket);
             let victim = (0..BUCKET_SIZE)
                 .map(|d| (start + d) % BUCKET_SIZE)
-                .map(|s| (s, slots[s as usize]))
+                .map(|s| (s, self.table.get(bucket, s)))
                 .find(|&(_, raw)| movable_entry(u64::from(raw) & code_mask));
             let Some((s, raw)) = victim.or_else(|| {
                 // Only entries too short to move: kick from the entry's other bucket.
@@ -478,10 +461,9 @@ impl<S: HashScheme> ExpandableFilter<S> {
                 }
                 bucket ^= self.offset(e.code);
                 let start = (splitmix(&mut rng) % SLOTS) as u32;
-                let slots = bucket_slots(&self.table, bucket);
                 (0..BUCKET_SIZE)
                     .map(|d| (start + d) % BUCKET_SIZE)
-                    .map(|s| (s, slots[s as usize]))
+                    .map(|s| (s, self.table.get(bucket, s)))
                     .find(|&(_, raw)| movable_entry(u64::from(raw) & code_mask))
             }) else {
                 return Some(e);
@@ -576,7 +558,8 @@ impl<S: HashScheme> ExpandableFilter<S> {
             }
         };
         for b in 0..old.num_buckets() {
-            for raw in bucket_slots(&old, b) {
+            for s in 0..BUCKET_SIZE {
+                let raw = old.get(b, s);
                 if raw == 0 {
                     continue;
                 }
