@@ -387,7 +387,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             }
             hit
         };
-        hit || (!self.stash.is_empty()
+        hit | (!self.stash.is_empty()
             && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
     }
 
