@@ -167,6 +167,7 @@ impl BucketTable {
     }
 
     /// The words holding the slots, without the padding word (for serde).
+    #[inline]
     pub fn words(&self) -> &[u64] {
         &self.words[..self.words.len() - 1]
     }

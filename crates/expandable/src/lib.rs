@@ -333,49 +333,61 @@ impl<S: HashScheme> ExpandableFilter<S> {
     }
 
     /// The 4 slots of `bucket` in one read, slot `s` at bits `s·W..(s+1)·W` (for `4W ≤ 64`).
+    /// Branch-free: a bucket that ends inside word `i` reads its neighbour (or 0 past the
+    /// end) and shifts it out, as `(next << 1) << (63 − off)` is 0 for `off = 0`.
     #[inline(always)]
     fn bucket_bits(&self, bucket: u64) -> u64 {
         let pos = bucket * SLOTS * u64::from(self.table.fingerprint_bits());
         let words = self.table.words();
         let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
-        let lo = words[i] >> off;
-        let hi = match words.get(i + 1) {
-            Some(&next) if off != 0 => next << (64 - off),
-            _ => 0,
-        };
-        lo | hi
+        let next = words.get(i + 1).copied().unwrap_or(0);
+        (words[i] >> off) | ((next << 1) << (63 - off))
     }
 
-    /// Slot `s` of `bucket`, through one read of the bucket where it fits a word.
+    /// Whether any slot of `raw` (4 lanes of `w` bits) holds an entry whose flag equals
+    /// `want` (0 or `flag`) and whose code is a prefix of `q`. Branch-free: each lane's
+    /// length is one `lzcnt`, and an empty lane (code 0) is masked out at the end.
     #[inline(always)]
-    fn slots_of(&self, bucket: u64) -> [u32; 4] {
-        let w = self.table.fingerprint_bits();
-        if 4 * w <= 64 {
-            let b = self.bucket_bits(bucket);
-            let m = (1u64 << w) - 1;
-            [0, 1, 2, 3].map(|s| ((b >> (s * w)) & m) as u32)
-        } else {
-            [0, 1, 2, 3].map(|s| self.table.get(bucket, s))
+    fn lanes_hit(raw: u64, w: u32, flag: u64, want: u64, q: u64) -> bool {
+        let lane = (1u64 << w) - 1;
+        let mut hit = false;
+        for s in 0..BUCKET_SIZE {
+            hit |= Self::slot_hit((raw >> (s * w)) & lane, flag, want, q);
         }
+        hit
+    }
+
+    /// [`lanes_hit`](Self::lanes_hit) for one slot value.
+    #[inline(always)]
+    fn slot_hit(slot: u64, flag: u64, want: u64, q: u64) -> bool {
+        let code = slot & (flag - 1);
+        // `code | 1` keeps the length defined for an empty slot, which `code != 0` drops.
+        let len_mask = (1u64 << code_len(code | 1)) - 1;
+        (slot & flag == want) & (code != 0) & ((code ^ q) & len_mask == 0)
     }
 
     #[inline(always)]
     fn contains_hash(&self, h: u64) -> bool {
         let home = h & ((1u64 << self.level) - 1);
         let q = h >> self.level;
-        let flag = self.flag_bit();
-        let mut hit = false;
-        for raw in self.slots_of(home) {
-            hit |= raw != 0 && raw & flag == 0 && code_matches(u64::from(raw), q);
-        }
-        if hit {
-            return true;
-        }
         let alt = home ^ self.offset(q);
-        for raw in self.slots_of(alt) {
-            hit |= raw & flag != 0 && code_matches(u64::from(raw ^ flag), q);
-        }
-        hit || (!self.stash.is_empty()
+        let w = self.table.fingerprint_bits();
+        let flag = u64::from(self.flag_bit());
+        // Both buckets, unconditionally and without branches: a branch on the first
+        // bucket's answer is unpredictable at mixed hit rates, and a mispredict discards
+        // the memory reads of the lookups already under way behind it.
+        let hit = if 4 * w <= 64 {
+            Self::lanes_hit(self.bucket_bits(home), w, flag, 0, q)
+                | Self::lanes_hit(self.bucket_bits(alt), w, flag, flag, q)
+        } else {
+            let mut hit = false;
+            for s in 0..BUCKET_SIZE {
+                hit |= Self::slot_hit(u64::from(self.table.get(home, s)), flag, 0, q);
+                hit |= Self::slot_hit(u64::from(self.table.get(alt, s)), flag, flag, q);
+            }
+            hit
+        };
+        hit | (!self.stash.is_empty()
             && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
     }
 
@@ -400,13 +412,22 @@ impl<S: HashScheme> ExpandableFilter<S> {
     #[inline(always)]
     fn put(&mut self, bucket: u64, code: u64, alt: bool) -> bool {
         let raw = code as u32 | if alt { self.flag_bit() } else { 0 };
-        for s in 0..BUCKET_SIZE {
-            if self.table.get(bucket, s) == 0 {
+        let w = self.table.fingerprint_bits();
+        // The first empty slot, from one read of the bucket where it fits a word.
+        let empty = if 4 * w <= 64 {
+            let b = self.bucket_bits(bucket);
+            let lane = (1u64 << w) - 1;
+            (0..BUCKET_SIZE).find(|&s| (b >> (s * w)) & lane == 0)
+        } else {
+            (0..BUCKET_SIZE).find(|&s| self.table.get(bucket, s) == 0)
+        };
+        match empty {
+            Some(s) => {
                 self.table.set(bucket, s, raw);
-                return true;
+                true
             }
+            None => false,
         }
-        false
     }
 
     /// Cuckoo insertion of `e`; returns the entry left in hand if the kicks ran out.
