@@ -2,6 +2,8 @@
 
 #![forbid(unsafe_code)]
 
+mod common;
+
 use std::path::Path;
 
 use bench_harness::adapters::{self, Spec};
@@ -792,67 +794,18 @@ fn compare_flags_a_shifted_filter_and_nothing_else() {
     assert_eq!(ch.iter().filter(|x| x.flagged).count(), 1);
 }
 
-fn synthetic(
-    filter: &str,
-    peer: bool,
-    target: Option<f64>,
-    theory: f64,
-    rounds: &[f64],
-) -> bench_harness::schema::Row {
-    use bench_harness::schema::{Lookup, Row};
-    use bench_harness::stats::{Interval, median_interval};
-    let ci = median_interval(rounds);
-    Row {
-        filter: filter.into(),
-        kind: "bloom".into(),
-        peer,
-        n: 1000,
-        target_fpr: target,
-        params: String::new(),
-        group: 0,
-        build_ns_per_item: 1.0,
-        build_ci: Interval::exact(1.0),
-        build_passes: 1,
-        refused_inserts: 0,
-        false_negatives: 0,
-        lookups: vec![Lookup {
-            positive_pct: 50,
-            ns: ci.mid,
-            ns_ci: ci,
-            rounds: rounds.to_vec(),
-            replicas: 1,
-            round_cpus: Vec::new(),
-            floor_ratio: 1.0,
-            peer: None,
-            peer_ratio: None,
-            blocked_ratio: None,
-        }],
-        measured_fpr: theory,
-        fpr_ci: Interval::exact(theory),
-        fpr_probes: 1000,
-        overlap_excluded: 0,
-        theoretical_fpr: Some(theory),
-        heap_bytes: 1000,
-        bytes_over_llc: None,
-        bits_per_item: 8.0,
-        log2_inv_fpr: None,
-        wasted_pct: None,
-        floor_ns: 1.0,
-    }
-}
-
 #[test]
 fn fill_peer_ratios_pairs_rounds_and_respects_fixed_peers_fpr() {
     // Shared per-round noise (×1, ×3, ×1, ×2, ×1): paired ratios cancel it exactly.
     let noise = [1.0, 3.0, 1.0, 2.0, 1.0];
     let scaled = |x: f64| noise.iter().map(|n| n * x).collect::<Vec<_>>();
     let mut rows = vec![
-        synthetic("blocked", false, Some(0.01), 0.01, &scaled(10.0)),
-        synthetic("classic", false, Some(0.01), 0.01, &scaled(15.0)),
-        synthetic("fastbloom", true, Some(0.01), 0.01, &scaled(12.0)),
+        common::synthetic("blocked", false, Some(0.01), 0.01, &scaled(10.0)),
+        common::synthetic("classic", false, Some(0.01), 0.01, &scaled(15.0)),
+        common::synthetic("fastbloom", true, Some(0.01), 0.01, &scaled(12.0)),
         // A fixed peer at 3 % is faster but cannot stand in for a 1 % target.
-        synthetic("fixed-3pct", true, None, 0.03, &scaled(5.0)),
-        synthetic("blocked", false, Some(0.03), 0.03, &scaled(8.0)),
+        common::synthetic("fixed-3pct", true, None, 0.03, &scaled(5.0)),
+        common::synthetic("blocked", false, Some(0.03), 0.03, &scaled(8.0)),
     ];
     bench_harness::driver::fill_peer_ratios(&mut rows);
     let l = |i: usize| rows[i].lookups[0].clone();
