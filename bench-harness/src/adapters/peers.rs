@@ -406,16 +406,28 @@ pub fn scalable_cuckoo_entry() -> Entry {
 
 // ---------------------------------------------------------------- qfilter
 
-/// qfilter 0.3 (rank-select quotient filter), fixed capacity n, its default hasher.
+/// How far the resizing qfilter may grow past its start: it must be told up front (its
+/// remainders are widened by one bit per doubling it may make).
+pub const QFILTER_GROWTH: u64 = 1024;
+
+/// qfilter 0.3 (rank-select quotient filter), its default hasher. `RESIZING = false`: fixed
+/// capacity n. `RESIZING = true`: starts at n/8 like our growing filters, told it may grow
+/// [`QFILTER_GROWTH`]× (a ceiling our filters are not given).
 #[derive(Debug)]
-pub struct QFilter {
+pub struct QFilter<const RESIZING: bool> {
     f: qfilter::Filter,
 }
 
-impl Adapter for QFilter {
+impl<const RESIZING: bool> Adapter for QFilter<RESIZING> {
     fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
-        Some(
+        let built = if RESIZING {
+            let start = (spec.n / 8).max(1);
+            qfilter::Filter::new_resizeable(start, start * QFILTER_GROWTH, spec.fpr)
+        } else {
             qfilter::Filter::new(spec.n.max(1), spec.fpr)
+        };
+        Some(
+            built
                 .map(|f| QFilter { f })
                 .map_err(|e| format!("qfilter: {e}")),
         )
@@ -442,7 +454,7 @@ impl Adapter for QFilter {
 
 /// Registry entry for qfilter.
 pub fn qfilter_entry() -> Entry {
-    Entry::new::<QFilter>(Info {
+    Entry::new::<QFilter<false>>(Info {
         peer: true,
         deletes: true,
         curve: Some(Curve::Quotient),
@@ -451,49 +463,9 @@ pub fn qfilter_entry() -> Entry {
     })
 }
 
-/// How far the resizing qfilter may grow past its start: it must be told up front (its
-/// remainders are widened by one bit per doubling it may make).
-pub const QFILTER_GROWTH: u64 = 1024;
-
-/// qfilter 0.3 with resizing: starts at n/8 like our growing filters, told it may grow
-/// [`QFILTER_GROWTH`]× (a ceiling our filters are not given).
-#[derive(Debug)]
-pub struct QFilterResizing {
-    f: qfilter::Filter,
-}
-
-impl Adapter for QFilterResizing {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
-        let start = (spec.n / 8).max(1);
-        Some(
-            qfilter::Filter::new_resizeable(start, start * QFILTER_GROWTH, spec.fpr)
-                .map(|f| QFilterResizing { f })
-                .map_err(|e| format!("qfilter: {e}")),
-        )
-    }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.f.insert_duplicated(key).is_ok()
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
-    fn theoretical_fpr(&self) -> Option<f64> {
-        Some(self.f.current_error_ratio())
-    }
-    fn describe(&self) -> String {
-        format!(
-            "capacity {}, {}-bit remainders",
-            self.f.capacity(),
-            self.f.fingerprint_size()
-        )
-    }
-}
-
 /// Registry entry for qfilter with resizing.
 pub fn qfilter_resizing_entry() -> Entry {
-    Entry::new::<QFilterResizing>(Info {
+    Entry::new::<QFilter<true>>(Info {
         peer: true,
         deletes: true,
         grows: true,
