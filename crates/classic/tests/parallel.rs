@@ -1,7 +1,7 @@
 //! The parallel build: bit-identical to inserting the keys one by one.
 
 use bloomlab_classic::BloomFilter;
-use bloomlab_conformance::ThreadsSeen;
+use bloomlab_conformance::{ThreadsSeen, check_parallel_report};
 use bloomlab_core::Error;
 use bloomlab_core::parallel::ParallelReport;
 
@@ -74,13 +74,7 @@ fn a_large_build_runs_on_the_threads_it_is_given_and_reports_it() {
         let report = f.insert_parallel_with_threads(&seen.keys(&raw), threads);
         assert_eq!(f, want, "{threads} threads");
         // Seen from outside the build (the threads that hashed a key), and from its report.
-        assert_eq!(seen.count(), threads, "{report:?}");
-        assert_eq!(report.threads, threads);
-        assert_eq!(report.keys_per_thread.len(), threads);
-        assert_eq!(report.keys_per_thread.iter().sum::<usize>(), raw.len());
-        assert!(report.batches_exchanged > 0);
-        assert_eq!(report.max_queued, 64);
-        assert!(report.peak_queued <= 64, "{report:?}");
+        check_parallel_report(&report, &seen, threads, raw.len(), Some(64));
     }
     // Below 65 536 keys: the calling thread alone, and the report says so.
     let seen = ThreadsSeen::default();

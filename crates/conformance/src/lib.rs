@@ -924,3 +924,37 @@ impl Key for TracedKey<'_> {
         self.key.with_key_bytes(f)
     }
 }
+
+/// A parallel build of `keys` keys that was asked for `threads` threads: the keys were hashed
+/// on exactly that many threads (`seen`, watched from outside the build), and its report says
+/// the same and accounts for every key. `exchange_bound`: for builds that hand work between
+/// threads, the documented bound on each inbox, which the report must state and keep; `None`
+/// for builds that exchange nothing (their report counts no batches).
+pub fn check_parallel_report(
+    report: &bloomlab_core::parallel::ParallelReport,
+    seen: &ThreadsSeen,
+    threads: usize,
+    keys: usize,
+    exchange_bound: Option<usize>,
+) {
+    assert_eq!(seen.count(), threads, "{report:?}");
+    assert_eq!(report.threads, threads, "{report:?}");
+    assert_eq!(report.keys_per_thread.len(), threads, "{report:?}");
+    assert_eq!(
+        report.keys_per_thread.iter().sum::<usize>(),
+        keys,
+        "{report:?}"
+    );
+    match exchange_bound {
+        Some(bound) => {
+            assert!(report.batches_exchanged > 0, "{report:?}");
+            assert_eq!(report.max_queued, bound, "{report:?}");
+            assert!(report.peak_queued <= bound, "{report:?}");
+        }
+        None => assert_eq!(
+            (report.batches_exchanged, report.peak_queued),
+            (0, 0),
+            "{report:?}"
+        ),
+    }
+}

@@ -1,6 +1,6 @@
 //! The parallel build: counter for counter the sequential build, sticky counters included.
 
-use bloomlab_conformance::ThreadsSeen;
+use bloomlab_conformance::{ThreadsSeen, check_parallel_report};
 use bloomlab_core::Error;
 use bloomlab_core::parallel::ParallelReport;
 use bloomlab_counting::CountingBloomFilter;
@@ -74,11 +74,7 @@ fn a_large_build_runs_on_the_threads_it_is_given_and_reports_it() {
         let report = f.insert_parallel_with_threads(&seen.keys(&raw), threads);
         assert_eq!(f.to_bytes(), want.to_bytes(), "{threads} threads");
         // Seen from outside the build (the threads that hashed a key), and from its report.
-        assert_eq!(seen.count(), threads, "{report:?}");
-        assert_eq!(report.threads, threads);
-        assert_eq!(report.keys_per_thread.len(), threads);
-        assert_eq!(report.keys_per_thread.iter().sum::<usize>(), raw.len());
-        assert_eq!((report.batches_exchanged, report.peak_queued), (0, 0));
+        check_parallel_report(&report, &seen, threads, raw.len(), None);
     }
     // Below 65 536 keys: the calling thread alone, and the report says so.
     let seen = ThreadsSeen::default();
