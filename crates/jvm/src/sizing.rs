@@ -63,6 +63,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn approximate_element_count_is_the_fill_estimate() {
+        // m·ln(m / (m − X)) / k, computed the other way round, rounded half up.
+        assert_eq!(approximate_element_count(500, 1000, 7), 99); // 99.02
+        assert_eq!(approximate_element_count(100, 1000, 3), 35); // 35.12
+        assert_eq!(approximate_element_count(3000, 4096, 5), 1080); // 1079.99
+        assert_eq!(approximate_element_count(0, 4096, 5), 0);
+        assert_eq!(approximate_element_count(4096, 4096, 5), u64::MAX);
+    }
+
+    #[test]
     fn java_rounding() {
         assert_eq!(java_round(2.5), 3);
         assert_eq!(java_round(-2.5), -2);
