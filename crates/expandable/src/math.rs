@@ -131,6 +131,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn widths_up_to_and_including_the_maximum_are_allowed() {
+        // Lower the target until the schedule refuses: the last target it accepts must use
+        // exactly MAX_FP_BITS somewhere (the limit is inclusive), the first refused one more.
+        let mut target = 0.01f64;
+        let mut widest_ok = 0;
+        while let Ok(w) = widest_entry_bits(target, 0) {
+            widest_ok = widest_ok.max(w);
+            target *= 0.999;
+        }
+        assert_eq!(widest_ok, MAX_FP_BITS);
+    }
+
+    #[test]
     fn the_bound_stays_below_the_target_for_sixty_expansions() {
         for eps in [0.1, 0.03, 0.01, 0.001, 1e-4] {
             let mut last = 0.0;
