@@ -19,6 +19,7 @@
 //! | `classic_loops`, `keyed_loops` | the classic filter's lookup loops against fastbloom |
 //! | `classic_icount` | instructions per classic lookup against fastbloom |
 //! | `sip_lanes` | SipHash-2-4 one key at a time against eight in vector lanes |
+//! | `route_kernels` | the parallel builds' routing lanes against the portable routing |
 //! | `cuckoo_fill` | the load at the first failed insert, for the kick limit |
 //! | `ribbon_width` | the fraction of seeds that band, by width and overhead |
 //! | `ribbon_lookup_cost`, `ribbon_single_vs_fuse` | Ribbon lookups against xorf's binary fuse |

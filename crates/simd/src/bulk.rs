@@ -344,7 +344,7 @@ macro_rules! hand_to_owners {
 /// requires, for `out.len() ≤ 8` owners; every list in `out` has spare capacity for
 /// `hashes.len() + 8` entries.
 #[cfg(target_arch = "x86_64")]
-unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
+unsafe fn route_one_hash_asm(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
     let chunks = hashes.len() / 8;
     if chunks > 0 {
         let mut args = RouteArgs::new(bounds, n, 0, out.len());
@@ -507,7 +507,7 @@ pub fn route_positions_portable(
 /// `bounds` as `route_positions` requires, for `out.len() ≤ 8` owners; every list in `out`
 /// has spare capacity for `k · h1.len() + 8` entries.
 #[cfg(target_arch = "x86_64")]
-unsafe fn route_positions_avx512(
+unsafe fn route_positions_asm(
     h1: &[u64],
     h2: &[u64],
     k: u32,
@@ -584,6 +584,398 @@ unsafe fn route_positions_avx512(
     route_positions_portable(&h1[done..], &h2[done..], k, m, bounds, out);
 }
 
+/// One owner's lists as a routing kernel fills them: `S` of them (a [`Routed`]'s blocks and
+/// probe sources, or one list of positions), written through raw pointers a whole vector at
+/// a time.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Owner<const S: usize> {
+    /// `bounds[t + 1]` for owner `t`, in every lane: every value it takes is below, and not
+    /// below the previous owner's end. (A vector, not a `u64`: the compiler otherwise packs
+    /// it with `len` into one vector register and moves `len` in and out of it on every
+    /// append.)
+    end: __m512i,
+    /// How many entries each of its lists holds.
+    len: usize,
+    /// Where its lists start.
+    starts: [*mut u64; S],
+}
+
+/// The `C` owners of a routing kernel (`bounds.len() − 1`), from `lists`: each owner's list
+/// starts and their length.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn owners<const S: usize, const C: usize>(
+    bounds: &[u64],
+    lists: impl Iterator<Item = ([*mut u64; S], usize)>,
+) -> [Owner<S>; C] {
+    assert_eq!(bounds.len(), C + 1, "one bound more than owners");
+    let mut each = bounds[1..].iter().zip(lists);
+    std::array::from_fn(|_| {
+        let (&end, (starts, len)) = each.next().expect("a list per owner");
+        Owner {
+            end: _mm512_set1_epi64(end as i64),
+            len,
+            starts,
+        }
+    })
+}
+
+/// `$kernel::<C>($args)` for the `C` in `1..=8` that `$owners` is (a routing kernel compiled
+/// per number of owners: the owners' loop unrolled, their list ends kept in registers).
+#[cfg(target_arch = "x86_64")]
+macro_rules! per_owner_count {
+    ($owners:expr, $kernel:ident($($arg:expr),*)) => {
+        match $owners {
+            1 => $kernel::<1>($($arg),*),
+            2 => $kernel::<2>($($arg),*),
+            3 => $kernel::<3>($($arg),*),
+            4 => $kernel::<4>($($arg),*),
+            5 => $kernel::<5>($($arg),*),
+            6 => $kernel::<6>($($arg),*),
+            7 => $kernel::<7>($($arg),*),
+            8 => $kernel::<8>($($arg),*),
+            _ => unreachable!("1 to 8 owners"),
+        }
+    };
+}
+
+/// Hand each of the `C ≥ 1` owners its lanes among `valid`: for owner `t` in turn, the
+/// lanes of `key` below its end and not below the previous owner's (`vpcmpuq`) are its own,
+/// and it appends those lanes of each of `vals` ([`Owner::append`]; `vpcompressq` in its
+/// register form: the memory form is microcoded on some CPUs, `docs/design/simd.md`).
+///
+/// # Safety
+/// Every valid lane of `key` is below the last owner's end; each list has room for
+/// eight entries past its length.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn hand<const S: usize, const C: usize>(
+    owners: &mut [Owner<S>; C],
+    key: __m512i,
+    vals: [__m512i; S],
+    valid: __mmask8,
+) {
+    let Some((last, first)) = owners.split_last_mut() else {
+        return;
+    };
+    let mut below_before: __mmask8 = 0;
+    for o in first {
+        let below = _mm512_cmplt_epu64_mask(key, o.end);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { o.append(below & !below_before & valid, vals) };
+        below_before = below;
+    }
+    // Every valid lane is below the last owner's end: no compare.
+    // SAFETY: as above.
+    unsafe { last.append(valid & !below_before, vals) };
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<const S: usize> Owner<S> {
+    /// Append the lanes `mine` of each of `vals` to the lists: packed to the front of a
+    /// register (`vpcompressq`) and stored whole, 64 bytes, at the lists' end, which moves by
+    /// their count (`popcnt`). Branch-free: with no lane to take, the store writes only room
+    /// past the end (with one owner of eight taking a lane about two steps in three, a branch
+    /// there mispredicts often).
+    ///
+    /// # Safety
+    /// Each list has room for eight entries past its length.
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn append(&mut self, mine: __mmask8, vals: [__m512i; S]) {
+        for (start, v) in self.starts.iter().zip(vals) {
+            // SAFETY: `start + len` has room for eight entries (the contract).
+            unsafe {
+                _mm512_storeu_epi64(
+                    start.add(self.len).cast(),
+                    _mm512_maskz_compress_epi64(mine, v),
+                )
+            };
+        }
+        self.len += mine.count_ones() as usize;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::{
+    __m512i, __mmask8, _mm512_add_epi64, _mm512_cmplt_epu64_mask, _mm512_loadu_epi64,
+    _mm512_maskz_compress_epi64, _mm512_maskz_loadu_epi64, _mm512_mul_epu32, _mm512_set1_epi64,
+    _mm512_slli_epi64, _mm512_srli_epi64, _mm512_storeu_epi64,
+};
+
+/// The eight words of `w`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load8(w: &[u64; 8]) -> __m512i {
+    // SAFETY: `w` is 64 readable bytes (`vmovdqu64`: no alignment needed).
+    unsafe { _mm512_loadu_epi64(w.as_ptr().cast()) }
+}
+
+/// The words of `w` (fewer than eight) in the first lanes, zero in the others, and the mask
+/// of those lanes.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_tail(w: &[u64]) -> (__m512i, __mmask8) {
+    let valid = (1u8 << w.len().min(7)) - 1;
+    // SAFETY: the lanes read are the `w.len() < 8` words of `w` (masked-off lanes are not
+    // accessed).
+    (
+        unsafe { _mm512_maskz_loadu_epi64(valid, w.as_ptr().cast()) },
+        valid,
+    )
+}
+
+/// `*x` in every lane, read where it is used: a vector made once before a loop reaches the
+/// loop's code as an opaque register, and the compiler then lowers `vpmuludq` by it
+/// (`_mm512_mul_epu32`) as a full 64-bit multiply — two more multiplies, a shift and an add —
+/// not seeing that only the low halves count. A volatile read cannot be moved out of the loop.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn in_every_lane(x: &u64) -> __m512i {
+    // SAFETY: `x` is a reference: aligned, readable.
+    _mm512_set1_epi64(unsafe { std::ptr::read_volatile(x) } as i64)
+}
+
+/// One step of [`route_one_hash_avx512`]: the blocks of the hashes `x` among `*n` and their
+/// probe sources, each lane of `valid` handed to its owner.
+///
+/// # Safety
+/// As [`hand`]'s, for the blocks.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn one_hash_step<const C: usize>(
+    owners: &mut [Owner<2>; C],
+    n: &u64,
+    x: __m512i,
+    valid: __mmask8,
+) {
+    let n = in_every_lane(n);
+    let blocks = _mm512_srli_epi64::<32>(_mm512_mul_epu32(_mm512_srli_epi64::<32>(x), n));
+    let vals = [blocks, _mm512_slli_epi64::<32>(x)];
+    // SAFETY: the caller's contract.
+    unsafe { hand(owners, blocks, vals, valid) };
+}
+
+/// One step of [`route_positions_avx512`]: the `k` positions among `*m` of the keys with first
+/// probes `g` and strides `stride`, each lane of `valid` handed to its owner.
+///
+/// # Safety
+/// As [`hand`]'s, for the positions.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn positions_step<const C: usize>(
+    owners: &mut [Owner<1>; C],
+    m: &u64,
+    k: u32,
+    mut g: __m512i,
+    stride: __m512i,
+    valid: __mmask8,
+) {
+    for _ in 0..k {
+        let m = in_every_lane(m);
+        let hi = _mm512_mul_epu32(_mm512_srli_epi64::<32>(g), m);
+        let lo = _mm512_srli_epi64::<32>(_mm512_mul_epu32(g, m));
+        let p = _mm512_srli_epi64::<32>(_mm512_add_epi64(hi, lo));
+        // SAFETY: the caller's contract.
+        unsafe { hand(owners, p, [p], valid) };
+        g = _mm512_add_epi64(g, stride);
+    }
+}
+
+/// [`route_one_hash`] in AVX-512 lanes: eight hashes per step (the last step masked to the
+/// `len % 8` left), each hash's block (`vpsrlq` 32, `vpmuludq` by `n`, `vpsrlq` 32) and probe
+/// source (`vpsllq` 32) handed to its owner ([`hand`]).
+///
+/// # Safety
+/// The CPU must support AVX-512F and POPCNT; `n < 2^32`; `bounds` as `route_one_hash`
+/// requires, for `out.len() ≤ 8` owners; every list in `out` has spare capacity for
+/// `hashes.len() + 8` entries.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { per_owner_count!(out.len(), route_one_hash_lanes(hashes, n, bounds, out)) }
+}
+
+/// [`route_one_hash_avx512`] for `C` owners.
+///
+/// # Safety
+/// As [`route_one_hash_avx512`]'s, with `out.len() = C`.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn route_one_hash_lanes<const C: usize>(
+    hashes: &[u64],
+    n: u64,
+    bounds: &[u64],
+    out: &mut [Routed],
+) {
+    let lists = out
+        .iter_mut()
+        .map(|o| ([o.blocks.as_mut_ptr(), o.srcs.as_mut_ptr()], o.blocks.len()));
+    let mut owners = owners::<2, C>(bounds, lists);
+    // SAFETY (each step): every block is below `n ≤ bounds[owners]`; each owner's lists grow
+    // by at most the hashes handed so far, so with `hashes.len() + 8` spare entries at entry,
+    // eight fit past their length at every step.
+    let (whole, tail) = hashes.as_chunks::<8>();
+    for c in whole {
+        unsafe { one_hash_step(&mut owners, &n, load8(c), 0xff) };
+    }
+    if !tail.is_empty() {
+        let (x, valid) = load_tail(tail);
+        unsafe { one_hash_step(&mut owners, &n, x, valid) };
+    }
+    for (o, w) in out.iter_mut().zip(&owners) {
+        // SAFETY: entries up to `len` were written by `hand` (64-bit values, any bits valid,
+        // nothing to drop) within the capacity (see above).
+        unsafe {
+            o.blocks.set_len(w.len);
+            o.srcs.set_len(w.len);
+        }
+    }
+}
+
+/// [`route_positions`] in AVX-512 lanes: eight keys per step (the last step masked to the
+/// `len % 8` left); for each of the `k` probes, the eight probes reduced into `0..m` —
+/// `fastrange(g, m) = ⌊g · m / 2^64⌋`, which for `m < 2^32` is `(g_hi · m + ⌊g_lo · m /
+/// 2^32⌋) >> 32` with `g = g_hi · 2^32 + g_lo` (two `vpmuludq`; exact: the dropped fraction
+/// cannot carry past a multiple of 2^32) — handed to their owners ([`hand`]), then the
+/// strides added.
+///
+/// # Safety
+/// The CPU must support AVX-512F and POPCNT; `h2` as long as `h1`; `m < 2^32`; `bounds` as
+/// `route_positions` requires, for `out.len() ≤ 8` owners; every list in `out` has spare
+/// capacity for `k · h1.len() + 8` entries.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn route_positions_avx512(
+    h1: &[u64],
+    h2: &[u64],
+    k: u32,
+    m: u64,
+    bounds: &[u64],
+    out: &mut [Vec<u64>],
+) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { per_owner_count!(out.len(), route_positions_lanes(h1, h2, k, m, bounds, out)) }
+}
+
+/// [`route_positions_avx512`] for `C` owners.
+///
+/// # Safety
+/// As [`route_positions_avx512`]'s, with `out.len() = C`.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn route_positions_lanes<const C: usize>(
+    h1: &[u64],
+    h2: &[u64],
+    k: u32,
+    m: u64,
+    bounds: &[u64],
+    out: &mut [Vec<u64>],
+) {
+    let lists = out.iter_mut().map(|o| ([o.as_mut_ptr()], o.len()));
+    let mut owners = owners::<1, C>(bounds, lists);
+    // SAFETY (each step): every position is below `m ≤ bounds[owners]`; each list grows by
+    // at most the positions handed so far, so with `k · h1.len() + 8` spare entries at entry,
+    // eight fit past its length at every step.
+    let ((whole1, tail1), (whole2, tail2)) = (h1.as_chunks::<8>(), h2.as_chunks::<8>());
+    for (a, b) in whole1.iter().zip(whole2) {
+        unsafe { positions_step(&mut owners, &m, k, load8(a), load8(b), 0xff) };
+    }
+    if !tail1.is_empty() {
+        let ((g, valid), (stride, _)) = (load_tail(tail1), load_tail(tail2));
+        unsafe { positions_step(&mut owners, &m, k, g, stride, valid) };
+    }
+    for (o, w) in out.iter_mut().zip(&owners) {
+        // SAFETY: entries up to `len` were written by `hand` (64-bit values, any bits valid,
+        // nothing to drop) within the capacity (see above).
+        unsafe { o.set_len(w.len) };
+    }
+}
+
+/// Which kernel [`route_kernel_one_hash`] and [`route_kernel_positions`] run, for measuring
+/// them side by side (the lab's `route_kernels`).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RouteKernel {
+    /// The inline-assembly kernels.
+    Asm,
+    /// The intrinsics kernels (what [`route_one_hash`] and [`route_positions`] run).
+    Intrinsics,
+}
+
+/// [`route_one_hash`] through `kernel`; `false` (nothing routed) unless
+/// [`routes_in_lanes`]`(n, out.len())`.
+#[doc(hidden)]
+pub fn route_kernel_one_hash(
+    kernel: RouteKernel,
+    hashes: &[u64],
+    n: u64,
+    bounds: &[u64],
+    out: &mut [Routed],
+) -> bool {
+    check_bounds(n, bounds, out.len());
+    #[cfg(target_arch = "x86_64")]
+    if routes_in_lanes(n, out.len()) {
+        for o in out.iter_mut() {
+            o.blocks.reserve(hashes.len() + 8);
+            o.srcs.reserve(hashes.len() + 8);
+        }
+        // SAFETY: as in `route_one_hash`.
+        unsafe {
+            match kernel {
+                RouteKernel::Asm => route_one_hash_asm(hashes, n, bounds, out),
+                RouteKernel::Intrinsics => route_one_hash_avx512(hashes, n, bounds, out),
+            }
+        }
+        return true;
+    }
+    let _ = (kernel, hashes);
+    false
+}
+
+/// [`route_positions`] through `kernel`; `false` (nothing routed) unless `k ≥ 1` and
+/// [`routes_in_lanes`]`(m, out.len())`.
+#[doc(hidden)]
+pub fn route_kernel_positions(
+    kernel: RouteKernel,
+    h1: &[u64],
+    h2: &[u64],
+    k: u32,
+    m: u64,
+    bounds: &[u64],
+    out: &mut [Vec<u64>],
+) -> bool {
+    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
+    check_bounds(m, bounds, out.len());
+    #[cfg(target_arch = "x86_64")]
+    if k > 0 && routes_in_lanes(m, out.len()) {
+        for o in out.iter_mut() {
+            o.reserve(h1.len() * k as usize + 8);
+        }
+        // SAFETY: as in `route_positions`.
+        unsafe {
+            match kernel {
+                RouteKernel::Asm => route_positions_asm(h1, h2, k, m, bounds, out),
+                RouteKernel::Intrinsics => route_positions_avx512(h1, h2, k, m, bounds, out),
+            }
+        }
+        return true;
+    }
+    let _ = (kernel, h1, k);
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,7 +990,7 @@ mod tests {
     #[test]
     fn lanes_hash_as_xxhash_rust_does() {
         for seed in [0, 1, 42, u64::from_le_bytes(*b"bloomlab"), u64::MAX, mix(7)] {
-            // Every length up to 3 chunks, so the tail is covered too.
+            // Every length up to 3 chunks, so each tail is covered too.
             for len in 0..27 {
                 let words: Vec<u64> = (0..len).map(|i| mix(seed ^ (i * 977))).collect();
                 let mut fast = vec![0; words.len()];
@@ -641,7 +1033,7 @@ mod tests {
                     })
                     .collect();
                 for bounds in [even, uneven] {
-                    for len in [0, 5, 8, 13, 1000] {
+                    for len in EDGE_LENGTHS.into_iter().chain([1000]) {
                         let mut fast = vec![Routed::with_capacity(3); owners];
                         let mut slow = vec![Routed::default(); owners];
                         // Appends to what the lists already hold.
@@ -677,7 +1069,7 @@ mod tests {
                     let bounds: Vec<u64> = (0..=owners as u128)
                         .map(|t| (words * t / owners as u128 * 64).min(u128::from(u64::MAX)) as u64)
                         .collect();
-                    for len in [0usize, 5, 8, 13, 203] {
+                    for len in EDGE_LENGTHS.into_iter().chain([203]) {
                         let mut fast = vec![vec![9u64]; owners];
                         let mut slow = vec![vec![9u64]; owners];
                         route_positions(&h1[..len], &h2[..len], k, m, &bounds, &mut fast);
@@ -699,6 +1091,10 @@ mod tests {
         }
     }
 
+    /// The lengths each kernel is run at: none, one, a lane short of a vector, a vector, one
+    /// past it, odd tails after whole vectors.
+    const EDGE_LENGTHS: [usize; 10] = [0, 1, 7, 8, 9, 13, 15, 16, 17, 23];
+
     /// The vector kernels called directly (the tests above go through the dispatchers, which
     /// take the portable twins on a CPU without AVX-512 — there they compare the definition
     /// with itself). `BLOOMLAB_REQUIRE_SIMD` naming the paths makes a CPU without them fail.
@@ -711,38 +1107,63 @@ mod tests {
         }
         let words: Vec<u64> = (0..1003).map(|i| mix(i * 5)).collect();
         let strides: Vec<u64> = (0..1003).map(|i| mix(i * 5 + 1)).collect();
-        let (mut fast, mut slow) = (vec![0; words.len()], vec![1; words.len()]);
-        // SAFETY: the CPU has AVX-512F and DQ (tested above); `fast` is as long as `words`.
-        unsafe { xxh3_64_words_avx512(77, &words, &mut fast) };
-        xxh3_64_words_portable(77, &words, &mut slow);
-        assert_eq!(fast, slow);
-        for owners in [1usize, 2, 5, 8] {
-            let n = 4_000_037u64;
-            let bounds: Vec<u64> = (0..=owners as u64).map(|t| t * n / owners as u64).collect();
-            // (Not `vec![…; owners]`: clones of a vector do not keep its capacity.)
-            let mut fast: Vec<Routed> = (0..owners)
-                .map(|_| Routed::with_capacity(words.len() + 8))
-                .collect();
-            let mut slow = vec![Routed::default(); owners];
-            // SAFETY: AVX-512F and POPCNT (tested above); `n < 2^32`; even bounds from 0 to
-            // `n` for at most 8 owners; every list has room for `words.len() + 8` entries.
-            unsafe { route_one_hash_avx512(&words, n, &bounds, &mut fast) };
-            route_one_hash_portable(&words, n, &bounds, &mut slow);
-            assert_eq!(fast, slow, "{owners} owners");
-            let m = 95_850_584u64;
-            let bits: Vec<u64> = (0..=owners as u64).map(|t| t * m / owners as u64).collect();
-            let mut fast: Vec<Vec<u64>> = (0..owners)
-                .map(|_| Vec::with_capacity(7 * words.len() + 8))
-                .collect();
-            let mut slow = vec![Vec::new(); owners];
-            // SAFETY: as above, with `m < 2^32`, `k = 7` and room for `7 · len + 8` entries.
-            unsafe { route_positions_avx512(&words, &strides, 7, m, &bits, &mut fast) };
-            route_positions_portable(&words, &strides, 7, m, &bits, &mut slow);
-            for (f, s) in fast.iter_mut().zip(&mut slow) {
-                f.sort_unstable();
-                s.sort_unstable();
+        for len in EDGE_LENGTHS.into_iter().chain([1003]) {
+            let words = &words[..len];
+            let strides = &strides[..len];
+            let (mut fast, mut slow) = (vec![0; len], vec![1; len]);
+            // SAFETY: the CPU has AVX-512F and DQ (tested above); `fast` is as long as `words`.
+            unsafe { xxh3_64_words_avx512(77, words, &mut fast) };
+            xxh3_64_words_portable(77, words, &mut slow);
+            assert_eq!(fast, slow, "{len} words");
+            for owners in [1usize, 2, 5, 8] {
+                let n = 4_000_037u64;
+                let bounds: Vec<u64> = (0..=owners as u64).map(|t| t * n / owners as u64).collect();
+                // Lists that already hold an entry, as a build's lists do after a first call.
+                let mut slow = vec![Routed::default(); owners];
+                slow.iter_mut().for_each(|o| o.push(3, 4));
+                let mut fast = slow.clone();
+                for o in &mut fast {
+                    o.blocks.reserve(len + 8);
+                    o.srcs.reserve(len + 8);
+                }
+                // SAFETY: AVX-512F and POPCNT (tested above); `n < 2^32`; even bounds from 0
+                // to `n` for at most 8 owners; every list has room for `len + 8` more entries.
+                unsafe { route_one_hash_avx512(words, n, &bounds, &mut fast) };
+                route_one_hash_portable(words, n, &bounds, &mut slow);
+                assert_eq!(fast, slow, "{owners} owners, {len} hashes");
+                let m = 95_850_584u64;
+                let bits: Vec<u64> = (0..=owners as u64).map(|t| t * m / owners as u64).collect();
+                let mut slow = vec![vec![9u64]; owners];
+                let mut fast = slow.clone();
+                fast.iter_mut().for_each(|o| o.reserve(7 * len + 8));
+                // SAFETY: as above, with `m < 2^32`, `k = 7` and room for `7 · len + 8` more.
+                unsafe { route_positions_avx512(words, strides, 7, m, &bits, &mut fast) };
+                route_positions_portable(words, strides, 7, m, &bits, &mut slow);
+                for (f, s) in fast.iter_mut().zip(&mut slow) {
+                    f.sort_unstable();
+                    s.sort_unstable();
+                }
+                assert_eq!(fast, slow, "{owners} owners, {len} keys, positions");
+                // The inline-assembly kernels, while they are kept for comparison.
+                for kernel in [RouteKernel::Asm, RouteKernel::Intrinsics] {
+                    let mut got = vec![Routed::default(); owners];
+                    assert!(route_kernel_one_hash(kernel, words, n, &bounds, &mut got));
+                    let mut want = vec![Routed::default(); owners];
+                    route_one_hash_portable(words, n, &bounds, &mut want);
+                    assert_eq!(got, want, "{kernel:?}, {owners} owners, {len} hashes");
+                    let mut got = vec![Vec::new(); owners];
+                    assert!(route_kernel_positions(
+                        kernel, words, strides, 7, m, &bits, &mut got
+                    ));
+                    let mut want = vec![Vec::new(); owners];
+                    route_positions_portable(words, strides, 7, m, &bits, &mut want);
+                    for (g, w) in got.iter_mut().zip(&mut want) {
+                        g.sort_unstable();
+                        w.sort_unstable();
+                    }
+                    assert_eq!(got, want, "{kernel:?}, {owners} owners, {len} keys");
+                }
             }
-            assert_eq!(fast, slow, "{owners} owners, positions");
         }
     }
 
