@@ -1,11 +1,13 @@
-//! The routing phase of the parallel builds, kernel against kernel in one process: the
-//! blocked filter's one-hash placement (`route_one_hash`, 512 hashes a call, as its build
-//! gathers them) and the classic filter's probe positions (`route_positions`, 256 keys a call,
-//! `k = 7`), each through the inline-assembly kernels and the `#[target_feature]` intrinsics
-//! ones, with the portable twin beside them. A pass routes the same 65 536 hashes into lists
-//! cleared before it (their room kept); passes run in the order A B P P B A, and a figure is
-//! the median over the groups of a group's ratio (B₁ + B₂) ÷ (A₁ + A₂), with its interquartile
-//! range. Every kernel's lists are checked against the portable twin's first.
+//! The routing phase of the parallel builds, the vector lanes against the portable twin in one
+//! process: the blocked filter's one-hash placement (`route_one_hash`, 512 hashes a call, as
+//! its build gathers them) and the classic filter's probe positions (`route_positions`, 256
+//! keys a call, `k = 7`). A pass routes the same 65 536 hashes into lists cleared before it
+//! (their room kept); passes run in the order L P P L, and a figure is the median over the
+//! groups of a group's ratio (P₁ + P₂) ÷ (L₁ + L₂), with its interquartile range. The lanes'
+//! lists are checked against the portable twin's first.
+//!
+//! The same program, with a third kernel, compared the lanes written with `#[target_feature]`
+//! intrinsics against the inline-assembly kernels they replaced (`docs/design/simd.md`).
 //!
 //! ```sh
 //! cargo run --release -p bloomlab-lab --example route_kernels [-- groups]
@@ -18,7 +20,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use bloomlab_conformance::stream::splitmix64 as splitmix;
-use bloomlab_core::simd::{self, RouteKernel, Routed};
+use bloomlab_core::simd::{self, Routed};
 
 const KEYS: usize = 1 << 16;
 
@@ -39,28 +41,24 @@ fn time(pass: &mut Pass) -> f64 {
     t.elapsed().as_nanos() as f64 / KEYS as f64
 }
 
-/// Runs `groups` groups A B P P B A of (asm, intrinsics, portable) and prints intrinsics ÷
-/// asm and portable ÷ intrinsics.
-fn compare(what: &str, groups: usize, mut passes: [Pass; 3]) {
-    let (mut b_a, mut p_b, mut ns) = (Vec::new(), Vec::new(), [0.0f64; 3]);
+/// Runs `groups` groups L P P L of (lanes, portable) and prints portable ÷ lanes.
+fn compare(what: &str, groups: usize, mut passes: [Pass; 2]) {
+    let (mut ratios, mut ns) = (Vec::new(), [0.0f64; 2]);
     for _ in 0..groups {
-        let mut t = [0.0f64; 3];
-        for i in [0, 1, 2, 2, 1, 0] {
+        let mut t = [0.0f64; 2];
+        for i in [0, 1, 1, 0] {
             t[i] += time(&mut passes[i]);
         }
-        b_a.push(t[1] / t[0]);
-        p_b.push(t[2] / t[1]);
+        ratios.push(t[1] / t[0]);
         for (n, t) in ns.iter_mut().zip(t) {
             *n += t / 2.0 / groups as f64;
         }
     }
-    let (m, lo, hi) = quartiles(b_a);
-    let (pm, plo, phi) = quartiles(p_b);
+    let (m, lo, hi) = quartiles(ratios);
     println!(
-        "{what}: intrinsics ÷ asm {m:.3} [IQR {lo:.3}–{hi:.3}]; portable ÷ intrinsics {pm:.2} \
-         [IQR {plo:.2}–{phi:.2}]; ns/key asm {:.2}, intrinsics {:.2}, portable {:.2} \
-         ({groups} groups)",
-        ns[0], ns[1], ns[2]
+        "{what}: portable ÷ lanes {m:.2} [IQR {lo:.2}–{hi:.2}]; mean ns/key lanes {:.2}, \
+         portable {:.2} ({groups} groups)",
+        ns[0], ns[1]
     );
 }
 
@@ -86,59 +84,53 @@ fn main() {
                 .collect()
         };
         let (blocks, bits) = (bounds(n), bounds(m));
-        // The same lists each kernel fills, checked against the portable twin's.
-        let one_hash = |kernel: Option<RouteKernel>, out: &mut Vec<Routed>| {
+        let one_hash = |lanes: bool, out: &mut Vec<Routed>| {
             out.iter_mut().for_each(Routed::clear);
             for c in h1.chunks(512) {
                 let c = black_box(c);
-                match kernel {
-                    Some(kernel) => {
-                        assert!(simd::route_kernel_one_hash(kernel, c, n, &blocks, out))
-                    }
-                    None => simd::route_one_hash_portable(c, n, &blocks, out),
+                if lanes {
+                    simd::route_one_hash(c, n, &blocks, out);
+                } else {
+                    simd::route_one_hash_portable(c, n, &blocks, out);
                 }
             }
         };
-        let positions = |kernel: Option<RouteKernel>, out: &mut Vec<Vec<u64>>| {
+        let positions = |lanes: bool, out: &mut Vec<Vec<u64>>| {
             out.iter_mut().for_each(Vec::clear);
             for (a, b) in h1.chunks(256).zip(h2.chunks(256)) {
                 let (a, b) = (black_box(a), black_box(b));
-                match kernel {
-                    Some(kernel) => {
-                        assert!(simd::route_kernel_positions(kernel, a, b, k, m, &bits, out))
-                    }
-                    None => simd::route_positions_portable(a, b, k, m, &bits, out),
+                if lanes {
+                    simd::route_positions(a, b, k, m, &bits, out);
+                } else {
+                    simd::route_positions_portable(a, b, k, m, &bits, out);
                 }
             }
         };
-        let kernels = [Some(RouteKernel::Asm), Some(RouteKernel::Intrinsics), None];
-        let mut lists: [Vec<Routed>; 3] = std::array::from_fn(|_| vec![Routed::default(); owners]);
-        let mut pos: [Vec<Vec<u64>>; 3] = std::array::from_fn(|_| vec![Vec::new(); owners]);
-        for i in 0..3 {
-            one_hash(kernels[i], &mut lists[i]);
-            positions(kernels[i], &mut pos[i]);
+        let mut lists: [Vec<Routed>; 2] = std::array::from_fn(|_| vec![Routed::default(); owners]);
+        let mut pos: [Vec<Vec<u64>>; 2] = std::array::from_fn(|_| vec![Vec::new(); owners]);
+        for (i, lanes) in [true, false].into_iter().enumerate() {
+            one_hash(lanes, &mut lists[i]);
+            positions(lanes, &mut pos[i]);
             pos[i].iter_mut().for_each(|l| l.sort_unstable());
         }
-        assert!(lists[0] == lists[2] && lists[1] == lists[2], "same lists");
-        assert!(pos[0] == pos[2] && pos[1] == pos[2], "same positions");
-        let [l0, l1, l2] = &mut lists;
+        assert!(lists[0] == lists[1], "same lists");
+        assert!(pos[0] == pos[1], "same positions");
+        let [l0, l1] = &mut lists;
         compare(
             &format!("route_one_hash, {owners} owners"),
             groups,
             [
-                Box::new(|| one_hash(kernels[0], l0)),
-                Box::new(|| one_hash(kernels[1], l1)),
-                Box::new(|| one_hash(kernels[2], l2)),
+                Box::new(|| one_hash(true, l0)),
+                Box::new(|| one_hash(false, l1)),
             ],
         );
-        let [p0, p1, p2] = &mut pos;
+        let [p0, p1] = &mut pos;
         compare(
             &format!("route_positions (k = {k}), {owners} owners"),
             groups,
             [
-                Box::new(|| positions(kernels[0], p0)),
-                Box::new(|| positions(kernels[1], p1)),
-                Box::new(|| positions(kernels[2], p2)),
+                Box::new(|| positions(true, p0)),
+                Box::new(|| positions(false, p1)),
             ],
         );
     }

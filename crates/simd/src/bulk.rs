@@ -23,6 +23,13 @@
 //! machine has AVX-512. No crate hashes many short keys in lanes, so the lanes are written
 //! here, with the workspace's other vector kernels.
 
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::{
+    __m512i, __mmask8, _mm512_add_epi64, _mm512_cmplt_epu64_mask, _mm512_loadu_epi64,
+    _mm512_mask_storeu_epi64, _mm512_maskz_compress_epi64, _mm512_maskz_loadu_epi64,
+    _mm512_mul_epu32, _mm512_mullo_epi64, _mm512_rol_epi64, _mm512_set1_epi64, _mm512_slli_epi64,
+    _mm512_srli_epi64, _mm512_storeu_epi64, _mm512_ternarylogic_epi64, _mm512_xor_si512,
+};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// Bytes 8..16 and 16..24 of XXH3's default secret (`XXH3_kSecret` in xxHash's `xxhash.h`),
@@ -88,9 +95,9 @@ pub fn xxh3_64_words_portable(seed: u64, words: &[u64], out: &mut [u64]) {
     }
 }
 
-/// [`xxh3_64_words`] in AVX-512 lanes: eight words per step, the last `len % 8` portably.
-/// Each step is XXH3-64's 4-to-8-byte path (`XXH3_len_4to8_64b`) for an 8-byte input: the
-/// input's two 32-bit halves swapped (`vprolq` 32), xored with the seed's flip, then the
+/// [`xxh3_64_words`] in AVX-512 lanes: eight words per step, the last `len % 8` in one masked
+/// step. Each step is XXH3-64's 4-to-8-byte path (`XXH3_len_4to8_64b`) for an 8-byte input:
+/// the input's two 32-bit halves swapped (`vprolq` 32), xored with the seed's flip, then the
 /// `rrmxmx` avalanche — a three-way xor of the value and two rotations (`vpternlogq` 0x96),
 /// a multiply (`vpmullq`, AVX-512DQ), `^= (x >> 35) + 8` (the length), a multiply,
 /// `^= x >> 28`.
@@ -100,31 +107,35 @@ pub fn xxh3_64_words_portable(seed: u64, words: &[u64], out: &mut [u64]) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq")]
 unsafe fn xxh3_64_words_avx512(seed: u64, words: &[u64], out: &mut [u64]) {
-    use std::arch::x86_64::*;
-    let (flip, mx2, len) = (
-        _mm512_set1_epi64(flip(seed) as i64),
-        _mm512_set1_epi64(PRIME_MX2 as i64),
-        _mm512_set1_epi64(8),
-    );
-    let chunks = words.len() / 8;
-    for (w, o) in words.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
-        // SAFETY: `w` is 8 words (64 readable bytes; `vmovdqu64` needs no alignment).
-        let x = unsafe { _mm512_loadu_epi64(w.as_ptr().cast()) };
-        let x = _mm512_xor_si512(_mm512_rol_epi64::<32>(x), flip);
-        let x = _mm512_ternarylogic_epi64::<0x96>(
-            x,
-            _mm512_rol_epi64::<49>(x),
-            _mm512_rol_epi64::<24>(x),
-        );
-        let x = _mm512_mullo_epi64(x, mx2);
-        let x = _mm512_xor_si512(x, _mm512_add_epi64(_mm512_srli_epi64::<35>(x), len));
-        let x = _mm512_mullo_epi64(x, mx2);
-        let x = _mm512_xor_si512(x, _mm512_srli_epi64::<28>(x));
-        // SAFETY: `o` is 8 words (64 writable bytes).
+    let flip = _mm512_set1_epi64(flip(seed) as i64);
+    let (whole, tail) = words.as_chunks::<8>();
+    let (whole_out, tail_out) = out.as_chunks_mut::<8>();
+    for (w, o) in whole.iter().zip(whole_out) {
+        let x = xxh3_8(load8(w), flip);
+        // SAFETY: `o` is 8 words (64 writable bytes; `vmovdqu64` needs no alignment).
         unsafe { _mm512_storeu_epi64(o.as_mut_ptr().cast(), x) };
     }
-    let full = chunks * 8;
-    xxh3_64_words_portable(seed, &words[full..], &mut out[full..]);
+    if !tail.is_empty() {
+        let (x, valid) = load_tail(tail);
+        // SAFETY: the lanes written are the `tail.len()` words of `tail_out` (as long as
+        // `tail`: `out` is as long as `words`); masked-off lanes are not accessed.
+        unsafe { _mm512_mask_storeu_epi64(tail_out.as_mut_ptr().cast(), valid, xxh3_8(x, flip)) };
+    }
+}
+
+/// XXH3-64 of the eight words of `x` (see [`xxh3_64_words_avx512`]), `flip` the seed's.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn xxh3_8(x: __m512i, flip: __m512i) -> __m512i {
+    let (mx2, len) = (_mm512_set1_epi64(PRIME_MX2 as i64), _mm512_set1_epi64(8));
+    let x = _mm512_xor_si512(_mm512_rol_epi64::<32>(x), flip);
+    let x =
+        _mm512_ternarylogic_epi64::<0x96>(x, _mm512_rol_epi64::<49>(x), _mm512_rol_epi64::<24>(x));
+    let x = _mm512_mullo_epi64(x, mx2);
+    let x = _mm512_xor_si512(x, _mm512_add_epi64(_mm512_srli_epi64::<35>(x), len));
+    let x = _mm512_mullo_epi64(x, mx2);
+    _mm512_xor_si512(x, _mm512_srli_epi64::<28>(x))
 }
 
 /// Hashed keys bound for one thread of a parallel build: each key's block and probe source,
@@ -252,166 +263,6 @@ fn check_bounds(limit: u64, bounds: &[u64], owners: usize) {
     );
 }
 
-/// What the routing kernels' assembly reads and updates, at fixed offsets.
-#[cfg(target_arch = "x86_64")]
-#[repr(C)]
-struct RouteArgs {
-    /// Offset 0: owner `t`'s end, `bounds[t + 1]` (unused past the owners).
-    end: [u64; 8],
-    /// Offset 64: where owner `t`'s list starts (the blocks of a [`Routed`]).
-    first: [*mut u64; 8],
-    /// Offset 128: where owner `t`'s second list starts (the probe sources of a [`Routed`]).
-    second: [*mut u64; 8],
-    /// Offset 192: how many entries owner `t`'s lists hold (updated).
-    lens: [u64; 8],
-    /// Offset 256: the number of blocks or bits; 264: probes per key; 272: owners.
-    n: u64,
-    k: u64,
-    owners: u64,
-}
-
-// The offsets the assembly reads.
-#[cfg(target_arch = "x86_64")]
-const _: () = {
-    use std::mem::offset_of;
-    assert!(offset_of!(RouteArgs, end) == 0 && offset_of!(RouteArgs, first) == 64);
-    assert!(offset_of!(RouteArgs, second) == 128 && offset_of!(RouteArgs, lens) == 192);
-    assert!(offset_of!(RouteArgs, n) == 256 && offset_of!(RouteArgs, k) == 264);
-    assert!(offset_of!(RouteArgs, owners) == 272);
-};
-
-#[cfg(target_arch = "x86_64")]
-impl RouteArgs {
-    fn new(bounds: &[u64], n: u64, k: u32, owners: usize) -> Self {
-        let mut end = [0; 8];
-        end[..owners].copy_from_slice(&bounds[1..]);
-        RouteArgs {
-            end,
-            first: [std::ptr::null_mut(); 8],
-            second: [std::ptr::null_mut(); 8],
-            lens: [0; 8],
-            n,
-            k: u64::from(k),
-            owners: owners as u64,
-        }
-    }
-}
-
-/// Hand each owner its lanes of zmm0 (values below `n`) and, when `$second` stores them, the
-/// same lanes of zmm1, as one template string for the kernels' `asm!`: for owner `t` in turn,
-/// the lanes below its end and not below the previous owner's (`vpcmpuq`, `kandnw`) are its
-/// own; if there are any (`popcnt`), they are packed to the front of zmm4 (`vpcompressq`,
-/// register form) and stored whole, 64 bytes, at the end of its list, which grows by the
-/// count. The memory form of `vpcompressq` would store just the lanes kept, but it is
-/// microcoded on some CPUs and was slower (`docs/design/simd.md`). Uses `{a}` (a [`RouteArgs`]),
-/// `{t}`, `{cnt}`, `{len}`, `{p}`, zmm4 and k1–k3; labels 4 and 5.
-#[cfg(target_arch = "x86_64")]
-macro_rules! hand_to_owners {
-    ($second:expr) => {
-        concat!(
-            "kxorw k2, k2, k2\n",
-            "xor {t:e}, {t:e}\n",
-            "4:\n",
-            // k1: lanes below owner t's end; k3: those not below owner t − 1's.
-            "vpcmpuq k1, zmm0, qword ptr [{a} + {t}*8]{{1to8}}, 1\n",
-            "kandnw k3, k2, k1\n",
-            "kmovw k2, k1\n",
-            "kmovw {cnt:e}, k3\n",
-            "popcnt {cnt:e}, {cnt:e}\n",
-            "jz 5f\n",
-            "mov {len}, qword ptr [{a} + {t}*8 + 192]\n",
-            "mov {p}, qword ptr [{a} + {t}*8 + 64]\n",
-            "vpcompressq zmm4 {{k3}} {{z}}, zmm0\n",
-            "vmovdqu64 [{p} + {len}*8], zmm4\n",
-            $second,
-            "add {len}, {cnt}\n",
-            "mov qword ptr [{a} + {t}*8 + 192], {len}\n",
-            "5:\n",
-            "inc {t}\n",
-            "cmp {t}, qword ptr [{a} + 272]\n",
-            "jb 4b\n",
-        )
-    };
-}
-
-/// [`route_one_hash`] in AVX-512 lanes: eight hashes per step, the last `len % 8` portably.
-/// Each step loads eight hashes, computes their blocks (`vpsrlq` 32, `vpmuludq` by `n`,
-/// `vpsrlq` 32) into zmm0 and probe sources (`vpsllq` 32) into zmm1, and hands each owner
-/// its lanes of both (`hand_to_owners`).
-///
-/// # Safety
-/// The CPU must support AVX-512F and POPCNT; `n < 2^32`; `bounds` as `route_one_hash`
-/// requires, for `out.len() ≤ 8` owners; every list in `out` has spare capacity for
-/// `hashes.len() + 8` entries.
-#[cfg(target_arch = "x86_64")]
-unsafe fn route_one_hash_asm(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
-    let chunks = hashes.len() / 8;
-    if chunks > 0 {
-        let mut args = RouteArgs::new(bounds, n, 0, out.len());
-        for (t, o) in out.iter_mut().enumerate() {
-            args.first[t] = o.blocks.as_mut_ptr();
-            args.second[t] = o.srcs.as_mut_ptr();
-            args.lens[t] = o.blocks.len() as u64;
-        }
-        // SAFETY: the caller guarantees AVX-512F and POPCNT. Reads: `hashes`, 64 bytes per
-        // step for `chunks ≥ 1` steps (unaligned `vmovdqu64`), and `args` (a live local,
-        // `repr(C)`, the offsets above, owners `t < owners ≤ 8`). Writes: for owner `t`, 64
-        // bytes at entry `lens[t]` of each of its two lists, then `lens[t]` grows by the lanes
-        // kept (at most 8 per step): `lens[t]` never passes its length at entry plus
-        // `hashes.len()`, so each store stays within the capacity the caller reserved
-        // (`hashes.len() + 8` beyond the length at entry). Every block is below
-        // `n ≤ end[owners − 1]`, so each lane is some owner's, and the owners' lanes are
-        // disjoint. Uses zmm0–zmm4, k1–k3 and the flags; `vzeroupper` then clears the
-        // upper halves of ymm0–ymm15, so all sixteen are declared clobbered (through their
-        // xmm names: the whole register).
-        unsafe {
-            // asm!: the owners' list ends stay in registers across the hand-scheduled loop (the
-            // `hand_to_owners!` fragment); an intrinsics version is yet to be written and measured.
-            std::arch::asm!(
-                "vpbroadcastq zmm2, qword ptr [{a} + 256]",
-                "2:",
-                "vmovdqu64 zmm3, [{x}]",
-                "vpsrlq zmm0, zmm3, 32",
-                "vpmuludq zmm0, zmm0, zmm2",
-                "vpsrlq zmm0, zmm0, 32",
-                "vpsllq zmm1, zmm3, 32",
-                hand_to_owners!(concat!(
-                    "mov {p}, qword ptr [{a} + {t}*8 + 128]\n",
-                    "vpcompressq zmm4 {{k3}} {{z}}, zmm1\n",
-                    "vmovdqu64 [{p} + {len}*8], zmm4\n",
-                )),
-                "add {x}, 64",
-                "dec {chunks}",
-                "jnz 2b",
-                "vzeroupper",
-                a = in(reg) &raw mut args,
-                x = inout(reg) hashes.as_ptr() => _,
-                chunks = inout(reg) chunks => _,
-                t = out(reg) _,
-                cnt = out(reg) _,
-                len = out(reg) _,
-                p = out(reg) _,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                out("k1") _, out("k2") _, out("k3") _,
-                options(nostack),
-            );
-        }
-        for (t, o) in out.iter_mut().enumerate() {
-            let len = args.lens[t] as usize;
-            // SAFETY: entries up to `len` were written by the assembly (64-bit values, any
-            // bits valid, nothing to drop) within the capacity (see above).
-            unsafe {
-                o.blocks.set_len(len);
-                o.srcs.set_len(len);
-            }
-        }
-    }
-    route_one_hash_portable(&hashes[chunks * 8..], n, bounds, out);
-}
-
 /// Append each probe position of each key to the list of the thread that owns it: key `j`'s
 /// positions are its Kirsch–Mitzenmacher probes [`fastrange`](crate::fastrange)`(h1[j] + i·h2[j], m)`
 /// for `i < k` (the core crate's `KeyHash::positions`), and position
@@ -493,95 +344,6 @@ pub fn route_positions_portable(
             out[t].push(p);
         }
     }
-}
-
-/// [`route_positions`] in AVX-512 lanes: eight keys per step, the last `len % 8` portably.
-/// Each step loads eight `h1` (the first probes) and eight `h2` (the strides); for each of the
-/// `k` probes it reduces the eight probes into `0..m` in zmm0 — `fastrange(g, m) = ⌊g · m /
-/// 2^64⌋`, which for `m < 2^32` is `(g_hi · m + ⌊g_lo · m / 2^32⌋) >> 32` with `g = g_hi ·
-/// 2^32 + g_lo` (two `vpmuludq`; exact: the dropped fraction cannot carry past a multiple of
-/// 2^32) —, hands each owner its lanes (`hand_to_owners`) and adds the strides.
-///
-/// # Safety
-/// The CPU must support AVX-512F and POPCNT; `h2` as long as `h1`; `m < 2^32`; `k ≥ 1`;
-/// `bounds` as `route_positions` requires, for `out.len() ≤ 8` owners; every list in `out`
-/// has spare capacity for `k · h1.len() + 8` entries.
-#[cfg(target_arch = "x86_64")]
-unsafe fn route_positions_asm(
-    h1: &[u64],
-    h2: &[u64],
-    k: u32,
-    m: u64,
-    bounds: &[u64],
-    out: &mut [Vec<u64>],
-) {
-    let chunks = h1.len() / 8;
-    if chunks > 0 {
-        let mut args = RouteArgs::new(bounds, m, k, out.len());
-        for (t, o) in out.iter_mut().enumerate() {
-            args.first[t] = o.as_mut_ptr();
-            args.lens[t] = o.len() as u64;
-        }
-        // SAFETY: the caller guarantees AVX-512F and POPCNT. Reads: `h1` and `h2`, 64 bytes
-        // each per step for `chunks ≥ 1` steps (unaligned `vmovdqu64`), and `args` (a live
-        // local, `repr(C)`, the offsets above, owners `t < owners ≤ 8`). Writes: for owner
-        // `t`, 64 bytes at entry `lens[t]` of its list, then `lens[t]` grows by the lanes kept
-        // (at most 8 per probe and step, `8 · k · chunks ≤ k · h1.len()` in all): each store
-        // stays within the capacity the caller reserved (`k · h1.len() + 8` beyond the length
-        // at entry). Every position is below `m ≤ end[owners − 1]`, so each lane is some
-        // owner's, and the owners' lanes are disjoint. Uses zmm0–zmm6 but zmm3, k1–k3 and the
-        // flags; `vzeroupper` then clears the upper halves of ymm0–ymm15, so all sixteen are
-        // declared clobbered (through their xmm names: the whole register).
-        unsafe {
-            // asm!: the owners' list ends stay in registers across the hand-scheduled loop (the
-            // `hand_to_owners!` fragment); an intrinsics version is yet to be written and measured.
-            std::arch::asm!(
-                "vpbroadcastq zmm2, qword ptr [{a} + 256]",
-                "2:",
-                "vmovdqu64 zmm5, [{h1}]",
-                "vmovdqu64 zmm6, [{h2}]",
-                "mov {i}, qword ptr [{a} + 264]",
-                "3:",
-                "vpsrlq zmm0, zmm5, 32",
-                "vpmuludq zmm0, zmm0, zmm2",
-                "vpmuludq zmm1, zmm5, zmm2",
-                "vpsrlq zmm1, zmm1, 32",
-                "vpaddq zmm0, zmm0, zmm1",
-                "vpsrlq zmm0, zmm0, 32",
-                hand_to_owners!(""),
-                "vpaddq zmm5, zmm5, zmm6",
-                "dec {i}",
-                "jnz 3b",
-                "add {h1}, 64",
-                "add {h2}, 64",
-                "dec {chunks}",
-                "jnz 2b",
-                "vzeroupper",
-                a = in(reg) &raw mut args,
-                h1 = inout(reg) h1.as_ptr() => _,
-                h2 = inout(reg) h2.as_ptr() => _,
-                chunks = inout(reg) chunks => _,
-                i = out(reg) _,
-                t = out(reg) _,
-                cnt = out(reg) _,
-                len = out(reg) _,
-                p = out(reg) _,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                out("k1") _, out("k2") _, out("k3") _,
-                options(nostack),
-            );
-        }
-        for (t, o) in out.iter_mut().enumerate() {
-            // SAFETY: entries up to `lens[t]` were written by the assembly (64-bit values,
-            // any bits valid, nothing to drop) within the capacity (see above).
-            unsafe { o.set_len(args.lens[t] as usize) };
-        }
-    }
-    let done = chunks * 8;
-    route_positions_portable(&h1[done..], &h2[done..], k, m, bounds, out);
 }
 
 /// One owner's lists as a routing kernel fills them: `S` of them (a [`Routed`]'s blocks and
@@ -698,13 +460,6 @@ impl<const S: usize> Owner<S> {
         self.len += mine.count_ones() as usize;
     }
 }
-
-#[cfg(target_arch = "x86_64")]
-use std::arch::x86_64::{
-    __m512i, __mmask8, _mm512_add_epi64, _mm512_cmplt_epu64_mask, _mm512_loadu_epi64,
-    _mm512_maskz_compress_epi64, _mm512_maskz_loadu_epi64, _mm512_mul_epu32, _mm512_set1_epi64,
-    _mm512_slli_epi64, _mm512_srli_epi64, _mm512_storeu_epi64,
-};
 
 /// The eight words of `w`.
 #[cfg(target_arch = "x86_64")]
@@ -903,79 +658,6 @@ unsafe fn route_positions_lanes<const C: usize>(
     }
 }
 
-/// Which kernel [`route_kernel_one_hash`] and [`route_kernel_positions`] run, for measuring
-/// them side by side (the lab's `route_kernels`).
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RouteKernel {
-    /// The inline-assembly kernels.
-    Asm,
-    /// The intrinsics kernels (what [`route_one_hash`] and [`route_positions`] run).
-    Intrinsics,
-}
-
-/// [`route_one_hash`] through `kernel`; `false` (nothing routed) unless
-/// [`routes_in_lanes`]`(n, out.len())`.
-#[doc(hidden)]
-pub fn route_kernel_one_hash(
-    kernel: RouteKernel,
-    hashes: &[u64],
-    n: u64,
-    bounds: &[u64],
-    out: &mut [Routed],
-) -> bool {
-    check_bounds(n, bounds, out.len());
-    #[cfg(target_arch = "x86_64")]
-    if routes_in_lanes(n, out.len()) {
-        for o in out.iter_mut() {
-            o.blocks.reserve(hashes.len() + 8);
-            o.srcs.reserve(hashes.len() + 8);
-        }
-        // SAFETY: as in `route_one_hash`.
-        unsafe {
-            match kernel {
-                RouteKernel::Asm => route_one_hash_asm(hashes, n, bounds, out),
-                RouteKernel::Intrinsics => route_one_hash_avx512(hashes, n, bounds, out),
-            }
-        }
-        return true;
-    }
-    let _ = (kernel, hashes);
-    false
-}
-
-/// [`route_positions`] through `kernel`; `false` (nothing routed) unless `k ≥ 1` and
-/// [`routes_in_lanes`]`(m, out.len())`.
-#[doc(hidden)]
-pub fn route_kernel_positions(
-    kernel: RouteKernel,
-    h1: &[u64],
-    h2: &[u64],
-    k: u32,
-    m: u64,
-    bounds: &[u64],
-    out: &mut [Vec<u64>],
-) -> bool {
-    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
-    check_bounds(m, bounds, out.len());
-    #[cfg(target_arch = "x86_64")]
-    if k > 0 && routes_in_lanes(m, out.len()) {
-        for o in out.iter_mut() {
-            o.reserve(h1.len() * k as usize + 8);
-        }
-        // SAFETY: as in `route_positions`.
-        unsafe {
-            match kernel {
-                RouteKernel::Asm => route_positions_asm(h1, h2, k, m, bounds, out),
-                RouteKernel::Intrinsics => route_positions_avx512(h1, h2, k, m, bounds, out),
-            }
-        }
-        return true;
-    }
-    let _ = (kernel, h1, k);
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1144,25 +826,6 @@ mod tests {
                     s.sort_unstable();
                 }
                 assert_eq!(fast, slow, "{owners} owners, {len} keys, positions");
-                // The inline-assembly kernels, while they are kept for comparison.
-                for kernel in [RouteKernel::Asm, RouteKernel::Intrinsics] {
-                    let mut got = vec![Routed::default(); owners];
-                    assert!(route_kernel_one_hash(kernel, words, n, &bounds, &mut got));
-                    let mut want = vec![Routed::default(); owners];
-                    route_one_hash_portable(words, n, &bounds, &mut want);
-                    assert_eq!(got, want, "{kernel:?}, {owners} owners, {len} hashes");
-                    let mut got = vec![Vec::new(); owners];
-                    assert!(route_kernel_positions(
-                        kernel, words, strides, 7, m, &bits, &mut got
-                    ));
-                    let mut want = vec![Vec::new(); owners];
-                    route_positions_portable(words, strides, 7, m, &bits, &mut want);
-                    for (g, w) in got.iter_mut().zip(&mut want) {
-                        g.sort_unstable();
-                        w.sort_unstable();
-                    }
-                    assert_eq!(got, want, "{kernel:?}, {owners} owners, {len} keys");
-                }
             }
         }
     }

@@ -88,8 +88,6 @@ mod split_block;
 #[cfg(test)]
 mod testing;
 
-#[doc(hidden)]
-pub use bulk::{RouteKernel, route_kernel_one_hash, route_kernel_positions};
 pub use bulk::{
     Routed, one_hash_place, route_one_hash, route_one_hash_portable, route_positions,
     route_positions_portable, routes_in_lanes, xxh3_64_words, xxh3_64_words_portable,
