@@ -412,6 +412,10 @@ enum ColumnMode {
     Avx2,
     /// `asm_columns3_avx512`: AVX-512F with `VPOPCNTDQ`, eight columns per round.
     Avx512,
+    /// `columns3_avx2_called`: `Avx2` in intrinsics, called.
+    Avx2Called,
+    /// `columns3_avx512_called`: `Avx512` in intrinsics, called.
+    Avx512Called,
 }
 
 impl ColumnKernel {
@@ -432,11 +436,24 @@ impl ColumnKernel {
             .then_some(ColumnKernel(ColumnMode::Avx512))
     }
 
-    /// `"avx512"` or `"avx2"`.
+    /// [`avx2`](Self::avx2) and [`avx512`](Self::avx512) written with `#[target_feature]`
+    /// intrinsics instead of inline assembly: the same answers, with a call per query where
+    /// the caller is compiled without the kernel's features (the inline kernels' reason to
+    /// be assembly), for measuring what that call costs (the lab's `ribbon_column_kernels`).
+    pub fn called(self) -> Self {
+        ColumnKernel(match self.0 {
+            ColumnMode::Avx2 | ColumnMode::Avx2Called => ColumnMode::Avx2Called,
+            ColumnMode::Avx512 | ColumnMode::Avx512Called => ColumnMode::Avx512Called,
+        })
+    }
+
+    /// `"avx512"` or `"avx2"`, with `" (called)"` for [`called`](Self::called) kernels.
     pub fn name(self) -> &'static str {
         match self.0 {
             ColumnMode::Avx2 => "avx2",
             ColumnMode::Avx512 => "avx512",
+            ColumnMode::Avx2Called => "avx2 (called)",
+            ColumnMode::Avx512Called => "avx512 (called)",
         }
     }
 
@@ -468,7 +485,10 @@ impl ColumnKernel {
     /// kernel's group of columns (four for AVX2, eight for AVX-512).
     #[inline(always)]
     fn span(self, r: usize) -> usize {
-        let group = if self.0 == ColumnMode::Avx512 { 8 } else { 4 };
+        let group = match self.0 {
+            ColumnMode::Avx512 | ColumnMode::Avx512Called => 8,
+            ColumnMode::Avx2 | ColumnMode::Avx2Called => 4,
+        };
         r.div_ceil(group) * group
     }
 
@@ -492,16 +512,19 @@ impl ColumnKernel {
         #[cfg(target_arch = "x86_64")]
         {
             let a = words.as_ptr().wrapping_add(base);
+            // SAFETY (each arm): the AVX-512 modes exist only on a CPU with AVX-512F and
+            // VPOPCNTDQ (`avx512`), every `ColumnKernel` only on a CPU with AVX2 (`avx2`,
+            // `avx512`); the range test above puts every word the kernel reads inside `words`
+            // (see its contract). The inline kernels first, as plain compares (a `match`
+            // compiles to a jump table).
             let bits = if self.0 == ColumnMode::Avx512 {
-                // SAFETY: this mode exists only on a CPU with AVX-512F and VPOPCNTDQ
-                // (`avx512`); the range test above puts every word the kernel reads inside
-                // `words` (see its contract).
                 unsafe { asm_columns3_avx512(a, r, third, &m) }
-            } else {
-                // SAFETY: a `ColumnKernel` exists only on a CPU with AVX2 (`avx2`,
-                // `avx512`); the range test above puts every word the kernel reads inside
-                // `words` (see its contract).
+            } else if self.0 == ColumnMode::Avx2 {
                 unsafe { asm_columns3(a, r, third, &m) }
+            } else if self.0 == ColumnMode::Avx512Called {
+                unsafe { columns3_avx512_called(a, r, third, &m) }
+            } else {
+                unsafe { columns3_avx2_called(a, r, third, &m) }
             };
             bits & (u32::MAX >> (32 - r))
         }
@@ -590,8 +613,9 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
     // xmm0–xmm7 (declared), `ecx`, a scratch register and the flags; `vzeroupper` clears the
     // upper halves it dirtied.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into a Ribbon lookup compiled without
-        // AVX2/AVX-512 (a `#[target_feature]` function would cost every lookup a call).
+        // asm!, not intrinsics: it inlines into a Ribbon lookup compiled without AVX2, where its
+        // intrinsics twin (`columns3_avx2_called`) is a call per lookup, measured slower by
+        // `cargo run --release -p bloomlab-lab --example ribbon_column_kernels -- 1e5 1e6`.
         std::arch::asm!(
             "vpbroadcastq ymm2, qword ptr [{m}]",
             "vpbroadcastq ymm3, qword ptr [{m} + 8]",
@@ -697,8 +721,9 @@ unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3
     // upper parts of zmm0–zmm15 it dirtied, so the surrounding SSE code pays no transition
     // penalty.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into a Ribbon lookup compiled without
-        // AVX2/AVX-512 (a `#[target_feature]` function would cost every lookup a call).
+        // asm!, not intrinsics: it inlines into a Ribbon lookup compiled without AVX-512, where
+        // its intrinsics twin (`columns3_avx512_called`) is a call per lookup, measured slower by
+        // `cargo run --release -p bloomlab-lab --example ribbon_column_kernels -- 1e5 1e6`.
         std::arch::asm!(
             // columns 0–7
             "vmovdqu64 zmm0, [{a}]",
@@ -747,6 +772,67 @@ unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3
             out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly, nostack),
         );
+    }
+    acc
+}
+
+/// [`asm_columns3`] in `#[target_feature]` intrinsics: the same steps, four columns per
+/// round. Inlined only into callers compiled with AVX2; any other caller calls it.
+///
+/// # Safety
+/// As [`asm_columns3`]'s.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn columns3_avx2_called(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u32 {
+    use std::arch::x86_64::*;
+    let m = m.map(|w| _mm256_set1_epi64x(w as i64));
+    // SAFETY: 32 readable bytes each.
+    let (table, nibbles) = unsafe {
+        (
+            _mm256_loadu_si256(NIBBLE_PARITY.as_ptr().cast()),
+            _mm256_loadu_si256(LOW_NIBBLES.as_ptr().cast()),
+        )
+    };
+    let mut acc = 0;
+    for j in (0..r).step_by(4) {
+        // SAFETY: `j < r`, so words `j..j + 4` lie within the `4·ceil(r/4)` readable at each
+        // block (the contract); unaligned loads.
+        let [x, y, z] = [0, r, third].map(|o| unsafe { _mm256_loadu_si256(a.add(o + j).cast()) });
+        let v = _mm256_xor_si256(
+            _mm256_xor_si256(_mm256_and_si256(x, m[0]), _mm256_and_si256(y, m[1])),
+            _mm256_and_si256(z, m[2]),
+        );
+        let t = _mm256_and_si256(_mm256_xor_si256(v, _mm256_srli_epi64::<4>(v)), nibbles);
+        let sums = _mm256_sad_epu8(_mm256_shuffle_epi8(table, t), _mm256_setzero_si256());
+        let bits = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64::<63>(sums)));
+        acc |= (bits as u32) << j;
+    }
+    acc
+}
+
+/// [`asm_columns3_avx512`] in `#[target_feature]` intrinsics: eight columns per round, their
+/// population counts (`vpopcntq`) tested for an odd low bit (`vptestmq`) into bits
+/// `j..j + 8`. Inlined only into callers compiled with those features; any other caller
+/// calls it.
+///
+/// # Safety
+/// As [`asm_columns3_avx512`]'s.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn columns3_avx512_called(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u32 {
+    use std::arch::x86_64::*;
+    let m = m.map(|w| _mm512_set1_epi64(w as i64));
+    let mut acc = 0;
+    for j in (0..r).step_by(8) {
+        // SAFETY: `j < r`, so words `j..j + 8` lie within the `8·ceil(r/8)` readable at each
+        // block (the contract); unaligned loads.
+        let [x, y, z] = [0, r, third].map(|o| unsafe { _mm512_loadu_epi64(a.add(o + j).cast()) });
+        let v = _mm512_ternarylogic_epi64::<0x78>(_mm512_and_si512(x, m[0]), y, m[1]);
+        let v = _mm512_ternarylogic_epi64::<0x78>(v, z, m[2]);
+        let odd = _mm512_test_epi64_mask(_mm512_popcnt_epi64(v), _mm512_set1_epi64(1));
+        acc |= u32::from(odd) << j;
     }
     acc
 }
