@@ -4,7 +4,9 @@
 //! the block from the high half, the kernel on the low half — over the same blocks, with
 //! sbbf-rs-safe (same bits, xxh3-64 of the same bytes) beside them. Passes of 16 384
 //! lookups in the order A B S S B A (each on a chunk of its own); a figure is the median of
-//! the per-group ratios with its interquartile range.
+//! the per-group ratios with its interquartile range. Then each inline (`asm!`) lookup kernel
+//! against its `#[target_feature]` intrinsics twin ([`LocalKernel::contains_called`]), which
+//! the loop, compiled without AVX2, calls: A B B A, "called ÷ inline".
 //!
 //! ```sh
 //! cargo run --release -p bloomlab-lab --example blocked_kernels [-- k]
@@ -93,6 +95,41 @@ fn main() {
                 n_s.push((b1 + b2) / (s1 + s2));
             }
         }
+        // Each inline (`asm!`) lookup kernel against its `#[target_feature]` intrinsics twin,
+        // which this loop (compiled without AVX2) calls: A B B A, the same chunks.
+        let called = |kernel: LocalKernel, q: &[u64]| -> (u64, f64) {
+            let t = Instant::now();
+            let hits: u64 = q
+                .iter()
+                .map(|key| {
+                    let h = xxh3_64(&black_box(*key).to_le_bytes());
+                    u64::from(kernel.contains_called(&lines[place(h)].0, h as u32, k))
+                })
+                .sum();
+            (
+                black_box(hits),
+                t.elapsed().as_nanos() as f64 / q.len() as f64,
+            )
+        };
+        let mut called_ratios = Vec::new();
+        for kernel in [wide, narrow] {
+            assert_eq!(
+                called(kernel, &queries).0,
+                ours(kernel, &queries).0,
+                "same answers"
+            );
+            let mut r = Vec::new();
+            for _ in 0..(4_000_000 / queries.len()).max(2) {
+                for q in queries.chunks_exact(4 * CHUNK) {
+                    let a1 = ours(kernel, &q[..CHUNK]).1;
+                    let b1 = called(kernel, &q[CHUNK..2 * CHUNK]).1;
+                    let b2 = called(kernel, &q[2 * CHUNK..3 * CHUNK]).1;
+                    let a2 = ours(kernel, &q[3 * CHUNK..]).1;
+                    r.push((b1 + b2) / (a1 + a2));
+                }
+            }
+            called_ratios.push((kernel.name(), r));
+        }
         let show = |r: &mut Vec<f64>| {
             r.sort_by(f64::total_cmp);
             let at = |p: f64| r[((r.len() - 1) as f64 * p).round() as usize];
@@ -161,6 +198,13 @@ fn main() {
                 show(&mut iw_s),
                 show(&mut in_s),
                 iw_n.len()
+            );
+        }
+        for (name, r) in &mut called_ratios {
+            let groups = r.len();
+            println!(
+                "k = {k}, n = {n}: lookup {name} called ÷ inline {} ({groups} groups)",
+                show(r)
             );
         }
         println!(

@@ -13,6 +13,7 @@
 //! | `blocked_ab` | blocked lookups against `sbbf-rs-safe`, A B B A in one process |
 //! | `blocked_icount` | instructions per blocked and classic operation (run under callgrind) |
 //! | `blocked_kernels` | the AVX2 and AVX-512 block kernels side by side |
+//! | `blocked_shared_lookups` | a blocked lookup of an owned line against one of a shared line |
 //! | `blocked_insert_pairs` | the AVX-512 insert building only the probe pairs `k` needs |
 //! | `blocked_parallel_halves` | the parallel build against a split that moves no key |
 //! | `blocked_sizing` | how long `with_fpr`'s exact sizing takes, target by target |

@@ -306,6 +306,30 @@ impl LocalKernel {
         self.contains_other(block, h, k)
     }
 
+    /// [`contains`](Self::contains) through the kernel's twin in `#[target_feature]`
+    /// intrinsics (the AVX2 ones: the [`local_contains`] kernels), which a caller compiled
+    /// without the kernel's features calls — the inline kernels' reason to be assembly. The
+    /// same answers; for measuring what the call costs (the lab's `blocked_kernels`).
+    #[inline(always)]
+    pub fn contains_called(self, block: &[u64; 8], h: u32, k: u32) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY (each arm): the AVX-512 modes are chosen only on a CPU with AVX-512F, the
+        // other modes but `Portable` only on a CPU with AVX2.
+        match self.mode {
+            KernelMode::Avx512Round1 => unsafe {
+                return contains_round1_avx512_called(block, h, self.consts);
+            },
+            KernelMode::Avx512Round2 => unsafe {
+                return contains_round2_avx512(block, h, self.lanes);
+            },
+            KernelMode::Portable => {}
+            _ => unsafe {
+                return super::avx2::local_contains(block, h, k);
+            },
+        }
+        local_contains_scalar(block, h, k)
+    }
+
     /// [`contains`](Self::contains) on a block that other threads may be ORing bits into
     /// (an atomic filter's), inlined into the caller: the same answer as the kernel run on
     /// the eight words each read once with a relaxed load, at the cost of the owned
@@ -364,14 +388,14 @@ impl LocalKernel {
     #[inline(never)]
     fn contains_other(self, block: &[u64; 8], h: u32, k: u32) -> bool {
         match self.mode {
+            // Out of line in any case, the AVX-512 two-round kernel gains nothing from being
+            // assembly: in intrinsics it measured faster (`docs/design/simd.md`).
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F.
+            KernelMode::Avx512Round2 => unsafe { contains_round2_avx512(block, h, self.lanes) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
             KernelMode::Avx2Round2 => unsafe { asm_contains_round2(block.as_ptr(), h, self.lanes) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F.
-            KernelMode::Avx512Round2 => unsafe {
-                asm_contains_round2_avx512(block.as_ptr(), h, self.lanes)
-            },
             KernelMode::Portable => local_contains_scalar(block, h, k),
             _ => local_contains(block, h, k),
         }
@@ -493,8 +517,9 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
     // clobbers xmm0–xmm3 (declared) and the flags; `vzeroupper` clears the upper halves it
     // dirtied, so the surrounding SSE code pays no transition penalty.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-        // (a `#[target_feature]` function would cost every single lookup a call).
+        // asm!, not intrinsics: it inlines into a lookup compiled without AVX2, where its
+        // intrinsics twin (`local_contains`) is a call per lookup, measured slower by
+        // `cargo run --release -p bloomlab-lab --example blocked_kernels -- 6`.
         std::arch::asm!(
             round1_words_and_masks!(),
             "vptest ymm2, ymm3",
@@ -542,8 +567,9 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
     // clobbers zmm0–zmm3 (declared through their xmm names, which the compiler treats as
     // the same registers) and the flags; `vzeroupper` clears the upper parts it dirtied.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-        // (a `#[target_feature]` function would cost every single lookup a call).
+        // asm!, not intrinsics: it inlines into a lookup compiled without AVX-512, where its
+        // intrinsics twin (`contains_round1_avx512_called`) is a call per lookup, measured
+        // slower by `cargo run --release -p bloomlab-lab --example blocked_kernels -- 6`.
         std::arch::asm!(
             "vpbroadcastd ymm0, dword ptr [{h}]",
             "vpmulld ymm0, ymm0, [{c}]",
@@ -590,8 +616,9 @@ unsafe fn asm_contains_round2_avx512(block: *const u64, h: u32, lanes: &[u32; 8]
     // no stack and no mask register, and clobbers zmm0–zmm3 (declared through their xmm
     // names) and the flags; `vzeroupper` clears the upper parts it dirtied.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-        // (a `#[target_feature]` function would cost every single lookup a call).
+        // asm!, not intrinsics: it reads a line other threads write (`contains_shared`), which
+        // an `asm!` block may do (see there) and a vector load in intrinsics may not (a data
+        // race); owned lines take its intrinsics twin, `contains_round2_avx512`.
         std::arch::asm!(
             "vpbroadcastd zmm0, dword ptr [{h}]",
             "vpmulld zmm0, zmm0, zmmword ptr [{pow}]",
@@ -624,6 +651,59 @@ unsafe fn asm_contains_round2_avx512(block: *const u64, h: u32, lanes: &[u32; 8]
     hit != 0
 }
 
+/// [`asm_contains_round1_avx512`] in `#[target_feature]` intrinsics (the same steps).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn contains_round1_avx512_called(block: &[u64; 8], h: u32, c: &InsertConsts) -> bool {
+    use std::arch::x86_64::*;
+    // SAFETY: 32 readable bytes at `c.pow` and `c.ones`, 64 at `block`; unaligned loads.
+    let (pow, ones, line) = unsafe {
+        (
+            _mm256_loadu_si256(c.pow.as_ptr().cast()),
+            _mm256_loadu_si256(c.ones.as_ptr().cast()),
+            _mm512_loadu_si512(block.as_ptr().cast()),
+        )
+    };
+    let x = _mm256_mullo_epi32(_mm256_set1_epi32(h as i32), pow);
+    let idx = _mm512_zextsi256_si512(_mm256_srli_epi32::<28>(x));
+    let words = _mm512_castsi512_si256(_mm512_permutexvar_epi32(idx, line));
+    let shift = _mm512_zextsi256_si512(_mm256_srli_epi32::<23>(x));
+    let masks = _mm512_castsi512_si256(_mm512_rolv_epi32(_mm512_zextsi256_si512(ones), shift));
+    _mm256_testc_si256(words, masks) != 0
+}
+
+/// [`asm_contains_round2_avx512`] in `#[target_feature]` intrinsics (the same steps): the
+/// owned lines' two-round AVX-512 lookup ([`LocalKernel::contains`] calls it out of line).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn contains_round2_avx512(block: &[u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
+    use std::arch::x86_64::*;
+    // SAFETY: 64 readable bytes at `LOCAL_POWERS` (of 256) and `block`, 32 at `LANE_ONES[8]`
+    // and `lanes`; unaligned loads.
+    let (pow, line, full, last) = unsafe {
+        (
+            _mm512_loadu_si512(LOCAL_POWERS.as_ptr().cast()),
+            _mm512_loadu_si512(block.as_ptr().cast()),
+            _mm256_loadu_si256(LANE_ONES[8].as_ptr().cast()),
+            _mm256_loadu_si256(lanes.as_ptr().cast()),
+        )
+    };
+    let x = _mm512_mullo_epi32(_mm512_set1_epi32(h as i32), pow);
+    let words = _mm512_permutexvar_epi32(_mm512_srli_epi32::<28>(x), line);
+    let bit = _mm512_srli_epi32::<27>(_mm512_slli_epi32::<4>(x));
+    let ones = _mm512_inserti64x4::<1>(_mm512_zextsi256_si512(full), last);
+    let miss = _mm512_andnot_si512(words, _mm512_sllv_epi32(ones, bit));
+    _mm512_test_epi32_mask(miss, miss) == 0
+}
+
 /// The two-round inline lookup (`9 ≤ k ≤ 16`): probes 0–7 with the full lane row, probes
 /// 8–15 with `LANE_ONES[k − 8]`; each round's misses are `mask & !word` (`vpandn`), ORed,
 /// and one `vptest` answers.
@@ -637,8 +717,9 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
     // SAFETY: as in `asm_contains_round1`, with `LOCAL_POWERS[0..16]` read and the rows
     // `LANE_ONES[8]` and `lanes`; xmm0–xmm5 are declared clobbered.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-        // (a `#[target_feature]` function would cost every single lookup a call).
+        // asm!, not intrinsics: its intrinsics twin (`local_contains`, which branches after the
+        // first round) measured slower at k = 16 by
+        // `cargo run --release -p bloomlab-lab --example blocked_kernels -- 16`.
         std::arch::asm!(
             "vmovd xmm0, {h:e}",
             "vpbroadcastd ymm0, xmm0",
@@ -813,8 +894,10 @@ macro_rules! insert_avx512 {
             // other stack use; zmm0–zmm6 (declared through their xmm names), `k1` and the flags
             // are clobbered; `vzeroupper` clears the upper parts dirtied.
             unsafe {
-                // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-                // (a `#[target_feature]` function would cost every single lookup a call).
+                // asm!, not intrinsics: it inlines into an insert compiled without AVX-512, where
+                // intrinsics would be a call per insert (as the lookups, whose intrinsics twins
+                // measured slower: `cargo run --release -p bloomlab-lab --example
+                // blocked_kernels -- 6`; an intrinsics twin of this insert is not written yet).
                 std::arch::asm!(
                     $positions,
                     avx512_or_new_bits!($pairs),
@@ -986,8 +1069,10 @@ macro_rules! avx2_insert {
             // contract), so they would set no bit. No other stack use; xmm0–xmm7 and the
             // flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
             unsafe {
-                // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-                // (a `#[target_feature]` function would cost every single lookup a call).
+                // asm!, not intrinsics: it inlines into an insert compiled without AVX2, where its
+                // intrinsics twin (`local_insert`) would be a call per insert (as the lookups,
+                // whose twins measured slower: `cargo run --release -p bloomlab-lab --example
+                // blocked_kernels -- 6`; the inserts' twins are not measured yet).
                 std::arch::asm!(
                     $positions,
                     avx2_line_bits!($offsets),

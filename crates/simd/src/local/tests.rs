@@ -146,6 +146,7 @@ fn inline_kernels_agree_with_the_scalar_definition() {
                 let want = local_contains_scalar(&slow, h, k);
                 assert_eq!(kernel.contains(&fast, h, k), want, "k = {k}");
                 assert_eq!(kernel.contains_shared(&shared, h, k), want, "k = {k}");
+                assert_eq!(kernel.contains_called(&fast, h, k), want, "k = {k}");
             }
             // Every probe but one set: both say no (for each probe position in turn).
             let h = mix(&mut x) as u32;
@@ -156,6 +157,11 @@ fn inline_kernels_agree_with_the_scalar_definition() {
                 only[(bit / 64) as usize] &= !(1 << (bit % 64));
                 let want = local_contains_scalar(&only, h, k);
                 assert_eq!(kernel.contains(&only, h, k), want, "k = {k}, drop {drop}");
+                assert_eq!(
+                    kernel.contains_called(&only, h, k),
+                    want,
+                    "k = {k}, drop {drop}"
+                );
                 let shared = SharedLine::new(Line(only));
                 assert_eq!(kernel.contains_shared(&shared, h, k), want, "k = {k}");
                 // Inserting the key into it sets exactly the dropped bit, and is new.
