@@ -220,8 +220,7 @@ pub fn one_hash_place(x: u64, n: u64) -> (u64, u64) {
 /// If `bounds` is not one longer than `out`, `n` is 0 or above `2^32`, or `bounds` does not
 /// start at 0, decreases, or ends below `n`.
 pub fn route_one_hash(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
-    assert!((1..=1 << 32).contains(&n), "1 ≤ n ≤ 2^32 blocks");
-    check_bounds(n, bounds, out.len());
+    check_blocks(n, bounds, out.len());
     #[cfg(target_arch = "x86_64")]
     if routes_in_lanes(n, out.len()) {
         for o in out.iter_mut() {
@@ -243,14 +242,26 @@ pub fn route_one_hash(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]
 /// # Panics
 /// As [`route_one_hash`].
 pub fn route_one_hash_portable(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
-    assert!((1..=1 << 32).contains(&n), "1 ≤ n ≤ 2^32 blocks");
-    check_bounds(n, bounds, out.len());
+    check_blocks(n, bounds, out.len());
     for &x in hashes {
         let (b, src) = one_hash_place(x, n);
         // The last t with bounds[t] ≤ b (bounds[0] = 0 ≤ b < n = bounds[T]).
         let t = bounds[1..].partition_point(|&f| f <= b);
         out[t].push(b, src);
     }
+}
+
+/// Checks [`route_one_hash`]'s blocks and bounds (its panics).
+fn check_blocks(n: u64, bounds: &[u64], owners: usize) {
+    assert!((1..=1 << 32).contains(&n), "1 ≤ n ≤ 2^32 blocks");
+    check_bounds(n, bounds, owners);
+}
+
+/// Checks [`route_positions`]' hashes, bits and bounds (its panics).
+fn check_positions(h1: &[u64], h2: &[u64], m: u64, bounds: &[u64], owners: usize) {
+    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
+    assert!(m >= 1, "m ≥ 1");
+    check_bounds(m, bounds, owners);
 }
 
 /// Checks the owners' bounds: one more entry than owners, nondecreasing from 0, the last at
@@ -298,9 +309,7 @@ pub fn route_positions(
     bounds: &[u64],
     out: &mut [Vec<u64>],
 ) {
-    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
-    assert!(m >= 1, "m ≥ 1");
-    check_bounds(m, bounds, out.len());
+    check_positions(h1, h2, m, bounds, out.len());
     #[cfg(target_arch = "x86_64")]
     if k > 0 && routes_in_lanes(m, out.len()) {
         let room = h1
@@ -332,9 +341,7 @@ pub fn route_positions_portable(
     bounds: &[u64],
     out: &mut [Vec<u64>],
 ) {
-    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
-    assert!(m >= 1, "m ≥ 1");
-    check_bounds(m, bounds, out.len());
+    check_positions(h1, h2, m, bounds, out.len());
     for (&a, &b) in h1.iter().zip(h2) {
         let mut g = a;
         for _ in 0..k {

@@ -520,7 +520,7 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
         // asm!, not intrinsics: it inlines into a lookup compiled without AVX2, where its
         // intrinsics twin (`local_contains`) is a call per lookup, measured slower by
         // `cargo run --release -p bloomlab-lab --example blocked_kernels -- 6`.
-        std::arch::asm!(
+        crate::asm_then_vzeroupper!(
             round1_words_and_masks!(),
             "vptest ymm2, ymm3",
             "setc {hit}",
@@ -530,10 +530,6 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
             blk = in(reg) block,
             lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly),
         );
     }
@@ -570,7 +566,7 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
         // asm!, not intrinsics: it inlines into a lookup compiled without AVX-512, where its
         // intrinsics twin (`contains_round1_avx512_called`) is a call per lookup, measured
         // slower by `cargo run --release -p bloomlab-lab --example blocked_kernels -- 6`.
-        std::arch::asm!(
+        crate::asm_then_vzeroupper!(
             "vpbroadcastd ymm0, dword ptr [{h}]",
             "vpmulld ymm0, ymm0, [{c}]",
             "vpsrld ymm1, ymm0, 28",
@@ -585,10 +581,6 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
             c = in(reg) c,
             blk = in(reg) block,
             hit = out(reg_byte) hit,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly),
         );
     }
@@ -619,7 +611,7 @@ unsafe fn asm_contains_round2_avx512(block: *const u64, h: u32, lanes: &[u32; 8]
         // asm!, not intrinsics: it reads a line other threads write (`contains_shared`), which
         // an `asm!` block may do (see there) and a vector load in intrinsics may not (a data
         // race); owned lines take its intrinsics twin, `contains_round2_avx512`.
-        std::arch::asm!(
+        crate::asm_then_vzeroupper!(
             "vpbroadcastd zmm0, dword ptr [{h}]",
             "vpmulld zmm0, zmm0, zmmword ptr [{pow}]",
             "vpsrld zmm1, zmm0, 28",
@@ -641,10 +633,6 @@ unsafe fn asm_contains_round2_avx512(block: *const u64, h: u32, lanes: &[u32; 8]
             full = in(reg) LANE_ONES[8].as_ptr(),
             lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly),
         );
     }
@@ -720,7 +708,7 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
         // asm!, not intrinsics: its intrinsics twin (`local_contains`, which branches after the
         // first round) measured slower at k = 16 by
         // `cargo run --release -p bloomlab-lab --example blocked_kernels -- 16`.
-        std::arch::asm!(
+        crate::asm_then_vzeroupper!(
             "vmovd xmm0, {h:e}",
             "vpbroadcastd ymm0, xmm0",
             "vpmulld ymm4, ymm0, [{pow} + 32]",
@@ -757,10 +745,6 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
             full = in(reg) LANE_ONES[8].as_ptr(),
             lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly, nostack),
         );
     }
@@ -898,7 +882,7 @@ macro_rules! insert_avx512 {
                 // intrinsics would be a call per insert (as the lookups, whose intrinsics twins
                 // measured slower: `cargo run --release -p bloomlab-lab --example
                 // blocked_kernels -- 6`; an intrinsics twin of this insert is not written yet).
-                std::arch::asm!(
+                crate::asm_then_vzeroupper!(
                     $positions,
                     avx512_or_new_bits!($pairs),
                     h = in(reg) h,
@@ -906,10 +890,6 @@ macro_rules! insert_avx512 {
                     blk = in(reg) block.as_mut_ptr(),
                     buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
                     missed = out(reg_byte) missed,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                    out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                    out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
                     out("k1") _,
                     options(nostack),
                 );
@@ -1073,7 +1053,7 @@ macro_rules! avx2_insert {
                 // intrinsics twin (`local_insert`) would be a call per insert (as the lookups,
                 // whose twins measured slower: `cargo run --release -p bloomlab-lab --example
                 // blocked_kernels -- 6`; the inserts' twins are not measured yet).
-                std::arch::asm!(
+                crate::asm_then_vzeroupper!(
                     $positions,
                     avx2_line_bits!($offsets),
                     avx2_line_or!(),
@@ -1083,10 +1063,6 @@ macro_rules! avx2_insert {
                     blk = in(reg) block.as_mut_ptr(),
                     buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
                     new = out(reg_byte) new,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                    out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                    out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
                     options(nostack),
                 );
             }

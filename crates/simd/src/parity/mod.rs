@@ -594,6 +594,67 @@ const NIBBLE_PARITY: [u8; 32] = [
 #[cfg(target_arch = "x86_64")]
 const LOW_NIBBLES: [u8; 32] = [0x0f; 32];
 
+/// One round of [`asm_columns3`] as a template string: the parities of the four columns
+/// at `{a}`, `{b}`, `{c}` plus `$at` (`""`, `" + 32"`, `" + rcx*8"`) as the four low bits of
+/// the register `$out`. Uses ymm0–ymm1; the masks in ymm2–ymm4, the tables in ymm5–ymm6,
+/// zero in ymm7.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx2_column_round {
+    ($at:literal, $out:literal) => {
+        concat!(
+            "vpand ymm0, ymm2, [{a}",
+            $at,
+            "]\n",
+            "vpand ymm1, ymm3, [{b}",
+            $at,
+            "]\n",
+            "vpxor ymm0, ymm0, ymm1\n",
+            "vpand ymm1, ymm4, [{c}",
+            $at,
+            "]\n",
+            "vpxor ymm0, ymm0, ymm1\n",
+            "vpsrlq ymm1, ymm0, 4\n",
+            "vpxor ymm0, ymm0, ymm1\n",
+            "vpand ymm0, ymm0, ymm6\n",
+            "vpshufb ymm0, ymm5, ymm0\n",
+            "vpsadbw ymm0, ymm0, ymm7\n",
+            "vpsllq ymm0, ymm0, 63\n",
+            "vmovmskpd ",
+            $out,
+            ", ymm0\n",
+        )
+    };
+}
+
+/// One round of [`asm_columns3_avx512`] as a template string: the parities of the eight
+/// columns at `{a}`, `{b}`, `{c}` plus `$at` (`""`, `" + rcx*8"`), the masks broadcast from
+/// `{m}`, as the eight low bits of the register `$out`. Uses zmm0–zmm1.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx512_column_round {
+    ($at:literal, $out:literal) => {
+        concat!(
+            "vmovdqu64 zmm0, [{a}",
+            $at,
+            "]\n",
+            "vpandq zmm0, zmm0, qword ptr [{m}]{{1to8}}\n",
+            "vmovdqu64 zmm1, [{b}",
+            $at,
+            "]\n",
+            "vpternlogq zmm0, zmm1, qword ptr [{m} + 8]{{1to8}}, 0x78\n",
+            "vmovdqu64 zmm1, [{c}",
+            $at,
+            "]\n",
+            "vpternlogq zmm0, zmm1, qword ptr [{m} + 16]{{1to8}}, 0x78\n",
+            "vpopcntq zmm0, zmm0\n",
+            "vpmovqb xmm0, zmm0\n",
+            "vpsllq xmm0, xmm0, 7\n",
+            "vpmovmskb ",
+            $out,
+            ", xmm0\n",
+        )
+    };
+}
+
 /// The columns of a Ribbon query, four per round (the first two rounds unrolled, so `r ≤ 8`
 /// runs straight-line code): the three blocks' words of columns
 /// `j..j + 4` are three 32-byte loads ANDed with the broadcast masks and XORed; each byte's
@@ -616,7 +677,7 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
         // asm!, not intrinsics: it inlines into a Ribbon lookup compiled without AVX2, where its
         // intrinsics twin (`columns3_avx2_called`) is a call per lookup, measured slower by
         // `cargo run --release -p bloomlab-lab --example ribbon_column_kernels -- 1e5 1e6`.
-        std::arch::asm!(
+        crate::asm_then_vzeroupper!(
             "vpbroadcastq ymm2, qword ptr [{m}]",
             "vpbroadcastq ymm3, qword ptr [{m} + 8]",
             "vpbroadcastq ymm4, qword ptr [{m} + 16]",
@@ -624,33 +685,11 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
             "vmovdqu ymm6, [{nib}]",
             "vpxor xmm7, xmm7, xmm7",
             // columns 0–3
-            "vpand ymm0, ymm2, [{a}]",
-            "vpand ymm1, ymm3, [{b}]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm1, ymm4, [{c}]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpsrlq ymm1, ymm0, 4",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm0, ymm0, ymm6",
-            "vpshufb ymm0, ymm5, ymm0",
-            "vpsadbw ymm0, ymm0, ymm7",
-            "vpsllq ymm0, ymm0, 63",
-            "vmovmskpd {acc:e}, ymm0",
+            avx2_column_round!("", "{acc:e}"),
             "cmp {r}, 4",
             "jbe 3f",
             // columns 4–7
-            "vpand ymm0, ymm2, [{a} + 32]",
-            "vpand ymm1, ymm3, [{b} + 32]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm1, ymm4, [{c} + 32]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpsrlq ymm1, ymm0, 4",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm0, ymm0, ymm6",
-            "vpshufb ymm0, ymm5, ymm0",
-            "vpsadbw ymm0, ymm0, ymm7",
-            "vpsllq ymm0, ymm0, 63",
-            "vmovmskpd {t:e}, ymm0",
+            avx2_column_round!(" + 32", "{t:e}"),
             "shl {t:e}, 4",
             "or {acc:e}, {t:e}",
             "cmp {r}, 8",
@@ -658,18 +697,7 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
             // columns 8 and up, four per round
             "mov ecx, 8",
             "2:",
-            "vpand ymm0, ymm2, [{a} + rcx*8]",
-            "vpand ymm1, ymm3, [{b} + rcx*8]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm1, ymm4, [{c} + rcx*8]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpsrlq ymm1, ymm0, 4",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm0, ymm0, ymm6",
-            "vpshufb ymm0, ymm5, ymm0",
-            "vpsadbw ymm0, ymm0, ymm7",
-            "vpsllq ymm0, ymm0, 63",
-            "vmovmskpd {t:e}, ymm0",
+            avx2_column_round!(" + rcx*8", "{t:e}"),
             "shl {t:e}, cl",
             "or {acc:e}, {t:e}",
             "add ecx, 4",
@@ -687,10 +715,6 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
             acc = out(reg) acc,
             t = out(reg) _,
             out("ecx") _,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly, nostack),
         );
     }
@@ -724,33 +748,15 @@ unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3
         // asm!, not intrinsics: it inlines into a Ribbon lookup compiled without AVX-512, where
         // its intrinsics twin (`columns3_avx512_called`) is a call per lookup, measured slower by
         // `cargo run --release -p bloomlab-lab --example ribbon_column_kernels -- 1e5 1e6`.
-        std::arch::asm!(
+        crate::asm_then_vzeroupper!(
             // columns 0–7
-            "vmovdqu64 zmm0, [{a}]",
-            "vpandq zmm0, zmm0, qword ptr [{m}]{{1to8}}",
-            "vmovdqu64 zmm1, [{b}]",
-            "vpternlogq zmm0, zmm1, qword ptr [{m} + 8]{{1to8}}, 0x78",
-            "vmovdqu64 zmm1, [{c}]",
-            "vpternlogq zmm0, zmm1, qword ptr [{m} + 16]{{1to8}}, 0x78",
-            "vpopcntq zmm0, zmm0",
-            "vpmovqb xmm0, zmm0",
-            "vpsllq xmm0, xmm0, 7",
-            "vpmovmskb {acc:e}, xmm0",
+            avx512_column_round!("", "{acc:e}"),
             "cmp {r}, 8",
             "jbe 3f",
             // columns 8 and up, eight per round
             "mov ecx, 8",
             "2:",
-            "vmovdqu64 zmm0, [{a} + rcx*8]",
-            "vpandq zmm0, zmm0, qword ptr [{m}]{{1to8}}",
-            "vmovdqu64 zmm1, [{b} + rcx*8]",
-            "vpternlogq zmm0, zmm1, qword ptr [{m} + 8]{{1to8}}, 0x78",
-            "vmovdqu64 zmm1, [{c} + rcx*8]",
-            "vpternlogq zmm0, zmm1, qword ptr [{m} + 16]{{1to8}}, 0x78",
-            "vpopcntq zmm0, zmm0",
-            "vpmovqb xmm0, zmm0",
-            "vpsllq xmm0, xmm0, 7",
-            "vpmovmskb {t:e}, xmm0",
+            avx512_column_round!(" + rcx*8", "{t:e}"),
             "shl {t:e}, cl",
             "or {acc:e}, {t:e}",
             "add ecx, 8",
@@ -766,10 +772,6 @@ unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3
             acc = out(reg) acc,
             t = out(reg) _,
             out("ecx") _,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly, nostack),
         );
     }
