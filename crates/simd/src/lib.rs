@@ -42,11 +42,13 @@
 //! 2. Memory reached through raw pointers in kernels: every pointer comes from a reference
 //!    or slice whose length was checked against everything the kernel reads or writes
 //!    (vector loads past a slice's end are made impossible by padding, e.g. [`COLUMN_PAD`],
-//!    or by handling the last `len % 8` items portably).
-//! 3. `asm!` blocks, used only where intrinsics cannot do the job: a single lookup must
-//!    inline into a caller compiled without AVX2, which a `#[target_feature]` function
-//!    cannot. Each block lists every register it changes; blocks ending in `vzeroupper`
-//!    declare all sixteen vector registers clobbered.
+//!    by masked loads and stores, or by handling the last items portably).
+//! 3. `asm!` blocks, used only where intrinsics cannot do the job: a single lookup or insert
+//!    must inline into a caller compiled without AVX2, which a `#[target_feature]` function
+//!    cannot (its intrinsics twin, called, measured slower), or must read a line other
+//!    threads write atomically, which an `asm!` block may do and a vector load in intrinsics
+//!    may not. Each block lists every register it changes; blocks ending in `vzeroupper`
+//!    declare all sixteen vector registers clobbered (`asm_then_vzeroupper!`).
 //!
 //! # Why this design
 //!
