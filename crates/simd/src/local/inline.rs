@@ -401,6 +401,29 @@ impl LocalKernel {
         }
     }
 
+    /// [`insert`](Self::insert) through the kernel's twin in `#[target_feature]` intrinsics
+    /// (the AVX2 ones: [`local_insert`]'s kernel), which a caller compiled without the
+    /// kernel's features calls: the same blocks and results; for measuring what the call
+    /// costs (the lab's `blocked_kernels`).
+    #[inline(always)]
+    pub fn insert_called(&self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY (each arm): the AVX-512 modes are chosen only on a CPU with AVX-512F, with
+        // `consts` those of their `k` and `pairs` at least `⌈k/2⌉`; the other modes but
+        // `Portable` only on a CPU with AVX2.
+        match self.mode {
+            KernelMode::Avx512Round1 | KernelMode::Avx512Round2 => unsafe {
+                let round2 = self.mode == KernelMode::Avx512Round2;
+                return insert_avx512_called(block, h, self.consts, self.pairs, round2);
+            },
+            KernelMode::Portable => {}
+            _ => unsafe {
+                return super::avx2::local_insert(block, h, k);
+            },
+        }
+        local_insert_scalar(block, h, k)
+    }
+
     /// [`local_insert_scalar`]'s block and result for the `k` this kernel was chosen for,
     /// inlined into the caller (see [`contains`](Self::contains)).
     #[inline(always)]
@@ -879,9 +902,9 @@ macro_rules! insert_avx512 {
             // are clobbered; `vzeroupper` clears the upper parts dirtied.
             unsafe {
                 // asm!, not intrinsics: it inlines into an insert compiled without AVX-512, where
-                // intrinsics would be a call per insert (as the lookups, whose intrinsics twins
-                // measured slower: `cargo run --release -p bloomlab-lab --example
-                // blocked_kernels -- 6`; an intrinsics twin of this insert is not written yet).
+                // its intrinsics twin (`insert_avx512_called`) is a call per insert; out of line
+                // too (9 ≤ k ≤ 16) the twin measured slower, by `cargo run --release -p
+                // bloomlab-lab --example blocked_kernels -- 6` (and `-- 10`).
                 crate::asm_then_vzeroupper!(
                     $positions,
                     avx512_or_new_bits!($pairs),
@@ -897,6 +920,54 @@ macro_rules! insert_avx512 {
             missed != 0
         }
     };
+}
+
+/// The AVX-512 inserts (`insert_avx512!`) in `#[target_feature]` intrinsics: the probes' bit
+/// positions (eight, or sixteen for `round2`; `2^32 − 1` past `k`), then for the first
+/// `2·pairs` of them `1 << (p − 32·j)` in the sixteen lanes `j` (a shift of the top bit by
+/// each word's last bit index minus `p`), ORed into the line's new bits and the line; "new"
+/// is whether any word changed.
+///
+/// # Safety
+/// The CPU must support AVX-512F; `c` holds the constants of the `k` the kernel was chosen
+/// for, and `2·pairs ≥ k` (`pairs ≤ 4` in one round, `≤ 8` in two).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn insert_avx512_called(
+    block: &mut [u64; 8],
+    h: u32,
+    c: &InsertConsts,
+    pairs: u8,
+    round2: bool,
+) -> bool {
+    use std::arch::x86_64::*;
+    // SAFETY: 64 readable bytes at each row of `c` and at `block`; unaligned loads.
+    let (pow, tops, past, line) = unsafe {
+        (
+            _mm512_loadu_si512(c.pow.as_ptr().cast()),
+            _mm512_loadu_si512(c.tops.as_ptr().cast()),
+            _mm512_loadu_si512(c.past.as_ptr().cast()),
+            _mm512_loadu_si512(block.as_ptr().cast()),
+        )
+    };
+    let x = _mm512_mullo_epi32(_mm512_set1_epi32(h as i32), pow);
+    let mut at = [0u32; 16];
+    let pos = _mm512_or_si512(_mm512_srli_epi32::<23>(x), past);
+    // SAFETY: `at` is 64 writable bytes.
+    unsafe { _mm512_storeu_si512(at.as_mut_ptr().cast(), pos) };
+    let probes = (2 * usize::from(pairs)).min(if round2 { 16 } else { 8 });
+    let top = _mm512_set1_epi32(c.top_bit as i32);
+    let mut new = _mm512_setzero_si512();
+    for &p in &at[..probes] {
+        let shift = _mm512_sub_epi32(tops, _mm512_set1_epi32(p as i32));
+        new = _mm512_or_si512(new, _mm512_srlv_epi32(top, shift));
+    }
+    let out = _mm512_or_si512(line, new);
+    // SAFETY: `block` is 64 writable bytes (a unique reference). On x86 (little-endian)
+    // 32-bit word `j` is bits `32j..32j + 32` of the block — the layout's definition.
+    unsafe { _mm512_storeu_si512(block.as_mut_ptr().cast(), out) };
+    _mm512_cmpneq_epi32_mask(out, line) != 0
 }
 
 // One round: probes 0–7 (`7 ≤ k ≤ 8`) and 0–5 (`k ≤ 6`: the 1 % and 3 % targets' six and five
@@ -1050,9 +1121,9 @@ macro_rules! avx2_insert {
             // flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
             unsafe {
                 // asm!, not intrinsics: it inlines into an insert compiled without AVX2, where its
-                // intrinsics twin (`local_insert`) would be a call per insert (as the lookups,
-                // whose twins measured slower: `cargo run --release -p bloomlab-lab --example
-                // blocked_kernels -- 6`; the inserts' twins are not measured yet).
+                // intrinsics twin (`local_insert`) is a call per insert; out of line too
+                // (9 ≤ k ≤ 16) the twin measured slower, by `cargo run --release -p
+                // bloomlab-lab --example blocked_kernels -- 6` (and `-- 10`).
                 crate::asm_then_vzeroupper!(
                     $positions,
                     avx2_line_bits!($offsets),
