@@ -58,7 +58,7 @@ pub fn routes_in_lanes(limit: u64, owners: usize) -> bool {
 
 /// `out[i]` = XXH3-64 with `seed` of the 8 little-endian bytes of `words[i]` — what
 /// `xxhash_rust::xxh3::xxh3_64_with_seed(&words[i].to_le_bytes(), seed)` returns — eight at
-/// a time in AVX-512 lanes where the CPU has them ([`has_avx512dq`]).
+/// a time in AVX-512 lanes where the CPU has them ([`has_avx512dq`](crate::has_avx512dq)).
 ///
 /// ```
 /// use bloomlab_simd::xxh3_64_words;
