@@ -55,6 +55,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod parallel;
 pub mod props;
 
 use std::fmt::Debug;

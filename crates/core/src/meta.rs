@@ -147,6 +147,11 @@ impl<S: HashScheme> Meta<S> {
             self.count += 1;
         }
     }
+    /// `n` more items (saturating): a batch or a parallel build.
+    #[inline]
+    pub fn record_inserts(&mut self, n: u64) {
+        self.count = self.count.saturating_add(n);
+    }
     /// One item fewer (saturating at 0).
     #[inline]
     pub fn record_remove(&mut self) {
