@@ -236,6 +236,47 @@ pub fn check_fpr<F: Filter>(
     report
 }
 
+impl FprReport {
+    /// The measured count is not significantly above the target (one-sided, [`Z_BOUND`]
+    /// binomial σ at the target): what a filter sized for `target` promises.
+    pub fn check_at_or_below_target(&self) {
+        let (p, probes) = (self.target, self.probes as f64);
+        let sigma = (probes * p * (1.0 - p)).sqrt();
+        assert!(
+            self.positives as f64 <= probes * p + Z_BOUND * sigma,
+            "FPR above the target: {self:?}"
+        );
+    }
+}
+
+/// `positives` out of `trials` lies within [`Z_BOUND`] binomial standard deviations of
+/// `trials · p` (two-sided); `what` names the check in the failure.
+pub fn check_binomial(positives: u64, trials: u64, p: f64, what: &str) {
+    let (n, x) = (trials as f64, positives as f64);
+    let sigma = (n * p * (1.0 - p)).sqrt();
+    assert!(
+        (x - n * p).abs() <= Z_BOUND * sigma,
+        "{what}: {positives} of {trials}, expected {} ± {Z_BOUND}·{sigma:.1}",
+        n * p
+    );
+}
+
+/// Probe `probes` non-member keys drawn from `rng` ([`non_member_key`]) and require the
+/// positives binomial around `p` ([`check_binomial`]): a table whose exact FPR (or the
+/// formula's) is `p`. Returns the positives.
+pub fn check_positives_near(
+    might_contain: impl Fn(&[u8]) -> bool,
+    probes: u64,
+    rng: &mut ChaCha8Rng,
+    p: f64,
+) -> u64 {
+    let positives = (0..probes)
+        .filter(|_| might_contain(&non_member_key(rng)))
+        .count() as u64;
+    check_binomial(positives, probes, p, "positives among non-members");
+    positives
+}
+
 /// [`check_fpr`] at each `(target, probes, seed)` of `targets`, every filter from
 /// `make(n, target)`: the reports in the order of `targets`.
 pub fn check_fpr_at<F: Filter>(

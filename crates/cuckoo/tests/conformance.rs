@@ -41,16 +41,8 @@ fn fpr_follows_the_load() {
     for _ in 0..100_000 {
         f.insert(&conf::member_key(&mut rng)).unwrap();
     }
-    let probes = 1_000_000u64;
-    let pos = (0..probes)
-        .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
-        .count() as f64;
     let e = f.expected_fpr();
-    let sigma = (probes as f64 * e * (1.0 - e)).sqrt();
-    assert!(
-        (pos - probes as f64 * e).abs() <= conf::Z_BOUND * sigma,
-        "{pos} vs {e}"
-    );
+    conf::check_positives_near(|k| f.might_contain(k), 1_000_000, &mut rng, e);
 }
 
 /// Fill with fresh keys until the first failure; then keep offering `extra` more keys.

@@ -97,17 +97,9 @@ fn fpr_matches_the_formula_on_every_key_shape_and_density() {
 #[test]
 fn current_fpr_is_the_exact_fpr_of_the_table() {
     let f = conf::filled(Sbbf::with_fpr(200_000, 0.01).unwrap(), 200_000, 3);
-    let probes = 1_000_000u64;
     let mut rng = ChaCha8Rng::seed_from_u64(33);
-    let pos = (0..probes)
-        .filter(|_| f.might_contain_bytes(&conf::non_member_key(&mut rng)))
-        .count() as f64;
     let c = f.current_fpr();
-    let sigma = (probes as f64 * c * (1.0 - c)).sqrt();
-    assert!(
-        (pos - probes as f64 * c).abs() <= conf::Z_BOUND * sigma,
-        "{pos} vs {c}"
-    );
+    conf::check_positives_near(|k| f.might_contain_bytes(k), 1_000_000, &mut rng, c);
     // And the table's FPR is within 5σ of the formula's, σ from the block variance.
     let e = f.expected_fpr();
     let sd =
