@@ -114,9 +114,9 @@ use bloomlab_core::Key;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{self, HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
-use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, LocalKernel, LocalProbe, PortableProbe};
+use bloomlab_core::{bits, math};
 
 /// Bits per block: one 64-byte cache line.
 pub const BLOCK_BITS: u32 = 512;
@@ -696,7 +696,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             && self.layout == Layout::OneHash
             && self.blocks.len() * BLOCK_BYTES <= SINGLE_LOOP_UP_TO
         {
-            check_out_len(keys.len(), out.len())?;
+            Error::check_out_len(keys.len(), out.len())?;
             for (o, key) in out.iter_mut().zip(keys) {
                 *o = self.might_contain(key);
             }
@@ -713,7 +713,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         keys: &[K],
         out: &mut [bool],
     ) -> Result<()> {
-        check_out_len(keys.len(), out.len())?;
+        Error::check_out_len(keys.len(), out.len())?;
         if D == 0 {
             return Err(Error::invalid(
                 "D",
@@ -807,7 +807,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// [`might_contain_batch`](Self::might_contain_batch) for keys already hashed with this
     /// filter's scheme: prefetches the blocks of [`BATCH`] hashes ahead of the one it answers.
     pub fn might_contain_hashes(&self, hashes: &[KeyHash], out: &mut [bool]) -> Result<()> {
-        check_out_len(hashes.len(), out.len())?;
+        Error::check_out_len(hashes.len(), out.len())?;
         for h in hashes.iter().take(BATCH) {
             simd::prefetch(&self.blocks[self.block_index(*h)]);
         }
@@ -887,14 +887,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// ([`math::blocked_fpr_exact`]: Poisson mixture over block loads, exact occupancy inside
     /// a block). 0 when empty.
     pub fn expected_fpr(&self) -> f64 {
-        if self.meta.count() == 0 {
-            return 0.0;
-        }
-        math::blocked_fpr_exact(
-            self.bits() as f64 / self.meta.count() as f64,
-            self.k,
-            BLOCK_BITS,
-        )
+        let density = self.meta.bits_per_item(self.bits());
+        density.map_or(0.0, |d| math::blocked_fpr_exact(d, self.k, BLOCK_BITS))
     }
 
     /// FPR of the filter as it stands: a non-member picks a uniformly random block `b` and
@@ -959,12 +953,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn union(&mut self, other: &Self) -> Result<()> {
         self.check_compatible(other)?;
         for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (x, y) in a.0.iter_mut().zip(&b.0) {
-                *x |= y;
-            }
+            bits::or_into(&mut a.0, &b.0);
         }
-        let count = self.meta.count().saturating_add(other.meta.count());
-        self.meta = self.meta.clone().with_count(count);
+        self.meta.record_inserts(other.meta.count());
         Ok(())
     }
 
@@ -1169,17 +1160,6 @@ fn validate_parts(
     Ok(())
 }
 
-fn check_out_len(keys: usize, out: usize) -> Result<()> {
-    if keys == out {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            "out",
-            format!("has {out} slots for {keys} keys; lengths must match"),
-        ))
-    }
-}
-
 impl<S: HashScheme> FilterCore for BlockedBloomFilter<S> {
     // Inlined into a caller that knows the key's length (8 bytes of a `u64`), the hash
     // specialises to it and no call is left per key, as with the inherent methods.
@@ -1283,11 +1263,7 @@ mod serde_impl {
             let blocks = r
                 .words
                 .chunks_exact(8)
-                .map(|c| {
-                    let mut b = Block::default();
-                    b.0.copy_from_slice(c);
-                    b
-                })
+                .map(|c| Block(c.try_into().expect("8 words")))
                 .collect();
             BlockedBloomFilter::from_parts(
                 blocks,

@@ -31,11 +31,7 @@ fn fpr_within_binomial_bound_and_meets_the_target() {
     // 10^6 keys spread over ≈ 19 000–30 000 blocks: the block-to-block variation of the
     // realised FPR averages out to ≈ 1 % relative, small against the 5σ binomial bound
     // (5 % relative at 1 % with 10^6 probes, 11 % at 0.1 % with 2·10^6 probes).
-    let targets = [
-        (0.001, 2_000_000, 11),
-        (0.01, 1_000_000, 12),
-        (0.03, 1_000_000, 13),
-    ];
+    let targets = conf::three_targets(11);
     let make = |n, p| BlockedBloomFilter::with_fpr(n, p).unwrap();
     for r in conf::check_fpr_at(make, 1_000_000, &targets) {
         let p = r.target;
@@ -155,15 +151,7 @@ fn batched_lookups_equal_single_lookups() {
     // different key.
     let mut members = ChaCha8Rng::seed_from_u64(4);
     // Members, non-members, and every length around the prefetch distance (0, 1, BATCH ± 1, …).
-    let mut keys: Vec<[u8; 17]> = (0..20_000)
-        .map(|i| {
-            if i % 3 == 0 {
-                conf::member_key(&mut members)
-            } else {
-                conf::non_member_key(&mut rng)
-            }
-        })
-        .collect();
+    let mut keys = conf::every_third_a_member(20_000, &mut members, &mut rng);
     keys.extend((0..5_000).map(|_| conf::member_key(&mut members)));
     let distinct: std::collections::HashSet<_> = keys.iter().collect();
     assert_eq!(distinct.len(), keys.len(), "every key is a different key");

@@ -193,6 +193,21 @@ pub struct FprReport {
     pub allowed_deviation: f64,
 }
 
+/// `n` lookup keys for batch tests: every third one drawn from `members` ([`member_key`]),
+/// the others from `others` ([`non_member_key`]), so a filter answers both ways.
+pub fn every_third_a_member(
+    n: usize,
+    members: &mut ChaCha8Rng,
+    others: &mut ChaCha8Rng,
+) -> Vec<[u8; 17]> {
+    (0..n)
+        .map(|i| match i % 3 {
+            0 => member_key(members),
+            _ => non_member_key(others),
+        })
+        .collect()
+}
+
 /// Build a filter with `make(n, p)`, insert `n` seeded member keys, probe `probes` distinct
 /// non-members, and require the positive count to be within [`Z_BOUND`] binomial standard
 /// deviations of `probes · expected_fpr()`.
@@ -275,6 +290,18 @@ pub fn check_positives_near(
         .count() as u64;
     check_binomial(positives, probes, p, "positives among non-members");
     positives
+}
+
+/// The `(target, probes, seed)` triples the variants' FPR tests use: 0.1 % with 2·10^6
+/// probes (positives are fewest there), 1 % and 3 % with 10^6, seeded `seed`, `seed + 1`,
+/// `seed + 2`. At these counts the 5σ binomial bound is 11 %, 5 % and 3 % of the expected
+/// positives.
+pub fn three_targets(seed: u64) -> [(f64, u64, u64); 3] {
+    [
+        (0.001, 2_000_000, seed),
+        (0.01, 1_000_000, seed + 1),
+        (0.03, 1_000_000, seed + 2),
+    ]
 }
 
 /// [`check_fpr`] at each `(target, probes, seed)` of `targets`, every filter from

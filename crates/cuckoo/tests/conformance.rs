@@ -14,11 +14,7 @@ conf::basic_suite!(CuckooFilter);
 
 #[test]
 fn fpr_within_binomial_bound_at_three_targets() {
-    let targets = [
-        (0.001, 1_000_000, 31),
-        (0.01, 1_000_000, 32),
-        (0.03, 1_000_000, 33),
-    ];
+    let targets = conf::three_targets(31);
     let reports = conf::check_fpr_at(
         |n, p| CuckooFilter::with_fpr(n, p).unwrap(),
         100_000,
