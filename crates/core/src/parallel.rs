@@ -740,6 +740,19 @@ mod tests {
         }
     }
 
+    /// Routes each key to cell `key mod cells`, in the batch of that cell's owner.
+    fn route_by_cell(
+        owners: &Owners,
+        cells: u64,
+    ) -> impl Fn(&[u64], &mut [Vec<usize>]) + Sync + '_ {
+        move |keys, out| {
+            for &k in keys {
+                let c = (k % cells) as usize;
+                out[owners.of(c)].push(c);
+            }
+        }
+    }
+
     /// Count keys per cell with `threads` threads and inboxes of `max_queued` batches.
     fn counts(keys: &[u64], cells: usize, threads: usize, max_queued: usize) -> Vec<u32> {
         let mut table = vec![0u32; cells];
@@ -750,12 +763,7 @@ mod tests {
             keys,
             1_000,
             max_queued,
-            |keys: &[u64], out: &mut [Vec<usize>]| {
-                for &k in keys {
-                    let c = (k % cells as u64) as usize;
-                    out[owners.of(c)].push(c);
-                }
-            },
+            route_by_cell(&owners, cells as u64),
             |range: &mut [u32], first: usize, batch: &Vec<usize>| {
                 batch.iter().for_each(|&c| range[c - first] += 1);
             },
@@ -783,12 +791,7 @@ mod tests {
                 &keys,
                 1_000,
                 4,
-                |keys: &[u64], out: &mut [Vec<usize>]| {
-                    for &k in keys {
-                        let c = (k % 4_096) as usize;
-                        out[owners.of(c)].push(c);
-                    }
-                },
+                route_by_cell(&owners, 4_096),
                 |range: &mut [u32], first: usize, batch: &Vec<usize>| {
                     let me = std::thread::current().id();
                     let mut s = seen.lock().unwrap();
@@ -913,12 +916,7 @@ mod tests {
                 &keys,
                 1_000,
                 max_queued,
-                |keys: &[u64], out: &mut [Vec<usize>]| {
-                    for &k in keys {
-                        let c = (k % 64) as usize;
-                        out[owners.of(c)].push(c);
-                    }
-                },
+                route_by_cell(&owners, 64),
                 |range: &mut [u32], first: usize, batch: &Vec<usize>| {
                     batch.iter().for_each(|&c| range[c - first] += 1);
                 },
@@ -953,12 +951,7 @@ mod tests {
                     &keys,
                     100,
                     1,
-                    |keys: &[u64], out: &mut [Vec<usize>]| {
-                        for &k in keys {
-                            let c = (k % 1_000) as usize;
-                            out[owners.of(c)].push(c);
-                        }
-                    },
+                    route_by_cell(&owners, 1_000),
                     |range: &mut [u32], first: usize, batch: &Vec<usize>| {
                         // The owner of the last range fails on its first batch.
                         assert!(first < 600, "a failing apply");
