@@ -395,6 +395,28 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     meta: Meta<S>,
 }
 
+/// The shape accessors of a table of 512-bit blocks (fields `blocks` and `k`), the owned and
+/// the shared filter's alike.
+macro_rules! block_table_accessors {
+    () => {
+        /// Number of 512-bit blocks.
+        pub fn blocks(&self) -> u64 {
+            self.blocks.len() as u64
+        }
+
+        /// `m`, the number of bits (blocks × 512).
+        pub fn bits(&self) -> u64 {
+            self.blocks() * u64::from(BLOCK_BITS)
+        }
+
+        /// `k`, probes per key (all inside one block).
+        pub fn hashes(&self) -> u32 {
+            self.k
+        }
+    };
+}
+pub(crate) use block_table_accessors;
+
 bloomlab_core::default_scheme_constructors! {
     impl BlockedBloomFilter {
         /// Size for `expected_items` at false-positive rate `fpr` with the blocked formula:
@@ -847,20 +869,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         self.meta.count() == 0
     }
 
-    /// Number of 512-bit blocks.
-    pub fn blocks(&self) -> u64 {
-        self.blocks.len() as u64
-    }
-
-    /// `m`, the number of bits (blocks × 512).
-    pub fn bits(&self) -> u64 {
-        self.blocks() * u64::from(BLOCK_BITS)
-    }
-
-    /// `k`, probes per key (all inside one block).
-    pub fn hashes(&self) -> u32 {
-        self.k
-    }
+    block_table_accessors!();
 
     /// The eight words of block `i` (bit `j` of the block is bit `j & 63` of word `j >> 6`),
     /// or `None` past the last block.
