@@ -553,6 +553,21 @@ pub mod kat {
         [83, 314, 339, 570, 596, 827, 852],
     ];
 
+    /// The filter `made` holding the integers `0..10_000` (each as its 8 little-endian bytes,
+    /// inserted through [`Filter`]), encoded with `to_bytes`: its length and digest are
+    /// `(name, len, digest)` ([`check_known_answer`](crate::check_known_answer)).
+    pub fn check_ten_thousand<F: super::Filter>(
+        made: Result<F, super::Error>,
+        to_bytes: fn(&F) -> Vec<u8>,
+        (name, len, digest): (&str, usize, u64),
+    ) {
+        let mut f = made.expect("a filter for 10^4 keys");
+        for i in 0..10_000u64 {
+            f.insert_bytes(&i.to_le_bytes()).expect("insert");
+        }
+        crate::check_known_answer(name, &to_bytes(&f), len, digest);
+    }
+
     /// Indices `i` of the non-members `n0 … n{count−1}` for which `maybe` answers true.
     pub fn positives_among(maybe: impl Fn(&str) -> bool, count: usize) -> Vec<usize> {
         keys("n", count)
