@@ -170,9 +170,7 @@ impl BitArray {
                 self.len, other.len
             )));
         }
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a |= *b;
-        }
+        or_into(&mut self.words, &other.words);
         Ok(())
     }
 
@@ -223,6 +221,14 @@ impl fmt::Debug for BitArray {
             .field("len", &self.len)
             .field("ones", &self.count_ones())
             .finish()
+    }
+}
+
+/// `dst |= src`, word by word, over the shorter of the two (the union of two tables of one
+/// shape).
+pub fn or_into<W: Copy + std::ops::BitOrAssign>(dst: &mut [W], src: &[W]) {
+    for (a, &b) in dst.iter_mut().zip(src) {
+        *a |= b;
     }
 }
 

@@ -147,6 +147,16 @@ impl<S: HashScheme> Meta<S> {
             self.count += 1;
         }
     }
+    /// `bits / count`, the density the variants' FPR formulas take; `None` when empty (no
+    /// item: an FPR of 0).
+    pub fn bits_per_item(&self, bits: u64) -> Option<f64> {
+        (self.count > 0).then(|| bits as f64 / self.count as f64)
+    }
+    /// `n` more items (saturating): a batch or a parallel build.
+    #[inline]
+    pub fn record_inserts(&mut self, n: u64) {
+        self.count = self.count.saturating_add(n);
+    }
     /// One item fewer (saturating at 0).
     #[inline]
     pub fn record_remove(&mut self) {

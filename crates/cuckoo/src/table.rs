@@ -274,25 +274,23 @@ impl BucketTable {
     /// Put `fp` in the first empty slot of `bucket`; `false` if the bucket is full.
     #[inline]
     pub fn insert_into_empty(&mut self, bucket: u64, fp: u32) -> bool {
-        match self.find(bucket, EMPTY) {
-            Some(j) => {
-                self.set(bucket, j, fp);
-                true
-            }
-            None => false,
-        }
+        self.replace_first(bucket, EMPTY, fp)
     }
 
     /// Clear one slot of `bucket` holding `fp`; `false` if there is none.
     #[inline]
     pub fn remove(&mut self, bucket: u64, fp: u32) -> bool {
-        match self.find(bucket, fp) {
-            Some(j) => {
-                self.set(bucket, j, EMPTY);
-                true
-            }
-            None => false,
+        self.replace_first(bucket, fp, EMPTY)
+    }
+
+    /// Write `new` into the first slot of `bucket` holding `old`; `false` if there is none.
+    #[inline]
+    fn replace_first(&mut self, bucket: u64, old: u32, new: u32) -> bool {
+        let slot = self.find(bucket, old);
+        if let Some(j) = slot {
+            self.set(bucket, j, new);
         }
+        slot.is_some()
     }
 
     /// Occupied slots in `bucket`.
