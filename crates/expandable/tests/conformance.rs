@@ -87,7 +87,32 @@ fn the_expansion_rule_keeps_the_prefix() {
         assert!(f.slot_bits() >= f.fingerprint_bits() + 2);
         assert!(f.slot_bits() <= math::widest_entry_bits(0.01, f.expansions()).unwrap() + 2);
     }
-    assert_eq!(f.level(), 15); // 2^15 · 4 · 0.95 = 124 518 ≥ 100 000 > 62 259
+    // 100 000 keys at 90 % need 27 778 buckets: level 14 (2^14 ≤ N < 2^15), grown in steps
+    // of 2^14 / 16 = 1024 buckets; kick chains that fail in the fuller lower half add steps.
+    assert_eq!(f.level(), 14);
+    assert!(
+        (27_778..=32_767).contains(&f.num_buckets()),
+        "{}",
+        f.num_buckets()
+    );
+    assert_eq!((f.num_buckets() - 16_384) % 1024, 0);
+}
+
+#[test]
+fn the_load_stays_high_through_the_growth() {
+    // Grown in steps of 1/16 of 2^k, the load never falls to the half of a doubling table:
+    // past the first round it stays above MAX_LOAD · 0.85 (the steps forced by failed kick
+    // chains in the fuller lower half cost a few per cent), and no key is lost.
+    let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
+    let mut lowest = 1.0f64;
+    for i in 0..300_000u64 {
+        f.insert(&i).unwrap();
+        if i >= 2_000 {
+            lowest = lowest.min(f.load());
+        }
+    }
+    assert!(lowest >= MAX_LOAD * 0.85, "lowest load {lowest}");
+    assert!((0..300_000u64).all(|i| f.might_contain(&i)));
 }
 
 #[test]
@@ -268,7 +293,7 @@ fn works_behind_dyn_removable_filter() {
     assert!(boxed.remove_bytes(b"b"));
     assert_eq!(boxed.len(), 2);
     assert_eq!(boxed.params().variant, bloomlab_core::Variant::Expandable);
-    assert_eq!(boxed.params().hashes, 11);
+    assert_eq!(boxed.params().hashes, 12);
 }
 
 #[test]
