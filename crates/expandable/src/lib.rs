@@ -40,18 +40,22 @@
 //!   valid while its home splits. A lookup compares only unflagged slots of the home (against
 //!   `h >> level(home)`) and flagged slots of the alternate (against `h >> k`): 8 slots,
 //!   half of them skipped by the flag, as in a plain cuckoo filter's 8 comparisons.
-//! - **Insert** is cuckoo insertion with up to [`MAX_KICKS`] kicks. Before an insert that
-//!   would pass [`MAX_LOAD`] of the slots the table grows one *step*: the next
-//!   `2^k >> `[`GROWTH_SHIFT`] buckets (1/16 of `2^k`) are split. A failed kick chain (the
-//!   unsplit half holds more than its share, see below) leaves the entry in a small stash
-//!   that lookups search, grows a step and places the stash again.
+//! - **Insert** is cuckoo insertion: first the two buckets, then one move of look-ahead (an
+//!   entry of a full bucket that can move to a free slot of its other bucket), then a random
+//!   walk of up to [`MAX_KICKS`] kicks, looking one move ahead at every step. Before an
+//!   insert that would pass [`MAX_LOAD`] of the slots, or [`LOWER_LOAD`] of the slots below
+//!   `2^k` (which take every alternate), the table grows one *step*: the next
+//!   `2^k >> `[`GROWTH_SHIFT`] buckets (1/16 of `2^k`) are split. A failed kick chain leaves
+//!   the entry in a small stash that lookups search, grows a step and places the stash again.
 //! - **A split** of bucket `b` moves each unflagged entry by its code's lowest bit to `b` or
 //!   `b + 2^k` (an entry with no bit left is copied into both); flagged entries, here or
 //!   homed here, stay where they are. The appended bucket is empty and takes at most the 4
 //!   entries of its sibling, so a split never fails and touches two buckets.
-//! - **A round** ends when `s` reaches `2^k`: the table is rebuilt at level `k + 1` (every
-//!   flagged entry's code loses a bit and its alternate moves, and the slot width follows the
-//!   schedule), and new entries get `F` level-`k` bits by (3) of [`math`].
+//! - **A round** ends when `s` reaches `2^k`, in place: every flagged entry's code loses a
+//!   bit and its alternate moves, so those entries are taken out and placed again; the
+//!   others stay where they are. When the schedule changes the slot width, the slots are
+//!   copied into a table of the new width. New entries get `F` level-`k` bits by (3) of
+//!   [`math`].
 //! - **The union bound is kept exactly** (integer units) and a round is cut short when an
 //!   insert would lift it past [`math::fpr_bound`] for the round; removes lower it.
 //!
@@ -62,15 +66,24 @@
 //! instead of falling to half at every doubling, and the widths come from a greedy budget with
 //! a telescoping reserve. The price of keeping alternates in level-`k` form is one bit per
 //! slot; the unsplit buckets, which receive twice the keys of split ones, lean on their
-//! alternates, and at mid-round the lower half runs fuller than the table (failed kick chains
-//! then add steps: the load stays between about 0.78 and 0.9).
+//! alternates, so at mid-round the half below `2^k` runs fuller than the table, and its own
+//! limit ([`LOWER_LOAD`]) adds steps: the load stays between about 0.70 and 0.9 (mean 0.78
+//! over a growth), where a doubling table's falls to half.
+//!
+//! **Lookup** matches the 4 slots of a bucket in one 64-bit word when `4W ≤ 64` (the
+//! `Lanes` masks, computed per slot width): each lane's bits below its length marker come
+//! from smearing the code right, and zero tests add `2^(W−1) − 1` per lane and read its top
+//! bit — about 25 word operations per bucket, where decoding slot by slot took about 12 per
+//! slot.
 //!
 //! # Complexity
 //!
 //! Lookup: two bucket reads, 8 slot compares (plus the stash, usually empty). Insert:
 //! amortised O(1) — a step splits `2^k/16` buckets, and a round's end places every entry once
-//! again, once per doubling of the item count. Remove: two bucket reads. Space: `W·4·N` bits,
-//! about `W/0.87` bits per item with `W = F + 2` (14 bits at 1 % over the first rounds).
+//! again only for the entries at alternates (the others are at their level-`k + 1` place
+//! already), once per doubling of the item count. Remove: two bucket reads. Space: `W·4·N`
+//! bits, about `W/0.78` bits per item on average with `W = F + 2` (14 bits at 1 % over the
+//! first rounds).
 //!
 //! # Format (version 2, frozen; version 1 refused)
 //!
@@ -132,6 +145,9 @@ pub use bloomlab_core::Filter;
 pub const FORMAT_VERSION: u16 = format::EXPANDABLE_SPLIT_VERSION;
 /// Most of its slots the table fills before it grows by a step.
 pub const MAX_LOAD: f64 = 0.9;
+/// Most of the slots below `2^k` (which take every alternate, and the unsplit buckets' twice
+/// as many keys) that fill before the table grows a step.
+pub const LOWER_LOAD: f64 = 0.92;
 /// Fingerprint bits that choose the alternate bucket; entries with fewer bits left stay in
 /// their home bucket. 256 alternates per bucket keep a 4-slot table fillable past 90 %.
 pub const ALT_BITS: u32 = 8;
@@ -166,12 +182,16 @@ pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
     limit: u128,
     /// Entries stored (table and stash); voids copied at a split count twice.
     occupied: u64,
+    /// Entries in buckets below `2^k` (the half that takes every alternate).
+    lower: u64,
     /// Entries stored by `L − k`, the length of their level-`k` code.
     hist: [u64; 32],
     /// Entries out of the table, sorted by home then code.
     stash: Vec<Entry>,
     /// `G(t)` for every `t < 2^ALT_BITS` at level `k`.
     offsets: Box<[u64]>,
+    /// Lane masks of the slot width.
+    lanes: Lanes,
     meta: Meta<S>,
 }
 
@@ -180,6 +200,61 @@ pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
 struct Entry {
     home: u64,
     code: u64,
+}
+
+/// Masks for matching the 4 slots of a bucket in one 64-bit word (slot width `W ≤ 16`),
+/// computed once per slot width.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Lanes {
+    /// Bit 0 of every lane.
+    lows: u64,
+    /// The flag bit (top) of every lane.
+    flags: u64,
+    /// The code bits (all but the flag) of every lane.
+    codes: u64,
+    /// The code bits of one lane, `2^(W−1) − 1`.
+    code: u64,
+    /// `codes` without the top 1, 2, 4 and 8 code bits of each lane: what survives a shift
+    /// right by that much without taking bits from the next lane.
+    keep: [u64; 4],
+}
+
+impl Lanes {
+    fn for_width(w: u32) -> Lanes {
+        if 4 * w > 64 {
+            return Lanes::default();
+        }
+        let lows: u64 = (0..BUCKET_SIZE).map(|j| 1u64 << (j * w)).sum();
+        let per_lane = |bits: u32| lows * ((1u64 << bits.min(w - 1)) - 1);
+        Lanes {
+            lows,
+            flags: lows << (w - 1),
+            codes: per_lane(w - 1),
+            code: (1u64 << (w - 1)) - 1,
+            keep: [1, 2, 4, 8].map(|k| per_lane((w - 1).saturating_sub(k))),
+        }
+    }
+
+    /// Whether a lane of `raw` holds a code that is a prefix of `q` with its flag bit equal
+    /// to the flag bits of `want` (0: unflagged, `flags`: flagged). Per lane: the bits below
+    /// the marker come from smearing the code right (shifts of 1, 2, 4, 8); a lane matches
+    /// when the code is non-zero and agrees with `q` on those bits. Zero tests add
+    /// `2^(W−1) − 1` to each lane and read its top bit, which no carry crosses.
+    #[inline(always)]
+    fn hit(&self, raw: u64, want: u64, q: u64) -> bool {
+        let code = raw & self.codes;
+        let mut smear = code;
+        smear |= (smear >> 1) & self.keep[0];
+        smear |= (smear >> 2) & self.keep[1];
+        smear |= (smear >> 4) & self.keep[2];
+        smear |= (smear >> 8) & self.keep[3];
+        let below = (smear >> 1) & self.keep[0];
+        let qs = (q & self.code).wrapping_mul(self.lows);
+        let diff = (code ^ qs) & below;
+        let nonzero = |v: u64| v.wrapping_add(self.codes) & self.flags;
+        let flag_ok = !(raw ^ want) & self.flags;
+        nonzero(code) & !nonzero(diff) & flag_ok != 0
+    }
 }
 
 /// Where an entry is: `Ok((bucket, slot))` in the table, `Err(index)` in the stash.
@@ -285,9 +360,11 @@ impl<S: HashScheme> ExpandableFilter<S> {
             measure: 0,
             limit: limit_units(fpr, 0, level)?,
             occupied: 0,
+            lower: 0,
             hist: [0; 32],
             stash: Vec::new(),
             offsets: offsets_for(level),
+            lanes: Lanes::for_width(fp_bits + 2),
             meta: Meta::new(start_capacity, Some(fpr), scheme),
         })
     }
@@ -433,9 +510,9 @@ impl<S: HashScheme> ExpandableFilter<S> {
     }
 
     /// Whether any slot of `raw` (4 lanes of `w` bits) holds an entry whose flag equals
-    /// `want` (0 or `flag`) and whose code is a prefix of `q`. Branch-free: each lane's
-    /// length is one `lzcnt`, and an empty lane (code 0) is masked out at the end.
-    #[inline(always)]
+    /// `want` (0 or `flag`) and whose code is a prefix of `q`, slot by slot: the reference
+    /// [`Lanes::hit`] is tested against.
+    #[cfg(test)]
     fn lanes_hit(raw: u64, w: u32, flag: u64, want: u64, q: u64) -> bool {
         let lane = (1u64 << w) - 1;
         let mut hit = false;
@@ -463,8 +540,8 @@ impl<S: HashScheme> ExpandableFilter<S> {
         // bucket's answer is unpredictable at mixed hit rates, and a mispredict discards
         // the memory reads of the lookups already under way behind it.
         let hit = if 4 * w <= 64 {
-            Self::lanes_hit(self.bucket_bits(home), w, flag, 0, q)
-                | Self::lanes_hit(self.bucket_bits(alt), w, flag, flag, qk)
+            self.lanes.hit(self.bucket_bits(home), 0, q)
+                | self.lanes.hit(self.bucket_bits(alt), self.lanes.flags, qk)
         } else {
             let mut hit = false;
             for s in 0..BUCKET_SIZE {
@@ -510,6 +587,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
         match empty {
             Some(s) => {
                 self.table.set(bucket, s, raw);
+                self.lower += u64::from(bucket < self.base());
                 true
             }
             None => false,
@@ -540,6 +618,15 @@ impl<S: HashScheme> ExpandableFilter<S> {
         let mut alt = self.alternate(e);
         if let Some((b, ck)) = alt
             && self.put(b, ck, true)
+        {
+            return None;
+        }
+        // Look one move ahead from both buckets before walking.
+        if self.make_room(e.home, e.code as u32) {
+            return None;
+        }
+        if let Some((b, ck)) = alt
+            && self.make_room(b, ck as u32 | self.flag_bit())
         {
             return None;
         }
@@ -588,12 +675,49 @@ impl<S: HashScheme> ExpandableFilter<S> {
                 return None;
             }
             bucket = other;
+            let mine = if bucket == e.home {
+                e.code as u32
+            } else {
+                alt.expect("movable").1 as u32 | self.flag_bit()
+            };
+            if self.make_room(bucket, mine) {
+                return None;
+            }
         }
         Some(e)
     }
 
+    /// One move of look-ahead: if an entry of the full `bucket` can move to an empty slot
+    /// of its other bucket, move it there and put `mine` (a slot value) in its place.
+    fn make_room(&mut self, bucket: u64, mine: u32) -> bool {
+        let flag = self.flag_bit();
+        for s in 0..BUCKET_SIZE {
+            let raw = self.table.get(bucket, s);
+            let (v, movable) = self.entry_at(bucket, raw);
+            if raw == 0 || !movable {
+                continue;
+            }
+            let moved = if raw & flag != 0 {
+                self.put(v.home, v.code, false)
+            } else {
+                let (o, ck) = self.alternate(v).expect("movable");
+                self.put(o, ck, true)
+            };
+            if moved {
+                self.table.set(bucket, s, mine);
+                return true;
+            }
+        }
+        false
+    }
+
     fn load_limit(&self) -> u64 {
         (MAX_LOAD * self.table.slots() as f64) as u64
+    }
+
+    /// The most entries the buckets below `2^k` take before the table grows a step.
+    fn lower_limit(&self) -> u64 {
+        (LOWER_LOAD * (SLOTS << self.level) as f64) as u64
     }
 
     /// Measure units of one entry whose level-`k` code has length `r`.
@@ -619,6 +743,14 @@ impl<S: HashScheme> ExpandableFilter<S> {
             return self.next_round();
         }
         self.table.extend_to(base + next)?;
+        self.split_range(next);
+        Ok(())
+    }
+
+    /// Split buckets `s..next` (the table already has `2^k + next` buckets): each unflagged
+    /// entry moves by its code's lowest bit, a void is copied into both; flagged entries stay.
+    fn split_range(&mut self, next: u64) {
+        let base = self.base();
         let flag = self.flag_bit();
         for b in self.split..next {
             for s in 0..BUCKET_SIZE {
@@ -636,6 +768,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
                     self.occupied += 1;
                 } else if code & 1 == 1 {
                     self.table.set(b, s, 0);
+                    self.lower -= 1;
                     let moved = self.put(b | base, code >> 1, false);
                     debug_assert!(moved, "a new bucket takes its sibling's 4 entries");
                 } else {
@@ -669,11 +802,13 @@ impl<S: HashScheme> ExpandableFilter<S> {
             self.stash = out;
         }
         self.split = next;
-        Ok(())
     }
 
-    /// Finish the round: a table of `2^(k+1)` buckets at level `k + 1`, every entry split
-    /// and placed again. On error nothing has changed.
+    /// Finish the round, in place: split the buckets left, then move to level `k + 1`. Every
+    /// entry's code is now at level `k + 1` where it sits, except at alternates, where the
+    /// level-`k` code loses its lowest bit and the alternate moves: those entries are taken
+    /// out and placed again. The slot width follows the schedule (a copy of the slots when it
+    /// changes). On error nothing has changed.
     fn next_round(&mut self) -> Result<()> {
         let level = self.level + 1;
         if level > MAX_LEVEL {
@@ -685,58 +820,75 @@ impl<S: HashScheme> ExpandableFilter<S> {
         let expansion = level - self.start_level;
         let fp_bits = math::new_entry_bits(target, expansion)?;
         let limit = limit_units(target, expansion, level)?;
-        // Every entry at level k + 1: split homes keep their code, the others split now.
         let base = self.base();
-        let mut entries = Vec::with_capacity(self.occupied as usize + 8);
-        for b in 0..self.table.num_buckets() {
+        // Level-(k + 1) codes are one bit shorter than level-k ones (a void's copies, at
+        // level-k length 1 after the split, become voids again).
+        let widest = (1..32).rev().find(|&r| self.hist[r] > 0).unwrap_or(1) as u32 - 1;
+        let width = fp_bits.max(widest) + 2;
+        // Split what is left, in the wider of the two tables (codes at alternates shrink by one
+        // bit at the level change, so a narrower table can only take the others, after it).
+        let old = self.table.fingerprint_bits();
+        let mut fresh = if width != old {
+            Some(BucketTable::new(base << 1, width)?)
+        } else {
+            None
+        };
+        if width > old {
+            let t = fresh.take().expect("a new table");
+            self.copy_into(t);
+        } else {
+            self.table.extend_to(base << 1)?;
+        }
+        self.split_range(base);
+        // Take out the entries at alternates, as (home, level-(k + 1) code); then a narrower
+        // table takes the rest.
+        let flag = self.flag_bit();
+        let mut moving = Vec::new();
+        for b in 0..base {
             for s in 0..BUCKET_SIZE {
                 let raw = self.table.get(b, s);
-                if raw != 0 {
-                    entries.push(self.entry_at(b, raw).0);
+                if raw & flag != 0 {
+                    moving.push(self.entry_at(b, raw).0);
+                    self.table.set(b, s, 0);
                 }
             }
         }
-        entries.extend(self.stash.iter().copied());
-        let mut hist = [0u64; 32];
-        let mut up = Vec::with_capacity(entries.len() + 8);
-        for e in entries {
-            if self.is_split(e.home) {
-                up.push(e);
-            } else if e.code == 1 {
-                up.push(e);
-                up.push(Entry {
-                    home: e.home | base,
-                    code: 1,
-                });
-            } else {
-                up.push(Entry {
-                    home: e.home | ((e.code & 1) << self.level),
-                    code: e.code >> 1,
-                });
-            }
+        if let Some(t) = fresh {
+            self.copy_into(t);
         }
-        for e in &up {
-            hist[code_len(e.code) as usize] += 1;
-        }
-        let widest = (0..32).rev().find(|&r| hist[r] > 0).unwrap_or(0) as u32;
-        let width = fp_bits.max(widest) + 2;
-        let table = BucketTable::new(base << 1, width)?;
-        self.table = table;
         self.level = level;
         self.split = 0;
         self.fp_bits = fp_bits;
         self.limit = limit;
         self.offsets = offsets_for(level);
-        self.occupied = up.len() as u64;
-        self.hist = hist;
+        self.hist.copy_within(1.., 0);
+        self.hist[31] = 0;
         self.measure = Self::measure_of(&self.hist);
-        self.stash = Vec::new();
-        for e in up {
+        self.lower = self.occupied - self.stash.len() as u64 - moving.len() as u64;
+        for e in moving {
             if let Some(hand) = self.place(e, e.home ^ e.code.rotate_left(32)) {
                 self.stash_insert(hand);
             }
         }
         Ok(())
+    }
+
+    /// Copy every slot into `t` (as many buckets or more, another slot width that holds
+    /// every code), which becomes the table.
+    fn copy_into(&mut self, mut t: BucketTable) {
+        let flag = self.flag_bit();
+        let new_flag = 1u32 << (t.fingerprint_bits() - 1);
+        for b in 0..self.table.num_buckets() {
+            for s in 0..BUCKET_SIZE {
+                let raw = self.table.get(b, s);
+                if raw != 0 {
+                    let moved = if raw & flag != 0 { new_flag } else { 0 };
+                    t.set(b, s, (raw & (flag - 1)) | moved);
+                }
+            }
+        }
+        self.lanes = Lanes::for_width(t.fingerprint_bits());
+        self.table = t;
     }
 
     /// Place stash entries again (after a growth step made room).
@@ -750,7 +902,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
 
     #[inline]
     fn insert_hash(&mut self, h: u64) -> Result<()> {
-        if self.occupied + 1 > self.load_limit() {
+        if self.occupied + 1 > self.load_limit() || self.lower + 1 > self.lower_limit() {
             self.grow()?;
         }
         if self.measure + Self::units(self.fp_bits) > self.limit {
@@ -907,9 +1059,11 @@ impl<S: HashScheme> ExpandableFilter<S> {
             limit: limit_units(target, expansion, level)
                 .map_err(|e| bad("target_fpr", e.to_string()))?,
             occupied: 0,
+            lower: 0,
             hist: [0; 32],
             stash: Vec::with_capacity(stash_len.min(1 << 16) as usize),
             offsets: offsets_for(level),
+            lanes: Lanes::for_width(width),
             meta: Meta::new(start_capacity, Some(target), scheme).with_count(count),
         };
         let flag = f.flag_bit();
@@ -938,6 +1092,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
                 };
                 f.hist[r_k as usize] += 1;
                 f.occupied += 1;
+                f.lower += u64::from(b < base);
             }
         }
         for _ in 0..stash_len {
@@ -1042,7 +1197,10 @@ impl<S: HashScheme> RemovableFilter for ExpandableFilter<S> {
             return false;
         };
         match at {
-            Ok((b, s)) => self.table.set(b, s, 0),
+            Ok((b, s)) => {
+                self.table.set(b, s, 0);
+                self.lower -= u64::from(b < self.base());
+            }
             Err(i) => {
                 self.stash.remove(i);
             }
@@ -1059,5 +1217,49 @@ impl<S: HashScheme, K: Key> Extend<K> for ExpandableFilter<S> {
     /// Inserts every key. Panics only if the table cannot grow (out of memory).
     fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
         bloomlab_core::meta::extend(self, keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn lane_matching_agrees_with_the_slot_by_slot_rule() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for w in 3..=16u32 {
+            let lanes = Lanes::for_width(w);
+            let flag = 1u64 << (w - 1);
+            let mut hits = 0;
+            for _ in 0..50_000 {
+                // Slots with short codes, often prefixes of q, some empty, random flags.
+                let q: u64 = rng.random();
+                let mut raw = 0u64;
+                for s in 0..BUCKET_SIZE {
+                    let r = rng.random_range(0..w - 1);
+                    let fp = if rng.random_bool(0.5) {
+                        q & ((1 << r) - 1)
+                    } else {
+                        rng.random::<u64>() & ((1 << r) - 1)
+                    };
+                    let code = if rng.random_bool(0.2) { 0 } else { fp | 1 << r };
+                    let f = if rng.random_bool(0.5) { flag } else { 0 };
+                    raw |= (code | f) << (s * w);
+                }
+                for want in [0, flag] {
+                    let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, w, flag, want, q);
+                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
+                    assert_eq!(
+                        lanes.hit(raw, want_lanes, q),
+                        slow,
+                        "w {w} raw {raw:#x} q {q:#x}"
+                    );
+                    hits += usize::from(slow);
+                }
+            }
+            assert!(hits > 10_000, "w {w}: {hits}");
+        }
     }
 }

@@ -28,7 +28,7 @@
 //! current contents). Group the entries by the round `i` (0 for the starting level `k_0`)
 //! during which they were created, at level `k_i = k_0 + i` with `F_i` level-`k_i` bits, each
 //! of measure `2^-(k_i + F_i)`. The table grows before its load passes α =
-//! [`MAX_LOAD`](crate::MAX_LOAD), and round `i` ends with `2^(k_i + 1)` buckets, so round 0
+//! [`MAX_LOAD`], and round `i` ends with `2^(k_i + 1)` buckets, so round 0
 //! creates at most `4α·2^(k_0 + 1)` entries and each later round (which starts with
 //! `4α·2^k_i` entries stored) about `4α·2^k_i` more: the rounds contribute
 //!

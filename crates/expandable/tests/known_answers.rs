@@ -52,8 +52,8 @@ fn a_filter_grown_through_nine_rounds() {
     for i in 0..5000u64 {
         f.insert(&i).unwrap();
     }
-    assert_eq!((f.level(), f.split_buckets(), f.slot_bits()), (10, 512, 16));
-    conf::check_known_answer("grown", &f.to_bytes(), 12364, 0x61ff404ce14614a0);
+    assert_eq!((f.level(), f.split_buckets(), f.slot_bits()), (10, 704, 16));
+    conf::check_known_answer("grown", &f.to_bytes(), 13900, 0x3227642fee0025ff);
 }
 
 #[test]
