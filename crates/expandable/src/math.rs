@@ -42,7 +42,7 @@
 //! past the right side of (2) for the round ([`fpr_bound`]), so (2) bounds the FPR by
 //! construction — also under deletes, which only lower (1), and under the extra growth steps
 //! of failed kick chains, which change where entries are, not their prefixes.
-//! [`new_entry_bits`] picks the smallest `F_i ≥` [`ALT_BITS`](crate::ALT_BITS) with
+//! [`new_entry_bits`] picks the smallest `F_i ≥` [`ALT_BITS`] with
 //!
 //! ```text
 //! B_i + c_i·2^-F_i + ε·a/(i + 1 + a) ≤ ε,      B_i = Σ_{j<i} c_j·2^-F_j              (3)
