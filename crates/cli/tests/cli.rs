@@ -241,7 +241,7 @@ fn inspect_names_our_formats_and_keeps_the_audit() {
         ("blocked", "bloomlab blocked v"),
         ("counting", "bloomlab counting v1"),
         ("cuckoo", "bloomlab cuckoo v1"),
-        ("scalable", "bloomlab scalable v1"),
+        ("scalable", "bloomlab scalable v2"),
         ("expandable", "bloomlab expandable v"),
         ("ribbon", "bloomlab ribbon v"),
     ];
