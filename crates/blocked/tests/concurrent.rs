@@ -149,6 +149,35 @@ fn the_first_layout_has_no_atomic_form() {
 }
 
 #[test]
+fn the_second_layout_answers_and_inserts_as_the_owned_filter() {
+    // An atomic filter made from a second-layout filter keeps that layout's hash and probes:
+    // the same answers as the owned filter for members and non-members, and inserts that set
+    // the owned filter's bits.
+    let keys = |r: std::ops::Range<u64>| r.map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut owned = BlockedBloomFilter::with_fpr(2_000, 0.01)
+        .unwrap()
+        .with_layout(Layout::Local32)
+        .unwrap();
+    keys(0..1_000).for_each(|k| {
+        owned.insert(&k);
+    });
+    let a = AtomicBlockedBloomFilter::try_from(owned.clone()).unwrap();
+    assert_eq!(a.layout(), Layout::Local32);
+    let mut positives = 0;
+    for k in keys(0..20_000) {
+        assert_eq!(a.might_contain(&k), owned.might_contain(&k), "key {k}");
+        positives += usize::from(owned.might_contain(&k));
+    }
+    // Members all found; some non-members answered "maybe" too, so the comparison saw both.
+    assert!(positives > 1_000 && positives < 20_000, "{positives}");
+    keys(1_000..2_000).for_each(|k| {
+        a.insert(&k);
+        owned.insert(&k);
+    });
+    assert_eq!(a.to_filter(), owned);
+}
+
+#[test]
 fn the_trait_view_matches() {
     let mut a = AtomicBlockedBloomFilter::with_fpr(1_000, 0.01).unwrap();
     let o = BlockedBloomFilter::with_fpr(1_000, 0.01).unwrap();

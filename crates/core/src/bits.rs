@@ -292,6 +292,29 @@ mod tests {
     }
 
     #[test]
+    fn with_words_mut_clears_what_it_set_past_the_end() {
+        // Every word filled with ones: exactly the `len` bits of the array stay set, and the
+        // bytes are those of an array with every bit set one at a time.
+        for len in [1u64, 5, 63, 64, 65, 100, 127, 128, 130, 191] {
+            let mut b = BitArray::new(len).unwrap();
+            let words = b.with_words_mut(|w| {
+                w.fill(u64::MAX);
+                w.len()
+            });
+            assert_eq!(words as u64, len.div_ceil(64));
+            assert_eq!(b.count_ones(), len, "len {len}");
+            let mut want = BitArray::new(len).unwrap();
+            (0..len).for_each(|i| {
+                want.set(i);
+            });
+            assert_eq!(b, want, "len {len}");
+            let mut bytes = Vec::new();
+            b.write_le_bytes(&mut bytes);
+            assert_eq!(BitArray::from_le_bytes(&bytes, len), Ok(want));
+        }
+    }
+
+    #[test]
     fn union_requires_equal_lengths() {
         let mut a = BitArray::new(100).unwrap();
         let mut b = BitArray::new(100).unwrap();

@@ -501,9 +501,17 @@ mod tests {
         for cut in 0..bytes.len() {
             assert!(open(&bytes[..cut]).is_err());
         }
-        let mut longer = bytes.clone();
-        longer.push(0);
-        assert_eq!(open(&longer).unwrap_err(), DecodeError::TrailingBytes(1));
+        // The error counts the bytes past the payload (12 bytes here, so a count taken as a
+        // ratio or a bound would differ from 2 extra bytes on).
+        for extra in 1..=40 {
+            let mut longer = bytes.clone();
+            longer.resize(bytes.len() + extra, 0);
+            assert_eq!(
+                open(&longer).unwrap_err(),
+                DecodeError::TrailingBytes(extra),
+                "{extra} bytes past the payload"
+            );
+        }
     }
 
     #[test]

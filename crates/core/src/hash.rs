@@ -428,6 +428,62 @@ mod tests {
     }
 
     #[test]
+    fn scheme_names_as_errors_and_reports_print_them() {
+        // The names reports and error messages print (the results' `scheme` column): each
+        // spelled as documented, no two alike, and a descriptor prints its scheme's name.
+        let names = [
+            (SchemeId::Xxh3Km, "xxh3-128/km"),
+            (SchemeId::SipHash24Km, "siphash-2-4-128/km (keyed)"),
+            (SchemeId::SipHash24x64Km, "siphash-2-4-64+remix/km (keyed)"),
+            (SchemeId::ParquetXxh64, "parquet-xxh64"),
+            (SchemeId::SparkMurmur3V1, "spark-murmur3-v1"),
+            (SchemeId::SparkMurmur3V2, "spark-murmur3-v2"),
+            (SchemeId::GuavaMurmur128Mitz32, "guava-murmur128-mitz32"),
+            (SchemeId::GuavaMurmur128Mitz64, "guava-murmur128-mitz64"),
+        ];
+        for (i, (id, name)) in names.iter().enumerate() {
+            assert_eq!(id.name(), *name);
+            assert!(
+                names[..i]
+                    .iter()
+                    .all(|(other, _)| other.name() != id.name())
+            );
+        }
+        assert_eq!(Xxh3Scheme.descriptor().to_string(), "xxh3-128/km");
+    }
+
+    #[test]
+    fn chunks_of_mixed_key_lengths_hash_as_single_keys_do() {
+        // Every chunk length up to eight and every choice of which keys are 8 bytes long (they
+        // go through the lanes together, the others one at a time): each key's hash is its
+        // own, in its own place, whatever the rest of the chunk holds.
+        for len in 0..=8usize {
+            for eight_bytes in 0u32..(1 << len) {
+                let keys: Vec<Vec<u8>> = (0..len)
+                    .map(|i| {
+                        let w = (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                        let n = if eight_bytes & (1 << i) != 0 {
+                            8
+                        } else {
+                            3 + i % 7
+                        };
+                        w.to_le_bytes().iter().cycle().take(n).copied().collect()
+                    })
+                    .collect();
+                let mut out = vec![KeyHash::new(0, 0); len];
+                hash_chunk(
+                    &keys,
+                    &mut out,
+                    |b| Xxh3Scheme.hash(b),
+                    |w| Xxh3Scheme.hash_words8(w),
+                );
+                let want: Vec<KeyHash> = keys.iter().map(|k| Xxh3Scheme.hash(k)).collect();
+                assert_eq!(out, want, "{len} keys, 8-byte mask {eight_bytes:#b}");
+            }
+        }
+    }
+
+    #[test]
     fn routed_positions_are_the_probe_positions() {
         // The routing kernels write the Kirsch–Mitzenmacher positions out by hand (the simd
         // crate cannot see `KeyHash`): the same positions, key by key, in order.
