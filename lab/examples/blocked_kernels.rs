@@ -4,7 +4,10 @@
 //! the block from the high half, the kernel on the low half — over the same blocks, with
 //! sbbf-rs-safe (same bits, xxh3-64 of the same bytes) beside them. Passes of 16 384
 //! lookups in the order A B S S B A (each on a chunk of its own); a figure is the median of
-//! the per-group ratios with its interquartile range.
+//! the per-group ratios with its interquartile range. Then each inline (`asm!`) lookup
+//! and insert kernel against its `#[target_feature]` intrinsics twin
+//! ([`LocalKernel::contains_called`], [`LocalKernel::insert_called`]), which the loop,
+//! compiled without AVX2, calls: A B B A, "called ÷ inline".
 //!
 //! ```sh
 //! cargo run --release -p bloomlab-lab --example blocked_kernels [-- k]
@@ -93,6 +96,41 @@ fn main() {
                 n_s.push((b1 + b2) / (s1 + s2));
             }
         }
+        // Each inline (`asm!`) lookup kernel against its `#[target_feature]` intrinsics twin,
+        // which this loop (compiled without AVX2) calls: A B B A, the same chunks.
+        let called = |kernel: LocalKernel, q: &[u64]| -> (u64, f64) {
+            let t = Instant::now();
+            let hits: u64 = q
+                .iter()
+                .map(|key| {
+                    let h = xxh3_64(&black_box(*key).to_le_bytes());
+                    u64::from(kernel.contains_called(&lines[place(h)].0, h as u32, k))
+                })
+                .sum();
+            (
+                black_box(hits),
+                t.elapsed().as_nanos() as f64 / q.len() as f64,
+            )
+        };
+        let mut called_ratios = Vec::new();
+        for kernel in [wide, narrow] {
+            assert_eq!(
+                called(kernel, &queries).0,
+                ours(kernel, &queries).0,
+                "same answers"
+            );
+            let mut r = Vec::new();
+            for _ in 0..(4_000_000 / queries.len()).max(2) {
+                for q in queries.chunks_exact(4 * CHUNK) {
+                    let a1 = ours(kernel, &q[..CHUNK]).1;
+                    let b1 = called(kernel, &q[CHUNK..2 * CHUNK]).1;
+                    let b2 = called(kernel, &q[2 * CHUNK..3 * CHUNK]).1;
+                    let a2 = ours(kernel, &q[3 * CHUNK..]).1;
+                    r.push((b1 + b2) / (a1 + a2));
+                }
+            }
+            called_ratios.push((kernel.name(), r));
+        }
         let show = |r: &mut Vec<f64>| {
             r.sort_by(f64::total_cmp);
             let at = |p: f64| r[((r.len() - 1) as f64 * p).round() as usize];
@@ -154,6 +192,43 @@ fn main() {
             ta.iter().zip(tb.iter()).all(|(x, y)| x.0 == y.0),
             "same bits"
         );
+        // Each inline insert kernel against its intrinsics twin, called: fresh tables, the
+        // same chunks, A B | B A.
+        let insert_called =
+            |kernel: LocalKernel, t: &mut [bloomlab_core::simd::Line], q: &[u64]| {
+                let start = Instant::now();
+                let new: u64 = q
+                    .iter()
+                    .map(|key| {
+                        let h = xxh3_64(&black_box(*key).to_le_bytes());
+                        u64::from(kernel.insert_called(&mut t[place(h)].0, h as u32, k))
+                    })
+                    .sum();
+                black_box(new);
+                start.elapsed().as_nanos() as f64
+            };
+        let mut insert_ratios = Vec::new();
+        for kernel in [wide, narrow] {
+            let (mut t1, mut t2) = (fresh(), fresh());
+            let mut r = Vec::new();
+            for q in stream.chunks_exact(2 * CHUNK) {
+                let (c0, c1) = q.split_at(CHUNK);
+                let (a0, b0) = (
+                    insert(kernel, &mut t1, c0),
+                    insert_called(kernel, &mut t2, c0),
+                );
+                let (b1, a1) = (
+                    insert_called(kernel, &mut t2, c1),
+                    insert(kernel, &mut t1, c1),
+                );
+                r.push((b0 + b1) / (a0 + a1));
+            }
+            assert!(
+                t1.iter().zip(t2.iter()).all(|(x, y)| x.0 == y.0),
+                "same bits"
+            );
+            insert_ratios.push((kernel.name(), r));
+        }
         if !iw_n.is_empty() {
             println!(
                 "k = {k}, n = {n}: insert AVX-512 ÷ AVX2 {}; insert AVX-512 ÷ sbbf-rs {}; insert AVX2 ÷ sbbf-rs {} ({} groups)",
@@ -161,6 +236,20 @@ fn main() {
                 show(&mut iw_s),
                 show(&mut in_s),
                 iw_n.len()
+            );
+        }
+        for (name, r) in &mut insert_ratios {
+            let groups = r.len();
+            println!(
+                "k = {k}, n = {n}: insert {name} called ÷ inline {} ({groups} groups)",
+                show(r)
+            );
+        }
+        for (name, r) in &mut called_ratios {
+            let groups = r.len();
+            println!(
+                "k = {k}, n = {n}: lookup {name} called ÷ inline {} ({groups} groups)",
+                show(r)
             );
         }
         println!(

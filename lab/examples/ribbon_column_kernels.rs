@@ -1,8 +1,10 @@
-//! The Ribbon lookup's two inline column kernels side by side in one process: the filter's
-//! own query path (hash, [`row_one_hash`], [`Blocks64::query_inline`]) run with the AVX2
-//! kernel and with the AVX-512 one, alternating every 16 384 lookups (A B B A, each pass on
-//! a chunk of its own); a figure is the median over all chunk pairs of AVX-512 ÷ AVX2, with
-//! its interquartile range. Every answer is checked against `might_contain` first.
+//! The Ribbon lookup's column kernels side by side in one process: the filter's own query
+//! path (hash, [`row_one_hash`], [`Blocks64::query_inline`]) run with two kernels,
+//! alternating every 16 384 lookups (A B B A, each pass on a chunk of its own); a figure is
+//! the median over all chunk pairs of B ÷ A, with its interquartile range. The pairs: the
+//! AVX2 and the AVX-512 inline kernel, and each inline (`asm!`) kernel and its twin in
+//! `#[target_feature]` intrinsics, which this lookup loop — compiled without AVX2 — calls
+//! ([`ColumnKernel::called`]). Every answer is checked against `might_contain` first.
 //!
 //! ```sh
 //! cargo run --release -p bloomlab-lab --example ribbon_column_kernels -- 1e5 1e6 1e7
@@ -67,24 +69,31 @@ fn main() {
             want,
             "AVX-512 answers as the filter"
         );
-        let mut ratios = Vec::new();
-        for _rep in 0..2 {
-            for q in queries.chunks_exact(4 * CHUNK) {
-                let a1 = pass(&f, avx512, &q[..CHUNK]).1;
-                let b1 = pass(&f, avx2, &q[CHUNK..2 * CHUNK]).1;
-                let b2 = pass(&f, avx2, &q[2 * CHUNK..3 * CHUNK]).1;
-                let a2 = pass(&f, avx512, &q[3 * CHUNK..]).1;
-                ratios.push((a1 + a2) / (b1 + b2));
+        for (name, x, y) in [
+            ("AVX-512 ÷ AVX2", avx2, avx512),
+            ("AVX-512 called ÷ inline", avx512, avx512.called()),
+            ("AVX2 called ÷ inline", avx2, avx2.called()),
+        ] {
+            assert_eq!(pass(&f, y, &queries).0, want, "{name}: the same answers");
+            let mut ratios = Vec::new();
+            for _rep in 0..2 {
+                for q in queries.chunks_exact(4 * CHUNK) {
+                    let a1 = pass(&f, x, &q[..CHUNK]).1;
+                    let b1 = pass(&f, y, &q[CHUNK..2 * CHUNK]).1;
+                    let b2 = pass(&f, y, &q[2 * CHUNK..3 * CHUNK]).1;
+                    let a2 = pass(&f, x, &q[3 * CHUNK..]).1;
+                    ratios.push((b1 + b2) / (a1 + a2));
+                }
             }
+            ratios.sort_by(f64::total_cmp);
+            let at = |p: f64| ratios[((ratios.len() - 1) as f64 * p).round() as usize];
+            println!(
+                "n = {n}: lookup {name} {:.3} [IQR {:.3}–{:.3}] over {} pairs",
+                at(0.5),
+                at(0.25),
+                at(0.75),
+                ratios.len()
+            );
         }
-        ratios.sort_by(f64::total_cmp);
-        let at = |p: f64| ratios[((ratios.len() - 1) as f64 * p).round() as usize];
-        println!(
-            "n = {n}: lookup AVX-512 ÷ AVX2 {:.3} [IQR {:.3}–{:.3}] over {} pairs",
-            at(0.5),
-            at(0.25),
-            at(0.75),
-            ratios.len()
-        );
     }
 }

@@ -13,12 +13,14 @@
 //! | `blocked_ab` | blocked lookups against `sbbf-rs-safe`, A B B A in one process |
 //! | `blocked_icount` | instructions per blocked and classic operation (run under callgrind) |
 //! | `blocked_kernels` | the AVX2 and AVX-512 block kernels side by side |
+//! | `blocked_shared_lookups` | a blocked lookup of an owned line against one of a shared line |
 //! | `blocked_insert_pairs` | the AVX-512 insert building only the probe pairs `k` needs |
 //! | `blocked_parallel_halves` | the parallel build against a split that moves no key |
 //! | `blocked_sizing` | how long `with_fpr`'s exact sizing takes, target by target |
 //! | `classic_loops`, `keyed_loops` | the classic filter's lookup loops against fastbloom |
 //! | `classic_icount` | instructions per classic lookup against fastbloom |
 //! | `sip_lanes` | SipHash-2-4 one key at a time against eight in vector lanes |
+//! | `route_kernels` | the parallel builds' routing lanes against the portable routing |
 //! | `cuckoo_fill` | the load at the first failed insert, for the kick limit |
 //! | `ribbon_width` | the fraction of seeds that band, by width and overhead |
 //! | `ribbon_lookup_cost`, `ribbon_single_vs_fuse` | Ribbon lookups against xorf's binary fuse |

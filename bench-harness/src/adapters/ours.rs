@@ -78,7 +78,7 @@ impl Construct for bloomlab_scalable::ScalableBloomFilter {
 }
 
 /// Starts at n/8 and grows to n, like the scalable filter: the main run's figures at n
-/// include three doublings.
+/// include three rounds of growth (three doublings of the bucket count, in steps of 1/16).
 impl Construct for bloomlab_expandable::ExpandableFilter {
     fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
         Self::with_start((n / 8).max(1), p)
@@ -383,7 +383,7 @@ pub fn expandable_entry() -> Entry {
     entry::<bloomlab_expandable::ExpandableFilter>(Info {
         grows: true,
         deletes: true,
-        note: "ExpandableFilter::with_start(n/8, p): a 4-slot cuckoo-style table that doubles (one fingerprint bit into the index per doubling), new fingerprints widened so the union bound stays <= p at every size",
+        note: "ExpandableFilter::with_start(n/8, p): a 4-slot cuckoo-style table that grows by splitting 1/16 of its buckets at a time (linear hashing; each split moves one fingerprint bit into the index), new fingerprints widened so the union bound stays <= p at every size",
         ..Info::base("expandable", "bloomlab-expandable", Kind::Scalable)
     })
 }
@@ -394,7 +394,7 @@ pub fn expandable_keyed_entry() -> Entry {
         grows: true,
         deletes: true,
         keyed: true,
-        note: "the expandable filter (n/8, doubling) probed with one 64-bit SipHash-2-4 per key (scheme id 4) under a fixed secret",
+        note: "the expandable filter (n/8, grown by splits) probed with one 64-bit SipHash-2-4 per key (scheme id 4) under a fixed secret",
         ..Info::base("expandable-keyed", "bloomlab-expandable", Kind::Scalable)
     })
 }

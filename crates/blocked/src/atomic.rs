@@ -328,20 +328,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
         self.len() == 0
     }
 
-    /// Number of 512-bit blocks.
-    pub fn blocks(&self) -> u64 {
-        self.blocks.len() as u64
-    }
-
-    /// `m`, the number of bits (blocks × 512).
-    pub fn bits(&self) -> u64 {
-        self.blocks() * u64::from(BLOCK_BITS)
-    }
-
-    /// `k`, probes per key.
-    pub fn hashes(&self) -> u32 {
-        self.k
-    }
+    crate::block_table_accessors!();
 
     /// The design capacity.
     pub fn capacity(&self) -> u64 {

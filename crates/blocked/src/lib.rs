@@ -114,9 +114,9 @@ use bloomlab_core::Key;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{self, HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
-use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, LocalKernel, LocalProbe, PortableProbe};
+use bloomlab_core::{bits, math};
 
 /// Bits per block: one 64-byte cache line.
 pub const BLOCK_BITS: u32 = 512;
@@ -394,6 +394,28 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     /// Count, capacity, target and scheme ([`bloomlab_core::meta`]).
     meta: Meta<S>,
 }
+
+/// The shape accessors of a table of 512-bit blocks (fields `blocks` and `k`), the owned and
+/// the shared filter's alike.
+macro_rules! block_table_accessors {
+    () => {
+        /// Number of 512-bit blocks.
+        pub fn blocks(&self) -> u64 {
+            self.blocks.len() as u64
+        }
+
+        /// `m`, the number of bits (blocks × 512).
+        pub fn bits(&self) -> u64 {
+            self.blocks() * u64::from(BLOCK_BITS)
+        }
+
+        /// `k`, probes per key (all inside one block).
+        pub fn hashes(&self) -> u32 {
+            self.k
+        }
+    };
+}
+pub(crate) use block_table_accessors;
 
 bloomlab_core::default_scheme_constructors! {
     impl BlockedBloomFilter {
@@ -696,7 +718,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             && self.layout == Layout::OneHash
             && self.blocks.len() * BLOCK_BYTES <= SINGLE_LOOP_UP_TO
         {
-            check_out_len(keys.len(), out.len())?;
+            Error::check_out_len(keys.len(), out.len())?;
             for (o, key) in out.iter_mut().zip(keys) {
                 *o = self.might_contain(key);
             }
@@ -713,7 +735,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         keys: &[K],
         out: &mut [bool],
     ) -> Result<()> {
-        check_out_len(keys.len(), out.len())?;
+        Error::check_out_len(keys.len(), out.len())?;
         if D == 0 {
             return Err(Error::invalid(
                 "D",
@@ -807,7 +829,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// [`might_contain_batch`](Self::might_contain_batch) for keys already hashed with this
     /// filter's scheme: prefetches the blocks of [`BATCH`] hashes ahead of the one it answers.
     pub fn might_contain_hashes(&self, hashes: &[KeyHash], out: &mut [bool]) -> Result<()> {
-        check_out_len(hashes.len(), out.len())?;
+        Error::check_out_len(hashes.len(), out.len())?;
         for h in hashes.iter().take(BATCH) {
             simd::prefetch(&self.blocks[self.block_index(*h)]);
         }
@@ -847,20 +869,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         self.meta.count() == 0
     }
 
-    /// Number of 512-bit blocks.
-    pub fn blocks(&self) -> u64 {
-        self.blocks.len() as u64
-    }
-
-    /// `m`, the number of bits (blocks × 512).
-    pub fn bits(&self) -> u64 {
-        self.blocks() * u64::from(BLOCK_BITS)
-    }
-
-    /// `k`, probes per key (all inside one block).
-    pub fn hashes(&self) -> u32 {
-        self.k
-    }
+    block_table_accessors!();
 
     /// The eight words of block `i` (bit `j` of the block is bit `j & 63` of word `j >> 6`),
     /// or `None` past the last block.
@@ -887,14 +896,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// ([`math::blocked_fpr_exact`]: Poisson mixture over block loads, exact occupancy inside
     /// a block). 0 when empty.
     pub fn expected_fpr(&self) -> f64 {
-        if self.meta.count() == 0 {
-            return 0.0;
-        }
-        math::blocked_fpr_exact(
-            self.bits() as f64 / self.meta.count() as f64,
-            self.k,
-            BLOCK_BITS,
-        )
+        let density = self.meta.bits_per_item(self.bits());
+        density.map_or(0.0, |d| math::blocked_fpr_exact(d, self.k, BLOCK_BITS))
     }
 
     /// FPR of the filter as it stands: a non-member picks a uniformly random block `b` and
@@ -959,12 +962,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn union(&mut self, other: &Self) -> Result<()> {
         self.check_compatible(other)?;
         for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (x, y) in a.0.iter_mut().zip(&b.0) {
-                *x |= y;
-            }
+            bits::or_into(&mut a.0, &b.0);
         }
-        let count = self.meta.count().saturating_add(other.meta.count());
-        self.meta = self.meta.clone().with_count(count);
+        self.meta.record_inserts(other.meta.count());
         Ok(())
     }
 
@@ -1169,17 +1169,6 @@ fn validate_parts(
     Ok(())
 }
 
-fn check_out_len(keys: usize, out: usize) -> Result<()> {
-    if keys == out {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            "out",
-            format!("has {out} slots for {keys} keys; lengths must match"),
-        ))
-    }
-}
-
 impl<S: HashScheme> FilterCore for BlockedBloomFilter<S> {
     // Inlined into a caller that knows the key's length (8 bytes of a `u64`), the hash
     // specialises to it and no call is left per key, as with the inherent methods.
@@ -1283,11 +1272,7 @@ mod serde_impl {
             let blocks = r
                 .words
                 .chunks_exact(8)
-                .map(|c| {
-                    let mut b = Block::default();
-                    b.0.copy_from_slice(c);
-                    b
-                })
+                .map(|c| Block(c.try_into().expect("8 words")))
                 .collect();
             BlockedBloomFilter::from_parts(
                 blocks,

@@ -1,8 +1,7 @@
 //! Building one blocked filter with every core.
 
 use bloomlab_core::Key;
-use bloomlab_core::error::Result;
-use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
+use bloomlab_core::hash::{HashScheme, KeyHash};
 use bloomlab_core::parallel::{self, Owners, ParallelReport};
 use bloomlab_core::simd::{self, LocalKernel, Routed};
 
@@ -18,105 +17,95 @@ const MIN_KEYS_PER_THREAD: usize = 1 << 15;
 /// [`std::thread::available_parallelism`], or 1 if it is unknown.
 pub use bloomlab_core::parallel::available_threads;
 
-impl BlockedBloomFilter<Xxh3Scheme> {
-    /// A filter sized for `keys.len()` keys at false-positive rate `fpr`
-    /// ([`with_fpr`](Self::with_fpr)) holding all of them, built with every available core
-    /// ([`insert_parallel`](Self::insert_parallel)). Bit for bit the filter that inserting
-    /// the keys one by one builds.
-    ///
-    /// ```
-    /// use bloomlab_blocked::BlockedBloomFilter;
-    ///
-    /// let keys: Vec<u64> = (0..200_000).collect();
-    /// let f = BlockedBloomFilter::from_keys(&keys, 0.01)?;
-    /// let mut g = BlockedBloomFilter::with_fpr(200_000, 0.01)?;
-    /// keys.iter().for_each(|k| { g.insert(k); });
-    /// assert_eq!(f, g);
-    /// # Ok::<(), bloomlab_core::Error>(())
-    /// ```
-    ///
-    /// Errors as [`with_fpr`](Self::with_fpr) (no keys is [`Error::ZeroItems`](bloomlab_core::Error::ZeroItems)).
-    pub fn from_keys<K: Key + Sync>(keys: &[K], fpr: f64) -> Result<Self> {
-        let mut f = Self::with_fpr(keys.len() as u64, fpr)?;
-        f.insert_parallel(keys);
-        Ok(f)
+bloomlab_core::parallel_entry_points! {
+    impl BlockedBloomFilter {
+        /// A filter sized for `keys.len()` keys at false-positive rate `fpr`
+        /// ([`with_fpr`](Self::with_fpr)) holding all of them, built with every available core
+        /// ([`insert_parallel`](Self::insert_parallel)). Bit for bit the filter that inserting
+        /// the keys one by one builds.
+        ///
+        /// ```
+        /// use bloomlab_blocked::BlockedBloomFilter;
+        ///
+        /// let keys: Vec<u64> = (0..200_000).collect();
+        /// let f = BlockedBloomFilter::from_keys(&keys, 0.01)?;
+        /// let mut g = BlockedBloomFilter::with_fpr(200_000, 0.01)?;
+        /// keys.iter().for_each(|k| { g.insert(k); });
+        /// assert_eq!(f, g);
+        /// # Ok::<(), bloomlab_core::Error>(())
+        /// ```
+        ///
+        /// Errors as [`with_fpr`](Self::with_fpr) (no keys is [`Error::ZeroItems`](bloomlab_core::Error::ZeroItems)).
+        fn from_keys;
+
+        /// Insert every key of `keys` using all available cores ([`available_threads`]); the
+        /// result — bits and count — is exactly that of [`insert_batch`](Self::insert_batch)
+        /// (and so of inserting the keys one by one, in any order).
+        ///
+        /// # How
+        ///
+        /// The table is cut into one contiguous range of blocks per thread, and the keys into one
+        /// share per thread (the calling thread takes the first of each). Each thread hashes its
+        /// share, 4 096 keys at a time, appending each key's block and probes to a batch for the
+        /// thread that owns the block; it hands the other threads their batches (a mutex-guarded
+        /// queue per thread, one lock per batch, so about one per 2 000 keys with two threads),
+        /// inserts its own batch with the block [`BATCH`] places ahead prefetched, as
+        /// `insert_batch` does, then inserts whatever the others have queued for it. A thread that
+        /// has hashed all its keys keeps inserting what arrives until every thread is done. A key's
+        /// bits all lie in its one block, so each block is written by one thread only and holds
+        /// what the sequential inserts put there: no atomics on the table, no extra table, no
+        /// merge; each key is hashed once. A sender whose receiver has 64 batches waiting (about
+        /// 4 MiB) inserts its own queue while it waits, so memory stays bounded however far one
+        /// thread falls behind, and two threads waiting on each other both make progress (tested
+        /// with a queue of one batch). std's scoped threads are enough for this one fork and join;
+        /// rayon would bring a thread pool and a dependency for no measurable gain here.
+        ///
+        /// The hashing runs eight keys per instruction where it can: keys of exactly 8 bytes
+        /// (every integer key), in the current layout, on a CPU with AVX-512 (F and DQ), with at
+        /// most 8 threads. 512 keys at a time are copied out as words, hashed in vector lanes
+        /// ([`HashScheme::hash64_words`]: XXH3-64, or the keyed scheme's SipHash), placed and
+        /// split by owner in lanes ([`simd::route_one_hash`]: the owner of each lane by comparing
+        /// its block with the ranges' ends, each owner's lanes packed together and stored at the
+        /// end of its batch). Other keys, layouts and CPUs take one key at a time: its hash, its
+        /// block, its owner (one multiply, `⌊b · r / 2^64⌋`, `r = ⌊T · 2^64 / n⌋`), a push. Both
+        /// give the same batches.
+        ///
+        /// With fewer than 32 768 keys per thread it uses fewer threads (one below 65 536 keys).
+        ///
+        /// # Why this design
+        ///
+        /// A key's bits all lie in one block, so handing each key to the thread that owns its block
+        /// builds the exact sequential filter with no atomics, no second table and no merge. Designs
+        /// tried before (private tables ORed together, every thread hashing every key, channels,
+        /// barriers) and the measurements that decided between them are in `docs/design/blocked.md`.
+        ///
+        /// [`AtomicBlockedBloomFilter`]: crate::AtomicBlockedBloomFilter
+        fn insert_parallel;
+
+        /// [`insert_parallel`](Self::insert_parallel) with at most `threads` threads (the calling
+        /// one included; 0 counts as 1).
+        ///
+        /// Returns what the build did ([`ParallelReport`]): the threads that inserted keys (more
+        /// than one whenever more than one was given, the table has more than one block and there
+        /// are at least 65 536 keys), the batches of hashed keys they handed each other, and the
+        /// most that waited in any thread's inbox — never more than [`PARALLEL_MAX_QUEUED`] (64)
+        /// batches of 4 096 keys, 4 MiB per thread.
+        ///
+        /// ```
+        /// use bloomlab_blocked::BlockedBloomFilter;
+        ///
+        /// let keys: Vec<u64> = (0..200_000).collect();
+        /// let mut f = BlockedBloomFilter::with_fpr(200_000, 0.01)?;
+        /// let report = f.insert_parallel_with_threads(&keys, 2);
+        /// assert_eq!(report.keys_per_thread, [100_000, 100_000]);
+        /// assert!(report.peak_queued <= bloomlab_blocked::PARALLEL_MAX_QUEUED);
+        /// # Ok::<(), bloomlab_core::Error>(())
+        /// ```
+        fn insert_parallel_with_threads = insert_exchanged(PARALLEL_MAX_QUEUED);
     }
 }
 
 impl<S: HashScheme> BlockedBloomFilter<S> {
-    /// Insert every key of `keys` using all available cores ([`available_threads`]); the
-    /// result — bits and count — is exactly that of [`insert_batch`](Self::insert_batch)
-    /// (and so of inserting the keys one by one, in any order).
-    ///
-    /// # How
-    ///
-    /// The table is cut into one contiguous range of blocks per thread, and the keys into one
-    /// share per thread (the calling thread takes the first of each). Each thread hashes its
-    /// share, 4 096 keys at a time, appending each key's block and probes to a batch for the
-    /// thread that owns the block; it hands the other threads their batches (a mutex-guarded
-    /// queue per thread, one lock per batch, so about one per 2 000 keys with two threads),
-    /// inserts its own batch with the block [`BATCH`] places ahead prefetched, as
-    /// `insert_batch` does, then inserts whatever the others have queued for it. A thread that
-    /// has hashed all its keys keeps inserting what arrives until every thread is done. A key's
-    /// bits all lie in its one block, so each block is written by one thread only and holds
-    /// what the sequential inserts put there: no atomics on the table, no extra table, no
-    /// merge; each key is hashed once. A sender whose receiver has 64 batches waiting (about
-    /// 4 MiB) inserts its own queue while it waits, so memory stays bounded however far one
-    /// thread falls behind, and two threads waiting on each other both make progress (tested
-    /// with a queue of one batch). std's scoped threads are enough for this one fork and join;
-    /// rayon would bring a thread pool and a dependency for no measurable gain here.
-    ///
-    /// The hashing runs eight keys per instruction where it can: keys of exactly 8 bytes
-    /// (every integer key), in the current layout, on a CPU with AVX-512 (F and DQ), with at
-    /// most 8 threads. 512 keys at a time are copied out as words, hashed in vector lanes
-    /// ([`HashScheme::hash64_words`]: XXH3-64, or the keyed scheme's SipHash), placed and
-    /// split by owner in lanes ([`simd::route_one_hash`]: the owner of each lane by comparing
-    /// its block with the ranges' ends, each owner's lanes packed together and stored at the
-    /// end of its batch). Other keys, layouts and CPUs take one key at a time: its hash, its
-    /// block, its owner (one multiply, `⌊b · r / 2^64⌋`, `r = ⌊T · 2^64 / n⌋`), a push. Both
-    /// give the same batches.
-    ///
-    /// With fewer than 32 768 keys per thread it uses fewer threads (one below 65 536 keys).
-    ///
-    /// # Why this design
-    ///
-    /// A key's bits all lie in one block, so handing each key to the thread that owns its block
-    /// builds the exact sequential filter with no atomics, no second table and no merge. Designs
-    /// tried before (private tables ORed together, every thread hashing every key, channels,
-    /// barriers) and the measurements that decided between them are in `docs/design/blocked.md`.
-    ///
-    /// [`AtomicBlockedBloomFilter`]: crate::AtomicBlockedBloomFilter
-    pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) -> ParallelReport {
-        self.insert_parallel_with_threads(keys, available_threads())
-    }
-
-    /// [`insert_parallel`](Self::insert_parallel) with at most `threads` threads (the calling
-    /// one included; 0 counts as 1).
-    ///
-    /// Returns what the build did ([`ParallelReport`]): the threads that inserted keys (more
-    /// than one whenever more than one was given, the table has more than one block and there
-    /// are at least 65 536 keys), the batches of hashed keys they handed each other, and the
-    /// most that waited in any thread's inbox — never more than [`PARALLEL_MAX_QUEUED`] (64)
-    /// batches of 4 096 keys, 4 MiB per thread.
-    ///
-    /// ```
-    /// use bloomlab_blocked::BlockedBloomFilter;
-    ///
-    /// let keys: Vec<u64> = (0..200_000).collect();
-    /// let mut f = BlockedBloomFilter::with_fpr(200_000, 0.01)?;
-    /// let report = f.insert_parallel_with_threads(&keys, 2);
-    /// assert_eq!(report.keys_per_thread, [100_000, 100_000]);
-    /// assert!(report.peak_queued <= bloomlab_blocked::PARALLEL_MAX_QUEUED);
-    /// # Ok::<(), bloomlab_core::Error>(())
-    /// ```
-    pub fn insert_parallel_with_threads<K: Key + Sync>(
-        &mut self,
-        keys: &[K],
-        threads: usize,
-    ) -> ParallelReport {
-        self.insert_exchanged(keys, threads, PARALLEL_MAX_QUEUED)
-    }
-
     /// The build of [`insert_parallel`](Self::insert_parallel), with at most `max_queued`
     /// batches waiting in any thread's inbox.
     fn insert_exchanged<K: Key + Sync>(
@@ -126,7 +115,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         max_queued: usize,
     ) -> ParallelReport {
         let n = self.blocks.len();
-        let threads = threads.min(keys.len() / MIN_KEYS_PER_THREAD).min(n).max(1);
+        let threads = parallel::threads_for(threads, keys.len(), MIN_KEYS_PER_THREAD, n);
         if threads == 1 {
             self.insert_batch(keys);
             return ParallelReport::one_thread(keys.len());
@@ -154,8 +143,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             |keys: &[K], out: &mut [Routed]| router.hash_step(keys, out),
             |range: &mut [Block], first: usize, batch: &Routed| router.insert(first, range, batch),
         );
-        let count = self.meta.count().saturating_add(keys.len() as u64);
-        self.meta = self.meta.clone().with_count(count);
+        self.meta.record_inserts(keys.len() as u64);
         report
     }
 }
@@ -265,18 +253,5 @@ impl<S: HashScheme> Router<'_, S> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_full_inbox_makes_the_sender_wait_without_losing_a_key() {
-        // One batch per inbox at most: senders wait (inserting their own inbox) all the time.
-        let keys: Vec<u64> = (0..300_000u64)
-            .map(|i| i.wrapping_mul(0xD6E8_FEB8_6659_FD93))
-            .collect();
-        let mut want = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
-        want.insert_batch(&keys);
-        for threads in [2, 3, 6] {
-            let mut f = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
-            f.insert_exchanged(&keys, threads, 1);
-            assert_eq!(f, want, "{threads} threads");
-        }
-    }
+    bloomlab_conformance::full_inbox_test!(BlockedBloomFilter);
 }

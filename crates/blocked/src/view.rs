@@ -5,6 +5,7 @@ use std::fmt;
 use bloomlab_core::Key;
 use bloomlab_core::error::Result;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
+use bloomlab_core::meta::Meta;
 use bloomlab_core::simd::{self, LocalProbe, LocalTask};
 
 use crate::{
@@ -48,14 +49,12 @@ pub struct BlockedBloomFilterView<'a, S: HashScheme = Xxh3Scheme> {
 
 /// What a validated encoding says besides its block data.
 #[derive(Clone)]
-struct ViewMeta<S> {
+struct ViewMeta<S: HashScheme> {
     blocks: u64,
     k: u32,
-    count: u64,
-    capacity: u64,
-    target_fpr: Option<f64>,
     layout: Layout,
-    scheme: S,
+    /// Count, capacity, target and scheme.
+    common: Meta<S>,
 }
 
 impl<S: HashScheme> ViewMeta<S> {
@@ -69,11 +68,8 @@ impl<S: HashScheme> ViewMeta<S> {
         let meta = ViewMeta {
             blocks: e.num_blocks(),
             k: e.k,
-            count: e.count,
-            capacity: e.capacity,
-            target_fpr: e.target_fpr,
             layout: e.layout,
-            scheme,
+            common: Meta::new(e.capacity, e.target_fpr, scheme).with_count(e.count),
         };
         Ok((start..start + e.data.len(), meta))
     }
@@ -120,7 +116,7 @@ impl<'a, S: HashScheme> BlockedBloomFilterView<'a, S> {
     /// as the owned filter's [`might_contain`](BlockedBloomFilter::might_contain).
     #[inline]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.might_contain_hash(hash_in(self.meta.layout, &self.meta.scheme, key))
+        self.might_contain_hash(hash_in(self.meta.layout, self.meta.common.scheme(), key))
     }
 
     /// Query with a hash computed by this view's scheme.
@@ -139,23 +135,23 @@ impl<'a, S: HashScheme> BlockedBloomFilterView<'a, S> {
         BlockedBloomFilter::from_parts(
             blocks,
             self.meta.k,
-            self.meta.count,
-            self.meta.capacity,
-            self.meta.target_fpr,
+            self.meta.common.count(),
+            self.meta.common.capacity(),
+            self.meta.common.target_fpr(),
             self.meta.layout,
-            self.meta.scheme.clone(),
+            self.meta.common.scheme().clone(),
         )
         .expect("validated when the view was made")
     }
 
     /// Number of inserts recorded in the bytes.
     pub fn len(&self) -> u64 {
-        self.meta.count
+        self.meta.common.count()
     }
 
     /// No inserts recorded.
     pub fn is_empty(&self) -> bool {
-        self.meta.count == 0
+        self.meta.common.count() == 0
     }
 
     /// Number of 512-bit blocks.
@@ -175,12 +171,12 @@ impl<'a, S: HashScheme> BlockedBloomFilterView<'a, S> {
 
     /// The design capacity recorded in the bytes.
     pub fn capacity(&self) -> u64 {
-        self.meta.capacity
+        self.meta.common.capacity()
     }
 
     /// The target FPR recorded in the bytes, if any.
     pub fn target_fpr(&self) -> Option<f64> {
-        self.meta.target_fpr
+        self.meta.common.target_fpr()
     }
 
     /// The probe layout the bytes record.
@@ -190,17 +186,17 @@ impl<'a, S: HashScheme> BlockedBloomFilterView<'a, S> {
 
     /// The hash scheme.
     pub fn scheme(&self) -> &S {
-        &self.meta.scheme
+        self.meta.common.scheme()
     }
 
     /// FPR the blocked formula predicts from the recorded count (as
     /// [`BlockedBloomFilter::expected_fpr`]).
     pub fn expected_fpr(&self) -> f64 {
-        if self.meta.count == 0 {
+        if self.meta.common.count() == 0 {
             return 0.0;
         }
         bloomlab_core::math::blocked_fpr_exact(
-            self.bits() as f64 / self.meta.count as f64,
+            self.bits() as f64 / self.meta.common.count() as f64,
             self.meta.k,
             BLOCK_BITS,
         )
@@ -212,11 +208,11 @@ impl<S: HashScheme> fmt::Debug for BlockedBloomFilterView<'_, S> {
         f.debug_struct("BlockedBloomFilterView")
             .field("blocks", &self.meta.blocks)
             .field("k", &self.meta.k)
-            .field("count", &self.meta.count)
-            .field("capacity", &self.meta.capacity)
-            .field("target_fpr", &self.meta.target_fpr)
+            .field("count", &self.meta.common.count())
+            .field("capacity", &self.meta.common.capacity())
+            .field("target_fpr", &self.meta.common.target_fpr())
             .field("layout", &self.meta.layout)
-            .field("scheme", &self.meta.scheme.descriptor())
+            .field("scheme", &self.meta.common.descriptor())
             .finish()
     }
 }

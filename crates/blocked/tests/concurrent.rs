@@ -2,8 +2,7 @@
 //! one thread inserting the same keys, with no false negatives.
 
 use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, Layout};
-use bloomlab_conformance::{ThreadsSeen, check_parallel_report};
-use bloomlab_core::parallel::ParallelReport;
+use bloomlab_conformance::parallel::{check_builds_alike, spread_keys};
 use bloomlab_core::{Error, Filter};
 
 const N: u64 = 200_000;
@@ -150,6 +149,35 @@ fn the_first_layout_has_no_atomic_form() {
 }
 
 #[test]
+fn the_second_layout_answers_and_inserts_as_the_owned_filter() {
+    // An atomic filter made from a second-layout filter keeps that layout's hash and probes:
+    // the same answers as the owned filter for members and non-members, and inserts that set
+    // the owned filter's bits.
+    let keys = |r: std::ops::Range<u64>| r.map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut owned = BlockedBloomFilter::with_fpr(2_000, 0.01)
+        .unwrap()
+        .with_layout(Layout::Local32)
+        .unwrap();
+    keys(0..1_000).for_each(|k| {
+        owned.insert(&k);
+    });
+    let a = AtomicBlockedBloomFilter::try_from(owned.clone()).unwrap();
+    assert_eq!(a.layout(), Layout::Local32);
+    let mut positives = 0;
+    for k in keys(0..20_000) {
+        assert_eq!(a.might_contain(&k), owned.might_contain(&k), "key {k}");
+        positives += usize::from(owned.might_contain(&k));
+    }
+    // Members all found; some non-members answered "maybe" too, so the comparison saw both.
+    assert!(positives > 1_000 && positives < 20_000, "{positives}");
+    keys(1_000..2_000).for_each(|k| {
+        a.insert(&k);
+        owned.insert(&k);
+    });
+    assert_eq!(a.to_filter(), owned);
+}
+
+#[test]
 fn the_trait_view_matches() {
     let mut a = AtomicBlockedBloomFilter::with_fpr(1_000, 0.01).unwrap();
     let o = BlockedBloomFilter::with_fpr(1_000, 0.01).unwrap();
@@ -160,32 +188,18 @@ fn the_trait_view_matches() {
     assert_eq!(dynf.size_in_bytes(), Filter::size_in_bytes(&o));
 }
 
+// The documented bound on each inbox: 64 batches.
+bloomlab_conformance::parallel_suite!(BlockedBloomFilter, max_queued: Some(64));
+
 #[test]
-fn parallel_build_is_bit_identical_to_sequential_inserts() {
-    // Sizes below, at and above the per-thread minimum (32 768 keys), odd lengths that split
-    // unevenly, and more threads than the machine has.
+fn the_inbox_bound_is_the_documented_one() {
+    assert_eq!(bloomlab_blocked::PARALLEL_MAX_QUEUED, 64);
+}
+
+#[test]
+fn parallel_build_in_the_first_layout_is_its_batch_build() {
     for n in [1u64, 65_535, 65_536, 200_003] {
-        let keys: Vec<u64> = (0..n)
-            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-            .collect();
-        let mut want = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
-        keys.iter().for_each(|k| {
-            want.insert(k);
-        });
-        for threads in [0, 1, 2, 3, 7] {
-            let mut f = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
-            f.insert_parallel_with_threads(&keys, threads);
-            assert_eq!(f, want, "n = {n}, {threads} threads");
-        }
-        assert_eq!(BlockedBloomFilter::from_keys(&keys, 0.01).unwrap(), want);
-        // Into a filter that already holds keys, and in the first layout.
-        let mut f = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
-        f.insert("before");
-        f.insert_parallel_with_threads(&keys, 4);
-        let mut g = BlockedBloomFilter::with_fpr(n, 0.01).unwrap();
-        g.insert("before");
-        g.insert_batch(&keys);
-        assert_eq!(f, g);
+        let keys = spread_keys(n);
         let wide = || {
             BlockedBloomFilter::with_fpr(n, 0.01)
                 .unwrap()
@@ -197,10 +211,6 @@ fn parallel_build_is_bit_identical_to_sequential_inserts() {
         b.insert_batch(&keys);
         assert_eq!(a, b);
     }
-    assert!(matches!(
-        BlockedBloomFilter::from_keys::<u64>(&[], 0.01),
-        Err(Error::ZeroItems)
-    ));
 }
 
 #[test]
@@ -219,13 +229,11 @@ fn parallel_build_hashes_keys_of_any_length_alike() {
             }
         })
         .collect();
-    let mut want = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
-    want.insert_batch(&keys);
-    for threads in [2, 3, 8, 9] {
-        let mut f = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
-        f.insert_parallel_with_threads(&keys, threads);
-        assert_eq!(f, want, "{threads} threads");
-    }
+    let empty = || BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
+    let build = |f: &mut BlockedBloomFilter, keys: &[Vec<u8>], t| {
+        f.insert_parallel_with_threads(keys, t);
+    };
+    check_builds_alike(&keys, empty, build, &[2, 3, 8, 9]);
     // Fixed-size arrays and integers of 8 bytes hash alike.
     let arrays: Vec<[u8; 8]> = (0..100_000u64).map(u64::to_le_bytes).collect();
     let words: Vec<u64> = (0..100_000u64).collect();
@@ -275,29 +283,4 @@ fn the_count_is_exact_with_more_threads_than_count_shards() {
     });
     assert_eq!(f.len(), 20_000);
     assert!((0..20_000u64).all(|i| f.might_contain(&i)));
-}
-
-#[test]
-fn a_large_build_runs_on_the_threads_it_is_given_and_reports_it() {
-    let raw: Vec<u64> = (0..300_000u64)
-        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .collect();
-    let mut want = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
-    want.insert_batch(&raw);
-    // The documented bound on each inbox: 64 batches.
-    assert_eq!(bloomlab_blocked::PARALLEL_MAX_QUEUED, 64);
-    for threads in [2usize, 3, 4] {
-        let seen = ThreadsSeen::default();
-        let mut f = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
-        let report = f.insert_parallel_with_threads(&seen.keys(&raw), threads);
-        assert_eq!(f, want, "{threads} threads");
-        // Seen from outside the build (the threads that hashed a key), and from its report.
-        check_parallel_report(&report, &seen, threads, raw.len(), Some(64));
-    }
-    // Below 65 536 keys: the calling thread alone, and the report says so.
-    let seen = ThreadsSeen::default();
-    let mut f = BlockedBloomFilter::with_fpr(300_000, 0.01).unwrap();
-    let report = f.insert_parallel_with_threads(&seen.keys(&raw[..65_535]), 4);
-    assert_eq!((seen.count(), report.threads), (1, 1));
-    assert_eq!(report, ParallelReport::one_thread(65_535));
 }

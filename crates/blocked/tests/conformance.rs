@@ -8,29 +8,39 @@ use rand_chacha::ChaCha8Rng;
 
 conf::basic_suite!(BlockedBloomFilter);
 
+/// The set bits of each block, in order.
+fn ones_per_block(f: &BlockedBloomFilter) -> impl Iterator<Item = u32> + '_ {
+    (0..f.blocks()).map(|i| {
+        f.block_words(i)
+            .unwrap()
+            .iter()
+            .map(|w| w.count_ones())
+            .sum()
+    })
+}
+
+/// Each block's FPR, `(ones/512)^k`: the probability a key hashed to it is a false positive.
+fn block_fprs(f: &BlockedBloomFilter) -> Vec<f64> {
+    ones_per_block(f)
+        .map(|ones| (f64::from(ones) / 512.0).powi(f.hashes() as i32))
+        .collect()
+}
+
 #[test]
 fn fpr_within_binomial_bound_and_meets_the_target() {
     // 10^6 keys spread over ≈ 19 000–30 000 blocks: the block-to-block variation of the
     // realised FPR averages out to ≈ 1 % relative, small against the 5σ binomial bound
     // (5 % relative at 1 % with 10^6 probes, 11 % at 0.1 % with 2·10^6 probes).
-    let targets = [
-        (0.001, 2_000_000, 11),
-        (0.01, 1_000_000, 12),
-        (0.03, 1_000_000, 13),
-    ];
+    let targets = conf::three_targets(11);
     let make = |n, p| BlockedBloomFilter::with_fpr(n, p).unwrap();
     for r in conf::check_fpr_at(make, 1_000_000, &targets) {
-        let (p, probes) = (r.target, r.probes);
+        let p = r.target;
         // Sized with the blocked formula, the filter's own prediction is at or below the target
         // (bits/item is rounded up to whole blocks, so only slightly below).
         assert!(r.expected <= p, "{r:?}");
         assert!(r.expected > 0.97 * p, "{r:?}");
         // And the measured rate meets the target up to the same binomial bound.
-        let sigma = (probes as f64 * p * (1.0 - p)).sqrt();
-        assert!(
-            r.positives as f64 <= probes as f64 * p + conf::Z_BOUND * sigma,
-            "{r:?}"
-        );
+        r.check_at_or_below_target();
         println!("{r:?}");
     }
 }
@@ -40,32 +50,14 @@ fn current_fpr_is_the_exact_fpr_of_the_table() {
     // current_fpr = mean over blocks of (ones/512)^k is the probability that a random
     // non-member is positive for this very table, so the measured count is binomial around it.
     let f = filled(200_000, 0.01, 3);
-    let probes = 1_000_000u64;
     let mut rng = ChaCha8Rng::seed_from_u64(33);
-    let pos = (0..probes)
-        .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
-        .count() as f64;
     let c = f.current_fpr();
-    let sigma = (probes as f64 * c * (1.0 - c)).sqrt();
-    assert!(
-        (pos - probes as f64 * c).abs() <= conf::Z_BOUND * sigma,
-        "{pos} vs {c}"
-    );
+    conf::check_positives_near(|k| f.might_contain(k), 1_000_000, &mut rng, c);
     // The formula agrees with the table: current_fpr is the mean of ≈ 3 900 per-block FPRs, so
     // it sits within 5 standard errors of that mean (σ of the per-block values / √blocks,
     // ≈ 2.5 % relative) of the formula's expectation.
     let e = f.expected_fpr();
-    let per_block: Vec<f64> = (0..f.blocks())
-        .map(|i| {
-            let ones: u32 = f
-                .block_words(i)
-                .unwrap()
-                .iter()
-                .map(|w| w.count_ones())
-                .sum();
-            (f64::from(ones) / 512.0).powi(f.hashes() as i32)
-        })
-        .collect();
+    let per_block = block_fprs(&f);
     let blocks_n = per_block.len() as f64;
     let var = per_block.iter().map(|x| (x - c).powi(2)).sum::<f64>() / blocks_n;
     let standard_error = (var / blocks_n).sqrt();
@@ -120,15 +112,9 @@ fn blocked_penalty_against_classic_follows_theory() {
         for _ in 0..n {
             f.insert(&conf::member_key(&mut rng));
         }
-        let pos = (0..probes)
-            .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
-            .count() as f64;
+        // Positives binomial around the table's exact FPR, kept for the check further down.
         let c = f.current_fpr();
-        let sigma = (probes as f64 * c * (1.0 - c)).sqrt();
-        assert!(
-            (pos - probes as f64 * c).abs() <= conf::Z_BOUND * sigma,
-            "{bpi}: {pos} vs {c}"
-        );
+        let pos = conf::check_positives_near(|k| f.might_contain(k), probes, &mut rng, c) as f64;
         let m = f.bits();
         let density = m as f64 / n as f64;
         let classic = math::classic_fpr(m, math::classic_hashes(m, n), n);
@@ -144,17 +130,7 @@ fn blocked_penalty_against_classic_follows_theory() {
         // (standard deviation of the per-block FPRs / √blocks).
         let e = f.expected_fpr();
         assert!(e / classic > textbook);
-        let per_block: Vec<f64> = (0..f.blocks())
-            .map(|i| {
-                let ones: u32 = f
-                    .block_words(i)
-                    .unwrap()
-                    .iter()
-                    .map(|w| w.count_ones())
-                    .sum();
-                (f64::from(ones) / 512.0).powi(f.hashes() as i32)
-            })
-            .collect();
+        let per_block = block_fprs(&f);
         let mean = per_block.iter().sum::<f64>() / per_block.len() as f64;
         let var =
             per_block.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / per_block.len() as f64;
@@ -175,15 +151,7 @@ fn batched_lookups_equal_single_lookups() {
     // different key.
     let mut members = ChaCha8Rng::seed_from_u64(4);
     // Members, non-members, and every length around the prefetch distance (0, 1, BATCH ± 1, …).
-    let mut keys: Vec<[u8; 17]> = (0..20_000)
-        .map(|i| {
-            if i % 3 == 0 {
-                conf::member_key(&mut members)
-            } else {
-                conf::non_member_key(&mut rng)
-            }
-        })
-        .collect();
+    let mut keys = conf::every_third_a_member(20_000, &mut members, &mut rng);
     keys.extend((0..5_000).map(|_| conf::member_key(&mut members)));
     let distinct: std::collections::HashSet<_> = keys.iter().collect();
     assert_eq!(distinct.len(), keys.len(), "every key is a different key");
@@ -347,16 +315,8 @@ fn serde_refuses_invalid_filters() {
 fn damaged_bytes_never_panic_and_never_decode_invalid() {
     let f = filled(2_000, 0.01, 23);
     let invariants = |g: &BlockedBloomFilter| {
-        let needed: u64 = (0..g.blocks())
-            .map(|i| {
-                let ones: u32 = g
-                    .block_words(i)
-                    .unwrap()
-                    .iter()
-                    .map(|w| w.count_ones())
-                    .sum();
-                u64::from(ones.div_ceil(g.hashes()))
-            })
+        let needed: u64 = ones_per_block(g)
+            .map(|ones| u64::from(ones.div_ceil(g.hashes())))
             .sum();
         assert!(needed <= g.len());
         assert!(g.capacity() >= 1 && g.blocks() >= 1);

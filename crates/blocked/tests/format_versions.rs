@@ -52,6 +52,8 @@ fn v1_file_loads_and_answers_as_when_written() {
             want,
             "key {i} as bytes"
         );
+        // The portable path reads the first layout's probes too, not the current ones.
+        assert_eq!(f.might_contain_portable(&i), want, "key {i}, portable");
     }
     let keys: Vec<u64> = (0..2000).collect();
     let mut out = vec![false; keys.len()];
@@ -74,6 +76,10 @@ fn v1_filter_keeps_its_layout_when_extended() {
     let mut f = BlockedBloomFilter::from_bytes(&bytes).unwrap();
     f.insert(&2001u64);
     assert!(f.might_contain(&2001u64));
+    // The portable insert sets the first layout's bits, the ones the vector path reads.
+    let mut p = BlockedBloomFilter::from_bytes(&bytes).unwrap();
+    p.insert_portable(&2001u64);
+    assert_eq!(p, f);
     let g = BlockedBloomFilter::from_bytes(&f.to_bytes()).unwrap();
     assert_eq!(g, f);
     for i in 0..2000u64 {

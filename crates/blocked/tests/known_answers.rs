@@ -29,6 +29,55 @@ fn set_bits(f: &BlockedBloomFilter) -> Vec<(u64, Vec<u32>)> {
         .collect()
 }
 
+/// The in-block bits of the 32-bit layouts: `k = 6` probes, probe `i` the top 9 bits of
+/// `x · 0x9e37_79b9^i mod 2^32`, sorted, repeats once.
+fn bits_by_the_rule(mut x: u32) -> Vec<u32> {
+    let mut bits: Vec<u32> = (0..6)
+        .map(|_| {
+            let bit = x >> 23;
+            x = x.wrapping_mul(0x9e37_79b9);
+            bit
+        })
+        .collect();
+    bits.sort_unstable();
+    bits.dedup();
+    bits
+}
+
+/// A filter of `blocks` blocks and `k = 6` in `layout`, explicitly the xxh3 scheme.
+fn in_layout(blocks: u64, layout: Layout) -> BlockedBloomFilter {
+    BlockedBloomFilter::with_blocks_and_scheme(blocks, 6, Xxh3Scheme)
+        .and_then(|f| f.with_layout(layout))
+        .unwrap()
+}
+
+/// 10^4 keys at 1 % in `layout` (194 blocks, k = 6): its length and digest.
+fn check_ten_thousand(layout: Layout, name: &str, digest: u64) {
+    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme)
+        .and_then(|f| f.with_layout(layout))
+        .unwrap();
+    g.extend(0..10_000u64);
+    assert_eq!((g.blocks(), g.hashes()), (194, 6));
+    conf::check_known_answer(name, &g.to_bytes(), 12_488, digest);
+}
+
+/// The literal `hex` decodes in `layout`, holds k0 … k99, and the non-members that answer
+/// "maybe" are `want`, one at a time and batched.
+fn check_literal(hex: &str, layout: Layout, want: &[usize]) {
+    let d = BlockedBloomFilter::from_bytes(&from_hex(hex)).unwrap();
+    assert_eq!(
+        (d.layout(), d.blocks(), d.hashes(), d.len()),
+        (layout, 2, 6, 100)
+    );
+    assert!(keys("k", 100).iter().all(|k| d.might_contain(k)));
+    assert_eq!(positives(&d), want);
+    let probe = keys("n", 256);
+    let mut out = vec![false; probe.len()];
+    d.might_contain_batch(&probe, &mut out).unwrap();
+    let batched: Vec<usize> = (0..out.len()).filter(|&i| out[i]).collect();
+    assert_eq!(batched, want, "batched");
+}
+
 #[test]
 fn block_index_and_probe_bits_of_fixed_keys() {
     // 1000 blocks, k = 6: block = ⌊h1·1000/2^64⌋, bits = top 9 bits of h2·0x9e37…7c15^i.
@@ -46,9 +95,7 @@ fn block_index_and_probe_bits_of_fixed_keys() {
 /// `want` block and bits; `also(key, block, bits)` checks each further.
 fn check_probe_bits(layout: Layout, want: [(u64, [u32; 6]); 5], also: impl Fn(&[u8], u64, &[u32])) {
     for (key, (block, bits)) in probe_keys().iter().zip(want) {
-        let mut f = BlockedBloomFilter::with_blocks_and_scheme(1000, 6, Xxh3Scheme)
-            .and_then(|f| f.with_layout(layout))
-            .unwrap();
+        let mut f = in_layout(1000, layout);
         f.insert(&key[..]);
         assert_eq!(
             set_bits(&f),
@@ -71,37 +118,15 @@ const SMALL: &str = "424c4142010002010000000000000000a80000000000000063000bfb078
 
 #[test]
 fn serialized_bytes_after_fixed_inserts() {
-    let mut f = BlockedBloomFilter::with_blocks_and_scheme(2, 6, Xxh3Scheme)
-        .and_then(|f| f.with_layout(Layout::Wide64))
-        .unwrap();
+    let mut f = in_layout(2, Layout::Wide64);
     f.extend(keys("k", 100));
     assert_eq!(f.to_bytes(), from_hex(SMALL));
-    // 10^4 keys at 1 %: 194 blocks, k = 6.
-    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme)
-        .and_then(|f| f.with_layout(Layout::Wide64))
-        .unwrap();
-    g.extend(0..10_000u64);
-    assert_eq!((g.blocks(), g.hashes()), (194, 6));
-    conf::check_known_answer(
-        "blocked 10^4 at 1 %",
-        &g.to_bytes(),
-        12_488,
-        0xf482_7ab9_fe52_293a,
-    );
+    check_ten_thousand(Layout::Wide64, "blocked 10^4 at 1 %", 0xf482_7ab9_fe52_293a);
 }
 
 #[test]
 fn literal_filter_decodes_and_answers_as_written() {
-    let f = BlockedBloomFilter::from_bytes(&from_hex(SMALL)).unwrap();
-    assert_eq!((f.blocks(), f.hashes(), f.len()), (2, 6, 100));
-    assert!(keys("k", 100).iter().all(|k| f.might_contain(k)));
-    assert_eq!(positives(&f), [108, 253]);
-    // Batched lookups answer the same from the decoded filter.
-    let probe = keys("n", 256);
-    let mut out = vec![false; probe.len()];
-    f.might_contain_batch(&probe, &mut out).unwrap();
-    let batched: Vec<usize> = (0..out.len()).filter(|&i| out[i]).collect();
-    assert_eq!(batched, [108, 253]);
+    check_literal(SMALL, Layout::Wide64, &[108, 253]);
 }
 
 // Format version 2 ([`Layout::Local32`], the layout of new filters before the third): probe
@@ -120,17 +145,7 @@ fn local32_block_index_and_probe_bits_of_fixed_keys() {
     check_probe_bits(Layout::Local32, want, |key, block, bits| {
         // The same bits from the documented rule, written out independently of the crate.
         let h = Xxh3Scheme.hash(key);
-        let mut x = (h.h2 >> 32) as u32;
-        let mut from_rule: Vec<u32> = (0..6)
-            .map(|_| {
-                let bit = x >> 23;
-                x = x.wrapping_mul(0x9e37_79b9);
-                bit
-            })
-            .collect();
-        from_rule.sort_unstable();
-        from_rule.dedup();
-        assert_eq!(from_rule, bits.to_vec());
+        assert_eq!(bits_by_the_rule((h.h2 >> 32) as u32), bits.to_vec());
         assert_eq!(
             ((u128::from(h.h1) * 1000) >> 64) as u64,
             block,
@@ -150,30 +165,15 @@ const SMALL_V2: &str = "424c4142020002010000000000000000a80000000000000059f8be5b
 
 #[test]
 fn local32_serialized_bytes_and_literal_answers() {
-    let mut f = BlockedBloomFilter::with_blocks_and_scheme(2, 6, Xxh3Scheme)
-        .and_then(|f| f.with_layout(Layout::Local32))
-        .unwrap();
+    let mut f = in_layout(2, Layout::Local32);
     f.extend(keys("k", 100));
     assert_eq!(f.to_bytes(), from_hex(SMALL_V2));
-    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme)
-        .and_then(|f| f.with_layout(Layout::Local32))
-        .unwrap();
-    g.extend(0..10_000u64);
-    conf::check_known_answer(
+    check_ten_thousand(
+        Layout::Local32,
         "blocked v2 10^4 at 1 %",
-        &g.to_bytes(),
-        12_488,
         0x37ed_6e98_f449_b4d3,
     );
-    let d = BlockedBloomFilter::from_bytes(&from_hex(SMALL_V2)).unwrap();
-    assert_eq!(d.layout(), Layout::Local32);
-    assert!(keys("k", 100).iter().all(|k| d.might_contain(k)));
-    assert_eq!(positives(&d), [51, 96, 103, 144, 235]);
-    let probe = keys("n", 256);
-    let mut out = vec![false; probe.len()];
-    d.might_contain_batch(&probe, &mut out).unwrap();
-    let batched: Vec<usize> = (0..out.len()).filter(|&i| out[i]).collect();
-    assert_eq!(batched, [51, 96, 103, 144, 235]);
+    check_literal(SMALL_V2, Layout::Local32, &[51, 96, 103, 144, 235]);
 }
 
 // Format version 3 ([`Layout::OneHash`], the layout of every new filter): one 64-bit hash
@@ -198,17 +198,7 @@ fn one_hash_block_index_and_probe_bits_of_fixed_keys() {
         assert_eq!(set_bits(&f), [(block, bits.to_vec())]);
         let x = xxhash_rust::xxh3::xxh3_64_with_seed(key, u64::from_le_bytes(*b"bloomlab"));
         assert_eq!(Xxh3Scheme.hash64(key), x);
-        let mut h = x as u32;
-        let mut from_rule: Vec<u32> = (0..6)
-            .map(|_| {
-                let bit = h >> 23;
-                h = h.wrapping_mul(0x9e37_79b9);
-                bit
-            })
-            .collect();
-        from_rule.sort_unstable();
-        from_rule.dedup();
-        assert_eq!(from_rule, bits.to_vec());
+        assert_eq!(bits_by_the_rule(x as u32), bits.to_vec());
         assert_eq!(
             ((x >> 32) * 1000) >> 32,
             block,
@@ -229,23 +219,13 @@ const SMALL_V3: &str = "424c4142030002010000000000000000a800000000000000d6dea24f
 #[test]
 fn one_hash_serialized_bytes_and_literal_answers() {
     let mut f = BlockedBloomFilter::with_blocks_and_scheme(2, 6, Xxh3Scheme).unwrap();
+    assert_eq!(f.layout(), Layout::OneHash);
     f.extend(keys("k", 100));
     assert_eq!(f.to_bytes(), from_hex(SMALL_V3));
-    let mut g = BlockedBloomFilter::with_fpr_and_scheme(10_000, 0.01, Xxh3Scheme).unwrap();
-    g.extend(0..10_000u64);
-    conf::check_known_answer(
+    check_ten_thousand(
+        Layout::OneHash,
         "blocked v3 10^4 at 1 %",
-        &g.to_bytes(),
-        12_488,
         0x81ae_13ae_e17f_e335,
     );
-    let d = BlockedBloomFilter::from_bytes(&from_hex(SMALL_V3)).unwrap();
-    assert_eq!(d.layout(), Layout::OneHash);
-    assert!(keys("k", 100).iter().all(|k| d.might_contain(k)));
-    assert_eq!(positives(&d), [44]);
-    let probe = keys("n", 256);
-    let mut out = vec![false; probe.len()];
-    d.might_contain_batch(&probe, &mut out).unwrap();
-    let batched: Vec<usize> = (0..out.len()).filter(|&i| out[i]).collect();
-    assert_eq!(batched, positives(&d));
+    check_literal(SMALL_V3, Layout::OneHash, &[44]);
 }

@@ -324,16 +324,7 @@ impl<S: HashScheme> BloomFilter<S> {
         keys: &[K],
         out: &mut [bool],
     ) -> Result<()> {
-        if keys.len() != out.len() {
-            return Err(Error::invalid(
-                "out",
-                format!(
-                    "has {} slots for {} keys; lengths must match",
-                    out.len(),
-                    keys.len()
-                ),
-            ));
-        }
+        Error::check_out_len(keys.len(), out.len())?;
         let ahead = self.prefetched_probes();
         if S::LANES && D >= simd::CHUNK && D.is_multiple_of(simd::CHUNK) {
             simd::pipeline_chunks::<[bool], K, KeyHash, D>(

@@ -1,7 +1,6 @@
 //! Building one classic filter with every core.
 
-use bloomlab_core::error::Result;
-use bloomlab_core::hash::{self, HashScheme, KeyHash, Xxh3Scheme};
+use bloomlab_core::hash::{self, HashScheme, KeyHash};
 use bloomlab_core::parallel::{self, Owners, ParallelReport};
 use bloomlab_core::{Key, simd};
 
@@ -11,84 +10,74 @@ use crate::BloomFilter;
 /// inserts saves.
 const MIN_KEYS_PER_THREAD: usize = 1 << 15;
 
-impl BloomFilter<Xxh3Scheme> {
-    /// A filter sized for `keys.len()` keys at false-positive rate `fpr`
-    /// ([`with_fpr`](Self::with_fpr)) holding all of them, built with every available core
-    /// ([`insert_parallel`](Self::insert_parallel)): bit for bit the filter that inserting
-    /// the keys one by one builds.
-    ///
-    /// ```
-    /// use bloomlab_classic::BloomFilter;
-    ///
-    /// let keys: Vec<u64> = (0..200_000).collect();
-    /// let f = BloomFilter::from_keys(&keys, 0.01)?;
-    /// let mut g = BloomFilter::with_fpr(200_000, 0.01)?;
-    /// keys.iter().for_each(|k| { g.insert(k); });
-    /// assert_eq!(f, g);
-    /// # Ok::<(), bloomlab_core::Error>(())
-    /// ```
-    pub fn from_keys<K: Key + Sync>(keys: &[K], fpr: f64) -> Result<Self> {
-        let mut f = Self::with_fpr(keys.len() as u64, fpr)?;
-        f.insert_parallel(keys);
-        Ok(f)
+bloomlab_core::parallel_entry_points! {
+    impl BloomFilter {
+        /// A filter sized for `keys.len()` keys at false-positive rate `fpr`
+        /// ([`with_fpr`](Self::with_fpr)) holding all of them, built with every available core
+        /// ([`insert_parallel`](Self::insert_parallel)): bit for bit the filter that inserting
+        /// the keys one by one builds.
+        ///
+        /// ```
+        /// use bloomlab_classic::BloomFilter;
+        ///
+        /// let keys: Vec<u64> = (0..200_000).collect();
+        /// let f = BloomFilter::from_keys(&keys, 0.01)?;
+        /// let mut g = BloomFilter::with_fpr(200_000, 0.01)?;
+        /// keys.iter().for_each(|k| { g.insert(k); });
+        /// assert_eq!(f, g);
+        /// # Ok::<(), bloomlab_core::Error>(())
+        /// ```
+        fn from_keys;
+
+        /// Insert every key of `keys` using all available cores
+        /// ([`std::thread::available_parallelism`]); bits and count are exactly those of
+        /// inserting the keys one by one.
+        ///
+        /// # How
+        ///
+        /// [`bloomlab_core::parallel::exchange`]: the bit array's words are cut into one
+        /// contiguous range per thread, the keys into one share per thread. Each thread hashes
+        /// its share, 1 024 keys at a time, and hands each of a key's `k` bit positions to the
+        /// thread that owns its word; each thread sets the bits of its own range (the word 64
+        /// positions ahead prefetched). A Bloom filter is the OR of its keys' bits, so neither
+        /// order nor split changes a bit; each word is written by one thread only — no atomics,
+        /// no private table, no merge. On a CPU with AVX-512, with at most 8 threads and fewer
+        /// than 2^32 bits, the positions are computed and handed on eight keys at a time in vector
+        /// lanes ([`simd::route_positions`]); otherwise one at a time. With fewer than 32 768 keys
+        /// per thread it uses fewer threads (one below 65 536 keys: [`insert_batch`](Self::insert_batch)).
+        ///
+        /// # Why this design
+        ///
+        /// A Bloom filter is the OR of its keys' bits, so handing each bit position to the thread that
+        /// owns its word builds the exact sequential filter without atomics, a private table per thread
+        /// or a merge. The design before (private tables ORed together) and the measurements that
+        /// replaced it are in `docs/design/classic.md`.
+        fn insert_parallel;
+
+        /// [`insert_parallel`](Self::insert_parallel) with at most `threads` threads (the calling
+        /// one included; 0 counts as 1).
+        ///
+        /// Returns what the build did ([`ParallelReport`]): the threads that inserted keys (more
+        /// than one whenever more than one was given and there are at least 65 536 keys), the
+        /// batches of bit positions they handed each other, and the most that waited in any
+        /// thread's inbox — never more than [`PARALLEL_MAX_QUEUED`] (64) batches of the positions of 1 024
+        /// keys, 3.5 MiB per thread at `k = 7`.
+        ///
+        /// ```
+        /// use bloomlab_classic::BloomFilter;
+        ///
+        /// let keys: Vec<u64> = (0..200_000).collect();
+        /// let mut f = BloomFilter::with_fpr(200_000, 0.01)?;
+        /// let report = f.insert_parallel_with_threads(&keys, 2);
+        /// assert_eq!(report.keys_per_thread, [100_000, 100_000]);
+        /// assert!(report.peak_queued <= bloomlab_classic::PARALLEL_MAX_QUEUED);
+        /// # Ok::<(), bloomlab_core::Error>(())
+        /// ```
+        fn insert_parallel_with_threads = insert_exchanged(PARALLEL_MAX_QUEUED);
     }
 }
 
 impl<S: HashScheme> BloomFilter<S> {
-    /// Insert every key of `keys` using all available cores
-    /// ([`std::thread::available_parallelism`]); bits and count are exactly those of
-    /// inserting the keys one by one.
-    ///
-    /// # How
-    ///
-    /// [`bloomlab_core::parallel::exchange`]: the bit array's words are cut into one
-    /// contiguous range per thread, the keys into one share per thread. Each thread hashes
-    /// its share, 1 024 keys at a time, and hands each of a key's `k` bit positions to the
-    /// thread that owns its word; each thread sets the bits of its own range (the word 64
-    /// positions ahead prefetched). A Bloom filter is the OR of its keys' bits, so neither
-    /// order nor split changes a bit; each word is written by one thread only — no atomics,
-    /// no private table, no merge. On a CPU with AVX-512, with at most 8 threads and fewer
-    /// than 2^32 bits, the positions are computed and handed on eight keys at a time in vector
-    /// lanes ([`simd::route_positions`]); otherwise one at a time. With fewer than 32 768 keys
-    /// per thread it uses fewer threads (one below 65 536 keys: [`insert_batch`](Self::insert_batch)).
-    ///
-    /// # Why this design
-    ///
-    /// A Bloom filter is the OR of its keys' bits, so handing each bit position to the thread that
-    /// owns its word builds the exact sequential filter without atomics, a private table per thread
-    /// or a merge. The design before (private tables ORed together) and the measurements that
-    /// replaced it are in `docs/design/classic.md`.
-    pub fn insert_parallel<K: Key + Sync>(&mut self, keys: &[K]) -> ParallelReport {
-        self.insert_parallel_with_threads(keys, parallel::available_threads())
-    }
-
-    /// [`insert_parallel`](Self::insert_parallel) with at most `threads` threads (the calling
-    /// one included; 0 counts as 1).
-    ///
-    /// Returns what the build did ([`ParallelReport`]): the threads that inserted keys (more
-    /// than one whenever more than one was given and there are at least 65 536 keys), the
-    /// batches of bit positions they handed each other, and the most that waited in any
-    /// thread's inbox — never more than [`PARALLEL_MAX_QUEUED`] (64) batches of the positions of 1 024
-    /// keys, 3.5 MiB per thread at `k = 7`.
-    ///
-    /// ```
-    /// use bloomlab_classic::BloomFilter;
-    ///
-    /// let keys: Vec<u64> = (0..200_000).collect();
-    /// let mut f = BloomFilter::with_fpr(200_000, 0.01)?;
-    /// let report = f.insert_parallel_with_threads(&keys, 2);
-    /// assert_eq!(report.keys_per_thread, [100_000, 100_000]);
-    /// assert!(report.peak_queued <= bloomlab_classic::PARALLEL_MAX_QUEUED);
-    /// # Ok::<(), bloomlab_core::Error>(())
-    /// ```
-    pub fn insert_parallel_with_threads<K: Key + Sync>(
-        &mut self,
-        keys: &[K],
-        threads: usize,
-    ) -> ParallelReport {
-        self.insert_exchanged(keys, threads, PARALLEL_MAX_QUEUED)
-    }
-
     /// The build of [`insert_parallel`](Self::insert_parallel), with at most `max_queued`
     /// batches waiting in any thread's inbox.
     fn insert_exchanged<K: Key + Sync>(
@@ -99,10 +88,7 @@ impl<S: HashScheme> BloomFilter<S> {
     ) -> ParallelReport {
         let m = self.bits.len();
         let words = self.bits.words().len();
-        let threads = threads
-            .min(keys.len() / MIN_KEYS_PER_THREAD)
-            .min(words)
-            .max(1);
+        let threads = parallel::threads_for(threads, keys.len(), MIN_KEYS_PER_THREAD, words);
         if threads == 1 {
             self.insert_batch(keys);
             return ParallelReport::one_thread(keys.len());
@@ -161,8 +147,7 @@ impl<S: HashScheme> BloomFilter<S> {
         let report = self.bits.with_words_mut(|w| {
             parallel::exchange(w, &owners, keys, STEP, max_queued, route, apply)
         });
-        let count = self.meta.count().saturating_add(keys.len() as u64);
-        self.meta = self.meta.clone().with_count(count);
+        self.meta.record_inserts(keys.len() as u64);
         report
     }
 }
@@ -185,19 +170,5 @@ const AHEAD: usize = 64;
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_full_inbox_makes_the_sender_wait_without_losing_a_key() {
-        // One batch per inbox at most: senders wait (setting their own inbox's bits) all the
-        // time.
-        let keys: Vec<u64> = (0..300_000u64)
-            .map(|i| i.wrapping_mul(0xD6E8_FEB8_6659_FD93))
-            .collect();
-        let mut want = BloomFilter::with_fpr(300_000, 0.01).unwrap();
-        want.insert_batch(&keys);
-        for threads in [2, 3, 6] {
-            let mut f = BloomFilter::with_fpr(300_000, 0.01).unwrap();
-            f.insert_exchanged(&keys, threads, 1);
-            assert_eq!(f, want, "{threads} threads");
-        }
-    }
+    bloomlab_conformance::full_inbox_test!(BloomFilter);
 }

@@ -35,12 +35,11 @@ fn lines(p: &Path) -> Vec<String> {
 
 /// arrow-rs's answer for every key (lines of the key file) and row group.
 fn arrow_rs_answers(file: &Path, column: &str, keys: &Path) -> Vec<String> {
+    let bloom_filters = ReaderProperties::builder()
+        .set_read_bloom_filter(true)
+        .build();
     let options = ReadOptionsBuilder::new()
-        .with_reader_properties(
-            ReaderProperties::builder()
-                .set_read_bloom_filter(true)
-                .build(),
-        )
+        .with_reader_properties(bloom_filters)
         .build();
     let reader =
         SerializedFileReader::new_with_options(File::open(file).unwrap(), options).unwrap();

@@ -55,6 +55,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod parallel;
 pub mod props;
 
 use std::fmt::Debug;
@@ -192,6 +193,21 @@ pub struct FprReport {
     pub allowed_deviation: f64,
 }
 
+/// `n` lookup keys for batch tests: every third one drawn from `members` ([`member_key`]),
+/// the others from `others` ([`non_member_key`]), so a filter answers both ways.
+pub fn every_third_a_member(
+    n: usize,
+    members: &mut ChaCha8Rng,
+    others: &mut ChaCha8Rng,
+) -> Vec<[u8; 17]> {
+    (0..n)
+        .map(|i| match i % 3 {
+            0 => member_key(members),
+            _ => non_member_key(others),
+        })
+        .collect()
+}
+
 /// Build a filter with `make(n, p)`, insert `n` seeded member keys, probe `probes` distinct
 /// non-members, and require the positive count to be within [`Z_BOUND`] binomial standard
 /// deviations of `probes · expected_fpr()`.
@@ -233,6 +249,59 @@ pub fn check_fpr<F: Filter>(
         "FPR outside the binomial bound: {report:?} (deviation {deviation:.1})"
     );
     report
+}
+
+impl FprReport {
+    /// The measured count is not significantly above the target (one-sided, [`Z_BOUND`]
+    /// binomial σ at the target): what a filter sized for `target` promises.
+    pub fn check_at_or_below_target(&self) {
+        let (p, probes) = (self.target, self.probes as f64);
+        let sigma = (probes * p * (1.0 - p)).sqrt();
+        assert!(
+            self.positives as f64 <= probes * p + Z_BOUND * sigma,
+            "FPR above the target: {self:?}"
+        );
+    }
+}
+
+/// `positives` out of `trials` lies within [`Z_BOUND`] binomial standard deviations of
+/// `trials · p` (two-sided); `what` names the check in the failure.
+pub fn check_binomial(positives: u64, trials: u64, p: f64, what: &str) {
+    let (n, x) = (trials as f64, positives as f64);
+    let sigma = (n * p * (1.0 - p)).sqrt();
+    assert!(
+        (x - n * p).abs() <= Z_BOUND * sigma,
+        "{what}: {positives} of {trials}, expected {} ± {Z_BOUND}·{sigma:.1}",
+        n * p
+    );
+}
+
+/// Probe `probes` non-member keys drawn from `rng` ([`non_member_key`]) and require the
+/// positives binomial around `p` ([`check_binomial`]): a table whose exact FPR (or the
+/// formula's) is `p`. Returns the positives.
+pub fn check_positives_near(
+    might_contain: impl Fn(&[u8]) -> bool,
+    probes: u64,
+    rng: &mut ChaCha8Rng,
+    p: f64,
+) -> u64 {
+    let positives = (0..probes)
+        .filter(|_| might_contain(&non_member_key(rng)))
+        .count() as u64;
+    check_binomial(positives, probes, p, "positives among non-members");
+    positives
+}
+
+/// The `(target, probes, seed)` triples the variants' FPR tests use: 0.1 % with 2·10^6
+/// probes (positives are fewest there), 1 % and 3 % with 10^6, seeded `seed`, `seed + 1`,
+/// `seed + 2`. At these counts the 5σ binomial bound is 11 %, 5 % and 3 % of the expected
+/// positives.
+pub fn three_targets(seed: u64) -> [(f64, u64, u64); 3] {
+    [
+        (0.001, 2_000_000, seed),
+        (0.01, 1_000_000, seed + 1),
+        (0.03, 1_000_000, seed + 2),
+    ]
 }
 
 /// [`check_fpr`] at each `(target, probes, seed)` of `targets`, every filter from
@@ -483,6 +552,21 @@ pub mod kat {
         [38, 156, 318, 435, 597, 759, 876],
         [83, 314, 339, 570, 596, 827, 852],
     ];
+
+    /// The filter `made` holding the integers `0..10_000` (each as its 8 little-endian bytes,
+    /// inserted through [`Filter`]), encoded with `to_bytes`: its length and digest are
+    /// `(name, len, digest)` ([`check_known_answer`](crate::check_known_answer)).
+    pub fn check_ten_thousand<F: super::Filter>(
+        made: Result<F, super::Error>,
+        to_bytes: fn(&F) -> Vec<u8>,
+        (name, len, digest): (&str, usize, u64),
+    ) {
+        let mut f = made.expect("a filter for 10^4 keys");
+        for i in 0..10_000u64 {
+            f.insert_bytes(&i.to_le_bytes()).expect("insert");
+        }
+        crate::check_known_answer(name, &to_bytes(&f), len, digest);
+    }
 
     /// Indices `i` of the non-members `n0 … n{count−1}` for which `maybe` answers true.
     pub fn positives_among(maybe: impl Fn(&str) -> bool, count: usize) -> Vec<usize> {

@@ -170,9 +170,7 @@ impl BitArray {
                 self.len, other.len
             )));
         }
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a |= *b;
-        }
+        or_into(&mut self.words, &other.words);
         Ok(())
     }
 
@@ -223,6 +221,14 @@ impl fmt::Debug for BitArray {
             .field("len", &self.len)
             .field("ones", &self.count_ones())
             .finish()
+    }
+}
+
+/// `dst |= src`, word by word, over the shorter of the two (the union of two tables of one
+/// shape).
+pub fn or_into<W: Copy + std::ops::BitOrAssign>(dst: &mut [W], src: &[W]) {
+    for (a, &b) in dst.iter_mut().zip(src) {
+        *a |= b;
     }
 }
 
@@ -283,6 +289,29 @@ mod tests {
             Err(Error::SizeOverflow(_))
         ));
         assert!(BitArray::new(0).is_err());
+    }
+
+    #[test]
+    fn with_words_mut_clears_what_it_set_past_the_end() {
+        // Every word filled with ones: exactly the `len` bits of the array stay set, and the
+        // bytes are those of an array with every bit set one at a time.
+        for len in [1u64, 5, 63, 64, 65, 100, 127, 128, 130, 191] {
+            let mut b = BitArray::new(len).unwrap();
+            let words = b.with_words_mut(|w| {
+                w.fill(u64::MAX);
+                w.len()
+            });
+            assert_eq!(words as u64, len.div_ceil(64));
+            assert_eq!(b.count_ones(), len, "len {len}");
+            let mut want = BitArray::new(len).unwrap();
+            (0..len).for_each(|i| {
+                want.set(i);
+            });
+            assert_eq!(b, want, "len {len}");
+            let mut bytes = Vec::new();
+            b.write_le_bytes(&mut bytes);
+            assert_eq!(BitArray::from_le_bytes(&bytes, len), Ok(want));
+        }
     }
 
     #[test]

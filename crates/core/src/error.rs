@@ -129,6 +129,18 @@ impl Error {
             reason: reason.into(),
         }
     }
+
+    /// The check of every batched lookup: one answer slot per key (`out` has `slots`, there
+    /// are `keys`), else [`Error::InvalidParameter`] naming `out`.
+    pub fn check_out_len(keys: usize, slots: usize) -> Result<()> {
+        if keys == slots {
+            return Ok(());
+        }
+        Err(Error::invalid(
+            "out",
+            format!("has {slots} slots for {keys} keys; lengths must match"),
+        ))
+    }
 }
 
 impl DecodeError {

@@ -5,7 +5,7 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0  | 4 | magic `b"BLAB"` |
-//! | 4  | 2 | format version: [`FORMAT_VERSION`] = 1, or 2 / 3 for the blocked filter's second / third probe layout ([`BLOCKED_LOCAL32_VERSION`], [`BLOCKED_ONE_HASH_VERSION`]), 2 for the Ribbon filter's second equation layout ([`RIBBON_ONE_HASH_VERSION`]) |
+//! | 4  | 2 | format version: [`FORMAT_VERSION`] = 1, or 2 / 3 for the blocked filter's second / third probe layout ([`BLOCKED_LOCAL32_VERSION`], [`BLOCKED_ONE_HASH_VERSION`]), 2 for the Ribbon filter's second equation layout ([`RIBBON_ONE_HASH_VERSION`]), 2 for the scalable filter's partitioned stages ([`SCALABLE_PARTITIONED_VERSION`]), 2 for the expandable filter's split-by-step table ([`EXPANDABLE_SPLIT_VERSION`]) |
 //! | 6  | 1 | variant tag ([`Variant`]) |
 //! | 7  | 1 | hash scheme id ([`hash::SchemeId`](crate::hash::SchemeId)) |
 //! | 8  | 8 | key check value (0 for unkeyed schemes; never the secret itself) |
@@ -39,8 +39,8 @@ pub const MAGIC: [u8; 4] = *b"BLAB";
 pub const FORMAT_VERSION: u16 = 1;
 /// Envelope version 2, written only by the blocked filter for its second probe layout
 /// (32-bit in-block probes, `bloomlab_core::simd::local_insert`); its version-1 files keep
-/// the first layout and still load. Every variant but the blocked and Ribbon filters writes and
-/// accepts only version 1.
+/// the first layout and still load. Every variant but the blocked, Ribbon,
+/// scalable and expandable filters writes and accepts only version 1.
 pub const BLOCKED_LOCAL32_VERSION: u16 = 2;
 /// Envelope version 3, written only by the blocked filter for its third probe layout: one
 /// 64-bit hash per key ([`HashScheme::hash64`](crate::hash::HashScheme::hash64)), the block
@@ -53,6 +53,15 @@ pub const BLOCKED_ONE_HASH_VERSION: u16 = 3;
 /// equation, where version 1 derives them with three finalisers from the 128-bit hash.
 /// Version-1 files still load and answer as before.
 pub const RIBBON_ONE_HASH_VERSION: u16 = 2;
+/// Envelope version 2 of the scalable Bloom filter: its second probe layout, each stage split
+/// into `k` equal partitions with one probe per partition, the probe value remixed by
+/// murmur3's finaliser (version 1 probed the whole stage with the plain double-hashing
+/// values). Version-1 files still load and answer as before.
+pub const SCALABLE_PARTITIONED_VERSION: u16 = 2;
+/// Envelope version 2 of the expandable filter: a table that grows by splitting buckets in
+/// order (linear hashing), entries kept at alternates in level-`k` form. Version 1 (the
+/// doubling table) is refused with [`DecodeError::UnsupportedVersion`].
+pub const EXPANDABLE_SPLIT_VERSION: u16 = 2;
 /// Newest envelope version any variant of this build reads.
 pub const MAX_FORMAT_VERSION: u16 = BLOCKED_ONE_HASH_VERSION;
 /// Envelope header length in bytes.
@@ -492,9 +501,17 @@ mod tests {
         for cut in 0..bytes.len() {
             assert!(open(&bytes[..cut]).is_err());
         }
-        let mut longer = bytes.clone();
-        longer.push(0);
-        assert_eq!(open(&longer).unwrap_err(), DecodeError::TrailingBytes(1));
+        // The error counts the bytes past the payload (12 bytes here, so a count taken as a
+        // ratio or a bound would differ from 2 extra bytes on).
+        for extra in 1..=40 {
+            let mut longer = bytes.clone();
+            longer.resize(bytes.len() + extra, 0);
+            assert_eq!(
+                open(&longer).unwrap_err(),
+                DecodeError::TrailingBytes(extra),
+                "{extra} bytes past the payload"
+            );
+        }
     }
 
     #[test]

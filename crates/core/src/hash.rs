@@ -354,23 +354,22 @@ mod tests {
                 Xxh3Scheme.descriptor()
             }
         }
+        // The words' hashes are the hashes of their 8 little-endian bytes.
+        fn check_words<S: HashScheme>(scheme: &S, words: &[u64], what: &str) {
+            let mut out = vec![0u64; words.len()];
+            scheme.hash64_words(words, &mut out);
+            let want: Vec<u64> = words
+                .iter()
+                .map(|w| scheme.hash64(&w.to_le_bytes()))
+                .collect();
+            assert_eq!(out, want, "{} words, {what}", words.len());
+        }
         for n in [0usize, 1, 7, 8, 9, 17, 100] {
             let words: Vec<u64> = (0..n as u64)
                 .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
                 .collect();
-            let mut out = vec![0u64; n];
-            Xxh3Scheme.hash64_words(&words, &mut out);
-            let want: Vec<u64> = words
-                .iter()
-                .map(|w| Xxh3Scheme.hash64(&w.to_le_bytes()))
-                .collect();
-            assert_eq!(out, want, "{n} words");
-            Plain.hash64_words(&words, &mut out);
-            let want: Vec<u64> = words
-                .iter()
-                .map(|w| Plain.hash64(&w.to_le_bytes()))
-                .collect();
-            assert_eq!(out, want, "{n} words, eight at a time");
+            check_words(&Xxh3Scheme, &words, "xxh3");
+            check_words(&Plain, &words, "eight at a time");
         }
     }
 
@@ -413,20 +412,75 @@ mod tests {
 
     #[test]
     fn scheme_ids_round_trip() {
-        for id in [
-            SchemeId::Xxh3Km,
-            SchemeId::SipHash24Km,
-            SchemeId::SipHash24x64Km,
-            SchemeId::ParquetXxh64,
-            SchemeId::SparkMurmur3V1,
-            SchemeId::SparkMurmur3V2,
-            SchemeId::GuavaMurmur128Mitz32,
-            SchemeId::GuavaMurmur128Mitz64,
-        ] {
-            assert_eq!(SchemeId::try_from(id as u8), Ok(id));
+        // Every byte: the ids (their values pinned in tests/known_answers.rs) decode to
+        // themselves, every other byte is refused naming it.
+        let mut known = Vec::new();
+        for byte in 0..=u8::MAX {
+            match SchemeId::try_from(byte) {
+                Ok(id) => {
+                    assert_eq!(id as u8, byte);
+                    known.push(byte);
+                }
+                Err(e) => assert_eq!(e, DecodeError::UnknownScheme(byte)),
+            }
         }
-        assert_eq!(SchemeId::try_from(0), Err(DecodeError::UnknownScheme(0)));
-        assert_eq!(SchemeId::try_from(10), Err(DecodeError::UnknownScheme(10)));
+        assert_eq!(known, [1, 2, 4, 5, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn scheme_names_as_errors_and_reports_print_them() {
+        // The names reports and error messages print (the results' `scheme` column): each
+        // spelled as documented, no two alike, and a descriptor prints its scheme's name.
+        let names = [
+            (SchemeId::Xxh3Km, "xxh3-128/km"),
+            (SchemeId::SipHash24Km, "siphash-2-4-128/km (keyed)"),
+            (SchemeId::SipHash24x64Km, "siphash-2-4-64+remix/km (keyed)"),
+            (SchemeId::ParquetXxh64, "parquet-xxh64"),
+            (SchemeId::SparkMurmur3V1, "spark-murmur3-v1"),
+            (SchemeId::SparkMurmur3V2, "spark-murmur3-v2"),
+            (SchemeId::GuavaMurmur128Mitz32, "guava-murmur128-mitz32"),
+            (SchemeId::GuavaMurmur128Mitz64, "guava-murmur128-mitz64"),
+        ];
+        for (i, (id, name)) in names.iter().enumerate() {
+            assert_eq!(id.name(), *name);
+            assert!(
+                names[..i]
+                    .iter()
+                    .all(|(other, _)| other.name() != id.name())
+            );
+        }
+        assert_eq!(Xxh3Scheme.descriptor().to_string(), "xxh3-128/km");
+    }
+
+    #[test]
+    fn chunks_of_mixed_key_lengths_hash_as_single_keys_do() {
+        // Every chunk length up to eight and every choice of which keys are 8 bytes long (they
+        // go through the lanes together, the others one at a time): each key's hash is its
+        // own, in its own place, whatever the rest of the chunk holds.
+        for len in 0..=8usize {
+            for eight_bytes in 0u32..(1 << len) {
+                let keys: Vec<Vec<u8>> = (0..len)
+                    .map(|i| {
+                        let w = (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                        let n = if eight_bytes & (1 << i) != 0 {
+                            8
+                        } else {
+                            3 + i % 7
+                        };
+                        w.to_le_bytes().iter().cycle().take(n).copied().collect()
+                    })
+                    .collect();
+                let mut out = vec![KeyHash::new(0, 0); len];
+                hash_chunk(
+                    &keys,
+                    &mut out,
+                    |b| Xxh3Scheme.hash(b),
+                    |w| Xxh3Scheme.hash_words8(w),
+                );
+                let want: Vec<KeyHash> = keys.iter().map(|k| Xxh3Scheme.hash(k)).collect();
+                assert_eq!(out, want, "{len} keys, 8-byte mask {eight_bytes:#b}");
+            }
+        }
     }
 
     #[test]

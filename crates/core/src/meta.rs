@@ -147,6 +147,16 @@ impl<S: HashScheme> Meta<S> {
             self.count += 1;
         }
     }
+    /// `bits / count`, the density the variants' FPR formulas take; `None` when empty (no
+    /// item: an FPR of 0).
+    pub fn bits_per_item(&self, bits: u64) -> Option<f64> {
+        (self.count > 0).then(|| bits as f64 / self.count as f64)
+    }
+    /// `n` more items (saturating): a batch or a parallel build.
+    #[inline]
+    pub fn record_inserts(&mut self, n: u64) {
+        self.count = self.count.saturating_add(n);
+    }
     /// One item fewer (saturating at 0).
     #[inline]
     pub fn record_remove(&mut self) {
@@ -478,4 +488,86 @@ macro_rules! default_scheme_constructors {
             )*
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::DecodeError;
+    use crate::hash::{KeyHash, SchemeId, Xxh3Scheme};
+
+    /// A scheme that records the key check it is given, as a keyed scheme's descriptor does
+    /// (two secrets, two descriptors of the same type).
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Recorded(u64);
+    impl HashScheme for Recorded {
+        fn hash(&self, key: &[u8]) -> KeyHash {
+            Xxh3Scheme.hash(key)
+        }
+        fn descriptor(&self) -> SchemeDescriptor {
+            SchemeDescriptor {
+                id: SchemeId::SipHash24Km,
+                key_check: self.0,
+            }
+        }
+    }
+
+    #[test]
+    fn meta_reports_what_it_was_built_with() {
+        let m = Meta::new(1_000, Some(0.01), Xxh3Scheme).with_count(7);
+        assert_eq!(
+            (m.capacity(), m.count(), m.target_fpr()),
+            (1_000, 7, Some(0.01))
+        );
+        assert_eq!(m.descriptor(), Xxh3Scheme.descriptor());
+        let fixed = Meta::new(5, None, Xxh3Scheme);
+        assert_eq!((fixed.count(), fixed.target_fpr()), (0, None));
+    }
+
+    #[test]
+    fn views_are_the_same_only_when_all_four_fields_are() {
+        let (s1, s2) = (Recorded(1), Recorded(2));
+        let view = |count, capacity, target_fpr, scheme| MetaView {
+            count,
+            capacity,
+            target_fpr,
+            scheme,
+        };
+        let base = view(3, 100, Some(0.01), &s1);
+        assert!(base.same_as(&view(3, 100, Some(0.01), &Recorded(1))));
+        for other in [
+            view(4, 100, Some(0.01), &s1),
+            view(3, 101, Some(0.01), &s1),
+            view(3, 100, Some(0.02), &s1),
+            view(3, 100, None, &s1),
+            view(3, 100, Some(0.01), &s2),
+        ] {
+            assert!(!base.same_as(&other), "{other:?}");
+            assert!(!other.same_as(&base), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn a_deserializer_gets_the_default_scheme_only_if_the_record_names_it() {
+        assert_eq!(
+            default_scheme_for::<Xxh3Scheme>(Xxh3Scheme.descriptor()),
+            Ok(Xxh3Scheme)
+        );
+        assert_eq!(
+            default_scheme_for::<Recorded>(Recorded(0).descriptor()),
+            Ok(Recorded(0))
+        );
+        let keyed = Recorded(5).descriptor();
+        assert_eq!(
+            default_scheme_for::<Xxh3Scheme>(keyed),
+            Err(DecodeError::SchemeMismatch {
+                expected: "xxh3-128/km".into(),
+                found: "siphash-2-4-128/km (keyed) [key check 0000000000000005]".into(),
+            })
+        );
+        assert!(matches!(
+            default_scheme_for::<Recorded>(keyed),
+            Err(DecodeError::SchemeMismatch { .. })
+        ));
+    }
 }

@@ -42,6 +42,93 @@ pub fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, NonZeroUsize::get)
 }
 
+/// The parallel build's entry points of a variant `Name<S: HashScheme>`, written once as
+/// inherent methods: `from_keys` (the default scheme: size with `with_fpr` for the keys, then
+/// insert them in parallel), `insert_parallel` (every available core) and
+/// `insert_parallel_with_threads`, which forwards to the variant's own build method with the
+/// extra arguments given. Each method carries the variant's own docs.
+///
+/// ```
+/// use bloomlab_core::parallel::ParallelReport;
+/// use bloomlab_core::{HashScheme, Key, Result, Xxh3Scheme};
+///
+/// pub struct Toy<S: HashScheme = Xxh3Scheme> {
+///     keys: u64,
+///     scheme: S,
+/// }
+///
+/// impl<S: HashScheme> Toy<S> {
+///     fn build<K: Key + Sync>(&mut self, keys: &[K], _threads: usize, _extra: u8) -> ParallelReport {
+///         self.keys += keys.len() as u64;
+///         ParallelReport::one_thread(keys.len())
+///     }
+/// }
+///
+/// impl Toy {
+///     pub fn with_fpr(_n: u64, _fpr: f64) -> Result<Self> {
+///         Ok(Toy { keys: 0, scheme: Xxh3Scheme })
+///     }
+/// }
+///
+/// bloomlab_core::parallel_entry_points! {
+///     impl Toy {
+///         /// Sized for the keys, holding them.
+///         fn from_keys;
+///         /// Every key, on every core.
+///         fn insert_parallel;
+///         /// Every key, on at most `threads` threads.
+///         fn insert_parallel_with_threads = build(7);
+///     }
+/// }
+///
+/// let toy = Toy::from_keys(&[1u64, 2, 3], 0.01)?;
+/// assert_eq!(toy.keys, 3);
+/// # Ok::<(), bloomlab_core::Error>(())
+/// ```
+#[macro_export]
+macro_rules! parallel_entry_points {
+    (impl $name:ident {
+        $(#[$from_doc:meta])* fn from_keys;
+        $(#[$all_doc:meta])* fn insert_parallel;
+        $(#[$with_doc:meta])* fn insert_parallel_with_threads = $build:ident($($arg:expr),* $(,)?);
+    }) => {
+        impl $name<$crate::Xxh3Scheme> {
+            $(#[$from_doc])*
+            pub fn from_keys<K: $crate::Key + Sync>(keys: &[K], fpr: f64) -> $crate::Result<Self> {
+                let mut f = Self::with_fpr(keys.len() as u64, fpr)?;
+                f.insert_parallel(keys);
+                Ok(f)
+            }
+        }
+
+        impl<S: $crate::HashScheme> $name<S> {
+            $(#[$all_doc])*
+            pub fn insert_parallel<K: $crate::Key + Sync>(
+                &mut self,
+                keys: &[K],
+            ) -> $crate::parallel::ParallelReport {
+                self.insert_parallel_with_threads(keys, $crate::parallel::available_threads())
+            }
+
+            $(#[$with_doc])*
+            pub fn insert_parallel_with_threads<K: $crate::Key + Sync>(
+                &mut self,
+                keys: &[K],
+                threads: usize,
+            ) -> $crate::parallel::ParallelReport {
+                self.$build(keys, threads $(, $arg)*)
+            }
+        }
+    };
+}
+
+/// The threads a build over `keys` keys and `units` independently owned parts of the table
+/// uses when given `threads`: at most one per `min_per_thread` keys and per part, at least 1
+/// (0 given counts as 1).
+pub fn threads_for(threads: usize, keys: usize, min_per_thread: usize, units: usize) -> usize {
+    threads.min(keys / min_per_thread).min(units).max(1)
+}
+
 /// Insert `keys` into `target` with at most `threads` threads (the calling one included; 0
 /// counts as 1), each handling at least `min_per_thread` keys. `empty(target)` makes a private
 /// table like `target` (all of them are made before any thread starts, so a `None` — no
@@ -653,6 +740,19 @@ mod tests {
         }
     }
 
+    /// Routes each key to cell `key mod cells`, in the batch of that cell's owner.
+    fn route_by_cell(
+        owners: &Owners,
+        cells: u64,
+    ) -> impl Fn(&[u64], &mut [Vec<usize>]) + Sync + '_ {
+        move |keys, out| {
+            for &k in keys {
+                let c = (k % cells) as usize;
+                out[owners.of(c)].push(c);
+            }
+        }
+    }
+
     /// Count keys per cell with `threads` threads and inboxes of `max_queued` batches.
     fn counts(keys: &[u64], cells: usize, threads: usize, max_queued: usize) -> Vec<u32> {
         let mut table = vec![0u32; cells];
@@ -663,12 +763,7 @@ mod tests {
             keys,
             1_000,
             max_queued,
-            |keys: &[u64], out: &mut [Vec<usize>]| {
-                for &k in keys {
-                    let c = (k % cells as u64) as usize;
-                    out[owners.of(c)].push(c);
-                }
-            },
+            route_by_cell(&owners, cells as u64),
             |range: &mut [u32], first: usize, batch: &Vec<usize>| {
                 batch.iter().for_each(|&c| range[c - first] += 1);
             },
@@ -696,12 +791,7 @@ mod tests {
                 &keys,
                 1_000,
                 4,
-                |keys: &[u64], out: &mut [Vec<usize>]| {
-                    for &k in keys {
-                        let c = (k % 4_096) as usize;
-                        out[owners.of(c)].push(c);
-                    }
-                },
+                route_by_cell(&owners, 4_096),
                 |range: &mut [u32], first: usize, batch: &Vec<usize>| {
                     let me = std::thread::current().id();
                     let mut s = seen.lock().unwrap();
@@ -826,12 +916,7 @@ mod tests {
                 &keys,
                 1_000,
                 max_queued,
-                |keys: &[u64], out: &mut [Vec<usize>]| {
-                    for &k in keys {
-                        let c = (k % 64) as usize;
-                        out[owners.of(c)].push(c);
-                    }
-                },
+                route_by_cell(&owners, 64),
                 |range: &mut [u32], first: usize, batch: &Vec<usize>| {
                     batch.iter().for_each(|&c| range[c - first] += 1);
                 },
@@ -866,12 +951,7 @@ mod tests {
                     &keys,
                     100,
                     1,
-                    |keys: &[u64], out: &mut [Vec<usize>]| {
-                        for &k in keys {
-                            let c = (k % 1_000) as usize;
-                            out[owners.of(c)].push(c);
-                        }
-                    },
+                    route_by_cell(&owners, 1_000),
                     |range: &mut [u32], first: usize, batch: &Vec<usize>| {
                         // The owner of the last range fails on its first batch.
                         assert!(first < 600, "a failing apply");

@@ -150,6 +150,25 @@ impl BucketTable {
         ))
     }
 
+    /// Grow in place to `num_buckets` (at least the current count): the new buckets are empty
+    /// and every existing slot keeps its bits (the layout is linear in the bucket index). On
+    /// error (a size that overflows or cannot be allocated) the table is unchanged.
+    pub fn extend_to(&mut self, num_buckets: u64) -> Result<()> {
+        if num_buckets < self.num_buckets {
+            return Err(Error::invalid("num_buckets", "a table only grows"));
+        }
+        let bits = Self::check_shape(num_buckets, self.f)?;
+        let padded = words_for_bits(bits)?
+            .checked_add(1)
+            .ok_or_else(|| Error::SizeOverflow(format!("{bits} bits")))?;
+        self.words
+            .try_reserve_exact(padded - self.words.len())
+            .map_err(|e| Error::SizeOverflow(format!("{padded} words: {e}")))?;
+        self.words.resize(padded, 0);
+        self.num_buckets = num_buckets;
+        Ok(())
+    }
+
     /// Append `ceil(table_bits/8)` little-endian bytes.
     pub fn write_le_bytes(&self, out: &mut Vec<u8>) {
         let mut left = self.byte_len();
@@ -274,25 +293,23 @@ impl BucketTable {
     /// Put `fp` in the first empty slot of `bucket`; `false` if the bucket is full.
     #[inline]
     pub fn insert_into_empty(&mut self, bucket: u64, fp: u32) -> bool {
-        match self.find(bucket, EMPTY) {
-            Some(j) => {
-                self.set(bucket, j, fp);
-                true
-            }
-            None => false,
-        }
+        self.replace_first(bucket, EMPTY, fp)
     }
 
     /// Clear one slot of `bucket` holding `fp`; `false` if there is none.
     #[inline]
     pub fn remove(&mut self, bucket: u64, fp: u32) -> bool {
-        match self.find(bucket, fp) {
-            Some(j) => {
-                self.set(bucket, j, EMPTY);
-                true
-            }
-            None => false,
+        self.replace_first(bucket, fp, EMPTY)
+    }
+
+    /// Write `new` into the first slot of `bucket` holding `old`; `false` if there is none.
+    #[inline]
+    fn replace_first(&mut self, bucket: u64, old: u32, new: u32) -> bool {
+        let slot = self.find(bucket, old);
+        if let Some(j) = slot {
+            self.set(bucket, j, new);
         }
+        slot.is_some()
     }
 
     /// Occupied slots in `bucket`.
@@ -358,6 +375,35 @@ impl std::fmt::Debug for BucketTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extending_keeps_every_slot_and_adds_empty_buckets() {
+        for f in [7u32, 13, 16, 17, 32] {
+            let mut t = BucketTable::new(5, f).unwrap();
+            for b in 0..5 {
+                for s in 0..BUCKET_SIZE {
+                    t.set(b, s, (b as u32 * 4 + s + 1) & ((1u64 << f) - 1) as u32);
+                }
+            }
+            let before = t.clone();
+            t.extend_to(23).unwrap();
+            assert_eq!(t.num_buckets(), 23);
+            assert_eq!(
+                t.size_in_bytes(),
+                BucketTable::new(23, f).unwrap().size_in_bytes()
+            );
+            for b in 0..23 {
+                for s in 0..BUCKET_SIZE {
+                    let want = if b < 5 { before.get(b, s) } else { 0 };
+                    assert_eq!(t.get(b, s), want, "f {f} bucket {b} slot {s}");
+                }
+            }
+            assert!(t.extend_to(22).is_err());
+            let mut bytes = Vec::new();
+            t.write_le_bytes(&mut bytes);
+            assert_eq!(BucketTable::from_le_bytes(&bytes, 23, f).unwrap(), t);
+        }
+    }
 
     #[test]
     fn fields_do_not_bleed_into_neighbours() {

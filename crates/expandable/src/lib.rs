@@ -1,16 +1,17 @@
-//! An expandable filter: a cuckoo-style bucket table that doubles whenever it fills, with no
-//! size hint, keeping its FPR below the target at every point of its growth.
+//! An expandable filter: a cuckoo-style bucket table that grows by small steps whenever it
+//! fills, with no size hint, keeping its FPR below the target at every point of its growth
+//! and its load near [`MAX_LOAD`] all the way.
 //!
 //! # What it guarantees
 //!
 //! - **Grows from any start.** [`ExpandableFilter::new`] starts at 2 buckets; an insert never
-//!   fails for lack of room. The only insert error is [`Error::SizeOverflow`]: the doubled
-//!   table could not be allocated, or it would pass `2^`[`MAX_LEVEL`] buckets. The filter is
-//!   then unchanged.
-//! - **No false negatives**, through every doubling and every delete of an inserted key.
-//! - **FPR ≤ target at every size**: [`math::fpr_bound`] is `≤ ε` after any number of
-//!   doublings (derivation in [`math`]), and
-//!   [`expected_fpr`](Filter::expected_fpr) is the union bound at the current contents.
+//!   fails for lack of room. The only insert error is [`Error::SizeOverflow`]: the grown
+//!   table could not be allocated, or it would pass `2^(`[`MAX_LEVEL`]` + 1)` buckets. The
+//!   filter is then unchanged.
+//! - **No false negatives**, through every growth step and every delete of an inserted key.
+//! - **FPR ≤ target at every size**: [`math::fpr_bound`] is `≤ ε` after any number of rounds
+//!   (derivation in [`math`]), and [`expected_fpr`](Filter::expected_fpr) is the union bound
+//!   at the current contents.
 //! - **Deletes** of inserted keys ([`RemovableFilter`]). Removing a key that tests negative
 //!   changes nothing and returns `false`. Removing a key that was never inserted but tests
 //!   positive can, as in every cuckoo or counting filter, take away another key's entry.
@@ -18,64 +19,84 @@
 //! # Design (which papers, what changes, why)
 //!
 //! It follows the taffy cuckoo filter (Apple, "Taffy Filters", 2021) and InfiniFilter (Dayan
-//! et al., SIGMOD 2023): fingerprints are hash *prefixes*, and a doubling moves one
-//! fingerprint bit of every entry into the bucket index, so no key is needed to expand; new
-//! entries get fingerprints that widen slowly ([`math::new_entry_bits`]) so that the sum of
-//! every generation's share of the FPR converges.
+//! et al., SIGMOD 2023): fingerprints are hash *prefixes*, and splitting a bucket moves one
+//! fingerprint bit of each of its entries into the bucket index, so no key is needed to
+//! expand; new entries get fingerprints that widen slowly ([`math::new_entry_bits`]) so that
+//! the sum of every round's share of the FPR converges. Where those double the table, this
+//! one grows it as linear hashing does (Litwin 1980): buckets split one after another.
 //!
-//! - **Table.** `2^k` buckets of 4 slots ([`bloomlab_cuckoo::BucketTable`], bit-packed), each
-//!   slot `W` bits: a flag bit (top) and a `W − 1`-bit *code* `fp | 1 << r` holding an
-//!   `r`-bit fingerprint under a unary length marker, so one table holds entries of every age
-//!   (0 = empty slot).
-//! - **Where a key goes.** Its 64-bit hash `h` ([`HashScheme::hash64`]): home bucket
-//!   `i1 = h mod 2^k`, fingerprint bits `h >> k`. The alternate bucket is
-//!   `i2 = i1 ⊕ G(t)`, `G(t) = 1 + fastrange(fmix64(t), 2^k − 1)`, with `t` the low
-//!   [`ALT_BITS`] bits of the fingerprint: an involution (`i1 = i2 ⊕ G(t)`) that is never the
-//!   home bucket itself.
-//! - **The flag** says the entry sits in its alternate bucket. That is what a doubling needs
-//!   (it must know each entry's home to split it), and it pays for itself: a lookup compares
-//!   only unflagged slots of `i1` and flagged slots of `i2`, so a query meets half the slots
-//!   a plain cuckoo filter compares, and its fingerprint can be one bit shorter.
-//! - **Lookup** reads the two buckets (8 slots) and matches a slot when its `r` fingerprint
-//!   bits equal the query's next `r` hash bits: exactly "the query's hash starts with the
-//!   entry's prefix".
-//! - **Insert** is cuckoo insertion with up to [`MAX_KICKS`] kicks. The filter doubles
-//!   *before* an insert that would pass [`MAX_LOAD`] of its slots or would lift the union
-//!   bound of its contents (kept exactly, in integer units) past [`math::fpr_bound`] for this
-//!   size, and also when a kick chain fails: the entry left in hand is carried through the
-//!   doubling. Removes lower the union bound, so churn at a steady size never doubles it.
-//! - **Doubling** rebuilds a table of `2^(k+1)` buckets, reinserting every entry with its
-//!   home extended by its lowest fingerprint bit (`i1 + 2^k·(fp & 1)`, `fp >> 1`). An entry
-//!   with no bit left is copied into both halves. Entries with fewer than [`ALT_BITS`] bits
-//!   left cannot compute their alternate and stay home; an entry that finds no room goes to a
-//!   small stash that lookups scan (empty in every measured run).
-//! - **New fingerprints** have `F_i` bits after `i` doublings, `log2(1/ε) + O(log i)`, chosen
-//!   by (3) of [`math`] so that the FPR bound holds after any number of doublings.
+//! - **Table.** `N = 2^k + s` buckets of 4 slots ([`bloomlab_cuckoo::BucketTable`],
+//!   bit-packed), `0 ≤ s < 2^k`. Buckets `0..s` and their images `2^k..N` are *split*
+//!   (level `k + 1`); buckets `s..2^k` are not yet (level `k`). Each slot is `W` bits: a flag
+//!   bit (top) and a `W − 1`-bit *code* `fp | 1 << r` holding an `r`-bit fingerprint under a
+//!   unary length marker, so one table holds entries of every age (0 = empty slot).
+//! - **Where a key goes.** Its 64-bit hash `h` ([`HashScheme::hash64`]); `β = h mod 2^k`.
+//!   Home bucket: `h mod 2^(k+1)` if `β < s`, else `β`; the home's code holds the hash bits
+//!   after the home's level. Alternate bucket: `β ⊕ G(t)`, `G(t) = 1 + fastrange(fmix64(t),
+//!   2^k − 1)` with `t` the low [`ALT_BITS`] bits of `h >> k` (256 offsets, precomputed per
+//!   level) — always below `2^k`, never the home.
+//! - **The flag** says the entry sits in its alternate bucket; there it keeps its *level-`k`
+//!   code* (the hash bits from `k` on, one bit more than a split home's code), so it stays
+//!   valid while its home splits. A lookup compares only unflagged slots of the home (against
+//!   `h >> level(home)`) and flagged slots of the alternate (against `h >> k`): 8 slots,
+//!   half of them skipped by the flag, as in a plain cuckoo filter's 8 comparisons.
+//! - **Insert** is cuckoo insertion: first the two buckets, then one move of look-ahead (an
+//!   entry of a full bucket that can move to a free slot of its other bucket), then a random
+//!   walk of up to [`MAX_KICKS`] kicks, looking one move ahead at every step. Before an
+//!   insert that would pass [`MAX_LOAD`] of the slots, or [`LOWER_LOAD`] of the slots below
+//!   `2^k` (which take every alternate), the table grows one *step*: the next
+//!   `2^k >> `[`GROWTH_SHIFT`] buckets (1/16 of `2^k`) are split. A failed kick chain leaves
+//!   the entry in a small stash that lookups search, grows a step and places the stash again.
+//! - **A split** of bucket `b` moves each unflagged entry by its code's lowest bit to `b` or
+//!   `b + 2^k` (an entry with no bit left is copied into both); flagged entries, here or
+//!   homed here, stay where they are. The appended bucket is empty and takes at most the 4
+//!   entries of its sibling, so a split never fails and touches two buckets.
+//! - **A round** ends when `s` reaches `2^k`, in place: every flagged entry's code loses a
+//!   bit and its alternate moves, so those entries are taken out and placed again; the
+//!   others stay where they are. When the schedule changes the slot width, the slots are
+//!   copied into a table of the new width. New entries get `F` level-`k` bits by (3) of
+//!   [`math`].
+//! - **The union bound is kept exactly** (integer units) and a round is cut short when an
+//!   insert would lift it past [`math::fpr_bound`] for the round; removes lower it.
 //!
 //! What it changes from the papers, and why: InfiniFilter and Aleph expand a *quotient*
-//! filter and widen fingerprints by a fixed `1/i²`-style series; here the table is a cuckoo
-//! table (two buckets, constant-time lookups, deletes, and this workspace's bit-packed bucket
-//! table), the alternate-bucket flag halves the slots a query compares, and the widths come
-//! from a greedy budget with a telescoping reserve, which spends fewer bits over the first
-//! ten doublings, where the growths we measure live. Taffy's cuckoo filter keeps growing
-//! fingerprints of one fixed length, so its FPR grows with every doubling; this one does not.
+//! filter by doubling and widen fingerprints by a fixed `1/i²`-style series; here the table is
+//! a cuckoo table (two buckets, constant-time lookups, deletes, and this workspace's
+//! bit-packed bucket table), it grows by steps of 1/16 so its load stays near [`MAX_LOAD`]
+//! instead of falling to half at every doubling, and the widths come from a greedy budget with
+//! a telescoping reserve. The price of keeping alternates in level-`k` form is one bit per
+//! slot; the unsplit buckets, which receive twice the keys of split ones, lean on their
+//! alternates, so at mid-round the half below `2^k` runs fuller than the table, and its own
+//! limit ([`LOWER_LOAD`]) adds steps: the load stays between about 0.70 and 0.9 (mean 0.78
+//! over a growth), where a doubling table's falls to half.
+//!
+//! **Lookup** matches the 4 slots of a bucket in one 64-bit word when `4W ≤ 64` (the
+//! `Lanes` masks, computed per slot width): each lane's bits below its length marker come
+//! from smearing the code right, and zero tests add `2^(W−1) − 1` per lane and read its top
+//! bit — about 25 word operations per bucket, where decoding slot by slot took about 12 per
+//! slot.
 //!
 //! # Complexity
 //!
-//! Lookup: two bucket reads, 8 slot compares (plus the stash, empty in practice). Insert:
-//! amortised O(1) — each doubling reinserts the `≤ 0.95·4·2^k` entries, once per doubling of
-//! the item count. Remove: two bucket reads. Space: `W·4·2^k` bits, between `W/0.95` and
-//! `2W/0.95` bits per item with `W = F + 2` (13 bits at 1 % over the first four doublings).
+//! Lookup: two bucket reads, 8 slot compares (plus the stash, usually empty). Insert:
+//! amortised O(1) — a step splits `2^k/16` buckets, and a round's end places every entry once
+//! again only for the entries at alternates (the others are at their level-`k + 1` place
+//! already), once per doubling of the item count. Remove: two bucket reads. Space: `W·4·N`
+//! bits, about `W/0.78` bits per item on average with `W = F + 2` (14 bits at 1 % over the
+//! first rounds).
 //!
-//! # Format (version 1, frozen)
+//! # Format (version 2, frozen; version 1 refused)
 //!
-//! The checked envelope of [`bloomlab_core::format`] (variant tag 8) around, little-endian:
-//! `u64` count, `u64` start capacity, `f64` target FPR, `u8` start level `k0`, `u8` level
-//! `k`, `u8` slot width `W`, `u8` new-entry fingerprint bits `F`, `u64` entries created at
-//! this level, `u64` stash length then `(u64 home, u64 code)` per stash entry, and the table:
-//! `ceil(4·2^k·W / 8)` bytes of bit-packed slots (slot `s` of bucket `b` at bit
-//! `(4b + s)·W`). Decoding validates every field and every slot against the schedule and
-//! costs one pass over the bytes.
+//! The checked envelope of [`bloomlab_core::format`] (variant tag 8, version
+//! [`FORMAT_VERSION`] = 2) around, little-endian: `u64` count, `u64` start capacity, `f64`
+//! target FPR, `u8` start level `k0`, `u8` level `k`, `u8` slot width `W`, `u8` new-entry
+//! fingerprint bits `F`, `u64` split buckets `s`, `u64` stash length then `(u64 home, u64
+//! code)` per stash entry (home-level codes), and the table: `ceil(4·(2^k + s)·W / 8)` bytes
+//! of bit-packed slots (slot `j` of bucket `b` at bit `(4b + j)·W`). Decoding validates every
+//! field and every slot against the schedule (flagged entries only below `2^k`, with at least
+//! [`ALT_BITS`] bits; every level-`k` code within `W − 1` bits) and costs one pass over the
+//! bytes. Version 1 (the doubling table) decodes to
+//! [`DecodeError::UnsupportedVersion`]`(1)`.
 //!
 //! # Example
 //!
@@ -88,7 +109,8 @@
 //! for i in 0..200_000u64 {
 //!     f.insert(&i)?;
 //! }
-//! assert!(f.level() >= 15);
+//! assert_eq!(f.level(), 16); // 2^16 ≤ buckets < 2^17
+//! assert!(f.load() > 0.7);
 //! assert!((0..200_000u64).all(|i| f.might_contain(&i))); // no false negatives
 //! // The FPR is below the target (the union bound, and a measured rate with 5σ slack).
 //! assert!(f.expected_fpr() <= 0.01);
@@ -117,17 +139,26 @@ use bloomlab_cuckoo::{BUCKET_SIZE, BucketTable};
 
 pub use bloomlab_core::Filter;
 
-/// Most of its slots the table fills before it doubles.
-pub const MAX_LOAD: f64 = 0.95;
+/// The envelope version this crate writes and reads: 2, the table that grows by splitting
+/// buckets in order (version 1, the doubling table, is refused as
+/// [`DecodeError::UnsupportedVersion`]`(1)`).
+pub const FORMAT_VERSION: u16 = format::EXPANDABLE_SPLIT_VERSION;
+/// Most of its slots the table fills before it grows by a step.
+pub const MAX_LOAD: f64 = 0.9;
+/// Most of the slots below `2^k` (which take every alternate, and the unsplit buckets' twice
+/// as many keys) that fill before the table grows a step.
+pub const LOWER_LOAD: f64 = 0.92;
 /// Fingerprint bits that choose the alternate bucket; entries with fewer bits left stay in
-/// their home bucket. 256 alternates per bucket keep a 4-slot table fillable to 95 %.
+/// their home bucket. 256 alternates per bucket keep a 4-slot table fillable past 90 %.
 pub const ALT_BITS: u32 = 8;
-/// Kicks an insert tries before it doubles the table instead.
+/// Kicks an insert tries before it grows the table instead.
 pub const MAX_KICKS: usize = 500;
-/// Largest level: `2^40` buckets (2^42 slots).
+/// Largest level: at most `2^(40+1)` buckets.
 pub const MAX_LEVEL: u32 = 40;
 /// Widest fingerprint of a new entry (a slot is `F + 2 ≤ 32` bits).
 pub const MAX_FP_BITS: u32 = 30;
+/// A growth step adds `2^k >> GROWTH_SHIFT` buckets (at least 1): 1/16 of the round's base.
+pub const GROWTH_SHIFT: u32 = 4;
 
 const SLOTS: u64 = BUCKET_SIZE as u64;
 
@@ -137,29 +168,93 @@ const SLOTS: u64 = BUCKET_SIZE as u64;
 #[derive(Clone)]
 pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
     table: BucketTable,
-    /// `k`: the table has `2^k` buckets.
+    /// `k`: the table has `2^k ≤ N < 2^(k+1)` buckets.
     level: u32,
+    /// `s = N − 2^k`: buckets `0..s` and `2^k..N` are split (level `k + 1`).
+    split: u64,
     /// `k0`: the level it started at.
     start_level: u32,
-    /// `F`: fingerprint bits of entries created at this level.
+    /// `F`: level-`k` fingerprint bits of entries created in this round.
     fp_bits: u32,
-    /// `Σ 2^-(k + r)` over stored entries, in units of `2^-(k + 31)` (exact).
+    /// `Σ 2^-L` over stored entries (`L` the prefix length), in units of `2^-(k + 31)`.
     measure: u128,
-    /// The most `measure` may reach at this level: [`math::fpr_bound`] in the same units.
+    /// The most `measure` may reach in this round: [`math::fpr_bound`] in the same units.
     limit: u128,
-    /// Entries stored (table and stash); voids copied at a doubling count twice.
+    /// Entries stored (table and stash); voids copied at a split count twice.
     occupied: u64,
-    /// Entries stored by fingerprint length `r`.
+    /// Entries in buckets below `2^k` (the half that takes every alternate).
+    lower: u64,
+    /// Entries stored by `L − k`, the length of their level-`k` code.
     hist: [u64; 32],
+    /// Entries out of the table, sorted by home then code.
     stash: Vec<Entry>,
+    /// `G(t)` for every `t < 2^ALT_BITS` at level `k`.
+    offsets: Box<[u64]>,
+    /// Lane masks of the slot width.
+    lanes: Lanes,
     meta: Meta<S>,
 }
 
-/// An entry out of the table: its home bucket and its code `fp | 1 << r`.
+/// An entry out of the table: its home bucket and its code `fp | 1 << r` at the home's level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
     home: u64,
     code: u64,
+}
+
+/// Masks for matching the 4 slots of a bucket in one 64-bit word (slot width `W ≤ 16`),
+/// computed once per slot width.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Lanes {
+    /// Bit 0 of every lane.
+    lows: u64,
+    /// The flag bit (top) of every lane.
+    flags: u64,
+    /// The code bits (all but the flag) of every lane.
+    codes: u64,
+    /// The code bits of one lane, `2^(W−1) − 1`.
+    code: u64,
+    /// `codes` without the top 1, 2, 4 and 8 code bits of each lane: what survives a shift
+    /// right by that much without taking bits from the next lane.
+    keep: [u64; 4],
+}
+
+impl Lanes {
+    fn for_width(w: u32) -> Lanes {
+        if 4 * w > 64 {
+            return Lanes::default();
+        }
+        let lows: u64 = (0..BUCKET_SIZE).map(|j| 1u64 << (j * w)).sum();
+        let per_lane = |bits: u32| lows * ((1u64 << bits.min(w - 1)) - 1);
+        Lanes {
+            lows,
+            flags: lows << (w - 1),
+            codes: per_lane(w - 1),
+            code: (1u64 << (w - 1)) - 1,
+            keep: [1, 2, 4, 8].map(|k| per_lane((w - 1).saturating_sub(k))),
+        }
+    }
+
+    /// Whether a lane of `raw` holds a code that is a prefix of `q` with its flag bit equal
+    /// to the flag bits of `want` (0: unflagged, `flags`: flagged). Per lane: the bits below
+    /// the marker come from smearing the code right (shifts of 1, 2, 4, 8); a lane matches
+    /// when the code is non-zero and agrees with `q` on those bits. Zero tests add
+    /// `2^(W−1) − 1` to each lane and read its top bit, which no carry crosses.
+    #[inline(always)]
+    fn hit(&self, raw: u64, want: u64, q: u64) -> bool {
+        let code = raw & self.codes;
+        let mut smear = code;
+        smear |= (smear >> 1) & self.keep[0];
+        smear |= (smear >> 2) & self.keep[1];
+        smear |= (smear >> 4) & self.keep[2];
+        smear |= (smear >> 8) & self.keep[3];
+        let below = (smear >> 1) & self.keep[0];
+        let qs = (q & self.code).wrapping_mul(self.lows);
+        let diff = (code ^ qs) & below;
+        let nonzero = |v: u64| v.wrapping_add(self.codes) & self.flags;
+        let flag_ok = !(raw ^ want) & self.flags;
+        nonzero(code) & !nonzero(diff) & flag_ok != 0
+    }
 }
 
 /// Where an entry is: `Ok((bucket, slot))` in the table, `Err(index)` in the stash.
@@ -193,31 +288,40 @@ fn code_matches(code: u64, q: u64) -> bool {
     (code ^ q) & ((1u64 << code_len(code)) - 1) == 0
 }
 
-/// [`math::fpr_bound`] after `expansion` doublings, in units of `2^-(level + 31)`.
+/// [`math::fpr_bound`] after `expansion` rounds, in units of `2^-(level + 31)`.
 fn limit_units(target: f64, expansion: u32, level: u32) -> Result<u128> {
     let bound = math::fpr_bound(target, expansion)?;
     Ok((bound * f64::from(level + 31).exp2()) as u128)
 }
 
-/// Whether an entry with this code (0 = empty slot) knows its alternate bucket.
+/// Whether an entry whose level-`k` code is `code` knows its alternate bucket.
 #[inline(always)]
 fn movable_entry(code: u64) -> bool {
     code >> ALT_BITS != 0
 }
 
-/// The level whose table holds `capacity` items at [`MAX_LOAD`]: at least 1, at most
-/// [`MAX_LEVEL`] (past it, a size error).
-fn level_for(capacity: u64) -> Result<u32> {
+/// `G(t) = 1 + fastrange(fmix64(t), 2^level − 1)` for every `t < 2^`[`ALT_BITS`].
+fn offsets_for(level: u32) -> Box<[u64]> {
+    (0..1u64 << ALT_BITS)
+        .map(|t| 1 + fastrange(fmix64(t), (1u64 << level) - 1))
+        .collect()
+}
+
+/// The first table for `capacity` items: `N = max(2, ceil(capacity / (4·MAX_LOAD)))` buckets
+/// as `(k, s)` with `N = 2^k + s`, `s < 2^k`; at most `2^`[`MAX_LEVEL`] buckets (past it, a
+/// size error).
+fn start_for(capacity: u64) -> Result<(u32, u64)> {
     let buckets = (capacity as f64 / (SLOTS as f64 * MAX_LOAD))
         .ceil()
         .max(2.0);
-    let level = buckets.log2().ceil();
-    if level > f64::from(MAX_LEVEL) {
+    if buckets > f64::from(MAX_LEVEL).exp2() {
         return Err(Error::SizeOverflow(format!(
             "{capacity} items need more than 2^{MAX_LEVEL} buckets"
         )));
     }
-    Ok(level as u32)
+    let n = buckets as u64;
+    let level = 63 - n.leading_zeros();
+    Ok((level, n - (1 << level)))
 }
 
 impl ExpandableFilter<Xxh3Scheme> {
@@ -245,23 +349,27 @@ impl<S: HashScheme> ExpandableFilter<S> {
     pub fn with_start_and_scheme(start_capacity: u64, fpr: f64, scheme: S) -> Result<Self> {
         bloomlab_core::math::validate_items(start_capacity)?;
         bloomlab_core::math::validate_fpr(fpr)?;
-        let level = level_for(start_capacity)?;
+        let (level, split) = start_for(start_capacity)?;
         let fp_bits = math::new_entry_bits(fpr, 0)?;
         Ok(ExpandableFilter {
-            table: BucketTable::new(1 << level, fp_bits + 2)?,
+            table: BucketTable::new((1 << level) + split, fp_bits + 2)?,
             level,
+            split,
             start_level: level,
             fp_bits,
             measure: 0,
             limit: limit_units(fpr, 0, level)?,
             occupied: 0,
+            lower: 0,
             hist: [0; 32],
             stash: Vec::new(),
+            offsets: offsets_for(level),
+            lanes: Lanes::for_width(fp_bits + 2),
             meta: Meta::new(start_capacity, Some(fpr), scheme),
         })
     }
 
-    /// Insert a typed key. Errors only when the table cannot double (memory, or
+    /// Insert a typed key. Errors only when the table cannot grow (memory, or
     /// [`MAX_LEVEL`]); the filter is then unchanged.
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<()> {
         key.with_key_bytes(|b| self.insert_key(b))
@@ -277,19 +385,23 @@ impl<S: HashScheme> ExpandableFilter<S> {
         key.with_key_bytes(|b| self.remove_bytes(b))
     }
 
-    /// `k`: the table has `2^k` buckets.
+    /// `k`: the table has between `2^k` and `2^(k+1) − 1` buckets.
     pub fn level(&self) -> u32 {
         self.level
     }
-    /// Doublings since the start.
+    /// Rounds (doublings of the bucket count) completed since the start.
     pub fn expansions(&self) -> u32 {
         self.level - self.start_level
     }
-    /// Number of buckets, `2^k`.
+    /// Number of buckets `N = 2^k + s`.
     pub fn num_buckets(&self) -> u64 {
-        1 << self.level
+        self.table.num_buckets()
     }
-    /// Fingerprint bits of entries created now.
+    /// Buckets split in this round, `s`.
+    pub fn split_buckets(&self) -> u64 {
+        self.split
+    }
+    /// Level-`k` fingerprint bits of entries created now.
     pub fn fingerprint_bits(&self) -> u32 {
         self.fp_bits
     }
@@ -301,7 +413,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
     pub fn table(&self) -> &BucketTable {
         &self.table
     }
-    /// Entries held in the stash (0 in every measured run).
+    /// Entries held in the stash.
     pub fn stash_len(&self) -> usize {
         self.stash.len()
     }
@@ -309,7 +421,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
     pub fn load(&self) -> f64 {
         (self.occupied - self.stash.len() as u64) as f64 / self.table.slots() as f64
     }
-    /// The FPR bound of [`math::fpr_bound`] at this size (`≤` the target).
+    /// The FPR bound of [`math::fpr_bound`] in this round (`≤` the target).
     pub fn fpr_bound(&self) -> f64 {
         math::fpr_bound(self.target(), self.expansions()).unwrap_or(f64::NAN)
     }
@@ -323,13 +435,66 @@ impl<S: HashScheme> ExpandableFilter<S> {
         1 << (self.table.fingerprint_bits() - 1)
     }
 
-    /// `G(t)`: the xor distance between an entry's two buckets, never 0.
+    /// `2^k`, the first bucket of the upper region.
+    #[inline(always)]
+    fn base(&self) -> u64 {
+        1u64 << self.level
+    }
+
+    /// Whether bucket `b` is split (its entries' codes start at bit `k + 1`).
+    #[inline(always)]
+    fn is_split(&self, b: u64) -> bool {
+        b >= self.base() || b < self.split
+    }
+
+    /// `G(t)`: the xor distance between a level-`k` bucket and an entry's alternate, never 0.
     #[inline(always)]
     fn offset(&self, bits: u64) -> u64 {
-        1 + fastrange(
-            fmix64(bits & ((1 << ALT_BITS) - 1)),
-            (1u64 << self.level) - 1,
-        )
+        self.offsets[(bits & ((1 << ALT_BITS) - 1)) as usize]
+    }
+
+    /// The level-`k` code of an entry stored at its home `b` with home-level code `code`.
+    #[inline(always)]
+    fn level_k_code(&self, b: u64, code: u64) -> u64 {
+        if self.is_split(b) {
+            (code << 1) | ((b >> self.level) & 1)
+        } else {
+            code
+        }
+    }
+
+    /// The entry whose level-`k` code `ck` has its level-`k` bucket `beta`.
+    #[inline(always)]
+    fn entry_of_level_k(&self, beta: u64, ck: u64) -> Entry {
+        if beta < self.split {
+            Entry {
+                home: beta | ((ck & 1) << self.level),
+                code: ck >> 1,
+            }
+        } else {
+            Entry {
+                home: beta,
+                code: ck,
+            }
+        }
+    }
+
+    /// The alternate bucket of an entry, if it has one: `(bucket, level-k code)`.
+    #[inline(always)]
+    fn alternate(&self, e: Entry) -> Option<(u64, u64)> {
+        let ck = self.level_k_code(e.home, e.code);
+        movable_entry(ck).then(|| ((e.home & (self.base() - 1)) ^ self.offset(ck), ck))
+    }
+
+    /// A key's home bucket, its home-level query bits, its alternate and its level-`k` bits.
+    #[inline(always)]
+    fn locate(&self, h: u64) -> (u64, u64, u64, u64) {
+        let k = self.level;
+        let beta = h & ((1u64 << k) - 1);
+        let split = u32::from(beta < self.split);
+        let home = beta | (h & (u64::from(split) << k));
+        let qk = h >> k;
+        (home, h >> (k + split), beta ^ self.offset(qk), qk)
     }
 
     /// The 4 slots of `bucket` in one read, slot `s` at bits `s·W..(s+1)·W` (for `4W ≤ 64`).
@@ -345,9 +510,9 @@ impl<S: HashScheme> ExpandableFilter<S> {
     }
 
     /// Whether any slot of `raw` (4 lanes of `w` bits) holds an entry whose flag equals
-    /// `want` (0 or `flag`) and whose code is a prefix of `q`. Branch-free: each lane's
-    /// length is one `lzcnt`, and an empty lane (code 0) is masked out at the end.
-    #[inline(always)]
+    /// `want` (0 or `flag`) and whose code is a prefix of `q`, slot by slot: the reference
+    /// [`Lanes::hit`] is tested against.
+    #[cfg(test)]
     fn lanes_hit(raw: u64, w: u32, flag: u64, want: u64, q: u64) -> bool {
         let lane = (1u64 << w) - 1;
         let mut hit = false;
@@ -368,22 +533,20 @@ impl<S: HashScheme> ExpandableFilter<S> {
 
     #[inline(always)]
     fn contains_hash(&self, h: u64) -> bool {
-        let home = h & ((1u64 << self.level) - 1);
-        let q = h >> self.level;
-        let alt = home ^ self.offset(q);
+        let (home, q, alt, qk) = self.locate(h);
         let w = self.table.fingerprint_bits();
         let flag = u64::from(self.flag_bit());
         // Both buckets, unconditionally and without branches: a branch on the first
         // bucket's answer is unpredictable at mixed hit rates, and a mispredict discards
         // the memory reads of the lookups already under way behind it.
         let hit = if 4 * w <= 64 {
-            Self::lanes_hit(self.bucket_bits(home), w, flag, 0, q)
-                | Self::lanes_hit(self.bucket_bits(alt), w, flag, flag, q)
+            self.lanes.hit(self.bucket_bits(home), 0, q)
+                | self.lanes.hit(self.bucket_bits(alt), self.lanes.flags, qk)
         } else {
             let mut hit = false;
             for s in 0..BUCKET_SIZE {
                 hit |= Self::slot_hit(u64::from(self.table.get(home, s)), flag, 0, q);
-                hit |= Self::slot_hit(u64::from(self.table.get(alt, s)), flag, flag, q);
+                hit |= Self::slot_hit(u64::from(self.table.get(alt, s)), flag, flag, qk);
             }
             hit
         };
@@ -424,9 +587,26 @@ impl<S: HashScheme> ExpandableFilter<S> {
         match empty {
             Some(s) => {
                 self.table.set(bucket, s, raw);
+                self.lower += u64::from(bucket < self.base());
                 true
             }
             None => false,
+        }
+    }
+
+    /// The entry in slot value `raw` of `bucket` (non-empty), as (entry, movable).
+    #[inline(always)]
+    fn entry_at(&self, bucket: u64, raw: u32) -> (Entry, bool) {
+        let flag = self.flag_bit();
+        let code = u64::from(raw & (flag - 1));
+        if raw & flag != 0 {
+            (
+                self.entry_of_level_k(bucket ^ self.offset(code), code),
+                true,
+            )
+        } else {
+            let e = Entry { home: bucket, code };
+            (e, movable_entry(self.level_k_code(bucket, code)))
         }
     }
 
@@ -435,60 +615,112 @@ impl<S: HashScheme> ExpandableFilter<S> {
         if self.put(e.home, e.code, false) {
             return None;
         }
-        let movable = movable_entry(e.code);
-        let alt = e.home ^ self.offset(e.code);
-        if movable && self.put(alt, e.code, true) {
+        let mut alt = self.alternate(e);
+        if let Some((b, ck)) = alt
+            && self.put(b, ck, true)
+        {
+            return None;
+        }
+        // Look one move ahead from both buckets before walking.
+        if self.make_room(e.home, e.code as u32) {
+            return None;
+        }
+        if let Some((b, ck)) = alt
+            && self.make_room(b, ck as u32 | self.flag_bit())
+        {
             return None;
         }
         let mut rng = seed;
-        let mut bucket = if movable && splitmix(&mut rng) & 1 == 1 {
-            alt
-        } else {
-            e.home
+        let mut bucket = match alt {
+            Some((b, _)) if splitmix(&mut rng) & 1 == 1 => b,
+            _ => e.home,
         };
-        let flag = self.flag_bit();
-        let code_mask = u64::from(flag - 1);
         for _ in 0..MAX_KICKS {
             let start = (splitmix(&mut rng) % SLOTS) as u32;
-            let victim = (0..BUCKET_SIZE)
-                .map(|d| (start + d) % BUCKET_SIZE)
-                .map(|s| (s, self.table.get(bucket, s)))
-                .find(|&(_, raw)| movable_entry(u64::from(raw) & code_mask));
-            let Some((s, raw)) = victim.or_else(|| {
-                // Only entries too short to move: kick from the entry's other bucket.
-                if !movable_entry(e.code) {
-                    return None;
-                }
-                bucket ^= self.offset(e.code);
-                let start = (splitmix(&mut rng) % SLOTS) as u32;
+            let pick = |this: &Self, b: u64| {
                 (0..BUCKET_SIZE)
                     .map(|d| (start + d) % BUCKET_SIZE)
-                    .map(|s| (s, self.table.get(bucket, s)))
-                    .find(|&(_, raw)| movable_entry(u64::from(raw) & code_mask))
-            }) else {
+                    .map(|s| (s, this.table.get(b, s)))
+                    .find(|&(_, raw)| raw != 0 && this.entry_at(b, raw).1)
+            };
+            let victim = pick(self, bucket).or_else(|| {
+                // Only entries too short to move: kick from the entry's other bucket.
+                let other = if bucket == e.home { alt?.0 } else { e.home };
+                bucket = other;
+                pick(self, bucket)
+            });
+            let Some((s, raw)) = victim else {
                 return Some(e);
             };
-            let mine = e.code as u32 | if bucket != e.home { flag } else { 0 };
-            self.table.set(bucket, s, mine);
-            let vcode = u64::from(raw) & code_mask;
-            let other = bucket ^ self.offset(vcode);
-            e = Entry {
-                home: if raw & flag != 0 { other } else { bucket },
-                code: vcode,
+            let mine = if bucket == e.home {
+                e.code as u32
+            } else {
+                alt.expect("an entry away from home has an alternate").1 as u32 | self.flag_bit()
             };
-            if self.put(other, e.code, other != e.home) {
+            self.table.set(bucket, s, mine);
+            let (v, _) = self.entry_at(bucket, raw);
+            e = v;
+            alt = self.alternate(e);
+            let other = if raw & self.flag_bit() != 0 {
+                e.home
+            } else {
+                alt.expect("a kicked entry is movable").0
+            };
+            let placed = if other == e.home {
+                self.put(other, e.code, false)
+            } else {
+                self.put(other, alt.expect("movable").1, true)
+            };
+            if placed {
                 return None;
             }
             bucket = other;
+            let mine = if bucket == e.home {
+                e.code as u32
+            } else {
+                alt.expect("movable").1 as u32 | self.flag_bit()
+            };
+            if self.make_room(bucket, mine) {
+                return None;
+            }
         }
         Some(e)
+    }
+
+    /// One move of look-ahead: if an entry of the full `bucket` can move to an empty slot
+    /// of its other bucket, move it there and put `mine` (a slot value) in its place.
+    fn make_room(&mut self, bucket: u64, mine: u32) -> bool {
+        let flag = self.flag_bit();
+        for s in 0..BUCKET_SIZE {
+            let raw = self.table.get(bucket, s);
+            let (v, movable) = self.entry_at(bucket, raw);
+            if raw == 0 || !movable {
+                continue;
+            }
+            let moved = if raw & flag != 0 {
+                self.put(v.home, v.code, false)
+            } else {
+                let (o, ck) = self.alternate(v).expect("movable");
+                self.put(o, ck, true)
+            };
+            if moved {
+                self.table.set(bucket, s, mine);
+                return true;
+            }
+        }
+        false
     }
 
     fn load_limit(&self) -> u64 {
         (MAX_LOAD * self.table.slots() as f64) as u64
     }
 
-    /// Measure units of one entry of fingerprint length `r`.
+    /// The most entries the buckets below `2^k` take before the table grows a step.
+    fn lower_limit(&self) -> u64 {
+        (LOWER_LOAD * (SLOTS << self.level) as f64) as u64
+    }
+
+    /// Measure units of one entry whose level-`k` code has length `r`.
     #[inline(always)]
     fn units(r: u32) -> u128 {
         1u128 << (31 - r)
@@ -501,8 +733,83 @@ impl<S: HashScheme> ExpandableFilter<S> {
             .sum()
     }
 
-    /// Double the table. On error nothing has changed.
-    fn expand(&mut self) -> Result<()> {
+    /// One growth step: split the next `2^k >> GROWTH_SHIFT` buckets, or finish the round.
+    /// On error nothing has changed.
+    fn grow(&mut self) -> Result<()> {
+        let base = self.base();
+        let step = (base >> GROWTH_SHIFT).max(1);
+        let next = (self.split + step).min(base);
+        if next == base {
+            return self.next_round();
+        }
+        self.table.extend_to(base + next)?;
+        self.split_range(next);
+        Ok(())
+    }
+
+    /// Split buckets `s..next` (the table already has `2^k + next` buckets): each unflagged
+    /// entry moves by its code's lowest bit, a void is copied into both; flagged entries stay.
+    fn split_range(&mut self, next: u64) {
+        let base = self.base();
+        let flag = self.flag_bit();
+        for b in self.split..next {
+            for s in 0..BUCKET_SIZE {
+                let raw = self.table.get(b, s);
+                if raw == 0 || raw & flag != 0 {
+                    continue;
+                }
+                let code = u64::from(raw);
+                if code == 1 {
+                    // A void covers both halves: a copy in each, one bit longer.
+                    let copied = self.put(b | base, 1, false);
+                    debug_assert!(copied, "a new bucket takes its sibling's 4 entries");
+                    self.hist[0] -= 1;
+                    self.hist[1] += 2;
+                    self.occupied += 1;
+                } else if code & 1 == 1 {
+                    self.table.set(b, s, 0);
+                    self.lower -= 1;
+                    let moved = self.put(b | base, code >> 1, false);
+                    debug_assert!(moved, "a new bucket takes its sibling's 4 entries");
+                } else {
+                    self.table.set(b, s, (code >> 1) as u32);
+                }
+            }
+        }
+        if !self.stash.is_empty() {
+            let (lo, hi) = (self.split, next);
+            let mut out = Vec::with_capacity(self.stash.len());
+            for e in std::mem::take(&mut self.stash) {
+                if e.home >= hi || e.home < lo {
+                    out.push(e);
+                } else if e.code == 1 {
+                    out.push(e);
+                    out.push(Entry {
+                        home: e.home | base,
+                        code: 1,
+                    });
+                    self.hist[0] -= 1;
+                    self.hist[1] += 2;
+                    self.occupied += 1;
+                } else {
+                    out.push(Entry {
+                        home: e.home | ((e.code & 1) << self.level),
+                        code: e.code >> 1,
+                    });
+                }
+            }
+            out.sort_by_key(|e| (e.home, e.code));
+            self.stash = out;
+        }
+        self.split = next;
+    }
+
+    /// Finish the round, in place: split the buckets left, then move to level `k + 1`. Every
+    /// entry's code is now at level `k + 1` where it sits, except at alternates, where the
+    /// level-`k` code loses its lowest bit and the alternate moves: those entries are taken
+    /// out and placed again. The slot width follows the schedule (a copy of the slots when it
+    /// changes). On error nothing has changed.
+    fn next_round(&mut self) -> Result<()> {
         let level = self.level + 1;
         if level > MAX_LEVEL {
             return Err(Error::SizeOverflow(format!(
@@ -510,113 +817,128 @@ impl<S: HashScheme> ExpandableFilter<S> {
             )));
         }
         let target = self.target();
-        let fp_bits = math::new_entry_bits(target, level - self.start_level)?;
-        let widest_left = (1..32)
-            .rev()
-            .find(|&r| self.hist[r] > 0)
-            .map_or(0, |r| r - 1);
-        let width = fp_bits.max(widest_left as u32) + 2;
-        let limit = limit_units(target, level - self.start_level, level)?;
-        let table = BucketTable::new(1 << level, width)?;
-        let old = std::mem::replace(&mut self.table, table);
-        let old_stash = std::mem::take(&mut self.stash);
-        let old_level = self.level;
-        let old_flag = 1u32 << (old.fingerprint_bits() - 1);
-        let old_mask = (1u64 << ALT_BITS) - 1;
-        let half = 1u64 << old_level;
-        let old_offset = |code: u64| 1 + fastrange(fmix64(code & old_mask), half - 1);
+        let expansion = level - self.start_level;
+        let fp_bits = math::new_entry_bits(target, expansion)?;
+        let limit = limit_units(target, expansion, level)?;
+        let base = self.base();
+        // Level-(k + 1) codes are one bit shorter than level-k ones (a void's copies, at
+        // level-k length 1 after the split, become voids again).
+        let widest = (1..32).rev().find(|&r| self.hist[r] > 0).unwrap_or(1) as u32 - 1;
+        let width = fp_bits.max(widest) + 2;
+        // Split what is left, in the wider of the two tables (codes at alternates shrink by one
+        // bit at the level change, so a narrower table can only take the others, after it).
+        let old = self.table.fingerprint_bits();
+        let mut fresh = if width != old {
+            Some(BucketTable::new(base << 1, width)?)
+        } else {
+            None
+        };
+        if width > old {
+            let t = fresh.take().expect("a new table");
+            self.copy_into(t);
+        } else {
+            self.table.extend_to(base << 1)?;
+        }
+        self.split_range(base);
+        // Take out the entries at alternates, as (home, level-(k + 1) code); then a narrower
+        // table takes the rest.
+        let flag = self.flag_bit();
+        let mut moving = Vec::new();
+        for b in 0..base {
+            for s in 0..BUCKET_SIZE {
+                let raw = self.table.get(b, s);
+                if raw & flag != 0 {
+                    moving.push(self.entry_at(b, raw).0);
+                    self.table.set(b, s, 0);
+                }
+            }
+        }
+        if let Some(t) = fresh {
+            self.copy_into(t);
+        }
         self.level = level;
+        self.split = 0;
         self.fp_bits = fp_bits;
         self.limit = limit;
-        self.occupied = 0;
-        self.hist = [0; 32];
-        let split = |this: &mut Self, e: Entry| {
-            let parts: [Option<Entry>; 2] = if e.code == 1 {
-                [
-                    Some(e),
-                    Some(Entry {
-                        home: e.home | half,
-                        code: 1,
-                    }),
-                ]
-            } else {
-                let home = e.home | ((e.code & 1) << old_level);
-                [
-                    Some(Entry {
-                        home,
-                        code: e.code >> 1,
-                    }),
-                    None,
-                ]
-            };
-            for p in parts.into_iter().flatten() {
-                this.occupied += 1;
-                this.hist[code_len(p.code) as usize] += 1;
-                if let Some(hand) = this.place(p, p.home ^ p.code.rotate_left(32)) {
-                    this.stash_insert(hand);
-                }
-            }
-        };
-        for b in 0..old.num_buckets() {
-            for s in 0..BUCKET_SIZE {
-                let raw = old.get(b, s);
-                if raw == 0 {
-                    continue;
-                }
-                let code = u64::from(raw & (old_flag - 1));
-                let home = if raw & old_flag != 0 {
-                    b ^ old_offset(code)
-                } else {
-                    b
-                };
-                split(self, Entry { home, code });
-            }
-        }
-        for e in old_stash {
-            split(self, e);
-        }
+        self.offsets = offsets_for(level);
+        self.hist.copy_within(1.., 0);
+        self.hist[31] = 0;
         self.measure = Self::measure_of(&self.hist);
+        self.lower = self.occupied - self.stash.len() as u64 - moving.len() as u64;
+        for e in moving {
+            if let Some(hand) = self.place(e, e.home ^ e.code.rotate_left(32)) {
+                self.stash_insert(hand);
+            }
+        }
         Ok(())
+    }
+
+    /// Copy every slot into `t` (as many buckets or more, another slot width that holds
+    /// every code), which becomes the table.
+    fn copy_into(&mut self, mut t: BucketTable) {
+        let flag = self.flag_bit();
+        let new_flag = 1u32 << (t.fingerprint_bits() - 1);
+        for b in 0..self.table.num_buckets() {
+            for s in 0..BUCKET_SIZE {
+                let raw = self.table.get(b, s);
+                if raw != 0 {
+                    let moved = if raw & flag != 0 { new_flag } else { 0 };
+                    t.set(b, s, (raw & (flag - 1)) | moved);
+                }
+            }
+        }
+        self.lanes = Lanes::for_width(t.fingerprint_bits());
+        self.table = t;
+    }
+
+    /// Place stash entries again (after a growth step made room).
+    fn retry_stash(&mut self) {
+        for e in std::mem::take(&mut self.stash) {
+            if let Some(hand) = self.place(e, e.home ^ e.code.rotate_left(32)) {
+                self.stash_insert(hand);
+            }
+        }
     }
 
     #[inline]
     fn insert_hash(&mut self, h: u64) -> Result<()> {
-        let more = Self::units(self.fp_bits);
-        if self.occupied + 1 > self.load_limit() || self.measure + more > self.limit {
-            self.expand()?;
+        if self.occupied + 1 > self.load_limit() || self.lower + 1 > self.lower_limit() {
+            self.grow()?;
         }
-        let e = Entry {
-            home: h & ((1u64 << self.level) - 1),
-            code: ((h >> self.level) & ((1u64 << self.fp_bits) - 1)) | (1u64 << self.fp_bits),
-        };
+        if self.measure + Self::units(self.fp_bits) > self.limit {
+            self.next_round()?;
+        }
+        let (home, _, _, qk) = self.locate(h);
+        let ck = (qk & ((1u64 << self.fp_bits) - 1)) | (1u64 << self.fp_bits);
+        let e = self.entry_of_level_k(home & (self.base() - 1), ck);
         self.measure += Self::units(self.fp_bits);
         self.occupied += 1;
         self.hist[self.fp_bits as usize] += 1;
         if let Some(hand) = self.place(e, h) {
-            // The key is stored either way: in the stash now, in the doubled table if the
-            // table is at least half full and the doubling succeeds (a failed one is retried,
-            // and reported, by the next insert). Below half full the failure comes from copies
-            // of one key crowding its two buckets, which no doubling separates: they stay in
+            // The key is stored either way: in the stash now, and placed again after a
+            // growth step if the table is at least half full (a failed step is retried, and
+            // reported, by the next insert). Below half full the failure comes from copies
+            // of one key crowding its two buckets, which no growth separates: they stay in
             // the stash.
             self.stash_insert(hand);
-            if 2 * self.occupied >= self.table.slots() {
-                let _ = self.expand();
+            if 2 * self.occupied >= self.table.slots() && self.grow().is_ok() {
+                self.retry_stash();
             }
         }
         self.meta.record_insert();
         Ok(())
     }
 
-    /// The most specific entry matching `h`: (bucket, slot) or a stash index, and its length.
+    /// The most specific entry matching `h`: (bucket, slot) or a stash index, and the length
+    /// of its level-`k` code.
     fn find_longest(&self, h: u64) -> Option<(Place, u32)> {
-        let home = h & ((1u64 << self.level) - 1);
-        let q = h >> self.level;
+        let (home, q, alt, qk) = self.locate(h);
+        let extra = u32::from(self.is_split(home));
         let flag = self.flag_bit();
-        let alt = home ^ self.offset(q);
         let mut best: Option<(Place, u32)> = None;
-        let mut consider = |at, code: u64| {
+        let mut consider = |at, code: u64, q: u64, extra: u32| {
             if code != 0 && code_matches(code, q) {
-                let r = code_len(code);
+                let r = code_len(code) + extra;
                 if best.is_none_or(|(_, br)| r > br) {
                     best = Some((at, r));
                 }
@@ -625,25 +947,26 @@ impl<S: HashScheme> ExpandableFilter<S> {
         for s in 0..BUCKET_SIZE {
             let raw = self.table.get(home, s);
             if raw & flag == 0 {
-                consider(Ok((home, s)), u64::from(raw));
+                consider(Ok((home, s)), u64::from(raw), q, extra);
             }
             let raw = self.table.get(alt, s);
             if raw & flag != 0 {
-                consider(Ok((alt, s)), u64::from(raw ^ flag));
+                consider(Ok((alt, s)), u64::from(raw ^ flag), qk, 0);
             }
         }
         for (i, e) in self.stash_from(home) {
-            consider(Err(i), e.code);
+            consider(Err(i), e.code, q, extra);
         }
         best
     }
 
     /// Encode in the checked, versioned format (see the crate docs).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = EnvelopeWriter::new(
+        let mut w = EnvelopeWriter::with_version(
             Variant::Expandable,
             self.meta.descriptor(),
-            64 + self.table.byte_len() + self.stash.len() * 16,
+            FORMAT_VERSION,
+            72 + self.table.byte_len() + self.stash.len() * 16,
         );
         w.u64(self.meta.count())
             .u64(self.meta.capacity())
@@ -652,6 +975,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             .u8(self.level as u8)
             .u8(self.table.fingerprint_bits() as u8)
             .u8(self.fp_bits as u8)
+            .u64(self.split)
             .u64(self.stash.len() as u64);
         for e in &self.stash {
             w.u64(e.home).u64(e.code);
@@ -661,8 +985,15 @@ impl<S: HashScheme> ExpandableFilter<S> {
     }
 
     /// Decode bytes written with `scheme` (its descriptor must match the recorded one).
+    /// Version 1 (the doubling table) is refused with
+    /// [`DecodeError::UnsupportedVersion`]`(1)`.
     pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
-        let payload = format::open_expecting(bytes, Variant::Expandable, scheme.descriptor())?;
+        let (_, payload) = format::open_expecting_versions(
+            bytes,
+            Variant::Expandable,
+            scheme.descriptor(),
+            &[FORMAT_VERSION],
+        )?;
         Ok(Self::decode_payload(payload, scheme)?)
     }
 
@@ -678,8 +1009,9 @@ impl<S: HashScheme> ExpandableFilter<S> {
         let level = u32::from(r.u8()?);
         let width = u32::from(r.u8()?);
         let fp_bits = u32::from(r.u8()?);
+        let split = r.u64()?;
         let stash_len = r.u64()?;
-        if start_capacity == 0 || level_for(start_capacity).ok() != Some(start_level) {
+        if start_capacity == 0 || start_for(start_capacity).ok().map(|s| s.0) != Some(start_level) {
             return Err(bad("start", "start capacity and start level disagree"));
         }
         if !(target > 0.0 && target < 1.0) {
@@ -690,6 +1022,10 @@ impl<S: HashScheme> ExpandableFilter<S> {
                 "level",
                 format!("{level} outside {start_level}..={MAX_LEVEL}"),
             ));
+        }
+        let base = 1u64 << level;
+        if split >= base {
+            return Err(bad("split", format!("{split} not below 2^{level}")));
         }
         let expansion = level - start_level;
         let want = math::new_entry_bits(target, expansion)
@@ -712,65 +1048,78 @@ impl<S: HashScheme> ExpandableFilter<S> {
             .checked_mul(16)
             .ok_or_else(|| bad("stash_len", "overflows"))?;
         let mut stash_r = Reader::new(r.take_u64_len(stash_bytes)?);
-        let table = BucketTable::from_le_bytes(r.take(r.remaining())?, 1 << level, width)?;
-        let code_mask = (1u32 << (width - 1)) - 1;
-        let flag = 1u32 << (width - 1);
-        let mut hist = [0u64; 32];
-        let mut occupied = 0u64;
-        for b in 0..table.num_buckets() {
+        let table = BucketTable::from_le_bytes(r.take(r.remaining())?, base + split, width)?;
+        let mut f = ExpandableFilter {
+            table,
+            level,
+            split,
+            start_level,
+            fp_bits,
+            measure: 0,
+            limit: limit_units(target, expansion, level)
+                .map_err(|e| bad("target_fpr", e.to_string()))?,
+            occupied: 0,
+            lower: 0,
+            hist: [0; 32],
+            stash: Vec::with_capacity(stash_len.min(1 << 16) as usize),
+            offsets: offsets_for(level),
+            lanes: Lanes::for_width(width),
+            meta: Meta::new(start_capacity, Some(target), scheme).with_count(count),
+        };
+        let flag = f.flag_bit();
+        // Level-k codes fit `W − 1` bits with their marker; flagged entries have an
+        // alternate, so they sit below 2^k with at least ALT_BITS bits.
+        let fits = |f: &Self, b: u64, code: u64| {
+            code != 0 && code_len(f.level_k_code(b, code)) < width - 1
+        };
+        for b in 0..f.table.num_buckets() {
             for s in 0..BUCKET_SIZE {
-                let raw = table.get(b, s);
+                let raw = f.table.get(b, s);
                 if raw == 0 {
                     continue;
                 }
-                let code = raw & code_mask;
-                if code == 0 || (raw & flag != 0 && code_len(u64::from(code)) < ALT_BITS) {
+                let code = u64::from(raw & (flag - 1));
+                let r_k = if raw & flag != 0 {
+                    (b < base && movable_entry(code)).then(|| code_len(code))
+                } else {
+                    fits(&f, b, code).then(|| code_len(f.level_k_code(b, code)))
+                };
+                let Some(r_k) = r_k else {
                     return Err(bad(
                         "table",
                         format!("slot {s} of bucket {b} holds {raw:#x}"),
                     ));
-                }
-                hist[code_len(u64::from(code)) as usize] += 1;
-                occupied += 1;
+                };
+                f.hist[r_k as usize] += 1;
+                f.occupied += 1;
+                f.lower += u64::from(b < base);
             }
         }
-        let mut stash: Vec<Entry> = Vec::with_capacity(stash_len as usize);
         for _ in 0..stash_len {
             let e = Entry {
                 home: stash_r.u64()?,
                 code: stash_r.u64()?,
             };
-            let sorted = stash
+            let sorted = f
+                .stash
                 .last()
                 .is_none_or(|l: &Entry| (l.home, l.code) <= (e.home, e.code));
-            if !sorted || e.home >> level != 0 || e.code == 0 || e.code >> (width - 1) != 0 {
+            if !sorted || e.home >= base + split || !fits(&f, e.home, e.code) {
                 return Err(bad("stash", format!("invalid entry {e:?}")));
             }
-            hist[code_len(e.code) as usize] += 1;
-            occupied += 1;
-            stash.push(e);
+            f.hist[code_len(f.level_k_code(e.home, e.code)) as usize] += 1;
+            f.occupied += 1;
+            f.stash.push(e);
         }
-        let mut f = ExpandableFilter {
-            table,
-            level,
-            start_level,
-            fp_bits,
-            measure: Self::measure_of(&hist),
-            limit: limit_units(target, expansion, level)
-                .map_err(|e| bad("target_fpr", e.to_string()))?,
-            occupied,
-            hist,
-            stash,
-            meta: Meta::new(start_capacity, Some(target), scheme).with_count(count),
-        };
-        if count > occupied {
-            return Err(bad("count", format!("{count} keys in {occupied} entries")));
-        }
-        if f.measure > f.limit || occupied - f.stash.len() as u64 > f.load_limit() {
+        f.measure = Self::measure_of(&f.hist);
+        if count > f.occupied {
             return Err(bad(
-                "table",
-                "more entries than the FPR bound or the load allows",
+                "count",
+                format!("{count} keys in {} entries", f.occupied),
             ));
+        }
+        if f.measure > f.limit {
+            return Err(bad("table", "more entries than the FPR bound allows"));
         }
         f.stash.shrink_to_fit();
         Ok(f)
@@ -814,6 +1163,7 @@ impl<S: HashScheme> FilterCore for ExpandableFilter<S> {
 
     fn same_table(&self, other: &Self) -> bool {
         self.level == other.level
+            && self.split == other.split
             && self.start_level == other.start_level
             && self.fp_bits == other.fp_bits
             && self.stash == other.stash
@@ -822,6 +1172,7 @@ impl<S: HashScheme> FilterCore for ExpandableFilter<S> {
 
     fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
         d.field("level", &self.level)
+            .field("split", &self.split)
             .field("start_level", &self.start_level)
             .field("slot_bits", &self.slot_bits())
             .field("fp_bits", &self.fp_bits);
@@ -846,7 +1197,10 @@ impl<S: HashScheme> RemovableFilter for ExpandableFilter<S> {
             return false;
         };
         match at {
-            Ok((b, s)) => self.table.set(b, s, 0),
+            Ok((b, s)) => {
+                self.table.set(b, s, 0);
+                self.lower -= u64::from(b < self.base());
+            }
             Err(i) => {
                 self.stash.remove(i);
             }
@@ -860,8 +1214,52 @@ impl<S: HashScheme> RemovableFilter for ExpandableFilter<S> {
 }
 
 impl<S: HashScheme, K: Key> Extend<K> for ExpandableFilter<S> {
-    /// Inserts every key. Panics only if the table cannot double (out of memory).
+    /// Inserts every key. Panics only if the table cannot grow (out of memory).
     fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
         bloomlab_core::meta::extend(self, keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn lane_matching_agrees_with_the_slot_by_slot_rule() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for w in 3..=16u32 {
+            let lanes = Lanes::for_width(w);
+            let flag = 1u64 << (w - 1);
+            let mut hits = 0;
+            for _ in 0..50_000 {
+                // Slots with short codes, often prefixes of q, some empty, random flags.
+                let q: u64 = rng.random();
+                let mut raw = 0u64;
+                for s in 0..BUCKET_SIZE {
+                    let r = rng.random_range(0..w - 1);
+                    let fp = if rng.random_bool(0.5) {
+                        q & ((1 << r) - 1)
+                    } else {
+                        rng.random::<u64>() & ((1 << r) - 1)
+                    };
+                    let code = if rng.random_bool(0.2) { 0 } else { fp | 1 << r };
+                    let f = if rng.random_bool(0.5) { flag } else { 0 };
+                    raw |= (code | f) << (s * w);
+                }
+                for want in [0, flag] {
+                    let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, w, flag, want, q);
+                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
+                    assert_eq!(
+                        lanes.hit(raw, want_lanes, q),
+                        slow,
+                        "w {w} raw {raw:#x} q {q:#x}"
+                    );
+                    hits += usize::from(slow);
+                }
+            }
+            assert!(hits > 10_000, "w {w}: {hits}");
+        }
     }
 }

@@ -2,39 +2,47 @@
 //!
 //! # The bound (derivation)
 //!
-//! A stored entry is a *prefix* of a key's 64-bit hash `h`: at level `k` (table of `2^k`
-//! buckets) an entry created with `F` fingerprint bits records the `k` index bits and the next
-//! `F` bits, `L = k + F` bits in all. Each doubling moves one fingerprint bit into the index,
-//! so the entry keeps exactly those `L` bits for ever (the prefix does not change, only where
-//! its bits are kept). An entry with no fingerprint bit left is copied into both halves of its
-//! bucket's split: the two copies are the two prefixes of length `L + 1` that extend it, and
-//! their union is the same set of hashes.
+//! A stored entry is a *prefix* of a key's 64-bit hash `h`, of `L` bits: the bits that pick
+//! its bucket and the fingerprint bits after them. An entry created in round `k` (table of
+//! `2^k ≤ N < 2^(k+1)` buckets, see the crate docs) with `F` level-`k` fingerprint bits has
+//! `L = k + F`, wherever it is stored: at a split home its code holds `F − 1` bits after the
+//! `k + 1` index bits, at an unsplit home or flagged at its alternate `F` bits after `k`. A
+//! split moves one fingerprint bit into the index, and the end of a round does the same for
+//! the entries at alternates and at unsplit homes, so the entry keeps exactly those `L` bits
+//! for ever (the prefix does not change, only where its bits are kept). An entry with no
+//! fingerprint bit left is copied into both buckets of its bucket's split: the two copies are
+//! the two prefixes of length `L + 1` that extend it, and their union is the same set of
+//! hashes.
 //!
 //! A query for a key that was never inserted matches an entry exactly when its hash starts
-//! with the entry's prefix (the lookup compares every bit the entry holds and nothing else;
-//! see the crate docs), which a uniform hash does with probability `2^-L`. By the union bound
+//! with the entry's prefix (at a home the bucket fixes the index bits and the code the rest;
+//! at an alternate `a` a matching code fixes `t`, hence `G(t)` and `β = a ⊕ G(t)`: either way
+//! exactly the entry's `L` bits are compared), which a uniform hash does with probability
+//! `2^-L`. By the union bound
 //!
 //! ```text
 //! FPR ≤ Σ_entries 2^-L(e)                                                      (1)
 //! ```
 //!
 //! (the filter's [`expected_fpr`](bloomlab_core::Filter::expected_fpr) is this sum at its
-//! current contents). Group the entries by the expansion `i` (0 for the starting table) during
-//! which they were created, at level `k_i = k_0 + i` with `F_i` bits, each of measure
-//! `2^-(k_i + F_i)`. A table of `4·2^k` slots filled to α = [`MAX_LOAD`](crate::MAX_LOAD)
-//! holds `4α·2^k_0` entries at level `k_0`, and a doubling halves the load, so each later
-//! level adds about `2α·2^k_i`: the levels contribute
+//! current contents). Group the entries by the round `i` (0 for the starting level `k_0`)
+//! during which they were created, at level `k_i = k_0 + i` with `F_i` level-`k_i` bits, each
+//! of measure `2^-(k_i + F_i)`. The table grows before its load passes α =
+//! [`MAX_LOAD`], and round `i` ends with `2^(k_i + 1)` buckets, so round 0
+//! creates at most `4α·2^(k_0 + 1)` entries and each later round (which starts with
+//! `4α·2^k_i` entries stored) about `4α·2^k_i` more: the rounds contribute
 //!
 //! ```text
-//! FPR ≤ c_0·2^-F_0 + Σ_{i≥1} c_i·2^-F_i,   c_0 = 4α, c_i = 2α  (i ≥ 1)              (2)
+//! FPR ≤ c_0·2^-F_0 + Σ_{i≥1} c_i·2^-F_i,   c_0 = 8α, c_i = 4α  (i ≥ 1)              (2)
 //! ```
 //!
 //! whatever the number of items: the `2^k` of the count cancels the `2^-k` of the prefix.
 //! The filter does not rely on those counts: it keeps the sum (1) of its contents exactly
-//! and doubles before an insert would lift it past the right side of (2) at its current
-//! level ([`fpr_bound`]), so (2) bounds the FPR by construction — also under deletes, which
-//! only lower (1).
-//! [`new_entry_bits`] picks the smallest `F_i ≥` [`ALT_BITS`](crate::ALT_BITS) with
+//! and ends the round early (splitting every remaining bucket) before an insert would lift it
+//! past the right side of (2) for the round ([`fpr_bound`]), so (2) bounds the FPR by
+//! construction — also under deletes, which only lower (1), and under the extra growth steps
+//! of failed kick chains, which change where entries are, not their prefixes.
+//! [`new_entry_bits`] picks the smallest `F_i ≥` [`ALT_BITS`] with
 //!
 //! ```text
 //! B_i + c_i·2^-F_i + ε·a/(i + 1 + a) ≤ ε,      B_i = Σ_{j<i} c_j·2^-F_j              (3)
@@ -63,12 +71,12 @@ use crate::{ALT_BITS, MAX_FP_BITS, MAX_LOAD};
 /// `docs/design/expandable.md`'s model.
 pub const RESERVE_SHAPE: f64 = 4.0;
 
-/// Entries one expansion may create, per slot of its table: `c_i / 4` in (2).
+/// Entries one round may create, per slot of the table it starts with: `c_i / 4` in (2).
 fn share(expansion: u32) -> f64 {
     if expansion == 0 {
-        MAX_LOAD
+        2.0 * MAX_LOAD
     } else {
-        MAX_LOAD / 2.0
+        MAX_LOAD
     }
 }
 
@@ -101,7 +109,7 @@ fn schedule(target_fpr: f64, expansion: u32) -> Result<(Vec<u32>, f64)> {
 /// ```
 /// use bloomlab_expandable::math::new_entry_bits;
 /// let at_1 = (0..11).map(|i| new_entry_bits(0.01, i).unwrap()).collect::<Vec<_>>();
-/// assert_eq!(at_1, [11, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13]);
+/// assert_eq!(at_1, [12, 12, 12, 12, 12, 13, 13, 13, 14, 14, 14]);
 /// ```
 pub fn new_entry_bits(target_fpr: f64, expansion: u32) -> Result<u32> {
     Ok(schedule(target_fpr, expansion)?.0[expansion as usize])
@@ -158,11 +166,11 @@ mod tests {
 
     #[test]
     fn widths_grow_slowly() {
-        // log2(1/ε) + O(log i): at 1 % never more than 13 bits within 10 doublings, 17 at 40.
-        assert_eq!(new_entry_bits(0.01, 0).unwrap(), 11);
-        assert!(new_entry_bits(0.01, 10).unwrap() <= 13);
+        // log2(1/ε) + O(log i): at 1 % never more than 14 bits within 10 rounds, 17 at 40.
+        assert_eq!(new_entry_bits(0.01, 0).unwrap(), 12);
+        assert!(new_entry_bits(0.01, 10).unwrap() <= 14);
         assert!(new_entry_bits(0.01, 40).unwrap() <= 17);
-        assert!(new_entry_bits(0.001, 10).unwrap() <= 17);
+        assert!(new_entry_bits(0.001, 10).unwrap() <= 18);
         assert!(new_entry_bits(1e-12, 0).is_err());
     }
 }

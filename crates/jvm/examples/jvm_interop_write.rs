@@ -29,20 +29,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         };
     let mut count = 0;
-    for lib in keys::LIBS {
-        for kind in keys::KEYS {
-            if !keys::supported(lib, kind) {
-                continue;
-            }
-            for (n, fpp) in keys::SIZES {
-                let mut f = Model::create(lib, n, fpp);
-                for i in 0..n {
-                    f.put(&keys::member(kind, i));
-                }
-                write(format!("{lib}-{kind}-{n}.bin"), lib, kind, n, &f)?;
-                count += 1;
-            }
+    for (lib, kind, n, fpp) in keys::grid() {
+        let mut f = Model::create(lib, n, fpp);
+        for i in 0..n {
+            f.put(&keys::member(kind, i));
         }
+        write(format!("{lib}-{kind}-{n}.bin"), lib, kind, n, &f)?;
+        count += 1;
     }
     // V2 with a seed of its own (Spark's create(version, n, numBits, seed)), which the
     // known answers (all from create(n, fpp), seed 0) do not cover.

@@ -4,6 +4,8 @@
 #   crates/jvm/interop/run.sh gen     regenerate crates/jvm/tests/data/ (known answers from the jars)
 #   crates/jvm/interop/run.sh check   files written by bloomlab-jvm are read by the jars, which must
 #                                     find every member and answer every probe as we do
+#   crates/jvm/interop/run.sh fetch   only install the jars (what `.ci/run` does in the background
+#                                     while the workspace builds)
 #
 # Needs java and javac (17+). Guava comes from Debian's libguava-java; Spark's sketch jar from the
 # pyspark source archive on PyPI (it carries deps/jars/spark-sketch_*.jar), extracted once into
@@ -43,6 +45,8 @@ if [ ! -f "$SPARK_JAR" ]; then
     trap - EXIT
 fi
 
+[ "${1:-}" = fetch ] && exit 0
+
 CP="$SPARK_JAR:$GUAVA_JAR"
 BUILD="$(mktemp -d)"
 trap 'rm -rf "$BUILD"' EXIT
@@ -58,6 +62,6 @@ case "${1:-}" in
         run_java check "$BUILD/files"
         ;;
     *)
-        die "usage: $0 gen|check"
+        die "usage: $0 gen|check|fetch"
         ;;
 esac

@@ -1,6 +1,5 @@
 //! Guava's Bloom filter (`com.google.common.hash.BloomFilter`) and its `writeTo` form.
 
-use std::fmt;
 use std::io::{self, Read, Write};
 
 use bloomlab_core::{DecodeError, Error, Result, SchemeDescriptor, SchemeId};
@@ -175,7 +174,8 @@ impl GuavaBloomFilter {
             GuavaSizing::BitsPerKey => sizing::optimal_num_of_hash_functions(n, m),
             GuavaSizing::Fpp => sizing::optimal_num_of_hash_functions_for_fpp(fpp),
         };
-        let k = check_k(i64::from(k)).map_err(|reason| Error::invalid("fpp", reason))?;
+        let k =
+            crate::check_k(i64::from(k), K_RULE).map_err(|reason| Error::invalid("fpp", reason))?;
         Ok(GuavaBloomFilter {
             strategy,
             k,
@@ -191,51 +191,20 @@ impl GuavaBloomFilter {
         self.strategy
     }
 
-    /// Number of bits `m`: 64 × the word count.
-    pub fn bit_size(&self) -> u64 {
-        self.bits.bit_size()
-    }
-
-    /// Number of probes `k` (1..=255).
-    pub fn num_hash_functions(&self) -> u32 {
-        self.k
-    }
-
-    /// Number of set bits.
-    pub fn cardinality(&self) -> u64 {
-        self.bits.ones()
-    }
-
-    /// The words of the bit array, bit `i` at bit `i mod 64` of word `i / 64`.
-    pub fn words(&self) -> &[u64] {
-        self.bits.as_slice()
-    }
-
-    /// Guava's `expectedFpp()`: `(set bits / m)^k`.
-    pub fn expected_fpp(&self) -> f64 {
-        sizing::expected_fpp(self.bits.ones(), self.bit_size(), self.k)
-    }
-
     /// Guava's `approximateElementCount()`.
     pub fn approximate_element_count(&self) -> u64 {
         sizing::approximate_element_count(self.bits.ones(), self.bit_size(), self.k)
     }
 
     fn put_hash(&mut self, key: &[u8]) -> bool {
-        let mut changed = false;
-        let bits = &mut self.bits;
-        probes(self.strategy, self.k, bits.bit_size(), key, |i| {
-            changed |= bits.set(i);
-            true
-        });
         self.count = self.count.saturating_add(1);
-        changed
+        let positions = probes(self.strategy, self.k, self.bits.bit_size(), key);
+        self.bits.set_all(positions)
     }
 
     fn contains_hash(&self, key: &[u8]) -> bool {
-        probes(self.strategy, self.k, self.bits.bit_size(), key, |i| {
-            self.bits.get(i)
-        })
+        let positions = probes(self.strategy, self.k, self.bits.bit_size(), key);
+        self.bits.get_all(positions)
     }
 
     /// `put` through `Funnels.longFunnel()`: whether any bit changed.
@@ -278,47 +247,21 @@ impl GuavaBloomFilter {
         self.contains_hash(b)
     }
 
-    /// Guava's `isCompatible` (less the funnel, which is not recorded): same `k`, bit size
-    /// and strategy.
-    pub fn is_compatible(&self, other: &GuavaBloomFilter) -> bool {
-        self.check_compatible(other).is_ok()
-    }
-
     fn check_compatible(&self, other: &GuavaBloomFilter) -> Result<()> {
-        let why = if self.k != other.k {
-            format!(
-                "BloomFilters must have the same number of hash functions ({} != {})",
-                self.k, other.k
-            )
-        } else if self.bit_size() != other.bit_size() {
-            format!(
-                "BloomFilters must have the same size underlying bit arrays ({} != {})",
-                self.bit_size(),
-                other.bit_size()
-            )
-        } else if self.strategy != other.strategy {
-            format!(
-                "BloomFilters must have equal strategies ({} != {})",
-                self.strategy.name(),
-                other.strategy.name()
-            )
-        } else {
-            return Ok(());
-        };
-        Err(Error::Incompatible(why))
-    }
-
-    /// Guava's `putAll`: the bitwise OR, under Guava's rules (same `k`, bit size and strategy,
-    /// checked in that order; the funnels must be equal too, which the caller ensures). The
-    /// count becomes the sum of both counts.
-    ///
-    /// # Errors
-    /// [`Error::Incompatible`] naming the first difference; `self` is then unchanged.
-    pub fn put_all(&mut self, other: &GuavaBloomFilter) -> Result<()> {
-        self.check_compatible(other)?;
-        self.bits.or(&other.bits);
-        self.count = self.count.saturating_add(other.count);
-        Ok(())
+        let must = |what| format!("BloomFilters must have {what} ({{a}} != {{b}})");
+        crate::check_rules(&[
+            (must("the same number of hash functions"), &self.k, &other.k),
+            (
+                must("the same size underlying bit arrays"),
+                &self.bit_size(),
+                &other.bit_size(),
+            ),
+            (
+                must("equal strategies"),
+                &self.strategy.name(),
+                &other.strategy.name(),
+            ),
+        ])
     }
 
     /// Length of [`to_bytes`](Self::to_bytes).
@@ -333,14 +276,6 @@ impl GuavaBloomFilter {
         self.bits.write_to(out)
     }
 
-    /// The bytes Guava's `writeTo` writes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        self.write_to(&mut out)
-            .expect("writing to a Vec cannot fail");
-        out
-    }
-
     /// Read a filter from exactly the bytes Guava's `writeTo` wrote.
     ///
     /// # Errors
@@ -350,7 +285,7 @@ impl GuavaBloomFilter {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Cursor::new(bytes);
         let strategy = decode_strategy(r.u8()?)?;
-        let k = decode_k(r.u8()?)?;
+        let k = crate::decode_k(r.u8()?.into(), K_RULE)?;
         let bits = Words::decode(&mut r)?;
         r.finish()?;
         Ok(Self::decoded(strategy, k, bits))
@@ -363,7 +298,7 @@ impl GuavaBloomFilter {
     /// As [`from_bytes`](Self::from_bytes), or the stream's own I/O error.
     pub fn read_from(r: &mut impl Read) -> Result<Self, ReadError> {
         let strategy = decode_strategy(read_u8(r, 0)?)?;
-        let k = decode_k(read_u8(r, 1)?)?;
+        let k = crate::decode_k(read_u8(r, 1)?.into(), K_RULE)?;
         let bits = Words::read_from(r, 2)?;
         Ok(Self::decoded(strategy, k, bits))
     }
@@ -382,39 +317,22 @@ impl GuavaBloomFilter {
     }
 }
 
-/// Visit the probe indices of a key's bytes in an array of `m` bits until `f` returns
-/// `false`; whether it never did.
+/// The probe indices of a key's bytes in an array of `m` bits.
 #[inline]
-fn probes(
-    strategy: GuavaStrategy,
-    k: u32,
-    m: u64,
-    key: &[u8],
-    mut f: impl FnMut(u64) -> bool,
-) -> bool {
+fn probes(strategy: GuavaStrategy, k: u32, m: u64, key: &[u8]) -> impl Iterator<Item = u64> {
     let (h1, h2) = guava_murmur3_128(key);
-    match strategy {
+    let (a, b) = (h1 as i32, (h1 >> 32) as i32);
+    (1..=k).map(move |i| match strategy {
+        // `int` arithmetic: `c = a + i·b`, flipped when negative.
         GuavaStrategy::Murmur128Mitz32 => {
-            let (a, b) = (h1 as i32, (h1 >> 32) as i32);
-            for i in 1..=k as i32 {
-                let c = a.wrapping_add(i.wrapping_mul(b));
-                let c = if c < 0 { !c } else { c };
-                if !f(c as u64 % m) {
-                    return false;
-                }
-            }
+            let c = a.wrapping_add((i as i32).wrapping_mul(b));
+            (if c < 0 { !c } else { c }) as u64 % m
         }
+        // `long` arithmetic from `c = h1`, adding `h2` after each probe.
         GuavaStrategy::Murmur128Mitz64 => {
-            let mut c = h1;
-            for _ in 0..k {
-                if !f((c & i64::MAX as u64) % m) {
-                    return false;
-                }
-                c = c.wrapping_add(h2);
-            }
+            (h1.wrapping_add(u64::from(i - 1).wrapping_mul(h2)) & i64::MAX as u64) % m
         }
-    }
-    true
+    })
 }
 
 fn decode_strategy(ordinal: u8) -> Result<GuavaStrategy, DecodeError> {
@@ -429,35 +347,10 @@ fn decode_strategy(ordinal: u8) -> Result<GuavaStrategy, DecodeError> {
     })
 }
 
-fn check_k(k: i64) -> Result<u32, String> {
-    match u32::try_from(k) {
-        Ok(k) if (1..=MAX_GUAVA_HASH_FUNCTIONS).contains(&k) => Ok(k),
-        _ => Err(format!(
-            "{k} hash functions: Guava takes 1..={MAX_GUAVA_HASH_FUNCTIONS}"
-        )),
-    }
-}
-
-fn decode_k(k: u8) -> Result<u32, DecodeError> {
-    check_k(i64::from(k)).map_err(|reason| DecodeError::field("numHashFunctions", reason))
-}
-
 impl PartialEq for GuavaBloomFilter {
     /// Guava's `equals` (less the funnel): same `k`, strategy and bits.
     fn eq(&self, other: &Self) -> bool {
         self.k == other.k && self.strategy == other.strategy && self.bits == other.bits
-    }
-}
-
-impl fmt::Debug for GuavaBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GuavaBloomFilter")
-            .field("strategy", &self.strategy)
-            .field("bits", &self.bit_size())
-            .field("k", &self.k)
-            .field("set_bits", &self.bits.ones())
-            .field("count", &self.count)
-            .finish()
     }
 }
 
@@ -468,16 +361,31 @@ crate::jvm_filter_impl! {
     /// from Guava's `approximateElementCount()`. `expected_fpr` is Guava's `expectedFpp`, from the
     /// fill. The variant is [`Variant::Classic`](bloomlab_core::Variant::Classic); the scheme
     /// [`SchemeId::GuavaMurmur128Mitz32`] or [`SchemeId::GuavaMurmur128Mitz64`].
-    GuavaBloomFilter {
+    GuavaBloomFilter ("Guava") {
         insert: put_bytes,
         contains: contains_hash,
         capacity: expected_insertions,
-        scheme: |s| SchemeDescriptor {
-            id: match s.strategy {
-                GuavaStrategy::Murmur128Mitz32 => SchemeId::GuavaMurmur128Mitz32,
-                GuavaStrategy::Murmur128Mitz64 => SchemeId::GuavaMurmur128Mitz64,
-            },
-            key_check: 0,
-        },
+        compatible: "same `k`, bit size and strategy (less the funnel, which is not recorded).",
+    /// Guava's `putAll`: the bitwise OR, under Guava's rules (same `k`, bit size and strategy,
+    /// checked in that order; the funnels must be equal too, which the caller ensures). The
+    /// count becomes the sum of both counts.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] naming the first difference; `self` is then unchanged.
+        merge: put_all,
+        debug: [strategy] [],
     }
 }
+
+impl GuavaBloomFilter {
+    fn scheme_descriptor(&self) -> SchemeDescriptor {
+        let id = match self.strategy {
+            GuavaStrategy::Murmur128Mitz32 => SchemeId::GuavaMurmur128Mitz32,
+            GuavaStrategy::Murmur128Mitz64 => SchemeId::GuavaMurmur128Mitz64,
+        };
+        SchemeDescriptor { id, key_check: 0 }
+    }
+}
+
+/// Guava's range of `k`.
+const K_RULE: crate::KRule = (MAX_GUAVA_HASH_FUNCTIONS, "Guava takes");

@@ -88,7 +88,9 @@ mod guava;
 mod spark;
 mod words;
 
-use bloomlab_core::{DecodeError, Filter};
+use std::fmt::Display;
+
+use bloomlab_core::{DecodeError, Error, Filter, Result};
 
 pub use guava::{GuavaBloomFilter, GuavaSizing, GuavaStrategy, MAX_GUAVA_HASH_FUNCTIONS};
 pub use spark::{SparkBloomFilter, SparkVersion};
@@ -230,21 +232,92 @@ impl JvmFilter {
     }
 }
 
-/// `impl Filter` for a JVM-compatible filter (fields `count`, `bits`, `k`, `fpp` and the
-/// expected insertions, methods `bit_size` and `expected_fpp`), written once for both: `insert`
-/// and `contains` name its byte-key methods, `capacity` the field of expected insertions (the
-/// k-optimal load stands in when a filter read from bytes has none), and `scheme` gives its
-/// scheme descriptor. The variant is always [`Variant::Classic`](bloomlab_core::Variant).
+/// What the two JVM-compatible filters share, written once for both (each has the fields
+/// `count`, `bits`, `k`, `fpp`, the expected insertions, and the methods `write_to`,
+/// `encoded_len`, `check_compatible` and `scheme_descriptor`):
+///
+/// - the inherent accessors `bit_size`, `num_hash_functions`, `cardinality`, `words`,
+///   `expected_fpp`, `is_compatible` (under the rules `compatible`) and `to_bytes`, their
+///   docs naming the library `lib`;
+/// - `Debug`: the type's name, the `head` fields, `bits`, `k`, the `mid` fields, `set_bits`
+///   and `count`;
+/// - `impl Filter`: `insert` and `contains` name its byte-key methods, `capacity` the field
+///   of expected insertions (the k-optimal load stands in when a filter read from bytes has
+///   none). The variant is always [`Variant::Classic`](bloomlab_core::Variant).
 macro_rules! jvm_filter_impl {
     (
         $(#[$doc:meta])*
-        $ty:ident {
+        $ty:ident ($lib:literal) {
             insert: $insert:ident,
             contains: $contains:ident,
             capacity: $capacity:ident,
-            scheme: |$s:ident| $scheme:expr $(,)?
+            compatible: $compatible:literal,
+            $(#[$merge_doc:meta])*
+            merge: $merge:ident,
+            debug: [$($head:ident),*] [$($mid:ident),*] $(,)?
         }
     ) => {
+        impl $ty {
+            /// Number of bits `m`: 64 × the word count.
+            pub fn bit_size(&self) -> u64 {
+                self.bits.bit_size()
+            }
+
+            /// Number of probes `k`.
+            pub fn num_hash_functions(&self) -> u32 {
+                self.k
+            }
+
+            /// Number of set bits.
+            pub fn cardinality(&self) -> u64 {
+                self.bits.ones()
+            }
+
+            /// The words of the bit array, bit `i` at bit `i mod 64` of word `i / 64`.
+            pub fn words(&self) -> &[u64] {
+                self.bits.as_slice()
+            }
+
+            #[doc = concat!($lib, "'s `expectedFpp()`: `(set bits / m)^k`.")]
+            pub fn expected_fpp(&self) -> f64 {
+                crate::sizing::expected_fpp(self.bits.ones(), self.bit_size(), self.k)
+            }
+
+            #[doc = concat!($lib, "'s `isCompatible`: ", $compatible)]
+            pub fn is_compatible(&self, other: &$ty) -> bool {
+                self.check_compatible(other).is_ok()
+            }
+
+            $(#[$merge_doc])*
+            pub fn $merge(&mut self, other: &$ty) -> bloomlab_core::Result<()> {
+                self.check_compatible(other)?;
+                self.bits.or(&other.bits);
+                self.count = self.count.saturating_add(other.count);
+                Ok(())
+            }
+
+            #[doc = concat!("The bytes ", $lib, "'s `writeTo` writes.")]
+            pub fn to_bytes(&self) -> Vec<u8> {
+                let mut out = Vec::with_capacity(self.encoded_len());
+                self.write_to(&mut out)
+                    .expect("writing to a Vec cannot fail");
+                out
+            }
+        }
+
+        impl ::std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(stringify!($ty))
+                    $(.field(stringify!($head), &self.$head))*
+                    .field("bits", &self.bit_size())
+                    .field("k", &self.k)
+                    $(.field(stringify!($mid), &self.$mid))*
+                    .field("set_bits", &self.bits.ones())
+                    .field("count", &self.count)
+                    .finish()
+            }
+        }
+
         $(#[$doc])*
         impl bloomlab_core::Filter for $ty {
             fn insert_bytes(&mut self, key: &[u8]) -> bloomlab_core::Result<()> {
@@ -269,7 +342,6 @@ macro_rules! jvm_filter_impl {
             }
 
             fn params(&self) -> bloomlab_core::FilterParams {
-                let $s = self;
                 bloomlab_core::FilterParams {
                     variant: bloomlab_core::Variant::Classic,
                     capacity: self
@@ -278,13 +350,45 @@ macro_rules! jvm_filter_impl {
                     target_fpr: self.fpp,
                     table_bits: self.bit_size(),
                     hashes: self.k,
-                    scheme: $scheme,
+                    scheme: self.scheme_descriptor(),
                 }
             }
         }
     };
 }
 pub(crate) use jvm_filter_impl;
+
+/// `Err(Incompatible)` with the message of the first rule whose two sides differ, or `Ok`:
+/// each rule is a JVM library's message, `{a}` and `{b}` standing for this filter's value and
+/// the other's as the message prints them (so the sides are compared as printed).
+pub(crate) fn check_rules(rules: &[(String, &dyn Display, &dyn Display)]) -> Result<()> {
+    for (why, a, b) in rules {
+        let (a, b) = (a.to_string(), b.to_string());
+        if a != b {
+            return Err(Error::Incompatible(
+                why.replace("{a}", &a).replace("{b}", &b),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A JVM library's range of `k`, `1..=max`, and how its refusal words it ("{k} hash functions:
+/// {takes} 1..={max}").
+pub(crate) type KRule = (u32, &'static str);
+
+/// `k` if the library takes it, else why not.
+pub(crate) fn check_k(k: i64, (max, takes): KRule) -> std::result::Result<u32, String> {
+    match u32::try_from(k) {
+        Ok(k) if (1..=max).contains(&k) => Ok(k),
+        _ => Err(format!("{k} hash functions: {takes} 1..={max}")),
+    }
+}
+
+/// [`check_k`] for a decoded `numHashFunctions` field.
+pub(crate) fn decode_k(k: i64, rule: KRule) -> std::result::Result<u32, DecodeError> {
+    check_k(k, rule).map_err(|reason| DecodeError::field("numHashFunctions", reason))
+}
 
 /// The load at which `k` is the optimal probe count for `m` bits, `round(m · ln 2 / k)`: the
 /// capacity reported for a filter read from bytes, which record no expected count.

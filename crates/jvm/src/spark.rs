@@ -192,7 +192,8 @@ impl SparkBloomFilter {
         }
         let m = i64::try_from(num_bits).map_err(|_| Error::invalid("num_bits", "above 2^63"))?;
         let k = sizing::optimal_num_of_hash_functions(n, m);
-        let k = check_k(k).map_err(|reason| Error::invalid("num_bits", reason))?;
+        let k = crate::check_k(k.into(), K_RULE)
+            .map_err(|reason| Error::invalid("num_bits", reason))?;
         Ok(SparkBloomFilter {
             version,
             k,
@@ -214,31 +215,6 @@ impl SparkBloomFilter {
         self.seed
     }
 
-    /// Number of bits `m` (Spark's `bitSize()`): 64 × the word count.
-    pub fn bit_size(&self) -> u64 {
-        self.bits.bit_size()
-    }
-
-    /// Number of probes `k`.
-    pub fn num_hash_functions(&self) -> u32 {
-        self.k
-    }
-
-    /// Number of set bits (Spark's `cardinality()`).
-    pub fn cardinality(&self) -> u64 {
-        self.bits.ones()
-    }
-
-    /// The words of the bit array, bit `i` at bit `i mod 64` of word `i / 64`.
-    pub fn words(&self) -> &[u64] {
-        self.bits.as_slice()
-    }
-
-    /// Spark's `expectedFpp()`: `(set bits / m)^k`.
-    pub fn expected_fpp(&self) -> f64 {
-        sizing::expected_fpp(self.bits.ones(), self.bit_size(), self.k)
-    }
-
     /// The `(h1, h2)` pair of a long key.
     #[inline]
     fn long_pair(&self, v: i64) -> (i32, i32) {
@@ -253,20 +229,14 @@ impl SparkBloomFilter {
     }
 
     fn put_pair(&mut self, pair: (i32, i32)) -> bool {
-        let mut changed = false;
-        let bits = &mut self.bits;
-        probes(self.version, self.k, bits.bit_size(), pair, |i| {
-            changed |= bits.set(i);
-            true
-        });
         self.count = self.count.saturating_add(1);
-        changed
+        let positions = probes(self.version, self.k, self.bits.bit_size(), pair);
+        self.bits.set_all(positions)
     }
 
     fn contains_pair(&self, pair: (i32, i32)) -> bool {
-        probes(self.version, self.k, self.bits.bit_size(), pair, |i| {
-            self.bits.get(i)
-        })
+        self.bits
+            .get_all(probes(self.version, self.k, self.bits.bit_size(), pair))
     }
 
     /// Spark's `putLong`: whether any bit changed (if so, the key was certainly new).
@@ -299,46 +269,15 @@ impl SparkBloomFilter {
         self.contains_pair(self.bytes_pair(b))
     }
 
-    /// Spark's `isCompatible`: same version, bit size, `k` and seed.
-    pub fn is_compatible(&self, other: &SparkBloomFilter) -> bool {
-        self.check_compatible(other).is_ok()
-    }
-
     fn check_compatible(&self, other: &SparkBloomFilter) -> Result<()> {
-        let why = if self.version != other.version {
-            format!(
-                "cannot merge a Spark {} filter with a {} one",
-                self.version, other.version
-            )
-        } else if self.bit_size() != other.bit_size() {
-            format!(
-                "different bit sizes ({} and {})",
-                self.bit_size(),
-                other.bit_size()
-            )
-        } else if self.seed != other.seed {
-            format!("different seeds ({} and {})", self.seed, other.seed)
-        } else if self.k != other.k {
-            format!(
-                "different numbers of hash functions ({} and {})",
-                self.k, other.k
-            )
-        } else {
-            return Ok(());
-        };
-        Err(Error::Incompatible(why))
-    }
-
-    /// Spark's `mergeInPlace`: the bitwise OR, under Spark's compatibility rules (same
-    /// version, bit size, seed and `k`). The count becomes the sum of both counts.
-    ///
-    /// # Errors
-    /// [`Error::Incompatible`], naming the first difference; `self` is then unchanged.
-    pub fn merge_in_place(&mut self, other: &SparkBloomFilter) -> Result<()> {
-        self.check_compatible(other)?;
-        self.bits.or(&other.bits);
-        self.count = self.count.saturating_add(other.count);
-        Ok(())
+        let differ = |what| format!("different {what} ({{a}} and {{b}})");
+        let versions = "cannot merge a Spark {a} filter with a {b} one";
+        crate::check_rules(&[
+            (versions.into(), &self.version, &other.version),
+            (differ("bit sizes"), &self.bit_size(), &other.bit_size()),
+            (differ("seeds"), &self.seed, &other.seed),
+            (differ("numbers of hash functions"), &self.k, &other.k),
+        ])
     }
 
     /// Spark's `intersectInPlace`: the bitwise AND, under the same rules. The count becomes
@@ -376,14 +315,6 @@ impl SparkBloomFilter {
         self.bits.write_to(out)
     }
 
-    /// The bytes Spark's `writeTo` writes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        self.write_to(&mut out)
-            .expect("writing to a Vec cannot fail");
-        out
-    }
-
     /// Read a filter from exactly the bytes Spark's `writeTo` wrote (either version).
     ///
     /// # Errors
@@ -396,7 +327,7 @@ impl SparkBloomFilter {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Cursor::new(bytes);
         let version = decode_version(r.i32()?)?;
-        let k = decode_k(r.i32()?)?;
+        let k = crate::decode_k(r.i32()?.into(), K_RULE)?;
         let seed = match version {
             SparkVersion::V1 => 0,
             SparkVersion::V2 => r.i32()?,
@@ -415,7 +346,7 @@ impl SparkBloomFilter {
     /// the stream's own I/O error.
     pub fn read_from(r: &mut impl Read) -> Result<Self, ReadError> {
         let version = decode_version(read_i32(r, 0)?)?;
-        let k = decode_k(read_i32(r, 4)?)?;
+        let k = crate::decode_k(read_i32(r, 4)?.into(), K_RULE)?;
         let (seed, at) = match version {
             SparkVersion::V1 => (0, 8),
             SparkVersion::V2 => (read_i32(r, 8)?, 12),
@@ -439,40 +370,25 @@ impl SparkBloomFilter {
     }
 }
 
-/// Visit the probe indices of `(h1, h2)` in an array of `m` bits until `f` returns `false`;
-/// whether it never did.
+/// The probe indices of `(h1, h2)` in an array of `m` bits.
 #[inline]
 fn probes(
     version: SparkVersion,
     k: u32,
     m: u64,
     (h1, h2): (i32, i32),
-    mut f: impl FnMut(u64) -> bool,
-) -> bool {
-    match version {
-        SparkVersion::V1 => {
+) -> impl Iterator<Item = u64> {
+    // V2's start: |h1 · (2^31 − 1)| < 2^62, no overflow.
+    let start = i64::from(h1) * i64::from(i32::MAX);
+    (1..=k).map(move |i| {
+        let c = match version {
             // Java `int` arithmetic: wraps at 32 bits.
-            for i in 1..=k as i32 {
-                let c = h1.wrapping_add(i.wrapping_mul(h2));
-                let c = if c < 0 { !c } else { c };
-                if !f(c as u64 % m) {
-                    return false;
-                }
-            }
-        }
-        SparkVersion::V2 => {
-            // |h1 · (2^31 − 1)| < 2^62: no overflow; then Java `long` arithmetic.
-            let mut c = i64::from(h1) * i64::from(i32::MAX);
-            for _ in 0..k {
-                c = c.wrapping_add(i64::from(h2));
-                let index = if c < 0 { !c } else { c };
-                if !f(index as u64 % m) {
-                    return false;
-                }
-            }
-        }
-    }
-    true
+            SparkVersion::V1 => i64::from(h1.wrapping_add((i as i32).wrapping_mul(h2))),
+            // Java `long` arithmetic: `c += h2` from the start, `i` times.
+            SparkVersion::V2 => start.wrapping_add(i64::from(i).wrapping_mul(i64::from(h2))),
+        };
+        (if c < 0 { !c } else { c }) as u64 % m
+    })
 }
 
 fn decode_version(v: i32) -> Result<SparkVersion, DecodeError> {
@@ -485,18 +401,8 @@ fn decode_version(v: i32) -> Result<SparkVersion, DecodeError> {
     })
 }
 
-fn check_k(k: i32) -> Result<u32, String> {
-    match u32::try_from(k) {
-        Ok(k) if (1..=MAX_SPARK_HASH_FUNCTIONS).contains(&k) => Ok(k),
-        _ => Err(format!(
-            "{k} hash functions: must be 1..={MAX_SPARK_HASH_FUNCTIONS}"
-        )),
-    }
-}
-
-fn decode_k(k: i32) -> Result<u32, DecodeError> {
-    check_k(k).map_err(|reason| DecodeError::field("numHashFunctions", reason))
-}
+/// Spark's range of `k`.
+const K_RULE: crate::KRule = (MAX_SPARK_HASH_FUNCTIONS, "must be");
 
 impl PartialEq for SparkBloomFilter {
     /// Spark's `equals`: same version, `k`, seed and bits (counts and sizing targets are not
@@ -509,19 +415,6 @@ impl PartialEq for SparkBloomFilter {
     }
 }
 
-impl fmt::Debug for SparkBloomFilter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SparkBloomFilter")
-            .field("version", &self.version)
-            .field("bits", &self.bit_size())
-            .field("k", &self.k)
-            .field("seed", &self.seed)
-            .field("set_bits", &self.bits.ones())
-            .field("count", &self.count)
-            .finish()
-    }
-}
-
 crate::jvm_filter_impl! {
     /// The trait's byte keys are Spark's `putBinary` / `mightContainBinary` (see the type's docs
     /// for how strings and longs map onto them). `len` counts inserts through this value, repeats
@@ -530,16 +423,30 @@ crate::jvm_filter_impl! {
     /// fill. The variant is [`Variant::Classic`](bloomlab_core::Variant::Classic) (k probes
     /// anywhere in m bits); the scheme is [`SchemeId::SparkMurmur3V1`] or
     /// [`SchemeId::SparkMurmur3V2`] with the seed in `key_check`.
-    SparkBloomFilter {
+    SparkBloomFilter ("Spark") {
         insert: put_binary,
         contains: might_contain_binary,
         capacity: expected_items,
-        scheme: |s| SchemeDescriptor {
-            id: match s.version {
-                SparkVersion::V1 => SchemeId::SparkMurmur3V1,
-                SparkVersion::V2 => SchemeId::SparkMurmur3V2,
-            },
-            key_check: u64::from(s.seed as u32),
-        },
+        compatible: "same version, bit size, `k` and seed.",
+    /// Spark's `mergeInPlace`: the bitwise OR, under Spark's compatibility rules (same
+    /// version, bit size, seed and `k`). The count becomes the sum of both counts.
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`], naming the first difference; `self` is then unchanged.
+        merge: merge_in_place,
+        debug: [version] [seed],
+    }
+}
+
+impl SparkBloomFilter {
+    fn scheme_descriptor(&self) -> SchemeDescriptor {
+        let id = match self.version {
+            SparkVersion::V1 => SchemeId::SparkMurmur3V1,
+            SparkVersion::V2 => SchemeId::SparkMurmur3V2,
+        };
+        SchemeDescriptor {
+            id,
+            key_check: u64::from(self.seed as u32),
+        }
     }
 }

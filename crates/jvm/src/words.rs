@@ -75,6 +75,22 @@ impl Words {
         self.words[(i >> 6) as usize] & (1u64 << (i & 63)) != 0
     }
 
+    /// Set every bit of `positions`; whether any changed.
+    #[inline]
+    pub(crate) fn set_all(&mut self, positions: impl Iterator<Item = u64>) -> bool {
+        let mut changed = false;
+        for i in positions {
+            changed |= self.set(i);
+        }
+        changed
+    }
+
+    /// Whether every bit of `positions` is set (stopping at the first that is not).
+    #[inline]
+    pub(crate) fn get_all(&self, mut positions: impl Iterator<Item = u64>) -> bool {
+        positions.all(|i| self.get(i))
+    }
+
     /// Bitwise OR of an array of the same length.
     pub(crate) fn or(&mut self, other: &Words) {
         for (a, b) in self.words.iter_mut().zip(&other.words) {

@@ -70,19 +70,21 @@ fn put_reports_whether_the_key_was_new_to_the_bits() {
     assert!(new_g > 0 && new_g < 1_500, "{new_g}");
 }
 
+/// Three filters from `make`: the even keys of `0..600` put with `put`, the odd ones, and all.
+fn halves_and_whole<F>(make: impl Fn() -> F, put: impl Fn(&mut F, i32) -> bool) -> (F, F, F) {
+    let (mut a, mut b, mut both) = (make(), make(), make());
+    for i in 0..600 {
+        put(if i % 2 == 0 { &mut a } else { &mut b }, i);
+        put(&mut both, i);
+    }
+    (a, b, both)
+}
+
 #[test]
 fn merging_equals_building_from_the_union() {
     for v in [SparkVersion::V1, SparkVersion::V2] {
         let make = || SparkBloomFilter::create_with_bits(1_000, 9_600, v, 0).unwrap();
-        let (mut a, mut b, mut both) = (make(), make(), make());
-        for i in 0..600i64 {
-            if i % 2 == 0 {
-                a.put_long(i)
-            } else {
-                b.put_long(i)
-            };
-            both.put_long(i);
-        }
+        let (mut a, b, both) = halves_and_whole(make, |f, i| f.put_long(i.into()));
         let mut and = a.clone();
         and.intersect_in_place(&b).unwrap();
         let want: Vec<u64> = a
@@ -101,15 +103,7 @@ fn merging_equals_building_from_the_union() {
         assert_eq!(Filter::len(&a), 600);
     }
     let make = || GuavaBloomFilter::create(1_000, 0.01).unwrap();
-    let (mut a, mut b, mut both) = (make(), make(), make());
-    for i in 0..600i32 {
-        if i % 2 == 0 {
-            a.put_int(i)
-        } else {
-            b.put_int(i)
-        };
-        both.put_int(i);
-    }
+    let (mut a, b, both) = halves_and_whole(make, |f, i| f.put_int(i));
     a.put_all(&b).unwrap();
     assert_eq!(a, both);
 }

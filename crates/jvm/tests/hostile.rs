@@ -63,19 +63,35 @@ fn stream_agrees<F: PartialEq + std::fmt::Debug>(
     }
 }
 
+/// [`conf::check_decode_robustness`] of a JVM format (no envelope) for 20 000 rounds from
+/// `seed`: every damaged input the decoder accepts is canonical and valid.
+fn damaged<F>(
+    valid: &[u8],
+    (from_bytes, to_bytes): Codec<F>,
+    invariants: fn(&F),
+    seed: usize,
+) -> usize {
+    let decode = |b: &[u8]| from_bytes(b).map_err(Error::from);
+    conf::check_decode_robustness(
+        valid,
+        decode,
+        to_bytes,
+        invariants,
+        false,
+        20_000,
+        seed as u64,
+    )
+}
+
+/// A JVM filter's `from_bytes` and `to_bytes`.
+type Codec<F> = (fn(&[u8]) -> Result<F, DecodeError>, fn(&F) -> Vec<u8>);
+
 #[test]
 fn damaged_spark_bytes_never_panic_or_decode_invalid_filters() {
     for (i, version) in [SparkVersion::V1, SparkVersion::V2].into_iter().enumerate() {
         let valid = spark(version).to_bytes();
-        let accepted = conf::check_decode_robustness(
-            &valid,
-            |b| SparkBloomFilter::from_bytes(b).map_err(Error::from),
-            SparkBloomFilter::to_bytes,
-            spark_invariants,
-            false,
-            20_000,
-            10 + i as u64,
-        );
+        let codec: Codec<_> = (SparkBloomFilter::from_bytes, SparkBloomFilter::to_bytes);
+        let accepted = damaged(&valid, codec, spark_invariants, 10 + i);
         println!("{version}: accepted {accepted} damaged inputs, each canonical and valid");
     }
 }
@@ -90,15 +106,8 @@ fn damaged_guava_bytes_never_panic_or_decode_invalid_filters() {
     .enumerate()
     {
         let valid = guava(strategy).to_bytes();
-        let accepted = conf::check_decode_robustness(
-            &valid,
-            |b| GuavaBloomFilter::from_bytes(b).map_err(Error::from),
-            GuavaBloomFilter::to_bytes,
-            guava_invariants,
-            false,
-            20_000,
-            20 + i as u64,
-        );
+        let codec: Codec<_> = (GuavaBloomFilter::from_bytes, GuavaBloomFilter::to_bytes);
+        let accepted = damaged(&valid, codec, guava_invariants, 20 + i);
         println!("{strategy:?}: accepted {accepted} damaged inputs, each canonical and valid");
     }
 }

@@ -133,6 +133,28 @@ use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId};
 use bloomlab_core::simd;
 use siphasher::sip128::SipHasher24 as Sip128;
 
+/// `Debug` (the key check value only, never the secret), and `PartialEq` / `Eq` (same key
+/// check and same secret) for a scheme with the fields `key_check` and `hasher`.
+macro_rules! secret_scheme_glue {
+    ($name:ident) => {
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("key_check", &format_args!("{:016x}", self.key_check))
+                    .finish_non_exhaustive()
+            }
+        }
+
+        impl PartialEq for $name {
+            fn eq(&self, other: &Self) -> bool {
+                self.key_check == other.key_check && self.hasher.key() == other.hasher.key()
+            }
+        }
+
+        impl Eq for $name {}
+    };
+}
+
 pub mod attack;
 
 /// The constant whose keyed hash is the key check value (frozen for scheme ids 2 and 4).
@@ -290,21 +312,7 @@ impl HashScheme for Sip64Scheme {
     }
 }
 
-impl fmt::Debug for Sip64Scheme {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Sip64Scheme")
-            .field("key_check", &format_args!("{:016x}", self.key_check))
-            .finish_non_exhaustive()
-    }
-}
-
-impl PartialEq for Sip64Scheme {
-    fn eq(&self, other: &Self) -> bool {
-        self.key_check == other.key_check && self.hasher.key() == other.hasher.key()
-    }
-}
-
-impl Eq for Sip64Scheme {}
+secret_scheme_glue!(Sip64Scheme);
 
 /// SipHash-2-4 with 128-bit output under a 128-bit secret (scheme id 2; Aumasson & Bernstein
 /// 2012, a PRF: without the key its outputs are indistinguishable from random, so probe
@@ -359,21 +367,7 @@ impl HashScheme for SipScheme {
     }
 }
 
-impl fmt::Debug for SipScheme {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SipScheme")
-            .field("key_check", &format_args!("{:016x}", self.key_check))
-            .finish_non_exhaustive()
-    }
-}
-
-impl PartialEq for SipScheme {
-    fn eq(&self, other: &Self) -> bool {
-        self.key_check == other.key_check && self.hasher.key() == other.hasher.key()
-    }
-}
-
-impl Eq for SipScheme {}
+secret_scheme_glue!(SipScheme);
 
 #[cfg(test)]
 mod tests {

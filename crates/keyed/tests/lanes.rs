@@ -71,10 +71,7 @@ macro_rules! check_batches {
     ($new:expr, $n:expr, $seed:expr, $d:literal, $what:expr) => {{
         let (new, n, seed, what) = ($new, $n, $seed, $what);
         let keys = u64_keys(n, seed);
-        let mut single = new();
-        for k in &keys {
-            single.insert(k);
-        }
+        let single = bloomlab_conformance::parallel::sequential(new(), &keys);
         let mut batched = new();
         batched.insert_batch(&keys);
         assert_eq!(batched, single, "{what}n = {n}");
@@ -93,10 +90,7 @@ macro_rules! check_batches {
         assert_eq!(out, want, "{what}n = {n}, D = {}", $d);
 
         let bytes = byte_keys(n, seed + 200);
-        let mut single = new();
-        for k in &bytes {
-            single.insert(k);
-        }
+        let single = bloomlab_conformance::parallel::sequential(new(), &bytes);
         let mut batched = new();
         batched.insert_batch(&bytes);
         assert_eq!(batched, single, "{what}byte keys, n = {n}");

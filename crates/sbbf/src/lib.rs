@@ -153,7 +153,7 @@ use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId};
 use bloomlab_core::math::{self, SBBF_MAX_BYTES, SBBF_MIN_BYTES};
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, SplitBlockAvx2};
-use bloomlab_core::{Key, filter_glue};
+use bloomlab_core::{Key, bits, filter_glue};
 use xxhash_rust::xxh64::xxh64;
 
 mod thrift;
@@ -529,7 +529,7 @@ impl Sbbf {
     /// [`PREFETCH_MIN_BYTES`], in cache). Identical answers to
     /// [`might_contain_hash`](Self::might_contain_hash) (tested).
     pub fn might_contain_hashes(&self, hashes: &[u64], out: &mut [bool]) -> Result<()> {
-        check_out_len(hashes.len(), out.len())?;
+        Error::check_out_len(hashes.len(), out.len())?;
         if self.size_in_bytes() <= PREFETCH_MIN_BYTES {
             // In cache: a prefetch would only cost an instruction and an index computation.
             for (&h, o) in hashes.iter().zip(out.iter_mut()) {
@@ -553,7 +553,7 @@ impl Sbbf {
     /// Tables of at most [`SINGLE_LOOP_UP_TO`] bytes (in cache) are answered key by key
     /// instead, which is faster there; the answers are the same.
     pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
-        check_out_len(keys.len(), out.len())?;
+        Error::check_out_len(keys.len(), out.len())?;
         if self.size_in_bytes() <= SINGLE_LOOP_UP_TO {
             for (o, key) in out.iter_mut().zip(keys) {
                 *o = self.might_contain(key);
@@ -624,10 +624,9 @@ impl Sbbf {
     /// FPR the SBBF formula predicts at the current count ([`math::sbbf_fpr`] at
     /// `bits / len`). 0 when empty.
     pub fn expected_fpr(&self) -> f64 {
-        if self.meta.count() == 0 {
-            return 0.0;
-        }
-        math::sbbf_fpr(self.bits() as f64 / self.meta.count() as f64)
+        self.meta
+            .bits_per_item(self.bits())
+            .map_or(0.0, math::sbbf_fpr)
     }
 
     /// FPR of the table as it stands: a non-member picks a uniform block and is positive when
@@ -673,12 +672,9 @@ impl Sbbf {
             )));
         }
         for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (x, y) in a.0.iter_mut().zip(&b.0) {
-                *x |= y;
-            }
+            bits::or_into(&mut a.0, &b.0);
         }
-        let count = self.meta.count().saturating_add(other.meta.count());
-        self.meta = self.meta.clone().with_count(count);
+        self.meta.record_inserts(other.meta.count());
         Ok(())
     }
 
@@ -913,17 +909,6 @@ fn read_words(data: &[u8], n: u64) -> Result<Vec<Block>, DecodeError> {
     Ok(blocks)
 }
 
-fn check_out_len(keys: usize, out: usize) -> Result<()> {
-    if keys == out {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            "out",
-            format!("has {out} slots for {keys} keys; lengths must match"),
-        ))
-    }
-}
-
 impl FilterCore for Sbbf {
     #[inline(always)]
     fn insert_key(&mut self, key: &[u8]) -> Result<()> {
@@ -1001,11 +986,7 @@ mod serde_impl {
             let blocks = r
                 .words
                 .chunks_exact(8)
-                .map(|c| {
-                    let mut b = Block::default();
-                    b.0.copy_from_slice(c);
-                    b
-                })
+                .map(|c| Block(c.try_into().expect("8 words")))
                 .collect();
             Sbbf::from_parts(blocks, r.count, r.capacity, r.target_fpr).map_err(D::Error::custom)
         }

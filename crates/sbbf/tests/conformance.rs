@@ -18,11 +18,7 @@ fn fpr_within_binomial_bound_at_targets() {
     // 10^6 keys in ≈ 41 000–66 000 blocks: the block-to-block spread of the realised FPR is
     // ≈ 1 % relative (math::sbbf_block_fpr_variance), small against the 5σ binomial bound
     // (5 % relative at 1 % with 10^6 probes, 11 % at 0.1 % with 2·10^6).
-    let targets = [
-        (0.001, 2_000_000, 21),
-        (0.01, 1_000_000, 22),
-        (0.03, 1_000_000, 23),
-    ];
+    let targets = conf::three_targets(21);
     for r in conf::check_fpr_at(|n, p| Sbbf::with_fpr(n, p).unwrap(), 1_000_000, &targets) {
         let p = r.target;
         assert!(r.expected <= p && r.expected > 0.98 * p, "{r:?}");
@@ -97,17 +93,9 @@ fn fpr_matches_the_formula_on_every_key_shape_and_density() {
 #[test]
 fn current_fpr_is_the_exact_fpr_of_the_table() {
     let f = conf::filled(Sbbf::with_fpr(200_000, 0.01).unwrap(), 200_000, 3);
-    let probes = 1_000_000u64;
     let mut rng = ChaCha8Rng::seed_from_u64(33);
-    let pos = (0..probes)
-        .filter(|_| f.might_contain_bytes(&conf::non_member_key(&mut rng)))
-        .count() as f64;
     let c = f.current_fpr();
-    let sigma = (probes as f64 * c * (1.0 - c)).sqrt();
-    assert!(
-        (pos - probes as f64 * c).abs() <= conf::Z_BOUND * sigma,
-        "{pos} vs {c}"
-    );
+    conf::check_positives_near(|k| f.might_contain_bytes(k), 1_000_000, &mut rng, c);
     // And the table's FPR is within 5σ of the formula's, σ from the block variance.
     let e = f.expected_fpr();
     let sd =
@@ -127,16 +115,9 @@ fn current_fpr_is_the_exact_fpr_of_the_table() {
 #[test]
 fn batched_and_single_lookups_agree() {
     let f = conf::filled(Sbbf::with_fpr(50_000, 0.01).unwrap(), 50_000, 4);
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let keys: Vec<[u8; 17]> = (0..20_000)
-        .map(|i| {
-            if i % 3 == 0 {
-                conf::member_key(&mut rng)
-            } else {
-                conf::non_member_key(&mut rng)
-            }
-        })
-        .collect();
+    // Members of the filter (the stream `filled` inserted, seed 4) and non-members.
+    let (mut members, mut others) = (ChaCha8Rng::seed_from_u64(4), ChaCha8Rng::seed_from_u64(5));
+    let keys = conf::every_third_a_member(20_000, &mut members, &mut others);
     let mut out = vec![false; keys.len()];
     f.might_contain_batch(&keys, &mut out).unwrap();
     for (k, o) in keys.iter().zip(&out) {

@@ -23,6 +23,13 @@
 //! machine has AVX-512. No crate hashes many short keys in lanes, so the lanes are written
 //! here, with the workspace's other vector kernels.
 
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::{
+    __m512i, __mmask8, _mm512_add_epi64, _mm512_cmplt_epu64_mask, _mm512_loadu_epi64,
+    _mm512_mask_storeu_epi64, _mm512_maskz_compress_epi64, _mm512_maskz_loadu_epi64,
+    _mm512_mul_epu32, _mm512_mullo_epi64, _mm512_rol_epi64, _mm512_set1_epi64, _mm512_slli_epi64,
+    _mm512_srli_epi64, _mm512_storeu_epi64, _mm512_ternarylogic_epi64, _mm512_xor_si512,
+};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// Bytes 8..16 and 16..24 of XXH3's default secret (`XXH3_kSecret` in xxHash's `xxhash.h`),
@@ -51,7 +58,7 @@ pub fn routes_in_lanes(limit: u64, owners: usize) -> bool {
 
 /// `out[i]` = XXH3-64 with `seed` of the 8 little-endian bytes of `words[i]` — what
 /// `xxhash_rust::xxh3::xxh3_64_with_seed(&words[i].to_le_bytes(), seed)` returns — eight at
-/// a time in AVX-512 lanes where the CPU has them ([`has_avx512dq`]).
+/// a time in AVX-512 lanes where the CPU has them ([`has_avx512dq`](crate::has_avx512dq)).
 ///
 /// ```
 /// use bloomlab_simd::xxh3_64_words;
@@ -88,9 +95,9 @@ pub fn xxh3_64_words_portable(seed: u64, words: &[u64], out: &mut [u64]) {
     }
 }
 
-/// [`xxh3_64_words`] in AVX-512 lanes: eight words per step, the last `len % 8` portably.
-/// Each step is XXH3-64's 4-to-8-byte path (`XXH3_len_4to8_64b`) for an 8-byte input: the
-/// input's two 32-bit halves swapped (`vprolq` 32), xored with the seed's flip, then the
+/// [`xxh3_64_words`] in AVX-512 lanes: eight words per step, the last `len % 8` in one masked
+/// step. Each step is XXH3-64's 4-to-8-byte path (`XXH3_len_4to8_64b`) for an 8-byte input:
+/// the input's two 32-bit halves swapped (`vprolq` 32), xored with the seed's flip, then the
 /// `rrmxmx` avalanche — a three-way xor of the value and two rotations (`vpternlogq` 0x96),
 /// a multiply (`vpmullq`, AVX-512DQ), `^= (x >> 35) + 8` (the length), a multiply,
 /// `^= x >> 28`.
@@ -100,31 +107,35 @@ pub fn xxh3_64_words_portable(seed: u64, words: &[u64], out: &mut [u64]) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq")]
 unsafe fn xxh3_64_words_avx512(seed: u64, words: &[u64], out: &mut [u64]) {
-    use std::arch::x86_64::*;
-    let (flip, mx2, len) = (
-        _mm512_set1_epi64(flip(seed) as i64),
-        _mm512_set1_epi64(PRIME_MX2 as i64),
-        _mm512_set1_epi64(8),
-    );
-    let chunks = words.len() / 8;
-    for (w, o) in words.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
-        // SAFETY: `w` is 8 words (64 readable bytes; `vmovdqu64` needs no alignment).
-        let x = unsafe { _mm512_loadu_epi64(w.as_ptr().cast()) };
-        let x = _mm512_xor_si512(_mm512_rol_epi64::<32>(x), flip);
-        let x = _mm512_ternarylogic_epi64::<0x96>(
-            x,
-            _mm512_rol_epi64::<49>(x),
-            _mm512_rol_epi64::<24>(x),
-        );
-        let x = _mm512_mullo_epi64(x, mx2);
-        let x = _mm512_xor_si512(x, _mm512_add_epi64(_mm512_srli_epi64::<35>(x), len));
-        let x = _mm512_mullo_epi64(x, mx2);
-        let x = _mm512_xor_si512(x, _mm512_srli_epi64::<28>(x));
-        // SAFETY: `o` is 8 words (64 writable bytes).
+    let flip = _mm512_set1_epi64(flip(seed) as i64);
+    let (whole, tail) = words.as_chunks::<8>();
+    let (whole_out, tail_out) = out.as_chunks_mut::<8>();
+    for (w, o) in whole.iter().zip(whole_out) {
+        let x = xxh3_8(load8(w), flip);
+        // SAFETY: `o` is 8 words (64 writable bytes; `vmovdqu64` needs no alignment).
         unsafe { _mm512_storeu_epi64(o.as_mut_ptr().cast(), x) };
     }
-    let full = chunks * 8;
-    xxh3_64_words_portable(seed, &words[full..], &mut out[full..]);
+    if !tail.is_empty() {
+        let (x, valid) = load_tail(tail);
+        // SAFETY: the lanes written are the `tail.len()` words of `tail_out` (as long as
+        // `tail`: `out` is as long as `words`); masked-off lanes are not accessed.
+        unsafe { _mm512_mask_storeu_epi64(tail_out.as_mut_ptr().cast(), valid, xxh3_8(x, flip)) };
+    }
+}
+
+/// XXH3-64 of the eight words of `x` (see [`xxh3_64_words_avx512`]), `flip` the seed's.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn xxh3_8(x: __m512i, flip: __m512i) -> __m512i {
+    let (mx2, len) = (_mm512_set1_epi64(PRIME_MX2 as i64), _mm512_set1_epi64(8));
+    let x = _mm512_xor_si512(_mm512_rol_epi64::<32>(x), flip);
+    let x =
+        _mm512_ternarylogic_epi64::<0x96>(x, _mm512_rol_epi64::<49>(x), _mm512_rol_epi64::<24>(x));
+    let x = _mm512_mullo_epi64(x, mx2);
+    let x = _mm512_xor_si512(x, _mm512_add_epi64(_mm512_srli_epi64::<35>(x), len));
+    let x = _mm512_mullo_epi64(x, mx2);
+    _mm512_xor_si512(x, _mm512_srli_epi64::<28>(x))
 }
 
 /// Hashed keys bound for one thread of a parallel build: each key's block and probe source,
@@ -209,8 +220,7 @@ pub fn one_hash_place(x: u64, n: u64) -> (u64, u64) {
 /// If `bounds` is not one longer than `out`, `n` is 0 or above `2^32`, or `bounds` does not
 /// start at 0, decreases, or ends below `n`.
 pub fn route_one_hash(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
-    assert!((1..=1 << 32).contains(&n), "1 ≤ n ≤ 2^32 blocks");
-    check_bounds(n, bounds, out.len());
+    check_blocks(n, bounds, out.len());
     #[cfg(target_arch = "x86_64")]
     if routes_in_lanes(n, out.len()) {
         for o in out.iter_mut() {
@@ -232,14 +242,26 @@ pub fn route_one_hash(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]
 /// # Panics
 /// As [`route_one_hash`].
 pub fn route_one_hash_portable(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
-    assert!((1..=1 << 32).contains(&n), "1 ≤ n ≤ 2^32 blocks");
-    check_bounds(n, bounds, out.len());
+    check_blocks(n, bounds, out.len());
     for &x in hashes {
         let (b, src) = one_hash_place(x, n);
         // The last t with bounds[t] ≤ b (bounds[0] = 0 ≤ b < n = bounds[T]).
         let t = bounds[1..].partition_point(|&f| f <= b);
         out[t].push(b, src);
     }
+}
+
+/// Checks [`route_one_hash`]'s blocks and bounds (its panics).
+fn check_blocks(n: u64, bounds: &[u64], owners: usize) {
+    assert!((1..=1 << 32).contains(&n), "1 ≤ n ≤ 2^32 blocks");
+    check_bounds(n, bounds, owners);
+}
+
+/// Checks [`route_positions`]' hashes, bits and bounds (its panics).
+fn check_positions(h1: &[u64], h2: &[u64], m: u64, bounds: &[u64], owners: usize) {
+    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
+    assert!(m >= 1, "m ≥ 1");
+    check_bounds(m, bounds, owners);
 }
 
 /// Checks the owners' bounds: one more entry than owners, nondecreasing from 0, the last at
@@ -250,166 +272,6 @@ fn check_bounds(limit: u64, bounds: &[u64], owners: usize) {
         bounds[0] == 0 && bounds[owners] >= limit && bounds.windows(2).all(|w| w[0] <= w[1]),
         "bounds run from 0 to at least the blocks or bits, nondecreasing"
     );
-}
-
-/// What the routing kernels' assembly reads and updates, at fixed offsets.
-#[cfg(target_arch = "x86_64")]
-#[repr(C)]
-struct RouteArgs {
-    /// Offset 0: owner `t`'s end, `bounds[t + 1]` (unused past the owners).
-    end: [u64; 8],
-    /// Offset 64: where owner `t`'s list starts (the blocks of a [`Routed`]).
-    first: [*mut u64; 8],
-    /// Offset 128: where owner `t`'s second list starts (the probe sources of a [`Routed`]).
-    second: [*mut u64; 8],
-    /// Offset 192: how many entries owner `t`'s lists hold (updated).
-    lens: [u64; 8],
-    /// Offset 256: the number of blocks or bits; 264: probes per key; 272: owners.
-    n: u64,
-    k: u64,
-    owners: u64,
-}
-
-// The offsets the assembly reads.
-#[cfg(target_arch = "x86_64")]
-const _: () = {
-    use std::mem::offset_of;
-    assert!(offset_of!(RouteArgs, end) == 0 && offset_of!(RouteArgs, first) == 64);
-    assert!(offset_of!(RouteArgs, second) == 128 && offset_of!(RouteArgs, lens) == 192);
-    assert!(offset_of!(RouteArgs, n) == 256 && offset_of!(RouteArgs, k) == 264);
-    assert!(offset_of!(RouteArgs, owners) == 272);
-};
-
-#[cfg(target_arch = "x86_64")]
-impl RouteArgs {
-    fn new(bounds: &[u64], n: u64, k: u32, owners: usize) -> Self {
-        let mut end = [0; 8];
-        end[..owners].copy_from_slice(&bounds[1..]);
-        RouteArgs {
-            end,
-            first: [std::ptr::null_mut(); 8],
-            second: [std::ptr::null_mut(); 8],
-            lens: [0; 8],
-            n,
-            k: u64::from(k),
-            owners: owners as u64,
-        }
-    }
-}
-
-/// Hand each owner its lanes of zmm0 (values below `n`) and, when `$second` stores them, the
-/// same lanes of zmm1, as one template string for the kernels' `asm!`: for owner `t` in turn,
-/// the lanes below its end and not below the previous owner's (`vpcmpuq`, `kandnw`) are its
-/// own; if there are any (`popcnt`), they are packed to the front of zmm4 (`vpcompressq`,
-/// register form) and stored whole, 64 bytes, at the end of its list, which grows by the
-/// count. The memory form of `vpcompressq` would store just the lanes kept, but it is
-/// microcoded on some CPUs and was slower (`docs/design/simd.md`). Uses `{a}` (a [`RouteArgs`]),
-/// `{t}`, `{cnt}`, `{len}`, `{p}`, zmm4 and k1–k3; labels 4 and 5.
-#[cfg(target_arch = "x86_64")]
-macro_rules! hand_to_owners {
-    ($second:expr) => {
-        concat!(
-            "kxorw k2, k2, k2\n",
-            "xor {t:e}, {t:e}\n",
-            "4:\n",
-            // k1: lanes below owner t's end; k3: those not below owner t − 1's.
-            "vpcmpuq k1, zmm0, qword ptr [{a} + {t}*8]{{1to8}}, 1\n",
-            "kandnw k3, k2, k1\n",
-            "kmovw k2, k1\n",
-            "kmovw {cnt:e}, k3\n",
-            "popcnt {cnt:e}, {cnt:e}\n",
-            "jz 5f\n",
-            "mov {len}, qword ptr [{a} + {t}*8 + 192]\n",
-            "mov {p}, qword ptr [{a} + {t}*8 + 64]\n",
-            "vpcompressq zmm4 {{k3}} {{z}}, zmm0\n",
-            "vmovdqu64 [{p} + {len}*8], zmm4\n",
-            $second,
-            "add {len}, {cnt}\n",
-            "mov qword ptr [{a} + {t}*8 + 192], {len}\n",
-            "5:\n",
-            "inc {t}\n",
-            "cmp {t}, qword ptr [{a} + 272]\n",
-            "jb 4b\n",
-        )
-    };
-}
-
-/// [`route_one_hash`] in AVX-512 lanes: eight hashes per step, the last `len % 8` portably.
-/// Each step loads eight hashes, computes their blocks (`vpsrlq` 32, `vpmuludq` by `n`,
-/// `vpsrlq` 32) into zmm0 and probe sources (`vpsllq` 32) into zmm1, and hands each owner
-/// its lanes of both (`hand_to_owners`).
-///
-/// # Safety
-/// The CPU must support AVX-512F and POPCNT; `n < 2^32`; `bounds` as `route_one_hash`
-/// requires, for `out.len() ≤ 8` owners; every list in `out` has spare capacity for
-/// `hashes.len() + 8` entries.
-#[cfg(target_arch = "x86_64")]
-unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
-    let chunks = hashes.len() / 8;
-    if chunks > 0 {
-        let mut args = RouteArgs::new(bounds, n, 0, out.len());
-        for (t, o) in out.iter_mut().enumerate() {
-            args.first[t] = o.blocks.as_mut_ptr();
-            args.second[t] = o.srcs.as_mut_ptr();
-            args.lens[t] = o.blocks.len() as u64;
-        }
-        // SAFETY: the caller guarantees AVX-512F and POPCNT. Reads: `hashes`, 64 bytes per
-        // step for `chunks ≥ 1` steps (unaligned `vmovdqu64`), and `args` (a live local,
-        // `repr(C)`, the offsets above, owners `t < owners ≤ 8`). Writes: for owner `t`, 64
-        // bytes at entry `lens[t]` of each of its two lists, then `lens[t]` grows by the lanes
-        // kept (at most 8 per step): `lens[t]` never passes its length at entry plus
-        // `hashes.len()`, so each store stays within the capacity the caller reserved
-        // (`hashes.len() + 8` beyond the length at entry). Every block is below
-        // `n ≤ end[owners − 1]`, so each lane is some owner's, and the owners' lanes are
-        // disjoint. Uses zmm0–zmm4, k1–k3 and the flags; `vzeroupper` then clears the
-        // upper halves of ymm0–ymm15, so all sixteen are declared clobbered (through their
-        // xmm names: the whole register).
-        unsafe {
-            // asm!: the owners' list ends stay in registers across the hand-scheduled loop (the
-            // `hand_to_owners!` fragment); an intrinsics version is yet to be written and measured.
-            std::arch::asm!(
-                "vpbroadcastq zmm2, qword ptr [{a} + 256]",
-                "2:",
-                "vmovdqu64 zmm3, [{x}]",
-                "vpsrlq zmm0, zmm3, 32",
-                "vpmuludq zmm0, zmm0, zmm2",
-                "vpsrlq zmm0, zmm0, 32",
-                "vpsllq zmm1, zmm3, 32",
-                hand_to_owners!(concat!(
-                    "mov {p}, qword ptr [{a} + {t}*8 + 128]\n",
-                    "vpcompressq zmm4 {{k3}} {{z}}, zmm1\n",
-                    "vmovdqu64 [{p} + {len}*8], zmm4\n",
-                )),
-                "add {x}, 64",
-                "dec {chunks}",
-                "jnz 2b",
-                "vzeroupper",
-                a = in(reg) &raw mut args,
-                x = inout(reg) hashes.as_ptr() => _,
-                chunks = inout(reg) chunks => _,
-                t = out(reg) _,
-                cnt = out(reg) _,
-                len = out(reg) _,
-                p = out(reg) _,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                out("k1") _, out("k2") _, out("k3") _,
-                options(nostack),
-            );
-        }
-        for (t, o) in out.iter_mut().enumerate() {
-            let len = args.lens[t] as usize;
-            // SAFETY: entries up to `len` were written by the assembly (64-bit values, any
-            // bits valid, nothing to drop) within the capacity (see above).
-            unsafe {
-                o.blocks.set_len(len);
-                o.srcs.set_len(len);
-            }
-        }
-    }
-    route_one_hash_portable(&hashes[chunks * 8..], n, bounds, out);
 }
 
 /// Append each probe position of each key to the list of the thread that owns it: key `j`'s
@@ -447,9 +309,7 @@ pub fn route_positions(
     bounds: &[u64],
     out: &mut [Vec<u64>],
 ) {
-    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
-    assert!(m >= 1, "m ≥ 1");
-    check_bounds(m, bounds, out.len());
+    check_positions(h1, h2, m, bounds, out.len());
     #[cfg(target_arch = "x86_64")]
     if k > 0 && routes_in_lanes(m, out.len()) {
         let room = h1
@@ -481,9 +341,7 @@ pub fn route_positions_portable(
     bounds: &[u64],
     out: &mut [Vec<u64>],
 ) {
-    assert_eq!(h1.len(), h2.len(), "one h2 per h1");
-    assert!(m >= 1, "m ≥ 1");
-    check_bounds(m, bounds, out.len());
+    check_positions(h1, h2, m, bounds, out.len());
     for (&a, &b) in h1.iter().zip(h2) {
         let mut g = a;
         for _ in 0..k {
@@ -495,18 +353,271 @@ pub fn route_positions_portable(
     }
 }
 
-/// [`route_positions`] in AVX-512 lanes: eight keys per step, the last `len % 8` portably.
-/// Each step loads eight `h1` (the first probes) and eight `h2` (the strides); for each of the
-/// `k` probes it reduces the eight probes into `0..m` in zmm0 — `fastrange(g, m) = ⌊g · m /
-/// 2^64⌋`, which for `m < 2^32` is `(g_hi · m + ⌊g_lo · m / 2^32⌋) >> 32` with `g = g_hi ·
-/// 2^32 + g_lo` (two `vpmuludq`; exact: the dropped fraction cannot carry past a multiple of
-/// 2^32) —, hands each owner its lanes (`hand_to_owners`) and adds the strides.
+/// One owner's lists as a routing kernel fills them: `S` of them (a [`Routed`]'s blocks and
+/// probe sources, or one list of positions), written through raw pointers a whole vector at
+/// a time.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Owner<const S: usize> {
+    /// `bounds[t + 1]` for owner `t`, in every lane: every value it takes is below, and not
+    /// below the previous owner's end. (A vector, not a `u64`: the compiler otherwise packs
+    /// it with `len` into one vector register and moves `len` in and out of it on every
+    /// append.)
+    end: __m512i,
+    /// How many entries each of its lists holds.
+    len: usize,
+    /// Where its lists start.
+    starts: [*mut u64; S],
+}
+
+/// The `C` owners of a routing kernel (`bounds.len() − 1`), from `lists`: each owner's list
+/// starts and their length.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn owners<const S: usize, const C: usize>(
+    bounds: &[u64],
+    lists: impl Iterator<Item = ([*mut u64; S], usize)>,
+) -> [Owner<S>; C] {
+    assert_eq!(bounds.len(), C + 1, "one bound more than owners");
+    let mut each = bounds[1..].iter().zip(lists);
+    std::array::from_fn(|_| {
+        let (&end, (starts, len)) = each.next().expect("a list per owner");
+        Owner {
+            end: _mm512_set1_epi64(end as i64),
+            len,
+            starts,
+        }
+    })
+}
+
+/// `$kernel::<C>($args)` for the `C` in `1..=8` that `$owners` is (a routing kernel compiled
+/// per number of owners: the owners' loop unrolled, their list ends kept in registers).
+#[cfg(target_arch = "x86_64")]
+macro_rules! per_owner_count {
+    ($owners:expr, $kernel:ident($($arg:expr),*)) => {
+        match $owners {
+            1 => $kernel::<1>($($arg),*),
+            2 => $kernel::<2>($($arg),*),
+            3 => $kernel::<3>($($arg),*),
+            4 => $kernel::<4>($($arg),*),
+            5 => $kernel::<5>($($arg),*),
+            6 => $kernel::<6>($($arg),*),
+            7 => $kernel::<7>($($arg),*),
+            8 => $kernel::<8>($($arg),*),
+            _ => unreachable!("1 to 8 owners"),
+        }
+    };
+}
+
+/// Hand each of the `C ≥ 1` owners its lanes among `valid`: for owner `t` in turn, the
+/// lanes of `key` below its end and not below the previous owner's (`vpcmpuq`) are its own,
+/// and it appends those lanes of each of `vals` ([`Owner::append`]; `vpcompressq` in its
+/// register form: the memory form is microcoded on some CPUs, `docs/design/simd.md`).
 ///
 /// # Safety
-/// The CPU must support AVX-512F and POPCNT; `h2` as long as `h1`; `m < 2^32`; `k ≥ 1`;
-/// `bounds` as `route_positions` requires, for `out.len() ≤ 8` owners; every list in `out`
-/// has spare capacity for `k · h1.len() + 8` entries.
+/// Every valid lane of `key` is below the last owner's end; each list has room for
+/// eight entries past its length.
 #[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn hand<const S: usize, const C: usize>(
+    owners: &mut [Owner<S>; C],
+    key: __m512i,
+    vals: [__m512i; S],
+    valid: __mmask8,
+) {
+    let Some((last, first)) = owners.split_last_mut() else {
+        return;
+    };
+    let mut below_before: __mmask8 = 0;
+    for o in first {
+        let below = _mm512_cmplt_epu64_mask(key, o.end);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { o.append(below & !below_before & valid, vals) };
+        below_before = below;
+    }
+    // Every valid lane is below the last owner's end: no compare.
+    // SAFETY: as above.
+    unsafe { last.append(valid & !below_before, vals) };
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<const S: usize> Owner<S> {
+    /// Append the lanes `mine` of each of `vals` to the lists: packed to the front of a
+    /// register (`vpcompressq`) and stored whole, 64 bytes, at the lists' end, which moves by
+    /// their count (`popcnt`). Branch-free: with no lane to take, the store writes only room
+    /// past the end (with one owner of eight taking a lane about two steps in three, a branch
+    /// there mispredicts often).
+    ///
+    /// # Safety
+    /// Each list has room for eight entries past its length.
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn append(&mut self, mine: __mmask8, vals: [__m512i; S]) {
+        for (start, v) in self.starts.iter().zip(vals) {
+            // SAFETY: `start + len` has room for eight entries (the contract).
+            unsafe {
+                _mm512_storeu_epi64(
+                    start.add(self.len).cast(),
+                    _mm512_maskz_compress_epi64(mine, v),
+                )
+            };
+        }
+        self.len += mine.count_ones() as usize;
+    }
+}
+
+/// The eight words of `w`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load8(w: &[u64; 8]) -> __m512i {
+    // SAFETY: `w` is 64 readable bytes (`vmovdqu64`: no alignment needed).
+    unsafe { _mm512_loadu_epi64(w.as_ptr().cast()) }
+}
+
+/// The words of `w` (fewer than eight) in the first lanes, zero in the others, and the mask
+/// of those lanes.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_tail(w: &[u64]) -> (__m512i, __mmask8) {
+    let valid = (1u8 << w.len().min(7)) - 1;
+    // SAFETY: the lanes read are the `w.len() < 8` words of `w` (masked-off lanes are not
+    // accessed).
+    (
+        unsafe { _mm512_maskz_loadu_epi64(valid, w.as_ptr().cast()) },
+        valid,
+    )
+}
+
+/// `*x` in every lane, read where it is used: a vector made once before a loop reaches the
+/// loop's code as an opaque register, and the compiler then lowers `vpmuludq` by it
+/// (`_mm512_mul_epu32`) as a full 64-bit multiply — two more multiplies, a shift and an add —
+/// not seeing that only the low halves count. A volatile read cannot be moved out of the loop.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn in_every_lane(x: &u64) -> __m512i {
+    // SAFETY: `x` is a reference: aligned, readable.
+    _mm512_set1_epi64(unsafe { std::ptr::read_volatile(x) } as i64)
+}
+
+/// One step of [`route_one_hash_avx512`]: the blocks of the hashes `x` among `*n` and their
+/// probe sources, each lane of `valid` handed to its owner.
+///
+/// # Safety
+/// As [`hand`]'s, for the blocks.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn one_hash_step<const C: usize>(
+    owners: &mut [Owner<2>; C],
+    n: &u64,
+    x: __m512i,
+    valid: __mmask8,
+) {
+    let n = in_every_lane(n);
+    let blocks = _mm512_srli_epi64::<32>(_mm512_mul_epu32(_mm512_srli_epi64::<32>(x), n));
+    let vals = [blocks, _mm512_slli_epi64::<32>(x)];
+    // SAFETY: the caller's contract.
+    unsafe { hand(owners, blocks, vals, valid) };
+}
+
+/// One step of [`route_positions_avx512`]: the `k` positions among `*m` of the keys with first
+/// probes `g` and strides `stride`, each lane of `valid` handed to its owner.
+///
+/// # Safety
+/// As [`hand`]'s, for the positions.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn positions_step<const C: usize>(
+    owners: &mut [Owner<1>; C],
+    m: &u64,
+    k: u32,
+    mut g: __m512i,
+    stride: __m512i,
+    valid: __mmask8,
+) {
+    for _ in 0..k {
+        let m = in_every_lane(m);
+        let hi = _mm512_mul_epu32(_mm512_srli_epi64::<32>(g), m);
+        let lo = _mm512_srli_epi64::<32>(_mm512_mul_epu32(g, m));
+        let p = _mm512_srli_epi64::<32>(_mm512_add_epi64(hi, lo));
+        // SAFETY: the caller's contract.
+        unsafe { hand(owners, p, [p], valid) };
+        g = _mm512_add_epi64(g, stride);
+    }
+}
+
+/// [`route_one_hash`] in AVX-512 lanes: eight hashes per step (the last step masked to the
+/// `len % 8` left), each hash's block (`vpsrlq` 32, `vpmuludq` by `n`, `vpsrlq` 32) and probe
+/// source (`vpsllq` 32) handed to its owner ([`hand`]).
+///
+/// # Safety
+/// The CPU must support AVX-512F and POPCNT; `n < 2^32`; `bounds` as `route_one_hash`
+/// requires, for `out.len() ≤ 8` owners; every list in `out` has spare capacity for
+/// `hashes.len() + 8` entries.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn route_one_hash_avx512(hashes: &[u64], n: u64, bounds: &[u64], out: &mut [Routed]) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe { per_owner_count!(out.len(), route_one_hash_lanes(hashes, n, bounds, out)) }
+}
+
+/// [`route_one_hash_avx512`] for `C` owners.
+///
+/// # Safety
+/// As [`route_one_hash_avx512`]'s, with `out.len() = C`.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn route_one_hash_lanes<const C: usize>(
+    hashes: &[u64],
+    n: u64,
+    bounds: &[u64],
+    out: &mut [Routed],
+) {
+    let lists = out
+        .iter_mut()
+        .map(|o| ([o.blocks.as_mut_ptr(), o.srcs.as_mut_ptr()], o.blocks.len()));
+    let mut owners = owners::<2, C>(bounds, lists);
+    // SAFETY (each step): every block is below `n ≤ bounds[owners]`; each owner's lists grow
+    // by at most the hashes handed so far, so with `hashes.len() + 8` spare entries at entry,
+    // eight fit past their length at every step.
+    let (whole, tail) = hashes.as_chunks::<8>();
+    for c in whole {
+        unsafe { one_hash_step(&mut owners, &n, load8(c), 0xff) };
+    }
+    if !tail.is_empty() {
+        let (x, valid) = load_tail(tail);
+        unsafe { one_hash_step(&mut owners, &n, x, valid) };
+    }
+    for (o, w) in out.iter_mut().zip(&owners) {
+        // SAFETY: entries up to `len` were written by `hand` (64-bit values, any bits valid,
+        // nothing to drop) within the capacity (see above).
+        unsafe {
+            o.blocks.set_len(w.len);
+            o.srcs.set_len(w.len);
+        }
+    }
+}
+
+/// [`route_positions`] in AVX-512 lanes: eight keys per step (the last step masked to the
+/// `len % 8` left); for each of the `k` probes, the eight probes reduced into `0..m` —
+/// `fastrange(g, m) = ⌊g · m / 2^64⌋`, which for `m < 2^32` is `(g_hi · m + ⌊g_lo · m /
+/// 2^32⌋) >> 32` with `g = g_hi · 2^32 + g_lo` (two `vpmuludq`; exact: the dropped fraction
+/// cannot carry past a multiple of 2^32) — handed to their owners ([`hand`]), then the
+/// strides added.
+///
+/// # Safety
+/// The CPU must support AVX-512F and POPCNT; `h2` as long as `h1`; `m < 2^32`; `bounds` as
+/// `route_positions` requires, for `out.len() ≤ 8` owners; every list in `out` has spare
+/// capacity for `k · h1.len() + 8` entries.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,popcnt")]
 unsafe fn route_positions_avx512(
     h1: &[u64],
     h2: &[u64],
@@ -515,73 +626,43 @@ unsafe fn route_positions_avx512(
     bounds: &[u64],
     out: &mut [Vec<u64>],
 ) {
-    let chunks = h1.len() / 8;
-    if chunks > 0 {
-        let mut args = RouteArgs::new(bounds, m, k, out.len());
-        for (t, o) in out.iter_mut().enumerate() {
-            args.first[t] = o.as_mut_ptr();
-            args.lens[t] = o.len() as u64;
-        }
-        // SAFETY: the caller guarantees AVX-512F and POPCNT. Reads: `h1` and `h2`, 64 bytes
-        // each per step for `chunks ≥ 1` steps (unaligned `vmovdqu64`), and `args` (a live
-        // local, `repr(C)`, the offsets above, owners `t < owners ≤ 8`). Writes: for owner
-        // `t`, 64 bytes at entry `lens[t]` of its list, then `lens[t]` grows by the lanes kept
-        // (at most 8 per probe and step, `8 · k · chunks ≤ k · h1.len()` in all): each store
-        // stays within the capacity the caller reserved (`k · h1.len() + 8` beyond the length
-        // at entry). Every position is below `m ≤ end[owners − 1]`, so each lane is some
-        // owner's, and the owners' lanes are disjoint. Uses zmm0–zmm6 but zmm3, k1–k3 and the
-        // flags; `vzeroupper` then clears the upper halves of ymm0–ymm15, so all sixteen are
-        // declared clobbered (through their xmm names: the whole register).
-        unsafe {
-            // asm!: the owners' list ends stay in registers across the hand-scheduled loop (the
-            // `hand_to_owners!` fragment); an intrinsics version is yet to be written and measured.
-            std::arch::asm!(
-                "vpbroadcastq zmm2, qword ptr [{a} + 256]",
-                "2:",
-                "vmovdqu64 zmm5, [{h1}]",
-                "vmovdqu64 zmm6, [{h2}]",
-                "mov {i}, qword ptr [{a} + 264]",
-                "3:",
-                "vpsrlq zmm0, zmm5, 32",
-                "vpmuludq zmm0, zmm0, zmm2",
-                "vpmuludq zmm1, zmm5, zmm2",
-                "vpsrlq zmm1, zmm1, 32",
-                "vpaddq zmm0, zmm0, zmm1",
-                "vpsrlq zmm0, zmm0, 32",
-                hand_to_owners!(""),
-                "vpaddq zmm5, zmm5, zmm6",
-                "dec {i}",
-                "jnz 3b",
-                "add {h1}, 64",
-                "add {h2}, 64",
-                "dec {chunks}",
-                "jnz 2b",
-                "vzeroupper",
-                a = in(reg) &raw mut args,
-                h1 = inout(reg) h1.as_ptr() => _,
-                h2 = inout(reg) h2.as_ptr() => _,
-                chunks = inout(reg) chunks => _,
-                i = out(reg) _,
-                t = out(reg) _,
-                cnt = out(reg) _,
-                len = out(reg) _,
-                p = out(reg) _,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
-                out("k1") _, out("k2") _, out("k3") _,
-                options(nostack),
-            );
-        }
-        for (t, o) in out.iter_mut().enumerate() {
-            // SAFETY: entries up to `lens[t]` were written by the assembly (64-bit values,
-            // any bits valid, nothing to drop) within the capacity (see above).
-            unsafe { o.set_len(args.lens[t] as usize) };
-        }
+    // SAFETY: the caller's contract, passed on.
+    unsafe { per_owner_count!(out.len(), route_positions_lanes(h1, h2, k, m, bounds, out)) }
+}
+
+/// [`route_positions_avx512`] for `C` owners.
+///
+/// # Safety
+/// As [`route_positions_avx512`]'s, with `out.len() = C`.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn route_positions_lanes<const C: usize>(
+    h1: &[u64],
+    h2: &[u64],
+    k: u32,
+    m: u64,
+    bounds: &[u64],
+    out: &mut [Vec<u64>],
+) {
+    let lists = out.iter_mut().map(|o| ([o.as_mut_ptr()], o.len()));
+    let mut owners = owners::<1, C>(bounds, lists);
+    // SAFETY (each step): every position is below `m ≤ bounds[owners]`; each list grows by
+    // at most the positions handed so far, so with `k · h1.len() + 8` spare entries at entry,
+    // eight fit past its length at every step.
+    let ((whole1, tail1), (whole2, tail2)) = (h1.as_chunks::<8>(), h2.as_chunks::<8>());
+    for (a, b) in whole1.iter().zip(whole2) {
+        unsafe { positions_step(&mut owners, &m, k, load8(a), load8(b), 0xff) };
     }
-    let done = chunks * 8;
-    route_positions_portable(&h1[done..], &h2[done..], k, m, bounds, out);
+    if !tail1.is_empty() {
+        let ((g, valid), (stride, _)) = (load_tail(tail1), load_tail(tail2));
+        unsafe { positions_step(&mut owners, &m, k, g, stride, valid) };
+    }
+    for (o, w) in out.iter_mut().zip(&owners) {
+        // SAFETY: entries up to `len` were written by `hand` (64-bit values, any bits valid,
+        // nothing to drop) within the capacity (see above).
+        unsafe { o.set_len(w.len) };
+    }
 }
 
 #[cfg(test)]
@@ -598,7 +679,7 @@ mod tests {
     #[test]
     fn lanes_hash_as_xxhash_rust_does() {
         for seed in [0, 1, 42, u64::from_le_bytes(*b"bloomlab"), u64::MAX, mix(7)] {
-            // Every length up to 3 chunks, so the tail is covered too.
+            // Every length up to 3 chunks, so each tail is covered too.
             for len in 0..27 {
                 let words: Vec<u64> = (0..len).map(|i| mix(seed ^ (i * 977))).collect();
                 let mut fast = vec![0; words.len()];
@@ -641,7 +722,7 @@ mod tests {
                     })
                     .collect();
                 for bounds in [even, uneven] {
-                    for len in [0, 5, 8, 13, 1000] {
+                    for len in EDGE_LENGTHS.into_iter().chain([1000]) {
                         let mut fast = vec![Routed::with_capacity(3); owners];
                         let mut slow = vec![Routed::default(); owners];
                         // Appends to what the lists already hold.
@@ -677,7 +758,7 @@ mod tests {
                     let bounds: Vec<u64> = (0..=owners as u128)
                         .map(|t| (words * t / owners as u128 * 64).min(u128::from(u64::MAX)) as u64)
                         .collect();
-                    for len in [0usize, 5, 8, 13, 203] {
+                    for len in EDGE_LENGTHS.into_iter().chain([203]) {
                         let mut fast = vec![vec![9u64]; owners];
                         let mut slow = vec![vec![9u64]; owners];
                         route_positions(&h1[..len], &h2[..len], k, m, &bounds, &mut fast);
@@ -699,6 +780,10 @@ mod tests {
         }
     }
 
+    /// The lengths each kernel is run at: none, one, a lane short of a vector, a vector, one
+    /// past it, odd tails after whole vectors.
+    const EDGE_LENGTHS: [usize; 10] = [0, 1, 7, 8, 9, 13, 15, 16, 17, 23];
+
     /// The vector kernels called directly (the tests above go through the dispatchers, which
     /// take the portable twins on a CPU without AVX-512 — there they compare the definition
     /// with itself). `BLOOMLAB_REQUIRE_SIMD` naming the paths makes a CPU without them fail.
@@ -711,38 +796,44 @@ mod tests {
         }
         let words: Vec<u64> = (0..1003).map(|i| mix(i * 5)).collect();
         let strides: Vec<u64> = (0..1003).map(|i| mix(i * 5 + 1)).collect();
-        let (mut fast, mut slow) = (vec![0; words.len()], vec![1; words.len()]);
-        // SAFETY: the CPU has AVX-512F and DQ (tested above); `fast` is as long as `words`.
-        unsafe { xxh3_64_words_avx512(77, &words, &mut fast) };
-        xxh3_64_words_portable(77, &words, &mut slow);
-        assert_eq!(fast, slow);
-        for owners in [1usize, 2, 5, 8] {
-            let n = 4_000_037u64;
-            let bounds: Vec<u64> = (0..=owners as u64).map(|t| t * n / owners as u64).collect();
-            // (Not `vec![…; owners]`: clones of a vector do not keep its capacity.)
-            let mut fast: Vec<Routed> = (0..owners)
-                .map(|_| Routed::with_capacity(words.len() + 8))
-                .collect();
-            let mut slow = vec![Routed::default(); owners];
-            // SAFETY: AVX-512F and POPCNT (tested above); `n < 2^32`; even bounds from 0 to
-            // `n` for at most 8 owners; every list has room for `words.len() + 8` entries.
-            unsafe { route_one_hash_avx512(&words, n, &bounds, &mut fast) };
-            route_one_hash_portable(&words, n, &bounds, &mut slow);
-            assert_eq!(fast, slow, "{owners} owners");
-            let m = 95_850_584u64;
-            let bits: Vec<u64> = (0..=owners as u64).map(|t| t * m / owners as u64).collect();
-            let mut fast: Vec<Vec<u64>> = (0..owners)
-                .map(|_| Vec::with_capacity(7 * words.len() + 8))
-                .collect();
-            let mut slow = vec![Vec::new(); owners];
-            // SAFETY: as above, with `m < 2^32`, `k = 7` and room for `7 · len + 8` entries.
-            unsafe { route_positions_avx512(&words, &strides, 7, m, &bits, &mut fast) };
-            route_positions_portable(&words, &strides, 7, m, &bits, &mut slow);
-            for (f, s) in fast.iter_mut().zip(&mut slow) {
-                f.sort_unstable();
-                s.sort_unstable();
+        for len in EDGE_LENGTHS.into_iter().chain([1003]) {
+            let words = &words[..len];
+            let strides = &strides[..len];
+            let (mut fast, mut slow) = (vec![0; len], vec![1; len]);
+            // SAFETY: the CPU has AVX-512F and DQ (tested above); `fast` is as long as `words`.
+            unsafe { xxh3_64_words_avx512(77, words, &mut fast) };
+            xxh3_64_words_portable(77, words, &mut slow);
+            assert_eq!(fast, slow, "{len} words");
+            for owners in [1usize, 2, 5, 8] {
+                let n = 4_000_037u64;
+                let bounds: Vec<u64> = (0..=owners as u64).map(|t| t * n / owners as u64).collect();
+                // Lists that already hold an entry, as a build's lists do after a first call.
+                let mut slow = vec![Routed::default(); owners];
+                slow.iter_mut().for_each(|o| o.push(3, 4));
+                let mut fast = slow.clone();
+                for o in &mut fast {
+                    o.blocks.reserve(len + 8);
+                    o.srcs.reserve(len + 8);
+                }
+                // SAFETY: AVX-512F and POPCNT (tested above); `n < 2^32`; even bounds from 0
+                // to `n` for at most 8 owners; every list has room for `len + 8` more entries.
+                unsafe { route_one_hash_avx512(words, n, &bounds, &mut fast) };
+                route_one_hash_portable(words, n, &bounds, &mut slow);
+                assert_eq!(fast, slow, "{owners} owners, {len} hashes");
+                let m = 95_850_584u64;
+                let bits: Vec<u64> = (0..=owners as u64).map(|t| t * m / owners as u64).collect();
+                let mut slow = vec![vec![9u64]; owners];
+                let mut fast = slow.clone();
+                fast.iter_mut().for_each(|o| o.reserve(7 * len + 8));
+                // SAFETY: as above, with `m < 2^32`, `k = 7` and room for `7 · len + 8` more.
+                unsafe { route_positions_avx512(words, strides, 7, m, &bits, &mut fast) };
+                route_positions_portable(words, strides, 7, m, &bits, &mut slow);
+                for (f, s) in fast.iter_mut().zip(&mut slow) {
+                    f.sort_unstable();
+                    s.sort_unstable();
+                }
+                assert_eq!(fast, slow, "{owners} owners, {len} keys, positions");
             }
-            assert_eq!(fast, slow, "{owners} owners, positions");
         }
     }
 

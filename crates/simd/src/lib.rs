@@ -42,11 +42,13 @@
 //! 2. Memory reached through raw pointers in kernels: every pointer comes from a reference
 //!    or slice whose length was checked against everything the kernel reads or writes
 //!    (vector loads past a slice's end are made impossible by padding, e.g. [`COLUMN_PAD`],
-//!    or by handling the last `len % 8` items portably).
-//! 3. `asm!` blocks, used only where intrinsics cannot do the job: a single lookup must
-//!    inline into a caller compiled without AVX2, which a `#[target_feature]` function
-//!    cannot. Each block lists every register it changes; blocks ending in `vzeroupper`
-//!    declare all sixteen vector registers clobbered.
+//!    by masked loads and stores, or by handling the last items portably).
+//! 3. `asm!` blocks, used only where intrinsics cannot do the job: a single lookup or insert
+//!    must inline into a caller compiled without AVX2, which a `#[target_feature]` function
+//!    cannot (its intrinsics twin, called, measured slower), or must read a line other
+//!    threads write atomically, which an `asm!` block may do and a vector load in intrinsics
+//!    may not. Each block lists every register it changes; blocks ending in `vzeroupper`
+//!    declare all sixteen vector registers clobbered (`asm_then_vzeroupper!`).
 //!
 //! # Why this design
 //!
@@ -74,6 +76,27 @@
 //! assert_eq!(block, other);
 //! ```
 #![warn(missing_docs)]
+
+/// `std::arch::asm!` for a block whose template ends in `vzeroupper`, with all sixteen vector
+/// registers declared clobbered after the operands given (which end with a comma):
+/// `vzeroupper` zeroes the upper halves of ymm0–ymm15 whatever they hold, so a block naming
+/// fewer would let the compiler keep a 256-bit value across it in a register it clears —
+/// unnoticed in a build without AVX, wrong in one with it (`docs/design/simd.md`). The
+/// registers go by their xmm names, which stand for the whole register.
+#[cfg(target_arch = "x86_64")]
+macro_rules! asm_then_vzeroupper {
+    ($($args:tt)*) => {
+        std::arch::asm!(
+            $($args)*
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
+            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
+            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
+        )
+    };
+}
+#[cfg(target_arch = "x86_64")]
+pub(crate) use asm_then_vzeroupper;
 
 mod bulk;
 mod classic;

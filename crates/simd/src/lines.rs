@@ -10,7 +10,8 @@ const _: () = assert!(std::mem::size_of::<Line>() == 64 && std::mem::align_of::<
 
 /// A [`Line`] that threads share: eight [`AtomicU64`](std::sync::atomic::AtomicU64) words,
 /// 64-byte aligned, the same bits in the same order (an atomic blocked filter's block).
-/// [`LocalKernel::contains_shared`] answers from it at the cost of a [`Line`] lookup.
+/// [`LocalKernel::contains_shared`](crate::LocalKernel::contains_shared) answers from it at
+/// the cost of a [`Line`] lookup.
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
 pub struct SharedLine(pub [std::sync::atomic::AtomicU64; 8]);

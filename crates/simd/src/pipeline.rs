@@ -81,7 +81,7 @@ pub const CHUNK: usize = 8;
 
 /// [`pipeline`] for hashes computed [`CHUNK`] items at a time: `hash_chunk(ctx, items, out)`
 /// fills `out[i]` with the hash of `items[i]` (at most [`CHUNK`] of them), for a scheme that
-/// hashes eight keys in vector lanes ([`crate::hash::HashScheme::LANES`]). Each chunk is
+/// hashes eight keys in vector lanes (the core crate's `HashScheme::LANES`). Each chunk is
 /// hashed and its prefetches issued `D` items before the chunk is answered; `answer` sees
 /// the items in order, exactly as with [`pipeline`], so both drivers give the same results.
 /// `ctx` is lent to every callback (shared to the hash and the prefetch, exclusively to

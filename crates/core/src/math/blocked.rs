@@ -337,6 +337,54 @@ mod blocked_closed_form_tests {
     }
 
     #[test]
+    fn the_f64_sum_holds_where_it_claims_its_digits() {
+        // The f64 sum alone (no double-double fallback) against the occupancy chain: wherever
+        // its own rounding bound lets `closed_form` keep it (total ≥ 10^7·ε·magnitude, so
+        // at least seven digits), it agrees to 1e-6. Blocks of 512 bits, and blocks narrower
+        // than k, where some of the k probes must repeat a bit (l ≥ B in the sum).
+        let mut kept = 0;
+        for (bits, ks, densities) in [
+            (
+                512u32,
+                1..=16u32,
+                &[1.0, 2.0, 4.0, 6.0, 10.0, 16.0, 24.0][..],
+            ),
+            (4, 1..=9, &[0.5, 1.0, 2.0, 4.0, 8.0][..]),
+            (2, 1..=6, &[0.5, 1.0, 3.0][..]),
+        ] {
+            for k in ks {
+                // One chain pass serves every density (terms do not depend on λ).
+                let crowded = densities[0];
+                let terms =
+                    blocked_occupancy_terms(k, bits, poisson_upper(f64::from(bits) / crowded));
+                for &bpi in densities {
+                    let Sums::F64 {
+                        total, magnitude, ..
+                    } = closed_form_sums(bpi, k, bits)
+                    else {
+                        panic!("{bpi}/{k}/{bits} saturated");
+                    };
+                    let chain = poisson_mixture(f64::from(bits) / bpi, &terms);
+                    if total >= magnitude * f64::EPSILON * 1e7 {
+                        kept += 1;
+                        assert!(
+                            (total / chain - 1.0).abs() < 1e-6,
+                            "{bpi}/{k}/{bits}: {total:e} vs {chain:e}"
+                        );
+                    }
+                    let closed = blocked_fpr_closed(bpi, k, bits);
+                    assert!(
+                        (closed / chain - 1.0).abs() < 1e-6,
+                        "{bpi}/{k}/{bits}: {closed:e} vs {chain:e}"
+                    );
+                }
+            }
+        }
+        // The f64 sum is what answers at ordinary densities (the fallback is for tiny FPRs).
+        assert!(kept > 100, "{kept}");
+    }
+
+    #[test]
     fn closed_form_edge_cases() {
         assert_eq!(blocked_fpr_closed(f64::NAN, 6, 512), 1.0);
         assert_eq!(blocked_fpr_closed(0.0, 6, 512), 1.0);

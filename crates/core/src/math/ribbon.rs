@@ -76,4 +76,33 @@ mod ribbon_tests {
         // 10^4 · 1.032 = 10 320 → 81 blocks.
         assert_eq!(ribbon_slots(10_000, 128).unwrap(), 10_368);
     }
+
+    #[test]
+    fn result_bits_at_and_just_below_each_power_of_two() {
+        // At p = 2^-r exactly, r bits reach p. One ulp below it they do not (2^-r > p), so
+        // r + 1 are needed; there -log2(p) = r + 2^-52/ln 2 rounds to r in f64, which only
+        // the guard after the ceiling catches. Known answers from the definition: the
+        // smallest r with 2^-r <= p, counted by halving.
+        for r in 1..=RIBBON_MAX_RESULT_BITS {
+            let p = (-f64::from(r)).exp2();
+            assert_eq!(ribbon_result_bits(p).unwrap(), r, "2^-{r}");
+            let below = f64::from_bits(p.to_bits() - 1);
+            let mut want = 0;
+            let mut fpr = 1.0f64;
+            while fpr > below {
+                fpr /= 2.0;
+                want += 1;
+            }
+            if want <= RIBBON_MAX_RESULT_BITS {
+                assert_eq!(
+                    ribbon_result_bits(below).unwrap(),
+                    want,
+                    "just below 2^-{r}"
+                );
+                assert_eq!(want, r + 1);
+            } else {
+                assert!(ribbon_result_bits(below).is_err(), "just below 2^-{r}");
+            }
+        }
+    }
 }

@@ -47,15 +47,9 @@ pub const SBBF_MAX_BYTES: u64 = 128 * 1024 * 1024;
 /// assert!(sbbf_fpr(16.0) < sbbf_fpr(10.0) && sbbf_fpr(10.0) < sbbf_fpr(8.0));
 /// ```
 pub fn sbbf_fpr(bits_per_item: f64) -> f64 {
-    if !(bits_per_item.is_finite() && bits_per_item > 0.0) {
+    let Some(lambda) = keys_per_block(bits_per_item) else {
         return 1.0;
-    }
-    let lambda = f64::from(SBBF_BLOCK_BITS) / bits_per_item;
-    if lambda > 20.0 * f64::from(SBBF_BLOCK_BITS) {
-        // ≥ 5 120 keys per block on average: every word is full with overwhelming probability
-        // (and the sum below would take λ terms, unbounded as bits/item → 0).
-        return 1.0;
-    }
+    };
     let miss = (31.0f64 / 32.0).ln(); // ln(1 − 1/32)
     let mut total = 0.0;
     for (i, pois) in PoissonPmf::new(lambda).take(poisson_upper(lambda) as usize + 1) {
@@ -63,6 +57,16 @@ pub fn sbbf_fpr(bits_per_item: f64) -> f64 {
         total += pois * word_hit.powi(8);
     }
     total.min(1.0)
+}
+
+/// The mean keys per block, `λ = 256 / bits_per_item`, where the sums over block loads are
+/// worth taking: `None` for a density that is not a positive finite number, or for ≥ 5 120
+/// keys per block on average, where every word is full with overwhelming probability (and a
+/// sum would take λ terms, unbounded as bits/item → 0).
+fn keys_per_block(bits_per_item: f64) -> Option<f64> {
+    let lambda = f64::from(SBBF_BLOCK_BITS) / bits_per_item;
+    let usable = bits_per_item.is_finite() && bits_per_item > 0.0;
+    (usable && lambda <= 20.0 * f64::from(SBBF_BLOCK_BITS)).then_some(lambda)
 }
 
 /// Variance, over the blocks of a filter at `bits_per_item`, of a block's own FPR
@@ -77,13 +81,9 @@ pub fn sbbf_fpr(bits_per_item: f64) -> f64 {
 /// independent overstates the variance of their mean slightly (multinomial loads are
 /// negatively correlated).
 pub fn sbbf_block_fpr_variance(bits_per_item: f64) -> f64 {
-    if !(bits_per_item.is_finite() && bits_per_item > 0.0) {
+    let Some(lambda) = keys_per_block(bits_per_item) else {
         return 0.0;
-    }
-    let lambda = f64::from(SBBF_BLOCK_BITS) / bits_per_item;
-    if lambda > 20.0 * f64::from(SBBF_BLOCK_BITS) {
-        return 0.0;
-    }
+    };
     let mut second = 0.0;
     for (i, w) in PoissonPmf::new(lambda).take(poisson_upper(lambda) as usize + 1) {
         let fi = i as f64;

@@ -21,6 +21,15 @@ pub fn supported(lib: &str, kind: &str) -> bool {
     !(lib.starts_with("spark") && kind == "i32")
 }
 
+/// Every case of the grid: each library, each key kind it supports, each size.
+pub fn grid() -> impl Iterator<Item = (&'static str, &'static str, u64, f64)> {
+    LIBS.into_iter().flat_map(|lib| {
+        KEYS.into_iter()
+            .filter(move |kind| supported(lib, kind))
+            .flat_map(move |kind| SIZES.map(|(n, fpp)| (lib, kind, n, fpp)))
+    })
+}
+
 fn mix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

@@ -306,6 +306,30 @@ impl LocalKernel {
         self.contains_other(block, h, k)
     }
 
+    /// [`contains`](Self::contains) through the kernel's twin in `#[target_feature]`
+    /// intrinsics (the AVX2 ones: the [`local_contains`] kernels), which a caller compiled
+    /// without the kernel's features calls — the inline kernels' reason to be assembly. The
+    /// same answers; for measuring what the call costs (the lab's `blocked_kernels`).
+    #[inline(always)]
+    pub fn contains_called(self, block: &[u64; 8], h: u32, k: u32) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY (each arm): the AVX-512 modes are chosen only on a CPU with AVX-512F, the
+        // other modes but `Portable` only on a CPU with AVX2.
+        match self.mode {
+            KernelMode::Avx512Round1 => unsafe {
+                return contains_round1_avx512_called(block, h, self.consts);
+            },
+            KernelMode::Avx512Round2 => unsafe {
+                return contains_round2_avx512(block, h, self.lanes);
+            },
+            KernelMode::Portable => {}
+            _ => unsafe {
+                return super::avx2::local_contains(block, h, k);
+            },
+        }
+        local_contains_scalar(block, h, k)
+    }
+
     /// [`contains`](Self::contains) on a block that other threads may be ORing bits into
     /// (an atomic filter's), inlined into the caller: the same answer as the kernel run on
     /// the eight words each read once with a relaxed load, at the cost of the owned
@@ -364,17 +388,40 @@ impl LocalKernel {
     #[inline(never)]
     fn contains_other(self, block: &[u64; 8], h: u32, k: u32) -> bool {
         match self.mode {
+            // Out of line in any case, the AVX-512 two-round kernel gains nothing from being
+            // assembly: in intrinsics it measured faster (`docs/design/simd.md`).
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F.
+            KernelMode::Avx512Round2 => unsafe { contains_round2_avx512(block, h, self.lanes) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
             KernelMode::Avx2Round2 => unsafe { asm_contains_round2(block.as_ptr(), h, self.lanes) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX-512F.
-            KernelMode::Avx512Round2 => unsafe {
-                asm_contains_round2_avx512(block.as_ptr(), h, self.lanes)
-            },
             KernelMode::Portable => local_contains_scalar(block, h, k),
             _ => local_contains(block, h, k),
         }
+    }
+
+    /// [`insert`](Self::insert) through the kernel's twin in `#[target_feature]` intrinsics
+    /// (the AVX2 ones: [`local_insert`]'s kernel), which a caller compiled without the
+    /// kernel's features calls: the same blocks and results; for measuring what the call
+    /// costs (the lab's `blocked_kernels`).
+    #[inline(always)]
+    pub fn insert_called(&self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY (each arm): the AVX-512 modes are chosen only on a CPU with AVX-512F, with
+        // `consts` those of their `k` and `pairs` at least `⌈k/2⌉`; the other modes but
+        // `Portable` only on a CPU with AVX2.
+        match self.mode {
+            KernelMode::Avx512Round1 | KernelMode::Avx512Round2 => unsafe {
+                let round2 = self.mode == KernelMode::Avx512Round2;
+                return insert_avx512_called(block, h, self.consts, self.pairs, round2);
+            },
+            KernelMode::Portable => {}
+            _ => unsafe {
+                return super::avx2::local_insert(block, h, k);
+            },
+        }
+        local_insert_scalar(block, h, k)
     }
 
     /// [`local_insert_scalar`]'s block and result for the `k` this kernel was chosen for,
@@ -493,9 +540,10 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
     // clobbers xmm0–xmm3 (declared) and the flags; `vzeroupper` clears the upper halves it
     // dirtied, so the surrounding SSE code pays no transition penalty.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-        // (a `#[target_feature]` function would cost every single lookup a call).
-        std::arch::asm!(
+        // asm!, not intrinsics: it inlines into a lookup compiled without AVX2, where its
+        // intrinsics twin (`local_contains`) is a call per lookup, measured slower by
+        // `cargo run --release -p bloomlab-lab --example blocked_kernels -- 6`.
+        crate::asm_then_vzeroupper!(
             round1_words_and_masks!(),
             "vptest ymm2, ymm3",
             "setc {hit}",
@@ -505,10 +553,6 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
             blk = in(reg) block,
             lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly),
         );
     }
@@ -542,9 +586,10 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
     // clobbers zmm0–zmm3 (declared through their xmm names, which the compiler treats as
     // the same registers) and the flags; `vzeroupper` clears the upper parts it dirtied.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-        // (a `#[target_feature]` function would cost every single lookup a call).
-        std::arch::asm!(
+        // asm!, not intrinsics: it inlines into a lookup compiled without AVX-512, where its
+        // intrinsics twin (`contains_round1_avx512_called`) is a call per lookup, measured
+        // slower by `cargo run --release -p bloomlab-lab --example blocked_kernels -- 6`.
+        crate::asm_then_vzeroupper!(
             "vpbroadcastd ymm0, dword ptr [{h}]",
             "vpmulld ymm0, ymm0, [{c}]",
             "vpsrld ymm1, ymm0, 28",
@@ -559,10 +604,6 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
             c = in(reg) c,
             blk = in(reg) block,
             hit = out(reg_byte) hit,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly),
         );
     }
@@ -590,9 +631,10 @@ unsafe fn asm_contains_round2_avx512(block: *const u64, h: u32, lanes: &[u32; 8]
     // no stack and no mask register, and clobbers zmm0–zmm3 (declared through their xmm
     // names) and the flags; `vzeroupper` clears the upper parts it dirtied.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-        // (a `#[target_feature]` function would cost every single lookup a call).
-        std::arch::asm!(
+        // asm!, not intrinsics: it reads a line other threads write (`contains_shared`), which
+        // an `asm!` block may do (see there) and a vector load in intrinsics may not (a data
+        // race); owned lines take its intrinsics twin, `contains_round2_avx512`.
+        crate::asm_then_vzeroupper!(
             "vpbroadcastd zmm0, dword ptr [{h}]",
             "vpmulld zmm0, zmm0, zmmword ptr [{pow}]",
             "vpsrld zmm1, zmm0, 28",
@@ -614,14 +656,63 @@ unsafe fn asm_contains_round2_avx512(block: *const u64, h: u32, lanes: &[u32; 8]
             full = in(reg) LANE_ONES[8].as_ptr(),
             lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly),
         );
     }
     hit != 0
+}
+
+/// [`asm_contains_round1_avx512`] in `#[target_feature]` intrinsics (the same steps).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn contains_round1_avx512_called(block: &[u64; 8], h: u32, c: &InsertConsts) -> bool {
+    use std::arch::x86_64::*;
+    // SAFETY: 32 readable bytes at `c.pow` and `c.ones`, 64 at `block`; unaligned loads.
+    let (pow, ones, line) = unsafe {
+        (
+            _mm256_loadu_si256(c.pow.as_ptr().cast()),
+            _mm256_loadu_si256(c.ones.as_ptr().cast()),
+            _mm512_loadu_si512(block.as_ptr().cast()),
+        )
+    };
+    let x = _mm256_mullo_epi32(_mm256_set1_epi32(h as i32), pow);
+    let idx = _mm512_zextsi256_si512(_mm256_srli_epi32::<28>(x));
+    let words = _mm512_castsi512_si256(_mm512_permutexvar_epi32(idx, line));
+    let shift = _mm512_zextsi256_si512(_mm256_srli_epi32::<23>(x));
+    let masks = _mm512_castsi512_si256(_mm512_rolv_epi32(_mm512_zextsi256_si512(ones), shift));
+    _mm256_testc_si256(words, masks) != 0
+}
+
+/// [`asm_contains_round2_avx512`] in `#[target_feature]` intrinsics (the same steps): the
+/// owned lines' two-round AVX-512 lookup ([`LocalKernel::contains`] calls it out of line).
+///
+/// # Safety
+/// The CPU must support AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn contains_round2_avx512(block: &[u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
+    use std::arch::x86_64::*;
+    // SAFETY: 64 readable bytes at `LOCAL_POWERS` (of 256) and `block`, 32 at `LANE_ONES[8]`
+    // and `lanes`; unaligned loads.
+    let (pow, line, full, last) = unsafe {
+        (
+            _mm512_loadu_si512(LOCAL_POWERS.as_ptr().cast()),
+            _mm512_loadu_si512(block.as_ptr().cast()),
+            _mm256_loadu_si256(LANE_ONES[8].as_ptr().cast()),
+            _mm256_loadu_si256(lanes.as_ptr().cast()),
+        )
+    };
+    let x = _mm512_mullo_epi32(_mm512_set1_epi32(h as i32), pow);
+    let words = _mm512_permutexvar_epi32(_mm512_srli_epi32::<28>(x), line);
+    let bit = _mm512_srli_epi32::<27>(_mm512_slli_epi32::<4>(x));
+    let ones = _mm512_inserti64x4::<1>(_mm512_zextsi256_si512(full), last);
+    let miss = _mm512_andnot_si512(words, _mm512_sllv_epi32(ones, bit));
+    _mm512_test_epi32_mask(miss, miss) == 0
 }
 
 /// The two-round inline lookup (`9 ≤ k ≤ 16`): probes 0–7 with the full lane row, probes
@@ -637,9 +728,10 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
     // SAFETY: as in `asm_contains_round1`, with `LOCAL_POWERS[0..16]` read and the rows
     // `LANE_ONES[8]` and `lanes`; xmm0–xmm5 are declared clobbered.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-        // (a `#[target_feature]` function would cost every single lookup a call).
-        std::arch::asm!(
+        // asm!, not intrinsics: its intrinsics twin (`local_contains`, which branches after the
+        // first round) measured slower at k = 16 by
+        // `cargo run --release -p bloomlab-lab --example blocked_kernels -- 16`.
+        crate::asm_then_vzeroupper!(
             "vmovd xmm0, {h:e}",
             "vpbroadcastd ymm0, xmm0",
             "vpmulld ymm4, ymm0, [{pow} + 32]",
@@ -676,10 +768,6 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
             full = in(reg) LANE_ONES[8].as_ptr(),
             lanes = in(reg) lanes.as_ptr(),
             hit = out(reg_byte) hit,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly, nostack),
         );
     }
@@ -813,9 +901,11 @@ macro_rules! insert_avx512 {
             // other stack use; zmm0–zmm6 (declared through their xmm names), `k1` and the flags
             // are clobbered; `vzeroupper` clears the upper parts dirtied.
             unsafe {
-                // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-                // (a `#[target_feature]` function would cost every single lookup a call).
-                std::arch::asm!(
+                // asm!, not intrinsics: it inlines into an insert compiled without AVX-512, where
+                // its intrinsics twin (`insert_avx512_called`) is a call per insert; out of line
+                // too (9 ≤ k ≤ 16) the twin measured slower, by `cargo run --release -p
+                // bloomlab-lab --example blocked_kernels -- 6` (and `-- 10`).
+                crate::asm_then_vzeroupper!(
                     $positions,
                     avx512_or_new_bits!($pairs),
                     h = in(reg) h,
@@ -823,10 +913,6 @@ macro_rules! insert_avx512 {
                     blk = in(reg) block.as_mut_ptr(),
                     buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
                     missed = out(reg_byte) missed,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                    out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                    out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
                     out("k1") _,
                     options(nostack),
                 );
@@ -834,6 +920,54 @@ macro_rules! insert_avx512 {
             missed != 0
         }
     };
+}
+
+/// The AVX-512 inserts (`insert_avx512!`) in `#[target_feature]` intrinsics: the probes' bit
+/// positions (eight, or sixteen for `round2`; `2^32 − 1` past `k`), then for the first
+/// `2·pairs` of them `1 << (p − 32·j)` in the sixteen lanes `j` (a shift of the top bit by
+/// each word's last bit index minus `p`), ORed into the line's new bits and the line; "new"
+/// is whether any word changed.
+///
+/// # Safety
+/// The CPU must support AVX-512F; `c` holds the constants of the `k` the kernel was chosen
+/// for, and `2·pairs ≥ k` (`pairs ≤ 4` in one round, `≤ 8` in two).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn insert_avx512_called(
+    block: &mut [u64; 8],
+    h: u32,
+    c: &InsertConsts,
+    pairs: u8,
+    round2: bool,
+) -> bool {
+    use std::arch::x86_64::*;
+    // SAFETY: 64 readable bytes at each row of `c` and at `block`; unaligned loads.
+    let (pow, tops, past, line) = unsafe {
+        (
+            _mm512_loadu_si512(c.pow.as_ptr().cast()),
+            _mm512_loadu_si512(c.tops.as_ptr().cast()),
+            _mm512_loadu_si512(c.past.as_ptr().cast()),
+            _mm512_loadu_si512(block.as_ptr().cast()),
+        )
+    };
+    let x = _mm512_mullo_epi32(_mm512_set1_epi32(h as i32), pow);
+    let mut at = [0u32; 16];
+    let pos = _mm512_or_si512(_mm512_srli_epi32::<23>(x), past);
+    // SAFETY: `at` is 64 writable bytes.
+    unsafe { _mm512_storeu_si512(at.as_mut_ptr().cast(), pos) };
+    let probes = (2 * usize::from(pairs)).min(if round2 { 16 } else { 8 });
+    let top = _mm512_set1_epi32(c.top_bit as i32);
+    let mut new = _mm512_setzero_si512();
+    for &p in &at[..probes] {
+        let shift = _mm512_sub_epi32(tops, _mm512_set1_epi32(p as i32));
+        new = _mm512_or_si512(new, _mm512_srlv_epi32(top, shift));
+    }
+    let out = _mm512_or_si512(line, new);
+    // SAFETY: `block` is 64 writable bytes (a unique reference). On x86 (little-endian)
+    // 32-bit word `j` is bits `32j..32j + 32` of the block — the layout's definition.
+    unsafe { _mm512_storeu_si512(block.as_mut_ptr().cast(), out) };
+    _mm512_cmpneq_epi32_mask(out, line) != 0
 }
 
 // One round: probes 0–7 (`7 ≤ k ≤ 8`) and 0–5 (`k ≤ 6`: the 1 % and 3 % targets' six and five
@@ -986,9 +1120,11 @@ macro_rules! avx2_insert {
             // contract), so they would set no bit. No other stack use; xmm0–xmm7 and the
             // flags are declared clobbered; `vzeroupper` clears the upper halves dirtied.
             unsafe {
-                // asm!, not intrinsics: this kernel must inline into callers compiled without AVX2/AVX-512
-                // (a `#[target_feature]` function would cost every single lookup a call).
-                std::arch::asm!(
+                // asm!, not intrinsics: it inlines into an insert compiled without AVX2, where its
+                // intrinsics twin (`local_insert`) is a call per insert; out of line too
+                // (9 ≤ k ≤ 16) the twin measured slower, by `cargo run --release -p
+                // bloomlab-lab --example blocked_kernels -- 6` (and `-- 10`).
+                crate::asm_then_vzeroupper!(
                     $positions,
                     avx2_line_bits!($offsets),
                     avx2_line_or!(),
@@ -998,10 +1134,6 @@ macro_rules! avx2_insert {
                     blk = in(reg) block.as_mut_ptr(),
                     buf = in(reg) buf.as_mut_ptr().cast::<u32>(),
                     new = out(reg_byte) new,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-                    out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-                    out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
                     options(nostack),
                 );
             }

@@ -131,12 +131,12 @@ fn inline_kernels_agree_with_the_scalar_definition() {
             // Fill to about half the bits, comparing the block and the result each step.
             for _ in 0..(256 / k.clamp(1, 64)).max(2) {
                 let h = mix(&mut x) as u32;
-                assert_eq!(
-                    kernel.insert(&mut fast, h, k),
-                    local_insert_scalar(&mut slow, h, k),
-                    "k = {k}"
-                );
+                let mut twin = fast;
+                let new = local_insert_scalar(&mut slow, h, k);
+                assert_eq!(kernel.insert(&mut fast, h, k), new, "k = {k}");
                 assert_eq!(fast, slow, "k = {k}");
+                assert_eq!(kernel.insert_called(&mut twin, h, k), new, "k = {k}");
+                assert_eq!(twin, slow, "k = {k}");
                 assert!(kernel.contains(&fast, h, k));
                 assert!(!kernel.insert(&mut fast, h, k), "a repeat is never new");
             }
@@ -146,6 +146,7 @@ fn inline_kernels_agree_with_the_scalar_definition() {
                 let want = local_contains_scalar(&slow, h, k);
                 assert_eq!(kernel.contains(&fast, h, k), want, "k = {k}");
                 assert_eq!(kernel.contains_shared(&shared, h, k), want, "k = {k}");
+                assert_eq!(kernel.contains_called(&fast, h, k), want, "k = {k}");
             }
             // Every probe but one set: both say no (for each probe position in turn).
             let h = mix(&mut x) as u32;
@@ -156,6 +157,11 @@ fn inline_kernels_agree_with_the_scalar_definition() {
                 only[(bit / 64) as usize] &= !(1 << (bit % 64));
                 let want = local_contains_scalar(&only, h, k);
                 assert_eq!(kernel.contains(&only, h, k), want, "k = {k}, drop {drop}");
+                assert_eq!(
+                    kernel.contains_called(&only, h, k),
+                    want,
+                    "k = {k}, drop {drop}"
+                );
                 let shared = SharedLine::new(Line(only));
                 assert_eq!(kernel.contains_shared(&shared, h, k), want, "k = {k}");
                 // Inserting the key into it sets exactly the dropped bit, and is new.
@@ -164,6 +170,9 @@ fn inline_kernels_agree_with_the_scalar_definition() {
                 let mut owned = only;
                 assert_eq!(kernel.insert(&mut owned, h, k), !want, "k = {k}");
                 assert_eq!(owned, full, "k = {k}, drop {drop}");
+                let mut twin = only;
+                assert_eq!(kernel.insert_called(&mut twin, h, k), !want, "k = {k}");
+                assert_eq!(twin, full, "k = {k}, drop {drop}");
             }
         }
     }

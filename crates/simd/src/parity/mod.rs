@@ -412,6 +412,10 @@ enum ColumnMode {
     Avx2,
     /// `asm_columns3_avx512`: AVX-512F with `VPOPCNTDQ`, eight columns per round.
     Avx512,
+    /// `columns3_avx2_called`: `Avx2` in intrinsics, called.
+    Avx2Called,
+    /// `columns3_avx512_called`: `Avx512` in intrinsics, called.
+    Avx512Called,
 }
 
 impl ColumnKernel {
@@ -432,11 +436,24 @@ impl ColumnKernel {
             .then_some(ColumnKernel(ColumnMode::Avx512))
     }
 
-    /// `"avx512"` or `"avx2"`.
+    /// [`avx2`](Self::avx2) and [`avx512`](Self::avx512) written with `#[target_feature]`
+    /// intrinsics instead of inline assembly: the same answers, with a call per query where
+    /// the caller is compiled without the kernel's features (the inline kernels' reason to
+    /// be assembly), for measuring what that call costs (the lab's `ribbon_column_kernels`).
+    pub fn called(self) -> Self {
+        ColumnKernel(match self.0 {
+            ColumnMode::Avx2 | ColumnMode::Avx2Called => ColumnMode::Avx2Called,
+            ColumnMode::Avx512 | ColumnMode::Avx512Called => ColumnMode::Avx512Called,
+        })
+    }
+
+    /// `"avx512"` or `"avx2"`, with `" (called)"` for [`called`](Self::called) kernels.
     pub fn name(self) -> &'static str {
         match self.0 {
             ColumnMode::Avx2 => "avx2",
             ColumnMode::Avx512 => "avx512",
+            ColumnMode::Avx2Called => "avx2 (called)",
+            ColumnMode::Avx512Called => "avx512 (called)",
         }
     }
 
@@ -468,7 +485,10 @@ impl ColumnKernel {
     /// kernel's group of columns (four for AVX2, eight for AVX-512).
     #[inline(always)]
     fn span(self, r: usize) -> usize {
-        let group = if self.0 == ColumnMode::Avx512 { 8 } else { 4 };
+        let group = match self.0 {
+            ColumnMode::Avx512 | ColumnMode::Avx512Called => 8,
+            ColumnMode::Avx2 | ColumnMode::Avx2Called => 4,
+        };
         r.div_ceil(group) * group
     }
 
@@ -492,16 +512,19 @@ impl ColumnKernel {
         #[cfg(target_arch = "x86_64")]
         {
             let a = words.as_ptr().wrapping_add(base);
+            // SAFETY (each arm): the AVX-512 modes exist only on a CPU with AVX-512F and
+            // VPOPCNTDQ (`avx512`), every `ColumnKernel` only on a CPU with AVX2 (`avx2`,
+            // `avx512`); the range test above puts every word the kernel reads inside `words`
+            // (see its contract). The inline kernels first, as plain compares (a `match`
+            // compiles to a jump table).
             let bits = if self.0 == ColumnMode::Avx512 {
-                // SAFETY: this mode exists only on a CPU with AVX-512F and VPOPCNTDQ
-                // (`avx512`); the range test above puts every word the kernel reads inside
-                // `words` (see its contract).
                 unsafe { asm_columns3_avx512(a, r, third, &m) }
-            } else {
-                // SAFETY: a `ColumnKernel` exists only on a CPU with AVX2 (`avx2`,
-                // `avx512`); the range test above puts every word the kernel reads inside
-                // `words` (see its contract).
+            } else if self.0 == ColumnMode::Avx2 {
                 unsafe { asm_columns3(a, r, third, &m) }
+            } else if self.0 == ColumnMode::Avx512Called {
+                unsafe { columns3_avx512_called(a, r, third, &m) }
+            } else {
+                unsafe { columns3_avx2_called(a, r, third, &m) }
             };
             bits & (u32::MAX >> (32 - r))
         }
@@ -571,6 +594,67 @@ const NIBBLE_PARITY: [u8; 32] = [
 #[cfg(target_arch = "x86_64")]
 const LOW_NIBBLES: [u8; 32] = [0x0f; 32];
 
+/// One round of [`asm_columns3`] as a template string: the parities of the four columns
+/// at `{a}`, `{b}`, `{c}` plus `$at` (`""`, `" + 32"`, `" + rcx*8"`) as the four low bits of
+/// the register `$out`. Uses ymm0–ymm1; the masks in ymm2–ymm4, the tables in ymm5–ymm6,
+/// zero in ymm7.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx2_column_round {
+    ($at:literal, $out:literal) => {
+        concat!(
+            "vpand ymm0, ymm2, [{a}",
+            $at,
+            "]\n",
+            "vpand ymm1, ymm3, [{b}",
+            $at,
+            "]\n",
+            "vpxor ymm0, ymm0, ymm1\n",
+            "vpand ymm1, ymm4, [{c}",
+            $at,
+            "]\n",
+            "vpxor ymm0, ymm0, ymm1\n",
+            "vpsrlq ymm1, ymm0, 4\n",
+            "vpxor ymm0, ymm0, ymm1\n",
+            "vpand ymm0, ymm0, ymm6\n",
+            "vpshufb ymm0, ymm5, ymm0\n",
+            "vpsadbw ymm0, ymm0, ymm7\n",
+            "vpsllq ymm0, ymm0, 63\n",
+            "vmovmskpd ",
+            $out,
+            ", ymm0\n",
+        )
+    };
+}
+
+/// One round of [`asm_columns3_avx512`] as a template string: the parities of the eight
+/// columns at `{a}`, `{b}`, `{c}` plus `$at` (`""`, `" + rcx*8"`), the masks broadcast from
+/// `{m}`, as the eight low bits of the register `$out`. Uses zmm0–zmm1.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx512_column_round {
+    ($at:literal, $out:literal) => {
+        concat!(
+            "vmovdqu64 zmm0, [{a}",
+            $at,
+            "]\n",
+            "vpandq zmm0, zmm0, qword ptr [{m}]{{1to8}}\n",
+            "vmovdqu64 zmm1, [{b}",
+            $at,
+            "]\n",
+            "vpternlogq zmm0, zmm1, qword ptr [{m} + 8]{{1to8}}, 0x78\n",
+            "vmovdqu64 zmm1, [{c}",
+            $at,
+            "]\n",
+            "vpternlogq zmm0, zmm1, qword ptr [{m} + 16]{{1to8}}, 0x78\n",
+            "vpopcntq zmm0, zmm0\n",
+            "vpmovqb xmm0, zmm0\n",
+            "vpsllq xmm0, xmm0, 7\n",
+            "vpmovmskb ",
+            $out,
+            ", xmm0\n",
+        )
+    };
+}
+
 /// The columns of a Ribbon query, four per round (the first two rounds unrolled, so `r ≤ 8`
 /// runs straight-line code): the three blocks' words of columns
 /// `j..j + 4` are three 32-byte loads ANDed with the broadcast masks and XORed; each byte's
@@ -590,9 +674,10 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
     // xmm0–xmm7 (declared), `ecx`, a scratch register and the flags; `vzeroupper` clears the
     // upper halves it dirtied.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into a Ribbon lookup compiled without
-        // AVX2/AVX-512 (a `#[target_feature]` function would cost every lookup a call).
-        std::arch::asm!(
+        // asm!, not intrinsics: it inlines into a Ribbon lookup compiled without AVX2, where its
+        // intrinsics twin (`columns3_avx2_called`) is a call per lookup, measured slower by
+        // `cargo run --release -p bloomlab-lab --example ribbon_column_kernels -- 1e5 1e6`.
+        crate::asm_then_vzeroupper!(
             "vpbroadcastq ymm2, qword ptr [{m}]",
             "vpbroadcastq ymm3, qword ptr [{m} + 8]",
             "vpbroadcastq ymm4, qword ptr [{m} + 16]",
@@ -600,33 +685,11 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
             "vmovdqu ymm6, [{nib}]",
             "vpxor xmm7, xmm7, xmm7",
             // columns 0–3
-            "vpand ymm0, ymm2, [{a}]",
-            "vpand ymm1, ymm3, [{b}]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm1, ymm4, [{c}]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpsrlq ymm1, ymm0, 4",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm0, ymm0, ymm6",
-            "vpshufb ymm0, ymm5, ymm0",
-            "vpsadbw ymm0, ymm0, ymm7",
-            "vpsllq ymm0, ymm0, 63",
-            "vmovmskpd {acc:e}, ymm0",
+            avx2_column_round!("", "{acc:e}"),
             "cmp {r}, 4",
             "jbe 3f",
             // columns 4–7
-            "vpand ymm0, ymm2, [{a} + 32]",
-            "vpand ymm1, ymm3, [{b} + 32]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm1, ymm4, [{c} + 32]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpsrlq ymm1, ymm0, 4",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm0, ymm0, ymm6",
-            "vpshufb ymm0, ymm5, ymm0",
-            "vpsadbw ymm0, ymm0, ymm7",
-            "vpsllq ymm0, ymm0, 63",
-            "vmovmskpd {t:e}, ymm0",
+            avx2_column_round!(" + 32", "{t:e}"),
             "shl {t:e}, 4",
             "or {acc:e}, {t:e}",
             "cmp {r}, 8",
@@ -634,18 +697,7 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
             // columns 8 and up, four per round
             "mov ecx, 8",
             "2:",
-            "vpand ymm0, ymm2, [{a} + rcx*8]",
-            "vpand ymm1, ymm3, [{b} + rcx*8]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm1, ymm4, [{c} + rcx*8]",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpsrlq ymm1, ymm0, 4",
-            "vpxor ymm0, ymm0, ymm1",
-            "vpand ymm0, ymm0, ymm6",
-            "vpshufb ymm0, ymm5, ymm0",
-            "vpsadbw ymm0, ymm0, ymm7",
-            "vpsllq ymm0, ymm0, 63",
-            "vmovmskpd {t:e}, ymm0",
+            avx2_column_round!(" + rcx*8", "{t:e}"),
             "shl {t:e}, cl",
             "or {acc:e}, {t:e}",
             "add ecx, 4",
@@ -663,10 +715,6 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
             acc = out(reg) acc,
             t = out(reg) _,
             out("ecx") _,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly, nostack),
         );
     }
@@ -697,35 +745,18 @@ unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3
     // upper parts of zmm0–zmm15 it dirtied, so the surrounding SSE code pays no transition
     // penalty.
     unsafe {
-        // asm!, not intrinsics: this kernel must inline into a Ribbon lookup compiled without
-        // AVX2/AVX-512 (a `#[target_feature]` function would cost every lookup a call).
-        std::arch::asm!(
+        // asm!, not intrinsics: it inlines into a Ribbon lookup compiled without AVX-512, where
+        // its intrinsics twin (`columns3_avx512_called`) is a call per lookup, measured slower by
+        // `cargo run --release -p bloomlab-lab --example ribbon_column_kernels -- 1e5 1e6`.
+        crate::asm_then_vzeroupper!(
             // columns 0–7
-            "vmovdqu64 zmm0, [{a}]",
-            "vpandq zmm0, zmm0, qword ptr [{m}]{{1to8}}",
-            "vmovdqu64 zmm1, [{b}]",
-            "vpternlogq zmm0, zmm1, qword ptr [{m} + 8]{{1to8}}, 0x78",
-            "vmovdqu64 zmm1, [{c}]",
-            "vpternlogq zmm0, zmm1, qword ptr [{m} + 16]{{1to8}}, 0x78",
-            "vpopcntq zmm0, zmm0",
-            "vpmovqb xmm0, zmm0",
-            "vpsllq xmm0, xmm0, 7",
-            "vpmovmskb {acc:e}, xmm0",
+            avx512_column_round!("", "{acc:e}"),
             "cmp {r}, 8",
             "jbe 3f",
             // columns 8 and up, eight per round
             "mov ecx, 8",
             "2:",
-            "vmovdqu64 zmm0, [{a} + rcx*8]",
-            "vpandq zmm0, zmm0, qword ptr [{m}]{{1to8}}",
-            "vmovdqu64 zmm1, [{b} + rcx*8]",
-            "vpternlogq zmm0, zmm1, qword ptr [{m} + 8]{{1to8}}, 0x78",
-            "vmovdqu64 zmm1, [{c} + rcx*8]",
-            "vpternlogq zmm0, zmm1, qword ptr [{m} + 16]{{1to8}}, 0x78",
-            "vpopcntq zmm0, zmm0",
-            "vpmovqb xmm0, zmm0",
-            "vpsllq xmm0, xmm0, 7",
-            "vpmovmskb {t:e}, xmm0",
+            avx512_column_round!(" + rcx*8", "{t:e}"),
             "shl {t:e}, cl",
             "or {acc:e}, {t:e}",
             "add ecx, 8",
@@ -741,12 +772,69 @@ unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3
             acc = out(reg) acc,
             t = out(reg) _,
             out("ecx") _,
-            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-            out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
-            out("xmm8") _, out("xmm9") _, out("xmm10") _, out("xmm11") _,
-            out("xmm12") _, out("xmm13") _, out("xmm14") _, out("xmm15") _,
             options(pure, readonly, nostack),
         );
+    }
+    acc
+}
+
+/// [`asm_columns3`] in `#[target_feature]` intrinsics: the same steps, four columns per
+/// round. Inlined only into callers compiled with AVX2; any other caller calls it.
+///
+/// # Safety
+/// As [`asm_columns3`]'s.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn columns3_avx2_called(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u32 {
+    use std::arch::x86_64::*;
+    let m = m.map(|w| _mm256_set1_epi64x(w as i64));
+    // SAFETY: 32 readable bytes each.
+    let (table, nibbles) = unsafe {
+        (
+            _mm256_loadu_si256(NIBBLE_PARITY.as_ptr().cast()),
+            _mm256_loadu_si256(LOW_NIBBLES.as_ptr().cast()),
+        )
+    };
+    let mut acc = 0;
+    for j in (0..r).step_by(4) {
+        // SAFETY: `j < r`, so words `j..j + 4` lie within the `4·ceil(r/4)` readable at each
+        // block (the contract); unaligned loads.
+        let [x, y, z] = [0, r, third].map(|o| unsafe { _mm256_loadu_si256(a.add(o + j).cast()) });
+        let v = _mm256_xor_si256(
+            _mm256_xor_si256(_mm256_and_si256(x, m[0]), _mm256_and_si256(y, m[1])),
+            _mm256_and_si256(z, m[2]),
+        );
+        let t = _mm256_and_si256(_mm256_xor_si256(v, _mm256_srli_epi64::<4>(v)), nibbles);
+        let sums = _mm256_sad_epu8(_mm256_shuffle_epi8(table, t), _mm256_setzero_si256());
+        let bits = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64::<63>(sums)));
+        acc |= (bits as u32) << j;
+    }
+    acc
+}
+
+/// [`asm_columns3_avx512`] in `#[target_feature]` intrinsics: eight columns per round, their
+/// population counts (`vpopcntq`) tested for an odd low bit (`vptestmq`) into bits
+/// `j..j + 8`. Inlined only into callers compiled with those features; any other caller
+/// calls it.
+///
+/// # Safety
+/// As [`asm_columns3_avx512`]'s.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn columns3_avx512_called(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u32 {
+    use std::arch::x86_64::*;
+    let m = m.map(|w| _mm512_set1_epi64(w as i64));
+    let mut acc = 0;
+    for j in (0..r).step_by(8) {
+        // SAFETY: `j < r`, so words `j..j + 8` lie within the `8·ceil(r/8)` readable at each
+        // block (the contract); unaligned loads.
+        let [x, y, z] = [0, r, third].map(|o| unsafe { _mm512_loadu_epi64(a.add(o + j).cast()) });
+        let v = _mm512_ternarylogic_epi64::<0x78>(_mm512_and_si512(x, m[0]), y, m[1]);
+        let v = _mm512_ternarylogic_epi64::<0x78>(v, z, m[2]);
+        let odd = _mm512_test_epi64_mask(_mm512_popcnt_epi64(v), _mm512_set1_epi64(1));
+        acc |= u32::from(odd) << j;
     }
     acc
 }

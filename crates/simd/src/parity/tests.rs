@@ -13,6 +13,15 @@ fn mix128(x: &mut u64) -> u128 {
     u128::from(mix(x)) | (u128::from(mix(x)) << 64)
 }
 
+/// The column kernels this CPU runs: the inline ones and their called intrinsics twins.
+fn every_kernel() -> Vec<ColumnKernel> {
+    [ColumnKernel::avx2(), ColumnKernel::avx512()]
+        .into_iter()
+        .flatten()
+        .flat_map(|k| [k, k.called()])
+        .collect()
+}
+
 #[test]
 fn inline_column_kernel_agrees_with_the_bitwise_definition() {
     let mut x = 99u64;
@@ -28,11 +37,10 @@ fn inline_column_kernel_agrees_with_the_bitwise_definition() {
         "an AVX2 CPU gets the inline kernel"
     );
     assert_eq!(ColumnKernel::avx512().is_some(), runs("avx512vpopcntdq"));
-    let kernels = [ColumnKernel::avx2(), ColumnKernel::avx512()];
+    let kernels = every_kernel();
     for (kernel, r) in kernels
-        .into_iter()
-        .flatten()
-        .flat_map(|k| (1..=32usize).map(move |r| (k, r)))
+        .iter()
+        .flat_map(|&k| (1..=32usize).map(move |r| (k, r)))
     {
         // Four blocks and the padding; the row's blocks start at `base`.
         let mut words: Vec<u64> = (0..4 * r).map(|_| mix(&mut x)).collect();
@@ -61,13 +69,12 @@ fn inline_column_kernel_agrees_with_the_bitwise_definition() {
         }
         // Past the end, or widths the kernel does not take: no answer, nothing read.
         // The last base whose groups fit is answered; one further is not.
-        let group = if kernel.name() == "avx512" { 8 } else { 4 };
-        let last = words.len() - 2 * r - r.div_ceil(group) * group;
+        let last = words.len() - 2 * r - kernel.span(r);
         assert!(kernel.columns3(&words, last, r, 2 * r, [1; 3]).is_some());
         assert_eq!(kernel.columns3(&words, last + 1, r, 2 * r, [1; 3]), None);
         assert_eq!(kernel.columns3(&words, 0, r, r - 1, [1; 3]), None);
     }
-    for kernel in kernels.into_iter().flatten() {
+    for kernel in kernels {
         assert_eq!(kernel.columns3(&[0; 64], 0, 0, 0, [1; 3]), None);
         assert_eq!(kernel.columns3(&[0; 200], 0, 33, 33, [1; 3]), None);
     }
@@ -80,10 +87,7 @@ fn a_kernel_bound_to_a_width_answers_as_the_general_one() {
         return;
     }
     assert_eq!(ColumnKernel::avx512().is_some(), runs("avx512vpopcntdq"));
-    for kernel in [ColumnKernel::avx2(), ColumnKernel::avx512()]
-        .into_iter()
-        .flatten()
-    {
+    for kernel in every_kernel() {
         assert_eq!(kernel.for_width(0), None);
         assert_eq!(kernel.for_width(33), None);
         for r in 1..=32usize {
@@ -92,9 +96,7 @@ fn a_kernel_bound_to_a_width_answers_as_the_general_one() {
             let mut words: Vec<u64> = (0..5 * r).map(|_| mix(&mut x)).collect();
             words.extend([0; COLUMN_PAD]);
             let m = [mix(&mut x), mix(&mut x), mix(&mut x)];
-            let reach = 2 * r
-                + r.div_ceil(if kernel.name() == "avx512" { 8 } else { 4 })
-                    * if kernel.name() == "avx512" { 8 } else { 4 };
+            let reach = 2 * r + kernel.span(r);
             let last = words.len() - reach;
             // A row on a block boundary: third mask 0, third block at `r` or `2r` alike.
             let aligned = [m[0], m[1], 0];

@@ -380,3 +380,81 @@ pub(in crate::math) fn poisson_mixture(lambda: f64, terms: &[f64]) -> f64 {
         .sum();
     total.min(1.0)
 }
+
+#[cfg(test)]
+mod occupancy_tests {
+    use super::*;
+
+    /// `P(X = x)` after `throws` uniform throws into `bb` bits, over all of `0..=bb`, nothing
+    /// dropped: the reference the windowed chain is held to.
+    fn plain_distribution(bb: usize, throws: usize) -> Vec<f64> {
+        let b = bb as f64;
+        let mut dist = vec![0.0f64; bb + 1];
+        dist[0] = 1.0;
+        for _ in 0..throws {
+            for x in (1..=bb).rev() {
+                dist[x] = dist[x] * (x as f64 / b) + dist[x - 1] * ((bb - x + 1) as f64 / b);
+            }
+            dist[0] = 0.0;
+        }
+        dist
+    }
+
+    #[test]
+    fn trimming_drops_only_the_ends_under_the_cutoff_and_counts_what_it_dropped() {
+        // 64-bit blocks, cutoff 1e-6: the low end crosses it after a handful of throws
+        // (P(X = 1) = 64^-(t-1)), the high end after about forty (P(X = t) = ∏ (1 − j/64)),
+        // so both ends are trimmed, one throw at a time and then two to a pass.
+        let (bb, cutoff) = (64usize, 1e-6);
+        let mut chain = Occupancy::new(bb as u32, cutoff);
+        let mut throws = 0usize;
+        let (mut dropped_low, mut dropped_high) = (false, false);
+        while throws < 120 {
+            if chain.low >= 2 && !throws.is_multiple_of(3) {
+                chain.throw_two();
+                throws += 2;
+            } else {
+                chain.throw();
+                throws += 1;
+            }
+            let want = plain_distribution(bb, throws);
+            let (low, reach) = (chain.low, chain.reach);
+            dropped_low |= low > 0;
+            dropped_high |= reach < throws.min(bb);
+            // Outside the window nothing is left, and each end of the window carries at least
+            // the cutoff (else it would have been dropped).
+            for x in (0..low).chain(reach + 1..=bb) {
+                assert_eq!(chain.dist[x], 0.0, "x = {x} after {throws}");
+            }
+            if low < reach {
+                assert!(chain.dist[low] >= cutoff, "low end after {throws}");
+                assert!(chain.dist[reach] >= cutoff, "high end after {throws}");
+            }
+            // Every throw moves mass without creating or losing any (the rows of the step sum
+            // to 1), so what the window holds plus what was dropped is 1, to rounding (a few
+            // hundred additions of terms at most 1: 1e-13 is over a hundred ulps).
+            let held: f64 = chain.dist.iter().sum();
+            assert!(
+                (held + chain.dropped - 1.0).abs() < 1e-13,
+                "after {throws}: {held} held + {} dropped",
+                chain.dropped
+            );
+            // Dropping mass only removes probability that would have flowed onwards: every
+            // occupancy is at most its exact value, and short of it by at most what was dropped.
+            for (x, (&got, &exact)) in chain.dist.iter().zip(&want).enumerate() {
+                assert!(
+                    got <= exact * (1.0 + 1e-12) + 1e-300,
+                    "x = {x} after {throws}"
+                );
+                assert!(
+                    exact - got <= chain.dropped * (1.0 + 1e-12) + 1e-15,
+                    "x = {x} after {throws}: {got} vs {exact}"
+                );
+            }
+        }
+        assert!(dropped_low && dropped_high, "both ends were trimmed");
+        // Each entry dropped was under the cutoff: at most two new ones at the high end per
+        // pass, and the low end passes each occupancy once.
+        assert!(chain.dropped > 0.0 && chain.dropped < (2 * throws + bb) as f64 * cutoff);
+    }
+}

@@ -572,6 +572,49 @@ mod blocked_sizing_tests {
     }
 
     #[test]
+    fn the_fpr_compared_with_the_target_is_the_exact_one() {
+        // What a comparison with `p` sees, by the chain (the walk chose it from the start) and
+        // by the closed form (f64 where its bound allows, else double-double, else the chain),
+        // with `p` at the exact FPR so that no shortcut decides: the plain chain's value, to
+        // the chain's 1e-9 (its own test) and never below it but for rounding (the chain adds
+        // what it dropped and where it stopped), and to the 1e-7 the double-double sum holds.
+        for (bpi, k) in [(9.92, 6u32), (40.0, 20), (389.0, 32)] {
+            let want = plain_chain_fpr(bpi, k, 512);
+            let mut chains = Chains::new(512, k);
+            chains.first = true;
+            let by_chain = fpr_to_compare(want, bpi, k, 512, &mut chains);
+            assert!(
+                by_chain >= want * (1.0 - 1e-12) && (by_chain / want - 1.0).abs() < 1e-9,
+                "{bpi}/{k}: {by_chain:e} vs {want:e}"
+            );
+            let by_sum = fpr_to_compare(want, bpi, k, 512, &mut Chains::new(512, k));
+            assert!(
+                (by_sum / want - 1.0).abs() < 1e-7,
+                "{bpi}/{k}: {by_sum:e} vs {want:e}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_walk_from_a_k_that_cannot_reach_the_target_finds_one_that_can() {
+        // One probe per key never gets a 512-bit block below about 1/bits-per-item, so not to
+        // 10^-5 within 4096 bits/item; the walk from k = 1 goes up until the density stops
+        // falling, and lands where the sizing from the classic optimum does (both within
+        // the tolerance above the root).
+        let p = 1e-5;
+        let floor = classic_bits_per_item(p).unwrap();
+        assert_eq!(
+            blocked_density_for(p, 1, 512, floor, true, SIZING_TOL),
+            None
+        );
+        let (d, k) = blocked_best_density(p, 512, 1, floor, true, SIZING_TOL).unwrap();
+        let (want_d, want_k) = blocked_bits_per_item_exact(p, 512).unwrap();
+        assert_eq!(k, want_k);
+        assert!((d - want_d).abs() <= SIZING_TOL, "{d} vs {want_d}");
+        assert!(blocked_fpr_exact(d, k, 512) <= p);
+    }
+
+    #[test]
     fn sizing_works_across_the_whole_range() {
         let mut p = 0.9;
         while p > 1e-15 {
