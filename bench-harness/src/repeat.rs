@@ -58,8 +58,9 @@ impl Verdict {
     /// The lines `repeat` prints.
     pub fn lines(&self) -> String {
         format!(
-            "{} of {} lookup ratios to blocked within ±{:.0} % of the runs' mean ({:.1} %);              largest deviation {:.1} %
-calibration: {} of one run's 95 % intervals hold              another run's median (about 83 % if the intervals are honest and the runs alike)",
+            "{} of {} lookup ratios to blocked within ±{:.0} % of the runs' mean ({:.1} %); \
+             largest deviation {:.1} %\ncalibration: {} of one run's 95 % intervals hold \
+             another run's median (about 83 % if the intervals are honest and the runs alike)",
             self.within,
             self.ratios,
             BAND * 100.0,
