@@ -220,15 +220,8 @@ fn batched_insert_equals_single_inserts() {
 
 #[test]
 fn union_equals_filter_built_from_both_sets() {
-    let mut rng = ChaCha8Rng::seed_from_u64(8);
-    let a_keys: Vec<_> = (0..20_000).map(|_| conf::member_key(&mut rng)).collect();
-    let b_keys: Vec<_> = (0..30_000).map(|_| conf::member_key(&mut rng)).collect();
-    let mut a = BlockedBloomFilter::with_fpr(50_000, 0.01).unwrap();
-    let mut b = a.clone();
-    let mut both = a.clone();
-    a.extend(a_keys.iter());
-    b.extend(b_keys.iter());
-    both.extend(a_keys.iter().chain(&b_keys));
+    let empty = BlockedBloomFilter::with_fpr(50_000, 0.01).unwrap();
+    let (mut a, b, both) = conf::union_parts(empty, (20_000, 30_000), 8);
     assert_ne!(a, both);
     a.union(&b).unwrap();
     for i in 0..a.blocks() {
