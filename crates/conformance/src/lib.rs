@@ -878,6 +878,28 @@ pub fn check_batch_agrees(
     assert!(want[..asked].iter().all(|&b| b), "a member said no");
 }
 
+/// [`check_bytes_round_trip`] and [`check_serde_round_trip`] of one filter.
+pub fn check_round_trips<F>(
+    f: &F,
+    encode: impl Fn(&F) -> Vec<u8>,
+    decode: impl Fn(&[u8]) -> Result<F, Error>,
+) where
+    F: Filter + PartialEq + Debug + Serialize + DeserializeOwned,
+{
+    check_bytes_round_trip(f, encode, decode);
+    check_serde_round_trip(f);
+}
+
+/// A filter used only through `dyn Filter`: three string keys and three integers go in, one
+/// of each is found, and it counts six. Returns the box for the variant's own checks.
+pub fn check_behind_dyn(mut boxed: Box<dyn Filter>) -> Box<dyn Filter> {
+    insert_all(boxed.as_mut(), ["a", "b", "c"]);
+    insert_all(boxed.as_mut(), [1u64, 2, 3]);
+    assert!(boxed.might_contain("b") && boxed.might_contain(&2u64));
+    assert_eq!(boxed.len(), 6);
+    boxed
+}
+
 /// A removable filter used only through `dyn RemovableFilter`: three keys go in, one is found
 /// and removed, a key never inserted is not removed, two remain, and its parameters name
 /// `variant`. Returns the box for the variant's own checks.
