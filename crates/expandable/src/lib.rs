@@ -32,9 +32,9 @@
 //!   unary length marker, so one table holds entries of every age (0 = empty slot).
 //! - **Where a key goes.** Its 64-bit hash `h` ([`HashScheme::hash64`]); `β = h mod 2^k`.
 //!   Home bucket: `h mod 2^(k+1)` if `β < s`, else `β`; the home's code holds the hash bits
-//!   after the home's level. Alternate bucket: `β ⊕ G(t)`, `G(t) = 1 + fastrange(fmix64(t),
-//!   2^k − 1)` with `t` the low [`ALT_BITS`] bits of `h >> k` (256 offsets, precomputed per
-//!   level) — always below `2^k`, never the home.
+//!   after the home's level. Alternate bucket: `β ⊕ G(t)`, `G(t) = 1 + fastrange(t·φ,
+//!   2^k − 1)` with `t` the low [`ALT_BITS`] bits of `h >> k` and `φ` the 64-bit golden
+//!   ratio — always below `2^k`, never the home.
 //! - **The flag** says the entry sits in its alternate bucket; there it keeps its *level-`k`
 //!   code* (the hash bits from `k` on, one bit more than a split home's code), so it stays
 //!   valid while its home splits. A lookup compares only unflagged slots of the home (against
@@ -188,8 +188,6 @@ pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
     hist: [u64; 32],
     /// Entries out of the table, sorted by home then code.
     stash: Vec<Entry>,
-    /// `G(t)` for every `t < 2^ALT_BITS` at level `k`.
-    offsets: Box<[u64]>,
     /// Lane masks of the slot width.
     lanes: Lanes,
     meta: Meta<S>,
@@ -300,13 +298,6 @@ fn movable_entry(code: u64) -> bool {
     code >> ALT_BITS != 0
 }
 
-/// `G(t) = 1 + fastrange(fmix64(t), 2^level − 1)` for every `t < 2^`[`ALT_BITS`].
-fn offsets_for(level: u32) -> Box<[u64]> {
-    (0..1u64 << ALT_BITS)
-        .map(|t| 1 + fastrange(fmix64(t), (1u64 << level) - 1))
-        .collect()
-}
-
 /// The first table for `capacity` items: `N = max(2, ceil(capacity / (4·MAX_LOAD)))` buckets
 /// as `(k, s)` with `N = 2^k + s`, `s < 2^k`; at most `2^`[`MAX_LEVEL`] buckets (past it, a
 /// size error).
@@ -363,7 +354,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
             lower: 0,
             hist: [0; 32],
             stash: Vec::new(),
-            offsets: offsets_for(level),
             lanes: Lanes::for_width(fp_bits + 2),
             meta: Meta::new(start_capacity, Some(fpr), scheme),
         })
@@ -447,10 +437,13 @@ impl<S: HashScheme> ExpandableFilter<S> {
         b >= self.base() || b < self.split
     }
 
-    /// `G(t)`: the xor distance between a level-`k` bucket and an entry's alternate, never 0.
+    /// `G(t) = 1 + fastrange(t·φ, 2^k − 1)` (`φ` the 64-bit golden ratio, `t` the low
+    /// [`ALT_BITS`] of `bits`): the xor distance between a level-`k` bucket and an entry's
+    /// alternate, never 0 and below `2^k`.
     #[inline(always)]
     fn offset(&self, bits: u64) -> u64 {
-        self.offsets[(bits & ((1 << ALT_BITS) - 1)) as usize]
+        let t = bits & ((1 << ALT_BITS) - 1);
+        1 + fastrange(t.wrapping_mul(0x9e37_79b9_7f4a_7c15), self.base() - 1)
     }
 
     /// The level-`k` code of an entry stored at its home `b` with home-level code `code`.
@@ -860,7 +853,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
         self.split = 0;
         self.fp_bits = fp_bits;
         self.limit = limit;
-        self.offsets = offsets_for(level);
         self.hist.copy_within(1.., 0);
         self.hist[31] = 0;
         self.measure = Self::measure_of(&self.hist);
@@ -1062,7 +1054,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
             lower: 0,
             hist: [0; 32],
             stash: Vec::with_capacity(stash_len.min(1 << 16) as usize),
-            offsets: offsets_for(level),
             lanes: Lanes::for_width(width),
             meta: Meta::new(start_capacity, Some(target), scheme).with_count(count),
         };
