@@ -188,8 +188,10 @@ pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
     hist: [u64; 32],
     /// Entries out of the table, sorted by home then code.
     stash: Vec<Entry>,
-    /// Lane masks of the slot width.
+    /// Lane masks of the slot width (`W ≤ 16`).
     lanes: Lanes,
+    /// Lane masks of the slot width (`16 < W ≤ 32`).
+    wide: WideLanes,
     meta: Meta<S>,
 }
 
@@ -250,6 +252,52 @@ impl Lanes {
         let qs = (q & self.code).wrapping_mul(self.lows);
         let diff = (code ^ qs) & below;
         let nonzero = |v: u64| v.wrapping_add(self.codes) & self.flags;
+        let flag_ok = !(raw ^ want) & self.flags;
+        nonzero(code) & !nonzero(diff) & flag_ok != 0
+    }
+}
+
+/// [`Lanes`] for slot widths `16 < W ≤ 32`: a bucket in one 128-bit word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct WideLanes {
+    lows: u128,
+    flags: u128,
+    codes: u128,
+    code: u64,
+    /// `codes` without the top 1, 2, 4, 8 and 16 code bits of each lane.
+    keep: [u128; 5],
+}
+
+impl WideLanes {
+    fn for_width(w: u32) -> WideLanes {
+        if 4 * w <= 64 || 4 * w > 128 {
+            return WideLanes::default();
+        }
+        let lows: u128 = (0..BUCKET_SIZE).map(|j| 1u128 << (j * w)).sum();
+        let per_lane = |bits: u32| lows * ((1u128 << bits.min(w - 1)) - 1);
+        WideLanes {
+            lows,
+            flags: lows << (w - 1),
+            codes: per_lane(w - 1),
+            code: (1u64 << (w - 1)) - 1,
+            keep: [1, 2, 4, 8, 16].map(|k| per_lane((w - 1).saturating_sub(k))),
+        }
+    }
+
+    /// [`Lanes::hit`] on 128 bits (one more smear step).
+    #[inline(always)]
+    fn hit(&self, raw: u128, want: u128, q: u64) -> bool {
+        let code = raw & self.codes;
+        let mut smear = code;
+        smear |= (smear >> 1) & self.keep[0];
+        smear |= (smear >> 2) & self.keep[1];
+        smear |= (smear >> 4) & self.keep[2];
+        smear |= (smear >> 8) & self.keep[3];
+        smear |= (smear >> 16) & self.keep[4];
+        let below = (smear >> 1) & self.keep[0];
+        let qs = u128::from(q & self.code).wrapping_mul(self.lows);
+        let diff = (code ^ qs) & below;
+        let nonzero = |v: u128| v.wrapping_add(self.codes) & self.flags;
         let flag_ok = !(raw ^ want) & self.flags;
         nonzero(code) & !nonzero(diff) & flag_ok != 0
     }
@@ -355,6 +403,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             hist: [0; 32],
             stash: Vec::new(),
             lanes: Lanes::for_width(fp_bits + 2),
+            wide: WideLanes::for_width(fp_bits + 2),
             meta: Meta::new(start_capacity, Some(fpr), scheme),
         })
     }
@@ -502,6 +551,18 @@ impl<S: HashScheme> ExpandableFilter<S> {
         (words[i] >> off) | ((next << 1) << (63 - off))
     }
 
+    /// The 4 slots of `bucket` in one 128-bit read (for `64 < 4W ≤ 128`), as
+    /// [`bucket_bits`](Self::bucket_bits).
+    #[inline(always)]
+    fn bucket_bits_wide(&self, bucket: u64) -> u128 {
+        let pos = bucket * SLOTS * u64::from(self.table.fingerprint_bits());
+        let words = self.table.words();
+        let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
+        let word = |j: usize| u128::from(words.get(j).copied().unwrap_or(0));
+        let low = word(i) | word(i + 1) << 64;
+        (low >> off) | ((word(i + 2) << 1) << (127 - off))
+    }
+
     /// Whether any slot of `raw` (4 lanes of `w` bits) holds an entry whose flag equals
     /// `want` (0 or `flag`) and whose code is a prefix of `q`, slot by slot: the reference
     /// [`Lanes::hit`] is tested against.
@@ -516,7 +577,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
     }
 
     /// [`lanes_hit`](Self::lanes_hit) for one slot value.
-    #[inline(always)]
+    #[cfg(test)]
     fn slot_hit(slot: u64, flag: u64, want: u64, q: u64) -> bool {
         let code = slot & (flag - 1);
         // `code | 1` keeps the length defined for an empty slot, which `code != 0` drops.
@@ -528,7 +589,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
     fn contains_hash(&self, h: u64) -> bool {
         let (home, q, alt, qk) = self.locate(h);
         let w = self.table.fingerprint_bits();
-        let flag = u64::from(self.flag_bit());
         // Both buckets, unconditionally and without branches: a branch on the first
         // bucket's answer is unpredictable at mixed hit rates, and a mispredict discards
         // the memory reads of the lookups already under way behind it.
@@ -536,12 +596,10 @@ impl<S: HashScheme> ExpandableFilter<S> {
             self.lanes.hit(self.bucket_bits(home), 0, q)
                 | self.lanes.hit(self.bucket_bits(alt), self.lanes.flags, qk)
         } else {
-            let mut hit = false;
-            for s in 0..BUCKET_SIZE {
-                hit |= Self::slot_hit(u64::from(self.table.get(home, s)), flag, 0, q);
-                hit |= Self::slot_hit(u64::from(self.table.get(alt, s)), flag, flag, qk);
-            }
-            hit
+            self.wide.hit(self.bucket_bits_wide(home), 0, q)
+                | self
+                    .wide
+                    .hit(self.bucket_bits_wide(alt), self.wide.flags, qk)
         };
         hit | (!self.stash.is_empty()
             && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
@@ -880,6 +938,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             }
         }
         self.lanes = Lanes::for_width(t.fingerprint_bits());
+        self.wide = WideLanes::for_width(t.fingerprint_bits());
         self.table = t;
     }
 
@@ -1055,6 +1114,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             hist: [0; 32],
             stash: Vec::with_capacity(stash_len.min(1 << 16) as usize),
             lanes: Lanes::for_width(width),
+            wide: WideLanes::for_width(width),
             meta: Meta::new(start_capacity, Some(target), scheme).with_count(count),
         };
         let flag = f.flag_bit();
@@ -1251,6 +1311,40 @@ mod tests {
                 }
             }
             assert!(hits > 10_000, "w {w}: {hits}");
+        }
+    }
+
+    #[test]
+    fn wide_lane_matching_agrees_with_the_slot_by_slot_rule() {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        for w in 17..=32u32 {
+            let lanes = WideLanes::for_width(w);
+            let flag = 1u64 << (w - 1);
+            let mut hits = 0;
+            for _ in 0..20_000 {
+                let q: u64 = rng.random();
+                let (mut raw, mut slots) = (0u128, [0u64; 4]);
+                for (s, slot) in slots.iter_mut().enumerate() {
+                    let r = rng.random_range(0..w - 1);
+                    let fp = if rng.random_bool(0.5) {
+                        q & ((1 << r) - 1)
+                    } else {
+                        rng.random::<u64>() & ((1 << r) - 1)
+                    };
+                    let code = if rng.random_bool(0.2) { 0 } else { fp | 1 << r };
+                    *slot = code | if rng.random_bool(0.5) { flag } else { 0 };
+                    raw |= u128::from(*slot) << (s as u32 * w);
+                }
+                for want in [0, flag] {
+                    let slow = slots.iter().fold(false, |h, &v| {
+                        h | ExpandableFilter::<Xxh3Scheme>::slot_hit(v, flag, want, q)
+                    });
+                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
+                    assert_eq!(lanes.hit(raw, want_lanes, q), slow, "w {w} raw {raw:#x}");
+                    hits += usize::from(slow);
+                }
+            }
+            assert!(hits > 4_000, "w {w}: {hits}");
         }
     }
 }
