@@ -188,10 +188,8 @@ pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
     hist: [u64; 32],
     /// Entries out of the table, sorted by home then code.
     stash: Vec<Entry>,
-    /// Lane masks of the slot width (`W ≤ 16`).
+    /// Lane masks of the slot width.
     lanes: Lanes,
-    /// Lane masks of the slot width (`16 < W ≤ 32`).
-    wide: WideLanes,
     meta: Meta<S>,
 }
 
@@ -202,80 +200,29 @@ struct Entry {
     code: u64,
 }
 
-/// Masks for matching the 4 slots of a bucket in one 64-bit word (slot width `W ≤ 16`),
-/// computed once per slot width.
+/// Masks for matching the 4 slots of a bucket in one word (64 bits for slot widths `W ≤ 16`,
+/// 128 bits up to 32), computed once per slot width. For `W ≤ 16` every mask lies in the low
+/// 64 bits, which the 64-bit match uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Lanes {
     /// Bit 0 of every lane.
-    lows: u64,
+    lows: u128,
     /// The flag bit (top) of every lane.
-    flags: u64,
+    flags: u128,
     /// The code bits (all but the flag) of every lane.
-    codes: u64,
+    codes: u128,
     /// The code bits of one lane, `2^(W−1) − 1`.
     code: u64,
-    /// `codes` without the top 1, 2, 4 and 8 code bits of each lane: what survives a shift
-    /// right by that much without taking bits from the next lane.
-    keep: [u64; 4],
+    /// `codes` without the top 1, 2, 4, 8 and 16 code bits of each lane: what survives a
+    /// shift right by that much without taking bits from the next lane.
+    keep: [u128; 5],
 }
 
 impl Lanes {
     fn for_width(w: u32) -> Lanes {
-        if 4 * w > 64 {
-            return Lanes::default();
-        }
-        let lows: u64 = (0..BUCKET_SIZE).map(|j| 1u64 << (j * w)).sum();
-        let per_lane = |bits: u32| lows * ((1u64 << bits.min(w - 1)) - 1);
-        Lanes {
-            lows,
-            flags: lows << (w - 1),
-            codes: per_lane(w - 1),
-            code: (1u64 << (w - 1)) - 1,
-            keep: [1, 2, 4, 8].map(|k| per_lane((w - 1).saturating_sub(k))),
-        }
-    }
-
-    /// Whether a lane of `raw` holds a code that is a prefix of `q` with its flag bit equal
-    /// to the flag bits of `want` (0: unflagged, `flags`: flagged). Per lane: the bits below
-    /// the marker come from smearing the code right (shifts of 1, 2, 4, 8); a lane matches
-    /// when the code is non-zero and agrees with `q` on those bits. Zero tests add
-    /// `2^(W−1) − 1` to each lane and read its top bit, which no carry crosses.
-    #[inline(always)]
-    fn hit(&self, raw: u64, want: u64, q: u64) -> bool {
-        let code = raw & self.codes;
-        let mut smear = code;
-        smear |= (smear >> 1) & self.keep[0];
-        smear |= (smear >> 2) & self.keep[1];
-        smear |= (smear >> 4) & self.keep[2];
-        smear |= (smear >> 8) & self.keep[3];
-        let below = (smear >> 1) & self.keep[0];
-        let qs = (q & self.code).wrapping_mul(self.lows);
-        let diff = (code ^ qs) & below;
-        let nonzero = |v: u64| v.wrapping_add(self.codes) & self.flags;
-        let flag_ok = !(raw ^ want) & self.flags;
-        nonzero(code) & !nonzero(diff) & flag_ok != 0
-    }
-}
-
-/// [`Lanes`] for slot widths `16 < W ≤ 32`: a bucket in one 128-bit word.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct WideLanes {
-    lows: u128,
-    flags: u128,
-    codes: u128,
-    code: u64,
-    /// `codes` without the top 1, 2, 4, 8 and 16 code bits of each lane.
-    keep: [u128; 5],
-}
-
-impl WideLanes {
-    fn for_width(w: u32) -> WideLanes {
-        if 4 * w <= 64 || 4 * w > 128 {
-            return WideLanes::default();
-        }
         let lows: u128 = (0..BUCKET_SIZE).map(|j| 1u128 << (j * w)).sum();
         let per_lane = |bits: u32| lows * ((1u128 << bits.min(w - 1)) - 1);
-        WideLanes {
+        Lanes {
             lows,
             flags: lows << (w - 1),
             codes: per_lane(w - 1),
@@ -284,9 +231,32 @@ impl WideLanes {
         }
     }
 
-    /// [`Lanes::hit`] on 128 bits (one more smear step).
+    /// Whether a lane of `raw` holds a code that is a prefix of `q` with its flag bit equal
+    /// to the flag bits of `want` (0: unflagged, `flags`: flagged). Per lane: the bits below
+    /// the marker come from smearing the code right (shifts of 1, 2, 4, 8); a lane matches
+    /// when the code is non-zero and agrees with `q` on those bits. Zero tests add
+    /// `2^(W−1) − 1` to each lane and read its top bit, which no carry crosses. For `W ≤ 16`.
     #[inline(always)]
-    fn hit(&self, raw: u128, want: u128, q: u64) -> bool {
+    fn hit(&self, raw: u64, want: u64, q: u64) -> bool {
+        let (codes, lows, flags) = (self.codes as u64, self.lows as u64, self.flags as u64);
+        let keep = self.keep.map(|k| k as u64);
+        let code = raw & codes;
+        let mut smear = code;
+        smear |= (smear >> 1) & keep[0];
+        smear |= (smear >> 2) & keep[1];
+        smear |= (smear >> 4) & keep[2];
+        smear |= (smear >> 8) & keep[3];
+        let below = (smear >> 1) & keep[0];
+        let qs = (q & self.code).wrapping_mul(lows);
+        let diff = (code ^ qs) & below;
+        let nonzero = |v: u64| v.wrapping_add(codes) & flags;
+        let flag_ok = !(raw ^ want) & flags;
+        nonzero(code) & !nonzero(diff) & flag_ok != 0
+    }
+
+    /// [`hit`](Self::hit) on 128 bits, one more smear step, for `16 < W ≤ 32`.
+    #[inline(always)]
+    fn hit_wide(&self, raw: u128, want: u128, q: u64) -> bool {
         let code = raw & self.codes;
         let mut smear = code;
         smear |= (smear >> 1) & self.keep[0];
@@ -403,7 +373,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
             hist: [0; 32],
             stash: Vec::new(),
             lanes: Lanes::for_width(fp_bits + 2),
-            wide: WideLanes::for_width(fp_bits + 2),
             meta: Meta::new(start_capacity, Some(fpr), scheme),
         })
     }
@@ -594,12 +563,14 @@ impl<S: HashScheme> ExpandableFilter<S> {
         // the memory reads of the lookups already under way behind it.
         let hit = if 4 * w <= 64 {
             self.lanes.hit(self.bucket_bits(home), 0, q)
-                | self.lanes.hit(self.bucket_bits(alt), self.lanes.flags, qk)
-        } else {
-            self.wide.hit(self.bucket_bits_wide(home), 0, q)
                 | self
-                    .wide
-                    .hit(self.bucket_bits_wide(alt), self.wide.flags, qk)
+                    .lanes
+                    .hit(self.bucket_bits(alt), self.lanes.flags as u64, qk)
+        } else {
+            self.lanes.hit_wide(self.bucket_bits_wide(home), 0, q)
+                | self
+                    .lanes
+                    .hit_wide(self.bucket_bits_wide(alt), self.lanes.flags, qk)
         };
         hit | (!self.stash.is_empty()
             && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
@@ -938,7 +909,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
             }
         }
         self.lanes = Lanes::for_width(t.fingerprint_bits());
-        self.wide = WideLanes::for_width(t.fingerprint_bits());
         self.table = t;
     }
 
@@ -1114,7 +1084,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
             hist: [0; 32],
             stash: Vec::with_capacity(stash_len.min(1 << 16) as usize),
             lanes: Lanes::for_width(width),
-            wide: WideLanes::for_width(width),
             meta: Meta::new(start_capacity, Some(target), scheme).with_count(count),
         };
         let flag = f.flag_bit();
@@ -1301,7 +1270,7 @@ mod tests {
                 }
                 for want in [0, flag] {
                     let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, w, flag, want, q);
-                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
+                    let want_lanes = if want == 0 { 0 } else { lanes.flags as u64 };
                     assert_eq!(
                         lanes.hit(raw, want_lanes, q),
                         slow,
@@ -1318,7 +1287,7 @@ mod tests {
     fn wide_lane_matching_agrees_with_the_slot_by_slot_rule() {
         let mut rng = ChaCha8Rng::seed_from_u64(8);
         for w in 17..=32u32 {
-            let lanes = WideLanes::for_width(w);
+            let lanes = Lanes::for_width(w);
             let flag = 1u64 << (w - 1);
             let mut hits = 0;
             for _ in 0..20_000 {
@@ -1340,7 +1309,11 @@ mod tests {
                         h | ExpandableFilter::<Xxh3Scheme>::slot_hit(v, flag, want, q)
                     });
                     let want_lanes = if want == 0 { 0 } else { lanes.flags };
-                    assert_eq!(lanes.hit(raw, want_lanes, q), slow, "w {w} raw {raw:#x}");
+                    assert_eq!(
+                        lanes.hit_wide(raw, want_lanes, q),
+                        slow,
+                        "w {w} raw {raw:#x}"
+                    );
                     hits += usize::from(slow);
                 }
             }
