@@ -30,6 +30,10 @@ fn costs_four_times_the_classic_filter() {
         // 4 bits per counter, rounded up to a whole byte; the classic array to whole words.
         assert_eq!(c.size_in_bytes() as u64, b.bits().div_ceil(2));
         assert_eq!(c.params().table_bits, 4 * b.params().table_bits);
+        // The parameters the trait reports (the harness's and the inspector's) are the
+        // filter's own: as many probes as the classic filter of the same target.
+        assert_eq!(c.params().hashes, b.params().hashes);
+        assert_eq!(c.params().hashes, c.hashes());
     }
 }
 

@@ -292,8 +292,14 @@ fn bits_per_item_at_every_n() {
                 table <= formula + slack,
                 "n={n}: {table} > {formula} + {slack}"
             );
-            // Word rounding (< 64 bits) and the one padding word.
+            // Word rounding (< 64 bits) and the one padding word: the slots' bits in whole
+            // words, plus one.
             assert!(heap < table + 128.0 / nf, "n={n}: heap {heap}");
+            assert_eq!(
+                f.size_in_bytes() as u64,
+                (f.table_bits().div_ceil(64) + 1) * 8,
+                "n={n}"
+            );
             assert!(f.slots() as f64 * DESIGN_LOAD >= nf, "n={n}: too few slots");
             if n >= 3_800 {
                 assert!(table <= formula * 1.001, "n={n}: {table}");
