@@ -1,70 +1,30 @@
-//! A counting global allocator: the harness reports the real heap bytes a structure holds
-//! (live bytes after building minus live bytes before), the same way for our filters, the
-//! peers and the exact set, whatever each one claims about itself.
+//! Heap bytes of a structure: the harness reports the real heap bytes a structure holds (bytes
+//! allocated minus bytes freed while it is built), the same way for our filters, the peers
+//! and the exact set, whatever each one claims about itself.
 //!
-//! Why our own allocator rather than `stats_alloc`: the count must be per thread, so that work
-//! on other threads (tests running in parallel, a progress bar) never blurs the bytes of the
-//! build being measured; `stats_alloc` keeps process-wide counters. This module is the only
-//! `unsafe` code of the harness.
+//! The counting is `allocation-counter`'s: linking it installs its counting global allocator,
+//! and [`allocation_counter::measure`] returns what the closure allocated and freed on the
+//! calling thread only, so work on other threads (tests running in parallel, a progress bar)
+//! never blurs the bytes of the build being measured. That crate implements a reallocation as
+//! a new allocation, a copy and a free, and a zeroed allocation as an allocation and a fill,
+//! so the net bytes are the same as the system allocator's; only a build that grows or
+//! zeroes large buffers does that extra work, the same for every entry.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-/// The system allocator plus a live-byte counter.
-#[derive(Debug)]
-pub struct CountingAlloc;
-
-thread_local! {
-    // Per thread, so concurrent work (tests run in parallel) does not blur a measurement; a
-    // build is measured on the thread that performs it. Const-initialised without a
-    // destructor, so the allocator may touch it at any time.
-    static LIVE: Cell<isize> = const { Cell::new(0) };
+/// Run `f` and return its value with the net heap bytes it left allocated on this thread
+/// (allocated minus freed; 0 if it freed more than it allocated).
+pub fn net_bytes<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let mut out = None;
+    let info = allocation_counter::measure(|| out = Some(f()));
+    let value = out.expect("measure runs its closure once");
+    (value, usize::try_from(info.bytes_current).unwrap_or(0))
 }
 
-fn add(delta: isize) {
-    let _ = LIVE.try_with(|c| c.set(c.get() + delta));
-}
-
-// SAFETY: every method forwards to `System` unchanged and only updates a counter.
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: same contract as the caller's.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            add(layout.size() as isize);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: same contract as the caller's.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            add(layout.size() as isize);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) };
-        add(-(layout.size() as isize));
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: same contract as the caller's.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            add(new_size as isize - layout.size() as isize);
-        }
-        p
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
-
-/// Bytes allocated minus bytes freed by the current thread so far.
-pub fn live_bytes() -> isize {
-    LIVE.try_with(Cell::get).unwrap_or(0)
+/// Run `f` and return its value with the signed net heap bytes it allocated on this thread.
+pub fn net_bytes_signed<T>(f: impl FnOnce() -> T) -> (T, i64) {
+    let mut out = None;
+    let info = allocation_counter::measure(|| out = Some(f()));
+    (
+        out.expect("measure runs its closure once"),
+        info.bytes_current,
+    )
 }

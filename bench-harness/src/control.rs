@@ -214,6 +214,24 @@ fn read(path: &str) -> Option<String> {
         .map(|s| s.trim().to_string())
 }
 
+/// CPU time of the whole process, every thread (finished ones included), in ns: user +
+/// system time from `/proc/self/stat`, in ticks of 1/100 s (Linux reports `/proc` times in
+/// `USER_HZ` = 100), so ±10 ms — under 5 % of a 10^7-key build. 0 where there is no `/proc`.
+pub fn process_cpu_ns() -> u64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0;
+    };
+    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    f.iter().sum::<u64>() * 10_000_000
+}
+
 /// 1-minute load average.
 pub fn load_average() -> Option<f64> {
     read("/proc/loadavg")?

@@ -63,8 +63,11 @@ use crate::adapters::{Build, Entry, Spec};
 use crate::experiments;
 use crate::floor::random_read_ns;
 use crate::keys::{KeyShape, Keys, Workload};
-use crate::schema::{FilterInfo, Lookup, Results, Row, RunConfig, SCHEMA_VERSION, SizeFloor};
-use crate::stats::{Z95, median_interval, stratified_median_interval, wilson};
+use crate::labels::size_label;
+use crate::schema::{
+    FilterInfo, Lookup, Phase, Results, Row, RunConfig, SCHEMA_VERSION, SizeFloor,
+};
+use crate::stats::{Z95, median_interval, rounds_interval, wilson};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -100,10 +103,13 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The quick default: in and out of cache.
+    /// The quick default, a few minutes on two cores: 10^5 and 10^6 keys (in cache on every
+    /// machine), and through the `many-filters` experiment an out-of-LLC point (filters
+    /// totalling at least twice the detected LLC). 10^7, in cache on a 260 MiB L3 and the
+    /// costliest size by far (every entry built twice at 10^7), is measured by `--full`.
     pub fn quick(seed: u64) -> Self {
         Plan {
-            sizes: vec![100_000, 1_000_000, 10_000_000],
+            sizes: vec![100_000, 1_000_000],
             fprs: vec![0.001, 0.01, 0.03],
             seed,
             full: false,
@@ -125,7 +131,7 @@ impl Plan {
         }
     }
 
-    /// `--full`: adds 10^8 and the 25 % / 75 % mixes.
+    /// `--full`: adds 10^7, 10^8 and the 25 % / 75 % mixes.
     pub fn full(seed: u64) -> Self {
         Plan {
             sizes: vec![100_000, 1_000_000, 10_000_000, 100_000_000],
@@ -265,8 +271,10 @@ fn measure_group(
     bar: &ProgressBar,
     rng: &mut ChaCha8Rng,
     session: &crate::control::Session,
+    phases: &mut Phases,
 ) -> (Vec<Row>, Tally) {
     let mixes = plan.mixes();
+    let label = size_label(n);
     let mut subjects: Vec<Subject> = group
         .iter()
         .map(|&(entry, p)| Subject {
@@ -290,6 +298,7 @@ fn measure_group(
 
     // Builds, interleaved: each pass builds every subject once, in a shuffled order, and
     // keeps the build as one more independently allocated replica.
+    let started = Mark::now();
     for _ in 0..replicas(n) {
         let mut order: Vec<usize> = (0..subjects.len()).collect();
         order.shuffle(rng);
@@ -323,6 +332,8 @@ fn measure_group(
     // only its chunks before the first switch, and the pair is run again (up to
     // [`MAX_TRIES`] times; the share redone is recorded) when the switch came during the
     // warm-up or in the pass's first half.
+    phases.add(format!("n = {label}: builds"), started);
+    let started = Mark::now();
     let pairs: Vec<(usize, usize)> = (0..subjects.len())
         .filter(|&i| !subjects[i].failed && !subjects[i].built.is_empty())
         .flat_map(|i| (0..mixes.len()).map(move |m| (i, m)))
@@ -378,6 +389,8 @@ fn measure_group(
     }
 
     session.return_home();
+    phases.add(format!("n = {label}: lookup rounds"), started);
+    let started = Mark::now();
 
     let probes = keys.probes.slice(0..plan.fpr_probes.min(keys.probes.len()));
     let probes = &probes;
@@ -400,7 +413,7 @@ fn measure_group(
                 false_negatives =
                     streams[m].iter().map(Keys::len).sum::<usize>() as u64 - s.hits[m];
             }
-            let ci = stratified_median_interval(&s.times[m], reps as usize, &round_cpus);
+            let ci = rounds_interval(&s.times[m], reps as usize, &round_cpus);
             lookups.push(Lookup {
                 positive_pct: pct,
                 ns: ci.mid,
@@ -444,7 +457,54 @@ fn measure_group(
             floor_ns: 0.0,
         });
     }
+    phases.add(format!("n = {label}: FPR probes"), started);
     (rows, tally)
+}
+
+/// The wall time of each phase of a run, in order (a phase that recurs, such as one size's
+/// builds in several groups, adds up under one name).
+#[derive(Debug, Default)]
+pub struct Phases(Vec<Phase>);
+
+/// When a phase started: wall clock and the process's CPU time.
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    wall: Instant,
+    cpu_ns: u64,
+}
+
+impl Mark {
+    /// Now.
+    pub fn now() -> Self {
+        Mark {
+            wall: Instant::now(),
+            cpu_ns: crate::control::process_cpu_ns(),
+        }
+    }
+}
+
+impl Phases {
+    /// Add the wall and CPU time since `started` to phase `name`.
+    pub fn add(&mut self, name: String, started: Mark) {
+        let secs = started.wall.elapsed().as_secs_f64();
+        let cpu = crate::control::process_cpu_ns().saturating_sub(started.cpu_ns) as f64 / 1e9;
+        match self.0.iter_mut().find(|p| p.name == name) {
+            Some(p) => {
+                p.seconds += secs;
+                p.cpu_seconds += cpu;
+            }
+            None => self.0.push(Phase {
+                name,
+                seconds: secs,
+                cpu_seconds: cpu,
+            }),
+        }
+    }
+
+    /// The phases recorded.
+    pub fn into_vec(self) -> Vec<Phase> {
+        self.0
+    }
 }
 
 /// Whether a fixed-parameter peer row can stand as the reference for target `t`: its own
@@ -546,7 +606,9 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
     let mut group_id = 0u32;
     let mut tally = Tally::default();
     let mut rng = ChaCha8Rng::seed_from_u64(plan.seed ^ 0x0_5A0F_F1E5);
+    let mut phases = Phases::default();
     for &n in &plan.sizes {
+        let started = Mark::now();
         let n_usize = usize::try_from(n).map_err(|_| format!("size {n} too large"))?;
         bar.set_message(format!("keys for n = {n}"));
         // Enough non-members for the FPR probes and for the timed and warm-up streams'
@@ -575,10 +637,25 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
                     .collect()
             })
             .collect();
+        phases.add(
+            format!("n = {}: keys and memory floor", size_label(n)),
+            started,
+        );
         for g in groups(entries, plan, n) {
             let (mut measured, c) = measure_group(
-                &g, group_id, &keys, &streams, &warm, plan, n, &bar, &mut rng, &session,
+                &g,
+                group_id,
+                &keys,
+                &streams,
+                &warm,
+                plan,
+                n,
+                &bar,
+                &mut rng,
+                &session,
+                &mut phases,
             );
+            let started = Mark::now();
             tally.passes += c.passes;
             tally.tries += c.tries;
             tally.unclean += c.unclean;
@@ -592,6 +669,7 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
                 }
             }
             rows.extend(measured);
+            phases.add(format!("n = {}: per-filter floors", size_label(n)), started);
             group_id += 1;
         }
     }
@@ -605,6 +683,7 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
     let mut exps = Vec::new();
     for name in &plan.experiments {
         bar.set_message(format!("experiment {name}"));
+        let started = Mark::now();
         let ctx = experiments::Context {
             entries,
             seed: plan.seed,
@@ -613,9 +692,11 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
             full: plan.full,
         };
         exps.push(experiments::run(name, &ctx)?);
+        phases.add(format!("experiment {name}"), started);
     }
     if let Some(t) = plan.threads {
         bar.set_message(format!("{t} threads on one shared filter"));
+        let started = Mark::now();
         let ctx = experiments::Context {
             entries,
             seed: plan.seed,
@@ -632,6 +713,7 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
             .max()
             .unwrap_or(plan.experiment_n);
         exps.push(experiments::threads::run(&ctx, t, n)?);
+        phases.add(format!("{t} threads on one shared filter"), started);
     }
     bar.finish_and_clear();
     machine.conditions = session.finish();
@@ -680,5 +762,6 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
         rows,
         experiments: exps,
         wall_seconds: started.elapsed().as_secs_f64(),
+        phases: phases.into_vec(),
     })
 }

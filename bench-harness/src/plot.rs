@@ -40,13 +40,13 @@ fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("plot: {e:?}")
 }
 
-/// 40 distinguishable colours: Tableau 10, its light tier, then ten dark or saturated
+/// 41 distinguishable colours: Tableau 10, its light tier, then ten dark or saturated
 /// colours chosen away from both tiers' hues (so a tier-3 peer never looks like a tier-1
 /// filter of ours: gold, plum, navy, teal, magenta, maroon, yellow-green, near-black, dark
 /// gold, indigo), then ten mid-dark tones between them (olive, slate blue, rust, sea green,
-/// orchid, steel, sienna, forest, crimson, dark cyan). Index = the filter's position in the
+/// orchid, steel, sienna, forest, crimson, dark cyan), then cobalt. Index = the filter's position in the
 /// registry, so a filter keeps its colour (and marker) in every plot.
-const PALETTE: [(u8, u8, u8); 40] = [
+const PALETTE: [(u8, u8, u8); 41] = [
     (31, 119, 180),
     (255, 127, 14),
     (44, 160, 44),
@@ -87,6 +87,7 @@ const PALETTE: [(u8, u8, u8); 40] = [
     (20, 80, 20),
     (200, 0, 50),
     (0, 139, 139),
+    (0, 71, 171),
 ];
 
 /// Marker shapes, one per tier of ten colours.

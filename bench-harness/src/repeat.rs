@@ -39,8 +39,45 @@ pub fn run_all(args: &[String], runs: u32, dir: &Path) -> Result<Vec<(PathBuf, R
     Ok(out)
 }
 
-/// The spread table and verdict; returns the Markdown and the largest relative deviation.
-pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
+/// What `repeat` prints: how many lookup ratios stayed within the band, the largest
+/// deviation, and the calibration of the intervals.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Verdict {
+    /// Lookup ratios to `blocked` compared across the runs.
+    pub ratios: usize,
+    /// Of those, within ±[`BAND`] of the runs' mean.
+    pub within: usize,
+    /// The largest |run − mean| / mean.
+    pub worst: f64,
+    /// Share of (ratio, ordered pair of runs) where one run's 95 % interval holds the other
+    /// run's median; `None` with fewer than two runs.
+    pub calibration: Option<f64>,
+}
+
+impl Verdict {
+    /// The lines `repeat` prints.
+    pub fn lines(&self) -> String {
+        format!(
+            "{} of {} lookup ratios to blocked within ±{:.0} % of the runs' mean ({:.1} %);              largest deviation {:.1} %
+calibration: {} of one run's 95 % intervals hold              another run's median (about 83 % if the intervals are honest and the runs alike)",
+            self.within,
+            self.ratios,
+            BAND * 100.0,
+            if self.ratios > 0 {
+                100.0 * self.within as f64 / self.ratios as f64
+            } else {
+                f64::NAN
+            },
+            self.worst * 100.0,
+            self.calibration
+                .map(|c| format!("{:.1} %", c * 100.0))
+                .unwrap_or_else(|| "—".into())
+        )
+    }
+}
+
+/// The spread table and verdict; returns the Markdown and the [`Verdict`].
+pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, Verdict) {
     let mut s = String::new();
     let _ = writeln!(s, "# Repeatability of the lookup ratios\n");
     let _ = writeln!(
@@ -70,7 +107,8 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
         s,
         "\nEach cell: the run's ratio of ns/op to `blocked` (same size and target, median of the \
          per-round ratios, per CPU the rounds ran on, then their geometric mean) [its 95 % \
-         interval]. Deviation: the largest |run − mean| / mean.\n"
+         interval, from a circular moving-block bootstrap over the rounds for results of \
+         schema 6 on]. Deviation: the largest |run − mean| / mean.\n"
     );
     header(
         &mut s,
@@ -88,7 +126,7 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
     // interval holds run j's median.
     let (mut covered, mut pairs) = (0usize, 0usize);
     let Some((_, first)) = runs.first() else {
-        return (s, 0.0);
+        return (s, Verdict::default());
     };
     for row in &first.rows {
         if row.filter == "blocked" {
@@ -244,7 +282,13 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, f64) {
             );
         }
     }
-    (s, worst)
+    let verdict = Verdict {
+        ratios: count,
+        within: count - outside.len(),
+        worst,
+        calibration: (pairs > 0).then(|| covered as f64 / pairs as f64),
+    };
+    (s, verdict)
 }
 
 /// The experiments' paired ratios (a speed-up, ours ÷ a peer's time), run by run: a run's

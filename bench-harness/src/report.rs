@@ -471,7 +471,7 @@ pub fn summary(r: &Results) -> String {
         "- run: sizes {}, targets {}, seed {}, {} FPR probes, lookup mixes {:?} % positive, \
          {} interleaved rounds of one pass of up to {} keys per filter and mix (each timed pass \
          right after an untimed warm-up pass of the same build over other keys, the pair redone \
-         when the thread was switched out during it), {}; wall time {:.0} s{}\n",
+         when the thread was switched out during it), {}; wall time {:.0} s{}",
         r.config
             .sizes
             .iter()
@@ -493,7 +493,18 @@ pub fn summary(r: &Results) -> String {
         r.wall_seconds,
         if r.config.full { " (--full)" } else { "" }
     );
-    let _ = writeln!(s, "## How to read the tables\n");
+    if !r.phases.is_empty() {
+        let _ = writeln!(
+            s,
+            "- wall time by phase (process CPU time in brackets, both threads counted): {}",
+            r.phases
+                .iter()
+                .map(|p| format!("{} {:.0} s [{:.0} s]", p.name, p.seconds, p.cpu_seconds))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    let _ = writeln!(s, "\n## How to read the tables\n");
     let _ = writeln!(
         s,
         "- Keys: {}.\n- heap and bits/item: live heap bytes of the built structure, measured \
@@ -513,8 +524,9 @@ pub fn summary(r: &Results) -> String {
          median over the rounds of a stream of distinct keys, the given % of them members, \
          shuffled — with the rounds on several CPUs, the geometric mean of the per-CPU \
          medians; ± is the larger half of the 95 % bootstrap interval of that figure, \
-         resampling builds and then rounds within them (per CPU), so a difference between \
-         builds widens it. build ns/key: the whole build ÷ n (± over the \
+         resampling builds and then blocks of consecutive rounds (a circular moving-block \
+         bootstrap, blocks of ⌈slots^(1/3)⌉ slots of one round per build, so rounds that \
+         drift together are drawn together), so a difference between builds widens it. build ns/key: the whole build ÷ n (± over the \
          build passes; ±0 with one pass).\n- ratios: ×blocked and ×fastest peer are medians \
          of the per-round ratios (both filters timed in the same round; per CPU, then their \
          geometric mean), with their 95 % \

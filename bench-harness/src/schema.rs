@@ -14,8 +14,11 @@ pub use crate::control::Conditions;
 /// byte strings of a recorded shape (`RunConfig::key_shape`), cache sizes are numbers
 /// (`Machine::cache_bytes`), every row has `bytes_over_llc`, entries may be sized at equal
 /// memory (`FilterInfo::equal_memory`), `sbbf-rs` is sized to meet the target, and the
-/// warm-up pass shares no key with the timed passes.
-pub const SCHEMA_VERSION: u32 = 5;
+/// warm-up pass shares no key with the timed passes. 6: the wall time of every phase of the
+/// run (`Results::phases`), and paired-ratio intervals from a circular moving-block
+/// bootstrap over rounds (`crate::stats::paired_ratio_blocked`), so they widen when rounds
+/// drift.
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// The oldest version [`crate::report::read`] still loads: a version-4 file has no cache
 /// numbers (its rows read as of unknown cache residence) and was measured on `u64` keys with
@@ -47,6 +50,22 @@ pub struct Results {
     pub experiments: Vec<Experiment>,
     /// Wall time of the run.
     pub wall_seconds: f64,
+    /// Wall time of each phase of the run, in the order they ran (empty before version 6).
+    #[serde(default)]
+    pub phases: Vec<Phase>,
+}
+
+/// One phase of a run and its wall time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    /// What ran: `n = 10^6: builds`, `experiment overfill`, …
+    pub name: String,
+    /// Its wall time, seconds.
+    pub seconds: f64,
+    /// The CPU time the process used in it (every thread), seconds: on a loaded machine the
+    /// wall time also holds the time other processes had the cores.
+    #[serde(default)]
+    pub cpu_seconds: f64,
 }
 
 /// An entry's static facts, as recorded.
@@ -286,7 +305,7 @@ pub struct Row {
 
 impl Lookup {
     /// This series ÷ `other`'s, paired round by round (the median of the per-round ratios, per
-    /// CPU, with its interval; see [`crate::stats::paired_ratio_stratified`]), or `None` if
+    /// CPU, with its block-bootstrap interval; see [`crate::stats::paired_ratio_blocked`]), or `None` if
     /// the two were not timed in the same rounds on the same builds' rotation and CPUs.
     /// Callers that know the rows' interleaving groups check those too.
     pub fn paired_ratio(&self, other: &Lookup) -> Option<Interval> {
@@ -295,7 +314,7 @@ impl Lookup {
             && self.replicas == other.replicas
             && self.round_cpus == other.round_cpus)
             .then(|| {
-                crate::stats::paired_ratio_stratified(
+                crate::stats::paired_ratio_blocked(
                     &self.rounds,
                     &other.rounds,
                     self.replicas as usize,

@@ -246,6 +246,132 @@ pub fn paired_ratio_stratified(
     stratified_median_interval(&r, clusters, strata)
 }
 
+/// The block length, in slots, of [`blocked_median_interval`] over `slots` slots of rounds:
+/// ⌈slots^(1/3)⌉, at least 1 and at most `slots`. The rule is the order Hall, Horowitz and
+/// Jing (1995, "On blocking rules for the bootstrap with dependent data", Biometrika 82)
+/// found optimal for a block bootstrap's estimate of a variance (n^(1/3)), with the constant
+/// set to 1: a run has too few rounds (31 by default) to estimate the constant from its own
+/// autocorrelation, as Politis and White's automatic selection would. 31 rounds in one slot
+/// each give blocks of 4 rounds; in slots of 3 builds (11 slots), blocks of 3 slots.
+pub fn block_length(slots: usize) -> usize {
+    if slots <= 1 {
+        return 1;
+    }
+    ((slots as f64).cbrt().ceil() as usize).clamp(1, slots)
+}
+
+/// The same figure as [`stratified_median_interval`] (the geometric mean over CPUs of each
+/// CPU's median, or the plain median with one CPU), with a 95 % interval from a circular
+/// moving-block bootstrap over time, so that rounds which drift together (the machine's load
+/// moves over minutes) are resampled together instead of as if independent.
+///
+/// Round `i` timed build `i % clusters` on CPU `strata[i]` (see `driver`): the rounds fall
+/// into *slots* of `clusters` consecutive rounds, one per build, on one CPU, close in time.
+/// Each resample draws the builds once, with replacement (as the two-stage bootstrap does,
+/// so a difference between builds widens the interval), then fills as many slots as the run
+/// had by concatenating blocks of `block` consecutive slots that start at uniformly drawn
+/// slots, wrapping from the last slot to the first (circular, so every slot is drawn
+/// equally often); a drawn slot contributes its rounds of the drawn builds, each keeping its
+/// CPU. The interval is the 2.5th–97.5th percentile of the resamples' figures
+/// ([`BOOTSTRAP_RESAMPLES`], fixed seed). `block = 1` resamples slots as if independent;
+/// [`block_length`] states the length the harness uses.
+pub fn blocked_median_interval(
+    v: &[f64],
+    clusters: usize,
+    strata: &[usize],
+    block: usize,
+) -> Interval {
+    let labels: Vec<usize> = if strata.len() == v.len() {
+        strata.to_vec()
+    } else {
+        vec![0; v.len()]
+    };
+    let mut distinct = labels.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let figure = |vals: &[(f64, usize)], fallback: &[f64]| -> f64 {
+        if distinct.len() == 1 {
+            return median(&vals.iter().map(|x| x.0).collect::<Vec<_>>());
+        }
+        let mut logs = 0.0;
+        for (s, &l) in distinct.iter().enumerate() {
+            let own: Vec<f64> = vals.iter().filter(|x| x.1 == l).map(|x| x.0).collect();
+            let m = if own.is_empty() {
+                fallback[s]
+            } else {
+                median(&own)
+            };
+            logs += m.ln();
+        }
+        (logs / distinct.len() as f64).exp()
+    };
+    let all: Vec<(f64, usize)> = v.iter().copied().zip(labels.iter().copied()).collect();
+    let own_medians: Vec<f64> = distinct
+        .iter()
+        .map(|&l| {
+            median(
+                &all.iter()
+                    .filter(|x| x.1 == l)
+                    .map(|x| x.0)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let mid = figure(&all, &own_medians);
+    if v.len() < 2 {
+        return Interval::exact(mid);
+    }
+    let k = clusters.clamp(1, v.len());
+    let slots = v.len().div_ceil(k);
+    let block = block.clamp(1, slots);
+    let mut rng = ChaCha8Rng::seed_from_u64(0xB10C_B007);
+    let mut figures = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    let mut drawn = vec![0usize; k];
+    let mut sample: Vec<(f64, usize)> = Vec::with_capacity(v.len() + k * block);
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        for d in drawn.iter_mut() {
+            *d = if k == 1 { 0 } else { rng.random_range(0..k) };
+        }
+        sample.clear();
+        let mut filled = 0;
+        while filled < slots {
+            let start = rng.random_range(0..slots);
+            for j in 0..block.min(slots - filled) {
+                let slot = (start + j) % slots;
+                for &b in &drawn {
+                    let i = slot * k + b;
+                    if i < v.len() {
+                        sample.push((v[i], labels[i]));
+                    }
+                }
+            }
+            filled += block;
+        }
+        if sample.is_empty() {
+            figures.push(mid);
+        } else {
+            figures.push(figure(&sample, &own_medians));
+        }
+    }
+    percentile_interval(mid, figures)
+}
+
+/// Ratio `a / b` of two series timed in the same rounds: the figure of the per-round ratios
+/// (median, per CPU, geometric mean over CPUs) with the circular moving-block bootstrap
+/// interval of [`blocked_median_interval`], blocks of [`block_length`] slots. This is the
+/// ratio every table and `compare` use (results schema 6 on).
+pub fn paired_ratio_blocked(a: &[f64], b: &[f64], clusters: usize, strata: &[usize]) -> Interval {
+    let r: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
+    rounds_interval(&r, clusters, strata)
+}
+
+/// [`blocked_median_interval`] with blocks of [`block_length`] slots: the interval of every
+/// timing figure over rounds (ns per lookup, and the paired ratios).
+pub fn rounds_interval(v: &[f64], clusters: usize, strata: &[usize]) -> Interval {
+    let k = clusters.clamp(1, v.len().max(1));
+    blocked_median_interval(v, k, strata, block_length(v.len().div_ceil(k)))
+}
+
 /// Ratio of two independent intervals: ratio of the middles, `[lo_a / hi_b, hi_a / lo_b]`.
 pub fn unpaired_ratio(a: &Interval, b: &Interval) -> Interval {
     Interval {

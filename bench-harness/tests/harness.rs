@@ -683,6 +683,23 @@ fn every_rows_measured_fpr_matches_its_own_theory_and_peers_are_configured_as_st
                 x.measured_fpr
             );
         }
+        // fastbloom at our blocked filter's memory: the same bits/item as `blocked` (both in
+        // 512-bit blocks, the struct < 0.01 bits/item at 2·10^5), more than its equal-FPR
+        // row's, so it still meets the target.
+        let fe = row("fastbloom-eqmem", Some(p));
+        let bl = row("blocked", Some(p));
+        assert!(
+            (fe.bits_per_item - bl.bits_per_item).abs() < 0.02,
+            "fastbloom-eqmem at {p}: {} bits/item vs blocked {}",
+            fe.bits_per_item,
+            bl.bits_per_item
+        );
+        assert!(fe.bits_per_item > row("fastbloom", Some(p)).bits_per_item);
+        assert!(
+            fe.measured_fpr <= 1.25 * p + Z * sigma(1.25 * p, fe.fpr_probes),
+            "fastbloom-eqmem at {p}: {}",
+            fe.measured_fpr
+        );
         // At our blocked filter's memory sbbf-rs misses the target (why it is a second row).
         let eq = row("sbbf-rs-eqmem", Some(p));
         assert!(
@@ -830,18 +847,33 @@ fn fill_peer_ratios_pairs_rounds_and_respects_fixed_peers_fpr() {
 
 #[test]
 fn counting_allocator_measures_a_known_allocation() {
-    use bench_harness::alloc::live_bytes;
-    let before = live_bytes();
-    let v: Vec<u64> = Vec::with_capacity(1_000);
-    assert_eq!(live_bytes() - before, 8_000);
+    use bench_harness::alloc::{net_bytes, net_bytes_signed};
+    let (v, bytes) = net_bytes(|| Vec::<u64>::with_capacity(1_000));
+    assert_eq!(bytes, 8_000);
     let mut v = std::hint::black_box(v);
-    v.reserve_exact(2_000); // realloc to 2000 slots
-    assert_eq!(live_bytes() - before, 16_000);
-    let b: Box<[u8]> = std::hint::black_box(vec![0u8; 4_096].into_boxed_slice()); // alloc_zeroed
-    assert_eq!(live_bytes() - before, 16_000 + 4_096);
-    drop(v);
-    drop(b);
-    assert_eq!(live_bytes(), before);
+    // A reallocation to 2000 slots: 8000 more bytes net.
+    let ((), grew) = net_bytes_signed(|| v.reserve_exact(2_000));
+    assert_eq!(grew, 8_000);
+    // A zeroed allocation counts its bytes.
+    let (b, zeroed) = net_bytes(|| std::hint::black_box(vec![0u8; 4_096].into_boxed_slice()));
+    assert_eq!(zeroed, 4_096);
+    // Freeing is counted too; what a closure allocates and frees nets to 0.
+    let ((), freed) = net_bytes_signed(|| {
+        drop(v);
+        drop(b);
+    });
+    assert_eq!(freed, -(16_000 + 4_096));
+    let ((), temp) = net_bytes(|| {
+        std::hint::black_box(vec![1u64; 10_000]);
+    });
+    assert_eq!(temp, 0);
+    // Only this thread's allocations count: a thread allocating alongside changes nothing.
+    let ((), here) = net_bytes(|| {
+        std::thread::scope(|s| {
+            s.spawn(|| std::mem::forget(std::hint::black_box(vec![0u8; 1 << 20])));
+        });
+    });
+    assert!(here < 1 << 20, "{here}");
     // Through an entry: the exact set's heap is what hashbrown allocates for 5 000 slots.
     let keys: Vec<u64> = (0..5_000).collect();
     let e = adapters::select(Some(&["exact-hashset".into()])).unwrap();
@@ -857,6 +889,24 @@ fn counting_allocator_measures_a_known_allocation() {
         .unwrap();
     // 8192 buckets × (8-byte key + 1 control byte) + 16 trailing control bytes.
     assert_eq!(built.heap_bytes, 8192 * 9 + 16);
+    // And a filter of ours whose size is fixed by its format: the blocked filter at 10^5 keys
+    // and 1 % holds its 64-byte blocks in one zeroed allocation asked for with 48 bytes to
+    // spare, so that the blocks can start at a 64-byte boundary (`bloomlab_simd::zeroed_lines`)
+    // — and nothing else on the heap.
+    let e = adapters::select(Some(&["blocked".into()])).unwrap();
+    let keys: Vec<u64> = (0..100_000).collect();
+    let spec = Spec {
+        n: 100_000,
+        fpr: 0.01,
+        seed: 1,
+    };
+    let built = e[0]
+        .build(&spec, &bench_harness::keys::Keys::from_u64s(&keys))
+        .unwrap();
+    let blocks = bloomlab_blocked::BlockedBloomFilter::with_fpr(100_000, 0.01)
+        .unwrap()
+        .blocks();
+    assert_eq!(built.heap_bytes as u64, blocks * 64 + 48);
 }
 
 #[test]
@@ -1205,7 +1255,20 @@ fn repeat_tabulates_the_experiments_ratios_run_by_run() {
         with(1.3, 1.1, 1.4),
         with(0.95, 0.9, 1.05),
     ];
-    let (md, _) = bench_harness::repeat::spread("cmd", &runs);
+    let (md, verdict) = bench_harness::repeat::spread("cmd", &runs);
+    // The same lookups in every run: every ratio within the band, every interval holding
+    // the other runs' medians, and `repeat` prints it.
+    assert!(
+        verdict.ratios > 0 && verdict.within == verdict.ratios,
+        "{verdict:?}"
+    );
+    assert_eq!(verdict.calibration, Some(1.0));
+    assert!(
+        verdict.lines().contains("calibration: 100.0 %"),
+        "{}",
+        verdict.lines()
+    );
+    assert!(md.contains("**Calibration: 100.0 %"), "{md}");
     let row = md
         .lines()
         .find(|l| l.starts_with("| concurrent | a ÷ b |"))
@@ -1263,4 +1326,42 @@ fn many_filters_mode_queries_random_filters_without_false_negatives() {
         assert!(fpr < 5.0, "{}: {fpr} %", s.filter);
     }
     assert!(e.ratios.iter().all(|r| r.name.contains("÷ blocked")));
+}
+
+#[test]
+fn a_run_records_each_phase_wall_time_and_older_files_read_without_them() {
+    let r = tiny_results();
+    assert_eq!(r.schema_version, bench_harness::schema::SCHEMA_VERSION);
+    let names: Vec<&str> = r.phases.iter().map(|p| p.name.as_str()).collect();
+    for size in &r.config.sizes {
+        for what in ["builds", "lookup rounds", "FPR probes"] {
+            let name = format!("n = {}: {what}", bench_harness::labels::size_label(*size));
+            assert!(names.contains(&name.as_str()), "{name} in {names:?}");
+        }
+    }
+    // Phases do not overlap: together they take no longer than the run.
+    let total: f64 = r.phases.iter().map(|p| p.seconds).sum();
+    assert!(
+        r.phases
+            .iter()
+            .all(|p| p.seconds >= 0.0 && p.cpu_seconds >= 0.0),
+        "{:?}",
+        r.phases
+    );
+    assert!(
+        total <= r.wall_seconds + 1e-6,
+        "{total} s of phases in {} s",
+        r.wall_seconds
+    );
+    assert!(report::summary(&r).contains("wall time by phase"));
+    // A version-5 file has no phases: it reads with none.
+    let mut json: serde_json::Value = serde_json::to_value(&r).unwrap();
+    json["schema_version"] = 5.into();
+    json.as_object_mut().unwrap().remove("phases");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("v5.json");
+    std::fs::write(&p, json.to_string()).unwrap();
+    let back = report::read(&p).unwrap();
+    assert_eq!(back.schema_version, 5);
+    assert!(back.phases.is_empty());
 }

@@ -57,7 +57,7 @@ use crate::control::ThreadClock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::alloc::live_bytes;
+use crate::alloc::{net_bytes, net_bytes_signed};
 use crate::keys::Keys;
 
 /// How every entry receives a key (recorded in the results and summary).
@@ -448,21 +448,24 @@ struct OpsOf<A>(PhantomData<fn() -> A>);
 impl<A: Adapter> Ops for OpsOf<A> {
     fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, String> {
         use rand::{Rng, SeedableRng};
-        let before = live_bytes();
         let mut filters: Vec<A> = Vec::new();
-        // The keys of one filter live only while it is built, so the loop's test counts the
-        // filters alone.
-        while filters.len() < plan.max_filters.max(1)
-            && ((live_bytes() - before).max(0) as usize) < plan.target_bytes
+        let mut live = 0i64;
+        // The keys of one filter live only while it is built, so the net bytes of each step
+        // are its filter's (and the growth of the list holding them).
+        while filters.len() < plan.max_filters.max(1) && (live.max(0) as usize) < plan.target_bytes
         {
-            let f = filters.len();
-            let mut keys = Keys::new();
-            for i in 0..plan.keys_per {
-                keys.push(&many_key(plan.seed, f, i));
-            }
-            filters.push(A::build(spec, &keys)?.0);
+            let (built, bytes) = net_bytes_signed(|| {
+                let f = filters.len();
+                let mut keys = Keys::new();
+                for i in 0..plan.keys_per {
+                    keys.push(&many_key(plan.seed, f, i));
+                }
+                A::build(spec, &keys).map(|(filter, _)| filters.push(filter))
+            });
+            built?;
+            live += bytes;
         }
-        let heap_bytes = (live_bytes() - before).max(0) as usize;
+        let heap_bytes = live.max(0) as usize;
         let count = filters.len();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(plan.seed ^ 0x4D41_4E59);
         let (mut fneg, mut fpos, mut negs) = (0u64, 0u64, 0u64);
@@ -516,11 +519,11 @@ impl<A: Adapter> Ops for OpsOf<A> {
     }
 
     fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String> {
-        let before = live_bytes();
-        let start = ThreadClock::start();
-        let (f, refused) = A::build(spec, black_box(keys))?;
-        let elapsed = start.elapsed();
-        let heap_bytes = (live_bytes() - before).max(0) as usize;
+        let (built, heap_bytes) = net_bytes(|| {
+            let start = ThreadClock::start();
+            A::build(spec, black_box(keys)).map(|(f, refused)| (f, refused, start.elapsed()))
+        });
+        let (f, refused, elapsed) = built?;
         Ok(Build {
             filter: Box::new(Holder(f)),
             elapsed,
@@ -629,6 +632,7 @@ pub fn registry() -> Vec<Entry> {
         jvm::guava_entry(),
         peers::fastbloom_entry(),
         peers::fastbloom_sip_entry(),
+        peers::fastbloom_eqmem_entry(),
         sbbf_rs::sbbf_rs_entry(),
         sbbf_rs::sbbf_rs_eqmem_entry(),
         sbbf_rs::sbbf_rs_parquet_entry(),

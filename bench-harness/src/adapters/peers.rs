@@ -10,7 +10,38 @@
 //! (`fastbloom-sip`), so keyed is compared with keyed. Every tunable peer is sized to meet
 //! the target (equal FPR: its own formula for `p`, or for growing peers the first-stage rate
 //! whose stages add up to `p`); where a peer at our memory differs, that is a second entry
-//! (`sbbf-rs-eqmem`). Each choice is the `note` of the entry, printed in `summary.md`.
+//! (`sbbf-rs-eqmem`, `fastbloom-eqmem`). Each choice is the `note` of the entry, printed in
+//! `summary.md`.
+//!
+//! # How each peer is configured
+//! - `fastbloom`: `BloomFilter::with_false_pos(p).hasher(foldhash).expected_items(n)`, the
+//!   builder chain and fast hasher its docs show; `fastbloom-sip` keeps its default
+//!   SipHash-1-3 (keyed); `fastbloom-eqmem`: `with_num_bits(our blocked bits)` instead.
+//! - `bloomfilter`: `Bloom::new_for_fp_rate_with_seed(n, p, seed)`, its documented
+//!   constructor; SipHash-1-3 is its only hasher.
+//! - `growable-bloom`: `GrowableBloom::new(p0, n/8)` with the first-stage rate chosen so the
+//!   compound FPR at n meets p (see its adapter).
+//! - `cuckoofilter`: `CuckooFilter::with_capacity(n)` on foldhash; fixed 8-bit fingerprints.
+//! - `scalable-cuckoo`: its builder with `initial_capacity(n/8)` and
+//!   `false_positive_probability(p)`, foldhash.
+//! - `qfilter`: `Filter::new(n, p)` and `Filter::new_resizeable(..)`, its default hasher.
+//! - `xorf-bfuse8` / `xorf-bfuse16`: `BinaryFuse8/16::try_from(&hashes)`, as its README
+//!   builds one from `u64` hashes of the keys.
+//! - `sbbf-rs` (see `sbbf_rs`): `Filter::new(bits, 1)` sized for p, xxh3 of the key first,
+//!   as its README hashes.
+//!
+//! # Which peers have an equal-memory row, and why the others do not
+//! Equal memory is a second row only where it is a different configuration of the same
+//! design that a user could choose: `sbbf-rs` and `fastbloom` are blocked Bloom filters like
+//! ours whose memory can be set directly, and each sizes itself differently from our blocked
+//! filter at equal FPR (sbbf-rs larger, fastbloom smaller). The others have none because
+//! there equal FPR already is equal memory or no memory can be chosen: `bloomfilter` sizes
+//! with the classic formula (9.59 bits/item at 1 %, exactly our classic filter's);
+//! `growable-bloom`, `scalable-cuckoo` and `qfilter-resizing` grow by their own schedule
+//! from a start size; `cuckoofilter` (8-bit fingerprints) and the xorf filters (8 or 16)
+//! have fixed parameters, their memory set by n alone; `qfilter` takes only (n, p), its
+//! memory a step function of the fingerprint bits p implies; `fastbloom-sip` and
+//! `fastbloom-atomic` size as `fastbloom` does, so `fastbloom-eqmem` stands for them.
 
 use std::hash::{BuildHasher, Hasher};
 
@@ -143,6 +174,58 @@ pub fn fastbloom_sip_entry() -> Entry {
         curve: Some(Curve::Bloom),
         note: "with_false_pos(p).expected_items(n): its default, SipHash-1-3 (keyed), its key derived from the run's seed instead of drawn at random so the FPR repeats",
         ..Info::base("fastbloom-sip", "fastbloom 0.17", Kind::Bloom)
+    })
+}
+
+/// fastbloom with foldhash at our blocked filter's memory (`fastbloom-eqmem`): both are Bloom
+/// filters of 512-bit blocks, and fastbloom sizes itself with the classic formula (9.59
+/// bits/item at 1 %), less than ours (9.93), so its equal-FPR row is also a smaller one. Here
+/// it gets exactly our bits: `with_num_bits(bits).hasher(..).expected_items(n)`, which its docs
+/// show for a given memory, the crate choosing the number of hashes for that memory and n.
+/// Its FPR is then below the target, and the row says so.
+#[derive(Debug)]
+pub struct FastBloomEqMem(FastBloom<Fold>);
+
+impl Adapter for FastBloomEqMem {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+        Some((|| {
+            let (bpi, _) = bloomlab_core::math::blocked_bits_per_item_exact(spec.fpr, 512)
+                .map_err(|e| e.to_string())?;
+            let bits = bloomlab_core::math::bits_for_bits_per_item(spec.n.max(1), bpi)
+                .map_err(|e| e.to_string())?
+                .div_ceil(512)
+                * 512;
+            let bits = usize::try_from(bits).map_err(|_| format!("{bits} bits"))?;
+            let f = fastbloom::BloomFilter::with_num_bits(bits)
+                .hasher(Fold::make(spec.seed))
+                .expected_items(usize_n(spec).max(1));
+            Ok(FastBloomEqMem(FastBloom { f, items: 0 }))
+        })())
+    }
+    #[inline]
+    fn insert(&mut self, key: &[u8]) -> bool {
+        self.0.insert(key)
+    }
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        self.0.contains(key)
+    }
+    fn theoretical_fpr(&self) -> Option<f64> {
+        self.0.theoretical_fpr()
+    }
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+}
+
+/// Registry entry for fastbloom (foldhash) at our blocked filter's memory (equal memory).
+pub fn fastbloom_eqmem_entry() -> Entry {
+    Entry::new::<FastBloomEqMem>(Info {
+        peer: true,
+        curve: Some(Curve::Bloom),
+        equal_memory: true,
+        note: "with_num_bits(bits of our blocked filter for (n, p)).hasher(foldhash FixedState::with_seed(seed)).expected_items(n): equal memory, 512-bit blocks like ours, so its FPR is below p (it sizes itself smaller at equal FPR)",
+        ..Info::base("fastbloom-eqmem", "fastbloom 0.17", Kind::Bloom)
     })
 }
 

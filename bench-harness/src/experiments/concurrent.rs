@@ -27,6 +27,7 @@ use bloomlab_classic::BloomFilter;
 
 use crate::adapters::concurrent::FastBloomAtomic;
 use crate::control;
+use crate::control::process_cpu_ns;
 use crate::keys::KeySet;
 use crate::schema::{Experiment, NamedRatio, Point, Series};
 use crate::stats::{Interval, median_interval};
@@ -56,24 +57,6 @@ pub fn keys_for(n: u64) -> u64 {
 /// About 8 s each at 10^7 keys on the development machine.
 pub const ROUNDS: usize = 7;
 const P: f64 = 0.01;
-
-/// CPU time of the whole process, every thread (finished ones included), in ns: user +
-/// system time from `/proc/self/stat`, in ticks of 1/100 s (Linux reports `/proc` times in
-/// `USER_HZ` = 100), so ±10 ms — under 5 % of a 10^7-key build. 0 where there is no `/proc`.
-fn process_cpu_ns() -> u64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0;
-    };
-    // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
-    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<u64> = after
-        .split_whitespace()
-        .skip(11)
-        .take(2)
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    f.iter().sum::<u64>() * 10_000_000
-}
 
 /// (wall ns/key, CPU ns/key) of `f` over `n` keys.
 fn timed(n: usize, f: impl FnOnce()) -> (f64, f64) {

@@ -11,7 +11,7 @@
 //!   non-members, with each structure's own formula as theory.
 
 use crate::adapters::{Entry, Spec, registry};
-use crate::alloc::live_bytes;
+use crate::alloc::net_bytes_signed;
 use crate::keys::KeySet;
 use crate::schema::{Experiment, NamedRatio, Point, Series};
 use crate::stats::{Interval, median_interval};
@@ -61,23 +61,26 @@ fn grow(e: &Entry, n0: usize, p: f64, keys: &KeySet, seed: u64) -> Result<Growth
         fpr: p,
         seed,
     };
-    let before = live_bytes();
-    let mut f = e
-        .new_empty(&spec)
-        .ok_or_else(|| format!("{} cannot start empty", e.info.name))??;
+    // The filter's net heap bytes: its creation and every insert, measured where they run
+    // (the lists of sample points below grow outside the measurement).
+    let (f, mut heap) = net_bytes_signed(|| e.new_empty(&spec));
+    let mut f = f.ok_or_else(|| format!("{} cannot start empty", e.info.name))??;
     let (mut bits, mut fpr) = (Vec::new(), Vec::new());
     let (mut inserted, mut refused, mut worst) = (0usize, 0u64, 0.0f64);
     for s in 0..=DOUBLINGS * STEPS {
         let growth = (f64::from(s) / f64::from(STEPS)).exp2();
         let upto = (n0 as f64 * growth).round() as usize;
-        for &k in &keys.members[inserted..upto] {
-            refused += u64::from(!f.insert(&k.to_le_bytes()));
-        }
+        let ((), grew) = net_bytes_signed(|| {
+            for &k in &keys.members[inserted..upto] {
+                refused += u64::from(!f.insert(&k.to_le_bytes()));
+            }
+        });
+        heap += grew;
         inserted = upto;
-        let heap = (live_bytes() - before).max(0) as f64;
+        let live = heap.max(0) as f64;
         bits.push(Point {
             x: growth,
-            y: heap * 8.0 / upto as f64,
+            y: live * 8.0 / upto as f64,
             theory: None,
             ci: None,
             x_ci: None,
