@@ -2,7 +2,7 @@
 
 use bloomlab_classic::{BloomFilter, BloomFilterView};
 use bloomlab_conformance as conf;
-use bloomlab_core::{Error, Filter, math};
+use bloomlab_core::{Error, math};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -169,15 +169,9 @@ fn overfill_follows_the_formula() {
 
 #[test]
 fn union_equals_filter_built_from_both_sets() {
-    let mut rng = ChaCha8Rng::seed_from_u64(8);
-    let a_keys: Vec<_> = (0..20_000).map(|_| conf::member_key(&mut rng)).collect();
-    let b_keys: Vec<_> = (0..30_000).map(|_| conf::member_key(&mut rng)).collect();
-    let mut a = BloomFilter::with_fpr(50_000, 0.01).unwrap();
-    let mut b = a.clone();
-    let mut both = a.clone();
-    a.extend(a_keys.iter());
-    b.extend(b_keys.iter());
-    both.extend(a_keys.iter().chain(&b_keys));
+    let empty = BloomFilter::with_fpr(50_000, 0.01).unwrap();
+    let (mut a, b, both) = conf::union_parts(empty, (20_000, 30_000), 8);
+    assert_ne!(a, both);
     a.union(&b).unwrap();
     assert_eq!(
         a.bit_array(),
@@ -380,11 +374,7 @@ fn blm1_limits_are_errors_not_truncation() {
 
 #[test]
 fn works_behind_dyn_filter() {
-    let mut boxed: Box<dyn Filter> = Box::new(BloomFilter::with_fpr(1_000, 0.01).unwrap());
-    conf::insert_all(boxed.as_mut(), ["a", "b", "c"]);
-    conf::insert_all(boxed.as_mut(), [1u64, 2, 3]);
-    assert!(boxed.might_contain("b") && boxed.might_contain(&2u64));
-    assert_eq!(boxed.len(), 6);
+    let boxed = conf::check_behind_dyn(Box::new(BloomFilter::with_fpr(1_000, 0.01).unwrap()));
     assert_eq!(boxed.params().hashes, 7);
     let bpi = boxed.bits_per_item();
     assert!(bpi > 1000.0, "{bpi}"); // 6 items in a 1000-item filter

@@ -4,6 +4,8 @@ use bloomlab_jvm::{
     GuavaBloomFilter, JvmFilter as Decoded, JvmFormat, SparkBloomFilter, SparkVersion,
 };
 
+use bloomlab_core::Filter;
+
 use crate::keys::TypedKey;
 use crate::summary::{Count, Summary};
 use crate::{BuildFormat, CliError};
@@ -35,29 +37,39 @@ pub fn build(
             } else {
                 SparkVersion::V2
             };
-            let mut f = SparkBloomFilter::create(n, fpr, version).map_err(invalid)?;
-            for k in keys {
-                match *k {
-                    TypedKey::I64(v) => f.put_long(v),
-                    TypedKey::Str(s) => f.put_string(s),
-                    TypedKey::Bytes(b) => f.put_binary(b),
-                };
-            }
-            Ok(f.to_bytes())
+            let f = SparkBloomFilter::create(n, fpr, version).map_err(invalid)?;
+            let (long, string) = (SparkBloomFilter::put_long, SparkBloomFilter::put_string);
+            Ok(filled(f, keys, long, string).to_bytes())
         }
         BuildFormat::Guava => {
-            let mut f = GuavaBloomFilter::create(n, fpr).map_err(invalid)?;
-            for k in keys {
-                match *k {
-                    TypedKey::I64(v) => f.put_long(v),
-                    TypedKey::Str(s) => f.put_string(s),
-                    TypedKey::Bytes(b) => f.put_bytes(b),
-                };
-            }
-            Ok(f.to_bytes())
+            let f = GuavaBloomFilter::create(n, fpr).map_err(invalid)?;
+            let (long, string) = (GuavaBloomFilter::put_long, GuavaBloomFilter::put_string);
+            Ok(filled(f, keys, long, string).to_bytes())
         }
         ours => Err(CliError::Invalid(format!("{ours} is not a JVM format"))),
     }
+}
+
+/// `f` holding `keys`: longs and strings through the library's own `long` and `string` puts,
+/// byte keys through [`Filter::insert_bytes`] (Spark's `putBinary`, Guava's
+/// `byteArrayFunnel`).
+fn filled<F: Filter>(
+    mut f: F,
+    keys: &[TypedKey<'_>],
+    long: fn(&mut F, i64) -> bool,
+    string: fn(&mut F, &str) -> bool,
+) -> F {
+    for k in keys {
+        match *k {
+            TypedKey::I64(v) => long(&mut f, v),
+            TypedKey::Str(s) => string(&mut f, s),
+            TypedKey::Bytes(b) => {
+                f.insert_bytes(b).expect("a JVM filter takes every key");
+                true
+            }
+        };
+    }
+    f
 }
 
 /// Decode a Spark or Guava filter.

@@ -193,6 +193,24 @@ pub struct FprReport {
     pub allowed_deviation: f64,
 }
 
+/// The parts of a union test, each from `empty`: one filter holding `a` member keys, one
+/// holding `b` more (both drawn from one stream seeded `seed`, [`member_key`]), and one
+/// holding both sets: `(with a, with b, with both)`.
+pub fn union_parts<F: Filter + Clone>(empty: F, (a, b): (usize, usize), seed: u64) -> (F, F, F) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let a_keys: Vec<_> = (0..a).map(|_| member_key(&mut rng)).collect();
+    let b_keys: Vec<_> = (0..b).map(|_| member_key(&mut rng)).collect();
+    let fill = |keys: &[[u8; 17]]| {
+        let mut f = empty.clone();
+        for k in keys {
+            f.insert_bytes(k).expect("insert");
+        }
+        f
+    };
+    let both = fill(&[a_keys.clone(), b_keys.clone()].concat());
+    (fill(&a_keys), fill(&b_keys), both)
+}
+
 /// `n` lookup keys for batch tests: every third one drawn from `members` ([`member_key`]),
 /// the others from `others` ([`non_member_key`]), so a filter answers both ways.
 pub fn every_third_a_member(
@@ -858,6 +876,46 @@ pub fn check_batch_agrees(
     assert_eq!(got, want);
     let asked = members.len().div_ceil(3);
     assert!(want[..asked].iter().all(|&b| b), "a member said no");
+}
+
+/// [`check_bytes_round_trip`] and [`check_serde_round_trip`] of one filter.
+pub fn check_round_trips<F>(
+    f: &F,
+    encode: impl Fn(&F) -> Vec<u8>,
+    decode: impl Fn(&[u8]) -> Result<F, Error>,
+) where
+    F: Filter + PartialEq + Debug + Serialize + DeserializeOwned,
+{
+    check_bytes_round_trip(f, encode, decode);
+    check_serde_round_trip(f);
+}
+
+/// A filter used only through `dyn Filter`: three string keys and three integers go in, one
+/// of each is found, and it counts six. Returns the box for the variant's own checks.
+pub fn check_behind_dyn(mut boxed: Box<dyn Filter>) -> Box<dyn Filter> {
+    insert_all(boxed.as_mut(), ["a", "b", "c"]);
+    insert_all(boxed.as_mut(), [1u64, 2, 3]);
+    assert!(boxed.might_contain("b") && boxed.might_contain(&2u64));
+    assert_eq!(boxed.len(), 6);
+    boxed
+}
+
+/// A removable filter used only through `dyn RemovableFilter`: three keys go in, one is found
+/// and removed, a key never inserted is not removed, two remain, and its parameters name
+/// `variant`. Returns the box for the variant's own checks.
+pub fn check_behind_dyn_removable(
+    mut boxed: Box<dyn bloomlab_core::RemovableFilter>,
+    variant: bloomlab_core::Variant,
+) -> Box<dyn bloomlab_core::RemovableFilter> {
+    for k in ["a", "b", "c"] {
+        boxed.insert_bytes(k.as_bytes()).expect("insert");
+    }
+    assert!(boxed.might_contain_bytes(b"b"));
+    assert!(boxed.remove_bytes(b"b"));
+    assert!(!boxed.remove_bytes(b"never inserted"));
+    assert_eq!(boxed.len(), 2);
+    assert_eq!(boxed.params().variant, variant);
+    boxed
 }
 
 /// Convenience: feed typed keys through the object-safe trait (used by tests of `dyn Filter`).

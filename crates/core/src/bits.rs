@@ -56,16 +56,7 @@ impl BitArray {
 
     /// Wrap existing words; checks the word count and that no bit past `len` is set.
     pub fn from_words(words: Vec<u64>, len: u64) -> Result<Self, DecodeError> {
-        if len == 0 {
-            return Err(DecodeError::field("bits", "must be at least 1"));
-        }
-        let need = len.div_ceil(64);
-        if words.len() as u64 != need {
-            return Err(DecodeError::field(
-                "words",
-                format!("{} words for {len} bits, expected {need}", words.len()),
-            ));
-        }
+        check_units(len, words.len(), 64, "words", "words")?;
         let array = BitArray { words, len };
         array.check_tail()?;
         Ok(array)
@@ -73,16 +64,7 @@ impl BitArray {
 
     /// Read `ceil(len/8)` bytes in the seed layout; checks the length and the tail bits.
     pub fn from_le_bytes(bytes: &[u8], len: u64) -> Result<Self, DecodeError> {
-        if len == 0 {
-            return Err(DecodeError::field("bits", "must be at least 1"));
-        }
-        let need = len.div_ceil(8);
-        if bytes.len() as u64 != need {
-            return Err(DecodeError::field(
-                "bit array",
-                format!("{} bytes for {len} bits, expected {need}", bytes.len()),
-            ));
-        }
+        check_units(len, bytes.len(), 8, "bit array", "bytes")?;
         let words = bytes
             .chunks(8)
             .map(|c| {
@@ -222,6 +204,28 @@ impl fmt::Debug for BitArray {
             .field("ones", &self.count_ones())
             .finish()
     }
+}
+
+/// The length checks of both decoders: `len ≥ 1` bits held in exactly `⌈len / per⌉` units of
+/// `per` bits (`have` given), else an error naming `field`.
+fn check_units(
+    len: u64,
+    have: usize,
+    per: u64,
+    field: &'static str,
+    unit: &str,
+) -> Result<(), DecodeError> {
+    if len == 0 {
+        return Err(DecodeError::field("bits", "must be at least 1"));
+    }
+    let need = len.div_ceil(per);
+    if have as u64 != need {
+        return Err(DecodeError::field(
+            field,
+            format!("{have} {unit} for {len} bits, expected {need}"),
+        ));
+    }
+    Ok(())
 }
 
 /// `dst |= src`, word by word, over the shorter of the two (the union of two tables of one

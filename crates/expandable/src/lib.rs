@@ -32,9 +32,9 @@
 //!   unary length marker, so one table holds entries of every age (0 = empty slot).
 //! - **Where a key goes.** Its 64-bit hash `h` ([`HashScheme::hash64`]); `β = h mod 2^k`.
 //!   Home bucket: `h mod 2^(k+1)` if `β < s`, else `β`; the home's code holds the hash bits
-//!   after the home's level. Alternate bucket: `β ⊕ G(t)`, `G(t) = 1 + fastrange(fmix64(t),
-//!   2^k − 1)` with `t` the low [`ALT_BITS`] bits of `h >> k` (256 offsets, precomputed per
-//!   level) — always below `2^k`, never the home.
+//!   after the home's level. Alternate bucket: `β ⊕ G(t)`, `G(t) = 1 + fastrange(t·φ,
+//!   2^k − 1)` with `t` the low [`ALT_BITS`] bits of `h >> k` and `φ` the 64-bit golden
+//!   ratio — always below `2^k`, never the home.
 //! - **The flag** says the entry sits in its alternate bucket; there it keeps its *level-`k`
 //!   code* (the hash bits from `k` on, one bit more than a split home's code), so it stays
 //!   valid while its home splits. A lookup compares only unflagged slots of the home (against
@@ -188,8 +188,6 @@ pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
     hist: [u64; 32],
     /// Entries out of the table, sorted by home then code.
     stash: Vec<Entry>,
-    /// `G(t)` for every `t < 2^ALT_BITS` at level `k`.
-    offsets: Box<[u64]>,
     /// Lane masks of the slot width.
     lanes: Lanes,
     meta: Meta<S>,
@@ -202,36 +200,34 @@ struct Entry {
     code: u64,
 }
 
-/// Masks for matching the 4 slots of a bucket in one 64-bit word (slot width `W ≤ 16`),
-/// computed once per slot width.
+/// Masks for matching the 4 slots of a bucket in one word (64 bits for slot widths `W ≤ 16`,
+/// 128 bits up to 32), computed once per slot width. For `W ≤ 16` every mask lies in the low
+/// 64 bits, which the 64-bit match uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Lanes {
     /// Bit 0 of every lane.
-    lows: u64,
+    lows: u128,
     /// The flag bit (top) of every lane.
-    flags: u64,
+    flags: u128,
     /// The code bits (all but the flag) of every lane.
-    codes: u64,
+    codes: u128,
     /// The code bits of one lane, `2^(W−1) − 1`.
     code: u64,
-    /// `codes` without the top 1, 2, 4 and 8 code bits of each lane: what survives a shift
-    /// right by that much without taking bits from the next lane.
-    keep: [u64; 4],
+    /// `codes` without the top 1, 2, 4, 8 and 16 code bits of each lane: what survives a
+    /// shift right by that much without taking bits from the next lane.
+    keep: [u128; 5],
 }
 
 impl Lanes {
     fn for_width(w: u32) -> Lanes {
-        if 4 * w > 64 {
-            return Lanes::default();
-        }
-        let lows: u64 = (0..BUCKET_SIZE).map(|j| 1u64 << (j * w)).sum();
-        let per_lane = |bits: u32| lows * ((1u64 << bits.min(w - 1)) - 1);
+        let lows: u128 = (0..BUCKET_SIZE).map(|j| 1u128 << (j * w)).sum();
+        let per_lane = |bits: u32| lows * ((1u128 << bits.min(w - 1)) - 1);
         Lanes {
             lows,
             flags: lows << (w - 1),
             codes: per_lane(w - 1),
             code: (1u64 << (w - 1)) - 1,
-            keep: [1, 2, 4, 8].map(|k| per_lane((w - 1).saturating_sub(k))),
+            keep: [1, 2, 4, 8, 16].map(|k| per_lane((w - 1).saturating_sub(k))),
         }
     }
 
@@ -239,19 +235,39 @@ impl Lanes {
     /// to the flag bits of `want` (0: unflagged, `flags`: flagged). Per lane: the bits below
     /// the marker come from smearing the code right (shifts of 1, 2, 4, 8); a lane matches
     /// when the code is non-zero and agrees with `q` on those bits. Zero tests add
-    /// `2^(W−1) − 1` to each lane and read its top bit, which no carry crosses.
+    /// `2^(W−1) − 1` to each lane and read its top bit, which no carry crosses. For `W ≤ 16`.
     #[inline(always)]
     fn hit(&self, raw: u64, want: u64, q: u64) -> bool {
+        let (codes, lows, flags) = (self.codes as u64, self.lows as u64, self.flags as u64);
+        let keep = self.keep.map(|k| k as u64);
+        let code = raw & codes;
+        let mut smear = code;
+        smear |= (smear >> 1) & keep[0];
+        smear |= (smear >> 2) & keep[1];
+        smear |= (smear >> 4) & keep[2];
+        smear |= (smear >> 8) & keep[3];
+        let below = (smear >> 1) & keep[0];
+        let qs = (q & self.code).wrapping_mul(lows);
+        let diff = (code ^ qs) & below;
+        let nonzero = |v: u64| v.wrapping_add(codes) & flags;
+        let flag_ok = !(raw ^ want) & flags;
+        nonzero(code) & !nonzero(diff) & flag_ok != 0
+    }
+
+    /// [`hit`](Self::hit) on 128 bits, one more smear step, for `16 < W ≤ 32`.
+    #[inline(always)]
+    fn hit_wide(&self, raw: u128, want: u128, q: u64) -> bool {
         let code = raw & self.codes;
         let mut smear = code;
         smear |= (smear >> 1) & self.keep[0];
         smear |= (smear >> 2) & self.keep[1];
         smear |= (smear >> 4) & self.keep[2];
         smear |= (smear >> 8) & self.keep[3];
+        smear |= (smear >> 16) & self.keep[4];
         let below = (smear >> 1) & self.keep[0];
-        let qs = (q & self.code).wrapping_mul(self.lows);
+        let qs = u128::from(q & self.code).wrapping_mul(self.lows);
         let diff = (code ^ qs) & below;
-        let nonzero = |v: u64| v.wrapping_add(self.codes) & self.flags;
+        let nonzero = |v: u128| v.wrapping_add(self.codes) & self.flags;
         let flag_ok = !(raw ^ want) & self.flags;
         nonzero(code) & !nonzero(diff) & flag_ok != 0
     }
@@ -298,13 +314,6 @@ fn limit_units(target: f64, expansion: u32, level: u32) -> Result<u128> {
 #[inline(always)]
 fn movable_entry(code: u64) -> bool {
     code >> ALT_BITS != 0
-}
-
-/// `G(t) = 1 + fastrange(fmix64(t), 2^level − 1)` for every `t < 2^`[`ALT_BITS`].
-fn offsets_for(level: u32) -> Box<[u64]> {
-    (0..1u64 << ALT_BITS)
-        .map(|t| 1 + fastrange(fmix64(t), (1u64 << level) - 1))
-        .collect()
 }
 
 /// The first table for `capacity` items: `N = max(2, ceil(capacity / (4·MAX_LOAD)))` buckets
@@ -363,7 +372,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
             lower: 0,
             hist: [0; 32],
             stash: Vec::new(),
-            offsets: offsets_for(level),
             lanes: Lanes::for_width(fp_bits + 2),
             meta: Meta::new(start_capacity, Some(fpr), scheme),
         })
@@ -447,10 +455,13 @@ impl<S: HashScheme> ExpandableFilter<S> {
         b >= self.base() || b < self.split
     }
 
-    /// `G(t)`: the xor distance between a level-`k` bucket and an entry's alternate, never 0.
+    /// `G(t) = 1 + fastrange(t·φ, 2^k − 1)` (`φ` the 64-bit golden ratio, `t` the low
+    /// [`ALT_BITS`] of `bits`): the xor distance between a level-`k` bucket and an entry's
+    /// alternate, never 0 and below `2^k`.
     #[inline(always)]
     fn offset(&self, bits: u64) -> u64 {
-        self.offsets[(bits & ((1 << ALT_BITS) - 1)) as usize]
+        let t = bits & ((1 << ALT_BITS) - 1);
+        1 + fastrange(t.wrapping_mul(0x9e37_79b9_7f4a_7c15), self.base() - 1)
     }
 
     /// The level-`k` code of an entry stored at its home `b` with home-level code `code`.
@@ -509,6 +520,18 @@ impl<S: HashScheme> ExpandableFilter<S> {
         (words[i] >> off) | ((next << 1) << (63 - off))
     }
 
+    /// The 4 slots of `bucket` in one 128-bit read (for `64 < 4W ≤ 128`), as
+    /// [`bucket_bits`](Self::bucket_bits).
+    #[inline(always)]
+    fn bucket_bits_wide(&self, bucket: u64) -> u128 {
+        let pos = bucket * SLOTS * u64::from(self.table.fingerprint_bits());
+        let words = self.table.words();
+        let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
+        let word = |j: usize| u128::from(words.get(j).copied().unwrap_or(0));
+        let low = word(i) | word(i + 1) << 64;
+        (low >> off) | ((word(i + 2) << 1) << (127 - off))
+    }
+
     /// Whether any slot of `raw` (4 lanes of `w` bits) holds an entry whose flag equals
     /// `want` (0 or `flag`) and whose code is a prefix of `q`, slot by slot: the reference
     /// [`Lanes::hit`] is tested against.
@@ -523,7 +546,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
     }
 
     /// [`lanes_hit`](Self::lanes_hit) for one slot value.
-    #[inline(always)]
+    #[cfg(test)]
     fn slot_hit(slot: u64, flag: u64, want: u64, q: u64) -> bool {
         let code = slot & (flag - 1);
         // `code | 1` keeps the length defined for an empty slot, which `code != 0` drops.
@@ -535,20 +558,19 @@ impl<S: HashScheme> ExpandableFilter<S> {
     fn contains_hash(&self, h: u64) -> bool {
         let (home, q, alt, qk) = self.locate(h);
         let w = self.table.fingerprint_bits();
-        let flag = u64::from(self.flag_bit());
         // Both buckets, unconditionally and without branches: a branch on the first
         // bucket's answer is unpredictable at mixed hit rates, and a mispredict discards
         // the memory reads of the lookups already under way behind it.
         let hit = if 4 * w <= 64 {
             self.lanes.hit(self.bucket_bits(home), 0, q)
-                | self.lanes.hit(self.bucket_bits(alt), self.lanes.flags, qk)
+                | self
+                    .lanes
+                    .hit(self.bucket_bits(alt), self.lanes.flags as u64, qk)
         } else {
-            let mut hit = false;
-            for s in 0..BUCKET_SIZE {
-                hit |= Self::slot_hit(u64::from(self.table.get(home, s)), flag, 0, q);
-                hit |= Self::slot_hit(u64::from(self.table.get(alt, s)), flag, flag, qk);
-            }
-            hit
+            self.lanes.hit_wide(self.bucket_bits_wide(home), 0, q)
+                | self
+                    .lanes
+                    .hit_wide(self.bucket_bits_wide(alt), self.lanes.flags, qk)
         };
         hit | (!self.stash.is_empty()
             && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
@@ -860,7 +882,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
         self.split = 0;
         self.fp_bits = fp_bits;
         self.limit = limit;
-        self.offsets = offsets_for(level);
         self.hist.copy_within(1.., 0);
         self.hist[31] = 0;
         self.measure = Self::measure_of(&self.hist);
@@ -1062,7 +1083,6 @@ impl<S: HashScheme> ExpandableFilter<S> {
             lower: 0,
             hist: [0; 32],
             stash: Vec::with_capacity(stash_len.min(1 << 16) as usize),
-            offsets: offsets_for(level),
             lanes: Lanes::for_width(width),
             meta: Meta::new(start_capacity, Some(target), scheme).with_count(count),
         };
@@ -1250,7 +1270,7 @@ mod tests {
                 }
                 for want in [0, flag] {
                     let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, w, flag, want, q);
-                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
+                    let want_lanes = if want == 0 { 0 } else { lanes.flags as u64 };
                     assert_eq!(
                         lanes.hit(raw, want_lanes, q),
                         slow,
@@ -1260,6 +1280,44 @@ mod tests {
                 }
             }
             assert!(hits > 10_000, "w {w}: {hits}");
+        }
+    }
+
+    #[test]
+    fn wide_lane_matching_agrees_with_the_slot_by_slot_rule() {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        for w in 17..=32u32 {
+            let lanes = Lanes::for_width(w);
+            let flag = 1u64 << (w - 1);
+            let mut hits = 0;
+            for _ in 0..20_000 {
+                let q: u64 = rng.random();
+                let (mut raw, mut slots) = (0u128, [0u64; 4]);
+                for (s, slot) in slots.iter_mut().enumerate() {
+                    let r = rng.random_range(0..w - 1);
+                    let fp = if rng.random_bool(0.5) {
+                        q & ((1 << r) - 1)
+                    } else {
+                        rng.random::<u64>() & ((1 << r) - 1)
+                    };
+                    let code = if rng.random_bool(0.2) { 0 } else { fp | 1 << r };
+                    *slot = code | if rng.random_bool(0.5) { flag } else { 0 };
+                    raw |= u128::from(*slot) << (s as u32 * w);
+                }
+                for want in [0, flag] {
+                    let slow = slots.iter().fold(false, |h, &v| {
+                        h | ExpandableFilter::<Xxh3Scheme>::slot_hit(v, flag, want, q)
+                    });
+                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
+                    assert_eq!(
+                        lanes.hit_wide(raw, want_lanes, q),
+                        slow,
+                        "w {w} raw {raw:#x}"
+                    );
+                    hits += usize::from(slow);
+                }
+            }
+            assert!(hits > 4_000, "w {w}: {hits}");
         }
     }
 }

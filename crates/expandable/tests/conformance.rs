@@ -258,14 +258,16 @@ fn damaged_bytes_never_panic_and_never_decode_invalid() {
 fn hostile_headers_are_refused_cheaply() {
     let f = conf::filled(ExpandableFilter::new(0.01).unwrap(), 100, 5);
     let bytes = f.to_bytes();
-    // Payload offsets: count 0, capacity 8, target 16, k0 24, k 25, W 26, F 27,
-    // stash length 28.
-    let edits: [(usize, &[u8]); 6] = [
+    // Payload offsets: count 0, capacity 8, target 16, k0 24, k 25, W 26, F 27, split 28,
+    // stash length 36.
+    let edits: [(usize, &[u8]); 8] = [
         (25, &[40]),                   // level 2^40 with a tiny table: length mismatch
         (25, &[200]),                  // level past MAX_LEVEL
         (26, &[31]),                   // slot width wider than any entry can be
         (27, &[9]),                    // fingerprint width off the schedule
-        (28, &[0xff; 8]),              // stash length of 2^64 − 1
+        (28, &[0xff; 8]),              // split past 2^k
+        (28, &[1]),                    // one more split bucket than the table holds
+        (36, &[0xff; 8]),              // stash length of 2^64 − 1
         (16, &f64::NAN.to_le_bytes()), // target FPR NaN
     ];
     for (at, v) in edits {
@@ -360,4 +362,56 @@ fn standard_suite_growing_from_an_eighth() {
         |n, p| ExpandableFilter::with_start(n.div_ceil(8), p),
         [61, 62, 63],
     );
+}
+
+#[test]
+fn an_entry_flagged_in_a_split_image_is_refused() {
+    // Alternates lie below 2^k, so a flagged slot in a bucket at or past 2^k cannot come from
+    // an insert; neither can a flagged code too short to have an alternate.
+    let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
+    for i in 0..600u64 {
+        f.insert(&i).unwrap();
+    }
+    let (k, w) = (f.level(), f.slot_bits());
+    assert!(f.split_buckets() > 0 && f.stash_len() == 0);
+    let upper = (1u64 << k..f.num_buckets())
+        .flat_map(|b| (0..4).map(move |s| (b, s)))
+        .find(|&(b, s)| f.table().get(b, s) != 0)
+        .expect("an entry in a split image");
+    let bytes = f.to_bytes();
+    let table_at = 32 + 44;
+    let flip = |bytes: &[u8], b: u64, s: u32| {
+        let bit = (4 * b + u64::from(s)) * u64::from(w) + u64::from(w) - 1;
+        let mut out = bytes.to_vec();
+        out[table_at + (bit / 8) as usize] ^= 1 << (bit % 8);
+        bloomlab_core::format::reseal(&mut out);
+        out
+    };
+    assert!(ExpandableFilter::from_bytes(&bytes).is_ok());
+    let b = flip(&bytes, upper.0, upper.1);
+    assert!(matches!(
+        ExpandableFilter::from_bytes(&b),
+        Err(Error::Decode(_))
+    ));
+    // A void (code 1) is too short to move: flagged, it is refused too.
+    let mut g = ExpandableFilter::with_start(1000, 0.01).unwrap();
+    g.insert(&1u64).unwrap();
+    let (b0, s0) = (0..g.num_buckets())
+        .flat_map(|b| (0..4).map(move |s| (b, s)))
+        .find(|&(b, s)| g.table().get(b, s) != 0)
+        .unwrap();
+    let mut bytes = g.to_bytes();
+    let bit = (4 * b0 + u64::from(s0)) * u64::from(w);
+    // Overwrite the code with 1 (a void) and set the flag.
+    for i in 0..u64::from(w) {
+        let at = table_at + ((bit + i) / 8) as usize;
+        let m = 1u8 << ((bit + i) % 8);
+        let on = i == 0 || i == u64::from(w) - 1;
+        bytes[at] = if on { bytes[at] | m } else { bytes[at] & !m };
+    }
+    bloomlab_core::format::reseal(&mut bytes);
+    assert!(matches!(
+        ExpandableFilter::from_bytes(&bytes),
+        Err(Error::Decode(_))
+    ));
 }

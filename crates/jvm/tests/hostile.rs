@@ -63,24 +63,17 @@ fn stream_agrees<F: PartialEq + std::fmt::Debug>(
     }
 }
 
-/// [`conf::check_decode_robustness`] of a JVM format (no envelope) for 20 000 rounds from
-/// `seed`: every damaged input the decoder accepts is canonical and valid.
-fn damaged<F>(
-    valid: &[u8],
-    (from_bytes, to_bytes): Codec<F>,
-    invariants: fn(&F),
-    seed: usize,
-) -> usize {
+/// [`conf::check_decode_robustness`] of each named encoding of one JVM format (no envelope),
+/// 20 000 rounds each from seeds `seed`, `seed + 1`, …: every damaged input the decoder
+/// accepts is canonical and valid.
+fn check_damaged<F>(valid: &[(String, Vec<u8>)], codec: Codec<F>, invariants: fn(&F), seed: u64) {
+    let (from_bytes, to_bytes) = codec;
     let decode = |b: &[u8]| from_bytes(b).map_err(Error::from);
-    conf::check_decode_robustness(
-        valid,
-        decode,
-        to_bytes,
-        invariants,
-        false,
-        20_000,
-        seed as u64,
-    )
+    for ((name, bytes), seed) in valid.iter().zip(seed..) {
+        let accepted =
+            conf::check_decode_robustness(bytes, decode, to_bytes, invariants, false, 20_000, seed);
+        println!("{name}: accepted {accepted} damaged inputs, each canonical and valid");
+    }
 }
 
 /// A JVM filter's `from_bytes` and `to_bytes`.
@@ -88,28 +81,21 @@ type Codec<F> = (fn(&[u8]) -> Result<F, DecodeError>, fn(&F) -> Vec<u8>);
 
 #[test]
 fn damaged_spark_bytes_never_panic_or_decode_invalid_filters() {
-    for (i, version) in [SparkVersion::V1, SparkVersion::V2].into_iter().enumerate() {
-        let valid = spark(version).to_bytes();
-        let codec: Codec<_> = (SparkBloomFilter::from_bytes, SparkBloomFilter::to_bytes);
-        let accepted = damaged(&valid, codec, spark_invariants, 10 + i);
-        println!("{version}: accepted {accepted} damaged inputs, each canonical and valid");
-    }
+    let versions = [SparkVersion::V1, SparkVersion::V2];
+    let valid = versions.map(|v| (v.to_string(), spark(v).to_bytes()));
+    let codec: Codec<_> = (SparkBloomFilter::from_bytes, SparkBloomFilter::to_bytes);
+    check_damaged(&valid, codec, spark_invariants, 10);
 }
 
 #[test]
 fn damaged_guava_bytes_never_panic_or_decode_invalid_filters() {
-    for (i, strategy) in [
+    let strategies = [
         GuavaStrategy::Murmur128Mitz32,
         GuavaStrategy::Murmur128Mitz64,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let valid = guava(strategy).to_bytes();
-        let codec: Codec<_> = (GuavaBloomFilter::from_bytes, GuavaBloomFilter::to_bytes);
-        let accepted = damaged(&valid, codec, guava_invariants, 20 + i);
-        println!("{strategy:?}: accepted {accepted} damaged inputs, each canonical and valid");
-    }
+    ];
+    let valid = strategies.map(|s| (format!("{s:?}"), guava(s).to_bytes()));
+    let codec: Codec<_> = (GuavaBloomFilter::from_bytes, GuavaBloomFilter::to_bytes);
+    check_damaged(&valid, codec, guava_invariants, 20);
 }
 
 #[test]

@@ -108,16 +108,19 @@ fn classic_batches_match_single_operations() {
     }
 }
 
+/// An empty keyed blocked filter (2 000 keys at 1 %) in `layout`.
+fn blocked_in(layout: Layout) -> BlockedBloomFilter<Sip64Scheme> {
+    BlockedBloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme())
+        .unwrap()
+        .with_layout(layout)
+        .unwrap()
+}
+
 #[test]
 fn blocked_batches_match_single_operations_in_every_layout() {
     for layout in [Layout::OneHash, Layout::Local32, Layout::Wide64] {
         for (i, &n) in LENGTHS.iter().enumerate() {
-            let new = || {
-                BlockedBloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme())
-                    .unwrap()
-                    .with_layout(layout)
-                    .unwrap()
-            };
+            let new = || blocked_in(layout);
             check_batches!(new, n, 30 + i as u64, 5, format!("{layout:?}, "));
         }
     }
@@ -127,12 +130,7 @@ fn blocked_batches_match_single_operations_in_every_layout() {
 fn atomic_batches_and_parallel_builds_match_single_inserts() {
     for layout in [Layout::OneHash, Layout::Local32] {
         for (i, &n) in LENGTHS.iter().enumerate() {
-            let new = || {
-                BlockedBloomFilter::with_fpr_and_scheme(2_000, 0.01, scheme())
-                    .unwrap()
-                    .with_layout(layout)
-                    .unwrap()
-            };
+            let new = || blocked_in(layout);
             let keys = u64_keys(n, 50 + i as u64);
             let mut single = new();
             for k in &keys {

@@ -307,7 +307,7 @@ impl LocalKernel {
     }
 
     /// [`contains`](Self::contains) through the kernel's twin in `#[target_feature]`
-    /// intrinsics (the AVX2 ones: the [`local_contains`] kernels), which a caller compiled
+    /// intrinsics (the AVX2 one-round one: the [`local_contains`] kernel), which a caller compiled
     /// without the kernel's features calls — the inline kernels' reason to be assembly. The
     /// same answers; for measuring what the call costs (the lab's `blocked_kernels`).
     #[inline(always)]
@@ -323,6 +323,9 @@ impl LocalKernel {
                 return contains_round2_avx512(block, h, self.lanes);
             },
             KernelMode::Portable => {}
+            KernelMode::Avx2Round2 => unsafe {
+                return contains_round2_avx2_called(block, h, self.lanes);
+            },
             _ => unsafe {
                 return super::avx2::local_contains(block, h, k);
             },
@@ -728,9 +731,9 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
     // SAFETY: as in `asm_contains_round1`, with `LOCAL_POWERS[0..16]` read and the rows
     // `LANE_ONES[8]` and `lanes`; xmm0–xmm5 are declared clobbered.
     unsafe {
-        // asm!, not intrinsics: its intrinsics twin (`local_contains`, which branches after the
-        // first round) measured slower at k = 16 by
-        // `cargo run --release -p bloomlab-lab --example blocked_kernels -- 16`.
+        // asm!, not intrinsics: out of line as it is, its intrinsics twin
+        // (`contains_round2_avx2_called`) measured slower, by
+        // `cargo run --release -p bloomlab-lab --example blocked_kernels -- 10` (and `-- 16`).
         crate::asm_then_vzeroupper!(
             "vmovd xmm0, {h:e}",
             "vpbroadcastd ymm0, xmm0",
@@ -772,6 +775,47 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
         );
     }
     hit != 0
+}
+
+/// [`asm_contains_round2`] in `#[target_feature]` intrinsics (the same steps, no branch).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn contains_round2_avx2_called(block: &[u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
+    use std::arch::x86_64::*;
+    // SAFETY: 64 readable bytes at `LOCAL_POWERS` (of 256) and `block`, 32 at `LANE_ONES[8]`
+    // and `lanes`; unaligned loads.
+    let (p0, p1, lo, hi, full, last) = unsafe {
+        (
+            _mm256_loadu_si256(LOCAL_POWERS.as_ptr().cast()),
+            _mm256_loadu_si256(LOCAL_POWERS.as_ptr().add(8).cast()),
+            _mm256_loadu_si256(block.as_ptr().cast()),
+            _mm256_loadu_si256(block.as_ptr().add(4).cast()),
+            _mm256_loadu_si256(LANE_ONES[8].as_ptr().cast()),
+            _mm256_loadu_si256(lanes.as_ptr().cast()),
+        )
+    };
+    let hv = _mm256_set1_epi32(h as i32);
+    // The misses of one round: each probed word (`x >> 28` of the line: two permutes and a
+    // blend on bit 3, the sign of `x`) and-not its mask (the lane row shifted by the bit).
+    let misses = |x: __m256i, ones: __m256i| {
+        let idx = _mm256_srli_epi32::<28>(x);
+        let words = _mm256_castps_si256(_mm256_blendv_ps(
+            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, idx)),
+            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, idx)),
+            _mm256_castsi256_ps(x),
+        ));
+        let bit = _mm256_srli_epi32::<27>(_mm256_slli_epi32::<4>(x));
+        _mm256_andnot_si256(words, _mm256_sllv_epi32(ones, bit))
+    };
+    let m = _mm256_or_si256(
+        misses(_mm256_mullo_epi32(hv, p0), full),
+        misses(_mm256_mullo_epi32(hv, p1), last),
+    );
+    _mm256_testz_si256(m, m) != 0
 }
 
 /// The one-round AVX-512 inserts' first step: the eight probes' bit positions, `h · M^i >> 23`
