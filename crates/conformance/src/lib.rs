@@ -211,6 +211,22 @@ pub fn union_parts<F: Filter + Clone>(empty: F, (a, b): (usize, usize), seed: u6
     (fill(&a_keys), fill(&b_keys), both)
 }
 
+/// [`union_parts`], then `union(with a, with b)`: before it the first differs from the filter
+/// of both sets, after it equals it (bit for bit and in count). Returns `(the union, the
+/// filter of both sets)` for the variant's own checks.
+pub fn check_union<F: Filter + Clone + PartialEq + Debug>(
+    empty: F,
+    sizes: (usize, usize),
+    seed: u64,
+    union: impl Fn(&mut F, &F) -> Result<(), Error>,
+) -> (F, F) {
+    let (mut a, b, both) = union_parts(empty, sizes, seed);
+    assert_ne!(a, both);
+    union(&mut a, &b).expect("compatible filters unite");
+    assert_eq!(a, both, "the union is the filter of both sets");
+    (a, both)
+}
+
 /// `n` lookup keys for batch tests: every third one drawn from `members` ([`member_key`]),
 /// the others from `others` ([`non_member_key`]), so a filter answers both ways.
 pub fn every_third_a_member(
