@@ -211,6 +211,42 @@ pub fn union_parts<F: Filter + Clone>(empty: F, (a, b): (usize, usize), seed: u6
     (fill(&a_keys), fill(&b_keys), both)
 }
 
+/// [`union_parts`], then `union(with a, with b)`: before it the first differs from the filter
+/// of both sets, after it equals it (bit for bit and in count). Returns `(the union, the
+/// filter of both sets)` for the variant's own checks.
+pub fn check_union<F: Filter + Clone + PartialEq + Debug>(
+    empty: F,
+    sizes: (usize, usize),
+    seed: u64,
+    union: impl Fn(&mut F, &F) -> Result<(), Error>,
+) -> (F, F) {
+    let (mut a, b, both) = union_parts(empty, sizes, seed);
+    assert_ne!(a, both);
+    union(&mut a, &b).expect("compatible filters unite");
+    assert_eq!(a, both, "the union is the filter of both sets");
+    (a, both)
+}
+
+/// A filter holding the `n` member keys of `seed` ([`filled`]), emptied by `clear`: it
+/// differed from `fresh` (a new filter of the same shape) before and equals it after, none of
+/// its keys answers "maybe", and refilled with them it is the filter it was. Returns the
+/// cleared filter for the variant's own checks.
+pub fn check_clear<F: Filter + Clone + PartialEq + Debug>(
+    full: F,
+    fresh: &F,
+    clear: impl Fn(&mut F),
+    (n, seed): (u64, u64),
+) -> F {
+    let mut f = full.clone();
+    assert_ne!(&f, fresh, "filled");
+    clear(&mut f);
+    assert_eq!(&f, fresh, "cleared");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    assert!((0..n).all(|_| !f.might_contain_bytes(&member_key(&mut rng))));
+    assert_eq!(filled(f.clone(), n, seed), full, "refilled");
+    f
+}
+
 /// `n` lookup keys for batch tests: every third one drawn from `members` ([`member_key`]),
 /// the others from `others` ([`non_member_key`]), so a filter answers both ways.
 pub fn every_third_a_member(
