@@ -70,10 +70,11 @@
 //! limit ([`LOWER_LOAD`]) adds steps: the load stays between about 0.70 and 0.9 (mean 0.78
 //! over a growth), where a doubling table's falls to half.
 //!
-//! **Lookup** matches the 4 slots of a bucket in one 64-bit word when `4W ≤ 64` (the
-//! `Lanes` masks, computed per slot width): each lane's bits below its length marker come
-//! from smearing the code right, and zero tests add `2^(W−1) − 1` per lane and read its top
-//! bit — about 25 word operations per bucket, where decoding slot by slot took about 12 per
+//! **Lookup** matches the 4 slots of a bucket in one word, 64 bits for `W ≤ 16` and 128 bits
+//! up to 32 (the `Lanes` masks, computed per slot width): a lane's code is a prefix of the
+//! query when `t = code ^ q` is 0 or its lowest set bit (`t & −t`, negated per lane) exceeds
+//! `code >> 1`; comparisons and zero tests stay within a lane's code bits and read its top
+//! bit — about 20 word operations per bucket, where decoding slot by slot took about 12 per
 //! slot.
 //!
 //! # Complexity
@@ -213,9 +214,6 @@ struct Lanes {
     codes: u128,
     /// The code bits of one lane, `2^(W−1) − 1`.
     code: u64,
-    /// `codes` without the top 1, 2, 4, 8 and 16 code bits of each lane: what survives a
-    /// shift right by that much without taking bits from the next lane.
-    keep: [u128; 5],
 }
 
 impl Lanes {
@@ -227,49 +225,45 @@ impl Lanes {
             flags: lows << (w - 1),
             codes: per_lane(w - 1),
             code: (1u64 << (w - 1)) - 1,
-            keep: [1, 2, 4, 8, 16].map(|k| per_lane((w - 1).saturating_sub(k))),
         }
     }
 
     /// Whether a lane of `raw` holds a code that is a prefix of `q` with its flag bit equal
-    /// to the flag bits of `want` (0: unflagged, `flags`: flagged). Per lane: the bits below
-    /// the marker come from smearing the code right (shifts of 1, 2, 4, 8); a lane matches
-    /// when the code is non-zero and agrees with `q` on those bits. Zero tests add
-    /// `2^(W−1) − 1` to each lane and read its top bit, which no carry crosses. For `W ≤ 16`.
+    /// to the flag bits of `want` (0: unflagged, `flags`: flagged), for `W ≤ 16`.
+    ///
+    /// Per lane, with `t = code ^ q`: the code (marker at bit `r`) is a prefix of `q` when
+    /// `t`'s low `r` bits are zero, that is when `t = 0` or `t`'s lowest set bit exceeds
+    /// `code >> 1` (which lies in `[2^(r−1), 2^r)`, or is 0 for `r = 0`). The lowest set bit
+    /// is `t & −t` with the negation done per lane, comparisons and zero tests subtract or
+    /// add within a lane's `W − 1` code bits and read its top bit, which no borrow or carry
+    /// crosses.
     #[inline(always)]
     fn hit(&self, raw: u64, want: u64, q: u64) -> bool {
         let (codes, lows, flags) = (self.codes as u64, self.lows as u64, self.flags as u64);
-        let keep = self.keep.map(|k| k as u64);
         let code = raw & codes;
-        let mut smear = code;
-        smear |= (smear >> 1) & keep[0];
-        smear |= (smear >> 2) & keep[1];
-        smear |= (smear >> 4) & keep[2];
-        smear |= (smear >> 8) & keep[3];
-        let below = (smear >> 1) & keep[0];
-        let qs = (q & self.code).wrapping_mul(lows);
-        let diff = (code ^ qs) & below;
-        let nonzero = |v: u64| v.wrapping_add(codes) & flags;
+        let t = code ^ (q & self.code).wrapping_mul(lows);
+        let lowest = t & (!t & codes).wrapping_add(lows);
+        let half = (code >> 1) & codes;
+        let above = !((half | flags).wrapping_sub(lowest)) & flags;
+        let t_zero = !t.wrapping_add(codes) & flags;
+        let occupied = code.wrapping_add(codes) & flags;
         let flag_ok = !(raw ^ want) & flags;
-        nonzero(code) & !nonzero(diff) & flag_ok != 0
+        occupied & (above | t_zero) & flag_ok != 0
     }
 
-    /// [`hit`](Self::hit) on 128 bits, one more smear step, for `16 < W ≤ 32`.
+    /// [`hit`](Self::hit) on 128 bits, for `16 < W ≤ 32`.
     #[inline(always)]
     fn hit_wide(&self, raw: u128, want: u128, q: u64) -> bool {
-        let code = raw & self.codes;
-        let mut smear = code;
-        smear |= (smear >> 1) & self.keep[0];
-        smear |= (smear >> 2) & self.keep[1];
-        smear |= (smear >> 4) & self.keep[2];
-        smear |= (smear >> 8) & self.keep[3];
-        smear |= (smear >> 16) & self.keep[4];
-        let below = (smear >> 1) & self.keep[0];
-        let qs = u128::from(q & self.code).wrapping_mul(self.lows);
-        let diff = (code ^ qs) & below;
-        let nonzero = |v: u128| v.wrapping_add(self.codes) & self.flags;
-        let flag_ok = !(raw ^ want) & self.flags;
-        nonzero(code) & !nonzero(diff) & flag_ok != 0
+        let (codes, lows, flags) = (self.codes, self.lows, self.flags);
+        let code = raw & codes;
+        let t = code ^ u128::from(q & self.code).wrapping_mul(lows);
+        let lowest = t & (!t & codes).wrapping_add(lows);
+        let half = (code >> 1) & codes;
+        let above = !((half | flags).wrapping_sub(lowest)) & flags;
+        let t_zero = !t.wrapping_add(codes) & flags;
+        let occupied = code.wrapping_add(codes) & flags;
+        let flag_ok = !(raw ^ want) & flags;
+        occupied & (above | t_zero) & flag_ok != 0
     }
 }
 
