@@ -22,6 +22,8 @@
 //! | `sip_lanes` | SipHash-2-4 one key at a time against eight in vector lanes |
 //! | `route_kernels` | the parallel builds' routing lanes against the portable routing |
 //! | `cuckoo_fill` | the load at the first failed insert, for the kick limit |
+//! | `expandable_grow` | the expandable filter's bits/item, FPR bound and measured FPR along a growth |
+//! | `expandable_speed` | the grown expandable filter's lookups and inserts against a cuckoo filter |
 //! | `ribbon_width` | the fraction of seeds that band, by width and overhead |
 //! | `ribbon_lookup_cost`, `ribbon_single_vs_fuse` | Ribbon lookups against xorf's binary fuse |
 //! | `ribbon_column_kernels` | the Ribbon query's AVX-512 and AVX2 column kernels |

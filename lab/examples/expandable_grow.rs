@@ -1,6 +1,6 @@
 //! Grow from a small start and print bits/item, the FPR bound and a measured FPR at every
 //! doubling, and the mean of bits/item over 8 log-spaced points per doubling (table bits, as
-//! `Filter::bits_per_item`): `cargo run --release -p bloomlab-expandable --example grow --
+//! `Filter::bits_per_item`): `cargo run --release -p bloomlab-lab --example expandable_grow --
 //! 1000 1000000 0.01`.
 
 use bloomlab_core::Filter;

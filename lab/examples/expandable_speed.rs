@@ -1,6 +1,6 @@
 //! Lookups and inserts of the grown filter beside a cuckoo filter built for the final size,
 //! timed in interleaved rounds within one process (medians of the per-round ratios):
-//! `cargo run --release -p bloomlab-expandable --example speed -- 1000 1024000 0.01`.
+//! `cargo run --release -p bloomlab-lab --example expandable_speed -- 1000 1024000 0.01`.
 
 use std::hint::black_box;
 use std::time::Instant;
