@@ -164,16 +164,7 @@ pub const BLOCK_BITS: u32 = 256;
 pub const BLOCK_BYTES: usize = 32;
 /// The eight odd multipliers of the Parquet specification: word `i` of a key's block gets bit
 /// `(x · SALT[i]) >> 27`, `x` the lower 32 bits of the key's hash.
-pub const SALT: [u32; 8] = [
-    0x47b6_137b,
-    0x4497_4d91,
-    0x8824_ad5b,
-    0xa2b7_289d,
-    0x7054_95c7,
-    0x2df1_424b,
-    0x9efc_4947,
-    0x5c6b_fb31,
-];
+pub const SALT: [u32; 8] = simd::PARQUET_SALTS;
 /// Seed of the xxHash64 the specification prescribes.
 pub const XXHASH_SEED: u64 = 0;
 /// Prefetch distance of the batched lookups: while key `i` is answered, the block of key

@@ -136,8 +136,8 @@ pub use parity::{
 pub use pipeline::{CHUNK, pipeline, pipeline_chunks, prefetch};
 pub use sip::{sip24_word, sip24_x8, sip24_x8_avx2, sip24_x8_portable};
 pub use split_block::{
-    SplitBlockAvx2, split_block_contains, split_block_contains_scalar, split_block_insert,
-    split_block_insert_scalar, split_block_mask,
+    PARQUET_SALTS, SplitBlockAvx2, split_block_contains, split_block_contains_scalar,
+    split_block_insert, split_block_insert_scalar, split_block_mask,
 };
 
 /// A report test: prints the paths this CPU runs (`cargo test -p bloomlab-simd -- --show-output`)

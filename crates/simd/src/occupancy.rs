@@ -152,12 +152,7 @@ mod occupancy_tests {
         // Windows of every length from 0 to 70 (every remainder of the chunking), values
         // spread over many binades, several steps in a row, one throw and two at a time.
         let mut st = 11u64;
-        let mut next = || {
-            st = st
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1442695040888963407);
-            (st >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = || (crate::testing::mix(&mut st) >> 11) as f64 / (1u64 << 53) as f64;
         check::<2>(&mut next);
         check::<3>(&mut next);
         // The portable throw is the definition, element by element (from the old values).

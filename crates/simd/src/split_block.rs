@@ -6,6 +6,19 @@
 
 use crate::has_avx2;
 
+/// The eight odd multipliers of the Parquet split-block filter specification: word `i` of a
+/// key's block gets bit `(x · PARQUET_SALTS[i]) >> 27`, `x` the lower 32 bits of the key's hash.
+pub const PARQUET_SALTS: [u32; 8] = [
+    0x47b6_137b,
+    0x4497_4d91,
+    0x8824_ad5b,
+    0xa2b7_289d,
+    0x7054_95c7,
+    0x2df1_424b,
+    0x9efc_4947,
+    0x5c6b_fb31,
+];
+
 /// The eight one-bit masks a key with 32-bit hash `h` sets in a split block: word `i` gets
 /// bit `(h · salts[i]) >> 27` (portable definition; also the insert's and lookup's masks).
 #[inline]
@@ -217,17 +230,8 @@ mod tests {
     use super::*;
     use crate::testing::mix;
 
-    /// The Parquet salts (from the split-block filter spec).
-    const SALTS: [u32; 8] = [
-        0x47b6_137b,
-        0x4497_4d91,
-        0x8824_ad5b,
-        0xa2b7_289d,
-        0x7054_95c7,
-        0x2df1_424b,
-        0x9efc_4947,
-        0x5c6b_fb31,
-    ];
+    /// The Parquet salts.
+    const SALTS: [u32; 8] = PARQUET_SALTS;
 
     #[test]
     fn split_block_sets_one_bit_per_word() {

@@ -129,7 +129,7 @@ pub struct Avx2Parity(());
 impl Parity for Avx2Parity {
     #[inline(always)]
     fn parity(self, x: u64) -> u32 {
-        x.count_ones() & 1
+        CountOnesParity.parity(x)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -187,6 +187,75 @@ mod x86 {
         _mm256_zextsi128_si256,
     };
     use std::arch::x86_64::{_mm256_maskload_epi64, _mm256_set1_epi64x, _mm256_setr_epi64x};
+
+    /// The byte-parity step of the AVX2 column loops, without `popcnt`: the parity of each
+    /// nibble value, in both 128-bit lanes (`vpshufb` looks up per lane), and the low-nibble
+    /// mask. (Its functions, and [`gather`], are `#[inline(always)]` functions without
+    /// `#[target_feature]`, so that they are inlined before the kernel is optimized and the
+    /// kernels compile as if written out in place.)
+    #[derive(Clone, Copy)]
+    struct NibbleParity {
+        table: __m256i,
+        nibble: __m256i,
+    }
+
+    impl NibbleParity {
+        /// # Safety
+        /// The CPU must have AVX2.
+        #[inline(always)]
+        unsafe fn new() -> Self {
+            // SAFETY: the caller guarantees AVX2.
+            unsafe {
+                Self {
+                    table: _mm256_setr_epi8(
+                        0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, //
+                        0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0,
+                    ),
+                    nibble: _mm256_set1_epi8(0x0f),
+                }
+            }
+        }
+
+        /// Per 64-bit lane of `y`, the sum of its eight byte parities (0 to 8): odd exactly
+        /// when the lane is. The low nibble of each byte is the byte folded; its parity comes
+        /// from the table, the sum from `vpsadbw`.
+        ///
+        /// # Safety
+        /// The CPU must have AVX2.
+        #[inline(always)]
+        unsafe fn lane_sums(self, y: __m256i) -> __m256i {
+            // SAFETY: the caller guarantees AVX2.
+            unsafe {
+                let t = _mm256_xor_si256(y, _mm256_srli_epi64::<4>(y));
+                let p = _mm256_shuffle_epi8(self.table, _mm256_and_si256(t, self.nibble));
+                _mm256_sad_epu8(p, _mm256_setzero_si256())
+            }
+        }
+    }
+
+    /// Bit `j` is the parity of column `j < R`, eight columns a round from `sums(j)` and
+    /// `sums(j + 4)`, each four columns' parity sums (below 16), one per 64-bit lane: the
+    /// second four's sums in the high half of each lane, one permute by `order` to column
+    /// order, one mask of the low bits.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline(always)]
+    unsafe fn gather<const R: usize>(sums: impl Fn(usize) -> __m256i, order: __m256i) -> u32 {
+        let mut acc = 0u32;
+        let mut j = 0;
+        while j < R {
+            // SAFETY: the caller guarantees AVX2.
+            let bits = unsafe {
+                let s = _mm256_or_si256(sums(j), _mm256_slli_epi64::<32>(sums(j + 4)));
+                let s = _mm256_permutevar8x32_epi32(s, order);
+                _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<31>(s)))
+            };
+            acc |= (bits as u32) << j;
+            j += 8;
+        }
+        acc
+    }
 
     /// `m` in a vector, low word first.
     #[inline(always)]
@@ -265,12 +334,8 @@ mod x86 {
             _mm256_set_epi64x(h, l, h, l)
         };
         let (ml, mh) = (bcast(ml), bcast(mh));
-        // Parity of each nibble value, in both 128-bit lanes (`vpshufb` looks up per lane).
-        let table = _mm256_setr_epi8(
-            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, //
-            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0,
-        );
-        let nibble = _mm256_set1_epi8(0x0f);
+        // SAFETY (here and below): AVX2 is enabled in this function.
+        let nibbles = unsafe { NibbleParity::new() };
         // Four columns' sums of byte parities per 64-bit lane, in lane order j, j + 2,
         // j + 1, j + 3.
         let sums = |j: usize| {
@@ -283,28 +348,10 @@ mod x86 {
             };
             // Lanes: columns j, j + 2, j + 1, j + 3, each folded to 64 bits.
             let y = _mm256_xor_si256(_mm256_unpacklo_epi64(x0, x1), _mm256_unpackhi_epi64(x0, x1));
-            // The low nibble of each byte: the byte folded; its parity from the table.
-            let t = _mm256_xor_si256(y, _mm256_srli_epi64::<4>(y));
-            let p = _mm256_shuffle_epi8(table, _mm256_and_si256(t, nibble));
-            // Per lane the sum of its eight byte parities (0 to 8): odd exactly when the
-            // lane is.
-            _mm256_sad_epu8(p, _mm256_setzero_si256())
+            unsafe { nibbles.lane_sums(y) }
         };
-        // 32-bit element `k` of the two sums interleaved (below) holds column
-        // `ORDER[k]`: gather them in column order.
-        let order = _mm256_setr_epi32(0, 4, 2, 6, 1, 5, 3, 7);
-        let mut acc = 0u32;
-        let mut j = 0;
-        while j < R {
-            // Eight columns: the second four's sums in the high half of each lane (the sums
-            // fit in 4 bits), one permute to column order, one mask of the low bits.
-            let s = _mm256_or_si256(sums(j), _mm256_slli_epi64::<32>(sums(j + 4)));
-            let s = _mm256_permutevar8x32_epi32(s, order);
-            let bits = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<31>(s)));
-            acc |= (bits as u32) << j;
-            j += 8;
-        }
-        acc
+        // 32-bit element `k` of the two sums interleaved holds column `ORDER[k]`.
+        unsafe { gather::<R>(sums, _mm256_setr_epi32(0, 4, 2, 6, 1, 5, 3, 7)) }
     }
 
     /// Words `j..j + 4` of the `R` at `p` (zero past `R`; masked loads for a partial group).
@@ -342,11 +389,8 @@ mod x86 {
     #[target_feature(enable = "avx2,popcnt")]
     pub(super) unsafe fn columns3_avx2<const R: usize>(p: [*const u64; 3], m: [u64; 3]) -> u32 {
         let m = m.map(|w| _mm256_set1_epi64x(w as i64));
-        let table = _mm256_setr_epi8(
-            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, //
-            0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0,
-        );
-        let nibble = _mm256_set1_epi8(0x0f);
+        // SAFETY (here and below): AVX2 is enabled in this function.
+        let nibbles = unsafe { NibbleParity::new() };
         // Per 64-bit lane `i`, the sum of the byte parities of column `j + i`'s word.
         let sums = |j: usize| {
             // SAFETY: the caller's contract, passed on (`quad` reads only words below `R`).
@@ -355,22 +399,11 @@ mod x86 {
                 _mm256_xor_si256(_mm256_and_si256(a, m[0]), _mm256_and_si256(b, m[1])),
                 _mm256_and_si256(c, m[2]),
             );
-            let t = _mm256_xor_si256(y, _mm256_srli_epi64::<4>(y));
-            let p = _mm256_shuffle_epi8(table, _mm256_and_si256(t, nibble));
-            _mm256_sad_epu8(p, _mm256_setzero_si256())
+            unsafe { nibbles.lane_sums(y) }
         };
-        // 32-bit element `2i` holds column `j + i`, `2i + 1` column `j + 4 + i`.
-        let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-        let mut acc = 0u32;
-        let mut j = 0;
-        while j < R {
-            let s = _mm256_or_si256(sums(j), _mm256_slli_epi64::<32>(sums(j + 4)));
-            let s = _mm256_permutevar8x32_epi32(s, order);
-            let bits = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_slli_epi32::<31>(s)));
-            acc |= (bits as u32) << j;
-            j += 8;
-        }
-        acc
+        // 32-bit element `2i` of the two sums interleaved holds column `i`, `2i + 1` column
+        // `4 + i`.
+        unsafe { gather::<R>(sums, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)) }
     }
 }
 
@@ -655,6 +688,56 @@ macro_rules! avx512_column_round {
     };
 }
 
+/// The shape shared by [`asm_columns3`] and [`asm_columns3_avx512`], as an expression giving
+/// the `u32` of column parities: the `$first` templates (the unrolled first rounds, leaving
+/// their bits in `{acc}`), then, past 8 columns, a loop of `$round` templates (columns
+/// `8 + $step·i` on, their bits shifted in from `{t}`), then `vzeroupper`; the blocks at `a`,
+/// `a + r` and `a + third`, the masks `m` at `{m}`, and `$extra` operands given after `{m}`.
+/// Only reads memory; clobbers `ecx`, a scratch register and the flags besides the vector
+/// registers.
+///
+/// # Safety
+/// As the kernel's that uses it.
+#[cfg(target_arch = "x86_64")]
+macro_rules! columns3_asm {
+    (
+        [$($first:expr),+ $(,)?],
+        $round:ident,
+        $step:literal,
+        ($a:ident, $r:ident, $third:ident, $m:ident),
+        $($extra:tt)*
+    ) => {{
+        let acc: u32;
+        crate::asm_then_vzeroupper!(
+            $($first,)+
+            "cmp {r}, 8",
+            "jbe 3f",
+            // columns 8 and up, `$step` per round
+            "mov ecx, 8",
+            "2:",
+            $round!(" + rcx*8", "{t:e}"),
+            "shl {t:e}, cl",
+            "or {acc:e}, {t:e}",
+            concat!("add ecx, ", $step),
+            "cmp rcx, {r}",
+            "jb 2b",
+            "3:",
+            "vzeroupper",
+            m = in(reg) $m.as_ptr(),
+            $($extra)*
+            a = in(reg) $a,
+            b = in(reg) $a.wrapping_add($r),
+            c = in(reg) $a.wrapping_add($third),
+            r = in(reg) $r,
+            acc = out(reg) acc,
+            t = out(reg) _,
+            out("ecx") _,
+            options(pure, readonly, nostack),
+        );
+        acc
+    }};
+}
+
 /// The columns of a Ribbon query, four per round (the first two rounds unrolled, so `r ≤ 8`
 /// runs straight-line code): the three blocks' words of columns
 /// `j..j + 4` are three 32-byte loads ANDed with the broadcast masks and XORed; each byte's
@@ -668,7 +751,6 @@ macro_rules! avx512_column_round {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u32 {
-    let acc: u32;
     // SAFETY: the caller guarantees AVX2 and the readable words; the tables are 32-byte
     // constants, `m` three words. The block only reads memory, uses no stack, and clobbers
     // xmm0–xmm7 (declared), `ecx`, a scratch register and the flags; `vzeroupper` clears the
@@ -677,48 +759,30 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
         // asm!, not intrinsics: it inlines into a Ribbon lookup compiled without AVX2, where its
         // intrinsics twin (`columns3_avx2_called`) is a call per lookup, measured slower by
         // `cargo run --release -p bloomlab-lab --example ribbon_column_kernels -- 1e5 1e6`.
-        crate::asm_then_vzeroupper!(
-            "vpbroadcastq ymm2, qword ptr [{m}]",
-            "vpbroadcastq ymm3, qword ptr [{m} + 8]",
-            "vpbroadcastq ymm4, qword ptr [{m} + 16]",
-            "vmovdqu ymm5, [{table}]",
-            "vmovdqu ymm6, [{nib}]",
-            "vpxor xmm7, xmm7, xmm7",
-            // columns 0–3
-            avx2_column_round!("", "{acc:e}"),
-            "cmp {r}, 4",
-            "jbe 3f",
-            // columns 4–7
-            avx2_column_round!(" + 32", "{t:e}"),
-            "shl {t:e}, 4",
-            "or {acc:e}, {t:e}",
-            "cmp {r}, 8",
-            "jbe 3f",
-            // columns 8 and up, four per round
-            "mov ecx, 8",
-            "2:",
-            avx2_column_round!(" + rcx*8", "{t:e}"),
-            "shl {t:e}, cl",
-            "or {acc:e}, {t:e}",
-            "add ecx, 4",
-            "cmp rcx, {r}",
-            "jb 2b",
-            "3:",
-            "vzeroupper",
-            m = in(reg) m.as_ptr(),
+        columns3_asm!(
+            [
+                "vpbroadcastq ymm2, qword ptr [{m}]",
+                "vpbroadcastq ymm3, qword ptr [{m} + 8]",
+                "vpbroadcastq ymm4, qword ptr [{m} + 16]",
+                "vmovdqu ymm5, [{table}]",
+                "vmovdqu ymm6, [{nib}]",
+                "vpxor xmm7, xmm7, xmm7",
+                // columns 0–3
+                avx2_column_round!("", "{acc:e}"),
+                "cmp {r}, 4",
+                "jbe 3f",
+                // columns 4–7
+                avx2_column_round!(" + 32", "{t:e}"),
+                "shl {t:e}, 4",
+                "or {acc:e}, {t:e}",
+            ],
+            avx2_column_round,
+            "4",
+            (a, r, third, m),
             table = in(reg) NIBBLE_PARITY.as_ptr(),
             nib = in(reg) LOW_NIBBLES.as_ptr(),
-            a = in(reg) a,
-            b = in(reg) a.wrapping_add(r),
-            c = in(reg) a.wrapping_add(third),
-            r = in(reg) r,
-            acc = out(reg) acc,
-            t = out(reg) _,
-            out("ecx") _,
-            options(pure, readonly, nostack),
-        );
+        )
     }
-    acc
 }
 
 /// [`asm_columns3`] with AVX-512, eight columns per round (the first unrolled, so `r ≤ 8`
@@ -737,7 +801,6 @@ unsafe fn asm_columns3(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u32 {
-    let acc: u32;
     // SAFETY: the caller guarantees the CPU features and the readable words; `m` is three
     // words, read with 8-byte broadcasts. The block only reads memory, uses no stack, and
     // clobbers zmm0–zmm1 (declared through their xmm names, which the compiler treats as the
@@ -748,34 +811,14 @@ unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3
         // asm!, not intrinsics: it inlines into a Ribbon lookup compiled without AVX-512, where
         // its intrinsics twin (`columns3_avx512_called`) is a call per lookup, measured slower by
         // `cargo run --release -p bloomlab-lab --example ribbon_column_kernels -- 1e5 1e6`.
-        crate::asm_then_vzeroupper!(
+        columns3_asm!(
             // columns 0–7
-            avx512_column_round!("", "{acc:e}"),
-            "cmp {r}, 8",
-            "jbe 3f",
-            // columns 8 and up, eight per round
-            "mov ecx, 8",
-            "2:",
-            avx512_column_round!(" + rcx*8", "{t:e}"),
-            "shl {t:e}, cl",
-            "or {acc:e}, {t:e}",
-            "add ecx, 8",
-            "cmp rcx, {r}",
-            "jb 2b",
-            "3:",
-            "vzeroupper",
-            m = in(reg) m.as_ptr(),
-            a = in(reg) a,
-            b = in(reg) a.wrapping_add(r),
-            c = in(reg) a.wrapping_add(third),
-            r = in(reg) r,
-            acc = out(reg) acc,
-            t = out(reg) _,
-            out("ecx") _,
-            options(pure, readonly, nostack),
-        );
+            [avx512_column_round!("", "{acc:e}")],
+            avx512_column_round,
+            "8",
+            (a, r, third, m),
+        )
     }
-    acc
 }
 
 /// [`asm_columns3`] in `#[target_feature]` intrinsics: the same steps, four columns per
