@@ -265,3 +265,87 @@ pub(crate) fn read_u8(r: &mut impl Read, offset: usize) -> Result<u8, ReadError>
     read_exact(r, &mut b, offset, 1)?;
     Ok(b[0])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ReadError;
+
+    fn sample(n: usize) -> Words {
+        let mut w = Words::zeroed(n).unwrap();
+        for i in [0, 63, 64, 1_000, 64 * n as u64 - 1] {
+            if i < 64 * n as u64 {
+                w.set(i);
+            }
+        }
+        w
+    }
+
+    #[test]
+    fn encoded_len_is_what_write_to_writes() {
+        for n in [1usize, 2, 7, READ_CHUNK_WORDS, READ_CHUNK_WORDS + 3] {
+            let w = sample(n);
+            let mut out = Vec::new();
+            w.write_to(&mut out).unwrap();
+            assert_eq!((w.encoded_len(), out.len()), (4 + 8 * n, 4 + 8 * n));
+        }
+    }
+
+    /// Hands out at most 5 bytes a call, and is interrupted (a signal) before every other call.
+    struct Choppy<'a> {
+        bytes: &'a [u8],
+        at: usize,
+        interrupt: bool,
+    }
+
+    impl Read for Choppy<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.interrupt = !self.interrupt;
+            if self.interrupt {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let k = buf.len().min(5).min(self.bytes.len() - self.at);
+            buf[..k].copy_from_slice(&self.bytes[self.at..self.at + k]);
+            self.at += k;
+            Ok(k)
+        }
+    }
+
+    #[test]
+    fn a_stream_read_retries_interruptions_and_reports_where_it_ended() {
+        let n = READ_CHUNK_WORDS + 3;
+        let w = sample(n);
+        let mut bytes = Vec::new();
+        w.write_to(&mut bytes).unwrap();
+        let mut r = Choppy {
+            bytes: &bytes,
+            at: 0,
+            interrupt: false,
+        };
+        match Words::read_from(&mut r, 10) {
+            Ok(back) => assert!(back == w),
+            Err(e) => panic!("{e}"),
+        }
+        // Cut 5 bytes into the second chunk of words: the error gives where that chunk starts
+        // in the whole stream (the words start 4 bytes after `offset`), what was still
+        // needed, and what arrived.
+        let cut = 4 + 8 * READ_CHUNK_WORDS + 5;
+        let mut r = Choppy {
+            bytes: &bytes[..cut],
+            at: 0,
+            interrupt: false,
+        };
+        match Words::read_from(&mut r, 10) {
+            Err(ReadError::Decode(DecodeError::Truncated {
+                offset,
+                needed,
+                available,
+            })) => assert_eq!(
+                (offset, needed, available),
+                (10 + 4 + 8 * READ_CHUNK_WORDS, 8 * 3, 5)
+            ),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("read past the end"),
+        }
+    }
+}

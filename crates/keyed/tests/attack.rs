@@ -31,6 +31,10 @@ fn pollution_breaks_the_unkeyed_filter_but_not_the_keyed_one() {
         "{r:?}"
     );
     assert!(r.measured_fpr > 3.0 * P, "{r:?}");
+    // The rate reported is the positives counted over the probes made.
+    assert_eq!(r.probes, PROBES);
+    assert_eq!(r.measured_fpr, r.positives as f64 / PROBES as f64, "{r:?}");
+    assert!(r.measured_fpr < 1.0, "{r:?}");
 
     pollution_does_not_move_a_keyed_filter(Sip64Scheme::from_secret(SECRET));
     pollution_does_not_move_a_keyed_filter(SipScheme::from_secret(SECRET));

@@ -390,3 +390,14 @@ fn batches_answer_as_single_lookups_on_both_sides_of_the_thresholds() {
         }
     }
 }
+
+#[test]
+fn emptiness_and_the_reported_table_bits() {
+    let mut f = Sbbf::with_blocks(4).unwrap();
+    assert!(f.is_empty());
+    f.insert(&1u64);
+    assert!(!f.is_empty());
+    // Four blocks of 256 bits: the table bits the trait reports (the harness's bits/item).
+    assert_eq!(f.params().table_bits, 4 * 256);
+    assert_eq!(f.params().table_bits, 8 * f.size_in_bytes() as u64);
+}

@@ -301,4 +301,16 @@ fn every_plain_encoding_hashes_as_parquet_does() {
         theirs.insert("text");
     }
     assert_eq!(ours.raw_bitset(), bitset_of(&theirs));
+    // The typed INT32 query answers as Parquet's reader does, members and others alike.
+    let mut rng = ChaCha8Rng::seed_from_u64(15);
+    for _ in 0..300 {
+        let (a, _, _, _): (i32, i64, f32, f64) =
+            (rng.random(), rng.random(), rng.random(), rng.random());
+        let _: [u8; 12] = rng.random();
+        assert!(ours.might_contain_i32(a), "{a}");
+    }
+    for _ in 0..2_000 {
+        let x: i32 = rng.random();
+        assert_eq!(ours.might_contain_i32(x), theirs.check(&x), "{x}");
+    }
 }
