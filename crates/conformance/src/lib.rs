@@ -926,6 +926,23 @@ pub fn check_round_trips<F>(
     check_serde_round_trip(f);
 }
 
+/// A filter built on a keyed scheme, encoded as `bytes`: they decode to an equal filter under
+/// the same scheme (the first decoder), and are refused under `other` (the scheme from another
+/// secret) and by the second decoder (the default scheme).
+pub fn check_keyed_round_trip<F: PartialEq + Debug, S, G>(
+    f: &F,
+    bytes: &[u8],
+    (scheme, other): (S, S),
+    (decode_with, decode): (
+        impl Fn(&[u8], S) -> Result<F, Error>,
+        impl Fn(&[u8]) -> Result<G, Error>,
+    ),
+) {
+    assert_eq!(&decode_with(bytes, scheme).expect("decodes"), f);
+    assert!(decode_with(bytes, other).is_err(), "another secret");
+    assert!(decode(bytes).is_err(), "the default scheme");
+}
+
 /// A filter used only through `dyn Filter`: three string keys and three integers go in, one
 /// of each is found, and it counts six. Returns the box for the variant's own checks.
 pub fn check_behind_dyn(mut boxed: Box<dyn Filter>) -> Box<dyn Filter> {

@@ -10,50 +10,40 @@ use bloomlab_scalable::{ProbeRule, ScalableBloomFilter, ScalableConfig};
 
 #[test]
 fn stage_sizes_are_part_of_the_layout() {
-    // Version 2: k partitions of ceil(n_i / ln 2) bits.
+    // Version 2: k partitions of ceil(n_i / ln 2) bits; version 1: ceil(n_i·k_i / ln 2) bits.
+    let (v2, v1): (Vec<_>, Vec<_>) = [
+        ((11_544, 8), (11_542, 8)),
+        ((25_974, 9), (25_969, 9)),
+        ((57_710, 10), (57_708, 10)),
+        ((126_962, 11), (126_958, 11)),
+        ((277_008, 12), (276_998, 12)),
+        ((600_171, 13), (600_162, 13)),
+    ]
+    .into_iter()
+    .unzip();
     let c = ScalableConfig::new(1000, 0.01);
-    let want = [
-        (11_544, 8),
-        (25_974, 9),
-        (57_710, 10),
-        (126_962, 11),
-        (277_008, 12),
-        (600_171, 13),
-    ];
-    for (i, w) in want.into_iter().enumerate() {
-        assert_eq!(c.stage_size(i as u32).unwrap(), w, "stage {i}");
-        assert_eq!(
-            c.stage_size_under(i as u32, ProbeRule::Partitioned)
-                .unwrap(),
-            w
-        );
-    }
+    check_stages(&c, ProbeRule::Partitioned, &v2);
+    check_stages(&c, ProbeRule::Whole, &v1);
     let c = ScalableConfig::new(1000, 0.01).growth(4).tightening(0.85);
     let want = [(14_430, 10), (57_710, 10), (230_840, 10), (1_015_663, 11)];
-    for (i, w) in want.into_iter().enumerate() {
-        assert_eq!(c.stage_size(i as u32).unwrap(), w, "growth 4, stage {i}");
-    }
-    // Version 1: ceil(n_i·k_i / ln 2) bits.
-    let c = ScalableConfig::new(1000, 0.01);
-    let want = [
-        (11_542, 8),
-        (25_969, 9),
-        (57_708, 10),
-        (126_958, 11),
-        (276_998, 12),
-        (600_162, 13),
-    ];
-    for (i, w) in want.into_iter().enumerate() {
-        assert_eq!(
-            c.stage_size_under(i as u32, ProbeRule::Whole).unwrap(),
-            w,
-            "v1 stage {i}"
-        );
-    }
-    let c = ScalableConfig::new(1000, 0.01).growth(4).tightening(0.85);
+    check_stages(&c, ProbeRule::Partitioned, &want);
     let want = [(14_427, 10), (57_708, 10), (230_832, 10), (1_015_658, 11)];
-    for (i, w) in want.into_iter().enumerate() {
-        assert_eq!(c.stage_size_under(i as u32, ProbeRule::Whole).unwrap(), w);
+    check_stages(&c, ProbeRule::Whole, &want);
+}
+
+/// Checks stage `i`'s `(m_i, k_i)` under `rule` against `want[i]`; the default sizing
+/// (`stage_size`) must be the partitioned one.
+fn check_stages(c: &ScalableConfig, rule: ProbeRule, want: &[(u64, u32)]) {
+    for (i, &w) in want.iter().enumerate() {
+        let i = i as u32;
+        assert_eq!(
+            c.stage_size_under(i, rule).unwrap(),
+            w,
+            "{rule:?} stage {i}"
+        );
+        if rule == ProbeRule::Partitioned {
+            assert_eq!(c.stage_size(i).unwrap(), w, "default stage {i}");
+        }
     }
 }
 
