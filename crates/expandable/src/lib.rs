@@ -270,21 +270,7 @@ impl Lanes {
 /// Where an entry is: `Ok((bucket, slot))` in the table, `Err(index)` in the stash.
 type Place = Result<(u64, u32), usize>;
 
-/// murmur3's 64-bit finaliser.
-#[inline(always)]
-fn fmix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
-
-#[inline(always)]
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    fmix64(*state)
-}
+use bloomlab_core::hash::splitmix64 as splitmix;
 
 /// Fingerprint length of a non-zero code.
 #[inline(always)]
@@ -1240,18 +1226,25 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    #[test]
-    fn lane_matching_agrees_with_the_slot_by_slot_rule() {
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
-        for w in 3..=16u32 {
+    /// Random buckets of `w`-bit slots for each width in `widths`, `rounds` per width: short
+    /// codes, often prefixes of the query `q`, some empty, random flags. For both flag states
+    /// `agree(lanes, w, flag, slots, want, q)` answers (lane-parallel, slot-by-slot): they must
+    /// agree, and the slot rule must hit more than `min_hits` times per width.
+    fn check_lanes_agree(
+        seed: u64,
+        widths: std::ops::RangeInclusive<u32>,
+        rounds: usize,
+        min_hits: usize,
+        agree: impl Fn(&Lanes, u32, u64, [u64; SLOTS as usize], u64, u64) -> (bool, bool),
+    ) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for w in widths {
             let lanes = Lanes::for_width(w);
             let flag = 1u64 << (w - 1);
             let mut hits = 0;
-            for _ in 0..50_000 {
-                // Slots with short codes, often prefixes of q, some empty, random flags.
+            for _ in 0..rounds {
                 let q: u64 = rng.random();
-                let mut raw = 0u64;
-                for s in 0..BUCKET_SIZE {
+                let slots: [u64; SLOTS as usize] = std::array::from_fn(|_| {
                     let r = rng.random_range(0..w - 1);
                     let fp = if rng.random_bool(0.5) {
                         q & ((1 << r) - 1)
@@ -1259,59 +1252,53 @@ mod tests {
                         rng.random::<u64>() & ((1 << r) - 1)
                     };
                     let code = if rng.random_bool(0.2) { 0 } else { fp | 1 << r };
-                    let f = if rng.random_bool(0.5) { flag } else { 0 };
-                    raw |= (code | f) << (s * w);
-                }
+                    code | if rng.random_bool(0.5) { flag } else { 0 }
+                });
                 for want in [0, flag] {
-                    let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, w, flag, want, q);
-                    let want_lanes = if want == 0 { 0 } else { lanes.flags as u64 };
-                    assert_eq!(
-                        lanes.hit(raw, want_lanes, q),
-                        slow,
-                        "w {w} raw {raw:#x} q {q:#x}"
-                    );
+                    let (fast, slow) = agree(&lanes, w, flag, slots, want, q);
+                    assert_eq!(fast, slow, "w {w} slots {slots:x?} q {q:#x} want {want:#x}");
                     hits += usize::from(slow);
                 }
             }
-            assert!(hits > 10_000, "w {w}: {hits}");
+            assert!(hits > min_hits, "w {w}: {hits}");
         }
     }
 
     #[test]
+    fn lane_matching_agrees_with_the_slot_by_slot_rule() {
+        check_lanes_agree(
+            7,
+            3..=16,
+            50_000,
+            10_000,
+            |lanes, w, flag, slots, want, q| {
+                let raw = (0..)
+                    .zip(slots)
+                    .fold(0u64, |raw, (s, v)| raw | v << (s * w));
+                let want_lanes = if want == 0 { 0 } else { lanes.flags as u64 };
+                let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, w, flag, want, q);
+                (lanes.hit(raw, want_lanes, q), slow)
+            },
+        );
+    }
+
+    #[test]
     fn wide_lane_matching_agrees_with_the_slot_by_slot_rule() {
-        let mut rng = ChaCha8Rng::seed_from_u64(8);
-        for w in 17..=32u32 {
-            let lanes = Lanes::for_width(w);
-            let flag = 1u64 << (w - 1);
-            let mut hits = 0;
-            for _ in 0..20_000 {
-                let q: u64 = rng.random();
-                let (mut raw, mut slots) = (0u128, [0u64; 4]);
-                for (s, slot) in slots.iter_mut().enumerate() {
-                    let r = rng.random_range(0..w - 1);
-                    let fp = if rng.random_bool(0.5) {
-                        q & ((1 << r) - 1)
-                    } else {
-                        rng.random::<u64>() & ((1 << r) - 1)
-                    };
-                    let code = if rng.random_bool(0.2) { 0 } else { fp | 1 << r };
-                    *slot = code | if rng.random_bool(0.5) { flag } else { 0 };
-                    raw |= u128::from(*slot) << (s as u32 * w);
-                }
-                for want in [0, flag] {
-                    let slow = slots.iter().fold(false, |h, &v| {
-                        h | ExpandableFilter::<Xxh3Scheme>::slot_hit(v, flag, want, q)
-                    });
-                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
-                    assert_eq!(
-                        lanes.hit_wide(raw, want_lanes, q),
-                        slow,
-                        "w {w} raw {raw:#x}"
-                    );
-                    hits += usize::from(slow);
-                }
-            }
-            assert!(hits > 4_000, "w {w}: {hits}");
-        }
+        check_lanes_agree(
+            8,
+            17..=32,
+            20_000,
+            4_000,
+            |lanes, w, flag, slots, want, q| {
+                let raw = (0..)
+                    .zip(slots)
+                    .fold(0u128, |raw, (s, v)| raw | u128::from(v) << (s * w));
+                let slow = slots.iter().fold(false, |h, &v| {
+                    h | ExpandableFilter::<Xxh3Scheme>::slot_hit(v, flag, want, q)
+                });
+                let want_lanes = if want == 0 { 0 } else { lanes.flags };
+                (lanes.hit_wide(raw, want_lanes, q), slow)
+            },
+        );
     }
 }
