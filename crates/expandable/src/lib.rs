@@ -1226,16 +1226,29 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
+    /// One random bucket of `w`-bit slots and a query, for both lane-matching kernels.
+    struct Case<'a> {
+        lanes: &'a Lanes,
+        w: u32,
+        flag: u64,
+        slots: [u64; SLOTS as usize],
+        /// The slots packed, slot `s` at bit `s·w`.
+        raw: u128,
+        /// The flag state wanted (0 or `flag`), and the same in every lane.
+        want: u64,
+        want_lanes: u128,
+        q: u64,
+    }
+
     /// Random buckets of `w`-bit slots for each width in `widths`, `rounds` per width: short
     /// codes, often prefixes of the query `q`, some empty, random flags. For both flag states
-    /// `agree(lanes, w, flag, slots, want, q)` answers (lane-parallel, slot-by-slot): they must
-    /// agree, and the slot rule must hit more than `min_hits` times per width.
+    /// `agree` answers (lane-parallel, slot-by-slot): they must agree, and the slot rule must
+    /// hit more than `min_hits` times per width.
     fn check_lanes_agree(
         seed: u64,
         widths: std::ops::RangeInclusive<u32>,
-        rounds: usize,
-        min_hits: usize,
-        agree: impl Fn(&Lanes, u32, u64, [u64; SLOTS as usize], u64, u64) -> (bool, bool),
+        (rounds, min_hits): (usize, usize),
+        agree: impl Fn(&Case) -> (bool, bool),
     ) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         for w in widths {
@@ -1254,8 +1267,23 @@ mod tests {
                     let code = if rng.random_bool(0.2) { 0 } else { fp | 1 << r };
                     code | if rng.random_bool(0.5) { flag } else { 0 }
                 });
+                let raw = (0..)
+                    .zip(slots)
+                    .fold(0, |raw, (s, v)| raw | u128::from(v) << (s * w));
                 for want in [0, flag] {
-                    let (fast, slow) = agree(&lanes, w, flag, slots, want, q);
+                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
+                    let lanes = &lanes;
+                    let case = Case {
+                        lanes,
+                        w,
+                        flag,
+                        slots,
+                        raw,
+                        want,
+                        want_lanes,
+                        q,
+                    };
+                    let (fast, slow) = agree(&case);
                     assert_eq!(fast, slow, "w {w} slots {slots:x?} q {q:#x} want {want:#x}");
                     hits += usize::from(slow);
                 }
@@ -1266,39 +1294,19 @@ mod tests {
 
     #[test]
     fn lane_matching_agrees_with_the_slot_by_slot_rule() {
-        check_lanes_agree(
-            7,
-            3..=16,
-            50_000,
-            10_000,
-            |lanes, w, flag, slots, want, q| {
-                let raw = (0..)
-                    .zip(slots)
-                    .fold(0u64, |raw, (s, v)| raw | v << (s * w));
-                let want_lanes = if want == 0 { 0 } else { lanes.flags as u64 };
-                let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, w, flag, want, q);
-                (lanes.hit(raw, want_lanes, q), slow)
-            },
-        );
+        check_lanes_agree(7, 3..=16, (50_000, 10_000), |c| {
+            let (raw, want_lanes) = (c.raw as u64, c.want_lanes as u64);
+            let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, c.w, c.flag, c.want, c.q);
+            (c.lanes.hit(raw, want_lanes, c.q), slow)
+        });
     }
 
     #[test]
     fn wide_lane_matching_agrees_with_the_slot_by_slot_rule() {
-        check_lanes_agree(
-            8,
-            17..=32,
-            20_000,
-            4_000,
-            |lanes, w, flag, slots, want, q| {
-                let raw = (0..)
-                    .zip(slots)
-                    .fold(0u128, |raw, (s, v)| raw | u128::from(v) << (s * w));
-                let slow = slots.iter().fold(false, |h, &v| {
-                    h | ExpandableFilter::<Xxh3Scheme>::slot_hit(v, flag, want, q)
-                });
-                let want_lanes = if want == 0 { 0 } else { lanes.flags };
-                (lanes.hit_wide(raw, want_lanes, q), slow)
-            },
-        );
+        check_lanes_agree(8, 17..=32, (20_000, 4_000), |c| {
+            let hit = |v| ExpandableFilter::<Xxh3Scheme>::slot_hit(v, c.flag, c.want, c.q);
+            let slow = c.slots.iter().fold(false, |h, &v| h | hit(v));
+            (c.lanes.hit_wide(c.raw, c.want_lanes, c.q), slow)
+        });
     }
 }
