@@ -201,6 +201,23 @@ struct Entry {
     code: u64,
 }
 
+/// The body of [`Lanes::hit`] on a word of any width (`u64` or `u128`, the type of `raw`):
+/// `qc` is the query's code bits in the word's type; `codes`, `lows` and `flags` the lane masks.
+macro_rules! lane_hit {
+    ($raw:expr, $want:expr, $qc:expr, $codes:expr, $lows:expr, $flags:expr) => {{
+        let (raw, codes, lows, flags) = ($raw, $codes, $lows, $flags);
+        let code = raw & codes;
+        let t = code ^ $qc.wrapping_mul(lows);
+        let lowest = t & (!t & codes).wrapping_add(lows);
+        let half = (code >> 1) & codes;
+        let above = !((half | flags).wrapping_sub(lowest)) & flags;
+        let t_zero = !t.wrapping_add(codes) & flags;
+        let occupied = code.wrapping_add(codes) & flags;
+        let flag_ok = !(raw ^ $want) & flags;
+        occupied & (above | t_zero) & flag_ok != 0
+    }};
+}
+
 /// Masks for matching the 4 slots of a bucket in one word (64 bits for slot widths `W ≤ 16`,
 /// 128 bits up to 32), computed once per slot width. For `W ≤ 16` every mask lies in the low
 /// 64 bits, which the 64-bit match uses.
@@ -240,30 +257,14 @@ impl Lanes {
     #[inline(always)]
     fn hit(&self, raw: u64, want: u64, q: u64) -> bool {
         let (codes, lows, flags) = (self.codes as u64, self.lows as u64, self.flags as u64);
-        let code = raw & codes;
-        let t = code ^ (q & self.code).wrapping_mul(lows);
-        let lowest = t & (!t & codes).wrapping_add(lows);
-        let half = (code >> 1) & codes;
-        let above = !((half | flags).wrapping_sub(lowest)) & flags;
-        let t_zero = !t.wrapping_add(codes) & flags;
-        let occupied = code.wrapping_add(codes) & flags;
-        let flag_ok = !(raw ^ want) & flags;
-        occupied & (above | t_zero) & flag_ok != 0
+        lane_hit!(raw, want, q & self.code, codes, lows, flags)
     }
 
     /// [`hit`](Self::hit) on 128 bits, for `16 < W ≤ 32`.
     #[inline(always)]
     fn hit_wide(&self, raw: u128, want: u128, q: u64) -> bool {
         let (codes, lows, flags) = (self.codes, self.lows, self.flags);
-        let code = raw & codes;
-        let t = code ^ u128::from(q & self.code).wrapping_mul(lows);
-        let lowest = t & (!t & codes).wrapping_add(lows);
-        let half = (code >> 1) & codes;
-        let above = !((half | flags).wrapping_sub(lowest)) & flags;
-        let t_zero = !t.wrapping_add(codes) & flags;
-        let occupied = code.wrapping_add(codes) & flags;
-        let flag_ok = !(raw ^ want) & flags;
-        occupied & (above | t_zero) & flag_ok != 0
+        lane_hit!(raw, want, u128::from(q & self.code), codes, lows, flags)
     }
 }
 
