@@ -59,14 +59,7 @@ fn current_fpr_tracks_expected_and_measured() {
     );
     // And the table's own FPR is what non-members see (binomial, 10^6 probes).
     let mut rng = ChaCha8Rng::seed_from_u64(30);
-    let probes = 1_000_000u64;
-    let pos = (0..probes)
-        .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
-        .count() as f64;
-    assert!(
-        (pos - probes as f64 * c).abs() <= conf::Z_BOUND * conf::binomial_sigma(probes, c),
-        "{pos} vs {c}"
-    );
+    conf::check_positives_near(|k| f.might_contain(k), 1_000_000, &mut rng, c);
 }
 
 #[test]

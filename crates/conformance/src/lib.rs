@@ -926,6 +926,35 @@ pub fn check_round_trips<F>(
     check_serde_round_trip(f);
 }
 
+/// A filter on a keyed scheme (`keyed(secret)`), built by `make` and filled with the integers
+/// `0..n`: it finds them all, and its encoding (`codec.0`) decodes to an equal filter under
+/// the same secret (`codec.1`) but is refused under another secret and by the default
+/// scheme's decoder (`codec.2`). Returns the filter for the variant's own checks.
+pub fn check_keyed_round_trip<F: Filter + PartialEq + Debug, S, G>(
+    keyed: impl Fn([u8; 16]) -> S,
+    make: impl Fn(S) -> F,
+    n: u64,
+    (encode, decode_with, decode): (
+        impl Fn(&F) -> Vec<u8>,
+        impl Fn(&[u8], S) -> Result<F, Error>,
+        impl Fn(&[u8]) -> Result<G, Error>,
+    ),
+) -> F {
+    let mut f = make(keyed(*b"sixteen byte key"));
+    insert_all(&mut f, 0..n);
+    let dyn_f: &dyn Filter = &f;
+    assert!((0..n).all(|i| dyn_f.might_contain(&i)), "a member said no");
+    let bytes = encode(&f);
+    let back = decode_with(&bytes, keyed(*b"sixteen byte key")).expect("decodes");
+    assert_eq!(back, f);
+    assert!(
+        decode_with(&bytes, keyed(*b"another 16b key!")).is_err(),
+        "another secret"
+    );
+    assert!(decode(&bytes).is_err(), "the default scheme");
+    f
+}
+
 /// A filter used only through `dyn Filter`: three string keys and three integers go in, one
 /// of each is found, and it counts six. Returns the box for the variant's own checks.
 pub fn check_behind_dyn(mut boxed: Box<dyn Filter>) -> Box<dyn Filter> {

@@ -334,6 +334,26 @@ impl HashScheme for Xxh3Scheme {
     }
 }
 
+/// murmur3's 64-bit finaliser: spreads a value (a short fingerprint, one of `k` probe values)
+/// over all 64 bits before it is reduced into a range. Part of the cuckoo, expandable and
+/// scalable layouts: frozen.
+#[inline(always)]
+pub fn fmix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+/// One splitmix64 step: advances `state` by the golden-ratio increment and returns its
+/// [`fmix64`] (used for the kick sequences of the cuckoo-style filters, seeded per key).
+#[inline(always)]
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    fmix64(*state)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -131,23 +131,7 @@ pub struct CuckooFilter<S: HashScheme = Xxh3Scheme> {
     meta: Meta<S>,
 }
 
-/// murmur3's 64-bit finaliser: spreads a small fingerprint over 64 bits before it is reduced
-/// into the bucket range.
-#[inline(always)]
-fn fmix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
-
-/// splitmix64 step: the per-insert kick sequence (seeded from the key's hash).
-#[inline(always)]
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    fmix64(*state)
-}
+use bloomlab_core::hash::{fmix64, splitmix64 as splitmix};
 
 bloomlab_core::default_scheme_constructors! {
     impl CuckooFilter {

@@ -326,6 +326,16 @@ impl BucketTable {
             .sum()
     }
 
+    /// Every occupied slot as `(bucket, slot, fingerprint)`, in table order (a full scan, for
+    /// tests and diagnostics).
+    pub fn stored(&self) -> Vec<(u64, u32, u32)> {
+        (0..self.num_buckets)
+            .flat_map(|b| (0..BUCKET_SIZE).map(move |j| (b, j)))
+            .map(|(b, j)| (b, j, self.get(b, j)))
+            .filter(|&(_, _, fp)| fp != EMPTY)
+            .collect()
+    }
+
     /// Empty every slot.
     pub fn clear(&mut self) {
         self.words.fill(0);

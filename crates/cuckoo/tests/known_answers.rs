@@ -43,11 +43,7 @@ fn bucket_fingerprint_and_alternate_of_fixed_keys() {
                 CuckooFilter::with_fingerprint_bits_and_scheme(1000, f_bits, Xxh3Scheme).unwrap();
             assert_eq!(f.num_buckets(), 264);
             f.insert(&key[..]).unwrap();
-            let stored: Vec<(u64, u32, u32)> = (0..f.num_buckets())
-                .flat_map(|b| (0..4).map(move |s| (b, s)))
-                .map(|(b, s)| (b, s, f.table().get(b, s)))
-                .filter(|&(_, _, v)| v != 0)
-                .collect();
+            let stored = f.table().stored();
             assert_eq!(
                 stored,
                 [(i1, 0, fp)],

@@ -201,6 +201,23 @@ struct Entry {
     code: u64,
 }
 
+/// The body of [`Lanes::hit`] on a word of any width (`u64` or `u128`, the type of `raw`):
+/// `qc` is the query's code bits in the word's type; `codes`, `lows` and `flags` the lane masks.
+macro_rules! lane_hit {
+    ($raw:expr, $want:expr, $qc:expr, $codes:expr, $lows:expr, $flags:expr) => {{
+        let (raw, codes, lows, flags) = ($raw, $codes, $lows, $flags);
+        let code = raw & codes;
+        let t = code ^ $qc.wrapping_mul(lows);
+        let lowest = t & (!t & codes).wrapping_add(lows);
+        let half = (code >> 1) & codes;
+        let above = !((half | flags).wrapping_sub(lowest)) & flags;
+        let t_zero = !t.wrapping_add(codes) & flags;
+        let occupied = code.wrapping_add(codes) & flags;
+        let flag_ok = !(raw ^ $want) & flags;
+        occupied & (above | t_zero) & flag_ok != 0
+    }};
+}
+
 /// Masks for matching the 4 slots of a bucket in one word (64 bits for slot widths `W ≤ 16`,
 /// 128 bits up to 32), computed once per slot width. For `W ≤ 16` every mask lies in the low
 /// 64 bits, which the 64-bit match uses.
@@ -240,51 +257,21 @@ impl Lanes {
     #[inline(always)]
     fn hit(&self, raw: u64, want: u64, q: u64) -> bool {
         let (codes, lows, flags) = (self.codes as u64, self.lows as u64, self.flags as u64);
-        let code = raw & codes;
-        let t = code ^ (q & self.code).wrapping_mul(lows);
-        let lowest = t & (!t & codes).wrapping_add(lows);
-        let half = (code >> 1) & codes;
-        let above = !((half | flags).wrapping_sub(lowest)) & flags;
-        let t_zero = !t.wrapping_add(codes) & flags;
-        let occupied = code.wrapping_add(codes) & flags;
-        let flag_ok = !(raw ^ want) & flags;
-        occupied & (above | t_zero) & flag_ok != 0
+        lane_hit!(raw, want, q & self.code, codes, lows, flags)
     }
 
     /// [`hit`](Self::hit) on 128 bits, for `16 < W ≤ 32`.
     #[inline(always)]
     fn hit_wide(&self, raw: u128, want: u128, q: u64) -> bool {
         let (codes, lows, flags) = (self.codes, self.lows, self.flags);
-        let code = raw & codes;
-        let t = code ^ u128::from(q & self.code).wrapping_mul(lows);
-        let lowest = t & (!t & codes).wrapping_add(lows);
-        let half = (code >> 1) & codes;
-        let above = !((half | flags).wrapping_sub(lowest)) & flags;
-        let t_zero = !t.wrapping_add(codes) & flags;
-        let occupied = code.wrapping_add(codes) & flags;
-        let flag_ok = !(raw ^ want) & flags;
-        occupied & (above | t_zero) & flag_ok != 0
+        lane_hit!(raw, want, u128::from(q & self.code), codes, lows, flags)
     }
 }
 
 /// Where an entry is: `Ok((bucket, slot))` in the table, `Err(index)` in the stash.
 type Place = Result<(u64, u32), usize>;
 
-/// murmur3's 64-bit finaliser.
-#[inline(always)]
-fn fmix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
-
-#[inline(always)]
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    fmix64(*state)
-}
+use bloomlab_core::hash::splitmix64 as splitmix;
 
 /// Fingerprint length of a non-zero code.
 #[inline(always)]
@@ -1240,18 +1227,38 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    #[test]
-    fn lane_matching_agrees_with_the_slot_by_slot_rule() {
-        let mut rng = ChaCha8Rng::seed_from_u64(7);
-        for w in 3..=16u32 {
+    /// One random bucket of `w`-bit slots and a query, for both lane-matching kernels.
+    struct Case<'a> {
+        lanes: &'a Lanes,
+        w: u32,
+        flag: u64,
+        slots: [u64; SLOTS as usize],
+        /// The slots packed, slot `s` at bit `s·w`.
+        raw: u128,
+        /// The flag state wanted (0 or `flag`), and the same in every lane.
+        want: u64,
+        want_lanes: u128,
+        q: u64,
+    }
+
+    /// Random buckets of `w`-bit slots for each width in `widths`, `rounds` per width: short
+    /// codes, often prefixes of the query `q`, some empty, random flags. For both flag states
+    /// `agree` answers (lane-parallel, slot-by-slot): they must agree, and the slot rule must
+    /// hit more than `min_hits` times per width.
+    fn check_lanes_agree(
+        seed: u64,
+        widths: std::ops::RangeInclusive<u32>,
+        (rounds, min_hits): (usize, usize),
+        agree: impl Fn(&Case) -> (bool, bool),
+    ) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for w in widths {
             let lanes = Lanes::for_width(w);
             let flag = 1u64 << (w - 1);
             let mut hits = 0;
-            for _ in 0..50_000 {
-                // Slots with short codes, often prefixes of q, some empty, random flags.
+            for _ in 0..rounds {
                 let q: u64 = rng.random();
-                let mut raw = 0u64;
-                for s in 0..BUCKET_SIZE {
+                let slots: [u64; SLOTS as usize] = std::array::from_fn(|_| {
                     let r = rng.random_range(0..w - 1);
                     let fp = if rng.random_bool(0.5) {
                         q & ((1 << r) - 1)
@@ -1259,59 +1266,48 @@ mod tests {
                         rng.random::<u64>() & ((1 << r) - 1)
                     };
                     let code = if rng.random_bool(0.2) { 0 } else { fp | 1 << r };
-                    let f = if rng.random_bool(0.5) { flag } else { 0 };
-                    raw |= (code | f) << (s * w);
-                }
+                    code | if rng.random_bool(0.5) { flag } else { 0 }
+                });
+                let raw = (0..)
+                    .zip(slots)
+                    .fold(0, |raw, (s, v)| raw | u128::from(v) << (s * w));
                 for want in [0, flag] {
-                    let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, w, flag, want, q);
-                    let want_lanes = if want == 0 { 0 } else { lanes.flags as u64 };
-                    assert_eq!(
-                        lanes.hit(raw, want_lanes, q),
-                        slow,
-                        "w {w} raw {raw:#x} q {q:#x}"
-                    );
+                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
+                    let lanes = &lanes;
+                    let case = Case {
+                        lanes,
+                        w,
+                        flag,
+                        slots,
+                        raw,
+                        want,
+                        want_lanes,
+                        q,
+                    };
+                    let (fast, slow) = agree(&case);
+                    assert_eq!(fast, slow, "w {w} slots {slots:x?} q {q:#x} want {want:#x}");
                     hits += usize::from(slow);
                 }
             }
-            assert!(hits > 10_000, "w {w}: {hits}");
+            assert!(hits > min_hits, "w {w}: {hits}");
         }
     }
 
     #[test]
+    fn lane_matching_agrees_with_the_slot_by_slot_rule() {
+        check_lanes_agree(7, 3..=16, (50_000, 10_000), |c| {
+            let (raw, want_lanes) = (c.raw as u64, c.want_lanes as u64);
+            let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, c.w, c.flag, c.want, c.q);
+            (c.lanes.hit(raw, want_lanes, c.q), slow)
+        });
+    }
+
+    #[test]
     fn wide_lane_matching_agrees_with_the_slot_by_slot_rule() {
-        let mut rng = ChaCha8Rng::seed_from_u64(8);
-        for w in 17..=32u32 {
-            let lanes = Lanes::for_width(w);
-            let flag = 1u64 << (w - 1);
-            let mut hits = 0;
-            for _ in 0..20_000 {
-                let q: u64 = rng.random();
-                let (mut raw, mut slots) = (0u128, [0u64; 4]);
-                for (s, slot) in slots.iter_mut().enumerate() {
-                    let r = rng.random_range(0..w - 1);
-                    let fp = if rng.random_bool(0.5) {
-                        q & ((1 << r) - 1)
-                    } else {
-                        rng.random::<u64>() & ((1 << r) - 1)
-                    };
-                    let code = if rng.random_bool(0.2) { 0 } else { fp | 1 << r };
-                    *slot = code | if rng.random_bool(0.5) { flag } else { 0 };
-                    raw |= u128::from(*slot) << (s as u32 * w);
-                }
-                for want in [0, flag] {
-                    let slow = slots.iter().fold(false, |h, &v| {
-                        h | ExpandableFilter::<Xxh3Scheme>::slot_hit(v, flag, want, q)
-                    });
-                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
-                    assert_eq!(
-                        lanes.hit_wide(raw, want_lanes, q),
-                        slow,
-                        "w {w} raw {raw:#x}"
-                    );
-                    hits += usize::from(slow);
-                }
-            }
-            assert!(hits > 4_000, "w {w}: {hits}");
-        }
+        check_lanes_agree(8, 17..=32, (20_000, 4_000), |c| {
+            let hit = |v| ExpandableFilter::<Xxh3Scheme>::slot_hit(v, c.flag, c.want, c.q);
+            let slow = c.slots.iter().fold(false, |h, &v| h | hit(v));
+            (c.lanes.hit_wide(c.raw, c.want_lanes, c.q), slow)
+        });
     }
 }

@@ -34,11 +34,7 @@ fn where_fixed_keys_are_stored() {
             (8, 278, 22, 14)
         );
         f.insert(&key[..]).unwrap();
-        let stored: Vec<(u64, u32, u32)> = (0..f.num_buckets())
-            .flat_map(|b| (0..4).map(move |s| (b, s)))
-            .map(|(b, s)| (b, s, f.table().get(b, s)))
-            .filter(|&(_, _, v)| v != 0)
-            .collect();
+        let stored = f.table().stored();
         assert_eq!(stored, [(bucket, 0, code)]);
     }
 }

@@ -208,16 +208,9 @@ impl ProbeRule {
     }
 }
 
-/// murmur3's 64-bit finaliser: makes the `k` double-hashing values of a key behave as
-/// independent for the partition reduction (see [`Stage`]).
-#[inline(always)]
-fn fmix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
+// murmur3's 64-bit finaliser makes the `k` double-hashing values of a key behave as
+// independent for the partition reduction (see [`Stage`]).
+use bloomlab_core::hash::fmix64;
 
 /// One stage of the chain: `m` bits, `k` probes, its insert count and its set bits.
 ///

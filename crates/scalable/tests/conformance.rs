@@ -258,21 +258,12 @@ fn works_behind_dyn_filter() {
 
 #[test]
 fn keyed_scheme_round_trips_only_with_its_secret() {
-    use bloomlab_keyed::SipScheme;
-    let scheme = SipScheme::from_secret(*b"sixteen byte key");
-    let config = ScalableConfig::new(500, 0.01);
-    let mut f = ScalableBloomFilter::with_config_and_scheme(config, scheme.clone()).unwrap();
-    for i in 0..5_000u64 {
-        f.insert(&i).unwrap();
-    }
+    use bloomlab_scalable::ScalableBloomFilter as F;
+    let make = |s| F::with_config_and_scheme(ScalableConfig::new(500, 0.01), s).unwrap();
+    let codec = (F::to_bytes, F::from_bytes_with_scheme, F::from_bytes);
+    let f =
+        conf::check_keyed_round_trip(bloomlab_keyed::SipScheme::from_secret, make, 5_000, codec);
     assert!(f.stages() > 1);
-    assert!((0..5_000u64).all(|i| f.might_contain(&i)));
-    let bytes = f.to_bytes();
-    let back = ScalableBloomFilter::from_bytes_with_scheme(&bytes, scheme).unwrap();
-    assert_eq!(back, f);
-    let other = SipScheme::from_secret(*b"another 16b key!");
-    assert!(ScalableBloomFilter::from_bytes_with_scheme(&bytes, other).is_err());
-    assert!(ScalableBloomFilter::from_bytes(&bytes).is_err());
 }
 
 /// Offsets of each stage's count field in the checked bytes: header (32) + config (40), then
@@ -353,14 +344,7 @@ fn fpr_bound_is_the_target_and_current_fpr_is_the_compound_of_the_fills() {
             "s={growth} r={tightening}: current {c} > bound {p}"
         );
         // It is the table's FPR: non-members are positive at that rate (binomial, 5σ).
-        let probes = 400_000u64;
-        let pos = (0..probes)
-            .filter(|_| f.might_contain(&conf::non_member_key(&mut rng)))
-            .count() as f64;
-        assert!(
-            (pos - probes as f64 * c).abs() <= conf::Z_BOUND * conf::binomial_sigma(probes, c),
-            "s={growth} r={tightening}: {pos} positives vs current {c}"
-        );
+        conf::check_positives_near(|k| f.might_contain(k), 400_000, &mut rng, c);
     }
 }
 

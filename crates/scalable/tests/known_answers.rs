@@ -4,56 +4,47 @@
 //! stage sizing is part of the layout and is pinned here too. A change to any literal here
 //! needs a format version bump. Version 1 (whole-stage probes) is still read: its vectors stay.
 
+use bloomlab_conformance::kat::positives;
 use bloomlab_conformance::{self as conf, from_hex};
 use bloomlab_core::{DecodeError, Error, Xxh3Scheme};
 use bloomlab_scalable::{ProbeRule, ScalableBloomFilter, ScalableConfig};
 
 #[test]
 fn stage_sizes_are_part_of_the_layout() {
-    // Version 2: k partitions of ceil(n_i / ln 2) bits.
+    // Version 2: k partitions of ceil(n_i / ln 2) bits; version 1: ceil(n_i·k_i / ln 2) bits.
+    let (v2, v1): (Vec<_>, Vec<_>) = [
+        ((11_544, 8), (11_542, 8)),
+        ((25_974, 9), (25_969, 9)),
+        ((57_710, 10), (57_708, 10)),
+        ((126_962, 11), (126_958, 11)),
+        ((277_008, 12), (276_998, 12)),
+        ((600_171, 13), (600_162, 13)),
+    ]
+    .into_iter()
+    .unzip();
     let c = ScalableConfig::new(1000, 0.01);
-    let want = [
-        (11_544, 8),
-        (25_974, 9),
-        (57_710, 10),
-        (126_962, 11),
-        (277_008, 12),
-        (600_171, 13),
-    ];
-    for (i, w) in want.into_iter().enumerate() {
-        assert_eq!(c.stage_size(i as u32).unwrap(), w, "stage {i}");
-        assert_eq!(
-            c.stage_size_under(i as u32, ProbeRule::Partitioned)
-                .unwrap(),
-            w
-        );
-    }
+    check_stages(&c, ProbeRule::Partitioned, &v2);
+    check_stages(&c, ProbeRule::Whole, &v1);
     let c = ScalableConfig::new(1000, 0.01).growth(4).tightening(0.85);
     let want = [(14_430, 10), (57_710, 10), (230_840, 10), (1_015_663, 11)];
-    for (i, w) in want.into_iter().enumerate() {
-        assert_eq!(c.stage_size(i as u32).unwrap(), w, "growth 4, stage {i}");
-    }
-    // Version 1: ceil(n_i·k_i / ln 2) bits.
-    let c = ScalableConfig::new(1000, 0.01);
-    let want = [
-        (11_542, 8),
-        (25_969, 9),
-        (57_708, 10),
-        (126_958, 11),
-        (276_998, 12),
-        (600_162, 13),
-    ];
-    for (i, w) in want.into_iter().enumerate() {
-        assert_eq!(
-            c.stage_size_under(i as u32, ProbeRule::Whole).unwrap(),
-            w,
-            "v1 stage {i}"
-        );
-    }
-    let c = ScalableConfig::new(1000, 0.01).growth(4).tightening(0.85);
+    check_stages(&c, ProbeRule::Partitioned, &want);
     let want = [(14_427, 10), (57_708, 10), (230_832, 10), (1_015_658, 11)];
-    for (i, w) in want.into_iter().enumerate() {
-        assert_eq!(c.stage_size_under(i as u32, ProbeRule::Whole).unwrap(), w);
+    check_stages(&c, ProbeRule::Whole, &want);
+}
+
+/// Checks stage `i`'s `(m_i, k_i)` under `rule` against `want[i]`; the default sizing
+/// (`stage_size`) must be the partitioned one.
+fn check_stages(c: &ScalableConfig, rule: ProbeRule, want: &[(u64, u32)]) {
+    for (i, &w) in want.iter().enumerate() {
+        let i = i as u32;
+        assert_eq!(
+            c.stage_size_under(i, rule).unwrap(),
+            w,
+            "{rule:?} stage {i}"
+        );
+        if rule == ProbeRule::Partitioned {
+            assert_eq!(c.stage_size(i).unwrap(), w, "default stage {i}");
+        }
     }
 }
 
@@ -105,11 +96,8 @@ fn literal_filter_decodes_and_answers_as_written() {
         (3, 20, ProbeRule::Partitioned)
     );
     assert!((0..20).all(|i| f.might_contain(&format!("k{i}"))));
-    let positives: Vec<usize> = (0..256)
-        .filter(|i| f.might_contain(&format!("n{i}")))
-        .collect();
     assert_eq!(
-        positives,
+        positives(|k| f.might_contain(k)),
         [
             66, 71, 75, 86, 93, 99, 104, 107, 111, 126, 142, 151, 156, 169, 212, 219, 240, 248, 249
         ]
@@ -123,11 +111,8 @@ fn version_1_still_decodes_answers_and_grows_under_its_own_rule() {
     assert_eq!((f.stages(), f.len(), f.rule()), (3, 20, ProbeRule::Whole));
     assert_eq!(f.to_bytes(), bytes, "a version-1 chain writes version 1");
     assert!((0..20).all(|i| f.might_contain(&format!("k{i}"))));
-    let positives: Vec<usize> = (0..256)
-        .filter(|i| f.might_contain(&format!("n{i}")))
-        .collect();
     assert_eq!(
-        positives,
+        positives(|k| f.might_contain(k)),
         [
             9, 24, 37, 40, 42, 49, 63, 69, 84, 86, 112, 113, 154, 156, 161, 178, 211, 228, 243,
             244, 253
