@@ -11,6 +11,7 @@
 //! | example | question |
 //! |---|---|
 //! | `blocked_ab` | blocked lookups against `sbbf-rs-safe`, A B B A in one process |
+//! | `many_filters_ab` | many small filters out of cache: blocked, `sbbf-rs-safe` and the bare kernel, interleaved |
 //! | `blocked_icount` | instructions per blocked and classic operation (run under callgrind) |
 //! | `blocked_kernels` | the AVX2 and AVX-512 block kernels side by side |
 //! | `blocked_shared_lookups` | a blocked lookup of an owned line against one of a shared line |
