@@ -326,3 +326,37 @@ fn batched_lookups_answer_as_single_ones() {
         );
     }
 }
+
+#[test]
+fn a_serde_record_without_a_format_version_is_the_first_layout() {
+    // Records written before the second layout carry no `format_version`: they must read
+    // as the first layout, and answer as the filter that wrote them.
+    let keys = members(300, 9);
+    let f = RibbonFilter::build_in(Layout::Fmix128, &keys, 0.01, Xxh3Scheme).unwrap();
+    let mut record = serde_json::to_value(&f).unwrap();
+    let fields = record.as_object_mut().unwrap();
+    assert_eq!(
+        fields.remove("format_version"),
+        Some(serde_json::Value::from(format::FORMAT_VERSION))
+    );
+    let back: RibbonFilter = serde_json::from_value(record).unwrap();
+    assert_eq!(back.layout(), Layout::Fmix128);
+    assert_eq!(back, f);
+    assert!(keys.iter().all(|k| back.might_contain(k)));
+}
+
+#[test]
+fn a_view_reports_the_size_of_the_solution_it_borrows() {
+    for n in [1, 300, 20_000] {
+        for layout in [Layout::Fmix128, Layout::OneHash] {
+            let f = RibbonFilter::build_in(layout, members(n, 9), 0.01, Xxh3Scheme).unwrap();
+            let bytes = f.to_bytes();
+            let view = RibbonView::new(&bytes).unwrap();
+            // The same solution as the owned filter's columns, which are whole 64-bit
+            // words holding at least `num_slots · r` bits.
+            assert_eq!(view.size_in_bytes(), f.size_in_bytes(), "n = {n}");
+            assert!(view.size_in_bytes() as u64 * 8 >= f.num_slots() * u64::from(f.result_bits()));
+            assert_eq!(view.size_in_bytes() % 8, 0);
+        }
+    }
+}

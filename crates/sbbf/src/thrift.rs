@@ -391,4 +391,25 @@ mod tests {
         }
         assert_eq!(MAX_DEPTH, 16, "the documented limit");
     }
+    #[test]
+    fn a_map_that_fills_the_header_up_to_its_stop_byte_is_read() {
+        // An unknown map field of `n` one-byte keys and values, last in the header: after
+        // the map's key and value types, exactly `2n + 1` bytes remain (the entries and the
+        // stop byte), the fewest a valid map can leave, and the header is read whole. A
+        // count of one entry more than those bytes can hold is refused by the count check,
+        // before any entry is read.
+        for n in [1u8, 2, 5, 63] {
+            let mut h = encode(64);
+            h.pop(); // the stop byte
+            h.extend_from_slice(&[0x1b, n, 0x33]); // field 5: a map of n entries, byte → byte
+            h.extend(0..2 * n);
+            h.push(0x00);
+            assert_eq!(decode(&h), Ok((64, h.len())), "{n} entries");
+            let count_at = encode(64).len();
+            let mut more = h.clone();
+            more[count_at] = n + 1;
+            let e = decode(&more).expect_err("more entries than bytes");
+            assert!(e.to_string().contains("map of"), "{n}: {e}");
+        }
+    }
 }

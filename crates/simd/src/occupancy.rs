@@ -181,4 +181,45 @@ mod occupancy_tests {
             ]
         );
     }
+
+    /// The throws written out from their definition, one occupancy at a time from a copy of
+    /// the old values: `dist[i + T − 1] ← Σ_t coef[t][i]·dist[i + T − 1 − t]`, in the order
+    /// of `t` (the rounding the body promises).
+    fn by_definition<const T: usize>(dist: &mut [f64], coef: [&[f64]; T]) {
+        let old = dist.to_vec();
+        let n = coef[0].len();
+        for i in 0..n {
+            let mut acc = coef[0][i] * old[i + T - 1];
+            for (t, c) in coef.iter().enumerate().skip(1) {
+                acc += c[i] * old[i + T - 1 - t];
+            }
+            dist[i + T - 1] = acc;
+        }
+    }
+
+    fn check_definition<const T: usize>(next: &mut impl FnMut() -> f64) {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        // Windows of one sixteen-wide chunk and more, with and without a remainder, so the
+        // chunked loop (not only the tail loop) is held to the definition.
+        for n in [16usize, 17, 31, 32, 33, 48, 70] {
+            let coef: Vec<Vec<f64>> = (0..T).map(|_| (0..n).map(|_| next()).collect()).collect();
+            let coef: [&[f64]; T] = std::array::from_fn(|t| coef[t].as_slice());
+            let start: Vec<f64> = (0..n + T - 1).map(|_| next() + 0.5).collect();
+            let mut want = start.clone();
+            by_definition(&mut want, coef);
+            for (name, step) in variants::<T>() {
+                let mut got = start.clone();
+                step(&mut got, coef);
+                assert_eq!(bits(&want), bits(&got), "{name}, {T} taps, window of {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_chunk_of_a_long_window_throws_as_defined() {
+        let mut st = 23u64;
+        let mut next = || (crate::testing::mix(&mut st) >> 11) as f64 / (1u64 << 53) as f64;
+        check_definition::<2>(&mut next);
+        check_definition::<3>(&mut next);
+    }
 }

@@ -80,6 +80,11 @@ fn second_request_admission_avoids_one_hit_writes() {
         second.hit_rate() >= always.hit_rate() * 0.95,
         "{always:?} {second:?}"
     );
+    // The hit rate is the share of requests served from the cache: neither none nor all.
+    for r in [&always, &second] {
+        assert_eq!(r.hit_rate(), r.hits as f64 / r.requests as f64);
+        assert!(r.hits > 0 && r.hits < r.requests, "{r:?}");
+    }
     println!("{}", admission::markdown(&[always, second]));
 }
 
