@@ -1172,16 +1172,7 @@ fn validate_parts(
 impl<S: HashScheme> FilterCore for BlockedBloomFilter<S> {
     // Inlined into a caller that knows the key's length (8 bytes of a `u64`), the hash
     // specialises to it and no call is left per key, as with the inherent methods.
-    #[inline(always)]
-    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
-        self.insert(key);
-        Ok(())
-    }
-
-    #[inline(always)]
-    fn contains_key(&self, key: &[u8]) -> bool {
-        self.might_contain(key)
-    }
+    bloomlab_core::key_methods!();
 
     fn heap_bytes(&self) -> usize {
         self.blocks.len() * BLOCK_BYTES

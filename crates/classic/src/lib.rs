@@ -600,16 +600,7 @@ impl<'a> Payload<'a> {
 }
 
 impl<S: HashScheme> FilterCore for BloomFilter<S> {
-    #[inline(always)]
-    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
-        self.insert(key);
-        Ok(())
-    }
-
-    #[inline(always)]
-    fn contains_key(&self, key: &[u8]) -> bool {
-        self.might_contain(key)
-    }
+    bloomlab_core::key_methods!();
 
     fn heap_bytes(&self) -> usize {
         self.bits.size_in_bytes()

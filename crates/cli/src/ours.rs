@@ -26,50 +26,13 @@ pub fn build(
     fpr: f64,
 ) -> Result<Vec<u8>, CliError> {
     let invalid = |e: bloomlab_core::Error| CliError::Invalid(e.to_string());
-    let fill = |f: &mut dyn Filter| -> Result<(), CliError> {
-        for (i, k) in keys.iter().enumerate() {
-            k.with_bytes(|b| f.insert_bytes(b)).map_err(|e| {
-                CliError::Invalid(format!(
-                    "key {} of {} (line {}) did not fit: {e}; give a larger --n",
-                    i + 1,
-                    keys.len(),
-                    i + 1
-                ))
-            })?;
-        }
-        Ok(())
-    };
     Ok(match format {
-        BuildFormat::Classic => {
-            let mut f = BloomFilter::with_fpr(n, fpr).map_err(invalid)?;
-            fill(&mut f)?;
-            f.to_bytes()
-        }
-        BuildFormat::Blocked => {
-            let mut f = BlockedBloomFilter::with_fpr(n, fpr).map_err(invalid)?;
-            fill(&mut f)?;
-            f.to_bytes()
-        }
-        BuildFormat::Counting => {
-            let mut f = CountingBloomFilter::with_fpr(n, fpr).map_err(invalid)?;
-            fill(&mut f)?;
-            f.to_bytes()
-        }
-        BuildFormat::Cuckoo => {
-            let mut f = CuckooFilter::with_fpr(n, fpr).map_err(invalid)?;
-            fill(&mut f)?;
-            f.to_bytes()
-        }
-        BuildFormat::Scalable => {
-            let mut f = ScalableBloomFilter::new(n, fpr).map_err(invalid)?;
-            fill(&mut f)?;
-            f.to_bytes()
-        }
-        BuildFormat::Expandable => {
-            let mut f = ExpandableFilter::with_start(n, fpr).map_err(invalid)?;
-            fill(&mut f)?;
-            f.to_bytes()
-        }
+        BuildFormat::Classic => filled(BloomFilter::with_fpr(n, fpr), keys)?.to_bytes(),
+        BuildFormat::Blocked => filled(BlockedBloomFilter::with_fpr(n, fpr), keys)?.to_bytes(),
+        BuildFormat::Counting => filled(CountingBloomFilter::with_fpr(n, fpr), keys)?.to_bytes(),
+        BuildFormat::Cuckoo => filled(CuckooFilter::with_fpr(n, fpr), keys)?.to_bytes(),
+        BuildFormat::Scalable => filled(ScalableBloomFilter::new(n, fpr), keys)?.to_bytes(),
+        BuildFormat::Expandable => filled(ExpandableFilter::with_start(n, fpr), keys)?.to_bytes(),
         BuildFormat::Ribbon => {
             let owned: Vec<Vec<u8>> = keys.iter().map(|k| k.with_bytes(<[u8]>::to_vec)).collect();
             RibbonFilter::build(owned.iter(), fpr)
@@ -85,6 +48,23 @@ pub fn build(
         }
         jvm => return crate::jvm::build(jvm, keys, n, fpr),
     })
+}
+
+/// The filter `made` (or why it could not be), holding every key of `keys`. A key that does
+/// not fit (a full cuckoo table) is named with its line.
+fn filled<F: Filter>(made: bloomlab_core::Result<F>, keys: &[TypedKey<'_>]) -> Result<F, CliError> {
+    let mut f = made.map_err(|e| CliError::Invalid(e.to_string()))?;
+    for (i, k) in keys.iter().enumerate() {
+        k.with_bytes(|b| f.insert_bytes(b)).map_err(|e| {
+            CliError::Invalid(format!(
+                "key {} of {} (line {}) did not fit: {e}; give a larger --n",
+                i + 1,
+                keys.len(),
+                i + 1
+            ))
+        })?;
+    }
+    Ok(f)
 }
 
 /// Our envelope (`BLAB`) or the seed's `BLM1` layout.

@@ -31,6 +31,44 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `build --format FORMAT --key-type KEY_TYPE --n N --fpr FPR --keys KEYS --out OUT`.
+fn build_args<'a>(
+    format: &'a str,
+    key_type: &'a str,
+    n: &'a str,
+    fpr: &'a str,
+    keys: &'a Path,
+    out: &'a Path,
+) -> [&'a str; 13] {
+    [
+        "build",
+        "--format",
+        format,
+        "--key-type",
+        key_type,
+        "--n",
+        n,
+        "--fpr",
+        fpr,
+        "--keys",
+        s(keys),
+        "--out",
+        s(out),
+    ]
+}
+
+/// `contains FILTER --key-type KEY_TYPE --keys KEYS`.
+fn contains_args<'a>(filter: &'a Path, key_type: &'a str, keys: &'a Path) -> [&'a str; 6] {
+    [
+        "contains",
+        s(filter),
+        "--key-type",
+        key_type,
+        "--keys",
+        s(keys),
+    ]
+}
+
 /// Success: stdout.
 fn ok(args: &[&str]) -> String {
     let o = bloomlab(args);
@@ -90,28 +128,14 @@ fn build_then_contains_for_every_format_and_key_type() {
         let o = d.file(&format!("{t}.others"), others);
         for &format in FORMATS {
             let out = d.path(&format!("{format}.{t}"));
-            ok(&[
-                "build",
-                "--format",
-                format,
-                "--key-type",
-                t,
-                "--n",
-                "2000",
-                "--fpr",
-                "0.01",
-                "--keys",
-                s(&m),
-                "--out",
-                s(&out),
-            ]);
-            let hits = ok(&["contains", s(&out), "--key-type", t, "--keys", s(&m)]);
+            ok(&build_args(format, t, "2000", "0.01", &m, &out));
+            let hits = ok(&contains_args(&out, t, &m));
             assert_eq!(
                 hits,
                 "1\n".repeat(2_000),
                 "{format} {t}: a member answered 0"
             );
-            let fp = ok(&["contains", s(&out), "--key-type", t, "--keys", s(&o)]);
+            let fp = ok(&contains_args(&out, t, &o));
             assert_eq!(fp.lines().count(), 4_000);
             assert!(fp.lines().all(|l| l == "0" || l == "1"));
             // Every format meets 1 % at 2 000 keys within a factor the Parquet sizing rule
@@ -132,21 +156,7 @@ fn key_types_map_to_our_key_encoding() {
     let dec: String = values.iter().map(|v| format!("{v}\n")).collect();
     let dec = d.file("dec", dec);
     let out = d.path("f");
-    ok(&[
-        "build",
-        "--format",
-        "classic",
-        "--key-type",
-        "i64",
-        "--n",
-        "10",
-        "--fpr",
-        "0.001",
-        "--keys",
-        s(&dec),
-        "--out",
-        s(&out),
-    ]);
+    ok(&build_args("classic", "i64", "10", "0.001", &dec, &out));
     let mut f = bloomlab_classic::BloomFilter::with_fpr(10, 0.001).unwrap();
     for v in values {
         f.insert(&v);
@@ -156,21 +166,7 @@ fn key_types_map_to_our_key_encoding() {
     let text = d.file("t", "a\r\n\r\nключ\nlast");
     let (a, b) = (d.path("a"), d.path("b"));
     for (t, p) in [("str", &a), ("bytes", &b)] {
-        ok(&[
-            "build",
-            "--format",
-            "blocked",
-            "--key-type",
-            t,
-            "--n",
-            "10",
-            "--fpr",
-            "0.01",
-            "--keys",
-            s(&text),
-            "--out",
-            s(p),
-        ]);
+        ok(&build_args("blocked", t, "10", "0.01", &text, p));
     }
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     let mut g = bloomlab_blocked::BlockedBloomFilter::with_fpr(10, 0.01).unwrap();
@@ -186,33 +182,12 @@ fn sbbf_sections_are_what_arrow_rs_reads() {
     let keys: String = (0..1_000).map(|i| format!("k{i}\n")).collect();
     let keys = d.file("keys", keys);
     let out = d.path("f.sbbf");
-    ok(&[
-        "build",
-        "--format",
-        "sbbf",
-        "--key-type",
-        "str",
-        "--n",
-        "1000",
-        "--fpr",
-        "0.01",
-        "--keys",
-        s(&keys),
-        "--out",
-        s(&out),
-    ]);
+    ok(&build_args("sbbf", "str", "1000", "0.01", &keys, &out));
     let bytes = std::fs::read(&out).unwrap();
     let theirs = parquet::bloom_filter::Sbbf::from_bytes(&bytes).unwrap();
     let probes: String = (0..3_000).map(|i| format!("k{i}\n")).collect();
     let probes_file = d.file("probes", &probes);
-    let ours = ok(&[
-        "contains",
-        s(&out),
-        "--key-type",
-        "str",
-        "--keys",
-        s(&probes_file),
-    ]);
+    let ours = ok(&contains_args(&out, "str", &probes_file));
     let expected: String = probes
         .lines()
         .map(|k| if theirs.check(k) { "1\n" } else { "0\n" })
@@ -247,21 +222,7 @@ fn inspect_names_our_formats_and_keeps_the_audit() {
     ];
     for (format, first) in expect {
         let out = d.path(format);
-        let args = [
-            "build",
-            "--format",
-            format,
-            "--key-type",
-            "i64",
-            "--n",
-            "1000",
-            "--fpr",
-            "0.01",
-            "--keys",
-            s(&keys),
-            "--out",
-            s(&out),
-        ];
+        let args = build_args(format, "i64", "1000", "0.01", &keys, &out);
         if format == "cuckoo" {
             // 3 000 keys do not fit a cuckoo filter for 1 000: the build says so, and
             // writes nothing.
@@ -290,10 +251,7 @@ fn inspect_names_our_formats_and_keeps_the_audit() {
     let blm1 = d.file("f.blm1", f.to_blm1().unwrap());
     assert!(ok(&["inspect", s(&blm1)]).starts_with("bloomlab classic BLM1\n"));
     let one = d.file("one", "1\n2\n");
-    assert_eq!(
-        ok(&["contains", s(&blm1), "--key-type", "i64", "--keys", s(&one)]),
-        "1\n0\n"
-    );
+    assert_eq!(ok(&contains_args(&blm1, "i64", &one)), "1\n0\n");
 }
 
 #[test]
@@ -303,24 +261,7 @@ fn bad_inputs_get_one_line_and_a_non_zero_exit() {
     let good = d.file("good", "1\n");
     let out = d.path("out");
     // A bad key line: which line, and why; nothing written.
-    let e = fails(
-        &[
-            "build",
-            "--format",
-            "classic",
-            "--key-type",
-            "i64",
-            "--n",
-            "10",
-            "--fpr",
-            "0.01",
-            "--keys",
-            s(&keys),
-            "--out",
-            s(&out),
-        ],
-        1,
-    );
+    let e = fails(&build_args("classic", "i64", "10", "0.01", &keys, &out), 1);
     assert!(
         e.contains("keys: line 3: \"three\": not a decimal integer"),
         "{e}"
@@ -328,66 +269,18 @@ fn bad_inputs_get_one_line_and_a_non_zero_exit() {
     assert!(!out.exists());
     let bad_utf8 = d.file("bad_utf8", b"ok\n\xff\xfe\n");
     let e = fails(
-        &[
-            "build",
-            "--format",
-            "classic",
-            "--key-type",
-            "str",
-            "--n",
-            "10",
-            "--fpr",
-            "0.01",
-            "--keys",
-            s(&bad_utf8),
-            "--out",
-            s(&out),
-        ],
+        &build_args("classic", "str", "10", "0.01", &bad_utf8, &out),
         1,
     );
     assert!(e.contains("line 2") && e.contains("UTF-8"), "{e}");
     // An unknown format: one line naming the formats there are.
-    let e = fails(
-        &[
-            "build",
-            "--format",
-            "bogus",
-            "--key-type",
-            "i64",
-            "--n",
-            "10",
-            "--fpr",
-            "0.01",
-            "--keys",
-            s(&good),
-            "--out",
-            s(&out),
-        ],
-        2,
-    );
+    let e = fails(&build_args("bogus", "i64", "10", "0.01", &good, &out), 2);
     assert!(
         e.contains("bogus") && e.contains("spark-v2") && e.contains("ribbon"),
         "{e}"
     );
     // Parameters a filter refuses.
-    let e = fails(
-        &[
-            "build",
-            "--format",
-            "classic",
-            "--key-type",
-            "i64",
-            "--n",
-            "10",
-            "--fpr",
-            "1.5",
-            "--keys",
-            s(&good),
-            "--out",
-            s(&out),
-        ],
-        1,
-    );
+    let e = fails(&build_args("classic", "i64", "10", "1.5", &good, &out), 1);
     assert!(
         e.contains("false-positive rate") && e.contains("1.5"),
         "{e}"
@@ -396,17 +289,7 @@ fn bad_inputs_get_one_line_and_a_non_zero_exit() {
     let missing = d.path("missing");
     let e = fails(&["inspect", s(&missing)], 1);
     assert!(e.contains("cannot read"), "{e}");
-    let e = fails(
-        &[
-            "contains",
-            s(&missing),
-            "--key-type",
-            "i64",
-            "--keys",
-            s(&good),
-        ],
-        1,
-    );
+    let e = fails(&contains_args(&missing, "i64", &good), 1);
     assert!(e.contains("cannot read"), "{e}");
     // Files in no known format, or damaged.
     for (name, bytes) in [
@@ -419,59 +302,18 @@ fn bad_inputs_get_one_line_and_a_non_zero_exit() {
         let p = d.file(name, bytes);
         let e = fails(&["inspect", s(&p)], 1);
         assert!(e.contains(name), "{e}");
-        fails(
-            &["contains", s(&p), "--key-type", "i64", "--keys", s(&good)],
-            1,
-        );
+        fails(&contains_args(&p, "i64", &good), 1);
     }
     // A flipped bit in one of our files fails its checksum.
-    ok(&[
-        "build",
-        "--format",
-        "blocked",
-        "--key-type",
-        "i64",
-        "--n",
-        "10",
-        "--fpr",
-        "0.01",
-        "--keys",
-        s(&good),
-        "--out",
-        s(&out),
-    ]);
+    ok(&build_args("blocked", "i64", "10", "0.01", &good, &out));
     let mut bytes = std::fs::read(&out).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     let flipped = d.file("flipped", &bytes);
-    let e = fails(
-        &[
-            "contains",
-            s(&flipped),
-            "--key-type",
-            "i64",
-            "--keys",
-            s(&good),
-        ],
-        1,
-    );
+    let e = fails(&contains_args(&flipped, "i64", &good), 1);
     assert!(e.contains("checksum"), "{e}");
     // A truncated Parquet section.
-    ok(&[
-        "build",
-        "--format",
-        "sbbf",
-        "--key-type",
-        "i64",
-        "--n",
-        "10",
-        "--fpr",
-        "0.01",
-        "--keys",
-        s(&good),
-        "--out",
-        s(&out),
-    ]);
+    ok(&build_args("sbbf", "i64", "10", "0.01", &good, &out));
     let bytes = std::fs::read(&out).unwrap();
     let cut = d.file("cut", &bytes[..bytes.len() - 1]);
     fails(&["inspect", s(&cut)], 1);
@@ -493,27 +335,14 @@ fn bad_inputs_get_one_line_and_a_non_zero_exit() {
     );
     assert!(e.contains("--column applies only to Parquet files"), "{e}");
     // A bad key line while querying.
-    let e = fails(
-        &["contains", s(&out), "--key-type", "i64", "--keys", s(&keys)],
-        1,
-    );
+    let e = fails(&contains_args(&out, "i64", &keys), 1);
     assert!(e.contains("line 3"), "{e}");
     // A keyed file needs its secret.
     let scheme = bloomlab_keyed::SipScheme::from_secret([7; 16]);
     let mut kf = bloomlab_classic::BloomFilter::with_fpr_and_scheme(100, 0.01, scheme).unwrap();
     kf.insert("a");
     let keyed = d.file("keyed", kf.to_bytes());
-    let e = fails(
-        &[
-            "contains",
-            s(&keyed),
-            "--key-type",
-            "str",
-            "--keys",
-            s(&good),
-        ],
-        1,
-    );
+    let e = fails(&contains_args(&keyed, "str", &good), 1);
     assert!(e.contains("keyed"), "{e}");
     assert!(ok(&["inspect", s(&keyed)]).starts_with("bloomlab classic v1\n"));
 }

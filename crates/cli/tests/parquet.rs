@@ -25,6 +25,22 @@ fn run(args: &[&str]) -> Result<String, bloomlab_cli::CliError> {
     Ok(String::from_utf8(out).unwrap())
 }
 
+/// `contains FILE --column COLUMN --keys KEYS`.
+fn contains_column(
+    file: &Path,
+    column: &str,
+    keys: &Path,
+) -> Result<String, bloomlab_cli::CliError> {
+    run(&[
+        "contains",
+        file.to_str().unwrap(),
+        "--column",
+        column,
+        "--keys",
+        keys.to_str().unwrap(),
+    ])
+}
+
 fn lines(p: &Path) -> Vec<String> {
     std::fs::read_to_string(p)
         .unwrap()
@@ -109,18 +125,11 @@ fn answers_equal_the_engines_own_probe_row_group_by_row_group() {
     for &(engine, column) in CASES {
         let file = data(&format!("{engine}.parquet"));
         let keys = data(&format!("{engine}.{column}.keys"));
-        let ours: Vec<String> = run(&[
-            "contains",
-            file.to_str().unwrap(),
-            "--column",
-            column,
-            "--keys",
-            keys.to_str().unwrap(),
-        ])
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
+        let ours: Vec<String> = contains_column(&file, column, &keys)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
         let engine_answers = lines(&data(&format!("{engine}.{column}.expected")));
         assert_eq!(
             ours, engine_answers,
@@ -232,27 +241,15 @@ fn parquet_option_errors() {
     assert!(e.contains("--key-type does not apply"), "{e}");
     // A string key against an INT64 column: which line, and why.
     let bad = data("pyarrow.name.keys");
-    let e = err(&[
-        "contains",
-        f,
-        "--column",
-        "id",
-        "--keys",
-        bad.to_str().unwrap(),
-    ]);
+    let e = contains_column(&file, "id", &bad).unwrap_err().to_string();
     assert!(e.contains("pyarrow.name.keys: line 1: "), "{e}");
     // Hex of the wrong width for the 4-byte column.
     let dir = tempfile::tempdir().unwrap();
     let hex = dir.path().join("hex");
     std::fs::write(&hex, "0011223344\n").unwrap();
-    let e = err(&[
-        "contains",
-        f,
-        "--column",
-        "fixed",
-        "--keys",
-        hex.to_str().unwrap(),
-    ]);
+    let e = contains_column(&file, "fixed", &hex)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("line 1") && e.contains("4-byte"), "{e}");
 }
 
@@ -266,35 +263,17 @@ fn damaged_parquet_files_are_refused() {
     let offset = chunk.bloom_filter_offset().unwrap() as usize;
     let dir = tempfile::tempdir().unwrap();
     let keys = data("pyarrow.id.keys");
-    let k = keys.to_str().unwrap();
 
     // The header's first byte (the numBytes field) destroyed.
     let mut bytes = original.clone();
     bytes[offset] = 0xff;
     let p = dir.path().join("bad-header.parquet");
     std::fs::write(&p, &bytes).unwrap();
-    let e = run(&[
-        "contains",
-        p.to_str().unwrap(),
-        "--column",
-        "id",
-        "--keys",
-        k,
-    ])
-    .unwrap_err()
-    .to_string();
+    let e = contains_column(&p, "id", &keys).unwrap_err().to_string();
     assert!(e.contains("row group 1, column id: bloom filter"), "{e}");
     assert!(run(&["inspect", p.to_str().unwrap()]).is_err());
     // Other columns still answer.
-    run(&[
-        "contains",
-        p.to_str().unwrap(),
-        "--column",
-        "i32",
-        "--keys",
-        data("pyarrow.i32.keys").to_str().unwrap(),
-    ])
-    .unwrap();
+    contains_column(&p, "i32", &data("pyarrow.i32.keys")).unwrap();
 
     // The footer cut short (PAR1 still at both ends).
     let mut cut = original[..original.len() - 200].to_vec();

@@ -636,6 +636,22 @@ pub mod kat {
     pub fn positives(maybe: impl Fn(&str) -> bool) -> Vec<usize> {
         positives_among(maybe, 256)
     }
+
+    /// A literal filter read back, through each of `readers` (a decoded filter, a view of the
+    /// same bytes): every member `k0 … k{members−1}` answers "maybe", and the non-members
+    /// among `n0 … n255` that do are exactly `want`.
+    pub fn check_answers(readers: &[&dyn Fn(&str) -> bool], members: usize, want: &[usize]) {
+        for (i, maybe) in readers.iter().enumerate() {
+            for k in keys("k", members) {
+                assert!(maybe(&k), "reader {i}: member {k} answered no");
+            }
+            assert_eq!(
+                positives(maybe),
+                want,
+                "reader {i}: the non-members' answers"
+            );
+        }
+    }
 }
 
 /// Lower-case hex of `bytes` (to print a vector once, when it is first written).

@@ -335,8 +335,8 @@ impl HashScheme for Xxh3Scheme {
 }
 
 /// murmur3's 64-bit finaliser: spreads a value (a short fingerprint, one of `k` probe values)
-/// over all 64 bits before it is reduced into a range. Part of the cuckoo, expandable and
-/// scalable layouts: frozen.
+/// over all 64 bits before it is reduced into a range. Part of the cuckoo, expandable,
+/// scalable and Ribbon layouts: frozen.
 #[inline(always)]
 pub fn fmix64(mut x: u64) -> u64 {
     x ^= x >> 33;

@@ -444,6 +444,54 @@ macro_rules! filter_glue {
     };
 }
 
+/// The key methods of a variant's [`FilterCore`] impl, forwarding to its inherent `insert`
+/// and `might_contain` (which take any [`Key`](crate::Key), a byte slice among them), written
+/// once inside the `impl FilterCore` block:
+///
+/// - `key_methods!()`: `insert` cannot fail (its answer is dropped);
+/// - `key_methods!(fallible)`: `insert` returns [`Result<()>`](crate::Result) (a table that
+///   can fill);
+/// - `key_methods!(static)`: no inserts, [`Error::Static`](crate::Error::Static): a static
+///   filter is built once from the whole key set.
+///
+/// Both are always inlined: in a caller that knows the key's length (8 bytes of a `u64`) the
+/// hash specialises to it and no call is left per key, as with the inherent methods.
+#[macro_export]
+macro_rules! key_methods {
+    (@ contains) => {
+        #[inline(always)]
+        fn contains_key(&self, key: &[u8]) -> bool {
+            self.might_contain(key)
+        }
+    };
+    () => {
+        #[inline(always)]
+        fn insert_key(&mut self, key: &[u8]) -> $crate::Result<()> {
+            self.insert(key);
+            ::core::result::Result::Ok(())
+        }
+        $crate::key_methods!(@ contains);
+    };
+    (fallible) => {
+        #[inline(always)]
+        fn insert_key(&mut self, key: &[u8]) -> $crate::Result<()> {
+            self.insert(key)
+        }
+        $crate::key_methods!(@ contains);
+    };
+    (static) => {
+        /// A static filter takes no inserts: [`Error::Static`](bloomlab_core::Error::Static).
+        /// Build a new filter from the whole key set instead.
+        #[inline(always)]
+        fn insert_key(&mut self, _key: &[u8]) -> $crate::Result<()> {
+            ::core::result::Result::Err($crate::Error::Static(
+                <Self as $crate::meta::FilterMeta>::TYPE_NAME,
+            ))
+        }
+        $crate::key_methods!(@ contains);
+    };
+}
+
 /// The constructors of a variant's default hash scheme ([`Xxh3Scheme`](crate::Xxh3Scheme)),
 /// each forwarding to its `…_and_scheme` / `…_with_scheme` twin: one line per constructor
 /// instead of a copied body per variant.

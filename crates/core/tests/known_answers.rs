@@ -8,17 +8,9 @@
 use bloomlab_core::format::{self, CHECKSUM_SEED, EnvelopeWriter, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeId, XXH3_SEED, Xxh3Scheme, fastrange};
 
-/// The keys every variant's vectors use: empty, one byte, a short string, an integer's
-/// little-endian bytes, and a 1 KiB key (xxh3's long-input path).
-fn probe_keys() -> Vec<Vec<u8>> {
-    vec![
-        b"".to_vec(),
-        b"a".to_vec(),
-        b"user:42".to_vec(),
-        42u64.to_le_bytes().to_vec(),
-        (0..1024u32).map(|i| i as u8).collect(),
-    ]
-}
+// The keys every variant's vectors use: empty, one byte, a short string, an integer's
+// little-endian bytes, and a 1 KiB key (xxh3's long-input path).
+use bloomlab_conformance::kat::probe_keys;
 
 #[test]
 fn xxh3_scheme_key_hashes() {

@@ -513,15 +513,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
 }
 
 impl<S: HashScheme> FilterCore for CountingBloomFilter<S> {
-    #[inline(always)]
-    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
-        self.insert(key);
-        Ok(())
-    }
-    #[inline(always)]
-    fn contains_key(&self, key: &[u8]) -> bool {
-        self.might_contain(key)
-    }
+    bloomlab_core::key_methods!();
     fn heap_bytes(&self) -> usize {
         self.nibbles.len()
     }

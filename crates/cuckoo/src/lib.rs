@@ -429,14 +429,7 @@ impl<S: HashScheme> CuckooFilter<S> {
 }
 
 impl<S: HashScheme> FilterCore for CuckooFilter<S> {
-    #[inline(always)]
-    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
-        self.insert(key)
-    }
-    #[inline(always)]
-    fn contains_key(&self, key: &[u8]) -> bool {
-        self.might_contain(key)
-    }
+    bloomlab_core::key_methods!(fallible);
     fn heap_bytes(&self) -> usize {
         self.table.size_in_bytes()
     }

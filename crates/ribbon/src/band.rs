@@ -186,15 +186,8 @@ coeff_row!(
 pub const MAX_RESULT_BITS: u32 = bloomlab_core::math::RIBBON_MAX_RESULT_BITS;
 
 /// murmur3's 64-bit finaliser: the bijective mixer the row derivation and the free
-/// variables use.
-#[inline(always)]
-pub fn fmix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
+/// variables use (the workspace's one copy, [`bloomlab_core::hash::fmix64`]).
+pub use bloomlab_core::hash::fmix64;
 
 /// The band under construction: slot `i` holds a row whose lowest set bit is slot `i`
 /// (coefficient 0 = empty) and its `r`-bit right-hand side.

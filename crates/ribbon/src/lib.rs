@@ -153,7 +153,7 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
-use bloomlab_core::meta::{FilterCore, FilterMeta, Meta};
+use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, ColumnKernel, ColumnQuery, Parity, ParityTask};
 use bloomlab_core::{Key, filter_glue};
 
@@ -1009,16 +1009,7 @@ impl<'a> Parsed<'a> {
 }
 
 impl<S: HashScheme> FilterCore for RibbonFilter<S> {
-    /// A static filter takes no inserts: [`Error::Static`]. Build a new filter from the
-    /// whole key set instead.
-    #[inline(always)]
-    fn insert_key(&mut self, _key: &[u8]) -> Result<()> {
-        Err(Error::Static(Self::TYPE_NAME))
-    }
-    #[inline(always)]
-    fn contains_key(&self, key: &[u8]) -> bool {
-        self.might_contain(key)
-    }
+    bloomlab_core::key_methods!(static);
     fn heap_bytes(&self) -> usize {
         self.columns.len() * 8
     }

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use bloomlab_core::Key;
-use bloomlab_core::error::{Error, Result};
+use bloomlab_core::error::Result;
 use bloomlab_core::format::Variant;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::meta::{FilterCore, FilterMeta, Meta, MetaView};
@@ -150,15 +150,7 @@ impl<S: HashScheme> FilterMeta for RibbonView<'_, S> {
 }
 
 impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
-    /// A static filter takes no inserts: [`Error::Static`].
-    #[inline(always)]
-    fn insert_key(&mut self, _key: &[u8]) -> Result<()> {
-        Err(Error::Static(Self::TYPE_NAME))
-    }
-    #[inline(always)]
-    fn contains_key(&self, key: &[u8]) -> bool {
-        self.might_contain(key)
-    }
+    bloomlab_core::key_methods!(static);
     /// The view owns no heap; this is the borrowed solution's size.
     fn heap_bytes(&self) -> usize {
         self.solution.len()

@@ -9,7 +9,7 @@
 //! exactly so —, the second ([`Layout::OneHash`], version 2, every new filter) by its own,
 //! with its derivation restated here from its definition.
 
-use bloomlab_conformance::kat::{keys, positives_among as positives};
+use bloomlab_conformance::kat::{check_answers, keys, positives_among as positives};
 use bloomlab_conformance::{self as conf, from_hex};
 use bloomlab_core::{KeyHash, Xxh3Scheme};
 use bloomlab_ribbon::{Layout, RibbonFilter, RibbonView, Row, WIDTH, band, row, row_one_hash};
@@ -371,11 +371,11 @@ fn a_literal_encoded_filter_decodes_and_answers() {
         bytes,
         "a version-1 filter writes version 1 again"
     );
-    for k in keys("k", 20) {
-        assert!(f.might_contain(&k) && view.might_contain(&k), "{k}");
-    }
-    assert_eq!(positives(|k| f.might_contain(k), 256), SMALL_POSITIVES);
-    assert_eq!(positives(|k| view.might_contain(k), 256), SMALL_POSITIVES);
+    check_answers(
+        &[&|k| f.might_contain(k), &|k| view.might_contain(k)],
+        20,
+        &SMALL_POSITIVES,
+    );
 }
 
 #[test]
@@ -488,13 +488,10 @@ fn second_layout_small_filter_bytes_and_answers() {
         (g.num_slots(), g.result_bits(), g.seed(), g.len()),
         (128, 2, 0, 20)
     );
-    for k in keys("k", 20) {
-        assert!(g.might_contain(&k) && view.might_contain(&k), "{k}");
-    }
-    assert_eq!(positives(|k| g.might_contain(k), 256), SMALL_V2_POSITIVES);
-    assert_eq!(
-        positives(|k| view.might_contain(k), 256),
-        SMALL_V2_POSITIVES
+    check_answers(
+        &[&|k| g.might_contain(k), &|k| view.might_contain(k)],
+        20,
+        &SMALL_V2_POSITIVES,
     );
     assert_eq!(g.to_bytes(), bytes);
 }

@@ -753,14 +753,7 @@ impl<S: HashScheme> FilterMeta for ScalableBloomFilter<S> {
 }
 
 impl<S: HashScheme> FilterCore for ScalableBloomFilter<S> {
-    #[inline(always)]
-    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
-        self.insert(key)
-    }
-    #[inline(always)]
-    fn contains_key(&self, key: &[u8]) -> bool {
-        self.might_contain(key)
-    }
+    bloomlab_core::key_methods!(fallible);
     fn heap_bytes(&self) -> usize {
         self.stages.iter().map(|s| s.bits.size_in_bytes()).sum()
     }
