@@ -70,12 +70,13 @@
 //! limit ([`LOWER_LOAD`]) adds steps: the load stays between about 0.70 and 0.9 (mean 0.78
 //! over a growth), where a doubling table's falls to half.
 //!
-//! **Lookup** matches the 4 slots of a bucket in one word, 64 bits for `W ≤ 16` and 128 bits
-//! up to 32 (the `Lanes` masks, computed per slot width): a lane's code is a prefix of the
-//! query when `t = code ^ q` is 0 or its lowest set bit (`t & −t`, negated per lane) exceeds
-//! `code >> 1`; comparisons and zero tests stay within a lane's code bits and read its top
-//! bit — about 20 word operations per bucket, where decoding slot by slot took about 12 per
-//! slot.
+//! **Lookup** matches a bucket's slots a word at a time: the 4 slots in one 64-bit word for
+//! `W ≤ 16`, two words of 2 slots up to 32 (the `Lanes` masks, computed per slot width). With
+//! `t = (code ^ q) | 2^(W−1)` per lane, a lane's code is a prefix of the query when `t`'s
+//! lowest set bit (`t & −t`, negated per lane) exceeds `code >> 1`; the home bucket keeps the
+//! unflagged lanes and the alternate the flagged ones: about a dozen word operations per
+//! word, all on 64 bits. A bucket's words are read only as far as it reaches (one word for
+//! `W = 16`, two for 20), so a lookup touches no cache line outside its two buckets.
 //!
 //! # Complexity
 //!
@@ -201,71 +202,126 @@ struct Entry {
     code: u64,
 }
 
-/// The body of [`Lanes::hit`] on a word of any width (`u64` or `u128`, the type of `raw`):
-/// `qc` is the query's code bits in the word's type; `codes`, `lows` and `flags` the lane masks.
-macro_rules! lane_hit {
-    ($raw:expr, $want:expr, $qc:expr, $codes:expr, $lows:expr, $flags:expr) => {{
-        let (raw, codes, lows, flags) = ($raw, $codes, $lows, $flags);
-        let code = raw & codes;
-        let t = code ^ $qc.wrapping_mul(lows);
-        let lowest = t & (!t & codes).wrapping_add(lows);
-        let half = (code >> 1) & codes;
-        let above = !((half | flags).wrapping_sub(lowest)) & flags;
-        let t_zero = !t.wrapping_add(codes) & flags;
-        let occupied = code.wrapping_add(codes) & flags;
-        let flag_ok = !(raw ^ $want) & flags;
-        occupied & (above | t_zero) & flag_ok != 0
-    }};
-}
-
-/// Masks for matching the 4 slots of a bucket in one word (64 bits for slot widths `W ≤ 16`,
-/// 128 bits up to 32), computed once per slot width. For `W ≤ 16` every mask lies in the low
-/// 64 bits, which the 64-bit match uses.
+/// Masks for matching the slots of a bucket a word at a time, computed once per slot width:
+/// for `W ≤ 16` the 4 slots in one 64-bit word, for `16 < W ≤ 32` two words of 2 slots (the
+/// bucket's low and high halves), which keeps every operation on 64 bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Lanes {
-    /// Bit 0 of every lane.
-    lows: u128,
+    /// Bit 0 of every lane of a word.
+    lows: u64,
     /// The flag bit (top) of every lane.
-    flags: u128,
+    flags: u64,
     /// The code bits (all but the flag) of every lane.
-    codes: u128,
+    codes: u64,
     /// The code bits of one lane, `2^(W−1) − 1`.
     code: u64,
 }
 
 impl Lanes {
     fn for_width(w: u32) -> Lanes {
-        let lows: u128 = (0..BUCKET_SIZE).map(|j| 1u128 << (j * w)).sum();
-        let per_lane = |bits: u32| lows * ((1u128 << bits.min(w - 1)) - 1);
+        let lanes = if w <= 16 {
+            BUCKET_SIZE
+        } else {
+            BUCKET_SIZE / 2
+        };
+        let lows: u64 = (0..lanes).map(|j| 1u64 << (j * w)).sum();
+        let code = (1u64 << (w - 1)) - 1;
         Lanes {
             lows,
             flags: lows << (w - 1),
-            codes: per_lane(w - 1),
-            code: (1u64 << (w - 1)) - 1,
+            codes: lows * code,
+            code,
         }
     }
 
-    /// Whether a lane of `raw` holds a code that is a prefix of `q` with its flag bit equal
-    /// to the flag bits of `want` (0: unflagged, `flags`: flagged), for `W ≤ 16`.
-    ///
-    /// Per lane, with `t = code ^ q`: the code (marker at bit `r`) is a prefix of `q` when
-    /// `t`'s low `r` bits are zero, that is when `t = 0` or `t`'s lowest set bit exceeds
-    /// `code >> 1` (which lies in `[2^(r−1), 2^r)`, or is 0 for `r = 0`). The lowest set bit
-    /// is `t & −t` with the negation done per lane, comparisons and zero tests subtract or
-    /// add within a lane's `W − 1` code bits and read its top bit, which no borrow or carry
-    /// crosses.
+    /// The query's code bits in every lane.
     #[inline(always)]
-    fn hit(&self, raw: u64, want: u64, q: u64) -> bool {
-        let (codes, lows, flags) = (self.codes as u64, self.lows as u64, self.flags as u64);
-        lane_hit!(raw, want, q & self.code, codes, lows, flags)
+    fn spread(&self, q: u64) -> u64 {
+        (q & self.code).wrapping_mul(self.lows)
     }
 
-    /// [`hit`](Self::hit) on 128 bits, for `16 < W ≤ 32`.
+    /// The lanes of `raw` (flag bits set in the result) whose code is non-zero and a prefix of
+    /// the query (`qs`, from [`spread`](Self::spread)), whatever their flag.
+    ///
+    /// Per lane, with `t = (code ^ q) | 2^(W−1)`: the code (marker at bit `r`) is a prefix of
+    /// `q` when `t`'s low `r` bits are zero, that is when `t`'s lowest set bit exceeds
+    /// `code >> 1` (which lies in `[2^(r−1), 2^r)`, or is 0 for `r = 0`); the forced top bit
+    /// stands for "no code bit differs", so `t` is never 0. The lowest set bit is `t & −t`
+    /// with the negation done per lane (`!t + 1`: the lane's top bit of `!t` is 0, so no carry
+    /// leaves it); the comparison subtracts within a lane, whose value stays at least
+    /// `2^(W−1)`, and reads its top bit; a non-zero code is one whose lane gains its top bit
+    /// from adding `2^(W−1) − 1`. About a dozen word operations, for every lane at once.
     #[inline(always)]
-    fn hit_wide(&self, raw: u128, want: u128, q: u64) -> bool {
+    fn prefix_lanes(&self, raw: u64, qs: u64) -> u64 {
         let (codes, lows, flags) = (self.codes, self.lows, self.flags);
-        lane_hit!(raw, want, u128::from(q & self.code), codes, lows, flags)
+        let code = raw & codes;
+        let t = (code ^ qs) | flags;
+        let lowest = t & (!t).wrapping_add(lows);
+        let above = !(((code >> 1) | flags).wrapping_sub(lowest));
+        above & code.wrapping_add(codes) & flags
     }
+
+    /// Lanes of `raw` holding an unflagged code that is a prefix of the query `qs`.
+    #[inline(always)]
+    fn home(&self, raw: u64, qs: u64) -> u64 {
+        self.prefix_lanes(raw, qs) & !raw
+    }
+
+    /// Lanes of `raw` holding a flagged code that is a prefix of the query `qs`.
+    #[inline(always)]
+    fn alt(&self, raw: u64, qs: u64) -> u64 {
+        self.prefix_lanes(raw, qs) & raw
+    }
+
+    /// Whether a lane of `raw` (a word of lanes: 4 for `W ≤ 16`, 2 beyond) holds a code that
+    /// is a prefix of `q`, unflagged (`flagged = false`) or flagged.
+    #[cfg(test)]
+    fn hit(&self, raw: u64, flagged: bool, q: u64) -> bool {
+        let qs = self.spread(q);
+        (if flagged {
+            self.alt(raw, qs)
+        } else {
+            self.home(raw, qs)
+        }) != 0
+    }
+}
+
+/// The 4 slots of `bucket` in one read, slot `s` at bits `s·W..(s+1)·W` (for `4W ≤ 64`).
+/// The next word is read only when the bucket reaches into it (never for `W = 16`, whose
+/// buckets are words): that branch depends on the bucket's position alone, known long before
+/// the read returns, and saves a second cache line where the next word starts one.
+#[inline(always)]
+fn bucket_bits(table: &BucketTable, bucket: u64) -> u64 {
+    let span = SLOTS as u32 * table.fingerprint_bits();
+    let pos = bucket * u64::from(span);
+    let words = table.words();
+    let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
+    let low = words[i] >> off;
+    if off + span > 64 {
+        low | words[i + 1] << (64 - off)
+    } else {
+        low
+    }
+}
+
+/// The two halves of `bucket` (slots 0–1 and 2–3, `2W` bits each, in the low bits of a word)
+/// for `16 < W ≤ 32`. A bucket always reaches a second word; a third is read only when the
+/// bucket reaches into it (never for `W = 20` or 24), as in [`bucket_bits`].
+#[inline(always)]
+fn bucket_halves(table: &BucketTable, bucket: u64) -> (u64, u64) {
+    let w = table.fingerprint_bits();
+    let span = SLOTS as u32 * w;
+    let pos = bucket * u64::from(span);
+    let words = table.words();
+    let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
+    let (w0, w1) = (words[i], words[i + 1]);
+    let w2 = if off + span > 128 { words[i + 2] } else { 0 };
+    // Bits 0..64 and 64..128 of the bucket; `(x << 1) << (63 − off)` is 0 for `off = 0`.
+    let low = (w0 >> off) | ((w1 << 1) << (63 - off));
+    let mid = (w1 >> off) | ((w2 << 1) << (63 - off));
+    // Bits 2W..4W: `low >> 2W | mid << (64 − 2W)`, with `2W − 1 ≤ 63` as the shift.
+    let s = 2 * w - 1;
+    (low, ((low >> 1) >> s) | (mid << (63 - s)))
 }
 
 /// Where an entry is: `Ok((bucket, slot))` in the table, `Err(index)` in the stash.
@@ -489,28 +545,16 @@ impl<S: HashScheme> ExpandableFilter<S> {
         (home, h >> (k + split), beta ^ self.offset(qk), qk)
     }
 
-    /// The 4 slots of `bucket` in one read, slot `s` at bits `s·W..(s+1)·W` (for `4W ≤ 64`).
-    /// Branch-free: a bucket that ends inside word `i` reads its neighbour (or 0 past the
-    /// end) and shifts it out, as `(next << 1) << (63 − off)` is 0 for `off = 0`.
+    /// [`bucket_bits`] of this table's `bucket`.
     #[inline(always)]
     fn bucket_bits(&self, bucket: u64) -> u64 {
-        let pos = bucket * SLOTS * u64::from(self.table.fingerprint_bits());
-        let words = self.table.words();
-        let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
-        let next = words.get(i + 1).copied().unwrap_or(0);
-        (words[i] >> off) | ((next << 1) << (63 - off))
+        bucket_bits(&self.table, bucket)
     }
 
-    /// The 4 slots of `bucket` in one 128-bit read (for `64 < 4W ≤ 128`), as
-    /// [`bucket_bits`](Self::bucket_bits).
+    /// [`bucket_halves`] of this table's `bucket`.
     #[inline(always)]
-    fn bucket_bits_wide(&self, bucket: u64) -> u128 {
-        let pos = bucket * SLOTS * u64::from(self.table.fingerprint_bits());
-        let words = self.table.words();
-        let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
-        let word = |j: usize| u128::from(words.get(j).copied().unwrap_or(0));
-        let low = word(i) | word(i + 1) << 64;
-        (low >> off) | ((word(i + 2) << 1) << (127 - off))
+    fn bucket_halves(&self, bucket: u64) -> (u64, u64) {
+        bucket_halves(&self.table, bucket)
     }
 
     /// Whether any slot of `raw` (4 lanes of `w` bits) holds an entry whose flag equals
@@ -539,22 +583,21 @@ impl<S: HashScheme> ExpandableFilter<S> {
     fn contains_hash(&self, h: u64) -> bool {
         let (home, q, alt, qk) = self.locate(h);
         let w = self.table.fingerprint_bits();
+        let lanes = &self.lanes;
+        let (qs, qks) = (lanes.spread(q), lanes.spread(qk));
         // Both buckets, unconditionally and without branches: a branch on the first
         // bucket's answer is unpredictable at mixed hit rates, and a mispredict discards
         // the memory reads of the lookups already under way behind it.
-        let hit = if 4 * w <= 64 {
-            self.lanes.hit(self.bucket_bits(home), 0, q)
-                | self
-                    .lanes
-                    .hit(self.bucket_bits(alt), self.lanes.flags as u64, qk)
+        let hit = if w <= 16 {
+            lanes.home(self.bucket_bits(home), qs) | lanes.alt(self.bucket_bits(alt), qks)
         } else {
-            self.lanes.hit_wide(self.bucket_bits_wide(home), 0, q)
-                | self
-                    .lanes
-                    .hit_wide(self.bucket_bits_wide(alt), self.lanes.flags, qk)
+            let (h0, h1) = self.bucket_halves(home);
+            let (a0, a1) = self.bucket_halves(alt);
+            lanes.home(h0, qs) | lanes.home(h1, qs) | lanes.alt(a0, qks) | lanes.alt(a1, qks)
         };
-        hit | (!self.stash.is_empty()
-            && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
+        (hit != 0)
+            | (!self.stash.is_empty()
+                && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
     }
 
     /// Stash entries with this home (the stash is sorted by home, then code).
@@ -1235,9 +1278,8 @@ mod tests {
         slots: [u64; SLOTS as usize],
         /// The slots packed, slot `s` at bit `s·w`.
         raw: u128,
-        /// The flag state wanted (0 or `flag`), and the same in every lane.
+        /// The flag state wanted (0 or `flag`).
         want: u64,
-        want_lanes: u128,
         q: u64,
     }
 
@@ -1272,7 +1314,6 @@ mod tests {
                     .zip(slots)
                     .fold(0, |raw, (s, v)| raw | u128::from(v) << (s * w));
                 for want in [0, flag] {
-                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
                     let lanes = &lanes;
                     let case = Case {
                         lanes,
@@ -1281,7 +1322,6 @@ mod tests {
                         slots,
                         raw,
                         want,
-                        want_lanes,
                         q,
                     };
                     let (fast, slow) = agree(&case);
@@ -1294,11 +1334,51 @@ mod tests {
     }
 
     #[test]
+    fn bucket_reads_agree_with_the_slots() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for w in 3..=32u32 {
+            for buckets in [1u64, 2, 3, 5, 16, 17, 33] {
+                let mut table = BucketTable::new(buckets, w).unwrap();
+                let mut slots = vec![0u64; (buckets * SLOTS) as usize];
+                for (j, v) in slots.iter_mut().enumerate() {
+                    *v = rng.random::<u64>() & ((1 << w) - 1);
+                    table.set(j as u64 / SLOTS, (j as u64 % SLOTS) as u32, *v as u32);
+                }
+                let pack = |b: u64, from: u64, to: u64| {
+                    (from..to).fold(0u64, |x, s| {
+                        x | slots[(b * SLOTS + s) as usize] << ((s - from) as u32 * w)
+                    })
+                };
+                let lane = |x: u64, n: u32| {
+                    if n * w >= 64 {
+                        x
+                    } else {
+                        x & ((1 << (n * w)) - 1)
+                    }
+                };
+                for b in 0..buckets {
+                    if w <= 16 {
+                        assert_eq!(
+                            lane(bucket_bits(&table, b), 4),
+                            pack(b, 0, 4),
+                            "w {w} b {b}"
+                        );
+                    } else {
+                        let (lo, hi) = bucket_halves(&table, b);
+                        assert_eq!(lane(lo, 2), pack(b, 0, 2), "w {w} b {b}");
+                        assert_eq!(lane(hi, 2), pack(b, 2, 4), "w {w} b {b}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn lane_matching_agrees_with_the_slot_by_slot_rule() {
         check_lanes_agree(7, 3..=16, (50_000, 10_000), |c| {
-            let (raw, want_lanes) = (c.raw as u64, c.want_lanes as u64);
+            let raw = c.raw as u64;
             let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, c.w, c.flag, c.want, c.q);
-            (c.lanes.hit(raw, want_lanes, c.q), slow)
+            (c.lanes.hit(raw, c.want != 0, c.q), slow)
         });
     }
 
@@ -1307,7 +1387,10 @@ mod tests {
         check_lanes_agree(8, 17..=32, (20_000, 4_000), |c| {
             let hit = |v| ExpandableFilter::<Xxh3Scheme>::slot_hit(v, c.flag, c.want, c.q);
             let slow = c.slots.iter().fold(false, |h, &v| h | hit(v));
-            (c.lanes.hit_wide(c.raw, c.want_lanes, c.q), slow)
+            // The bucket in two words of 2 lanes, as `bucket_halves` reads it.
+            let (lo, hi) = (c.raw as u64, (c.raw >> (2 * c.w)) as u64);
+            let fast = c.lanes.hit(lo, c.want != 0, c.q) | c.lanes.hit(hi, c.want != 0, c.q);
+            (fast, slow)
         });
     }
 }
