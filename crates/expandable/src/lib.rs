@@ -189,7 +189,7 @@ pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
     /// Entries stored by `L − k`, the length of their level-`k` code.
     hist: [u64; 32],
     /// Entries out of the table, sorted by home then code.
-    stash: Vec<Entry>,
+    stash: Stash,
     /// Lane masks of the slot width.
     lanes: Lanes,
     meta: Meta<S>,
@@ -324,6 +324,76 @@ fn bucket_halves(table: &BucketTable, bucket: u64) -> (u64, u64) {
     (low, ((low >> 1) >> s) | (mid << (63 - s)))
 }
 
+/// The stash: entries out of the table, sorted by home then code, and a 64-bit summary of
+/// their homes that lets a lookup skip the search for almost every home while the stash
+/// holds a few entries. Every change goes through these methods, which keep the summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Stash {
+    entries: Vec<Entry>,
+    /// Bit `home mod 64` of every entry's home.
+    homes: u64,
+}
+
+impl Stash {
+    fn with_capacity(n: usize) -> Stash {
+        Stash {
+            entries: Vec::with_capacity(n),
+            homes: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn bit(home: u64) -> u64 {
+        1 << (home % 64)
+    }
+
+    /// Whether an entry may have this home (`false`: none has).
+    #[inline(always)]
+    fn may_hold(&self, home: u64) -> bool {
+        self.homes & Self::bit(home) != 0
+    }
+
+    /// Insert in order.
+    fn insert(&mut self, e: Entry) {
+        let at = self
+            .entries
+            .partition_point(|s| (s.home, s.code) < (e.home, e.code));
+        self.entries.insert(at, e);
+        self.homes |= Self::bit(e.home);
+    }
+
+    /// Append (the caller keeps the order).
+    fn push(&mut self, e: Entry) {
+        self.entries.push(e);
+        self.homes |= Self::bit(e.home);
+    }
+
+    fn remove(&mut self, i: usize) -> Entry {
+        let e = self.entries.remove(i);
+        self.homes = self.entries.iter().fold(0, |m, e| m | Self::bit(e.home));
+        e
+    }
+
+    /// Take every entry out, leaving the stash empty.
+    fn take(&mut self) -> Vec<Entry> {
+        self.homes = 0;
+        std::mem::take(&mut self.entries)
+    }
+
+    /// Replace the entries by `entries`, sorted by home then code.
+    fn set(&mut self, entries: Vec<Entry>) {
+        self.homes = entries.iter().fold(0, |m, e| m | Self::bit(e.home));
+        self.entries = entries;
+    }
+}
+
+impl std::ops::Deref for Stash {
+    type Target = Vec<Entry>;
+    fn deref(&self) -> &Vec<Entry> {
+        &self.entries
+    }
+}
+
 /// Where an entry is: `Ok((bucket, slot))` in the table, `Err(index)` in the stash.
 type Place = Result<(u64, u32), usize>;
 
@@ -408,7 +478,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             occupied: 0,
             lower: 0,
             hist: [0; 32],
-            stash: Vec::new(),
+            stash: Stash::default(),
             lanes: Lanes::for_width(fp_bits + 2),
             meta: Meta::new(start_capacity, Some(fpr), scheme),
         })
@@ -596,7 +666,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             lanes.home(h0, qs) | lanes.home(h1, qs) | lanes.alt(a0, qks) | lanes.alt(a1, qks)
         };
         (hit != 0)
-            | (!self.stash.is_empty()
+            | (self.stash.may_hold(home)
                 && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
     }
 
@@ -611,10 +681,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
     }
 
     fn stash_insert(&mut self, e: Entry) {
-        let at = self
-            .stash
-            .partition_point(|s| (s.home, s.code) < (e.home, e.code));
-        self.stash.insert(at, e);
+        self.stash.insert(e);
     }
 
     /// Put `code` in an empty slot of `bucket`, flagged if `alt`.
@@ -825,7 +892,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
         if !self.stash.is_empty() {
             let (lo, hi) = (self.split, next);
             let mut out = Vec::with_capacity(self.stash.len());
-            for e in std::mem::take(&mut self.stash) {
+            for e in self.stash.take() {
                 if e.home >= hi || e.home < lo {
                     out.push(e);
                 } else if e.code == 1 {
@@ -845,7 +912,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
                 }
             }
             out.sort_by_key(|e| (e.home, e.code));
-            self.stash = out;
+            self.stash.set(out);
         }
         self.split = next;
     }
@@ -938,7 +1005,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
 
     /// Place stash entries again (after a growth step made room).
     fn retry_stash(&mut self) {
-        for e in std::mem::take(&mut self.stash) {
+        for e in self.stash.take() {
             if let Some(hand) = self.place(e, e.home ^ e.code.rotate_left(32)) {
                 self.stash_insert(hand);
             }
@@ -1022,7 +1089,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             .u8(self.fp_bits as u8)
             .u64(self.split)
             .u64(self.stash.len() as u64);
-        for e in &self.stash {
+        for e in self.stash.iter() {
             w.u64(e.home).u64(e.code);
         }
         self.table.write_le_bytes(w.buffer());
@@ -1106,7 +1173,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             occupied: 0,
             lower: 0,
             hist: [0; 32],
-            stash: Vec::with_capacity(stash_len.min(1 << 16) as usize),
+            stash: Stash::with_capacity(stash_len.min(1 << 16) as usize),
             lanes: Lanes::for_width(width),
             meta: Meta::new(start_capacity, Some(target), scheme).with_count(count),
         };
@@ -1165,7 +1232,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
         if f.measure > f.limit {
             return Err(bad("table", "more entries than the FPR bound allows"));
         }
-        f.stash.shrink_to_fit();
+        f.stash.entries.shrink_to_fit();
         Ok(f)
     }
 }
@@ -1331,6 +1398,39 @@ mod tests {
             }
             assert!(hits > min_hits, "w {w}: {hits}");
         }
+    }
+
+    /// The stash's summary of homes stays the union of its entries' bits through inserts that
+    /// overflow into it, growth, and removals.
+    #[test]
+    fn the_stash_summary_follows_its_entries() {
+        let summary = |f: &ExpandableFilter| f.stash.iter().fold(0, |m, e| m | Stash::bit(e.home));
+        let mut f = ExpandableFilter::new(0.01).unwrap();
+        let mut most = 0;
+        for i in 0..3000u64 {
+            // 40 copies of every 100th key crowd its two buckets into the stash.
+            let copies = if i % 100 == 0 { 40 } else { 1 };
+            for _ in 0..copies {
+                f.insert(&i).unwrap();
+            }
+            assert_eq!(f.stash.homes, summary(&f));
+            most = most.max(f.stash_len());
+        }
+        assert!(most > 0, "the stash was never used");
+        assert!((0..3000u64).all(|i| f.might_contain(&i)));
+        for i in (0..3000u64).step_by(100) {
+            for _ in 0..40 {
+                assert!(f.remove(&i));
+                assert_eq!(f.stash.homes, summary(&f));
+            }
+        }
+        assert!(
+            (0..3000u64)
+                .filter(|i| i % 100 != 0)
+                .all(|i| f.might_contain(&i))
+        );
+        let back = ExpandableFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(back.stash, f.stash);
     }
 
     #[test]
