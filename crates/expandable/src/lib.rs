@@ -203,41 +203,47 @@ struct Entry {
 }
 
 /// Masks for matching the slots of a bucket a word at a time, computed once per slot width:
-/// for `W ≤ 16` the 4 slots in one 64-bit word, for `16 < W ≤ 32` two words of 2 slots (the
-/// bucket's low and high halves), which keeps every operation on 64 bits.
+/// for `W ≤ 16` the 4 slots in one 64-bit word; for `16 < W ≤ 32` the bucket's first 64 bits
+/// (slots 0 and 1 at bits 0 and `W`) and its last 64 bits (slots 2 and 3 at bits `64 − 2W`
+/// and `64 − W`), which keeps every operation on 64 bits and every read within the bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Lanes {
-    /// Bit 0 of every lane of a word.
+    /// The masks of the (first) word.
+    lo: LaneMasks,
+    /// The masks of the last word (`16 < W` only).
+    hi: LaneMasks,
+    /// The code bits of one lane, `2^(W−1) − 1`.
+    code: u64,
+    /// Where the last word starts in the bucket: `4W − 64` (`16 < W` only).
+    hi_from: u64,
+}
+
+/// Masks of the lanes of one word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LaneMasks {
+    /// Bit 0 of every lane.
     lows: u64,
     /// The flag bit (top) of every lane.
     flags: u64,
     /// The code bits (all but the flag) of every lane.
     codes: u64,
-    /// The code bits of one lane, `2^(W−1) − 1`.
-    code: u64,
 }
 
-impl Lanes {
-    fn for_width(w: u32) -> Lanes {
-        let lanes = if w <= 16 {
-            BUCKET_SIZE
-        } else {
-            BUCKET_SIZE / 2
-        };
-        let lows: u64 = (0..lanes).map(|j| 1u64 << (j * w)).sum();
-        let code = (1u64 << (w - 1)) - 1;
-        Lanes {
+impl LaneMasks {
+    /// `n` lanes of `w` bits from bit `from` on.
+    fn new(w: u32, from: u32, n: u32) -> LaneMasks {
+        let lows: u64 = (0..n).map(|j| 1u64 << (from + j * w)).sum();
+        LaneMasks {
             lows,
             flags: lows << (w - 1),
-            codes: lows * code,
-            code,
+            codes: lows * ((1u64 << (w - 1)) - 1),
         }
     }
 
-    /// The query's code bits in every lane.
+    /// The query's code bits `qc` in every lane.
     #[inline(always)]
-    fn spread(&self, q: u64) -> u64 {
-        (q & self.code).wrapping_mul(self.lows)
+    fn spread(&self, qc: u64) -> u64 {
+        qc.wrapping_mul(self.lows)
     }
 
     /// The lanes of `raw` (flag bits set in the result) whose code is non-zero and a prefix of
@@ -250,7 +256,8 @@ impl Lanes {
     /// with the negation done per lane (`!t + 1`: the lane's top bit of `!t` is 0, so no carry
     /// leaves it); the comparison subtracts within a lane, whose value stays at least
     /// `2^(W−1)`, and reads its top bit; a non-zero code is one whose lane gains its top bit
-    /// from adding `2^(W−1) − 1`. About a dozen word operations, for every lane at once.
+    /// from adding `2^(W−1) − 1`. Bits outside the lanes are cleared first and take no part:
+    /// no carry or borrow enters a lane from below. About a dozen word operations.
     #[inline(always)]
     fn prefix_lanes(&self, raw: u64, qs: u64) -> u64 {
         let (codes, lows, flags) = (self.codes, self.lows, self.flags);
@@ -272,17 +279,49 @@ impl Lanes {
     fn alt(&self, raw: u64, qs: u64) -> u64 {
         self.prefix_lanes(raw, qs) & raw
     }
+}
 
-    /// Whether a lane of `raw` (a word of lanes: 4 for `W ≤ 16`, 2 beyond) holds a code that
-    /// is a prefix of `q`, unflagged (`flagged = false`) or flagged.
+impl Lanes {
+    fn for_width(w: u32) -> Lanes {
+        let wide = w > 16;
+        Lanes {
+            lo: LaneMasks::new(w, 0, if wide { 2 } else { BUCKET_SIZE }),
+            hi: if wide {
+                LaneMasks::new(w, 64 - 2 * w, 2)
+            } else {
+                LaneMasks::default()
+            },
+            code: (1u64 << (w - 1)) - 1,
+            hi_from: if wide { u64::from(4 * w - 64) } else { 0 },
+        }
+    }
+
+    /// Whether a lane of `raw` (the 4 slots of a bucket, `W ≤ 16`) holds a code that is a
+    /// prefix of `q`, unflagged (`flagged = false`) or flagged.
     #[cfg(test)]
     fn hit(&self, raw: u64, flagged: bool, q: u64) -> bool {
-        let qs = self.spread(q);
-        (if flagged {
-            self.alt(raw, qs)
+        let qs = self.lo.spread(q & self.code);
+        let m = if flagged {
+            self.lo.alt(raw, qs)
         } else {
-            self.home(raw, qs)
-        }) != 0
+            self.lo.home(raw, qs)
+        };
+        m != 0
+    }
+
+    /// [`hit`](Self::hit) for a bucket of `16 < W ≤ 32`, given whole (slot `s` at bit `s·W`),
+    /// matched as its first and last 64 bits.
+    #[cfg(test)]
+    fn hit_wide(&self, raw: u128, flagged: bool, q: u64) -> bool {
+        let qc = q & self.code;
+        let (lo, hi) = (raw as u64, (raw >> self.hi_from) as u64);
+        let (ql, qh) = (self.lo.spread(qc), self.hi.spread(qc));
+        let m = if flagged {
+            self.lo.alt(lo, ql) | self.hi.alt(hi, qh)
+        } else {
+            self.lo.home(lo, ql) | self.hi.home(hi, qh)
+        };
+        m != 0
     }
 }
 
@@ -304,24 +343,12 @@ fn bucket_bits(table: &BucketTable, bucket: u64) -> u64 {
     }
 }
 
-/// The two halves of `bucket` (slots 0–1 and 2–3, `2W` bits each, in the low bits of a word)
-/// for `16 < W ≤ 32`. A bucket always reaches a second word; a third is read only when the
-/// bucket reaches into it (never for `W = 20` or 24), as in [`bucket_bits`].
+/// The first and the last 64 bits of `bucket` for `16 < W ≤ 32` (the words [`Lanes`]
+/// matches), two reads of two table words each, within the bucket.
 #[inline(always)]
-fn bucket_halves(table: &BucketTable, bucket: u64) -> (u64, u64) {
-    let w = table.fingerprint_bits();
-    let span = SLOTS as u32 * w;
-    let pos = bucket * u64::from(span);
-    let words = table.words();
-    let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
-    let (w0, w1) = (words[i], words[i + 1]);
-    let w2 = if off + span > 128 { words[i + 2] } else { 0 };
-    // Bits 0..64 and 64..128 of the bucket; `(x << 1) << (63 − off)` is 0 for `off = 0`.
-    let low = (w0 >> off) | ((w1 << 1) << (63 - off));
-    let mid = (w1 >> off) | ((w2 << 1) << (63 - off));
-    // Bits 2W..4W: `low >> 2W | mid << (64 − 2W)`, with `2W − 1 ≤ 63` as the shift.
-    let s = 2 * w - 1;
-    (low, ((low >> 1) >> s) | (mid << (63 - s)))
+fn bucket_ends(table: &BucketTable, bucket: u64, hi_from: u64) -> (u64, u64) {
+    let pos = bucket * SLOTS * u64::from(table.fingerprint_bits());
+    (table.bits_at(pos), table.bits_at(pos + hi_from))
 }
 
 /// The stash: entries out of the table, sorted by home then code, and a 64-bit summary of
@@ -621,10 +648,10 @@ impl<S: HashScheme> ExpandableFilter<S> {
         bucket_bits(&self.table, bucket)
     }
 
-    /// [`bucket_halves`] of this table's `bucket`.
+    /// [`bucket_ends`] of this table's `bucket`.
     #[inline(always)]
-    fn bucket_halves(&self, bucket: u64) -> (u64, u64) {
-        bucket_halves(&self.table, bucket)
+    fn bucket_ends(&self, bucket: u64) -> (u64, u64) {
+        bucket_ends(&self.table, bucket, self.lanes.hi_from)
     }
 
     /// Whether any slot of `raw` (4 lanes of `w` bits) holds an entry whose flag equals
@@ -654,16 +681,22 @@ impl<S: HashScheme> ExpandableFilter<S> {
         let (home, q, alt, qk) = self.locate(h);
         let w = self.table.fingerprint_bits();
         let lanes = &self.lanes;
-        let (qs, qks) = (lanes.spread(q), lanes.spread(qk));
+        let (qc, qkc) = (q & lanes.code, qk & lanes.code);
+        let lo = &lanes.lo;
         // Both buckets, unconditionally and without branches: a branch on the first
         // bucket's answer is unpredictable at mixed hit rates, and a mispredict discards
         // the memory reads of the lookups already under way behind it.
         let hit = if w <= 16 {
-            lanes.home(self.bucket_bits(home), qs) | lanes.alt(self.bucket_bits(alt), qks)
+            lo.home(self.bucket_bits(home), lo.spread(qc))
+                | lo.alt(self.bucket_bits(alt), lo.spread(qkc))
         } else {
-            let (h0, h1) = self.bucket_halves(home);
-            let (a0, a1) = self.bucket_halves(alt);
-            lanes.home(h0, qs) | lanes.home(h1, qs) | lanes.alt(a0, qks) | lanes.alt(a1, qks)
+            let hi = &lanes.hi;
+            let (h0, h1) = self.bucket_ends(home);
+            let (a0, a1) = self.bucket_ends(alt);
+            lo.home(h0, lo.spread(qc))
+                | hi.home(h1, hi.spread(qc))
+                | lo.alt(a0, lo.spread(qkc))
+                | hi.alt(a1, hi.spread(qkc))
         };
         (hit != 0)
             | (self.stash.may_hold(home)
@@ -1445,8 +1478,8 @@ mod tests {
                     table.set(j as u64 / SLOTS, (j as u64 % SLOTS) as u32, *v as u32);
                 }
                 let pack = |b: u64, from: u64, to: u64| {
-                    (from..to).fold(0u64, |x, s| {
-                        x | slots[(b * SLOTS + s) as usize] << ((s - from) as u32 * w)
+                    (from..to).fold(0u128, |x, s| {
+                        x | u128::from(slots[(b * SLOTS + s) as usize]) << ((s - from) as u32 * w)
                     })
                 };
                 let lane = |x: u64, n: u32| {
@@ -1460,13 +1493,14 @@ mod tests {
                     if w <= 16 {
                         assert_eq!(
                             lane(bucket_bits(&table, b), 4),
-                            pack(b, 0, 4),
+                            pack(b, 0, 4) as u64,
                             "w {w} b {b}"
                         );
                     } else {
-                        let (lo, hi) = bucket_halves(&table, b);
-                        assert_eq!(lane(lo, 2), pack(b, 0, 2), "w {w} b {b}");
-                        assert_eq!(lane(hi, 2), pack(b, 2, 4), "w {w} b {b}");
+                        // The first 64 bits, and the last 64 (slots 2 and 3 at their top).
+                        let (lo, hi) = bucket_ends(&table, b, u64::from(4 * w - 64));
+                        assert_eq!(lo, pack(b, 0, 4) as u64, "w {w} b {b}");
+                        assert_eq!(hi >> (64 - 2 * w), pack(b, 2, 4) as u64, "w {w} b {b}");
                     }
                 }
             }
@@ -1487,10 +1521,7 @@ mod tests {
         check_lanes_agree(8, 17..=32, (20_000, 4_000), |c| {
             let hit = |v| ExpandableFilter::<Xxh3Scheme>::slot_hit(v, c.flag, c.want, c.q);
             let slow = c.slots.iter().fold(false, |h, &v| h | hit(v));
-            // The bucket in two words of 2 lanes, as `bucket_halves` reads it.
-            let (lo, hi) = (c.raw as u64, (c.raw >> (2 * c.w)) as u64);
-            let fast = c.lanes.hit(lo, c.want != 0, c.q) | c.lanes.hit(hi, c.want != 0, c.q);
-            (fast, slow)
+            (c.lanes.hit_wide(c.raw, c.want != 0, c.q), slow)
         });
     }
 }
