@@ -71,12 +71,13 @@
 //! over a growth), where a doubling table's falls to half.
 //!
 //! **Lookup** matches a bucket's slots a word at a time: the 4 slots in one 64-bit word for
-//! `W ≤ 16`, two words of 2 slots up to 32 (the `Lanes` masks, computed per slot width). With
-//! `t = (code ^ q) | 2^(W−1)` per lane, a lane's code is a prefix of the query when `t`'s
-//! lowest set bit (`t & −t`, negated per lane) exceeds `code >> 1`; the home bucket keeps the
-//! unflagged lanes and the alternate the flagged ones: about a dozen word operations per
-//! word, all on 64 bits. A bucket's words are read only as far as it reaches (one word for
-//! `W = 16`, two for 20), so a lookup touches no cache line outside its two buckets.
+//! `W ≤ 16`; up to 32, the bucket's first and last 64 bits, 2 slots each (the `Lanes` masks,
+//! computed per slot width). With `t = (code ^ q) | 2^(W−1)` per lane, a lane's code is a
+//! prefix of the query when `t`'s lowest set bit (`t & −t`, negated per lane) exceeds
+//! `code >> 1`; the home bucket keeps the unflagged lanes and the alternate the flagged ones:
+//! about a dozen word operations per word, all on 64 bits, and every read stays within the
+//! bucket (a `W = 16` bucket is one word). The stash is searched only for homes its 64-bit
+//! summary names.
 //!
 //! # Complexity
 //!
