@@ -25,6 +25,7 @@
 //! | `cuckoo_fill` | the load at the first failed insert, for the kick limit |
 //! | `expandable_grow` | the expandable filter's bits/item, FPR bound and measured FPR along a growth |
 //! | `expandable_speed` | the grown expandable filter's lookups and inserts against a cuckoo filter |
+//! | `expandable_lookup_prof` | grown expandable lookups against cuckoo at one size, or alone for `perf` |
 //! | `ribbon_width` | the fraction of seeds that band, by width and overhead |
 //! | `ribbon_lookup_cost`, `ribbon_single_vs_fuse` | Ribbon lookups against xorf's binary fuse |
 //! | `ribbon_column_kernels` | the Ribbon query's AVX-512 and AVX2 column kernels |

@@ -191,6 +191,16 @@ impl BucketTable {
         &self.words[..self.words.len() - 1]
     }
 
+    /// The 64 bits from bit `pos` of the table on (`pos` below [`bits`](Self::bits)): bit
+    /// `pos + j` is bit `j` of the answer. Past the last slot it reads the zero padding word
+    /// (and the unused bits of the last word), so it needs no bounds check beyond one word's.
+    #[inline(always)]
+    pub fn bits_at(&self, pos: u64) -> u64 {
+        let w = (pos / 64) as usize;
+        let pair = u128::from(self.words[w]) | (u128::from(self.words[w + 1]) << 64);
+        (pair >> (pos % 64)) as u64
+    }
+
     /// Number of buckets.
     #[inline]
     pub fn num_buckets(&self) -> u64 {
@@ -385,6 +395,34 @@ impl std::fmt::Debug for BucketTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bits_at_reads_64_bits_from_any_position() {
+        for f in [2u32, 7, 13, 16, 17, 20, 32] {
+            let mut t = BucketTable::new(3, f).unwrap();
+            for (i, s) in (0..3)
+                .flat_map(|b| (0..BUCKET_SIZE).map(move |s| (b, s)))
+                .enumerate()
+            {
+                t.set(
+                    s.0,
+                    s.1,
+                    (0x9e37_79b9u32.wrapping_mul(i as u32 + 1)) >> (32 - f),
+                );
+            }
+            let bit = |p: u64| -> u64 {
+                if p >= t.bits() {
+                    return 0;
+                }
+                let (b, s) = (p / (4 * u64::from(f)), ((p / u64::from(f)) % 4) as u32);
+                u64::from(t.get(b, s)) >> (p % u64::from(f)) & 1
+            };
+            for pos in 0..t.bits() {
+                let want = (0..64).fold(0u64, |x, j| x | bit(pos + j) << j);
+                assert_eq!(t.bits_at(pos), want, "f {f} pos {pos}");
+            }
+        }
+    }
 
     #[test]
     fn extending_keeps_every_slot_and_adds_empty_buckets() {

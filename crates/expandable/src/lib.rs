@@ -70,12 +70,14 @@
 //! limit ([`LOWER_LOAD`]) adds steps: the load stays between about 0.70 and 0.9 (mean 0.78
 //! over a growth), where a doubling table's falls to half.
 //!
-//! **Lookup** matches the 4 slots of a bucket in one word, 64 bits for `W ≤ 16` and 128 bits
-//! up to 32 (the `Lanes` masks, computed per slot width): a lane's code is a prefix of the
-//! query when `t = code ^ q` is 0 or its lowest set bit (`t & −t`, negated per lane) exceeds
-//! `code >> 1`; comparisons and zero tests stay within a lane's code bits and read its top
-//! bit — about 20 word operations per bucket, where decoding slot by slot took about 12 per
-//! slot.
+//! **Lookup** matches a bucket's slots a word at a time: the 4 slots in one 64-bit word for
+//! `W ≤ 16`; up to 32, the bucket's first and last 64 bits, 2 slots each (the `Lanes` masks,
+//! computed per slot width). With `t = (code ^ q) | 2^(W−1)` per lane, a lane's code is a
+//! prefix of the query when `t`'s lowest set bit (`t & −t`, negated per lane) exceeds
+//! `code >> 1`; the home bucket keeps the unflagged lanes and the alternate the flagged ones:
+//! about a dozen word operations per word, all on 64 bits, and every read stays within the
+//! bucket (a `W = 16` bucket is one word). The stash is searched only for homes its 64-bit
+//! summary names.
 //!
 //! # Complexity
 //!
@@ -188,7 +190,7 @@ pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
     /// Entries stored by `L − k`, the length of their level-`k` code.
     hist: [u64; 32],
     /// Entries out of the table, sorted by home then code.
-    stash: Vec<Entry>,
+    stash: Stash,
     /// Lane masks of the slot width.
     lanes: Lanes,
     meta: Meta<S>,
@@ -201,70 +203,222 @@ struct Entry {
     code: u64,
 }
 
-/// The body of [`Lanes::hit`] on a word of any width (`u64` or `u128`, the type of `raw`):
-/// `qc` is the query's code bits in the word's type; `codes`, `lows` and `flags` the lane masks.
-macro_rules! lane_hit {
-    ($raw:expr, $want:expr, $qc:expr, $codes:expr, $lows:expr, $flags:expr) => {{
-        let (raw, codes, lows, flags) = ($raw, $codes, $lows, $flags);
-        let code = raw & codes;
-        let t = code ^ $qc.wrapping_mul(lows);
-        let lowest = t & (!t & codes).wrapping_add(lows);
-        let half = (code >> 1) & codes;
-        let above = !((half | flags).wrapping_sub(lowest)) & flags;
-        let t_zero = !t.wrapping_add(codes) & flags;
-        let occupied = code.wrapping_add(codes) & flags;
-        let flag_ok = !(raw ^ $want) & flags;
-        occupied & (above | t_zero) & flag_ok != 0
-    }};
-}
-
-/// Masks for matching the 4 slots of a bucket in one word (64 bits for slot widths `W ≤ 16`,
-/// 128 bits up to 32), computed once per slot width. For `W ≤ 16` every mask lies in the low
-/// 64 bits, which the 64-bit match uses.
+/// Masks for matching the slots of a bucket a word at a time, computed once per slot width:
+/// for `W ≤ 16` the 4 slots in one 64-bit word; for `16 < W ≤ 32` the bucket's first 64 bits
+/// (slots 0 and 1 at bits 0 and `W`) and its last 64 bits (slots 2 and 3 at bits `64 − 2W`
+/// and `64 − W`), which keeps every operation on 64 bits and every read within the bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Lanes {
-    /// Bit 0 of every lane.
-    lows: u128,
-    /// The flag bit (top) of every lane.
-    flags: u128,
-    /// The code bits (all but the flag) of every lane.
-    codes: u128,
+    /// The masks of the (first) word.
+    lo: LaneMasks,
+    /// The masks of the last word (`16 < W` only).
+    hi: LaneMasks,
     /// The code bits of one lane, `2^(W−1) − 1`.
     code: u64,
+    /// Where the last word starts in the bucket: `4W − 64` (`16 < W` only).
+    hi_from: u64,
+}
+
+/// Masks of the lanes of one word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LaneMasks {
+    /// Bit 0 of every lane.
+    lows: u64,
+    /// The flag bit (top) of every lane.
+    flags: u64,
+    /// The code bits (all but the flag) of every lane.
+    codes: u64,
+}
+
+impl LaneMasks {
+    /// `n` lanes of `w` bits from bit `from` on.
+    fn new(w: u32, from: u32, n: u32) -> LaneMasks {
+        let lows: u64 = (0..n).map(|j| 1u64 << (from + j * w)).sum();
+        LaneMasks {
+            lows,
+            flags: lows << (w - 1),
+            codes: lows * ((1u64 << (w - 1)) - 1),
+        }
+    }
+
+    /// The query's code bits `qc` in every lane.
+    #[inline(always)]
+    fn spread(&self, qc: u64) -> u64 {
+        qc.wrapping_mul(self.lows)
+    }
+
+    /// The lanes of `raw` (flag bits set in the result) whose code is non-zero and a prefix of
+    /// the query (`qs`, from [`spread`](Self::spread)), whatever their flag.
+    ///
+    /// Per lane, with `t = (code ^ q) | 2^(W−1)`: the code (marker at bit `r`) is a prefix of
+    /// `q` when `t`'s low `r` bits are zero, that is when `t`'s lowest set bit exceeds
+    /// `code >> 1` (which lies in `[2^(r−1), 2^r)`, or is 0 for `r = 0`); the forced top bit
+    /// stands for "no code bit differs", so `t` is never 0. The lowest set bit is `t & −t`
+    /// with the negation done per lane (`!t + 1`: the lane's top bit of `!t` is 0, so no carry
+    /// leaves it); the comparison subtracts within a lane, whose value stays at least
+    /// `2^(W−1)`, and reads its top bit; a non-zero code is one whose lane gains its top bit
+    /// from adding `2^(W−1) − 1`. Bits outside the lanes are cleared first and take no part:
+    /// no carry or borrow enters a lane from below. About a dozen word operations.
+    #[inline(always)]
+    fn prefix_lanes(&self, raw: u64, qs: u64) -> u64 {
+        let (codes, lows, flags) = (self.codes, self.lows, self.flags);
+        let code = raw & codes;
+        let t = (code ^ qs) | flags;
+        let lowest = t & (!t).wrapping_add(lows);
+        let above = !(((code >> 1) | flags).wrapping_sub(lowest));
+        above & code.wrapping_add(codes) & flags
+    }
+
+    /// Lanes of `raw` holding an unflagged code that is a prefix of the query `qs`.
+    #[inline(always)]
+    fn home(&self, raw: u64, qs: u64) -> u64 {
+        self.prefix_lanes(raw, qs) & !raw
+    }
+
+    /// Lanes of `raw` holding a flagged code that is a prefix of the query `qs`.
+    #[inline(always)]
+    fn alt(&self, raw: u64, qs: u64) -> u64 {
+        self.prefix_lanes(raw, qs) & raw
+    }
 }
 
 impl Lanes {
     fn for_width(w: u32) -> Lanes {
-        let lows: u128 = (0..BUCKET_SIZE).map(|j| 1u128 << (j * w)).sum();
-        let per_lane = |bits: u32| lows * ((1u128 << bits.min(w - 1)) - 1);
+        let wide = w > 16;
         Lanes {
-            lows,
-            flags: lows << (w - 1),
-            codes: per_lane(w - 1),
+            lo: LaneMasks::new(w, 0, if wide { 2 } else { BUCKET_SIZE }),
+            hi: if wide {
+                LaneMasks::new(w, 64 - 2 * w, 2)
+            } else {
+                LaneMasks::default()
+            },
             code: (1u64 << (w - 1)) - 1,
+            hi_from: if wide { u64::from(4 * w - 64) } else { 0 },
         }
     }
 
-    /// Whether a lane of `raw` holds a code that is a prefix of `q` with its flag bit equal
-    /// to the flag bits of `want` (0: unflagged, `flags`: flagged), for `W ≤ 16`.
-    ///
-    /// Per lane, with `t = code ^ q`: the code (marker at bit `r`) is a prefix of `q` when
-    /// `t`'s low `r` bits are zero, that is when `t = 0` or `t`'s lowest set bit exceeds
-    /// `code >> 1` (which lies in `[2^(r−1), 2^r)`, or is 0 for `r = 0`). The lowest set bit
-    /// is `t & −t` with the negation done per lane, comparisons and zero tests subtract or
-    /// add within a lane's `W − 1` code bits and read its top bit, which no borrow or carry
-    /// crosses.
-    #[inline(always)]
-    fn hit(&self, raw: u64, want: u64, q: u64) -> bool {
-        let (codes, lows, flags) = (self.codes as u64, self.lows as u64, self.flags as u64);
-        lane_hit!(raw, want, q & self.code, codes, lows, flags)
+    /// Whether a lane of `raw` (the 4 slots of a bucket, `W ≤ 16`) holds a code that is a
+    /// prefix of `q`, unflagged (`flagged = false`) or flagged.
+    #[cfg(test)]
+    fn hit(&self, raw: u64, flagged: bool, q: u64) -> bool {
+        let qs = self.lo.spread(q & self.code);
+        let m = if flagged {
+            self.lo.alt(raw, qs)
+        } else {
+            self.lo.home(raw, qs)
+        };
+        m != 0
     }
 
-    /// [`hit`](Self::hit) on 128 bits, for `16 < W ≤ 32`.
+    /// [`hit`](Self::hit) for a bucket of `16 < W ≤ 32`, given whole (slot `s` at bit `s·W`),
+    /// matched as its first and last 64 bits.
+    #[cfg(test)]
+    fn hit_wide(&self, raw: u128, flagged: bool, q: u64) -> bool {
+        let qc = q & self.code;
+        let (lo, hi) = (raw as u64, (raw >> self.hi_from) as u64);
+        let (ql, qh) = (self.lo.spread(qc), self.hi.spread(qc));
+        let m = if flagged {
+            self.lo.alt(lo, ql) | self.hi.alt(hi, qh)
+        } else {
+            self.lo.home(lo, ql) | self.hi.home(hi, qh)
+        };
+        m != 0
+    }
+}
+
+/// The 4 slots of `bucket` in one read, slot `s` at bits `s·W..(s+1)·W` (for `4W ≤ 64`).
+/// The next word is read only when the bucket reaches into it (never for `W = 16`, whose
+/// buckets are words): that branch depends on the bucket's position alone, known long before
+/// the read returns, and saves a second cache line where the next word starts one.
+#[inline(always)]
+fn bucket_bits(table: &BucketTable, bucket: u64) -> u64 {
+    let span = SLOTS as u32 * table.fingerprint_bits();
+    let pos = bucket * u64::from(span);
+    let words = table.words();
+    let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
+    let low = words[i] >> off;
+    if off + span > 64 {
+        low | words[i + 1] << (64 - off)
+    } else {
+        low
+    }
+}
+
+/// The first and the last 64 bits of `bucket` for `16 < W ≤ 32` (the words [`Lanes`]
+/// matches), two reads of two table words each, within the bucket.
+#[inline(always)]
+fn bucket_ends(table: &BucketTable, bucket: u64, hi_from: u64) -> (u64, u64) {
+    let pos = bucket * SLOTS * u64::from(table.fingerprint_bits());
+    (table.bits_at(pos), table.bits_at(pos + hi_from))
+}
+
+/// The stash: entries out of the table, sorted by home then code, and a 64-bit summary of
+/// their homes that lets a lookup skip the search for almost every home while the stash
+/// holds a few entries. Every change goes through these methods, which keep the summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Stash {
+    entries: Vec<Entry>,
+    /// Bit `home mod 64` of every entry's home.
+    homes: u64,
+}
+
+impl Stash {
+    fn with_capacity(n: usize) -> Stash {
+        Stash {
+            entries: Vec::with_capacity(n),
+            homes: 0,
+        }
+    }
+
     #[inline(always)]
-    fn hit_wide(&self, raw: u128, want: u128, q: u64) -> bool {
-        let (codes, lows, flags) = (self.codes, self.lows, self.flags);
-        lane_hit!(raw, want, u128::from(q & self.code), codes, lows, flags)
+    fn bit(home: u64) -> u64 {
+        1 << (home % 64)
+    }
+
+    /// Whether an entry may have this home (`false`: none has).
+    #[inline(always)]
+    fn may_hold(&self, home: u64) -> bool {
+        self.homes & Self::bit(home) != 0
+    }
+
+    /// Insert in order.
+    fn insert(&mut self, e: Entry) {
+        let at = self
+            .entries
+            .partition_point(|s| (s.home, s.code) < (e.home, e.code));
+        self.entries.insert(at, e);
+        self.homes |= Self::bit(e.home);
+    }
+
+    /// Append (the caller keeps the order).
+    fn push(&mut self, e: Entry) {
+        self.entries.push(e);
+        self.homes |= Self::bit(e.home);
+    }
+
+    fn remove(&mut self, i: usize) -> Entry {
+        let e = self.entries.remove(i);
+        self.homes = self.entries.iter().fold(0, |m, e| m | Self::bit(e.home));
+        e
+    }
+
+    /// Take every entry out, leaving the stash empty.
+    fn take(&mut self) -> Vec<Entry> {
+        self.homes = 0;
+        std::mem::take(&mut self.entries)
+    }
+
+    /// Replace the entries by `entries`, sorted by home then code.
+    fn set(&mut self, entries: Vec<Entry>) {
+        self.homes = entries.iter().fold(0, |m, e| m | Self::bit(e.home));
+        self.entries = entries;
+    }
+}
+
+impl std::ops::Deref for Stash {
+    type Target = Vec<Entry>;
+    fn deref(&self) -> &Vec<Entry> {
+        &self.entries
     }
 }
 
@@ -352,7 +506,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             occupied: 0,
             lower: 0,
             hist: [0; 32],
-            stash: Vec::new(),
+            stash: Stash::default(),
             lanes: Lanes::for_width(fp_bits + 2),
             meta: Meta::new(start_capacity, Some(fpr), scheme),
         })
@@ -489,28 +643,16 @@ impl<S: HashScheme> ExpandableFilter<S> {
         (home, h >> (k + split), beta ^ self.offset(qk), qk)
     }
 
-    /// The 4 slots of `bucket` in one read, slot `s` at bits `s·W..(s+1)·W` (for `4W ≤ 64`).
-    /// Branch-free: a bucket that ends inside word `i` reads its neighbour (or 0 past the
-    /// end) and shifts it out, as `(next << 1) << (63 − off)` is 0 for `off = 0`.
+    /// [`bucket_bits`] of this table's `bucket`.
     #[inline(always)]
     fn bucket_bits(&self, bucket: u64) -> u64 {
-        let pos = bucket * SLOTS * u64::from(self.table.fingerprint_bits());
-        let words = self.table.words();
-        let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
-        let next = words.get(i + 1).copied().unwrap_or(0);
-        (words[i] >> off) | ((next << 1) << (63 - off))
+        bucket_bits(&self.table, bucket)
     }
 
-    /// The 4 slots of `bucket` in one 128-bit read (for `64 < 4W ≤ 128`), as
-    /// [`bucket_bits`](Self::bucket_bits).
+    /// [`bucket_ends`] of this table's `bucket`.
     #[inline(always)]
-    fn bucket_bits_wide(&self, bucket: u64) -> u128 {
-        let pos = bucket * SLOTS * u64::from(self.table.fingerprint_bits());
-        let words = self.table.words();
-        let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
-        let word = |j: usize| u128::from(words.get(j).copied().unwrap_or(0));
-        let low = word(i) | word(i + 1) << 64;
-        (low >> off) | ((word(i + 2) << 1) << (127 - off))
+    fn bucket_ends(&self, bucket: u64) -> (u64, u64) {
+        bucket_ends(&self.table, bucket, self.lanes.hi_from)
     }
 
     /// Whether any slot of `raw` (4 lanes of `w` bits) holds an entry whose flag equals
@@ -539,22 +681,27 @@ impl<S: HashScheme> ExpandableFilter<S> {
     fn contains_hash(&self, h: u64) -> bool {
         let (home, q, alt, qk) = self.locate(h);
         let w = self.table.fingerprint_bits();
+        let lanes = &self.lanes;
+        let (qc, qkc) = (q & lanes.code, qk & lanes.code);
+        let lo = &lanes.lo;
         // Both buckets, unconditionally and without branches: a branch on the first
         // bucket's answer is unpredictable at mixed hit rates, and a mispredict discards
         // the memory reads of the lookups already under way behind it.
-        let hit = if 4 * w <= 64 {
-            self.lanes.hit(self.bucket_bits(home), 0, q)
-                | self
-                    .lanes
-                    .hit(self.bucket_bits(alt), self.lanes.flags as u64, qk)
+        let hit = if w <= 16 {
+            lo.home(self.bucket_bits(home), lo.spread(qc))
+                | lo.alt(self.bucket_bits(alt), lo.spread(qkc))
         } else {
-            self.lanes.hit_wide(self.bucket_bits_wide(home), 0, q)
-                | self
-                    .lanes
-                    .hit_wide(self.bucket_bits_wide(alt), self.lanes.flags, qk)
+            let hi = &lanes.hi;
+            let (h0, h1) = self.bucket_ends(home);
+            let (a0, a1) = self.bucket_ends(alt);
+            lo.home(h0, lo.spread(qc))
+                | hi.home(h1, hi.spread(qc))
+                | lo.alt(a0, lo.spread(qkc))
+                | hi.alt(a1, hi.spread(qkc))
         };
-        hit | (!self.stash.is_empty()
-            && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
+        (hit != 0)
+            | (self.stash.may_hold(home)
+                && self.stash_from(home).any(|(_, e)| code_matches(e.code, q)))
     }
 
     /// Stash entries with this home (the stash is sorted by home, then code).
@@ -568,10 +715,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
     }
 
     fn stash_insert(&mut self, e: Entry) {
-        let at = self
-            .stash
-            .partition_point(|s| (s.home, s.code) < (e.home, e.code));
-        self.stash.insert(at, e);
+        self.stash.insert(e);
     }
 
     /// Put `code` in an empty slot of `bucket`, flagged if `alt`.
@@ -782,7 +926,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
         if !self.stash.is_empty() {
             let (lo, hi) = (self.split, next);
             let mut out = Vec::with_capacity(self.stash.len());
-            for e in std::mem::take(&mut self.stash) {
+            for e in self.stash.take() {
                 if e.home >= hi || e.home < lo {
                     out.push(e);
                 } else if e.code == 1 {
@@ -802,7 +946,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
                 }
             }
             out.sort_by_key(|e| (e.home, e.code));
-            self.stash = out;
+            self.stash.set(out);
         }
         self.split = next;
     }
@@ -895,7 +1039,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
 
     /// Place stash entries again (after a growth step made room).
     fn retry_stash(&mut self) {
-        for e in std::mem::take(&mut self.stash) {
+        for e in self.stash.take() {
             if let Some(hand) = self.place(e, e.home ^ e.code.rotate_left(32)) {
                 self.stash_insert(hand);
             }
@@ -979,7 +1123,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             .u8(self.fp_bits as u8)
             .u64(self.split)
             .u64(self.stash.len() as u64);
-        for e in &self.stash {
+        for e in self.stash.iter() {
             w.u64(e.home).u64(e.code);
         }
         self.table.write_le_bytes(w.buffer());
@@ -1063,7 +1207,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             occupied: 0,
             lower: 0,
             hist: [0; 32],
-            stash: Vec::with_capacity(stash_len.min(1 << 16) as usize),
+            stash: Stash::with_capacity(stash_len.min(1 << 16) as usize),
             lanes: Lanes::for_width(width),
             meta: Meta::new(start_capacity, Some(target), scheme).with_count(count),
         };
@@ -1122,7 +1266,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
         if f.measure > f.limit {
             return Err(bad("table", "more entries than the FPR bound allows"));
         }
-        f.stash.shrink_to_fit();
+        f.stash.entries.shrink_to_fit();
         Ok(f)
     }
 }
@@ -1235,9 +1379,8 @@ mod tests {
         slots: [u64; SLOTS as usize],
         /// The slots packed, slot `s` at bit `s·w`.
         raw: u128,
-        /// The flag state wanted (0 or `flag`), and the same in every lane.
+        /// The flag state wanted (0 or `flag`).
         want: u64,
-        want_lanes: u128,
         q: u64,
     }
 
@@ -1272,7 +1415,6 @@ mod tests {
                     .zip(slots)
                     .fold(0, |raw, (s, v)| raw | u128::from(v) << (s * w));
                 for want in [0, flag] {
-                    let want_lanes = if want == 0 { 0 } else { lanes.flags };
                     let lanes = &lanes;
                     let case = Case {
                         lanes,
@@ -1281,7 +1423,6 @@ mod tests {
                         slots,
                         raw,
                         want,
-                        want_lanes,
                         q,
                     };
                     let (fast, slow) = agree(&case);
@@ -1293,12 +1434,86 @@ mod tests {
         }
     }
 
+    /// The stash's summary of homes stays the union of its entries' bits through inserts that
+    /// overflow into it, growth, and removals.
+    #[test]
+    fn the_stash_summary_follows_its_entries() {
+        let summary = |f: &ExpandableFilter| f.stash.iter().fold(0, |m, e| m | Stash::bit(e.home));
+        let mut f = ExpandableFilter::new(0.01).unwrap();
+        let mut most = 0;
+        for i in 0..3000u64 {
+            // 40 copies of every 100th key crowd its two buckets into the stash.
+            let copies = if i % 100 == 0 { 40 } else { 1 };
+            for _ in 0..copies {
+                f.insert(&i).unwrap();
+            }
+            assert_eq!(f.stash.homes, summary(&f));
+            most = most.max(f.stash_len());
+        }
+        assert!(most > 0, "the stash was never used");
+        assert!((0..3000u64).all(|i| f.might_contain(&i)));
+        for i in (0..3000u64).step_by(100) {
+            for _ in 0..40 {
+                assert!(f.remove(&i));
+                assert_eq!(f.stash.homes, summary(&f));
+            }
+        }
+        assert!(
+            (0..3000u64)
+                .filter(|i| i % 100 != 0)
+                .all(|i| f.might_contain(&i))
+        );
+        let back = ExpandableFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(back.stash, f.stash);
+    }
+
+    #[test]
+    fn bucket_reads_agree_with_the_slots() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for w in 3..=32u32 {
+            for buckets in [1u64, 2, 3, 5, 16, 17, 33] {
+                let mut table = BucketTable::new(buckets, w).unwrap();
+                let mut slots = vec![0u64; (buckets * SLOTS) as usize];
+                for (j, v) in slots.iter_mut().enumerate() {
+                    *v = rng.random::<u64>() & ((1 << w) - 1);
+                    table.set(j as u64 / SLOTS, (j as u64 % SLOTS) as u32, *v as u32);
+                }
+                let pack = |b: u64, from: u64, to: u64| {
+                    (from..to).fold(0u128, |x, s| {
+                        x | u128::from(slots[(b * SLOTS + s) as usize]) << ((s - from) as u32 * w)
+                    })
+                };
+                let lane = |x: u64, n: u32| {
+                    if n * w >= 64 {
+                        x
+                    } else {
+                        x & ((1 << (n * w)) - 1)
+                    }
+                };
+                for b in 0..buckets {
+                    if w <= 16 {
+                        assert_eq!(
+                            lane(bucket_bits(&table, b), 4),
+                            pack(b, 0, 4) as u64,
+                            "w {w} b {b}"
+                        );
+                    } else {
+                        // The first 64 bits, and the last 64 (slots 2 and 3 at their top).
+                        let (lo, hi) = bucket_ends(&table, b, u64::from(4 * w - 64));
+                        assert_eq!(lo, pack(b, 0, 4) as u64, "w {w} b {b}");
+                        assert_eq!(hi >> (64 - 2 * w), pack(b, 2, 4) as u64, "w {w} b {b}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn lane_matching_agrees_with_the_slot_by_slot_rule() {
         check_lanes_agree(7, 3..=16, (50_000, 10_000), |c| {
-            let (raw, want_lanes) = (c.raw as u64, c.want_lanes as u64);
+            let raw = c.raw as u64;
             let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, c.w, c.flag, c.want, c.q);
-            (c.lanes.hit(raw, want_lanes, c.q), slow)
+            (c.lanes.hit(raw, c.want != 0, c.q), slow)
         });
     }
 
@@ -1307,7 +1522,7 @@ mod tests {
         check_lanes_agree(8, 17..=32, (20_000, 4_000), |c| {
             let hit = |v| ExpandableFilter::<Xxh3Scheme>::slot_hit(v, c.flag, c.want, c.q);
             let slow = c.slots.iter().fold(false, |h, &v| h | hit(v));
-            (c.lanes.hit_wide(c.raw, c.want_lanes, c.q), slow)
+            (c.lanes.hit_wide(c.raw, c.want != 0, c.q), slow)
         });
     }
 }
