@@ -6,7 +6,8 @@
 //!   their mean per series; the headline ratios: that mean, ours ÷ scalable and ÷ qfilter;
 //!   lookups at the final size ÷ a cuckoo filter built for it and ÷ the scalable filter; the
 //!   whole growth's inserts ÷ the cuckoo filter's inserts of the same keys into a table sized
-//!   for them. Times are paired within rounds, the filters interleaved in every round.
+//!   for them. Times are paired within rounds: lookups in rounds of their own (the order of the
+//!   three filters rotating), then inserts (the order alternating).
 //! - `expandable-fpr`: the FPR measured at every doubling on the run's distinct
 //!   non-members, with each structure's own formula as theory.
 
@@ -26,8 +27,12 @@ pub const STEPS: u32 = 8;
 pub const TARGETS: [f64; 2] = [0.01, 0.001];
 /// The growing filters compared.
 pub const GROWING: [&str; 3] = ["expandable", "scalable", "qfilter-resizing"];
-/// Timing rounds (each round times every filter once, in turn).
+/// Insert timing rounds (each round grows the expandable filter and fills a cuckoo filter
+/// once, the order alternating).
 pub const ROUNDS: usize = 5;
+/// Lookup timing rounds at the final size (each round times every filter once, the order
+/// rotating).
+pub const LOOKUP_ROUNDS: usize = 15;
 
 fn entry(name: &str) -> Result<Entry, String> {
     registry()
@@ -223,25 +228,44 @@ fn time(
     let stream = crate::keys::Keys::from_u64s(&keys.lookup_stream(seed, final_n.min(1 << 20), 50));
     let (mut vs_cuckoo, mut vs_scalable, mut inserts) = (Vec::new(), Vec::new(), Vec::new());
     let secs = |d: std::time::Duration| d.as_secs_f64();
-    for _ in 0..ROUNDS {
-        let te = secs(fe.time_lookups(&stream).0);
-        let ts = secs(fs.time_lookups(&stream).0);
-        let tc = secs(fc.time_lookups(&stream).0);
-        vs_cuckoo.push(te / tc);
-        vs_scalable.push(te / ts);
-        let grow_spec = Spec {
-            n: (8 * n0) as u64,
-            fpr: p,
-            seed,
+    // Lookups first, in rounds of their own: an insert timing allocates and fills a table of
+    // the final size, which would leave whichever filter is timed next on a cold cache. The
+    // order rotates every round, so each filter follows each other filter's pass alike.
+    let filters = [&fe, &fs, &fc];
+    for round in 0..LOOKUP_ROUNDS {
+        let mut t = [0.0f64; 3];
+        for i in 0..3 {
+            let which = (round + i) % 3;
+            t[which] = secs(filters[which].time_lookups(&stream).0);
+        }
+        vs_cuckoo.push(t[0] / t[2]);
+        vs_scalable.push(t[0] / t[1]);
+    }
+    let grow_spec = Spec {
+        n: (8 * n0) as u64,
+        fpr: p,
+        seed,
+    };
+    for round in 0..ROUNDS {
+        let time_exp = || -> Result<f64, String> {
+            Ok(secs(
+                exp.time_inserts(&grow_spec, &member_keys)
+                    .ok_or("no inserts")??,
+            ))
         };
-        let ie = secs(
-            exp.time_inserts(&grow_spec, &member_keys)
-                .ok_or("no inserts")??,
-        );
-        let ic = secs(
-            cuc.time_inserts(&full, &member_keys)
-                .ok_or("no inserts")??,
-        );
+        let time_cuc = || -> Result<f64, String> {
+            Ok(secs(
+                cuc.time_inserts(&full, &member_keys)
+                    .ok_or("no inserts")??,
+            ))
+        };
+        let (ie, ic) = if round % 2 == 0 {
+            let ie = time_exp()?;
+            (ie, time_cuc()?)
+        } else {
+            let ic = time_cuc()?;
+            (time_exp()?, ic)
+        };
         inserts.push(ie / ic);
     }
     let pct = p * 100.0;
@@ -278,7 +302,8 @@ pub fn run_space(ctx: &Context) -> Result<Experiment, String> {
              log-spaced points per doubling (each series' note gives the mean over them). Ratios: \
              the means (ours / theirs), and lookups (50 % members) at the final size and the \
              whole growth's inserts against a cuckoo filter sized for the final count, medians \
-             of {ROUNDS} interleaved rounds.",
+             of {LOOKUP_ROUNDS} lookup rounds (the three filters' order rotating) and of \
+             {ROUNDS} insert rounds (the order alternating).",
             b.n0, b.final_n
         ),
         x_label: "growth (items / initial capacity)".into(),
