@@ -226,7 +226,6 @@ fn write_floors_csv(r: &Results, p: &Path) -> Result<(), String> {
     w.flush().map_err(|e| io(p, e))
 }
 
-/// `12.3 ±0.4`: the median and the larger half of its 95 % interval.
 /// An experiment's column heading: a whole number as it is (sizes, counts), any other value
 /// to three decimals without trailing zeros (a working set of 2.000034× the LLC reads 2).
 fn axis_label(x: f64) -> String {
@@ -238,6 +237,7 @@ fn axis_label(x: f64) -> String {
     }
 }
 
+/// `12.3 ±0.4`: the median and the larger half of its 95 % interval.
 pub fn pm(i: &Interval, digits: usize) -> String {
     let half = (i.hi - i.mid).max(i.mid - i.lo);
     format!("{:.d$} ±{:.d$}", i.mid, half, d = digits)
@@ -251,6 +251,16 @@ pub fn ratio_cell(x: Option<&Interval>) -> String {
             format!("≈ 1 ({:.2}–{:.2}×, no measurable difference)", i.lo, i.hi)
         }
         Some(i) => format!("{:.2}× [{:.2}–{:.2}]", i.mid, i.lo, i.hi),
+    }
+}
+
+/// An experiment's headline ratio: `1.218 [1.20–1.30]`, or the bare figure when it is exact
+/// (a ratio of sizes has no interval).
+fn ratio_text(i: &Interval) -> String {
+    if i.lo == i.hi {
+        format!("{:.3}", i.mid)
+    } else {
+        format!("{:.3} [{:.2}–{:.2}]", i.mid, i.lo, i.hi)
     }
 }
 
@@ -643,6 +653,12 @@ pub fn summary(r: &Results) -> String {
              exact quantities have none] (theory).",
             ex.x_label
         );
+        if !ex.ratios.is_empty() {
+            let _ = writeln!(s, "\nHeadline ratios (median [95 % interval]):\n");
+            for x in &ex.ratios {
+                let _ = writeln!(s, "- {}: {}", x.name, ratio_text(&x.ratio));
+            }
+        }
     }
     let _ = writeln!(s, "\n## Filters and how each is configured\n");
     let _ = writeln!(
@@ -688,7 +704,8 @@ pub fn summary(r: &Results) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::axis_label;
+    use super::{axis_label, ratio_text};
+    use crate::stats::Interval;
 
     #[test]
     fn experiment_columns_are_read_as_people_write_them() {
@@ -697,5 +714,21 @@ mod tests {
         assert_eq!(axis_label(2.000_034_390_963_041), "2");
         assert_eq!(axis_label(1.25), "1.25");
         assert_eq!(axis_label(4.1459), "4.146");
+    }
+
+    #[test]
+    fn headline_ratios_show_an_interval_only_when_there_is_one() {
+        let exact = Interval {
+            mid: 0.72248,
+            lo: 0.72248,
+            hi: 0.72248,
+        };
+        assert_eq!(ratio_text(&exact), "0.722");
+        let timed = Interval {
+            mid: 1.2184,
+            lo: 1.196,
+            hi: 1.304,
+        };
+        assert_eq!(ratio_text(&timed), "1.218 [1.20–1.30]");
     }
 }
