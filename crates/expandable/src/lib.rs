@@ -129,7 +129,9 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod lanes;
 pub mod math;
+mod stash;
 
 use std::fmt;
 
@@ -141,6 +143,9 @@ use bloomlab_core::{Key, RemovableFilter, filter_glue};
 use bloomlab_cuckoo::{BUCKET_SIZE, BucketTable};
 
 pub use bloomlab_core::Filter;
+
+use lanes::{Lanes, bucket_bits, bucket_ends};
+use stash::Stash;
 
 /// The envelope version this crate writes and reads: 2, the table that grows by splitting
 /// buckets in order (version 1, the doubling table, is refused as
@@ -201,225 +206,6 @@ pub struct ExpandableFilter<S: HashScheme = Xxh3Scheme> {
 struct Entry {
     home: u64,
     code: u64,
-}
-
-/// Masks for matching the slots of a bucket a word at a time, computed once per slot width:
-/// for `W ≤ 16` the 4 slots in one 64-bit word; for `16 < W ≤ 32` the bucket's first 64 bits
-/// (slots 0 and 1 at bits 0 and `W`) and its last 64 bits (slots 2 and 3 at bits `64 − 2W`
-/// and `64 − W`), which keeps every operation on 64 bits and every read within the bucket.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Lanes {
-    /// The masks of the (first) word.
-    lo: LaneMasks,
-    /// The masks of the last word (`16 < W` only).
-    hi: LaneMasks,
-    /// The code bits of one lane, `2^(W−1) − 1`.
-    code: u64,
-    /// Where the last word starts in the bucket: `4W − 64` (`16 < W` only).
-    hi_from: u64,
-}
-
-/// Masks of the lanes of one word.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct LaneMasks {
-    /// Bit 0 of every lane.
-    lows: u64,
-    /// The flag bit (top) of every lane.
-    flags: u64,
-    /// The code bits (all but the flag) of every lane.
-    codes: u64,
-}
-
-impl LaneMasks {
-    /// `n` lanes of `w` bits from bit `from` on.
-    fn new(w: u32, from: u32, n: u32) -> LaneMasks {
-        let lows: u64 = (0..n).map(|j| 1u64 << (from + j * w)).sum();
-        LaneMasks {
-            lows,
-            flags: lows << (w - 1),
-            codes: lows * ((1u64 << (w - 1)) - 1),
-        }
-    }
-
-    /// The query's code bits `qc` in every lane.
-    #[inline(always)]
-    fn spread(&self, qc: u64) -> u64 {
-        qc.wrapping_mul(self.lows)
-    }
-
-    /// The lanes of `raw` (flag bits set in the result) whose code is non-zero and a prefix of
-    /// the query (`qs`, from [`spread`](Self::spread)), whatever their flag.
-    ///
-    /// Per lane, with `t = (code ^ q) | 2^(W−1)`: the code (marker at bit `r`) is a prefix of
-    /// `q` when `t`'s low `r` bits are zero, that is when `t`'s lowest set bit exceeds
-    /// `code >> 1` (which lies in `[2^(r−1), 2^r)`, or is 0 for `r = 0`); the forced top bit
-    /// stands for "no code bit differs", so `t` is never 0. The lowest set bit is `t & −t`
-    /// with the negation done per lane (`!t + 1`: the lane's top bit of `!t` is 0, so no carry
-    /// leaves it); the comparison subtracts within a lane, whose value stays at least
-    /// `2^(W−1)`, and reads its top bit; a non-zero code is one whose lane gains its top bit
-    /// from adding `2^(W−1) − 1`. Bits outside the lanes are cleared first and take no part:
-    /// no carry or borrow enters a lane from below. About a dozen word operations.
-    #[inline(always)]
-    fn prefix_lanes(&self, raw: u64, qs: u64) -> u64 {
-        let (codes, lows, flags) = (self.codes, self.lows, self.flags);
-        let code = raw & codes;
-        let t = (code ^ qs) | flags;
-        let lowest = t & (!t).wrapping_add(lows);
-        let above = !(((code >> 1) | flags).wrapping_sub(lowest));
-        above & code.wrapping_add(codes) & flags
-    }
-
-    /// Lanes of `raw` holding an unflagged code that is a prefix of the query `qs`.
-    #[inline(always)]
-    fn home(&self, raw: u64, qs: u64) -> u64 {
-        self.prefix_lanes(raw, qs) & !raw
-    }
-
-    /// Lanes of `raw` holding a flagged code that is a prefix of the query `qs`.
-    #[inline(always)]
-    fn alt(&self, raw: u64, qs: u64) -> u64 {
-        self.prefix_lanes(raw, qs) & raw
-    }
-}
-
-impl Lanes {
-    fn for_width(w: u32) -> Lanes {
-        let wide = w > 16;
-        Lanes {
-            lo: LaneMasks::new(w, 0, if wide { 2 } else { BUCKET_SIZE }),
-            hi: if wide {
-                LaneMasks::new(w, 64 - 2 * w, 2)
-            } else {
-                LaneMasks::default()
-            },
-            code: (1u64 << (w - 1)) - 1,
-            hi_from: if wide { u64::from(4 * w - 64) } else { 0 },
-        }
-    }
-
-    /// Whether a lane of `raw` (the 4 slots of a bucket, `W ≤ 16`) holds a code that is a
-    /// prefix of `q`, unflagged (`flagged = false`) or flagged.
-    #[cfg(test)]
-    fn hit(&self, raw: u64, flagged: bool, q: u64) -> bool {
-        let qs = self.lo.spread(q & self.code);
-        let m = if flagged {
-            self.lo.alt(raw, qs)
-        } else {
-            self.lo.home(raw, qs)
-        };
-        m != 0
-    }
-
-    /// [`hit`](Self::hit) for a bucket of `16 < W ≤ 32`, given whole (slot `s` at bit `s·W`),
-    /// matched as its first and last 64 bits.
-    #[cfg(test)]
-    fn hit_wide(&self, raw: u128, flagged: bool, q: u64) -> bool {
-        let qc = q & self.code;
-        let (lo, hi) = (raw as u64, (raw >> self.hi_from) as u64);
-        let (ql, qh) = (self.lo.spread(qc), self.hi.spread(qc));
-        let m = if flagged {
-            self.lo.alt(lo, ql) | self.hi.alt(hi, qh)
-        } else {
-            self.lo.home(lo, ql) | self.hi.home(hi, qh)
-        };
-        m != 0
-    }
-}
-
-/// The 4 slots of `bucket` in one read, slot `s` at bits `s·W..(s+1)·W` (for `4W ≤ 64`).
-/// The next word is read only when the bucket reaches into it (never for `W = 16`, whose
-/// buckets are words): that branch depends on the bucket's position alone, known long before
-/// the read returns, and saves a second cache line where the next word starts one.
-#[inline(always)]
-fn bucket_bits(table: &BucketTable, bucket: u64) -> u64 {
-    let span = SLOTS as u32 * table.fingerprint_bits();
-    let pos = bucket * u64::from(span);
-    let words = table.words();
-    let (i, off) = ((pos / 64) as usize, (pos % 64) as u32);
-    let low = words[i] >> off;
-    if off + span > 64 {
-        low | words[i + 1] << (64 - off)
-    } else {
-        low
-    }
-}
-
-/// The first and the last 64 bits of `bucket` for `16 < W ≤ 32` (the words [`Lanes`]
-/// matches), two reads of two table words each, within the bucket.
-#[inline(always)]
-fn bucket_ends(table: &BucketTable, bucket: u64, hi_from: u64) -> (u64, u64) {
-    let pos = bucket * SLOTS * u64::from(table.fingerprint_bits());
-    (table.bits_at(pos), table.bits_at(pos + hi_from))
-}
-
-/// The stash: entries out of the table, sorted by home then code, and a 64-bit summary of
-/// their homes that lets a lookup skip the search for almost every home while the stash
-/// holds a few entries. Every change goes through these methods, which keep the summary.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Stash {
-    entries: Vec<Entry>,
-    /// Bit `home mod 64` of every entry's home.
-    homes: u64,
-}
-
-impl Stash {
-    fn with_capacity(n: usize) -> Stash {
-        Stash {
-            entries: Vec::with_capacity(n),
-            homes: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn bit(home: u64) -> u64 {
-        1 << (home % 64)
-    }
-
-    /// Whether an entry may have this home (`false`: none has).
-    #[inline(always)]
-    fn may_hold(&self, home: u64) -> bool {
-        self.homes & Self::bit(home) != 0
-    }
-
-    /// Insert in order.
-    fn insert(&mut self, e: Entry) {
-        let at = self
-            .entries
-            .partition_point(|s| (s.home, s.code) < (e.home, e.code));
-        self.entries.insert(at, e);
-        self.homes |= Self::bit(e.home);
-    }
-
-    /// Append (the caller keeps the order).
-    fn push(&mut self, e: Entry) {
-        self.entries.push(e);
-        self.homes |= Self::bit(e.home);
-    }
-
-    fn remove(&mut self, i: usize) -> Entry {
-        let e = self.entries.remove(i);
-        self.homes = self.entries.iter().fold(0, |m, e| m | Self::bit(e.home));
-        e
-    }
-
-    /// Take every entry out, leaving the stash empty.
-    fn take(&mut self) -> Vec<Entry> {
-        self.homes = 0;
-        std::mem::take(&mut self.entries)
-    }
-
-    /// Replace the entries by `entries`, sorted by home then code.
-    fn set(&mut self, entries: Vec<Entry>) {
-        self.homes = entries.iter().fold(0, |m, e| m | Self::bit(e.home));
-        self.entries = entries;
-    }
-}
-
-impl std::ops::Deref for Stash {
-    type Target = Vec<Entry>;
-    fn deref(&self) -> &Vec<Entry> {
-        &self.entries
-    }
 }
 
 /// Where an entry is: `Ok((bucket, slot))` in the table, `Err(index)` in the stash.
@@ -1266,7 +1052,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
         if f.measure > f.limit {
             return Err(bad("table", "more entries than the FPR bound allows"));
         }
-        f.stash.entries.shrink_to_fit();
+        f.stash.shrink_to_fit();
         Ok(f)
     }
 }
@@ -1447,7 +1233,7 @@ mod tests {
             for _ in 0..copies {
                 f.insert(&i).unwrap();
             }
-            assert_eq!(f.stash.homes, summary(&f));
+            assert_eq!(f.stash.homes(), summary(&f));
             most = most.max(f.stash_len());
         }
         assert!(most > 0, "the stash was never used");
@@ -1455,7 +1241,7 @@ mod tests {
         for i in (0..3000u64).step_by(100) {
             for _ in 0..40 {
                 assert!(f.remove(&i));
-                assert_eq!(f.stash.homes, summary(&f));
+                assert_eq!(f.stash.homes(), summary(&f));
             }
         }
         assert!(
