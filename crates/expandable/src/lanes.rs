@@ -112,17 +112,31 @@ impl Lanes {
         m != 0
     }
 
+    /// Lanes of a bucket of `16 < W ≤ 32`, given as its first and last 64 bits `(lo, hi)`,
+    /// holding an unflagged code that is a prefix of the query's code bits `qc` (non-zero when
+    /// one does). The two words' lanes can sit at the same bit (slots 0 and 2 at `W = 32`),
+    /// so they are joined with `|`.
+    #[inline(always)]
+    pub(crate) fn home_wide(&self, (lo, hi): (u64, u64), qc: u64) -> u64 {
+        self.lo.home(lo, self.lo.spread(qc)) | self.hi.home(hi, self.hi.spread(qc))
+    }
+
+    /// [`home_wide`](Self::home_wide) for flagged codes (entries at their alternate bucket).
+    #[inline(always)]
+    pub(crate) fn alt_wide(&self, (lo, hi): (u64, u64), qc: u64) -> u64 {
+        self.lo.alt(lo, self.lo.spread(qc)) | self.hi.alt(hi, self.hi.spread(qc))
+    }
+
     /// [`hit`](Self::hit) for a bucket of `16 < W ≤ 32`, given whole (slot `s` at bit `s·W`),
     /// matched as its first and last 64 bits.
     #[cfg(test)]
     pub(crate) fn hit_wide(&self, raw: u128, flagged: bool, q: u64) -> bool {
         let qc = q & self.code;
-        let (lo, hi) = (raw as u64, (raw >> self.hi_from) as u64);
-        let (ql, qh) = (self.lo.spread(qc), self.hi.spread(qc));
+        let ends = (raw as u64, (raw >> self.hi_from) as u64);
         let m = if flagged {
-            self.lo.alt(lo, ql) | self.hi.alt(hi, qh)
+            self.alt_wide(ends, qc)
         } else {
-            self.lo.home(lo, ql) | self.hi.home(hi, qh)
+            self.home_wide(ends, qc)
         };
         m != 0
     }

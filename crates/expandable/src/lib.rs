@@ -477,13 +477,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             lo.home(self.bucket_bits(home), lo.spread(qc))
                 | lo.alt(self.bucket_bits(alt), lo.spread(qkc))
         } else {
-            let hi = &lanes.hi;
-            let (h0, h1) = self.bucket_ends(home);
-            let (a0, a1) = self.bucket_ends(alt);
-            lo.home(h0, lo.spread(qc))
-                | hi.home(h1, hi.spread(qc))
-                | lo.alt(a0, lo.spread(qkc))
-                | hi.alt(a1, hi.spread(qkc))
+            lanes.home_wide(self.bucket_ends(home), qc) | lanes.alt_wide(self.bucket_ends(alt), qkc)
         };
         (hit != 0)
             | (self.stash.may_hold(home)
@@ -1223,6 +1217,45 @@ mod tests {
     /// The stash's summary of homes stays the union of its entries' bits through inserts that
     /// overflow into it, growth, and removals.
     #[test]
+    fn stashed_entries_go_back_into_the_table_when_it_has_room() {
+        // Copies of one key fill its two buckets; the rest wait in the stash (a start of 1000
+        // keeps the table under half full, so no growth step intervenes).
+        let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
+        for _ in 0..40 {
+            f.insert(&7u64).unwrap();
+        }
+        let stashed = f.stash_len();
+        let in_table = 40 - stashed;
+        assert!(stashed > 0 && in_table > 0, "{stashed} stashed");
+        // The load counts the table's slots only.
+        assert_eq!(f.load(), in_table as f64 / f.table.slots() as f64);
+        // A removal takes a copy from the table (the table wins a tie with the stash), which
+        // frees its slot; retrying the stash fills the freed slots again.
+        let freed = in_table.min(4);
+        for _ in 0..freed {
+            assert!(f.remove(&7u64));
+        }
+        assert_eq!(f.stash_len(), stashed);
+        f.retry_stash();
+        assert_eq!(f.stash_len(), stashed - freed);
+        for _ in 0..40 - freed {
+            assert!(f.remove(&7u64));
+        }
+        assert!(f.is_empty() && f.stash_len() == 0 && !f.might_contain(&7u64));
+    }
+
+    #[test]
+    fn the_first_table_may_have_up_to_and_including_2_to_the_40_buckets() {
+        // A pure function of the capacity: no table is allocated. `ceil(c / 3.6)` buckets.
+        let most = (3.6 * f64::from(MAX_LEVEL).exp2()) as u64; // 2^40 buckets exactly
+        assert_eq!(start_for(most).unwrap(), (MAX_LEVEL, 0));
+        assert_eq!(start_for(most - 4).unwrap(), (MAX_LEVEL - 1, (1 << 39) - 1));
+        assert!(matches!(start_for(most + 4), Err(Error::SizeOverflow(_))));
+        assert_eq!(start_for(0).unwrap(), (1, 0));
+        assert_eq!(start_for(8).unwrap(), (1, 1)); // ceil(8 / 3.6) = 3 = 2 + 1
+    }
+
+    #[test]
     fn the_stash_summary_follows_its_entries() {
         let summary = |f: &ExpandableFilter| f.stash.iter().fold(0, |m, e| m | Stash::bit(e.home));
         let mut f = ExpandableFilter::new(0.01).unwrap();
@@ -1301,6 +1334,19 @@ mod tests {
             let slow = ExpandableFilter::<Xxh3Scheme>::lanes_hit(raw, c.w, c.flag, c.want, c.q);
             (c.lanes.hit(raw, c.want != 0, c.q), slow)
         });
+    }
+
+    #[test]
+    fn a_code_in_slots_0_and_2_of_a_32_bit_bucket_is_found() {
+        // At W = 32 the first word's slot 0 and the last word's slot 2 put their lanes at the
+        // same bit: joined by anything but `|`, two matches there would cancel.
+        let lanes = Lanes::for_width(32);
+        let (code, q) = (0b1011u64, 0b0011u64); // marker at bit 3: matches q's low 3 bits
+        let raw = u128::from(code) | u128::from(code) << 64;
+        assert!(lanes.hit_wide(raw, false, q));
+        let flagged = u128::from(code | 1 << 31) | u128::from(code | 1 << 31) << 64;
+        assert!(lanes.hit_wide(flagged, true, q));
+        assert!(!lanes.hit_wide(raw, true, q) && !lanes.hit_wide(flagged, false, q));
     }
 
     #[test]

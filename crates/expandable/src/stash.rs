@@ -82,3 +82,26 @@ impl std::ops::Deref for Stash {
         &self.entries
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_rules_out_every_home_no_entry_shares_a_bit_with() {
+        let mut s = Stash::default();
+        assert!(!s.may_hold(3), "an empty stash holds nothing");
+        s.insert(Entry { home: 70, code: 9 });
+        s.push(Entry { home: 71, code: 5 });
+        // Bit `home mod 64`: 70 and 71 set bits 6 and 7, which homes 6, 7, 134… share.
+        assert_eq!(s.homes(), 1 << 6 | 1 << 7);
+        assert!(s.may_hold(70) && s.may_hold(71) && s.may_hold(6) && s.may_hold(135));
+        assert!(!s.may_hold(3) && !s.may_hold(64) && !s.may_hold(72));
+        assert_eq!(s.remove(0), Entry { home: 70, code: 9 });
+        assert!(!s.may_hold(70) && s.may_hold(71));
+        s.set(vec![Entry { home: 1, code: 3 }]);
+        assert_eq!(s.homes(), 1 << 1);
+        assert_eq!(s.take().len(), 1);
+        assert!(s.is_empty() && !s.may_hold(1));
+    }
+}
