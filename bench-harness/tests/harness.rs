@@ -1325,7 +1325,17 @@ fn many_filters_mode_queries_random_filters_without_false_negatives() {
             .unwrap();
         assert!(fpr < 5.0, "{}: {fpr} %", s.filter);
     }
-    assert!(e.ratios.iter().all(|r| r.name.contains("÷ blocked")));
+    // The main entries live together and their rounds interleave: paired ratios, one per
+    // entry other than blocked, each from the per-round ratios.
+    assert_eq!(e.ratios.len(), names.len() - 1);
+    for r in &e.ratios {
+        assert!(
+            r.name.contains("÷ blocked") && r.name.ends_with("(paired)"),
+            "{}",
+            r.name
+        );
+        assert!(r.ratio.lo <= r.ratio.mid && r.ratio.mid <= r.ratio.hi && r.ratio.mid > 0.0);
+    }
 }
 
 #[test]

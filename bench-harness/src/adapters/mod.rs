@@ -435,9 +435,106 @@ pub struct ManyResult {
     pub negatives: u64,
 }
 
+/// One timed round of the many-filters mode.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ManyRound {
+    /// ns per lookup.
+    pub ns: f64,
+    /// Member queries answered "absent" (must be 0).
+    pub false_negatives: u64,
+    /// Non-member queries answered "maybe", and how many were asked.
+    pub false_positives: u64,
+    /// See `false_positives`.
+    pub negatives: u64,
+}
+
+/// One entry's filters of the many-filters mode, built once and kept for timed rounds, so
+/// that the entries' rounds can be interleaved.
+pub trait ManyRounds: Send {
+    /// Filters built.
+    fn filters(&self) -> usize;
+    /// Live heap bytes of all of them.
+    fn heap_bytes(&self) -> usize;
+    /// Time round `round` of `plan`: `plan.queries` queries, each to a random filter, a member
+    /// of it or a non-member, alternating; the queries are made before timing, from a stream
+    /// of the plan's seed chosen by the round.
+    fn round(&self, plan: &Many, round: u32) -> ManyRound;
+}
+
+struct ManyFilters<A> {
+    filters: Vec<A>,
+    heap_bytes: usize,
+}
+
+impl<A: Adapter> ManyRounds for ManyFilters<A> {
+    fn filters(&self) -> usize {
+        self.filters.len()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.heap_bytes
+    }
+
+    fn round(&self, plan: &Many, round: u32) -> ManyRound {
+        use rand::{Rng, SeedableRng};
+        let count = self.filters.len();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(plan.seed ^ 0x4D41_4E59);
+        rng.set_stream(u64::from(round));
+        let mut which = Vec::with_capacity(plan.queries);
+        let mut member = Vec::with_capacity(plan.queries);
+        let mut q = Keys::new();
+        for j in 0..plan.queries {
+            let f = rng.random_range(0..count);
+            let is_member = j % 2 == 0;
+            let i = if is_member {
+                rng.random_range(0..plan.keys_per)
+            } else {
+                plan.keys_per + rng.random_range(0..1usize << 30)
+            };
+            which.push(f as u32);
+            member.push(is_member);
+            q.push(&many_key(plan.seed, f, i));
+        }
+        let mut answers = vec![false; plan.queries];
+        let start = ThreadClock::start();
+        let mut j = 0;
+        q.for_each(|k| {
+            answers[j] = self.filters[which[j] as usize].contains(black_box(k));
+            j += 1;
+        });
+        let t = start.elapsed();
+        black_box(&answers);
+        let mut out = ManyRound {
+            ns: t.as_nanos() as f64 / plan.queries.max(1) as f64,
+            false_negatives: 0,
+            false_positives: 0,
+            negatives: 0,
+        };
+        for (a, m) in answers.iter().zip(&member) {
+            match (m, a) {
+                (true, false) => out.false_negatives += 1,
+                (false, true) => out.false_positives += 1,
+                _ => {}
+            }
+            out.negatives += u64::from(!m);
+        }
+        out
+    }
+}
+
+impl ManyResult {
+    /// Count one round in.
+    pub fn add(&mut self, o: &ManyRound) {
+        self.rounds_ns.push(o.ns);
+        self.false_negatives += o.false_negatives;
+        self.false_positives += o.false_positives;
+        self.negatives += o.negatives;
+    }
+}
+
 /// The erased operations of one adapter type.
 trait Ops: Send + Sync {
-    fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, String>;
+    fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, String>;
     fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String>;
     fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>>;
     fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, String>>;
@@ -446,8 +543,7 @@ trait Ops: Send + Sync {
 struct OpsOf<A>(PhantomData<fn() -> A>);
 
 impl<A: Adapter> Ops for OpsOf<A> {
-    fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, String> {
-        use rand::{Rng, SeedableRng};
+    fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, String> {
         let mut filters: Vec<A> = Vec::new();
         let mut live = 0i64;
         // The keys of one filter live only while it is built, so the net bytes of each step
@@ -465,57 +561,10 @@ impl<A: Adapter> Ops for OpsOf<A> {
             built?;
             live += bytes;
         }
-        let heap_bytes = live.max(0) as usize;
-        let count = filters.len();
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(plan.seed ^ 0x4D41_4E59);
-        let (mut fneg, mut fpos, mut negs) = (0u64, 0u64, 0u64);
-        let mut rounds_ns = Vec::with_capacity(plan.rounds as usize);
-        for _ in 0..plan.rounds {
-            // The round's queries, made before timing: a random filter each, a member of it
-            // or a non-member (index past its keys), alternating, in random filter order.
-            let mut which = Vec::with_capacity(plan.queries);
-            let mut member = Vec::with_capacity(plan.queries);
-            let mut q = Keys::new();
-            for j in 0..plan.queries {
-                let f = rng.random_range(0..count);
-                let is_member = j % 2 == 0;
-                let i = if is_member {
-                    rng.random_range(0..plan.keys_per)
-                } else {
-                    plan.keys_per + rng.random_range(0..1usize << 30)
-                };
-                which.push(f as u32);
-                member.push(is_member);
-                q.push(&many_key(plan.seed, f, i));
-            }
-            let mut answers = vec![false; plan.queries];
-            let start = ThreadClock::start();
-            let mut j = 0;
-            q.for_each(|k| {
-                answers[j] = filters[which[j] as usize].contains(black_box(k));
-                j += 1;
-            });
-            let t = start.elapsed();
-            black_box(&answers);
-            rounds_ns.push(t.as_nanos() as f64 / plan.queries.max(1) as f64);
-            for (a, m) in answers.iter().zip(&member) {
-                match (m, a) {
-                    (true, false) => fneg += 1,
-                    (false, true) => fpos += 1,
-                    _ => {}
-                }
-                negs += u64::from(!m);
-            }
-        }
-        drop(black_box(filters));
-        Ok(ManyResult {
-            filters: count,
-            heap_bytes,
-            rounds_ns,
-            false_negatives: fneg,
-            false_positives: fpos,
-            negatives: negs,
-        })
+        Ok(Box::new(ManyFilters {
+            filters,
+            heap_bytes: live.max(0) as usize,
+        }))
     }
 
     fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String> {
@@ -582,7 +631,26 @@ impl Entry {
     /// `plan.target_bytes` together, then `plan.rounds` timed rounds of queries each to a
     /// random filter (see [`Many`]).
     pub fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, String> {
-        self.ops.many(spec, plan)
+        let set = self.many_build(spec, plan)?;
+        let mut m = ManyResult {
+            filters: set.filters(),
+            heap_bytes: set.heap_bytes(),
+            rounds_ns: Vec::with_capacity(plan.rounds as usize),
+            false_negatives: 0,
+            false_positives: 0,
+            negatives: 0,
+        };
+        for r in 0..plan.rounds {
+            let o = set.round(plan, r);
+            m.add(&o);
+        }
+        Ok(m)
+    }
+
+    /// The many-filters mode's filters, built and kept for rounds timed by the caller (to
+    /// interleave several entries' rounds).
+    pub fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, String> {
+        self.ops.many_build(spec, plan)
     }
 
     /// Build from `keys`, timing the whole build and weighing the result.

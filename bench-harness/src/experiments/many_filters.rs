@@ -4,12 +4,14 @@
 //! (capped by the memory the machine has free), their keys made as a stream per filter; then
 //! each query goes to a random filter, half members and half non-members. So no figure here
 //! is an in-cache figure, whatever the machine's LLC: on a 260 MiB L3 that is about 0.5 GiB
-//! of filters. The main entries ([`MAIN`]) by default (`--full`: every entry whose memory allows it;
-//! never the exact set, whose 10^4-key sets would need tens of GiB at that count).
+//! of filters. The main entries ([`MAIN`]) by default, all built first and kept, their rounds
+//! interleaved (the order rotating each round), so their ratios are paired like the main
+//! table's; `--full` takes every entry whose memory allows it (never the exact set, whose
+//! 10^4-key sets would need tens of GiB at that count), one entry at a time, unpaired.
 
-use crate::adapters::{Many, Spec};
+use crate::adapters::{Many, ManyResult, Spec};
 use crate::schema::{Experiment, NamedRatio, Point, Series};
-use crate::stats::{median_interval, unpaired_ratio};
+use crate::stats::{median_interval, paired_ratio, unpaired_ratio};
 
 use super::Context;
 
@@ -26,7 +28,7 @@ pub const MAIN: &[&str] = &["classic", "blocked", "fastbloom", "sbbf-rs", "xorf-
 
 /// Queries per timed round, and rounds.
 const QUERIES: usize = 200_000;
-const ROUNDS: u32 = 5;
+const ROUNDS: u32 = 15;
 
 /// Available memory (bytes) from `/proc/meminfo`, if readable.
 fn mem_available() -> Option<u64> {
@@ -41,8 +43,10 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
     let llc = crate::machine::cache_bytes().llc.unwrap_or(32 << 20);
     let mut target = 2 * llc as usize;
     if let Some(avail) = mem_available() {
-        // Leave room for everything else: at most a third of what is free.
-        target = target.min((avail / 3) as usize);
+        // Leave room for everything else: all the entries alive at once hold at most a third
+        // of what is free.
+        let alive = if ctx.full { 1 } else { MAIN.len() as u64 };
+        target = target.min((avail / (3 * alive)) as usize);
     }
     let plan = Many {
         keys_per: KEYS_PER,
@@ -63,20 +67,54 @@ pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, Strin
         fpr: TARGET,
         seed: ctx.seed,
     };
+    let chosen: Vec<&crate::adapters::Entry> = ctx
+        .entries
+        .iter()
+        .filter(|e| {
+            e.info.kind != crate::adapters::Kind::Exact
+                && !e.info.batched
+                && !e.info.equal_memory
+                && (ctx.full || MAIN.contains(&e.info.name))
+        })
+        .collect();
+    let paired = !ctx.full;
+    let results: Vec<ManyResult> = if paired {
+        // Every entry's filters alive together, then rounds that time each entry once, the
+        // order rotating, so what drifts lands on all of them alike.
+        let sets = chosen
+            .iter()
+            .map(|e| e.many_build(&spec, plan))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut out: Vec<ManyResult> = sets
+            .iter()
+            .map(|m| ManyResult {
+                filters: m.filters(),
+                heap_bytes: m.heap_bytes(),
+                rounds_ns: Vec::new(),
+                false_negatives: 0,
+                false_positives: 0,
+                negatives: 0,
+            })
+            .collect();
+        for r in 0..plan.rounds {
+            for i in 0..sets.len() {
+                let j = (r as usize + i) % sets.len();
+                out[j].add(&sets[j].round(plan, r));
+            }
+        }
+        out
+    } else {
+        chosen
+            .iter()
+            .map(|e| e.many(&spec, plan))
+            .collect::<Result<Vec<_>, _>>()?
+    };
     let mut series = Vec::new();
     let mut medians = Vec::new();
-    for e in ctx.entries {
-        if e.info.kind == crate::adapters::Kind::Exact
-            || e.info.batched
-            || e.info.equal_memory
-            || (!ctx.full && !MAIN.contains(&e.info.name))
-        {
-            continue;
-        }
-        let m = e.many(&spec, plan)?;
+    for (e, m) in chosen.iter().zip(&results) {
         let ci = median_interval(&m.rounds_ns);
         let over = m.heap_bytes as f64 / llc as f64;
-        medians.push((e.info.name, ci));
+        medians.push((e.info.name, ci, &m.rounds_ns));
         series.push(Series {
             label: format!("{} ({} filters)", e.info.name, m.filters),
             filter: e.info.name.into(),
@@ -101,13 +139,20 @@ pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, Strin
             ),
         });
     }
-    let ratios = match medians.iter().find(|(n, _)| *n == "blocked") {
-        Some((_, b)) => medians
+    let ratios = match medians.iter().find(|(n, _, _)| *n == "blocked") {
+        Some((_, b, b_rounds)) => medians
             .iter()
-            .filter(|(n, _)| *n != "blocked")
-            .map(|(n, i)| NamedRatio {
-                name: format!("many filters: {n} ÷ blocked ns/lookup (unpaired)"),
-                ratio: unpaired_ratio(i, b),
+            .filter(|(n, _, _)| *n != "blocked")
+            .map(|(n, i, rounds)| NamedRatio {
+                name: format!(
+                    "many filters: {n} ÷ blocked ns/lookup ({})",
+                    if paired { "paired" } else { "unpaired" }
+                ),
+                ratio: if paired {
+                    paired_ratio(rounds, b_rounds)
+                } else {
+                    unpaired_ratio(i, b)
+                },
             })
             .collect(),
         None => Vec::new(),
@@ -119,12 +164,17 @@ pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, Strin
             plan.keys_per
         ),
         description: format!(
-            "Filters of {} keys at 1 % built until they hold at least {} MiB (2× the detected LLC of {} MiB, capped at a third of free memory); keys made per filter as a stream; {} rounds of {} queries, each to a random filter, half members; no warm-up (the working set is out of cache by construction). x = the filters' bytes ÷ LLC, y = median ns per lookup with its 95 % interval over the rounds. Entries measured one after another (only one entry's filters live at a time), so ratios between them are unpaired.",
+            "Filters of {} keys at 1 % built until they hold at least {} MiB (2× the detected LLC of {} MiB, capped so that the filters alive together hold at most a third of free memory); keys made per filter as a stream; {} rounds of {} queries, each to a random filter, half members; no warm-up (the working set is out of cache by construction). x = the filters' bytes ÷ LLC, y = median ns per lookup with its 95 % interval over the rounds. {}",
             plan.keys_per,
             plan.target_bytes / 1048576,
             llc / 1048576,
             plan.rounds,
-            plan.queries
+            plan.queries,
+            if paired {
+                "Every entry's filters are alive together and each round times every entry once, the order rotating, so the ratios to blocked are paired (median of the per-round ratios)."
+            } else {
+                "Entries measured one after another (only one entry's filters live at a time), so ratios between them are unpaired."
+            }
         ),
         x_label: "working set ÷ LLC".into(),
         y_label: "ns per lookup".into(),
