@@ -523,6 +523,18 @@ impl<A: Adapter> ManyRounds for ManyFilters<A> {
 }
 
 impl ManyResult {
+    /// The result of `set` before any round.
+    pub fn of(set: &dyn ManyRounds) -> ManyResult {
+        ManyResult {
+            filters: set.filters(),
+            heap_bytes: set.heap_bytes(),
+            rounds_ns: Vec::new(),
+            false_negatives: 0,
+            false_positives: 0,
+            negatives: 0,
+        }
+    }
+
     /// Count one round in.
     pub fn add(&mut self, o: &ManyRound) {
         self.rounds_ns.push(o.ns);
@@ -632,17 +644,9 @@ impl Entry {
     /// random filter (see [`Many`]).
     pub fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, String> {
         let set = self.many_build(spec, plan)?;
-        let mut m = ManyResult {
-            filters: set.filters(),
-            heap_bytes: set.heap_bytes(),
-            rounds_ns: Vec::with_capacity(plan.rounds as usize),
-            false_negatives: 0,
-            false_positives: 0,
-            negatives: 0,
-        };
+        let mut m = ManyResult::of(set.as_ref());
         for r in 0..plan.rounds {
-            let o = set.round(plan, r);
-            m.add(&o);
+            m.add(&set.round(plan, r));
         }
         Ok(m)
     }

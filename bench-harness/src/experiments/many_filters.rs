@@ -85,17 +85,7 @@ pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, Strin
             .iter()
             .map(|e| e.many_build(&spec, plan))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut out: Vec<ManyResult> = sets
-            .iter()
-            .map(|m| ManyResult {
-                filters: m.filters(),
-                heap_bytes: m.heap_bytes(),
-                rounds_ns: Vec::new(),
-                false_negatives: 0,
-                false_positives: 0,
-                negatives: 0,
-            })
-            .collect();
+        let mut out: Vec<ManyResult> = sets.iter().map(|m| ManyResult::of(m.as_ref())).collect();
         for r in 0..plan.rounds {
             for i in 0..sets.len() {
                 let j = (r as usize + i) % sets.len();
