@@ -186,19 +186,23 @@ impl Keys {
         k
     }
 
-    /// Call `f` on every key; the loop the timed passes use (fixed steps when every key has
-    /// one length, so the stream costs the same to walk for every filter).
+    /// Call `f` on every key; the loop every timed pass uses. One loop with one call of `f`,
+    /// whatever the keys' lengths (a key of fixed-length keys ends `stride` bytes after the
+    /// previous one, others where `ends` says): with a single call site the compiler inlines
+    /// `f` — the entry's whole lookup — into the loop for every entry alike. (Two loops, one
+    /// per kind of stream, each calling `f`, left a large `f` out of line for some entries and
+    /// inlined it for others, so entries were timed through different loop shapes.)
     #[inline(always)]
     pub fn for_each(&self, mut f: impl FnMut(&[u8])) {
-        match self.stride {
-            Some(s) if s > 0 => self.bytes.chunks_exact(s).for_each(f),
-            _ => {
-                let mut start = 0;
-                for &end in &self.ends {
-                    f(&self.bytes[start..end]);
-                    start = end;
-                }
-            }
+        let stride = self.stride.filter(|&s| s > 0);
+        let mut start = 0;
+        for i in 0..self.ends.len() {
+            let end = match stride {
+                Some(s) => start + s,
+                None => self.ends[i],
+            };
+            f(&self.bytes[start..end]);
+            start = end;
         }
     }
 }

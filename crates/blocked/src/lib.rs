@@ -115,7 +115,7 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{self, HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
 use bloomlab_core::meta::{FilterCore, Meta};
-use bloomlab_core::simd::{self, LocalKernel, LocalProbe, PortableProbe};
+use bloomlab_core::simd::{self, InlineKernel, LocalKernel, LocalProbe, PortableProbe};
 use bloomlab_core::{bits, math};
 
 /// Bits per block: one 64-byte cache line.
@@ -384,8 +384,16 @@ fn zeroed_blocks(n: u64) -> Result<simd::Lines> {
 /// `len()` counts calls to insert, repeats included; [`estimated_len`](Self::estimated_len)
 /// estimates distinct keys from the fill instead.
 #[derive(Clone)]
+// The fields a single lookup or insert reads come first — the table's pointer and length, the
+// inline kernel — and `repr(C, align(64))` keeps them in that order in one cache line of the
+// struct (61 bytes with `k` and the layout); the rest follows on the next line.
+#[repr(C, align(64))]
 pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     blocks: simd::Lines,
+    /// The kernel single operations run inline, chosen once with the layout and `k`
+    /// ([`fast_kernel`]): [`InlineKernel::OFF`] sends every key of an earlier layout, a `k` past
+    /// the inline kernels or a CPU without them to the one out-of-line path.
+    fast: InlineKernel,
     k: u32,
     layout: Layout,
     /// The kernel of single operations, chosen for this CPU at construction (not part of
@@ -393,6 +401,17 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     kernel: LocalKernel,
     /// Count, capacity, target and scheme ([`bloomlab_core::meta`]).
     meta: Meta<S>,
+}
+
+/// The inline kernel of a filter of `layout` with `kernel`: `kernel`'s own for the current
+/// layout ([`Layout::OneHash`]), whose lookups the inline path places; none for the earlier
+/// layouts, which place keys by another rule.
+fn fast_kernel(layout: Layout, kernel: LocalKernel) -> InlineKernel {
+    if layout == Layout::OneHash {
+        InlineKernel::of(kernel)
+    } else {
+        InlineKernel::OFF
+    }
 }
 
 /// The shape accessors of a table of 512-bit blocks (fields `blocks` and `k`), the owned and
@@ -474,17 +493,37 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         Self::sized(n, bits_per_item, k, scheme)
     }
 
+    /// The filter of these parts, with its kernels chosen for this CPU, `k` and `layout`:
+    /// the one place the struct is built, so the inline kernel always matches the layout.
+    fn assemble(blocks: simd::Lines, k: u32, layout: Layout, meta: Meta<S>) -> Self {
+        let kernel = LocalKernel::detect(k);
+        BlockedBloomFilter {
+            blocks,
+            fast: fast_kernel(layout, kernel),
+            k,
+            layout,
+            kernel,
+            meta,
+        }
+    }
+
+    /// The kernel single operations run inline: `"avx512"`, `"avx2"`, `"neon"`, or `"off"`
+    /// when they take the out-of-line path (an earlier layout, `k` past the inline kernels,
+    /// a CPU without them). Tests and measurements print it.
+    pub fn inline_kernel(&self) -> &'static str {
+        self.fast.name()
+    }
+
     fn sized(n: u64, bits_per_item: f64, k: u32, scheme: S) -> Result<Self> {
         let bits = math::bits_for_bits_per_item(n, bits_per_item)?;
         let blocks = bits.div_ceil(u64::from(BLOCK_BITS));
         let k = math::validate_hashes(k)?;
-        Ok(BlockedBloomFilter {
-            blocks: zeroed_blocks(blocks)?,
+        Ok(Self::assemble(
+            zeroed_blocks(blocks)?,
             k,
-            layout: Layout::for_blocks(blocks),
-            kernel: LocalKernel::detect(k),
-            meta: Meta::new(n, None, scheme),
-        })
+            Layout::for_blocks(blocks),
+            Meta::new(n, None, scheme),
+        ))
     }
 
     /// [`with_blocks`](BlockedBloomFilter::with_blocks) with a chosen hash scheme.
@@ -496,13 +535,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         let bits = blocks
             .checked_mul(u64::from(BLOCK_BITS))
             .ok_or_else(|| Error::SizeOverflow(format!("{blocks} blocks of 512 bits")))?;
-        Ok(BlockedBloomFilter {
-            blocks: zeroed_blocks(blocks)?,
+        Ok(Self::assemble(
+            zeroed_blocks(blocks)?,
             k,
-            layout: Layout::for_blocks(blocks),
-            kernel: LocalKernel::detect(k),
-            meta: Meta::new(math::classic_capacity(bits, k), None, scheme),
-        })
+            Layout::for_blocks(blocks),
+            Meta::new(math::classic_capacity(bits, k), None, scheme),
+        ))
     }
 
     /// The block of a hash from [`hash_key`](Self::hash_key), and the in-block probe source:
@@ -522,19 +560,35 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// was still zero), `false` if it may have been present already.
     #[inline(always)]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
-        if self.layout == Layout::OneHash {
-            // The layout of every new filter inline (the layout tests below fold away);
-            // the earlier ones out of line, so their code stays out of the caller's loop.
-            return self.insert_one(hash_in(Layout::OneHash, self.meta.scheme(), key));
-        }
-        self.insert_earlier_layout(self.hash_key(key))
+        key.with_key_bytes(
+            #[inline(always)]
+            |b| self.insert_bytes_inline(b),
+        )
     }
 
-    /// [`insert_one`](Self::insert_one) out of line, for the earlier layouts: keeps their
-    /// code out of the hot loop of new filters.
+    /// One insert of a key's bytes: the current layout's hash and block and the inline kernel,
+    /// all inlined into the caller; every other case (an earlier layout, `k` past the inline
+    /// kernels, no inline kernel on this CPU) takes one out-of-line call.
+    #[inline(always)]
+    fn insert_bytes_inline(&mut self, key: &[u8]) -> bool {
+        let x = self.meta.scheme().hash64(key);
+        let (line, probe) = one_hash_split(KeyHash::new(x, 0));
+        let fast = self.fast;
+        match fast.insert(&mut self.blocks.fastrange_mut(line).0, probe) {
+            Some(new) => {
+                self.meta.record_insert();
+                new
+            }
+            None => self.insert_out_of_line(key),
+        }
+    }
+
+    /// [`insert_one`](Self::insert_one) for the cases the inline path does not serve: every
+    /// layout, every kernel, out of the caller's loop.
+    #[cold]
     #[inline(never)]
-    fn insert_earlier_layout(&mut self, h: KeyHash) -> bool {
-        self.insert_one(h)
+    fn insert_out_of_line(&mut self, key: &[u8]) -> bool {
+        self.insert_one(self.hash_key(key))
     }
 
     /// Insert a key that was already hashed with this filter's scheme.
@@ -644,6 +698,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             ));
         }
         self.layout = layout;
+        self.fast = fast_kernel(layout, self.kernel);
         Ok(self)
     }
 
@@ -685,17 +740,31 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// `false`: the key was definitely never inserted. `true`: it maybe was.
     #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        if self.layout == Layout::OneHash {
-            // As in `insert`.
-            return self.contains_one(hash_in(Layout::OneHash, self.meta.scheme(), key));
-        }
-        self.contains_earlier_layout(self.hash_key(key))
+        key.with_key_bytes(
+            #[inline(always)]
+            |b| self.contains_bytes_inline(b),
+        )
     }
 
-    /// [`contains_one`](Self::contains_one) out of line, for the earlier layouts.
+    /// One lookup of a key's bytes: the current layout's hash (XXH3-64 for the default
+    /// scheme), its block by fastrange of the high half, the inline kernel on the low half —
+    /// about fifteen instructions besides the hash, inlined into the caller, reading one cache
+    /// line of the filter and one of the table. Every other case takes one out-of-line call.
+    #[inline(always)]
+    fn contains_bytes_inline(&self, key: &[u8]) -> bool {
+        let x = self.meta.scheme().hash64(key);
+        let (line, probe) = one_hash_split(KeyHash::new(x, 0));
+        match self.fast.contains(&self.blocks.fastrange(line).0, probe) {
+            Some(hit) => hit,
+            None => self.contains_out_of_line(key),
+        }
+    }
+
+    /// [`contains_one`](Self::contains_one) for the cases the inline path does not serve.
+    #[cold]
     #[inline(never)]
-    fn contains_earlier_layout(&self, h: KeyHash) -> bool {
-        self.contains_one(h)
+    fn contains_out_of_line(&self, key: &[u8]) -> bool {
+        self.contains_one(self.hash_key(key))
     }
 
     /// Query with a hash computed by this filter's scheme.
@@ -1041,13 +1110,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 ),
             ));
         }
-        Ok(BlockedBloomFilter {
+        Ok(Self::assemble(
             blocks,
             k,
             layout,
-            kernel: LocalKernel::detect(k),
-            meta: Meta::new(capacity, target_fpr, scheme).with_count(count),
-        })
+            Meta::new(capacity, target_fpr, scheme).with_count(count),
+        ))
     }
 }
 

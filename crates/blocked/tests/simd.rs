@@ -29,6 +29,28 @@ fn vector_and_portable_paths_agree_for_every_k() {
         let mut fast = BlockedBloomFilter::with_blocks(37, k)
             .and_then(|f| f.with_layout(layout))
             .unwrap();
+        // The inline path serves the current layout with the vector kernels' `k`
+        // (x86-64: `k ≤ 8`; NEON: `k ≤ 16`); every other filter takes the out-of-line one.
+        let inline = match fast.inline_kernel() {
+            "off" => false,
+            name => {
+                assert_eq!(
+                    layout,
+                    Layout::OneHash,
+                    "k = {k}: {name} for an earlier layout"
+                );
+                assert!(k <= if name == "neon" { 16 } else { 8 }, "k = {k}: {name}");
+                true
+            }
+        };
+        let served =
+            layout == Layout::OneHash && ((paths.avx2 && k <= 8) || (paths.neon && k <= 16));
+        assert_eq!(
+            inline,
+            served,
+            "k = {k}, {layout:?}: {}",
+            fast.inline_kernel()
+        );
         let mut slow = fast.clone();
         let keys: Vec<u64> = (0..2_000).map(|_| rng.random()).collect();
         for key in &keys {

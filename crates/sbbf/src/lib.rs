@@ -124,17 +124,17 @@
 //! The kernels are the workspace's shared ones ([`bloomlab_core::simd`], the `bloomlab-simd`
 //! crate): an AVX2 lookup is one 32-byte load, one `vpmulld` of the
 //! broadcast lower hash half by the salts, `vpsrld` by 27, `vpsllvd` of ones and `vptest`.
-//! The kernel is chosen once per filter ([`SplitBlockAvx2`]), so a lookup is a direct call
-//! with no feature test; [`without_simd`](Sbbf::without_simd) selects the portable kernel,
+//! The kernel is chosen once per filter ([`SplitBlockKernel`]: AVX2 on x86-64, NEON on
+//! aarch64), and a lookup runs it inline, with no feature test and no call per key (the AVX2
+//! lookup is inline assembly); [`without_simd`](Sbbf::without_simd) selects the portable kernel,
 //! and the tests check both give the same bits and answers.
 //! [`might_contain_hashes`](Sbbf::might_contain_hashes) prefetches the block [`BATCH`] keys
 //! ahead in tables larger than [`PREFETCH_MIN_BYTES`]; [`might_contain_batch`](Sbbf::might_contain_batch)
 //! hashes and prefetches ahead in tables larger than [`SINGLE_LOOP_UP_TO`] and answers key by
 //! key below.
 //!
-//! The lookup is the same instructions as `sbbf-rs-safe`'s, reached by a direct call chosen at
-//! construction ([`SplitBlockAvx2::table_contains`]) where a trait object would make it an
-//! indirect one. The comparison and the earlier versions that lost are in
+//! The lookup is the same instructions as `sbbf-rs-safe`'s, inlined into the caller where
+//! `sbbf-rs-safe` calls its kernel through a trait object. The comparison and the earlier versions that lost are in
 //! `docs/design/sbbf.md`; current figures are in `results/`.
 
 //! Accuracy observed: over the 30 shape × density checks of the tests the measured FPR sits
@@ -152,7 +152,7 @@ use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId};
 use bloomlab_core::math::{self, SBBF_MAX_BYTES, SBBF_MIN_BYTES};
 use bloomlab_core::meta::{FilterCore, Meta};
-use bloomlab_core::simd::{self, SplitBlockAvx2};
+use bloomlab_core::simd::{self, SplitBlockKernel};
 use bloomlab_core::{Key, bits, filter_glue};
 use xxhash_rust::xxh64::xxh64;
 
@@ -306,8 +306,8 @@ fn zeroed_blocks(n: u64) -> Result<Vec<Block>> {
 pub struct Sbbf {
     blocks: Vec<Block>,
     meta: Meta<ParquetScheme>,
-    /// The kernel, chosen once: AVX2 when the CPU has it, else the portable one.
-    avx2: Option<SplitBlockAvx2>,
+    /// The kernel, chosen once: AVX2 or NEON when the CPU has it, else the portable one.
+    kernel: SplitBlockKernel,
 }
 
 impl Sbbf {
@@ -377,7 +377,7 @@ impl Sbbf {
         Ok(Sbbf {
             blocks,
             meta: Meta::new(capacity, None, ParquetScheme),
-            avx2: SplitBlockAvx2::detect(),
+            kernel: SplitBlockKernel::detect(),
         })
     }
 
@@ -390,22 +390,23 @@ impl Sbbf {
     /// Use the portable kernel even where AVX2 is available (for comparison and testing; the
     /// answers and bits are identical).
     pub fn without_simd(mut self) -> Self {
-        self.avx2 = None;
+        self.kernel = SplitBlockKernel::Portable;
         self
     }
 
     /// Whether lookups and inserts run the AVX2 kernel.
     pub fn uses_avx2(&self) -> bool {
-        self.avx2.is_some()
+        matches!(self.kernel, SplitBlockKernel::Avx2(_))
+    }
+
+    /// The kernel lookups and inserts run: `"avx2"`, `"neon"` or `"portable"`.
+    pub fn kernel_name(&self) -> &'static str {
+        self.kernel.name()
     }
 
     #[inline(always)]
     fn block_contains(&self, i: usize, lo: u32) -> bool {
-        let b = &self.blocks[i].0;
-        match self.avx2 {
-            Some(avx2) => avx2.contains(b, lo, &SALT),
-            None => simd::split_block_contains_scalar(b, lo, &SALT),
-        }
+        self.kernel.contains(&self.blocks[i].0, lo, &SALT)
     }
 
     #[inline(always)]
@@ -421,22 +422,15 @@ impl Sbbf {
         let i = self.block_index(h);
         self.meta.record_insert();
         let new = !self.block_contains(i, h as u32);
-        let b = &mut self.blocks[i].0;
-        match self.avx2 {
-            Some(avx2) => avx2.insert(b, h as u32, &SALT),
-            None => simd::split_block_insert_scalar(b, h as u32, &SALT),
-        }
+        self.kernel.insert(&mut self.blocks[i].0, h as u32, &SALT);
         new
     }
 
-    /// Query by xxHash64 (seed 0): `false` = definitely not inserted, `true` = maybe.
-    #[inline]
+    /// Query by xxHash64 (seed 0): `false` = definitely not inserted, `true` = maybe. The
+    /// kernel runs inline (no call per key on any path).
+    #[inline(always)]
     pub fn might_contain_hash(&self, h: u64) -> bool {
-        match self.avx2 {
-            // One call: the block index is computed inside the AVX2 function.
-            Some(avx2) => avx2.table_contains(&self.blocks, h, &SALT),
-            None => self.block_contains(self.block_index(h), h as u32),
-        }
+        self.block_contains(self.block_index(h), h as u32)
     }
 
     /// Insert a key in bloomlab's [`Key`] encoding, which for integers, strings and byte slices
@@ -746,7 +740,7 @@ impl Sbbf {
         Ok(Sbbf {
             blocks,
             meta: Meta::new(count.max(1), None, ParquetScheme).with_count(count),
-            avx2: SplitBlockAvx2::detect(),
+            kernel: SplitBlockKernel::detect(),
         })
     }
 
@@ -843,7 +837,7 @@ impl Sbbf {
         Ok(Sbbf {
             blocks,
             meta: Meta::new(capacity, target_fpr, ParquetScheme).with_count(count),
-            avx2: SplitBlockAvx2::detect(),
+            kernel: SplitBlockKernel::detect(),
         })
     }
 }

@@ -29,6 +29,17 @@ pub fn has_avx512f() -> bool {
     }
 }
 
+/// Whether this build runs the NEON kernels: little-endian aarch64, where NEON is part of
+/// the baseline (no run-time test).
+#[inline]
+pub fn has_neon() -> bool {
+    cfg!(all(
+        target_arch = "aarch64",
+        target_endian = "little",
+        target_feature = "neon"
+    ))
+}
+
 /// Whether this CPU has the `popcnt` instruction.
 #[inline]
 pub fn has_popcnt() -> bool {
@@ -99,11 +110,21 @@ pub struct VectorPaths {
     pub avx512dq: bool,
     /// AVX512_VPOPCNTDQ with AVX-512F: the AVX-512 Ribbon columns.
     pub avx512vpopcntdq: bool,
+    /// NEON on little-endian aarch64 (part of its baseline): the local-block lookups
+    /// ([`InlineKernel`](crate::InlineKernel)) and the split-block kernels.
+    pub neon: bool,
 }
 
 impl VectorPaths {
     /// Every name [`VectorPaths`] knows, in the order [`names`](Self::names) lists them.
-    pub const ALL: [&'static str; 5] = ["avx2", "popcnt", "avx512f", "avx512dq", "avx512vpopcntdq"];
+    pub const ALL: [&'static str; 6] = [
+        "avx2",
+        "popcnt",
+        "avx512f",
+        "avx512dq",
+        "avx512vpopcntdq",
+        "neon",
+    ];
 
     /// What this CPU runs.
     pub fn detect() -> Self {
@@ -113,6 +134,7 @@ impl VectorPaths {
             avx512f: has_avx512f(),
             avx512dq: has_avx512dq(),
             avx512vpopcntdq: has_avx512_popcnt(),
+            neon: has_neon(),
         }
     }
 
@@ -125,6 +147,7 @@ impl VectorPaths {
             "avx512f" => self.avx512f,
             "avx512dq" => self.avx512dq,
             "avx512vpopcntdq" => self.avx512vpopcntdq,
+            "neon" => self.neon,
             _ => return None,
         })
     }

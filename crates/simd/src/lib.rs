@@ -118,15 +118,16 @@ pub use bulk::{
 pub use classic::{classic_contains_all, classic_contains_all_checked, fastrange};
 pub(crate) use detect::has_avx512f_popcnt;
 pub use detect::{
-    REQUIRE_ENV, VectorPaths, has_avx2, has_avx512_popcnt, has_avx512dq, has_avx512f, has_popcnt,
+    REQUIRE_ENV, VectorPaths, has_avx2, has_avx512_popcnt, has_avx512dq, has_avx512f, has_neon,
+    has_popcnt,
 };
 pub use lines::{Line, LineKind, Lines, SharedLine, zeroed_lines};
 #[cfg(target_arch = "x86_64")]
 pub use local::Avx2Probe;
 pub use local::{
-    LOCAL_MAX_PROBES, LOCAL_MULTIPLIER, LOCAL_POWERS, LocalKernel, LocalProbe, LocalTask,
-    PortableProbe, local_contains, local_contains_scalar, local_insert, local_insert_scalar,
-    local_probes, run_local,
+    InlineKernel, LOCAL_MAX_PROBES, LOCAL_MULTIPLIER, LOCAL_POWERS, LocalKernel, LocalProbe,
+    LocalTask, PortableProbe, local_contains, local_contains_scalar, local_contains_unrolled,
+    local_insert, local_insert_scalar, local_insert_unrolled, local_probes, run_local,
 };
 pub use occupancy::occupancy_step;
 pub use parity::{
@@ -136,8 +137,8 @@ pub use parity::{
 pub use pipeline::{CHUNK, pipeline, pipeline_chunks, prefetch};
 pub use sip::{sip24_word, sip24_x8, sip24_x8_avx2, sip24_x8_portable};
 pub use split_block::{
-    PARQUET_SALTS, SplitBlockAvx2, split_block_contains, split_block_contains_scalar,
-    split_block_insert, split_block_insert_scalar, split_block_mask,
+    PARQUET_SALTS, SplitBlockAvx2, SplitBlockKernel, split_block_contains,
+    split_block_contains_scalar, split_block_insert, split_block_insert_scalar, split_block_mask,
 };
 
 /// A report test: prints the paths this CPU runs (`cargo test -p bloomlab-simd -- --show-output`)

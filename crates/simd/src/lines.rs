@@ -90,6 +90,9 @@ const LINES_SLACK: usize = std::mem::align_of::<Line>() - LINES_ALLOC_ALIGN;
 /// `Vec<Line>`. Derefs to `[T]` (one pointer and one length, as a `Vec`: no test per access);
 /// clones as a `Vec`; [`cast`](Lines::cast) turns a table of one kind into the other without
 /// a copy.
+// `repr(C)`: the pointer and the length first, in this order, so a filter that holds a table
+// first keeps both in its first cache line (every lookup reads them).
+#[repr(C)]
 pub struct Lines<T: LineKind = Line> {
     /// The first of `len` lines, inside the allocation `raw` of `layout`, owned; with
     /// `len = 0`, one zero line all the same (the spare line of [`fastrange`](Lines::fastrange)).

@@ -156,6 +156,169 @@ impl SplitBlockAvx2 {
     }
 }
 
+/// The split-block kernel a filter chose once, at construction, for this CPU: AVX2 on x86-64
+/// (the lookup as inline assembly, so it inlines into a caller compiled without AVX2: no call
+/// per key), NEON on little-endian aarch64 (part of its baseline: plain inline functions), the
+/// portable definition elsewhere. Same blocks and answers on every path.
+///
+/// ```
+/// use bloomlab_simd::{self as simd, SplitBlockKernel, PARQUET_SALTS};
+///
+/// let kernel = SplitBlockKernel::detect();
+/// let mut block = [0u32; 8];
+/// kernel.insert(&mut block, 42, &PARQUET_SALTS);
+/// assert_eq!(block, simd::split_block_mask(42, &PARQUET_SALTS));
+/// assert!(kernel.contains(&block, 42, &PARQUET_SALTS));
+/// assert!(SplitBlockKernel::Portable.contains(&block, 42, &PARQUET_SALTS));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitBlockKernel {
+    /// AVX2 (x86-64).
+    Avx2(SplitBlockAvx2),
+    /// NEON (little-endian aarch64).
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    Neon,
+    /// The portable definition ([`split_block_contains_scalar`], [`split_block_insert_scalar`]).
+    Portable,
+}
+
+impl SplitBlockKernel {
+    /// The fastest kernel this CPU runs.
+    pub fn detect() -> Self {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        {
+            SplitBlockKernel::Neon
+        }
+        #[cfg(not(all(target_arch = "aarch64", target_endian = "little")))]
+        {
+            SplitBlockAvx2::detect().map_or(SplitBlockKernel::Portable, SplitBlockKernel::Avx2)
+        }
+    }
+
+    /// `"avx2"`, `"neon"` or `"portable"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SplitBlockKernel::Avx2(_) => "avx2",
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            SplitBlockKernel::Neon => "neon",
+            SplitBlockKernel::Portable => "portable",
+        }
+    }
+
+    /// [`split_block_contains_scalar`]'s answer, inlined into the caller.
+    #[inline(always)]
+    pub fn contains(self, block: &[u32; 8], h: u32, salts: &[u32; 8]) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: a `SplitBlockAvx2` exists only when `detect` found AVX2 on this CPU.
+            SplitBlockKernel::Avx2(_) => unsafe { asm_split_contains(block, h, salts) },
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            SplitBlockKernel::Neon => neon::split_contains(block, h, salts),
+            _ => split_block_contains_scalar(block, h, salts),
+        }
+    }
+
+    /// [`split_block_insert_scalar`]'s block.
+    #[inline(always)]
+    pub fn insert(self, block: &mut [u32; 8], h: u32, salts: &[u32; 8]) {
+        match self {
+            SplitBlockKernel::Avx2(avx2) => avx2.insert(block, h, salts),
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            SplitBlockKernel::Neon => neon::split_insert(block, h, salts),
+            SplitBlockKernel::Portable => split_block_insert_scalar(block, h, salts),
+        }
+    }
+}
+
+/// The AVX2 lookup as inline assembly: the salts times `h` (`vpmulld`), their top five bits
+/// (`vpsrld`) as the shifts of a row of ones (`vpsllvd`), one `vptest` against the block.
+/// Eight instructions and the `vzeroupper` that keeps the caller's SSE code free of
+/// transition stalls; inlined wherever it is called, where the intrinsics twin
+/// (`avx2::split_block_contains`) is a call per key from code compiled without AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn asm_split_contains(block: &[u32; 8], h: u32, salts: &[u32; 8]) -> bool {
+    /// Eight lanes of one.
+    const ONES: [u32; 8] = [1; 8];
+    let hit: u8;
+    // SAFETY: the caller guarantees AVX2. Every address read is inside a live reference:
+    // `block`, `salts` and `ONES` are 32 bytes each (unaligned loads). The block only reads
+    // memory, uses no stack, clobbers xmm0–xmm15 (declared by the macro) and the flags, and
+    // ends with `vzeroupper`.
+    unsafe {
+        crate::asm_then_vzeroupper!(
+            "vmovd xmm0, {h:e}",
+            "vpbroadcastd ymm0, xmm0",
+            "vpmulld ymm0, ymm0, [{salts}]",
+            "vpsrld ymm0, ymm0, 27",
+            "vmovdqu ymm1, [{ones}]",
+            "vpsllvd ymm0, ymm1, ymm0",
+            "vmovdqu ymm1, [{blk}]",
+            "vptest ymm1, ymm0",
+            "setc {hit}",
+            "vzeroupper",
+            h = in(reg) h,
+            salts = in(reg) salts.as_ptr(),
+            ones = in(reg) ONES.as_ptr(),
+            blk = in(reg) block.as_ptr(),
+            hit = out(reg_byte) hit,
+            options(pure, readonly),
+        );
+    }
+    hit & 1 != 0
+}
+
+/// The NEON kernels: the eight words as two 128-bit vectors.
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+mod neon {
+    use core::arch::aarch64::*;
+
+    /// The masks of `h` in words 0–3 and 4–7.
+    #[inline(always)]
+    fn masks(h: u32, salts: &[u32; 8]) -> (uint32x4_t, uint32x4_t) {
+        // SAFETY: `salts` is eight readable `u32`s; NEON is part of the aarch64 baseline
+        // (enabled at compile time), the intrinsics' only other requirement.
+        unsafe {
+            let hv = vdupq_n_u32(h);
+            let one = vdupq_n_u32(1);
+            let x0 = vmulq_u32(hv, vld1q_u32(salts.as_ptr()));
+            let x1 = vmulq_u32(hv, vld1q_u32(salts.as_ptr().add(4)));
+            (
+                vshlq_u32(one, vreinterpretq_s32_u32(vshrq_n_u32::<27>(x0))),
+                vshlq_u32(one, vreinterpretq_s32_u32(vshrq_n_u32::<27>(x1))),
+            )
+        }
+    }
+
+    /// [`split_block_contains_scalar`](super::split_block_contains_scalar)'s answer.
+    #[inline(always)]
+    pub(super) fn split_contains(block: &[u32; 8], h: u32, salts: &[u32; 8]) -> bool {
+        let (m0, m1) = masks(h, salts);
+        // SAFETY: `block` is eight readable `u32`s; NEON as in `masks`.
+        unsafe {
+            let b0 = vld1q_u32(block.as_ptr());
+            let b1 = vld1q_u32(block.as_ptr().add(4));
+            vmaxvq_u32(vorrq_u32(vbicq_u32(m0, b0), vbicq_u32(m1, b1))) == 0
+        }
+    }
+
+    /// [`split_block_insert_scalar`](super::split_block_insert_scalar)'s block.
+    #[inline(always)]
+    pub(super) fn split_insert(block: &mut [u32; 8], h: u32, salts: &[u32; 8]) {
+        let (m0, m1) = masks(h, salts);
+        let p = block.as_mut_ptr();
+        // SAFETY: `block` is eight readable and writable `u32`s (a unique reference); NEON as
+        // in `masks`.
+        unsafe {
+            vst1q_u32(p, vorrq_u32(vld1q_u32(p), m0));
+            vst1q_u32(p.add(4), vorrq_u32(vld1q_u32(p.add(4)), m1));
+        }
+    }
+}
+
 /// The AVX2 kernels. Each requires a CPU with AVX2 (their only requirement beyond their
 /// signatures: every pointer they read comes from a reference of the right size).
 #[cfg(target_arch = "x86_64")]
@@ -276,6 +439,41 @@ mod tests {
                 // SAFETY: as above.
                 let got = unsafe { avx2::split_block_contains(&s, q, &SALTS) };
                 assert_eq!(got, split_block_contains_scalar(&t, q, &SALTS));
+            }
+        }
+    }
+
+    #[test]
+    fn the_chosen_kernel_and_the_portable_one_agree() {
+        let kernel = SplitBlockKernel::detect();
+        let want = if crate::testing::runs("avx2") {
+            "avx2"
+        } else if crate::testing::runs("neon") {
+            "neon"
+        } else {
+            "portable"
+        };
+        assert_eq!(kernel.name(), want);
+        let mut x = 29u64;
+        for _ in 0..20 {
+            let (mut s, mut t) = ([0u32; 8], [0u32; 8]);
+            for _ in 0..30 {
+                let h = mix(&mut x) as u32;
+                kernel.insert(&mut s, h, &SALTS);
+                SplitBlockKernel::Portable.insert(&mut t, h, &SALTS);
+                split_block_insert_scalar(&mut t, h, &SALTS);
+                assert_eq!(s, t);
+                assert!(kernel.contains(&s, h, &SALTS));
+                let q = mix(&mut x) as u32;
+                let want = split_block_contains_scalar(&t, q, &SALTS);
+                assert_eq!(kernel.contains(&s, q, &SALTS), want);
+                assert_eq!(SplitBlockKernel::Portable.contains(&s, q, &SALTS), want);
+                // One of the key's eight bits cleared: absent, whichever word.
+                let m = split_block_mask(q, &SALTS);
+                let mut only = m;
+                only[(q % 8) as usize] = 0;
+                assert!(!kernel.contains(&only, q, &SALTS));
+                assert!(kernel.contains(&m, q, &SALTS));
             }
         }
     }

@@ -15,9 +15,9 @@
 //! wrong in builds with AVX enabled, where the compiler may keep a 256-bit value in a register
 //! across a kernel (`docs/design/simd.md`).
 
-use super::{
-    LOCAL_POWERS, local_contains, local_contains_scalar, local_insert, local_insert_scalar,
-};
+#[cfg(target_arch = "x86_64")]
+use super::LOCAL_POWERS;
+use super::{local_contains, local_contains_scalar, local_insert, local_insert_scalar};
 use crate::{SharedLine, has_avx2, has_avx512f};
 
 /// `LANE_ONES[a]`: `1` in lanes `0..min(a, 8)`, `0` in the others. Shifting a row left by
@@ -140,6 +140,12 @@ pub struct LocalKernel {
     /// kernels do not read it).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     stores: u8,
+    /// The `k` the kernel was chosen for, clamped to `0..=255` (the NEON inserts' unrolled arm).
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+    k: u8,
+    /// The NEON kernels' lane row for `k` (`neon::LANES[min(k, 16)]`).
+    #[cfg(target_arch = "aarch64")]
+    neon_lanes: &'static [u32; 16],
 }
 
 /// The probes of the last round an AVX2 insert of `k` probes builds: the round's probes
@@ -198,6 +204,12 @@ enum KernelMode {
     Avx2Round2,
     /// AVX2 through [`local_contains`] / [`local_insert`] (`k > 16`).
     Avx2Call,
+    /// NEON (aarch64), `k ≤ 8`: two table lookups of the line.
+    #[cfg(target_arch = "aarch64")]
+    NeonRound1,
+    /// NEON (aarch64), `9 ≤ k ≤ 16`: four table lookups of the line.
+    #[cfg(target_arch = "aarch64")]
+    NeonRound2,
     /// [`local_contains_scalar`] / [`local_insert_scalar`].
     Portable,
 }
@@ -205,6 +217,18 @@ enum KernelMode {
 impl LocalKernel {
     /// The fastest kernel this CPU runs for `k` probes per key.
     pub fn detect(k: u32) -> Self {
+        #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+        if (1..=16).contains(&k) {
+            // NEON is part of the aarch64 baseline: no run-time test.
+            return LocalKernel {
+                mode: if k <= 8 {
+                    KernelMode::NeonRound1
+                } else {
+                    KernelMode::NeonRound2
+                },
+                ..Self::portable_for(k)
+            };
+        }
         let kernel = Self::avx2(k);
         let wide = match kernel.mode {
             KernelMode::Avx2Round1 => KernelMode::Avx512Round1,
@@ -239,11 +263,8 @@ impl LocalKernel {
         };
         LocalKernel {
             mode,
-            lanes: last_round_lanes(k),
-            #[cfg(target_arch = "x86_64")]
-            consts: insert_consts(k),
-            pairs: 0,
             stores: store_lanes(k),
+            ..Self::portable_for(k)
         }
     }
 
@@ -264,19 +285,33 @@ impl LocalKernel {
     /// The portable scalar kernel, whatever the CPU and `k`.
     pub fn portable() -> Self {
         LocalKernel {
-            mode: KernelMode::Portable,
-            lanes: last_round_lanes(0),
-            #[cfg(target_arch = "x86_64")]
-            consts: insert_consts(0),
-            pairs: 0,
             stores: 0,
+            ..Self::portable_for(0)
         }
     }
 
-    /// `"avx512"`, `"avx2"` or `"portable"`.
+    /// The portable kernel with the tables of `k` looked up (what every constructor starts
+    /// from).
+    fn portable_for(k: u32) -> Self {
+        LocalKernel {
+            mode: KernelMode::Portable,
+            lanes: last_round_lanes(k),
+            #[cfg(target_arch = "x86_64")]
+            consts: insert_consts(k),
+            pairs: 0,
+            stores: store_lanes(k),
+            k: k.min(255) as u8,
+            #[cfg(target_arch = "aarch64")]
+            neon_lanes: &super::neon::LANES[k.min(16) as usize],
+        }
+    }
+
+    /// `"avx512"`, `"avx2"`, `"neon"` or `"portable"`.
     pub fn name(self) -> &'static str {
         match self.mode {
             KernelMode::Portable => "portable",
+            #[cfg(target_arch = "aarch64")]
+            KernelMode::NeonRound1 | KernelMode::NeonRound2 => "neon",
             KernelMode::Avx512Round1 | KernelMode::Avx512Round2 => "avx512",
             _ => "avx2",
         }
@@ -301,6 +336,12 @@ impl LocalKernel {
             if self.mode == KernelMode::Avx2Round1 {
                 // SAFETY: this mode is chosen only by `avx2`, on a CPU with AVX2.
                 return unsafe { asm_contains_round1(block.as_ptr(), h, self.lanes) };
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if self.mode == KernelMode::NeonRound1 {
+                return super::neon::contains_round1(block, h, self.neon_lanes);
             }
         }
         self.contains_other(block, h, k)
@@ -330,7 +371,8 @@ impl LocalKernel {
                 return super::avx2::local_contains(block, h, k);
             },
         }
-        local_contains_scalar(block, h, k)
+        // The portable kernel, or NEON (which a caller never has to call).
+        self.contains_other(block, h, k)
     }
 
     /// [`contains`](Self::contains) on a block that other threads may be ORing bits into
@@ -399,7 +441,12 @@ impl LocalKernel {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: this mode is chosen only by `detect`, on a CPU with AVX2.
             KernelMode::Avx2Round2 => unsafe { asm_contains_round2(block.as_ptr(), h, self.lanes) },
-            KernelMode::Portable => local_contains_scalar(block, h, k),
+            #[cfg(target_arch = "aarch64")]
+            KernelMode::NeonRound1 => super::neon::contains_round1(block, h, self.neon_lanes),
+            #[cfg(target_arch = "aarch64")]
+            KernelMode::NeonRound2 => super::neon::contains_round2(block, h, self.neon_lanes),
+            KernelMode::Portable => super::contains_unrolled(block, h, k)
+                .unwrap_or_else(|| local_contains_scalar(block, h, k)),
             _ => local_contains(block, h, k),
         }
     }
@@ -424,7 +471,8 @@ impl LocalKernel {
                 return super::avx2::local_insert(block, h, k);
             },
         }
-        local_insert_scalar(block, h, k)
+        // The portable kernel, or NEON (which a caller never has to call).
+        self.insert(block, h, k)
     }
 
     /// [`local_insert_scalar`]'s block and result for the `k` this kernel was chosen for,
@@ -463,6 +511,12 @@ impl LocalKernel {
                 };
             }
         }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if self.mode == KernelMode::NeonRound1 || self.mode == KernelMode::NeonRound2 {
+                return super::neon::insert(block, h, u32::from(self.k));
+            }
+        }
         self.insert_other(block, h, k)
     }
 
@@ -491,7 +545,8 @@ impl LocalKernel {
                     _ => asm_insert_round2_avx512_p8(block, h, self.consts),
                 }
             },
-            KernelMode::Portable => local_insert_scalar(block, h, k),
+            KernelMode::Portable => super::insert_unrolled(block, h, k)
+                .unwrap_or_else(|| local_insert_scalar(block, h, k)),
             _ => local_insert(block, h, k),
         }
     }
@@ -593,7 +648,8 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
         // intrinsics twin (`contains_round1_avx512_called`) is a call per lookup, measured
         // slower by `cargo run --release -p bloomlab-lab --example blocked_kernels -- 6`.
         crate::asm_then_vzeroupper!(
-            "vpbroadcastd ymm0, dword ptr [{h}]",
+            "vmovd xmm0, {h:e}",
+            "vpbroadcastd ymm0, xmm0",
             "vpmulld ymm0, ymm0, [{c}]",
             "vpsrld ymm1, ymm0, 28",
             "vpermd zmm2, zmm1, zmmword ptr [{blk}]",
@@ -603,7 +659,7 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
             "vptest ymm2, ymm3",
             "setc {hit}",
             "vzeroupper",
-            h = in(reg) &hm,
+            h = in(reg) hm,
             c = in(reg) c,
             blk = in(reg) block,
             hit = out(reg_byte) hit,
@@ -1273,3 +1329,204 @@ avx2_insert!(
     16,
     "4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60"
 );
+
+/// The part of a [`LocalKernel`] that single operations read, chosen once per filter: which
+/// inline kernel runs (`None` of them when the filter's layout or `k` is served out of line),
+/// and the kernel's constants. Sixteen bytes, so a filter can keep it in the same cache line as
+/// its table pointer and length; a lookup then reads one line of the filter besides the block.
+///
+/// [`contains`](Self::contains) and [`insert`](Self::insert) answer `Some` when an inline
+/// kernel serves this filter — the AVX-512 or AVX2 assembly for `k ≤ 8` on x86-64, the NEON
+/// intrinsics for `k ≤ 16` on aarch64 — and `None` otherwise, so the caller takes its one
+/// out-of-line path ([`LocalKernel::contains`] there). Where they answer, the answers and
+/// blocks are [`local_contains_scalar`]'s and [`local_insert_scalar`]'s for the kernel's `k`.
+///
+/// ```
+/// use bloomlab_simd::{self as simd, InlineKernel, LocalKernel};
+///
+/// let kernel = LocalKernel::detect(6);
+/// let fast = InlineKernel::of(kernel);
+/// let mut block = [0u64; 8];
+/// match fast.insert(&mut block, 0xdead_beef) {
+///     Some(new) => assert!(new), // an inline kernel serves k = 6 on this CPU
+///     None => assert!(kernel.insert(&mut block, 0xdead_beef, 6)),
+/// }
+/// assert!(simd::local_contains_scalar(&block, 0xdead_beef, 6));
+/// assert_ne!(fast.contains(&block, 0xdead_beef), Some(false));
+/// assert_eq!(InlineKernel::OFF.contains(&block, 0xdead_beef), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C)]
+pub struct InlineKernel {
+    /// The inserts' and lookups' constants for `k` (x86-64), or the `k` row of the NEON
+    /// kernels' lane masks (aarch64).
+    #[cfg(target_arch = "x86_64")]
+    consts: &'static InsertConsts,
+    #[cfg(target_arch = "aarch64")]
+    lanes: &'static [u32; 16],
+    path: InlinePath,
+    /// The `k` the kernel serves (the NEON inserts' unrolled arm).
+    k: u8,
+}
+
+/// Which inline kernel an [`InlineKernel`] runs. Ordered so that a lookup tells the x86 kernels
+/// apart with one compare (`≤ Avx512Round1`: the AVX-512 one; `≤ Avx2L8`: the AVX2 one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+enum InlinePath {
+    /// AVX-512, `k ≤ 6`: inserts build three probe pairs.
+    #[cfg(target_arch = "x86_64")]
+    Avx512Six,
+    /// AVX-512, `k = 7, 8`.
+    #[cfg(target_arch = "x86_64")]
+    Avx512Round1,
+    /// AVX2, `k ≤ 8`: inserts build the probes of `k` rounded up to 6, 4, 2 or 8.
+    #[cfg(target_arch = "x86_64")]
+    Avx2L6,
+    #[cfg(target_arch = "x86_64")]
+    Avx2L4,
+    #[cfg(target_arch = "x86_64")]
+    Avx2L2,
+    #[cfg(target_arch = "x86_64")]
+    Avx2L8,
+    /// NEON (aarch64), `k ≤ 8`: one table lookup of the line per four probes.
+    #[cfg(target_arch = "aarch64")]
+    NeonRound1,
+    /// NEON (aarch64), `9 ≤ k ≤ 16`.
+    #[cfg(target_arch = "aarch64")]
+    NeonRound2,
+    /// No inline kernel: the caller's out-of-line path.
+    Off,
+}
+
+impl InlineKernel {
+    /// No inline kernel: every call answers `None`.
+    pub const OFF: InlineKernel = InlineKernel {
+        #[cfg(target_arch = "x86_64")]
+        consts: &INSERT_CONSTS[0],
+        #[cfg(target_arch = "aarch64")]
+        lanes: &super::neon::LANES[0],
+        path: InlinePath::Off,
+        k: 0,
+    };
+
+    /// The inline part of `kernel`: an inline kernel where `kernel` has one for its `k`,
+    /// [`OFF`](Self::OFF) otherwise (the portable kernel, `k` past the inline kernels).
+    pub fn of(kernel: LocalKernel) -> Self {
+        let path = match kernel.mode {
+            #[cfg(target_arch = "x86_64")]
+            KernelMode::Avx512Round1 if kernel.pairs == 3 => InlinePath::Avx512Six,
+            #[cfg(target_arch = "x86_64")]
+            KernelMode::Avx512Round1 => InlinePath::Avx512Round1,
+            #[cfg(target_arch = "x86_64")]
+            KernelMode::Avx2Round1 => match kernel.stores {
+                6 => InlinePath::Avx2L6,
+                4 => InlinePath::Avx2L4,
+                2 => InlinePath::Avx2L2,
+                _ => InlinePath::Avx2L8,
+            },
+            #[cfg(target_arch = "aarch64")]
+            KernelMode::NeonRound1 => InlinePath::NeonRound1,
+            #[cfg(target_arch = "aarch64")]
+            KernelMode::NeonRound2 => InlinePath::NeonRound2,
+            _ => return Self::OFF,
+        };
+        InlineKernel {
+            #[cfg(target_arch = "x86_64")]
+            consts: kernel.consts,
+            #[cfg(target_arch = "aarch64")]
+            lanes: kernel.neon_lanes,
+            path,
+            k: kernel.k,
+        }
+    }
+
+    /// `"avx512"`, `"avx2"`, `"neon"` or `"off"`: which kernel [`contains`](Self::contains)
+    /// and [`insert`](Self::insert) run.
+    pub fn name(self) -> &'static str {
+        match self.path {
+            #[cfg(target_arch = "x86_64")]
+            InlinePath::Avx512Six | InlinePath::Avx512Round1 => "avx512",
+            #[cfg(target_arch = "x86_64")]
+            InlinePath::Avx2L6 | InlinePath::Avx2L4 | InlinePath::Avx2L2 | InlinePath::Avx2L8 => {
+                "avx2"
+            }
+            #[cfg(target_arch = "aarch64")]
+            InlinePath::NeonRound1 | InlinePath::NeonRound2 => "neon",
+            InlinePath::Off => "off",
+        }
+    }
+
+    /// [`local_contains_scalar`]'s answer for the kernel's `k`, inlined into the caller, or
+    /// `None` where no inline kernel serves it.
+    #[inline(always)]
+    pub fn contains(self, block: &[u64; 8], h: u32) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if self.path <= InlinePath::Avx512Round1 {
+                // SAFETY: the AVX-512 paths come from `LocalKernel::detect`'s AVX-512 modes,
+                // chosen only on a CPU with AVX-512F, with `consts` of their `k`.
+                return Some(unsafe { asm_contains_round1_avx512(block.as_ptr(), h, self.consts) });
+            }
+            if self.path <= InlinePath::Avx2L8 {
+                // SAFETY: the AVX2 paths come from the AVX2 mode, chosen only on a CPU with
+                // AVX2; `consts.ones` is the lane row of its `k` (`LANE_ONES[k]`).
+                return Some(unsafe { asm_contains_round1(block.as_ptr(), h, &self.consts.ones) });
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if self.path == InlinePath::NeonRound1 {
+                return Some(super::neon::contains_round1(block, h, self.lanes));
+            }
+            if self.path == InlinePath::NeonRound2 {
+                return Some(super::neon::contains_round2(block, h, self.lanes));
+            }
+        }
+        let _ = (block, h);
+        None
+    }
+
+    /// [`local_insert_scalar`]'s block and result for the kernel's `k`, inlined into the
+    /// caller, or `None` (the block untouched) where no inline kernel serves it.
+    #[inline(always)]
+    pub fn insert(self, block: &mut [u64; 8], h: u32) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let c = self.consts;
+            // SAFETY (each branch): the path was chosen by `of` from a mode chosen only on a
+            // CPU with its instruction set, with `consts` of its `k`: the AVX-512 six-probe
+            // kernel for `k ≤ 6`, the AVX2 ones for `k` at most their probe count (`stores`).
+            // Plain compares, the 1 % and 3 % targets' kernels first (a `match` compiles to a
+            // jump table: one indirect jump per insert).
+            unsafe {
+                if self.path == InlinePath::Avx512Six {
+                    return Some(asm_insert_round1_avx512_six(block, h, c));
+                }
+                if self.path == InlinePath::Avx512Round1 {
+                    return Some(asm_insert_round1_avx512(block, h, c));
+                }
+                if self.path == InlinePath::Avx2L6 {
+                    return Some(asm_insert_round1_l6(block, h, c));
+                }
+                if self.path == InlinePath::Avx2L4 {
+                    return Some(asm_insert_round1_l4(block, h, c));
+                }
+                if self.path == InlinePath::Avx2L2 {
+                    return Some(asm_insert_round1_l2(block, h, c));
+                }
+                if self.path == InlinePath::Avx2L8 {
+                    return Some(asm_insert_round1_l8(block, h, c));
+                }
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if self.path == InlinePath::NeonRound1 || self.path == InlinePath::NeonRound2 {
+                return Some(super::neon::insert(block, h, u32::from(self.k)));
+            }
+        }
+        let _ = (block, h);
+        None
+    }
+}

@@ -15,11 +15,14 @@
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 mod inline;
+#[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+mod neon;
 #[cfg(test)]
 mod tests;
 
-pub use inline::LocalKernel;
+pub use inline::{InlineKernel, LocalKernel};
 
+#[cfg(target_arch = "x86_64")]
 use crate::has_avx2;
 
 /// Multiplier of the local-block probe sequence: `⌊2^32/φ⌋` rounded to odd (RocksDB's
@@ -79,6 +82,72 @@ pub fn local_insert_scalar(block: &mut [u64; 8], h: u32, k: u32) -> bool {
     new != 0
 }
 
+/// [`local_contains_scalar`] with `K` probes, `K` a constant: the compiler unrolls it (no
+/// loop over a run-time `k`, no bounds test).
+#[inline(always)]
+fn contains_k<const K: usize>(block: &[u64; 8], h: u32) -> bool {
+    (0..K).fold(true, |all, i| {
+        let bit = local_bit(h, i);
+        all & (block[(bit >> 6) as usize] >> (bit & 63) & 1 != 0)
+    })
+}
+
+/// [`local_insert_scalar`] with `K` probes, `K` a constant (unrolled).
+#[inline(always)]
+fn insert_k<const K: usize>(block: &mut [u64; 8], h: u32) -> bool {
+    let mut new = 0u64;
+    for i in 0..K {
+        let bit = local_bit(h, i);
+        let (w, mask) = ((bit >> 6) as usize, 1u64 << (bit & 63));
+        new |= mask & !block[w];
+        block[w] |= mask;
+    }
+    new != 0
+}
+
+/// Calls `$f::<K>($args)` for the run-time `$k` in `1..=16` (one arm per `k`, each unrolled),
+/// `None` for other `k`.
+macro_rules! unrolled {
+    ($f:ident, $k:expr, $($arg:expr),*) => {
+        Some(match $k {
+            1 => $f::<1>($($arg),*),
+            2 => $f::<2>($($arg),*),
+            3 => $f::<3>($($arg),*),
+            4 => $f::<4>($($arg),*),
+            5 => $f::<5>($($arg),*),
+            6 => $f::<6>($($arg),*),
+            7 => $f::<7>($($arg),*),
+            8 => $f::<8>($($arg),*),
+            9 => $f::<9>($($arg),*),
+            10 => $f::<10>($($arg),*),
+            11 => $f::<11>($($arg),*),
+            12 => $f::<12>($($arg),*),
+            13 => $f::<13>($($arg),*),
+            14 => $f::<14>($($arg),*),
+            15 => $f::<15>($($arg),*),
+            16 => $f::<16>($($arg),*),
+            _ => return None,
+        })
+    };
+}
+
+/// The portable lookup for `k` in `1..=16` (the 0.01 %–20 % targets' probe counts), one
+/// unrolled arm per `k`: [`local_contains_scalar`]'s answer, or `None` for other `k`.
+#[inline]
+pub fn local_contains_unrolled(block: &[u64; 8], h: u32, k: u32) -> Option<bool> {
+    unrolled!(contains_k, k, block, h)
+}
+
+/// The portable insert for `k` in `1..=16`, one unrolled arm per `k`: [`local_insert_scalar`]'s
+/// block and result, or `None` (the block untouched) for other `k`.
+#[inline]
+pub fn local_insert_unrolled(block: &mut [u64; 8], h: u32, k: u32) -> Option<bool> {
+    unrolled!(insert_k, k, block, h)
+}
+
+pub(crate) use local_contains_unrolled as contains_unrolled;
+pub(crate) use local_insert_unrolled as insert_unrolled;
+
 /// [`local_contains_scalar`], with AVX2 when the CPU has it (same answer).
 #[inline]
 pub fn local_contains(block: &[u64; 8], h: u32, k: u32) -> bool {
@@ -123,11 +192,11 @@ impl LocalProbe for PortableProbe {
     const NAME: &'static str = "portable";
     #[inline(always)]
     fn contains(self, block: &[u64; 8], h: u32, k: u32) -> bool {
-        local_contains_scalar(block, h, k)
+        local_contains_unrolled(block, h, k).unwrap_or_else(|| local_contains_scalar(block, h, k))
     }
     #[inline(always)]
     fn insert(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
-        local_insert_scalar(block, h, k)
+        local_insert_unrolled(block, h, k).unwrap_or_else(|| local_insert_scalar(block, h, k))
     }
 }
 

@@ -110,7 +110,7 @@ impl LocalTask for Both<'_> {
 #[test]
 fn inline_kernels_agree_with_the_scalar_definition() {
     // Which kernels `detect` hands out here (each named by the assertions below).
-    let (avx2, avx512) = (runs("avx2"), runs("avx512f"));
+    let (avx2, avx512, neon) = (runs("avx2"), runs("avx512f"), runs("neon"));
     let mut x = 13u64;
     // Every `k` up to 17 (each probe-pair count of the AVX-512 inserts, on both sides of
     // each step), and some larger.
@@ -126,6 +126,9 @@ fn inline_kernels_agree_with_the_scalar_definition() {
             }
             if kernel == LocalKernel::detect(k) && avx512 && (1..=16).contains(&k) {
                 assert_eq!(kernel.name(), "avx512", "k = {k}");
+            }
+            if kernel == LocalKernel::detect(k) && neon && (1..=16).contains(&k) {
+                assert_eq!(kernel.name(), "neon", "k = {k}");
             }
             let (mut fast, mut slow) = ([0u64; 8], [0u64; 8]);
             // Fill to about half the bits, comparing the block and the result each step.
@@ -198,5 +201,88 @@ fn dispatched_kernels_agree_with_the_portable_ones() {
         assert_eq!(fast.0, if runs("avx2") { "avx2" } else { "portable" });
         assert_eq!((fast.1, fast.2), (slow.1, slow.2), "k = {k}");
         assert_eq!(a, b, "k = {k}");
+    }
+}
+
+#[test]
+fn inline_kernels_serve_k_up_to_their_rounds_and_agree_with_the_definition() {
+    let (avx2, avx512, neon) = (runs("avx2"), runs("avx512f"), runs("neon"));
+    let mut x = 17u64;
+    for k in (0u32..=18).chain([64, 65]) {
+        let fast = InlineKernel::of(LocalKernel::detect(k));
+        // Which kernel serves which `k`: x86 one round (`k ≤ 8`), NEON two (`k ≤ 16`).
+        let want = if avx512 && (1..=8).contains(&k) {
+            "avx512"
+        } else if avx2 && (1..=8).contains(&k) {
+            "avx2"
+        } else if neon && (1..=16).contains(&k) {
+            "neon"
+        } else {
+            "off"
+        };
+        assert_eq!(fast.name(), want, "k = {k}");
+        assert_eq!(InlineKernel::of(LocalKernel::portable()).name(), "off");
+        let mut block = [0u64; 8];
+        let mut twin = [0u64; 8];
+        for _ in 0..(200 / k.clamp(1, 64)).max(2) {
+            let h = mix(&mut x) as u32;
+            let new = local_insert_scalar(&mut twin, h, k);
+            match fast.insert(&mut block, h) {
+                Some(got) => assert_eq!(got, new, "k = {k}"),
+                None => {
+                    assert_eq!(want, "off", "k = {k}");
+                    local_insert_scalar(&mut block, h, k);
+                }
+            }
+            assert_eq!(block, twin, "k = {k}");
+        }
+        for _ in 0..300 {
+            let h = mix(&mut x) as u32;
+            let got = fast.contains(&block, h);
+            assert_eq!(got.is_none(), want == "off", "k = {k}");
+            if let Some(hit) = got {
+                assert_eq!(hit, local_contains_scalar(&block, h, k), "k = {k}");
+            }
+        }
+        // Every probe but one set: the inline kernel says no, for each probe in turn.
+        let h = mix(&mut x) as u32;
+        for drop in 0..k.clamp(1, 16) as usize {
+            let mut only = [0u64; 8];
+            local_insert_scalar(&mut only, h, k);
+            let bit = local_bit(h, drop);
+            only[(bit / 64) as usize] &= !(1 << (bit % 64));
+            let want = local_contains_scalar(&only, h, k);
+            if let Some(hit) = fast.contains(&only, h) {
+                assert_eq!(hit, want, "k = {k}, drop {drop}");
+            }
+        }
+    }
+    assert_eq!(InlineKernel::OFF.contains(&[u64::MAX; 8], 1), None);
+    assert_eq!(InlineKernel::OFF.insert(&mut [0; 8], 1), None);
+}
+
+#[test]
+fn unrolled_twins_match_the_definition_for_every_k_they_serve() {
+    let mut x = 23u64;
+    for k in 0u32..=20 {
+        let (mut a, mut b) = ([0u64; 8], [0u64; 8]);
+        for _ in 0..40 {
+            let h = mix(&mut x) as u32;
+            let new = local_insert_scalar(&mut b, h, k);
+            match local_insert_unrolled(&mut a, h, k) {
+                Some(got) => assert_eq!(got, new, "k = {k}"),
+                None => {
+                    assert!(!(1..=16).contains(&k), "k = {k} is served");
+                    local_insert_scalar(&mut a, h, k);
+                }
+            }
+            assert_eq!(a, b, "k = {k}");
+            let q = mix(&mut x) as u32;
+            let want = local_contains_scalar(&b, q, k);
+            match local_contains_unrolled(&a, q, k) {
+                Some(got) => assert_eq!(got, want, "k = {k}"),
+                None => assert!(!(1..=16).contains(&k), "k = {k} is served"),
+            }
+        }
     }
 }
