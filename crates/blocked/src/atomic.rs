@@ -7,7 +7,7 @@ use bloomlab_core::error::{Error, Result};
 use bloomlab_core::format::Variant;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::math;
-use bloomlab_core::simd::{self, LocalKernel};
+use bloomlab_core::simd::{self, InlineKernel, LocalKernel};
 use bloomlab_core::sync::OrWord;
 use bloomlab_core::{Filter, FilterParams, Key};
 
@@ -159,8 +159,12 @@ const _: () = assert!(std::mem::size_of::<AtomicBlock>() == BLOCK_BYTES);
 /// assert_eq!(BlockedBloomFilter::from(f), g);
 /// # Ok::<(), bloomlab_core::Error>(())
 /// ```
+// As the owned filter: what a lookup reads first, in one cache line of the struct.
+#[repr(C, align(64))]
 pub struct AtomicBlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     blocks: simd::Lines<AtomicBlock>,
+    /// The kernel lookups run inline ([`crate::fast_kernel`] of the layout and `kernel`).
+    fast: InlineKernel,
     k: u32,
     count: Count,
     capacity: u64,
@@ -286,18 +290,33 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     /// `true`: it maybe was. Never blocks.
     #[inline(always)]
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        // The layout of every new filter inline, with its hash; the other out of line (as
-        // the owned filter does), so a loop of lookups has no layout test.
-        if self.layout == Layout::OneHash {
-            return self.contains_one(hash_in(Layout::OneHash, &self.scheme, key));
-        }
-        self.contains_earlier_layout(self.hash_key(key))
+        key.with_key_bytes(
+            #[inline(always)]
+            |b| self.contains_bytes_inline(b),
+        )
     }
 
-    /// [`contains_one`](Self::contains_one) out of line, for the second layout.
+    /// One lookup of a key's bytes, as the owned filter's: the current layout's hash and
+    /// block and the inline kernel inlined into the caller, every other case one out-of-line
+    /// call.
+    #[inline(always)]
+    fn contains_bytes_inline(&self, key: &[u8]) -> bool {
+        let x = self.scheme.hash64(key);
+        let (line, probe) = crate::one_hash_split(KeyHash::new(x, 0));
+        match self
+            .fast
+            .contains_shared(self.blocks.fastrange(line), probe)
+        {
+            Some(hit) => hit,
+            None => self.contains_out_of_line(key),
+        }
+    }
+
+    /// [`contains_one`](Self::contains_one) for the cases the inline path does not serve.
+    #[cold]
     #[inline(never)]
-    fn contains_earlier_layout(&self, h: KeyHash) -> bool {
-        self.contains_one(h)
+    fn contains_out_of_line(&self, key: &[u8]) -> bool {
+        self.contains_one(self.hash_key(key))
     }
 
     /// Query with a hash computed by this filter's scheme.
@@ -328,7 +347,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
         self.len() == 0
     }
 
-    crate::block_table_accessors!();
+    crate::block_table_accessors!(k);
 
     /// The design capacity.
     pub fn capacity(&self) -> u64 {
@@ -443,12 +462,13 @@ impl<S: HashScheme> TryFrom<BlockedBloomFilter<S>> for AtomicBlockedBloomFilter<
             // The owned filter's table itself, as shared lines: no copy, and the zero pages
             // of a new filter stay untouched until inserts reach them.
             blocks: f.blocks.cast(),
+            fast: crate::fast_kernel(layout, f.cold.kernel),
             k,
             count: Count::new(count),
             capacity,
             target_fpr,
             layout,
-            kernel: LocalKernel::detect(k),
+            kernel: f.cold.kernel,
             scheme,
         })
     }

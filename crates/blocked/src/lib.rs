@@ -385,8 +385,8 @@ fn zeroed_blocks(n: u64) -> Result<simd::Lines> {
 /// estimates distinct keys from the fill instead.
 #[derive(Clone)]
 // The fields a single lookup or insert reads come first — the table's pointer and length, the
-// inline kernel — and `repr(C, align(64))` keeps them in that order in one cache line of the
-// struct (61 bytes with `k` and the layout); the rest follows on the next line.
+// inline kernel — and `repr(C, align(64))` keeps them in that order in the struct's one cache
+// line; the rest is behind a pointer.
 #[repr(C, align(64))]
 pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     blocks: simd::Lines,
@@ -394,6 +394,17 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     /// ([`fast_kernel`]): [`InlineKernel::OFF`] sends every key of an earlier layout, a `k` past
     /// the inline kernels or a CPU without them to the one out-of-line path.
     fast: InlineKernel,
+    /// Everything else, behind one pointer, so the struct is exactly one cache line: where
+    /// thousands of filters are resident (one per table file of an LSM tree), a lookup
+    /// touches one line of its filter's handle, and the lines of other handles stay cached.
+    cold: Box<Cold<S>>,
+}
+
+const _: () = assert!(std::mem::size_of::<BlockedBloomFilter>() == 64);
+
+/// What a blocked filter's lookups of the current layout do not read.
+#[derive(Clone)]
+struct Cold<S: HashScheme> {
     k: u32,
     layout: Layout,
     /// The kernel of single operations, chosen for this CPU at construction (not part of
@@ -406,7 +417,7 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
 /// The inline kernel of a filter of `layout` with `kernel`: `kernel`'s own for the current
 /// layout ([`Layout::OneHash`]), whose lookups the inline path places; none for the earlier
 /// layouts, which place keys by another rule.
-fn fast_kernel(layout: Layout, kernel: LocalKernel) -> InlineKernel {
+pub(crate) fn fast_kernel(layout: Layout, kernel: LocalKernel) -> InlineKernel {
     if layout == Layout::OneHash {
         InlineKernel::of(kernel)
     } else {
@@ -417,7 +428,7 @@ fn fast_kernel(layout: Layout, kernel: LocalKernel) -> InlineKernel {
 /// The shape accessors of a table of 512-bit blocks (fields `blocks` and `k`), the owned and
 /// the shared filter's alike.
 macro_rules! block_table_accessors {
-    () => {
+    ($($k:ident).+) => {
         /// Number of 512-bit blocks.
         pub fn blocks(&self) -> u64 {
             self.blocks.len() as u64
@@ -430,7 +441,7 @@ macro_rules! block_table_accessors {
 
         /// `k`, probes per key (all inside one block).
         pub fn hashes(&self) -> u32 {
-            self.k
+            self.$($k).+
         }
     };
 }
@@ -477,7 +488,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         math::classic_bits(n, fpr)?;
         let (bits_per_item, k) = math::blocked_bits_per_item_exact(fpr, BLOCK_BITS)?;
         let mut f = Self::sized(n, bits_per_item, k, scheme)?;
-        f.meta.set_target_fpr(Some(fpr));
+        f.cold.meta.set_target_fpr(Some(fpr));
         Ok(f)
     }
 
@@ -500,10 +511,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         BlockedBloomFilter {
             blocks,
             fast: fast_kernel(layout, kernel),
-            k,
-            layout,
-            kernel,
-            meta,
+            cold: Box::new(Cold {
+                k,
+                layout,
+                kernel,
+                meta,
+            }),
         }
     }
 
@@ -548,7 +561,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// [`Layout::OneHash`]) or the whole stride half ([`Layout::Wide64`]).
     #[inline(always)]
     fn place(&self, h: KeyHash) -> (usize, u64) {
-        place_in(self.layout, h, self.blocks.len() as u64)
+        place_in(self.cold.layout, h, self.blocks.len() as u64)
     }
 
     #[inline(always)]
@@ -571,12 +584,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// kernels, no inline kernel on this CPU) takes one out-of-line call.
     #[inline(always)]
     fn insert_bytes_inline(&mut self, key: &[u8]) -> bool {
-        let x = self.meta.scheme().hash64(key);
+        let x = self.cold.meta.scheme().hash64(key);
         let (line, probe) = one_hash_split(KeyHash::new(x, 0));
         let fast = self.fast;
         match fast.insert(&mut self.blocks.fastrange_mut(line).0, probe) {
             Some(new) => {
-                self.meta.record_insert();
+                self.cold.meta.record_insert();
                 new
             }
             None => self.insert_out_of_line(key),
@@ -601,31 +614,41 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// ([`LocalKernel::insert`]: no call).
     #[inline(always)]
     fn insert_one(&mut self, h: KeyHash) -> bool {
-        self.meta.record_insert();
-        if self.layout == Layout::OneHash {
+        self.cold.meta.record_insert();
+        if self.cold.layout == Layout::OneHash {
             let (line, probe) = one_hash_split(h);
             let block = self.blocks.fastrange_mut(line);
-            return self.kernel.insert(&mut block.0, probe, self.k);
+            return self.cold.kernel.insert(&mut block.0, probe, self.cold.k);
         }
         let (b, src) = self.place(h);
-        block_insert(self.layout, &self.kernel, &mut self.blocks[b], src, self.k)
+        block_insert(
+            self.cold.layout,
+            &self.cold.kernel,
+            &mut self.blocks[b],
+            src,
+            self.cold.k,
+        )
     }
 
     /// One lookup, the kernel inlined into the caller
     /// ([`LocalKernel::contains`]: no call).
     #[inline(always)]
     fn contains_one(&self, h: KeyHash) -> bool {
-        if self.layout == Layout::OneHash {
+        if self.cold.layout == Layout::OneHash {
             let (line, probe) = one_hash_split(h);
             return self
+                .cold
                 .kernel
-                .contains(&self.blocks.fastrange(line).0, probe, self.k);
+                .contains(&self.blocks.fastrange(line).0, probe, self.cold.k);
         }
         let (b, src) = self.place(h);
         let block = &self.blocks[b];
-        match self.layout {
-            Layout::Wide64 => wide64_contains(block, src, self.k),
-            _ => self.kernel.contains(&block.0, (src >> 32) as u32, self.k),
+        match self.cold.layout {
+            Layout::Wide64 => wide64_contains(block, src, self.cold.k),
+            _ => self
+                .cold
+                .kernel
+                .contains(&block.0, (src >> 32) as u32, self.cold.k),
         }
     }
 
@@ -633,10 +656,10 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     #[inline(always)]
     fn insert_with<P: LocalProbe>(&mut self, probe: P, h: KeyHash) -> bool {
         let (b, src) = self.place(h);
-        self.meta.record_insert();
-        match self.layout {
-            Layout::Wide64 => wide64_add(&mut self.blocks[b], src, self.k),
-            _ => probe.insert(&mut self.blocks[b].0, (src >> 32) as u32, self.k),
+        self.cold.meta.record_insert();
+        match self.cold.layout {
+            Layout::Wide64 => wide64_add(&mut self.blocks[b], src, self.cold.k),
+            _ => probe.insert(&mut self.blocks[b].0, (src >> 32) as u32, self.cold.k),
         }
     }
 
@@ -652,9 +675,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     #[inline(always)]
     fn block_contains<P: LocalProbe>(&self, probe: P, b: usize, src: u64) -> bool {
         let block = &self.blocks[b];
-        match self.layout {
-            Layout::Wide64 => wide64_contains(block, src, self.k),
-            _ => probe.contains(&block.0, (src >> 32) as u32, self.k),
+        match self.cold.layout {
+            Layout::Wide64 => wide64_contains(block, src, self.cold.k),
+            _ => probe.contains(&block.0, (src >> 32) as u32, self.cold.k),
         }
     }
 
@@ -674,7 +697,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// The probe layout: [`Layout::OneHash`] for every filter built by this version (of at
     /// most 2^32 blocks), the recorded one for filters decoded from earlier files.
     pub fn layout(&self) -> Layout {
-        self.layout
+        self.cold.layout
     }
 
     /// The same empty filter with the probe layout `layout`: [`Layout::Local32`] and
@@ -682,7 +705,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// the third and second layouts can load. Refused once a key is in (its bits were placed
     /// by the old layout), and [`Layout::OneHash`] for more than 2^32 blocks.
     pub fn with_layout(mut self, layout: Layout) -> Result<Self> {
-        if self.meta.count() != 0 || self.count_ones() != 0 {
+        if self.cold.meta.count() != 0 || self.count_ones() != 0 {
             return Err(Error::invalid(
                 "layout",
                 "can only be chosen while the filter is empty",
@@ -697,8 +720,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 ),
             ));
         }
-        self.layout = layout;
-        self.fast = fast_kernel(layout, self.kernel);
+        self.cold.layout = layout;
+        self.fast = fast_kernel(layout, self.cold.kernel);
         Ok(self)
     }
 
@@ -712,7 +735,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 self,
                 keys,
                 KeyHash::new(0, 0),
-                |f, ks, hs| hash_chunk_in(f.layout, f.meta.scheme(), ks, hs),
+                |f, ks, hs| hash_chunk_in(f.cold.layout, f.cold.meta.scheme(), ks, hs),
                 |f, h| simd::prefetch(&f.blocks[f.block_index(*h)]),
                 |f, _, h| {
                     f.insert_one(h);
@@ -752,7 +775,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// line of the filter and one of the table. Every other case takes one out-of-line call.
     #[inline(always)]
     fn contains_bytes_inline(&self, key: &[u8]) -> bool {
-        let x = self.meta.scheme().hash64(key);
+        let x = self.cold.meta.scheme().hash64(key);
         let (line, probe) = one_hash_split(KeyHash::new(x, 0));
         match self.fast.contains(&self.blocks.fastrange(line).0, probe) {
             Some(hit) => hit,
@@ -784,7 +807,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
         // Earlier layouts answer single lookups out of line, so they keep the pipeline.
         if !S::LANES
-            && self.layout == Layout::OneHash
+            && self.cold.layout == Layout::OneHash
             && self.blocks.len() * BLOCK_BYTES <= SINGLE_LOOP_UP_TO
         {
             Error::check_out_len(keys.len(), out.len())?;
@@ -821,20 +844,20 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         let f = self;
         // Everything the loop reads, in locals (registers), and the layout tested once: each
         // key's block index is computed once, D keys ahead, and travels with its probe bits.
-        let (blocks, k, n) = (&f.blocks[..], f.k, f.blocks.len() as u64);
+        let (blocks, k, n) = (&f.blocks[..], f.cold.k, f.blocks.len() as u64);
         // The filter's inline kernel (AVX-512 where the CPU has it), as single lookups use.
-        let kernel = f.kernel;
+        let kernel = f.cold.kernel;
         let hash = |key: &K| {
-            let h = key.with_key_bytes(|b| f.meta.scheme().hash(b));
+            let h = key.with_key_bytes(|b| f.cold.meta.scheme().hash(b));
             (fastrange(h.h1, n) as usize, h.h2)
         };
         let prefetch = |&(b, _): &(usize, u64)| simd::prefetch(&blocks[b]);
         if S::LANES && D >= simd::CHUNK && D.is_multiple_of(simd::CHUNK) {
             // The same loop with keys hashed eight at a time in vector lanes.
-            let layout = f.layout;
+            let layout = f.cold.layout;
             let hash = |_: &[bool], ks: &[K], out: &mut [(usize, u64)]| {
                 let mut hs = [KeyHash::new(0, 0); simd::CHUNK];
-                hash_chunk_in(layout, f.meta.scheme(), ks, &mut hs[..ks.len()]);
+                hash_chunk_in(layout, f.cold.meta.scheme(), ks, &mut hs[..ks.len()]);
                 for (o, h) in out.iter_mut().zip(hs) {
                     *o = match layout {
                         Layout::OneHash => (one_hash_block(h.h1, n), h.h1),
@@ -872,10 +895,10 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             }
             return;
         }
-        match f.layout {
+        match f.cold.layout {
             Layout::OneHash => {
                 let hash = |key: &K| {
-                    let x = key.with_key_bytes(|b| f.meta.scheme().hash64(b));
+                    let x = key.with_key_bytes(|b| f.cold.meta.scheme().hash64(b));
                     (one_hash_block(x, n), x)
                 };
                 simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, x)| {
@@ -913,7 +936,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
 
     /// The hash scheme.
     pub fn scheme(&self) -> &S {
-        self.meta.scheme()
+        self.cold.meta.scheme()
     }
 
     /// Hash a key with this filter's scheme.
@@ -925,20 +948,20 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// and [`might_contain_hashes`](Self::might_contain_hashes) expect.
     #[inline(always)]
     pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        hash_in(self.layout, self.meta.scheme(), key)
+        hash_in(self.cold.layout, self.cold.meta.scheme(), key)
     }
 
     /// Number of inserts, repeats included.
     pub fn len(&self) -> u64 {
-        self.meta.count()
+        self.cold.meta.count()
     }
 
     /// No inserts yet.
     pub fn is_empty(&self) -> bool {
-        self.meta.count() == 0
+        self.cold.meta.count() == 0
     }
 
-    block_table_accessors!();
+    block_table_accessors!(cold.k);
 
     /// The eight words of block `i` (bit `j` of the block is bit `j & 63` of word `j >> 6`),
     /// or `None` past the last block.
@@ -949,7 +972,26 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             .map(|b| &b.0)
     }
 
-    bloomlab_core::sizing_accessors!(saturated, load);
+    /// The design capacity (the `n` the filter was sized for).
+    pub fn capacity(&self) -> u64 {
+        self.cold.meta.capacity()
+    }
+
+    /// The target FPR, if the filter was sized from one.
+    pub fn target_fpr(&self) -> Option<f64> {
+        self.cold.meta.target_fpr()
+    }
+
+    /// More inserts than the design capacity: the FPR has silently climbed past the
+    /// target. Rebuild larger, or use a scalable filter.
+    pub fn is_saturated(&self) -> bool {
+        self.cold.meta.count() > self.cold.meta.capacity()
+    }
+
+    /// Inserts relative to design capacity: 1.0 at design load, 2.0 at twice it.
+    pub fn load(&self) -> f64 {
+        self.cold.meta.count() as f64 / self.cold.meta.capacity() as f64
+    }
 
     /// Number of set bits.
     pub fn count_ones(&self) -> u64 {
@@ -965,8 +1007,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// ([`math::blocked_fpr_exact`]: Poisson mixture over block loads, exact occupancy inside
     /// a block). 0 when empty.
     pub fn expected_fpr(&self) -> f64 {
-        let density = self.meta.bits_per_item(self.bits());
-        density.map_or(0.0, |d| math::blocked_fpr_exact(d, self.k, BLOCK_BITS))
+        let density = self.cold.meta.bits_per_item(self.bits());
+        density.map_or(0.0, |d| math::blocked_fpr_exact(d, self.cold.k, BLOCK_BITS))
     }
 
     /// FPR of the filter as it stands: a non-member picks a uniformly random block `b` and
@@ -976,7 +1018,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         let total: f64 = self
             .blocks
             .iter()
-            .map(|b| math::fpr_from_fill(f64::from(b.count_ones()) / f64::from(BLOCK_BITS), self.k))
+            .map(|b| {
+                math::fpr_from_fill(
+                    f64::from(b.count_ones()) / f64::from(BLOCK_BITS),
+                    self.cold.k,
+                )
+            })
             .sum();
         total / self.blocks.len() as f64
     }
@@ -988,7 +1035,11 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         self.blocks
             .iter()
             .map(|b| {
-                math::estimate_cardinality(u64::from(BLOCK_BITS), self.k, u64::from(b.count_ones()))
+                math::estimate_cardinality(
+                    u64::from(BLOCK_BITS),
+                    self.cold.k,
+                    u64::from(b.count_ones()),
+                )
             })
             .sum()
     }
@@ -996,28 +1047,28 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// Remove every key.
     pub fn clear(&mut self) {
         self.blocks.fill(Block::default());
-        self.meta.reset_count();
+        self.cold.meta.reset_count();
     }
 
     fn check_compatible(&self, other: &Self) -> Result<()> {
-        if self.layout != other.layout {
+        if self.cold.layout != other.cold.layout {
             return Err(Error::Incompatible(format!(
                 "probe layouts {:?} vs {:?}",
-                self.layout, other.layout
+                self.cold.layout, other.cold.layout
             )));
         }
-        if self.blocks.len() != other.blocks.len() || self.k != other.k {
+        if self.blocks.len() != other.blocks.len() || self.cold.k != other.cold.k {
             return Err(Error::Incompatible(format!(
                 "(blocks, k) = ({}, {}) vs ({}, {})",
                 self.blocks.len(),
-                self.k,
+                self.cold.k,
                 other.blocks.len(),
-                other.k
+                other.cold.k
             )));
         }
         let (a, b) = (
-            self.meta.scheme().descriptor(),
-            other.meta.scheme().descriptor(),
+            self.cold.meta.scheme().descriptor(),
+            other.cold.meta.scheme().descriptor(),
         );
         if a != b {
             return Err(Error::Incompatible(format!("hash scheme {a} vs {b}")));
@@ -1033,7 +1084,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         for (a, b) in self.blocks.iter_mut().zip(&other.blocks) {
             bits::or_into(&mut a.0, &b.0);
         }
-        self.meta.record_inserts(other.meta.count());
+        self.cold.meta.record_inserts(other.cold.meta.count());
         Ok(())
     }
 
@@ -1045,16 +1096,16 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = EnvelopeWriter::with_version(
             Variant::Blocked,
-            self.meta.scheme().descriptor(),
-            self.layout.format_version(),
+            self.cold.meta.scheme().descriptor(),
+            self.cold.layout.format_version(),
             40 + self.blocks.len() * BLOCK_BYTES,
         );
         w.u64(self.blocks())
-            .u32(self.k)
+            .u32(self.cold.k)
             .u32(0)
-            .u64(self.meta.count())
-            .u64(self.meta.capacity())
-            .f64(format::encode_optional_fpr(self.meta.target_fpr()));
+            .u64(self.cold.meta.count())
+            .u64(self.cold.meta.capacity())
+            .f64(format::encode_optional_fpr(self.cold.meta.target_fpr()));
         for b in &self.blocks {
             for word in b.0 {
                 w.u64(word);
@@ -1251,7 +1302,7 @@ impl<S: HashScheme> FilterCore for BlockedBloomFilter<S> {
     }
 
     fn hashes(&self) -> u32 {
-        self.k
+        self.cold.k
     }
 
     fn formula_fpr(&self) -> f64 {
@@ -1259,20 +1310,38 @@ impl<S: HashScheme> FilterCore for BlockedBloomFilter<S> {
     }
 
     fn same_table(&self, other: &Self) -> bool {
-        self.k == other.k && self.layout == other.layout && self.blocks == other.blocks
+        self.cold.k == other.cold.k
+            && self.cold.layout == other.cold.layout
+            && self.blocks == other.blocks
     }
 
     fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
-        d.field("blocks", &self.blocks.len()).field("k", &self.k);
+        d.field("blocks", &self.blocks.len())
+            .field("k", &self.cold.k);
     }
 
     fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
-        d.field("layout", &self.layout)
+        d.field("layout", &self.cold.layout)
             .field("fill_ratio", &self.fill_ratio());
     }
 }
 
-bloomlab_core::filter_glue!(BlockedBloomFilter, Blocked, extend);
+impl<S: HashScheme> bloomlab_core::meta::FilterMeta for BlockedBloomFilter<S> {
+    type Scheme = S;
+    const VARIANT: Variant = Variant::Blocked;
+    const TYPE_NAME: &'static str = "BlockedBloomFilter";
+    fn meta(&self) -> bloomlab_core::meta::MetaView<'_, S> {
+        self.cold.meta.view()
+    }
+}
+
+bloomlab_core::filter_glue!(BlockedBloomFilter);
+
+impl<S: HashScheme, K: Key> Extend<K> for BlockedBloomFilter<S> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        bloomlab_core::meta::extend(self, keys)
+    }
+}
 
 #[cfg(feature = "serde")]
 mod serde_impl {
@@ -1304,12 +1373,12 @@ mod serde_impl {
         fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
             Repr {
                 blocks: self.blocks(),
-                k: self.k,
-                count: self.meta.count(),
-                capacity: self.meta.capacity(),
-                target_fpr: self.meta.target_fpr(),
-                layout: self.layout,
-                scheme: self.meta.scheme().descriptor(),
+                k: self.cold.k,
+                count: self.cold.meta.count(),
+                capacity: self.cold.meta.capacity(),
+                target_fpr: self.cold.meta.target_fpr(),
+                layout: self.cold.layout,
+                scheme: self.cold.meta.scheme().descriptor(),
                 words: self.blocks.iter().flat_map(|b| b.0).collect(),
             }
             .serialize(s)

@@ -120,17 +120,17 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             self.insert_batch(keys);
             return ParallelReport::one_thread(keys.len());
         }
-        let scheme = self.meta.scheme().clone();
+        let scheme = self.cold.meta.scheme().clone();
         let owners = Owners::new(n, threads);
         let router = Router {
-            layout: self.layout,
-            k: self.k,
-            kernel: self.kernel,
+            layout: self.cold.layout,
+            k: self.cold.k,
+            kernel: self.cold.kernel,
             scheme: &scheme,
             n,
             owners: &owners,
             bounds: owners.first().iter().map(|&b| b as u64).collect(),
-            lanes: self.layout == Layout::OneHash
+            lanes: self.cold.layout == Layout::OneHash
                 && simd::routes_in_lanes(n as u64, threads)
                 && simd::has_avx512dq(),
         };
@@ -143,7 +143,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             |keys: &[K], out: &mut [Routed]| router.hash_step(keys, out),
             |range: &mut [Block], first: usize, batch: &Routed| router.insert(first, range, batch),
         );
-        self.meta.record_inserts(keys.len() as u64);
+        self.cold.meta.record_inserts(keys.len() as u64);
         report
     }
 }

@@ -40,6 +40,20 @@ pub fn has_neon() -> bool {
     ))
 }
 
+/// AVX-512F with the 256-bit forms of its instructions (AVX512VL): the one-round inline
+/// local-block lookup (`vpermi2d` and `vprolvd` on 256-bit registers).
+#[inline]
+pub fn has_avx512vl() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        has_avx512f() && std::arch::is_x86_feature_detected!("avx512vl")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Whether this CPU has the `popcnt` instruction.
 #[inline]
 pub fn has_popcnt() -> bool {

@@ -118,8 +118,8 @@ pub use bulk::{
 pub use classic::{classic_contains_all, classic_contains_all_checked, fastrange};
 pub(crate) use detect::has_avx512f_popcnt;
 pub use detect::{
-    REQUIRE_ENV, VectorPaths, has_avx2, has_avx512_popcnt, has_avx512dq, has_avx512f, has_neon,
-    has_popcnt,
+    REQUIRE_ENV, VectorPaths, has_avx2, has_avx512_popcnt, has_avx512dq, has_avx512f, has_avx512vl,
+    has_neon, has_popcnt,
 };
 pub use lines::{Line, LineKind, Lines, SharedLine, zeroed_lines};
 #[cfg(target_arch = "x86_64")]

@@ -18,7 +18,7 @@
 #[cfg(target_arch = "x86_64")]
 use super::LOCAL_POWERS;
 use super::{local_contains, local_contains_scalar, local_insert, local_insert_scalar};
-use crate::{SharedLine, has_avx2, has_avx512f};
+use crate::{SharedLine, has_avx2, has_avx512vl};
 
 /// `LANE_ONES[a]`: `1` in lanes `0..min(a, 8)`, `0` in the others. Shifting a row left by
 /// each probe's bit offset gives that probe's one-bit mask, zero for lanes at or past `k` —
@@ -235,7 +235,9 @@ impl LocalKernel {
             KernelMode::Avx2Round2 => KernelMode::Avx512Round2,
             _ => return kernel,
         };
-        if !has_avx512f() {
+        // The one-round AVX-512 lookup runs on 256-bit registers (AVX512VL): see
+        // `asm_contains_round1_avx512`.
+        if !has_avx512vl() {
             return kernel;
         }
         LocalKernel {
@@ -394,10 +396,10 @@ impl LocalKernel {
         {
             let line = block.0.as_ptr().cast::<u64>();
             if self.mode == KernelMode::Avx512Round1 {
-                // SAFETY: this mode is chosen only on a CPU with AVX-512F; the pointer is to
-                // the 64 bytes of a live, 64-byte aligned `SharedLine` (an `AtomicU64` has
-                // the size, alignment and bit validity of a `u64`), read by one aligned
-                // 64-byte vector load, atomic per 8-byte word on x86-64 (see above).
+                // SAFETY: this mode is chosen only on a CPU with AVX-512F and AVX512VL; the
+                // pointer is to the 64 bytes of a live, 64-byte aligned `SharedLine` (an
+                // `AtomicU64` has the size, alignment and bit validity of a `u64`), read by two
+                // aligned 32-byte vector loads, atomic per 8-byte word on x86-64 (see above).
                 return unsafe { asm_contains_round1_avx512(line, h, self.consts) };
             }
             if self.mode == KernelMode::Avx2Round1 {
@@ -618,27 +620,27 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
     hit & 1 != 0
 }
 
-/// [`asm_contains_round1`] with the probed words fetched by one AVX-512 `vpermd` of the
-/// whole 64-byte line (sixteen 32-bit words, indexed by the low four bits of each lane of
-/// `x >> 28` — the index's bit 3 included, so no second permute and no blend), and each
-/// probe's mask by one `vprolvd` of the lane row by `x >> 23` (a rotation counts modulo 32,
-/// so the shift needs no `& 31`; a lane of 0 past `k` stays 0): eight instructions before
-/// `setc`, where the AVX2 one has eleven. The index vector is written with a VEX (256-bit)
-/// instruction, which zeroes the upper lanes the 512-bit permute also reads (their results
-/// are ignored). The constants (powers and lane row) come from the kernel's `InsertConsts`,
-/// one pointer.
+/// [`asm_contains_round1`] with the probed words fetched by one AVX-512 two-table permute
+/// (`vpermi2d` over the line's two 32-byte halves: sixteen 32-bit words, indexed by the low four
+/// bits of each lane of `x >> 28`, so no second permute and no blend), and each probe's mask by
+/// one `vprolvd` of the lane row by `x >> 23` (a rotation counts modulo 32, so the shift needs
+/// no `& 31`; a lane of 0 past `k` stays 0). Every instruction works on 256-bit registers
+/// (AVX512VL): on a Zen 4 a 512-bit `vpermd` of the whole line read as fast in cache, but the
+/// `vzeroupper` after a 512-bit instruction waited for it, so out of cache (a line still
+/// arriving) each lookup held up the next — 62.7 against 54.6 ns per lookup over many filters
+/// (`docs/design/blocked.md`). `h` comes from a register (`vmovd` and a broadcast), which read
+/// faster there than a broadcast from memory. The constants (powers and lane row) come from the
+/// kernel's `InsertConsts`, one pointer.
 ///
 /// # Safety
-/// The CPU must support AVX-512F.
+/// The CPU must support AVX-512F and AVX512VL.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts) -> bool {
     let hit: u8;
-    // `h` goes through memory, as in `asm_contains_round1`: a broadcast from memory was faster
-    // than `vpbroadcastd` from the register (`docs/design/simd.md`).
     let hm = h;
-    // SAFETY: the caller guarantees AVX-512F. Every address read is inside a live reference:
-    // `block` is 64 bytes (one 64-byte read; `vpermd`'s memory operand needs no alignment)
+    // SAFETY: the caller guarantees AVX-512F and AVX512VL. Every address read is inside a live
+    // reference: `block` is 64 bytes (two 32-byte reads, at 0 and 32; no alignment needed)
     // and `c` is a 256-byte `InsertConsts` (its powers at 0..32 and lane row at 224..256 are
     // read). The block only reads memory, uses no stack and no mask register, and
     // clobbers zmm0–zmm3 (declared through their xmm names, which the compiler treats as
@@ -652,11 +654,12 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
             "vpbroadcastd ymm0, xmm0",
             "vpmulld ymm0, ymm0, [{c}]",
             "vpsrld ymm1, ymm0, 28",
-            "vpermd zmm2, zmm1, zmmword ptr [{blk}]",
+            "vmovdqu ymm2, [{blk}]",
+            "vpermi2d ymm1, ymm2, [{blk} + 32]",
             "vpsrld ymm3, ymm0, 23",
             "vmovdqu ymm0, [{c} + 224]",
-            "vprolvd zmm3, zmm0, zmm3",
-            "vptest ymm2, ymm3",
+            "vprolvd ymm3, ymm0, ymm3",
+            "vptest ymm1, ymm3",
             "setc {hit}",
             "vzeroupper",
             h = in(reg) hm,
@@ -1481,6 +1484,36 @@ impl InlineKernel {
             }
             if self.path == InlinePath::NeonRound2 {
                 return Some(super::neon::contains_round2(block, h, self.lanes));
+            }
+        }
+        let _ = (block, h);
+        None
+    }
+
+    /// [`contains`](Self::contains) on a line other threads may be ORing bits into (an atomic
+    /// filter's): the same answer as the kernel run on the eight words each read once with a
+    /// relaxed load (see [`LocalKernel::contains_shared`] for why the x86 kernels may read the
+    /// line with vector loads), or `None` where no inline kernel serves it.
+    #[inline(always)]
+    pub fn contains_shared(self, block: &SharedLine, h: u32) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let line = block.0.as_ptr().cast::<u64>();
+            if self.path <= InlinePath::Avx512Round1 {
+                // SAFETY: as in `contains`, on the 64 bytes of a live, 64-byte aligned
+                // `SharedLine`, read by two aligned 32-byte vector loads, atomic per 8-byte word
+                // on x86-64 (see `LocalKernel::contains_shared`).
+                return Some(unsafe { asm_contains_round1_avx512(line, h, self.consts) });
+            }
+            if self.path <= InlinePath::Avx2L8 {
+                // SAFETY: as above, with two aligned 32-byte loads on a CPU with AVX2.
+                return Some(unsafe { asm_contains_round1(line, h, &self.consts.ones) });
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if self.path == InlinePath::NeonRound1 || self.path == InlinePath::NeonRound2 {
+                return self.contains(&block.load(), h);
             }
         }
         let _ = (block, h);

@@ -110,7 +110,11 @@ impl LocalTask for Both<'_> {
 #[test]
 fn inline_kernels_agree_with_the_scalar_definition() {
     // Which kernels `detect` hands out here (each named by the assertions below).
-    let (avx2, avx512, neon) = (runs("avx2"), runs("avx512f"), runs("neon"));
+    let (avx2, avx512, neon) = (
+        runs("avx2"),
+        runs("avx512f") && crate::has_avx512vl(),
+        runs("neon"),
+    );
     let mut x = 13u64;
     // Every `k` up to 17 (each probe-pair count of the AVX-512 inserts, on both sides of
     // each step), and some larger.
@@ -206,7 +210,11 @@ fn dispatched_kernels_agree_with_the_portable_ones() {
 
 #[test]
 fn inline_kernels_serve_k_up_to_their_rounds_and_agree_with_the_definition() {
-    let (avx2, avx512, neon) = (runs("avx2"), runs("avx512f"), runs("neon"));
+    let (avx2, avx512, neon) = (
+        runs("avx2"),
+        runs("avx512f") && crate::has_avx512vl(),
+        runs("neon"),
+    );
     let mut x = 17u64;
     for k in (0u32..=18).chain([64, 65]) {
         let fast = InlineKernel::of(LocalKernel::detect(k));
