@@ -93,6 +93,41 @@ impl JvmFilter {
         }
     }
 
+    /// Put one key, as [`build`] does.
+    pub fn insert(&mut self, key: TypedKey<'_>) {
+        match (&mut self.0, key) {
+            (Decoded::Spark(f), TypedKey::I64(v)) => f.put_long(v),
+            (Decoded::Spark(f), TypedKey::Str(s)) => f.put_string(s),
+            (Decoded::Spark(f), TypedKey::Bytes(b)) => f.put_binary(b),
+            (Decoded::Guava(f), TypedKey::I64(v)) => f.put_long(v),
+            (Decoded::Guava(f), TypedKey::Str(s)) => f.put_string(s),
+            (Decoded::Guava(f), TypedKey::Bytes(b)) => {
+                f.insert_bytes(b).expect("a JVM filter takes every key");
+                true
+            }
+        };
+    }
+
+    /// Spark's `mergeInPlace` or Guava's `putAll`: refused, with the first difference, unless
+    /// both are the same format with the same bits, k (and Spark V2's seed, Guava's strategy).
+    pub fn merge(&mut self, other: &JvmFilter) -> Result<(), CliError> {
+        let refused = |e: bloomlab_core::Error| CliError::Invalid(format!("cannot merge: {e}"));
+        match (&mut self.0, &other.0) {
+            (Decoded::Spark(a), Decoded::Spark(b)) => a.merge_in_place(b).map_err(refused),
+            (Decoded::Guava(a), Decoded::Guava(b)) => a.put_all(b).map_err(refused),
+            (a, b) => Err(CliError::Invalid(format!(
+                "cannot merge a {} filter with a {} filter",
+                a.format().name(),
+                b.format().name()
+            ))),
+        }
+    }
+
+    /// The bytes, in the form the filter was read in.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.0.to_bytes()
+    }
+
     /// What `inspect` prints: the JVM's own figures (`expectedFpp` = fill^k; Guava's
     /// `approximateElementCount`, and for Spark the same estimate from the fill).
     pub fn summary(&self) -> Summary {
