@@ -42,6 +42,139 @@
 //!   type, bitset bytes, fill, estimated FPR and estimated distinct values, `-` where the
 //!   chunk has no bloom filter.
 //!
+//! - `bloomlab build --from-parquet DATA... --column C --format F --fpr P --out FILE`
+//!   builds from every non-null value of column `C` in every row group of the Parquet files
+//!   (`DATA` as for datasets below), in file order, repeats kept; sized for the distinct
+//!   values it counts unless `--n` is given. The key type follows the physical type
+//!   (BYTE_ARRAY → `bytes`, INT32 and INT64 → `i64`) unless `--key-type` names one that fits
+//!   (`str` or `bytes` for BYTE_ARRAY, which must then be UTF-8 for `str`), so the bytes are
+//!   those `build --keys` writes for the same values as lines with `--n` their distinct
+//!   count. `--from-csv FILE... --column NAME` does the same for a CSV column named in the
+//!   header line (read by the `csv` crate), `str` unless `--key-type` says otherwise.
+//! - `bloomlab merge A B ... --out FILE` ORs filters of one format and shape into one: Spark
+//!   (`mergeInPlace`: same bits, k, version and seed), Guava (`putAll`: same bits, k and
+//!   strategy), Parquet sections (same size) and bloomlab's classic, blocked and SBBF filters
+//!   (same shape and hash scheme). The result is byte for byte the filter built over all the
+//!   keys. Counting, scalable, cuckoo, expandable and Ribbon filters are refused with the
+//!   reason (their union is not the filter of both key sets), as is any pair that differs.
+//! - `bloomlab add FILE --key-type T --keys KEYFILE` (or `-v VALUE`) inserts into a filter
+//!   file in place (a Ribbon filter refuses: it is static).
+//! - `bloomlab audit DATA... [--fpr P]` judges a Parquet dataset's bloom filters against the
+//!   target `P` (default 0.01), per column across every file: see [`audit`]. For each column
+//!   chunk with a filter, its distinct values are the dictionary page's entry count where every
+//!   data page is dictionary-encoded (or the statistics' distinct count), else the estimate
+//!   from the filter's fill, else (a saturated filter) the chunk's value count; its
+//!   `right_size_bytes` is the Parquet writers' size for those values at `P` (bits =
+//!   −8·NDV / ln(1 − P^(1/8)), a power of two bytes from 32 B to 128 MiB). Its verdict:
+//!   `useless` when its FPR at its fill is 50 % or more, `undersized` above 2·P, `oversized`
+//!   when its bytes exceed 2 × `right_size_bytes`, else `fine`; a column's is the worst of its
+//!   chunks' (`none` when none has a filter). The table has one row per column (verdict, row
+//!   groups with a filter, row groups, bytes, right-size bytes, bytes saved, the largest
+//!   distinct count, the largest FPR), then for each column not `fine` the writer settings
+//!   that give the right size: parquet-java/Spark `parquet.bloom.filter.expected.ndv#C` and
+//!   `parquet.bloom.filter.fpp#C`, pyarrow `bloom_filter_options`, DuckDB
+//!   `BLOOM_FILTER_FALSE_POSITIVE_RATIO` (DuckDB sizes from its dictionary).
+//!
+//! ## Datasets
+//!
+//! `contains`, `inspect`, `audit` and `build --from-parquet` take several paths: a file as it
+//! is, a directory for every `*.parquet` file under it (recursively, in path order), a glob
+//! (`'lake/2024-*/*.parquet'`, expanded by the `glob` crate). Keys come from `--keys FILE`
+//! and `-v VALUE` (repeatable, asked first). Given one plain file, the output is as above;
+//! given more, each line of `contains` starts with the file and the key
+//! (`PATH<TAB>KEY<TAB>1 0 -`), and `inspect` heads each file's text with `==> PATH <==`.
+//! Files are read on as many threads as the machine has, in bounded memory (each Parquet file
+//! only in its footer and the bloom filter sections, `audit` also the dictionary page of
+//! each chunk with a filter; never the data pages), and answered in path order; a run of 16 or more files shows
+//! a progress bar when standard error is a terminal. A file that cannot be read, is not
+//! Parquet or is damaged gets one line on standard error (`bloomlab: PATH: why`) and the
+//! others go on; the command then ends with `N of M files failed` and status 1.
+//!
+//! ```
+//! let lake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/lake");
+//! let mut out = Vec::new();
+//! bloomlab_cli::run(
+//!     ["bloomlab", "contains", lake, "--column", "name", "-v", "名前-0", "-v", "nope"],
+//!     &mut out,
+//! )?;
+//! let text = String::from_utf8(out).unwrap();
+//! let lines: Vec<&str> = text.lines().collect();
+//! assert_eq!(lines.len(), 2 * 24); // two keys, 24 files
+//! // DuckDB's file: three row groups, the last without a filter.
+//! assert_eq!(lines[0], format!("{lake}/duckdb-0.parquet\t名前-0\t1 1 -"));
+//! assert_eq!(lines[1], format!("{lake}/duckdb-0.parquet\tnope\t0 0 -"));
+//! # Ok::<(), bloomlab_cli::CliError>(())
+//! ```
+//!
+//! ## JSON Lines (`--json`)
+//!
+//! One JSON object per line (serde_json; keys as text, invalid UTF-8 replaced by U+FFFD):
+//!
+//! - `contains`: one per file and key, `{"file": PATH, "key": KEY, "row_groups": [...]}`,
+//!   each element `true` (may hold the key), `false` (does not) or `null` (no filter for the
+//!   column there); a bare filter file has one element.
+//! - `inspect`: per Parquet column chunk `{"file", "row_group", "column", "type", "values",
+//!   "bytes", "fill", "est_fpr", "est_distinct"}` (the last four `null` without a filter, and
+//!   `est_distinct` `null` when a block is full); per bare filter file `{"file", "format", "k",
+//!   "bits", "fill", "est_fpr", "count", "count_estimated"}`.
+//! - `audit`: one per column, [`audit::ColumnAudit`]: `{"column": NAME, "verdict": "useless" |
+//!   "undersized" | "oversized" | "fine" | "none", "row_groups": N,
+//!   "row_groups_with_filter": N, "bytes": B, "right_size_bytes": B, "saved_bytes": B,
+//!   "est_distinct": N, "max_fpr": P, "target_fpr": P, "settings": {"parquet-java", "pyarrow",
+//!   "duckdb"} | null, "chunks": [...]}`, each chunk an [`audit::ChunkAudit`] (`file`,
+//!   `row_group`, `bytes`, `fill`, `fpr`, `fill_distinct`, `exact_distinct`, `values`,
+//!   `distinct`, `distinct_source`, `right_size_bytes`, `verdict`).
+//!
+//! ```
+//! let ndv = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ndv");
+//! let mut out = Vec::new();
+//! bloomlab_cli::run(["bloomlab", "audit", ndv, "--json"], &mut out)?;
+//! let columns: Vec<serde_json::Value> = String::from_utf8(out).unwrap()
+//!     .lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+//! let verdicts: Vec<(&str, &str)> = columns.iter()
+//!     .map(|c| (c["column"].as_str().unwrap(), c["verdict"].as_str().unwrap()))
+//!     .collect();
+//! // pyarrow honoured a too-small NDV, Spark (parquet-java) a too-large one.
+//! assert_eq!(verdicts, [("right", "fine"), ("under", "undersized"), ("useless", "useless"),
+//!                       ("nofilter", "none"), ("over", "oversized")]);
+//! let over = &columns[4];
+//! assert_eq!((over["bytes"].as_u64(), over["right_size_bytes"].as_u64()), (Some(393216), Some(5120)));
+//! assert!(over["settings"]["parquet-java"].as_str().unwrap()
+//!     .contains("parquet.bloom.filter.expected.ndv#over=1425"));
+//!
+//! let mut out = Vec::new();
+//! // 1000000 is one of the ids in DuckDB's file: its two filters answer true.
+//! let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/lake/duckdb-0.parquet");
+//! bloomlab_cli::run(["bloomlab", "contains", file, "--column", "id", "-v", "1000000", "--json"],
+//!                   &mut out)?;
+//! assert_eq!(String::from_utf8(out).unwrap(),
+//!            format!("{{\"file\":\"{file}\",\"key\":\"1000000\",\"row_groups\":[true,true,null]}}\n"));
+//! # Ok::<(), bloomlab_cli::CliError>(())
+//! ```
+//!
+//! Building from a CSV column, merging per-partition filters, adding keys:
+//!
+//! ```
+//! let dir = tempfile::tempdir().unwrap();
+//! let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+//! std::fs::write(p("a.csv"), "user,city\n1,Lyon\n2,Oslo\n").unwrap();
+//! std::fs::write(p("b.csv"), "user,city\n3,Kyiv\n").unwrap();
+//! let mut out = Vec::new();
+//! let mut run = |args: &[&str]| bloomlab_cli::run([&["bloomlab"], args].concat(), &mut out);
+//! let common = ["build", "--format", "spark-v2", "--fpr", "0.01", "--n", "100", "--column", "city"];
+//! run(&[&common[..], &["--from-csv", &p("a.csv"), "--out", &p("a.bf")]].concat())?;
+//! run(&[&common[..], &["--from-csv", &p("b.csv"), "--out", &p("b.bf")]].concat())?;
+//! run(&[&common[..], &["--from-csv", &p("a.csv"), &p("b.csv"), "--out", &p("all.bf")]].concat())?;
+//! run(&["merge", &p("a.bf"), &p("b.bf"), "--out", &p("merged.bf")])?;
+//! assert_eq!(std::fs::read(p("merged.bf")).unwrap(), std::fs::read(p("all.bf")).unwrap());
+//! run(&["add", &p("a.bf"), "--key-type", "str", "-v", "Kyiv"])?;
+//! assert_eq!(std::fs::read(p("a.bf")).unwrap(), std::fs::read(p("all.bf")).unwrap());
+//! run(&["contains", &p("a.bf"), "--key-type", "str", "-v", "Oslo", "-v", "Kyiv"])?;
+//! drop(run);
+//! assert_eq!(out, b"1\n1\n");
+//! # Ok::<(), bloomlab_cli::CliError>(())
+//! ```
+//!
 //! # Keys
 //!
 //! A key file holds one key per line ([`keys::lines`]): lines end at `\n`, and a `\r`
@@ -62,8 +195,11 @@
 //!
 //! A file that cannot be read, a file in no known format or damaged, a bad key line (its
 //! number, the line and why), an unknown format or option: one line on standard error and
-//! exit status 1 (2 for a usage error), never a panic. Nothing is written to `--out` unless
-//! the build succeeds.
+//! exit status 1 (2 for a usage error), never a panic. `build`, `merge` and `add` write a new
+//! file in the same directory and rename it over `--out` (or the filter file) only when all
+//! went well ([`merge::write_atomic`]), so a failure leaves nothing half-written there. A
+//! missing column, a key type that does not fit the column, filters that do not merge: one
+//! line, status 1. In a dataset, each failed file gets its line and the others go on.
 //!
 //! ```
 //! let dir = tempfile::tempdir().unwrap();
@@ -93,6 +229,16 @@
 //! - Parquet: on files DuckDB and pyarrow wrote (`tests/data/make_parquet.py`), the answers
 //!   equal DuckDB's own `parquet_bloom_probe` and arrow-rs's `Sbbf::check`, row group by row
 //!   group, and every value a row group holds answers `1` (`tests/parquet.rs`).
+//! - Datasets (`tests/dataset.rs`, on `tests/data/make_lake.py`'s 24 files, 8 each by
+//!   DuckDB, pyarrow and Spark): `contains` over the directory and over a glob answers, for
+//!   every file, key and row group, as DuckDB's `parquet_bloom_probe` does; `audit`'s
+//!   dictionary counts equal DuckDB's `count(DISTINCT)` per row group and its fill estimates are
+//!   within 10 % of it for every filter not saturated; its FPR and right sizes are the
+//!   formulas' from the bitset; files sized from a wrong NDV get exactly the verdicts the
+//!   rule gives. `crates/cli/scripts/big_lake.py` measures the peak memory over 2 GB.
+//! - `build --from-parquet` and `--from-csv` write the bytes `build --keys` writes; `merge` of
+//!   per-partition Spark, Guava, SBBF, classic and blocked filters the bytes of one filter over
+//!   all keys; `add` then `contains` finds every key (`tests/build_merge.rs`).
 //! - Cost: a bare filter file is read whole; a Parquet file only in its footer and the bloom
 //!   filter sections asked for (never its data pages), each length checked against the file
 //!   before it is read. One hash per key, one probe per row group.
