@@ -20,6 +20,22 @@ pub fn sniff(bytes: &[u8]) -> bool {
     JvmFormat::detect(bytes).is_some()
 }
 
+/// The length in bytes the header at the start of `head` announces for a Spark or Guava filter
+/// (header and words), if it is one: Spark `version, k, [seed,] words` (big-endian `int`s),
+/// Guava `strategy, k` (bytes) then `words` (a big-endian `int`); 8 bytes per word.
+pub fn announced_len(head: &[u8]) -> Option<u64> {
+    let int_at = |at: usize| -> Option<u64> {
+        let b: [u8; 4] = head.get(at..at + 4)?.try_into().ok()?;
+        u64::try_from(i32::from_be_bytes(b)).ok()
+    };
+    let words_at = match JvmFormat::detect(head)? {
+        JvmFormat::Spark(bloomlab_jvm::SparkVersion::V1) => 8,
+        JvmFormat::Spark(_) => 12,
+        JvmFormat::Guava(_) => 2,
+    };
+    Some(words_at as u64 + 4 + 8 * int_at(words_at)?)
+}
+
 /// Build a Spark or Guava filter sized as the JVM's `create(n, fpp)` does, the keys put as
 /// `putLong` / `putString` / `putBinary` (Spark) or through `longFunnel` /
 /// `stringFunnel(UTF_8)` / `byteArrayFunnel` (Guava's default strategy, `MURMUR128_MITZ_64`).

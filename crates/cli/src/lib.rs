@@ -694,14 +694,27 @@ enum Kind {
 
 const UNKNOWN: &str = "unknown format: not a valid filter file of any kind bloomlab reads (a Parquet file, a bloomlab filter, a Spark or Guava filter, a Parquet bloom filter section)";
 
-/// The kind of file, and for a bare filter its bytes (a Parquet file is not loaded).
+/// The kind of file, and for a bare filter its bytes (a Parquet file is not loaded). A file
+/// larger than [`READ_WHOLE_UP_TO`] is read whole only when its first bytes announce a filter
+/// of exactly its length, so a large file of another kind costs no more than its head.
 fn kind_of(path: &Path) -> Result<(Kind, Vec<u8>), CliError> {
-    let mut f = std::fs::File::open(path)
-        .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?;
-    if parquet_file::sniff(&mut f)
-        .map_err(|e| CliError::Io(format!("cannot read {}: {e}", path.display())))?
-    {
+    let io = |e: std::io::Error| CliError::Io(format!("cannot read {}: {e}", path.display()));
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    if parquet_file::sniff(&mut f).map_err(io)? {
         return Ok((Kind::Parquet, Vec::new()));
+    }
+    let len = f.metadata().map_err(io)?.len();
+    if len > READ_WHOLE_UP_TO {
+        use std::io::{Read, Seek};
+        let mut head = Vec::new();
+        f.seek(std::io::SeekFrom::Start(0)).map_err(io)?;
+        f.take(4096).read_to_end(&mut head).map_err(io)?;
+        let sized = ours::is_ours(&head)
+            || jvm::announced_len(&head) == Some(len)
+            || bloomlab_sbbf::parquet_header(&head).is_ok_and(|(b, h)| h as u64 + b == len);
+        if !sized {
+            return Err(CliError::BadFile(format!("{}: {UNKNOWN}", path.display())));
+        }
     }
     let bytes = read(path)?;
     match bare_kind(&bytes) {
@@ -709,6 +722,9 @@ fn kind_of(path: &Path) -> Result<(Kind, Vec<u8>), CliError> {
         None => Err(CliError::BadFile(format!("{}: {UNKNOWN}", path.display()))),
     }
 }
+
+/// Files up to this size are read whole to find their kind (and say what is wrong with them).
+const READ_WHOLE_UP_TO: u64 = 16 << 20;
 
 fn bare_kind(bytes: &[u8]) -> Option<Kind> {
     if ours::is_ours(bytes) {

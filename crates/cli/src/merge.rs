@@ -123,11 +123,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".bloomlab-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(io)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".bloomlab-").suffix(".tmp");
+    // The mode a new file gets (0666 less the umask), or the one the file being replaced has,
+    // rather than the temporary file's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0o666, |m| m.permissions().mode() & 0o7777);
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
     tmp.write_all(bytes).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;

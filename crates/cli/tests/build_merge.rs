@@ -517,3 +517,90 @@ fn build_from_data_refuses_bad_input() {
     assert!(e.is_err());
     assert_eq!(std::fs::read(&out).unwrap(), b"old");
 }
+
+/// Spark's and Guava's headers announce the file's length, so a large filter file is read whole
+/// and a large file of another kind is refused from its head.
+#[test]
+fn large_files_are_read_whole_only_when_their_header_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = keys_file(dir.path(), "k", &["7".into(), "8".into()]);
+    for format in ["spark-v1", "spark-v2", "guava"] {
+        let out = dir.path().join(format);
+        // About 18 MB: past the 16 MiB read without a matching header.
+        ok(&[
+            "build",
+            "--format",
+            format,
+            "--key-type",
+            "i64",
+            "--n",
+            "15000000",
+            "--fpr",
+            "0.01",
+            "--keys",
+            s(&keys),
+            "--out",
+            s(&out),
+        ]);
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(bytes.len() > 16 << 20);
+        assert_eq!(
+            bloomlab_cli::jvm::announced_len(&bytes[..64]),
+            Some(bytes.len() as u64)
+        );
+        let answers = ok(&[
+            "contains",
+            s(&out),
+            "--key-type",
+            "i64",
+            "--keys",
+            s(&keys),
+            "-v",
+            "9",
+        ]);
+        assert!(answers.ends_with("\n1\n1\n"), "{format}: {answers}");
+        // One byte more: no longer a filter of that length, and refused.
+        let mut longer = bytes;
+        longer.push(0);
+        std::fs::write(&out, &longer).unwrap();
+        let e = err(&["contains", s(&out), "--key-type", "i64", "--keys", s(&keys)]);
+        assert!(e.contains("unknown format"), "{e}");
+    }
+}
+
+/// `add` keeps the file's mode; `build` gives a new file the usual mode, not a temporary
+/// file's 0600.
+#[cfg(unix)]
+#[test]
+fn atomic_writes_keep_the_file_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let keys = keys_file(dir.path(), "k", &["1".into()]);
+    let out = dir.path().join("f");
+    ok(&[
+        "build",
+        "--format",
+        "guava",
+        "--key-type",
+        "i64",
+        "--n",
+        "10",
+        "--fpr",
+        "0.01",
+        "--keys",
+        s(&keys),
+        "--out",
+        s(&out),
+    ]);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let plain = dir.path().join("plain");
+    std::fs::write(&plain, b"").unwrap();
+    assert_eq!(
+        mode(&out),
+        mode(&plain),
+        "the mode std::fs gives a new file"
+    );
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).unwrap();
+    ok(&["add", s(&out), "--key-type", "i64", "-v", "2"]);
+    assert_eq!(mode(&out), 0o640);
+}
