@@ -31,15 +31,18 @@ def select(i):
 
 
 def write(dir):
-    if any(f.endswith(".parquet") for f in os.listdir(dir)):
-        return
+    """Write the files not there yet."""
     con = duckdb.connect()
     for i in range(16):
         out = os.path.join(dir, f"duckdb-{i:02}.parquet")
-        con.execute(f"COPY ({select(i)}) TO '{out}' (FORMAT parquet, BLOOM_FILTER_FALSE_POSITIVE_RATIO 0.01)")
+        if not os.path.exists(out):
+            con.execute(f"COPY ({select(i)}) TO '{out}' (FORMAT parquet, BLOOM_FILTER_FALSE_POSITIVE_RATIO 0.01)")
     for i in range(16, 24):
-        t = con.execute(select(i)).fetch_arrow_table()
-        pq.write_table(t, os.path.join(dir, f"pyarrow-{i:02}.parquet"), row_group_size=500_000,
+        out = os.path.join(dir, f"pyarrow-{i:02}.parquet")
+        if os.path.exists(out):
+            continue
+        t = con.sql(select(i)).to_arrow_table()
+        pq.write_table(t, out, row_group_size=500_000,
                        bloom_filter_options={"id": {"ndv": 20000, "fpp": 0.01},
                                              "name": {"ndv": 15000, "fpp": 0.01}})
 

@@ -431,3 +431,67 @@ fn a_damaged_file_does_not_stop_the_others() {
     );
     assert!(!stderr.contains("panicked"));
 }
+
+/// `inspect` over a dataset heads each file's table with its path; with `--json`, one object
+/// per column chunk. Bare filter files in a dataset answer with one element.
+#[test]
+fn inspect_and_bare_filters_in_a_dataset() {
+    let lake = data("lake");
+    let text = ok(&["inspect", s(&lake)]);
+    let heads: Vec<&str> = text.lines().filter(|l| l.starts_with("==> ")).collect();
+    assert_eq!(heads.len(), 24);
+    assert!(heads[0].ends_with("duckdb-0.parquet <=="), "{}", heads[0]);
+    let single = ok(&["inspect", s(&lake.join("duckdb-0.parquet"))]);
+    assert!(
+        text.contains(&single),
+        "each file's text as `inspect FILE` prints it"
+    );
+    let chunks = json_lines(&ok(&["inspect", s(&lake), "--json"]));
+    let rows: usize = text
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .count();
+    assert_eq!(chunks.len(), rows);
+    for c in &chunks {
+        assert_eq!(c["bytes"].is_null(), c["fill"].is_null(), "{c}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let keys = dir.path().join("keys");
+    std::fs::write(&keys, "a\nb\n").unwrap();
+    for format in ["guava", "blocked"] {
+        let out = dir.path().join(format!("{format}.bf"));
+        ok(&[
+            "build",
+            "--format",
+            format,
+            "--key-type",
+            "str",
+            "--n",
+            "10",
+            "--fpr",
+            "0.01",
+            "--keys",
+            s(&keys),
+            "--out",
+            s(&out),
+        ]);
+    }
+    let pattern = format!("{}/*.bf", s(dir.path()));
+    let got = json_lines(&ok(&[
+        "contains",
+        &pattern,
+        "--key-type",
+        "str",
+        "-v",
+        "a",
+        "--json",
+    ]));
+    assert_eq!(got.len(), 2);
+    for v in &got {
+        assert_eq!(v["row_groups"], serde_json::json!([true]), "{v}");
+    }
+    let info = json_lines(&ok(&["inspect", &pattern, "--json"]));
+    assert!(info[0]["format"].as_str().unwrap().starts_with("bloomlab blocked v"));
+    assert_eq!(info[1]["format"], "guava");
+}
