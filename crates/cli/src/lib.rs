@@ -235,7 +235,13 @@
 //!   dictionary counts equal DuckDB's `count(DISTINCT)` per row group and its fill estimates are
 //!   within 10 % of it for every filter not saturated; its FPR and right sizes are the
 //!   formulas' from the bitset; files sized from a wrong NDV get exactly the verdicts the
-//!   rule gives. `crates/cli/scripts/big_lake.py` measures the peak memory over 2 GB.
+//!   rule gives.
+//! - Memory (measured, not a test): over 2.17 GiB of Parquet (24 files by DuckDB and pyarrow,
+//!   400 row groups), `contains` of 100 keys peaked at 7.2 MiB resident and `audit` at
+//!   6.8 MiB, and all 40 000 (file, key, row group) answers equalled DuckDB's
+//!   `parquet_bloom_probe` over the same glob (`python3 crates/cli/scripts/big_lake.py DIR`,
+//!   release build, AMD EPYC Zen 4 with 2 vCPU shared with other builds, files in the page
+//!   cache).
 //! - `build --from-parquet` and `--from-csv` write the bytes `build --keys` writes; `merge` of
 //!   per-partition Spark, Guava, SBBF, classic and blocked filters the bytes of one filter over
 //!   all keys; `add` then `contains` finds every key (`tests/build_merge.rs`).

@@ -499,6 +499,28 @@ fn build_from_data_refuses_bad_input() {
     assert!(e.contains("cannot be used with"), "{e}");
     let e = build(&["--keys", s(&csv)]);
     assert!(e.contains("--key-type and --n"), "{e}");
+    // Through the binary: one line on standard error, status 1, no panic.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+        .args([
+            "build",
+            "--format",
+            "guava",
+            "--fpr",
+            "0.01",
+            "--out",
+            s(&out),
+        ])
+        .args(["--from-parquet", s(&file), "--column", "nope"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("bloomlab: ") && stderr.contains("no column"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
     // A failed build leaves an existing --out as it was.
     std::fs::write(&out, b"old").unwrap();
     let e = run(&[

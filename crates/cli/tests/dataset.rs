@@ -492,6 +492,11 @@ fn inspect_and_bare_filters_in_a_dataset() {
         assert_eq!(v["row_groups"], serde_json::json!([true]), "{v}");
     }
     let info = json_lines(&ok(&["inspect", &pattern, "--json"]));
-    assert!(info[0]["format"].as_str().unwrap().starts_with("bloomlab blocked v"));
+    assert!(
+        info[0]["format"]
+            .as_str()
+            .unwrap()
+            .starts_with("bloomlab blocked v")
+    );
     assert_eq!(info[1]["format"], "guava");
 }
