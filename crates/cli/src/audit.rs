@@ -79,8 +79,8 @@ pub struct ChunkAudit {
     pub values: u64,
     /// The distinct count the right size is for.
     pub distinct: f64,
-    /// Where `distinct` comes from: `dictionary` (or statistics), `fill`, or `values` (an
-    /// upper bound, when the filter is saturated).
+    /// Where `distinct` comes from: `dictionary`, `statistics`, `fill`, or `values` (an upper
+    /// bound, when the filter is saturated).
     pub distinct_source: &'static str,
     /// The writers' size for `distinct` values at the target FPR (`null` without a filter).
     pub right_size_bytes: Option<u64>,
@@ -110,13 +110,13 @@ pub fn audit_file(path: &Path, target: f64) -> Result<Vec<(String, ChunkAudit)>,
 fn audit_chunk(
     path: &Path,
     c: ChunkInfo,
-    exact: Option<u64>,
+    exact: Option<(u64, &'static str)>,
     target: f64,
 ) -> Result<ChunkAudit, CliError> {
     let f = c.filter;
     let fill_distinct = f.map(|f| f.est_distinct).filter(|d| d.is_finite());
     let (distinct, source) = match (exact, fill_distinct, f) {
-        (Some(d), _, _) => (d as f64, "dictionary"),
+        (Some((d, source)), _, _) => (d as f64, source),
         (None, Some(d), Some(f)) if f.fpr < 0.5 => (d, "fill"),
         _ => (c.values as f64, "values"),
     };
@@ -135,7 +135,7 @@ fn audit_chunk(
         fill: f.map(|f| f.fill),
         fpr: f.map(|f| f.fpr),
         fill_distinct,
-        exact_distinct: exact,
+        exact_distinct: exact.map(|(d, _)| d),
         values: c.values,
         distinct,
         distinct_source: source,

@@ -240,14 +240,20 @@ impl ParquetBlooms {
     /// the dictionary page's entry count when every data page is dictionary-encoded (the
     /// footer's page encoding statistics say so), else the statistics' distinct count. Reads
     /// only the dictionary page (a page's size is bounded by the writer's dictionary limit).
-    pub fn exact_distinct(&self, rg: usize, col: usize) -> Result<Option<u64>, CliError> {
+    /// Returns the count and where it came from (`dictionary` or `statistics`).
+    pub fn exact_distinct(
+        &self,
+        rg: usize,
+        col: usize,
+    ) -> Result<Option<(u64, &'static str)>, CliError> {
         let chunk = self.meta.row_group(rg).column(col);
         let all_dict = chunk.dictionary_page_offset().is_some()
             && chunk.page_encoding_stats_mask().is_some_and(|m| {
                 m.is_only(Encoding::PLAIN_DICTIONARY) || m.is_only(Encoding::RLE_DICTIONARY)
             });
         if !all_dict {
-            return Ok(chunk.statistics().and_then(|s| s.distinct_count_opt()));
+            let stats = chunk.statistics().and_then(|s| s.distinct_count_opt());
+            return Ok(stats.map(|d| (d, "statistics")));
         }
         let name = chunk.column_path().string();
         let bad = |why: String| {
@@ -260,7 +266,9 @@ impl ParquetBlooms {
         let mut pages = SerializedPageReader::new(Arc::new(file), chunk, rows, None)
             .map_err(|e| bad(e.to_string()))?;
         match pages.get_next_page().map_err(|e| bad(e.to_string()))? {
-            Some(Page::DictionaryPage { num_values, .. }) => Ok(Some(u64::from(num_values))),
+            Some(Page::DictionaryPage { num_values, .. }) => {
+                Ok(Some((u64::from(num_values), "dictionary")))
+            }
             _ => Ok(None),
         }
     }
