@@ -299,6 +299,10 @@ pub enum CliError {
     /// Options that do not go together, or parameters a filter refuses.
     #[error("{0}")]
     Invalid(String),
+    /// The reader of the output went away (`bloomlab contains … | head`): the command stops,
+    /// and the binary exits quietly with status 0, as a pipeline expects.
+    #[error("the output was closed")]
+    OutputClosed,
     /// Some files of a dataset failed (each named on the error output as it failed); the
     /// others were answered.
     #[error("{failed} of {total} files failed")]
@@ -311,10 +315,12 @@ pub enum CliError {
 }
 
 impl CliError {
-    /// The exit status: 0 for `--help` and `--version`, 2 for other usage errors, 1 otherwise.
+    /// The exit status: 0 for `--help` and `--version` and a closed output, 2 for other usage
+    /// errors, 1 otherwise.
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::Usage(e) if !e.use_stderr() => 0,
+            CliError::OutputClosed => 0,
             CliError::Usage(_) => 2,
             _ => 1,
         }
@@ -543,7 +549,10 @@ where
 fn write_out(out: &mut dyn Write, bytes: &[u8]) -> Result<(), CliError> {
     out.write_all(bytes)
         .and_then(|_| out.flush())
-        .map_err(|e| CliError::Io(format!("cannot write the output: {e}")))
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::BrokenPipe => CliError::OutputClosed,
+            _ => CliError::Io(format!("cannot write the output: {e}")),
+        })
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, CliError> {

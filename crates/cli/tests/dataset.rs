@@ -500,3 +500,28 @@ fn inspect_and_bare_filters_in_a_dataset() {
     );
     assert_eq!(info[1]["format"], "guava");
 }
+
+/// `bloomlab contains … | head -1`: when the reader goes away the command stops quietly with
+/// status 0. The output (about 120 KB) is larger than a pipe's buffer (64 KiB on Linux), so
+/// the command is still writing when the pipe closes.
+#[test]
+fn a_closed_output_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let keys = data("lake.name.keys");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+        .args(["contains", s(&data("lake")), "--column", "name", "--json"])
+        .args(["--keys", s(&keys)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("{\"file\":"), "{first}");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(String::from_utf8(o.stderr).unwrap(), "");
+}
