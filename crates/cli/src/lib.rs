@@ -152,6 +152,37 @@
 //! # Ok::<(), bloomlab_cli::CliError>(())
 //! ```
 //!
+//! Building from a Parquet column, and inspecting files:
+//!
+//! ```
+//! let dir = tempfile::tempdir().unwrap();
+//! let lake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/lake");
+//! let out = dir.path().join("names.sbbf");
+//! let out = out.to_str().unwrap();
+//! let mut text = Vec::new();
+//! // Every name of the 24 files, sized for the distinct names counted (1 500 at most).
+//! bloomlab_cli::run(["bloomlab", "build", "--format", "sbbf", "--fpr", "0.01",
+//!                    "--from-parquet", lake, "--column", "name", "--key-type", "str",
+//!                    "--out", out], &mut text)?;
+//! bloomlab_cli::run(["bloomlab", "contains", out, "--key-type", "str", "-v", "名前-7"],
+//!                   &mut text)?;
+//! assert_eq!(text, b"1\n");
+//! let mut text = Vec::new();
+//! bloomlab_cli::run(["bloomlab", "inspect", out], &mut text)?;
+//! let text = String::from_utf8(text).unwrap();
+//! assert!(text.starts_with("parquet sbbf\nk:             8 (probes per key)\nbits:          16384\n"));
+//! let mut json = Vec::new();
+//! let file = format!("{lake}/pyarrow-1.parquet");
+//! bloomlab_cli::run(["bloomlab", "inspect", &file, "--json"], &mut json)?;
+//! let chunks: Vec<serde_json::Value> = String::from_utf8(json).unwrap()
+//!     .lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+//! // Two row groups × two columns; pyarrow gave `name` no filter in odd-numbered files.
+//! assert_eq!(chunks.len(), 4);
+//! assert_eq!((chunks[0]["column"].as_str(), chunks[0]["bytes"].as_u64()), (Some("id"), Some(1024)));
+//! assert!(chunks[1]["bytes"].is_null() && chunks[1]["column"] == "name");
+//! # Ok::<(), bloomlab_cli::CliError>(())
+//! ```
+//!
 //! Building from a CSV column, merging per-partition filters, adding keys:
 //!
 //! ```
