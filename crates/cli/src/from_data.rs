@@ -134,7 +134,12 @@ pub fn read_parquet(
             ColumnReader::ByteArrayColumnReader(r) => {
                 drain(r, bad, |v| out.bytes.push(v.data().to_vec()))?;
             }
-            _ => unreachable!("key_type_for refused the other physical types"),
+            _ => {
+                return Err(CliError::BadFile(format!(
+                    "{}: column {column} does not read as its physical type says",
+                    path.display()
+                )));
+            }
         }
     }
     if t == KeyType::Str {
