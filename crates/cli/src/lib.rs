@@ -84,11 +84,13 @@
 //! given more, each line of `contains` starts with the file and the key
 //! (`PATH<TAB>KEY<TAB>1 0 -`), and `inspect` heads each file's text with `==> PATH <==`.
 //! Files are read on as many threads as the machine has, in bounded memory (each Parquet file
-//! only in its footer and the bloom filter sections, `audit` also the dictionary page of
-//! each chunk with a filter; never the data pages), and answered in path order; a run of 16 or more files shows
-//! a progress bar when standard error is a terminal. A file that cannot be read, is not
-//! Parquet or is damaged gets one line on standard error (`bloomlab: PATH: why`) and the
-//! others go on; the command then ends with `N of M files failed` and status 1.
+//! only in its footer and the bloom filter sections, `audit` also the dictionary page of each
+//! chunk with a filter, never the data pages; a bare filter file whole, but a file past 16 MiB
+//! only when its header announces a filter of exactly its length), and answered in path
+//! order; a run of 16 or more files shows a progress bar when standard error is a terminal.
+//! A file that cannot be read, is not Parquet or is damaged gets one line on standard error
+//! (`bloomlab: PATH: why`) and the others go on; the command then ends with
+//! `N of M files failed` and status 1.
 //!
 //! ```
 //! let lake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/lake");
@@ -138,7 +140,8 @@
 //! assert_eq!(verdicts, [("right", "fine"), ("under", "undersized"), ("useless", "useless"),
 //!                       ("nofilter", "none"), ("over", "oversized")]);
 //! let over = &columns[4];
-//! assert_eq!((over["bytes"].as_u64(), over["right_size_bytes"].as_u64()), (Some(393216), Some(5120)));
+//! assert_eq!(over["bytes"], 393216); // three row groups, 128 KiB each
+//! assert_eq!(over["right_size_bytes"], 5120); // 2 KiB, 2 KiB and 1 KiB
 //! assert!(over["settings"]["parquet-java"].as_str().unwrap()
 //!     .contains("parquet.bloom.filter.expected.ndv#over=1425"));
 //!
@@ -178,7 +181,8 @@
 //!     .lines().map(|l| serde_json::from_str(l).unwrap()).collect();
 //! // Two row groups × two columns; pyarrow gave `name` no filter in odd-numbered files.
 //! assert_eq!(chunks.len(), 4);
-//! assert_eq!((chunks[0]["column"].as_str(), chunks[0]["bytes"].as_u64()), (Some("id"), Some(1024)));
+//! assert_eq!((chunks[0]["column"].as_str(), chunks[0]["bytes"].as_u64()),
+//!            (Some("id"), Some(1024)));
 //! assert!(chunks[1]["bytes"].is_null() && chunks[1]["column"] == "name");
 //! # Ok::<(), bloomlab_cli::CliError>(())
 //! ```
@@ -192,7 +196,8 @@
 //! std::fs::write(p("b.csv"), "user,city\n3,Kyiv\n").unwrap();
 //! let mut out = Vec::new();
 //! let mut run = |args: &[&str]| bloomlab_cli::run([&["bloomlab"], args].concat(), &mut out);
-//! let common = ["build", "--format", "spark-v2", "--fpr", "0.01", "--n", "100", "--column", "city"];
+//! let common =
+//!     ["build", "--format", "spark-v2", "--fpr", "0.01", "--n", "100", "--column", "city"];
 //! run(&[&common[..], &["--from-csv", &p("a.csv"), "--out", &p("a.bf")]].concat())?;
 //! run(&[&common[..], &["--from-csv", &p("b.csv"), "--out", &p("b.bf")]].concat())?;
 //! run(&[&common[..], &["--from-csv", &p("a.csv"), &p("b.csv"), "--out", &p("all.bf")]].concat())?;
