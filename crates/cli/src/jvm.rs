@@ -20,6 +20,22 @@ pub fn sniff(bytes: &[u8]) -> bool {
     JvmFormat::detect(bytes).is_some()
 }
 
+/// The length in bytes the header at the start of `head` announces for a Spark or Guava filter
+/// (header and words), if it is one: Spark `version, k, [seed,] words` (big-endian `int`s),
+/// Guava `strategy, k` (bytes) then `words` (a big-endian `int`); 8 bytes per word.
+pub fn announced_len(head: &[u8]) -> Option<u64> {
+    let int_at = |at: usize| -> Option<u64> {
+        let b: [u8; 4] = head.get(at..at + 4)?.try_into().ok()?;
+        u64::try_from(i32::from_be_bytes(b)).ok()
+    };
+    let words_at = match JvmFormat::detect(head)? {
+        JvmFormat::Spark(bloomlab_jvm::SparkVersion::V1) => 8,
+        JvmFormat::Spark(_) => 12,
+        JvmFormat::Guava(_) => 2,
+    };
+    Some(words_at as u64 + 4 + 8 * int_at(words_at)?)
+}
+
 /// Build a Spark or Guava filter sized as the JVM's `create(n, fpp)` does, the keys put as
 /// `putLong` / `putString` / `putBinary` (Spark) or through `longFunnel` /
 /// `stringFunnel(UTF_8)` / `byteArrayFunnel` (Guava's default strategy, `MURMUR128_MITZ_64`).
@@ -91,6 +107,41 @@ impl JvmFilter {
             (Decoded::Guava(f), TypedKey::Str(s)) => f.might_contain_string(s),
             (Decoded::Guava(f), TypedKey::Bytes(b)) => f.might_contain_bytes(b),
         }
+    }
+
+    /// Put one key, as [`build`] does.
+    pub fn insert(&mut self, key: TypedKey<'_>) {
+        match (&mut self.0, key) {
+            (Decoded::Spark(f), TypedKey::I64(v)) => f.put_long(v),
+            (Decoded::Spark(f), TypedKey::Str(s)) => f.put_string(s),
+            (Decoded::Spark(f), TypedKey::Bytes(b)) => f.put_binary(b),
+            (Decoded::Guava(f), TypedKey::I64(v)) => f.put_long(v),
+            (Decoded::Guava(f), TypedKey::Str(s)) => f.put_string(s),
+            (Decoded::Guava(f), TypedKey::Bytes(b)) => {
+                f.insert_bytes(b).expect("a JVM filter takes every key");
+                true
+            }
+        };
+    }
+
+    /// Spark's `mergeInPlace` or Guava's `putAll`: refused, with the first difference, unless
+    /// both are the same format with the same bits, k (and Spark V2's seed, Guava's strategy).
+    pub fn merge(&mut self, other: &JvmFilter) -> Result<(), CliError> {
+        let refused = |e: bloomlab_core::Error| CliError::Invalid(format!("cannot merge: {e}"));
+        match (&mut self.0, &other.0) {
+            (Decoded::Spark(a), Decoded::Spark(b)) => a.merge_in_place(b).map_err(refused),
+            (Decoded::Guava(a), Decoded::Guava(b)) => a.put_all(b).map_err(refused),
+            (a, b) => Err(CliError::Invalid(format!(
+                "cannot merge a {} filter with a {} filter",
+                a.format().name(),
+                b.format().name()
+            ))),
+        }
+    }
+
+    /// The bytes, in the form the filter was read in.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.0.to_bytes()
     }
 
     /// What `inspect` prints: the JVM's own figures (`expectedFpp` = fill^k; Guava's

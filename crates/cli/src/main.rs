@@ -12,6 +12,9 @@ fn main() -> ExitCode {
         Err(e) => {
             let _ = out.flush();
             let code = e.exit_code();
+            if matches!(e, bloomlab_cli::CliError::OutputClosed) {
+                return ExitCode::SUCCESS;
+            }
             if code == 0 {
                 let _ = write!(out, "{e}");
             } else {

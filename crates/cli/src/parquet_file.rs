@@ -5,10 +5,13 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::Arc;
 
 use bloomlab_sbbf::Sbbf;
-use parquet::basic::Type as PhysicalType;
+use parquet::basic::{Encoding, Type as PhysicalType};
+use parquet::column::page::{Page, PageReader};
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
+use parquet::file::serialized_reader::SerializedPageReader;
 
 use crate::CliError;
 use crate::keys::{self, bad_line};
@@ -161,49 +164,145 @@ impl ParquetBlooms {
         Ok(hasher)
     }
 
-    /// `inspect`: every column chunk, with its bloom filter's size, fill and estimated FPR.
-    pub fn describe(&mut self) -> Result<String, CliError> {
+    /// Every column chunk of every row group, with its bloom filter's figures.
+    pub fn chunks(&mut self) -> Result<Vec<ChunkInfo>, CliError> {
         let cols = self.columns();
-        let mut rows = String::new();
-        let mut filters = 0;
+        let mut out = Vec::new();
         for rg in 0..self.row_groups() {
             for (ci, name) in cols.iter().enumerate() {
-                let t = self
+                let physical = self
                     .meta
                     .file_metadata()
                     .schema_descr()
                     .column(ci)
                     .physical_type();
-                match self.filter(rg, ci)? {
-                    Some(f) => {
-                        filters += 1;
-                        let _ = writeln!(
-                            rows,
-                            "{rg}\t{name}\t{t}\t{}\t{:.4}\t{}\t{:.0}",
-                            f.size_in_bytes(),
-                            f.fill_ratio(),
-                            crate::summary::percent(f.current_fpr()),
-                            f.estimated_len()
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(rows, "{rg}\t{name}\t{t}\t-\t-\t-\t-");
-                    }
+                let values = self.meta.row_group(rg).column(ci).num_values();
+                let filter = self.filter(rg, ci)?.map(|f| FilterInfo {
+                    bytes: f.size_in_bytes() as u64,
+                    fill: f.fill_ratio(),
+                    fpr: f.current_fpr(),
+                    est_distinct: f.estimated_len(),
+                });
+                out.push(ChunkInfo {
+                    row_group: rg,
+                    column: name.clone(),
+                    column_index: ci,
+                    physical: physical.to_string(),
+                    values: u64::try_from(values).unwrap_or(0),
+                    filter,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Who wrote the file, as its footer says.
+    pub fn created_by(&self) -> Option<&str> {
+        self.meta.file_metadata().created_by()
+    }
+
+    /// `inspect`: every column chunk, with its bloom filter's size, fill and estimated FPR.
+    pub fn describe(&mut self) -> Result<String, CliError> {
+        let chunks = self.chunks()?;
+        let mut rows = String::new();
+        let mut filters = 0;
+        for c in &chunks {
+            let (rg, name, t) = (c.row_group, &c.column, &c.physical);
+            match &c.filter {
+                Some(f) => {
+                    filters += 1;
+                    let _ = writeln!(
+                        rows,
+                        "{rg}\t{name}\t{t}\t{}\t{:.4}\t{}\t{:.0}",
+                        f.bytes,
+                        f.fill,
+                        crate::summary::percent(f.fpr),
+                        f.est_distinct
+                    );
+                }
+                None => {
+                    let _ = writeln!(rows, "{rg}\t{name}\t{t}\t-\t-\t-\t-");
                 }
             }
         }
         let created = self
-            .meta
-            .file_metadata()
             .created_by()
             .map(|c| format!(", written by {c}"))
             .unwrap_or_default();
         Ok(format!(
             "parquet file: {} row groups, {} columns, {filters} bloom filters{created}\nrow_group\tcolumn\ttype\tbytes\tfill\test_fpr\test_distinct\n{rows}",
             self.row_groups(),
-            cols.len()
+            self.columns().len()
         ))
     }
+
+    /// The exact number of distinct non-null values in a column chunk, where the file says it:
+    /// the dictionary page's entry count when every data page is dictionary-encoded (the
+    /// footer's page encoding statistics say so), else the statistics' distinct count. Reads
+    /// only the dictionary page (a page's size is bounded by the writer's dictionary limit).
+    /// Returns the count and where it came from (`dictionary` or `statistics`).
+    pub fn exact_distinct(
+        &self,
+        rg: usize,
+        col: usize,
+    ) -> Result<Option<(u64, &'static str)>, CliError> {
+        let chunk = self.meta.row_group(rg).column(col);
+        let all_dict = chunk.dictionary_page_offset().is_some()
+            && chunk.page_encoding_stats_mask().is_some_and(|m| {
+                m.is_only(Encoding::PLAIN_DICTIONARY) || m.is_only(Encoding::RLE_DICTIONARY)
+            });
+        if !all_dict {
+            let stats = chunk.statistics().and_then(|s| s.distinct_count_opt());
+            return Ok(stats.map(|d| (d, "statistics")));
+        }
+        let name = chunk.column_path().string();
+        let bad = |why: String| {
+            CliError::BadFile(format!(
+                "row group {rg}, column {name}: dictionary page: {why}"
+            ))
+        };
+        let file = self.file.try_clone().map_err(|e| bad(e.to_string()))?;
+        let rows = usize::try_from(self.meta.row_group(rg).num_rows()).unwrap_or(0);
+        let mut pages = SerializedPageReader::new(Arc::new(file), chunk, rows, None)
+            .map_err(|e| bad(e.to_string()))?;
+        match pages.get_next_page().map_err(|e| bad(e.to_string()))? {
+            Some(Page::DictionaryPage { num_values, .. }) => {
+                Ok(Some((u64::from(num_values), "dictionary")))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+/// One column chunk, as `inspect` and `audit` see it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkInfo {
+    /// Row group index, from 0.
+    pub row_group: usize,
+    /// The column's dotted path.
+    pub column: String,
+    /// The column's index among the leaf columns.
+    pub column_index: usize,
+    /// The physical type's name (`INT64`, `BYTE_ARRAY`, …).
+    pub physical: String,
+    /// Values in the chunk, nulls included (an upper bound on its distinct values).
+    pub values: u64,
+    /// The chunk's bloom filter, if it has one.
+    pub filter: Option<FilterInfo>,
+}
+
+/// A column chunk's bloom filter, in figures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FilterInfo {
+    /// Bitset bytes (the header not counted).
+    pub bytes: u64,
+    /// Fraction of bits set.
+    pub fill: f64,
+    /// False-positive rate at this fill ([`Sbbf::current_fpr`]).
+    pub fpr: f64,
+    /// Distinct values estimated from the fill ([`Sbbf::estimated_len`]; infinite when a
+    /// block is full).
+    pub est_distinct: f64,
 }
 
 /// How a key line is encoded for a column's physical type (Parquet's plain encoding, hashed

@@ -1,0 +1,141 @@
+//! `merge` and `add`: filters changed as files, written atomically.
+
+use std::io::Write;
+use std::path::Path;
+
+use bloomlab_core::Filter;
+use bloomlab_sbbf::Sbbf;
+use bloomlab_uses::any::AnyFilter;
+
+use crate::keys::TypedKey;
+use crate::{CliError, Loaded};
+
+/// Why a bloomlab variant's filters do not merge exactly (`None`: they do).
+fn no_exact_union(f: &AnyFilter) -> Option<&'static str> {
+    match f {
+        AnyFilter::Classic(_) | AnyFilter::Blocked(_) | AnyFilter::Sbbf(_) => None,
+        AnyFilter::Counting(_) => Some(
+            "a counting filter has no exact union (its counters saturate, so the sum of two is not the filter of both key sets)",
+        ),
+        AnyFilter::Scalable(_) => Some(
+            "a scalable filter's stages depend on the order of inserts, so the union of two is not the filter built over both key sets",
+        ),
+        AnyFilter::Cuckoo(_) => Some(
+            "a cuckoo filter's buckets depend on the order of inserts and may overflow, so two do not merge exactly",
+        ),
+        AnyFilter::Ribbon(_) => {
+            Some("a Ribbon filter is static: it is solved for its key set and takes no more keys")
+        }
+        AnyFilter::Expandable(_) => Some(
+            "an expandable filter's table depends on the order of inserts, so two do not merge exactly",
+        ),
+        _ => Some("this bloomlab variant has no exact union"),
+    }
+}
+
+/// OR `b` into `a`: the same format and shape (and seed) only, else the reason.
+pub(crate) fn merge(a: &mut Loaded, b: &Loaded) -> Result<(), CliError> {
+    let refused = |e: bloomlab_core::Error| CliError::Invalid(format!("cannot merge: {e}"));
+    match (a, b) {
+        (Loaded::Ours(a), Loaded::Ours(b)) => {
+            if let Some(why) = no_exact_union(a) {
+                return Err(CliError::Invalid(format!("cannot merge: {why}")));
+            }
+            match (&mut **a, &**b) {
+                (AnyFilter::Classic(a), AnyFilter::Classic(b)) => a.union(b).map_err(refused),
+                (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => a.union(b).map_err(refused),
+                (AnyFilter::Sbbf(a), AnyFilter::Sbbf(b)) => a.union(b).map_err(refused),
+                (a, b) => Err(CliError::Invalid(format!(
+                    "cannot merge a bloomlab {} filter with a bloomlab {} filter",
+                    a.as_filter().params().variant,
+                    b.as_filter().params().variant
+                ))),
+            }
+        }
+        (Loaded::Section(a), Loaded::Section(b)) => a.union(b).map_err(refused),
+        (Loaded::Jvm(a), Loaded::Jvm(b)) => a.merge(b),
+        (a, b) => Err(CliError::Invalid(format!(
+            "cannot merge a {} with a {}",
+            a.kind_name(),
+            b.kind_name()
+        ))),
+    }
+}
+
+/// Insert one key. A Ribbon filter refuses (it is static); a full cuckoo filter says so.
+pub(crate) fn insert(f: &mut Loaded, key: TypedKey<'_>) -> Result<(), CliError> {
+    let full = |e: bloomlab_core::Error| CliError::Invalid(format!("the key did not fit: {e}"));
+    match f {
+        Loaded::Jvm(f) => {
+            f.insert(key);
+            Ok(())
+        }
+        Loaded::Section(f) => {
+            key.with_bytes(|b| f.insert_bytes(b));
+            Ok(())
+        }
+        Loaded::Ours(f) => {
+            let target: &mut dyn Filter = match &mut **f {
+                AnyFilter::Classic(f) => f,
+                AnyFilter::Blocked(f) => f,
+                AnyFilter::Counting(f) => f,
+                AnyFilter::Scalable(f) => f,
+                AnyFilter::Cuckoo(f) => f,
+                AnyFilter::Sbbf(f) => f,
+                AnyFilter::Expandable(f) => &mut **f,
+                AnyFilter::Ribbon(_) => {
+                    return Err(CliError::Invalid(
+                        "a Ribbon filter is static: it is solved for its key set and takes no more keys; build it again"
+                            .into(),
+                    ));
+                }
+                _ => {
+                    return Err(CliError::Invalid(
+                        "this bloomlab variant takes no inserts here".into(),
+                    ));
+                }
+            };
+            key.with_bytes(|b| target.insert_bytes(b)).map_err(full)
+        }
+    }
+}
+
+/// The bytes of a filter, in the form it was read in.
+pub(crate) fn encode(f: &Loaded) -> Result<Vec<u8>, CliError> {
+    match f {
+        Loaded::Ours(f) => Ok(f.to_bytes()),
+        Loaded::Jvm(f) => Ok(f.to_bytes()),
+        Loaded::Section(f) => section_bytes(f),
+    }
+}
+
+fn section_bytes(f: &Sbbf) -> Result<Vec<u8>, CliError> {
+    f.to_parquet_bytes()
+        .map_err(|e| CliError::Invalid(e.to_string()))
+}
+
+/// Write `bytes` to `path` atomically: a new file in the same directory, flushed to disk, then
+/// renamed over `path`. On any error `path` is as it was (absent, or the old file) and no
+/// temporary file is left behind.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let io = |e: std::io::Error| CliError::Io(format!("cannot write {}: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".bloomlab-").suffix(".tmp");
+    // The mode a new file gets (0666 less the umask), or the one the file being replaced has,
+    // rather than the temporary file's 0600.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0o666, |m| m.permissions().mode() & 0o7777);
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
