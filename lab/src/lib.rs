@@ -13,6 +13,8 @@
 //! | `blocked_ab` | blocked lookups against `sbbf-rs-safe`, A B B A in one process |
 //! | `many_filters_ab` | many small filters out of cache: blocked, `sbbf-rs-safe` and the bare kernel, interleaved |
 //! | `blocked_icount` | instructions per blocked and classic operation (run under callgrind) |
+//! | `lookup_icount` | instructions per lookup of blocked, sbbf and sbbf-rs in the harness's loop shape (runs callgrind itself) |
+//! | `kernel_asm` | one lookup of each design as its own function, for reading and for `llvm-mca` on aarch64 |
 //! | `blocked_kernels` | the AVX2 and AVX-512 block kernels side by side |
 //! | `blocked_shared_lookups` | a blocked lookup of an owned line against one of a shared line |
 //! | `blocked_insert_pairs` | the AVX-512 insert building only the probe pairs `k` needs |
