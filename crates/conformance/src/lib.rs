@@ -608,7 +608,7 @@ pub mod kat {
     ];
 
     /// The filter `made` holding the integers `0..10_000` (each as its 8 little-endian bytes,
-    /// inserted through [`Filter`]), encoded with `to_bytes`: its length and digest are
+    /// inserted through [`Filter`](super::Filter)), encoded with `to_bytes`: its length and digest are
     /// `(name, len, digest)` ([`check_known_answer`](crate::check_known_answer)).
     pub fn check_ten_thousand<F: super::Filter>(
         made: Result<F, super::Error>,
