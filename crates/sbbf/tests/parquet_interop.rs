@@ -273,7 +273,10 @@ fn sizing_matches_the_parquet_writer_rule() {
     }
     for bytes in [0u64, 1, 32, 33, 1000, 1 << 20, (1 << 20) + 1, 1 << 40] {
         let ours = Sbbf::with_num_bytes(bytes).unwrap();
-        let theirs = PqSbbf::new_with_num_of_bytes(bytes as usize);
+        // The reference takes a `usize`: on a 32-bit target 2^40 saturates to usize::MAX,
+        // which it clamps to 128 MiB as it clamps 2^40 on a 64-bit one (a plain `as` cast
+        // would wrap 2^40 to 0 there).
+        let theirs = PqSbbf::new_with_num_of_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
         assert_eq!(ours.blocks(), theirs.num_blocks() as u64, "{bytes}");
     }
 }
