@@ -77,6 +77,20 @@ pub(crate) fn has_avx512f_popcnt() -> bool {
     has_avx512f() && has_popcnt()
 }
 
+/// Whether this CPU has Advanced SIMD (NEON): every aarch64 CPU does; std's detection says
+/// so at run time, and `false` on every other architecture.
+#[inline]
+pub fn has_neon() -> bool {
+    #[cfg(target_arch = "aarch64")]
+    {
+        std::arch::is_aarch64_feature_detected!("neon")
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    {
+        false
+    }
+}
+
 /// Which instruction-set extensions the kernels of this crate find on this CPU, in one
 /// value: what a test prints so its output says which vector paths it exercised, and what a
 /// caller can log beside a measurement.
@@ -99,11 +113,20 @@ pub struct VectorPaths {
     pub avx512dq: bool,
     /// AVX512_VPOPCNTDQ with AVX-512F: the AVX-512 Ribbon columns.
     pub avx512vpopcntdq: bool,
+    /// Advanced SIMD (NEON) on aarch64: the name `.ci/run`'s aarch64 run requires.
+    pub neon: bool,
 }
 
 impl VectorPaths {
     /// Every name [`VectorPaths`] knows, in the order [`names`](Self::names) lists them.
-    pub const ALL: [&'static str; 5] = ["avx2", "popcnt", "avx512f", "avx512dq", "avx512vpopcntdq"];
+    pub const ALL: [&'static str; 6] = [
+        "avx2",
+        "popcnt",
+        "avx512f",
+        "avx512dq",
+        "avx512vpopcntdq",
+        "neon",
+    ];
 
     /// What this CPU runs.
     pub fn detect() -> Self {
@@ -113,6 +136,7 @@ impl VectorPaths {
             avx512f: has_avx512f(),
             avx512dq: has_avx512dq(),
             avx512vpopcntdq: has_avx512_popcnt(),
+            neon: has_neon(),
         }
     }
 
@@ -125,6 +149,7 @@ impl VectorPaths {
             "avx512f" => self.avx512f,
             "avx512dq" => self.avx512dq,
             "avx512vpopcntdq" => self.avx512vpopcntdq,
+            "neon" => self.neon,
             _ => return None,
         })
     }

@@ -118,7 +118,8 @@ pub use bulk::{
 pub use classic::{classic_contains_all, classic_contains_all_checked, fastrange};
 pub(crate) use detect::has_avx512f_popcnt;
 pub use detect::{
-    REQUIRE_ENV, VectorPaths, has_avx2, has_avx512_popcnt, has_avx512dq, has_avx512f, has_popcnt,
+    REQUIRE_ENV, VectorPaths, has_avx2, has_avx512_popcnt, has_avx512dq, has_avx512f, has_neon,
+    has_popcnt,
 };
 pub use lines::{Line, LineKind, Lines, SharedLine, zeroed_lines};
 #[cfg(target_arch = "x86_64")]
@@ -155,6 +156,8 @@ fn report_the_vector_paths_this_cpu_runs() {
     // The report and the individual tests agree.
     assert_eq!(paths.avx2, has_avx2());
     assert_eq!(paths.avx512f, has_avx512f());
+    // Every aarch64 CPU has NEON; no other architecture reports it.
+    assert_eq!(paths.neon, cfg!(target_arch = "aarch64"));
     assert!(
         !paths.avx512dq || paths.avx512f,
         "avx512dq is reported with avx512f only"
