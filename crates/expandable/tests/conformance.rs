@@ -280,7 +280,11 @@ fn hostile_headers_are_refused_cheaply() {
             "{at}"
         );
         let bound = conf::timing::scaled(std::time::Duration::from_secs(1));
-        assert!(t.elapsed() < bound, "{at}: {:?} (bound {bound:?})", t.elapsed());
+        assert!(
+            t.elapsed() < bound,
+            "{at}: {:?} (bound {bound:?})",
+            t.elapsed()
+        );
     }
 }
 

@@ -15,9 +15,9 @@
 //! wrong in builds with AVX enabled, where the compiler may keep a 256-bit value in a register
 //! across a kernel (`docs/design/simd.md`).
 
-use super::{
-    LOCAL_POWERS, local_contains, local_contains_scalar, local_insert, local_insert_scalar,
-};
+#[cfg(target_arch = "x86_64")]
+use super::LOCAL_POWERS;
+use super::{local_contains, local_contains_scalar, local_insert, local_insert_scalar};
 use crate::{SharedLine, has_avx2, has_avx512f};
 
 /// `LANE_ONES[a]`: `1` in lanes `0..min(a, 8)`, `0` in the others. Shifting a row left by

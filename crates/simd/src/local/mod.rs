@@ -20,6 +20,7 @@ mod tests;
 
 pub use inline::LocalKernel;
 
+#[cfg(target_arch = "x86_64")]
 use crate::has_avx2;
 
 /// Multiplier of the local-block probe sequence: `⌊2^32/φ⌋` rounded to odd (RocksDB's
