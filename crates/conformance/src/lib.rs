@@ -11,6 +11,7 @@
 //! - [`check_invalid_parameters`]: every invalid parameter is a typed error, not a panic.
 //! - [`check_serde_round_trip`] and [`check_bytes_round_trip`].
 //! - [`check_known_answer`], [`digest`] and [`from_hex`]: literal known-answer vectors.
+//! - [`timing`]: wall-clock bounds that stretch under an emulator (`BLOOMLAB_EMULATED`).
 //! - [`props`]: the same promises as properties over arbitrary keys, operations and bytes
 //!   (proptest), with the decoders' allocations and time bounded.
 //!
@@ -57,6 +58,7 @@
 
 pub mod parallel;
 pub mod props;
+pub mod timing;
 
 use std::fmt::Debug;
 
@@ -608,7 +610,7 @@ pub mod kat {
     ];
 
     /// The filter `made` holding the integers `0..10_000` (each as its 8 little-endian bytes,
-    /// inserted through [`Filter`]), encoded with `to_bytes`: its length and digest are
+    /// inserted through [`Filter`](super::Filter)), encoded with `to_bytes`: its length and digest are
     /// `(name, len, digest)` ([`check_known_answer`](crate::check_known_answer)).
     pub fn check_ten_thousand<F: super::Filter>(
         made: Result<F, super::Error>,

@@ -42,6 +42,7 @@ pub const ALLOC_SLACK: usize = 16 * 1024;
 
 /// Wall time any one decode may take: a loose order-of-magnitude bound (inputs are at most a
 /// few KiB, which decode in microseconds), so that a few bytes cannot buy seconds of CPU.
+/// Stretched under an emulator by [`crate::timing::scaled`].
 pub const DECODE_TIME_BOUND: Duration = Duration::from_secs(2);
 
 /// Cases per property: `PROPTEST_CASES` if set, else 64.
@@ -317,11 +318,13 @@ pub fn bounded<T>(
         let out = decode();
         let used = region.change();
         let took = start.elapsed();
+        let bound = crate::timing::scaled(DECODE_TIME_BOUND);
         prop_assert!(
-            took < DECODE_TIME_BOUND,
-            "decoding {} bytes took {:?}",
+            took < bound,
+            "decoding {} bytes took {:?} (bound {:?})",
             input_len,
-            took
+            took,
+            bound
         );
         let bytes = used.bytes_allocated + used.bytes_reallocated.max(0) as usize;
         least = least.min(bytes);

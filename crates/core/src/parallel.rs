@@ -962,7 +962,9 @@ mod tests {
             let _ = done.send(outcome.is_err());
         });
         let panicked = finished
-            .recv_timeout(std::time::Duration::from_secs(60))
+            .recv_timeout(bloomlab_conformance::timing::scaled(
+                std::time::Duration::from_secs(60),
+            ))
             .expect("the exchange returned instead of hanging");
         assert!(panicked, "the panic was handed on");
     }

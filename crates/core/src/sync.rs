@@ -33,7 +33,7 @@ pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// A 64-bit word that bits are ORed into by many threads at once: the two operations of the
 /// atomic blocked filter's table, both relaxed (its docs say why that is enough). Implemented
-/// for std's [`AtomicU64`](std::sync::atomic::AtomicU64), the table's word, and, under
+/// for [`std::sync::atomic::AtomicU64`], the table's word, and, under
 /// `--cfg loom`, for loom's, so that the filter's insert runs unchanged in a loom model.
 pub trait OrWord: Sync {
     /// `fetch_or(mask, Relaxed)`: one read-modify-write; the word's value before it.

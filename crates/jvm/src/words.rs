@@ -156,11 +156,13 @@ impl Words {
         let mut done = 0usize;
         while done < n {
             let take = READ_CHUNK_WORDS.min(n - done);
+            // Saturating: `n` is read from the stream, and eight bytes per word of a count
+            // near 2^31 do not fit a 32-bit `usize` (the error then reports usize::MAX).
             read_exact(
                 r,
                 &mut buf[..take * 8],
-                offset + 4 + done * 8,
-                8 * (n - done),
+                offset.saturating_add(4).saturating_add(done * 8),
+                (n - done).saturating_mul(8),
             )?;
             words.extend(
                 buf[..take * 8]

@@ -21,6 +21,12 @@
 //! format records a *key check value* (a keyed hash of a constant), so loading with the wrong
 //! secret is refused instead of answering wrongly.
 //!
+//! The `random` constructors draw from the OS through `getrandom`, behind the `getrandom`
+//! feature (on by default). They are not offered on `wasm32-unknown-unknown`, where no OS
+//! random source exists and `getrandom` would need a flag only the final binary can set:
+//! there, draw the 16 bytes where the application can (in a browser, `crypto.getRandomValues`)
+//! and pass them to `from_secret`. Everything else works the same on every target.
+//!
 //! # Two schemes
 //!
 //! | scheme | id | per key | use |
@@ -128,6 +134,10 @@ use std::fmt;
 use std::hash::Hasher as _;
 
 use bloomlab_classic::BloomFilter;
+#[cfg(all(
+    feature = "getrandom",
+    not(all(target_arch = "wasm32", target_os = "unknown"))
+))]
 use bloomlab_core::error::{Error, Result};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId};
 use bloomlab_core::simd;
@@ -177,6 +187,10 @@ fn split_secret(secret: [u8; 16]) -> (u64, u64) {
     (u64::from_le_bytes(k0), u64::from_le_bytes(k1))
 }
 
+#[cfg(all(
+    feature = "getrandom",
+    not(all(target_arch = "wasm32", target_os = "unknown"))
+))]
 fn os_secret() -> Result<[u8; 16]> {
     let mut secret = [0u8; 16];
     getrandom::fill(&mut secret)
@@ -249,7 +263,13 @@ impl Sip64Scheme {
         }
     }
 
-    /// Draw a fresh secret from the operating system's randomness.
+    /// Draw a fresh secret from the operating system's randomness. Offered with the
+    /// `getrandom` feature (default) on targets with an OS random source, not on
+    /// `wasm32-unknown-unknown` (see the crate docs).
+    #[cfg(all(
+        feature = "getrandom",
+        not(all(target_arch = "wasm32", target_os = "unknown"))
+    ))]
     pub fn random() -> Result<Self> {
         Ok(Self::from_secret(os_secret()?))
     }
@@ -340,7 +360,13 @@ impl SipScheme {
         }
     }
 
-    /// Draw a fresh secret from the operating system's randomness.
+    /// Draw a fresh secret from the operating system's randomness. Offered with the
+    /// `getrandom` feature (default) on targets with an OS random source, not on
+    /// `wasm32-unknown-unknown` (see the crate docs).
+    #[cfg(all(
+        feature = "getrandom",
+        not(all(target_arch = "wasm32", target_os = "unknown"))
+    ))]
     pub fn random() -> Result<Self> {
         Ok(Self::from_secret(os_secret()?))
     }
@@ -401,6 +427,10 @@ mod tests {
         assert_eq!(a.hash(b"x").h2 & 1, 1);
     }
 
+    #[cfg(all(
+        feature = "getrandom",
+        not(all(target_arch = "wasm32", target_os = "unknown"))
+    ))]
     #[test]
     fn random_secrets_differ_and_debug_hides_them() {
         let a = SipScheme::random().unwrap();

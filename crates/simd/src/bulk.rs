@@ -34,7 +34,9 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// Bytes 8..16 and 16..24 of XXH3's default secret (`XXH3_kSecret` in xxHash's `xxhash.h`),
 /// as little-endian words: the 4-to-8-byte path xors their combination into the input.
+#[cfg(target_arch = "x86_64")]
 const SECRET_8: u64 = 0x1cad_21f7_2c81_017c;
+#[cfg(target_arch = "x86_64")]
 const SECRET_16: u64 = 0xdb97_9083_e96d_d4de;
 
 /// XXH3's avalanche multiplier for short inputs (`PRIME_MX2`).

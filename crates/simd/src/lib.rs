@@ -156,6 +156,8 @@ fn report_the_vector_paths_this_cpu_runs() {
     // The report and the individual tests agree.
     assert_eq!(paths.avx2, has_avx2());
     assert_eq!(paths.avx512f, has_avx512f());
+    // Every aarch64 CPU has NEON; no other architecture reports it.
+    assert_eq!(paths.neon, cfg!(target_arch = "aarch64"));
     assert!(
         !paths.avx512dq || paths.avx512f,
         "avx512dq is reported with avx512f only"

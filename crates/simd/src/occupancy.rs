@@ -1,6 +1,7 @@
 //! One step of the occupancy chain of the exact blocked-filter FPR for sparse filters (the
 //! core crate's `math`): [`occupancy_step`], in AVX-512 or AVX2 lanes where the CPU has them.
 
+#[cfg(target_arch = "x86_64")]
 use crate::{has_avx2, has_avx512f};
 
 /// The portable throws ([`occupancy_step`]'s definition), for the tests to hold the vector

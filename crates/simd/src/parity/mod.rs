@@ -1,7 +1,9 @@
 //! The Ribbon filter's column parities: [`Parity`] (portable, `popcnt`, AVX2), run through
 //! [`run_parity`], and the inline column kernels of a filter ([`ColumnKernel`]).
 
-use crate::{has_avx2, has_avx512_popcnt, has_popcnt};
+#[cfg(target_arch = "x86_64")]
+use crate::has_popcnt;
+use crate::{has_avx2, has_avx512_popcnt};
 
 /// The parity of a 64-bit word, the one operation a Ribbon query repeats per column (`r`
 /// times per lookup), and the column loops built on it. Every implementation gives the same
