@@ -18,6 +18,7 @@
 
 pub mod adapters;
 pub mod alloc;
+pub mod choose;
 pub mod classic_table;
 pub mod cli;
 pub mod compare;
@@ -25,6 +26,7 @@ pub mod control;
 pub mod driver;
 pub mod experiments;
 pub mod floor;
+pub mod html;
 pub mod keys;
 pub mod labels;
 pub mod machine;
