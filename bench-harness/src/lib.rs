@@ -9,7 +9,9 @@
 //! - [`compare`]: two results files, changes beyond both runs' intervals; [`repeat`]: N
 //!   back-to-back runs and the spread of every ratio to `blocked`.
 //! - [`experiments`]: named sections (overfill; later blocked-penalty, scalable-growth, …).
-//! - [`report`], [`plot`]: results.json, CSV, summary.md, SVG/PNG plots.
+//! - [`report`], [`plot`], [`html`]: results.json, CSV, summary.md, SVG/PNG plots, and the
+//!   HTML report `index.html`; [`choose`]: the choosing charts' candidates, Pareto frontier
+//!   and label layout.
 //! - [`recommend`]: choose a structure from measured results.
 
 // Safe code throughout: the counting allocator behind the heap figures is a dependency's

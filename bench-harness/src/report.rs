@@ -404,7 +404,11 @@ pub fn glance(r: &Results, dir: &Path, plots: bool) -> String {
         dir.join(JSON).display(),
         dir.display(),
         if plots {
-            format!("; plots: {}", dir.join("plots").display())
+            format!(
+                "; plots: {}; the report to open in a browser: {}",
+                dir.join("plots").display(),
+                dir.join(crate::html::INDEX).display()
+            )
         } else {
             String::new()
         }

@@ -4,6 +4,7 @@
 //! out (with a leader line) until no two label boxes overlap ([`crate::choose::place_labels`]).
 
 use plotters::coord::Shift;
+use plotters::coord::combinators::BindKeyPoints;
 use plotters::prelude::*;
 
 use super::{FONT, Figure, Marker, Section, err, marker_element, style_index, style_of};
@@ -87,6 +88,51 @@ where
     Ok(fig)
 }
 
+/// Tick values for a log axis from `lo` to `hi`: the 1-2-5 series where it gives five or
+/// more ticks, else a finer series, else evenly spaced round numbers (a narrow range).
+pub fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let series: [&[f64]; 3] = [
+        &[1.0, 2.0, 5.0],
+        &[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 7.0],
+        &[
+            1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 6.0, 7.0, 8.0, 9.0,
+        ],
+    ];
+    for s in series {
+        let mut v = Vec::new();
+        let mut decade = 10f64.powf(lo.log10().floor());
+        while decade <= hi {
+            v.extend(
+                s.iter()
+                    .map(|m| m * decade)
+                    .filter(|t| (lo..=hi).contains(t)),
+            );
+            decade *= 10.0;
+        }
+        if v.len() >= 5 {
+            return v;
+        }
+    }
+    let raw = (hi - lo) / 8.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil() as i64;
+    (first..)
+        .map(|k| k as f64 * step)
+        .take_while(|t| *t <= hi * (1.0 + 1e-12))
+        .collect()
+}
+
+/// A tick's label: no more digits than the value has (to two decimals).
+fn tick_label(v: f64) -> String {
+    let r = (v * 100.0).round() / 100.0;
+    format!("{r}")
+}
+
 fn wrapped(lines: &[String]) -> Vec<String> {
     lines.iter().flat_map(|l| super::wrap(l, 215)).collect()
 }
@@ -118,7 +164,10 @@ where
         .margin_right(30)
         .x_label_area_size(50)
         .y_label_area_size(75)
-        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+        .build_cartesian_2d(
+            (x0..x1).log_scale().with_key_points(ticks(x0, x1)),
+            (y0..y1).log_scale().with_key_points(ticks(y0, y1)),
+        )
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -126,11 +175,8 @@ where
         .y_desc("ns per lookup, 50 % members — down is faster")
         .label_style((FONT, 15))
         .axis_desc_style((FONT, 17))
-        .light_line_style(RGBColor(244, 244, 244))
-        .x_labels(16)
-        .y_labels(16)
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| format!("{y:.0}"))
+        .x_label_formatter(&|x| tick_label(*x))
+        .y_label_formatter(&|y| tick_label(*y))
         .draw()
         .map_err(err)?;
     let mut stairs = Vec::new();
@@ -295,4 +341,31 @@ where
         .map_err(err)?;
     }
     Ok(placed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{tick_label, ticks};
+
+    #[test]
+    fn log_axes_get_five_or_more_round_ticks() {
+        let round = |v: Vec<f64>| {
+            v.iter()
+                .map(|x| (x * 1e6).round() / 1e6)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            round(ticks(5.0, 400.0)),
+            [5.0, 10.0, 20.0, 50.0, 100.0, 200.0]
+        );
+        // 1-2-5 gives two ticks here: the finer series.
+        assert_eq!(round(ticks(6.0, 45.0)), [7.0, 10.0, 15.0, 20.0, 30.0, 40.0]);
+        // A narrow range: evenly spaced round numbers.
+        assert_eq!(
+            round(ticks(9.3, 10.8)),
+            [9.4, 9.6, 9.8, 10.0, 10.2, 10.4, 10.6, 10.8]
+        );
+        assert_eq!(tick_label(0.30000000000000004), "0.3");
+        assert_eq!(tick_label(150.0), "150");
+    }
 }
