@@ -245,6 +245,59 @@ fn no_legend_has_more_than_twelve_entries() {
 }
 
 #[test]
+fn no_committed_plot_has_a_legend_above_twelve_entries_or_overlapping_labels() {
+    // Every results file under results/ whose plots are committed (the repeats have none).
+    let mut stack = vec![results_dir()];
+    let mut files = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("results dir") {
+            let p = e.expect("entry").path();
+            if p.is_dir()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("repeat"))
+            {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == "results.json") && d.join("plots").is_dir()
+            {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() >= 8, "{files:?}");
+    for f in files {
+        let results = bench_harness::report::read(&f).expect("committed results read");
+        let out = tempfile::tempdir().expect("tempdir");
+        let figs = bench_harness::plot::plot_figures(&results, None, out.path()).expect("drawn");
+        for fig in &figs {
+            assert!(
+                fig.legends.iter().all(|&n| n <= MAX_LEGEND),
+                "{}: {} has a legend of {:?} entries",
+                f.display(),
+                fig.stem,
+                fig.legends
+            );
+            if let Some(c) = &fig.choice {
+                assert_eq!(
+                    fig.labels.len(),
+                    c.points.len(),
+                    "{}: {}",
+                    f.display(),
+                    fig.stem
+                );
+                assert_eq!(
+                    any_overlap(&fig.labels),
+                    None,
+                    "{}: {}",
+                    f.display(),
+                    fig.stem
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn the_page_holds_every_plot_and_table_inline() {
     let d = drawn();
     let html = std::fs::read_to_string(d.dir.path().join("index.html")).expect("index.html");
