@@ -36,7 +36,7 @@ let out = "";
 require("readline").createInterface({ input: process.stdin }).on("line", (l) => {
   const m = JSON.parse(l);
   if (m.reason === "compiler-artifact" && m.target.name === "bench-harness"
-      && m.target.kind.includes("bin") && m.executable) out = m.executable;
+      && m.target.kind.includes("bin") && !m.profile.test && m.executable) out = m.executable;
 }).on("close", () => console.log(out));
 ')"
 if [ -z "$exe" ]; then

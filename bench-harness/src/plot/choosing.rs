@@ -179,17 +179,9 @@ where
         .y_label_formatter(&|y| tick_label(*y))
         .draw()
         .map_err(err)?;
-    let mut stairs = Vec::new();
-    for w in c.frontier.windows(2) {
-        let (a, b) = (&c.points[w[0]], &c.points[w[1]]);
-        stairs.extend([(a.bits, a.ns), (b.bits, a.ns)]);
-    }
-    if let Some(&last) = c.frontier.last() {
-        stairs.push((c.points[last].bits, c.points[last].ns));
-    }
     chart
         .draw_series(DashedLineSeries::new(
-            stairs,
+            stairs(c),
             7,
             5,
             FRONTIER.stroke_width(2),
@@ -231,39 +223,52 @@ where
             )))
             .map_err(err)?;
     }
-    let (xr, yr) = chart.plotting_area().get_pixel_range();
-    let bounds = Rect {
+    let bounds = pixel_box(chart.plotting_area().get_pixel_range());
+    let px = |x: f64, y: f64| {
+        let (a, b) = chart.backend_coord(&(x, y));
+        (f64::from(a), f64::from(b))
+    };
+    let anchors: Vec<(f64, f64)> = c.points.iter().map(|p| px(p.bits, p.ns)).collect();
+    // The interval bars and the frontier's staircase: no label covers them.
+    let mut obstacles: Vec<Rect> = c
+        .points
+        .iter()
+        .map(|p| {
+            let ((x, top), (_, bottom)) = (px(p.bits, p.hi), px(p.bits, p.lo));
+            Rect {
+                x0: x - 1.5,
+                y0: top,
+                x1: x + 1.5,
+                y1: bottom,
+            }
+        })
+        .collect();
+    obstacles.extend(stair_boxes(c, &anchors));
+    label_points(c, root, &anchors, &obstacles, bounds)
+}
+
+/// The plotting area's box.
+fn pixel_box((xr, yr): (std::ops::Range<i32>, std::ops::Range<i32>)) -> Rect {
+    Rect {
         x0: f64::from(xr.start),
         y0: f64::from(yr.start),
         x1: f64::from(xr.end),
         y1: f64::from(yr.end),
-    };
-    let anchors: Vec<(f64, f64)> = c
-        .points
-        .iter()
-        .map(|p| {
-            let (x, y) = chart.backend_coord(&(p.bits, p.ns));
-            (f64::from(x), f64::from(y))
-        })
-        .collect();
-    let bars: Vec<Rect> = c
-        .points
-        .iter()
-        .zip(&anchors)
-        .map(|(p, &(ax, _))| {
-            let (_, top) = chart.backend_coord(&(p.bits, p.hi));
-            let (_, bottom) = chart.backend_coord(&(p.bits, p.lo));
-            Rect {
-                x0: ax - 1.5,
-                y0: f64::from(top),
-                x1: ax + 1.5,
-                y1: f64::from(bottom),
-            }
-        })
-        .collect();
-    let mut obstacles = bars;
-    obstacles.extend(stair_boxes(c, &anchors));
-    label_points(c, root, &anchors, &obstacles, bounds)
+    }
+}
+
+/// The frontier as a staircase: from each member across to the next one's bits, then down
+/// to its time.
+fn stairs(c: &Choice) -> Vec<(f64, f64)> {
+    let mut v = Vec::new();
+    for w in c.frontier.windows(2) {
+        let (a, b) = (&c.points[w[0]], &c.points[w[1]]);
+        v.extend([(a.bits, a.ns), (b.bits, a.ns)]);
+    }
+    if let Some(&last) = c.frontier.last() {
+        v.push((c.points[last].bits, c.points[last].ns));
+    }
+    v
 }
 
 /// Thin boxes along the frontier's staircase, so no label covers it.
