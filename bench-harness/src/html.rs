@@ -33,7 +33,7 @@ mod tables;
 pub use tables::{Cell, Table};
 
 /// The report's file name.
-pub const INDEX: &str = "index.html";
+pub use crate::report::INDEX;
 
 /// What went wrong writing the report.
 #[derive(Debug, thiserror::Error)]

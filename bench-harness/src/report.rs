@@ -16,6 +16,8 @@ pub const MAIN_CSV: &str = "main.csv";
 pub const FLOORS_CSV: &str = "floors.csv";
 /// Summary in Markdown.
 pub const SUMMARY: &str = "summary.md";
+/// The HTML report (written by [`crate::html`]).
+pub const INDEX: &str = "index.html";
 
 fn io(path: &Path, e: impl std::fmt::Display) -> String {
     format!("{}: {e}", path.display())
@@ -407,7 +409,7 @@ pub fn glance(r: &Results, dir: &Path, plots: bool) -> String {
             format!(
                 "; plots: {}; the report to open in a browser: {}",
                 dir.join("plots").display(),
-                dir.join(crate::html::INDEX).display()
+                dir.join(INDEX).display()
             )
         } else {
             String::new()
