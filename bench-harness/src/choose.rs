@@ -97,11 +97,13 @@ impl Choice {
             .collect()
     }
 
-    /// A file-name stem: `choose_1pct_1e6`, `choose_1pct_many-filters`, `choose_1pct_1e8`.
+    /// A file-name stem: `choose_1pct_1e6` (in cache), `choose_1pct_many-filters`,
+    /// `choose_1pct_1e8-out` (out of cache).
     pub fn stem(&self) -> String {
         let t = format!("{}", (self.target * 1e5).round() / 1e3).replace('.', "_");
         let at = match self.setting {
-            Setting::InCache(n) | Setting::OutOfCache(n) => exp_label(n),
+            Setting::InCache(n) => exp_label(n),
+            Setting::OutOfCache(n) => format!("{}-out", exp_label(n)),
             Setting::ManyFilters => "many-filters".into(),
         };
         format!("choose_{t}pct_{at}")
@@ -295,7 +297,8 @@ fn sizes(results: &Results) -> Vec<u64> {
 
 /// Every choosing chart, the target nearest 1 % first: at each target the sizes of
 /// `results` in cache (largest first), then the many-filters chart (at its 1 % target), then
-/// `large`'s largest size out of cache. Charts without a candidate are skipped.
+/// the sizes of `results` out of cache (a `--full` run's), then `large`'s largest size out
+/// of cache. A chart with fewer than two candidates (nothing to choose between) is skipped.
 pub fn all(results: &Results, large: Option<&Results>) -> Vec<Choice> {
     let mut targets = results.config.fprs.clone();
     targets.sort_by(|a, b| {
@@ -311,14 +314,25 @@ pub fn all(results: &Results, large: Option<&Results>) -> Vec<Choice> {
         if same(t, MANY_FILTERS_TARGET) {
             out.extend(from_many_filters(results));
         }
+        // A run whose own sizes reach beyond the cache (`--full`).
+        for &n in sizes(results).iter().rev() {
+            out.push(from_rows(results, t, n, false));
+        }
         if let Some(l) = large
             && let Some(&n) = sizes(l).last()
             && l.config.fprs.iter().any(|&x| same(x, t))
         {
-            out.push(from_rows(l, t, n, false));
+            let c = from_rows(l, t, n, false);
+            // Only where the run itself has no out-of-cache chart of that size.
+            if !out
+                .iter()
+                .any(|o| o.stem() == c.stem() && !o.points.is_empty())
+            {
+                out.push(c);
+            }
         }
     }
-    out.retain(|c| !c.points.is_empty());
+    out.retain(|c| c.points.len() >= 2);
     out
 }
 

@@ -180,7 +180,7 @@ fn each_choosing_chart_names_the_pareto_set_of_the_results() {
             .expect("svg written");
         let expected = match f.stem.as_str() {
             s if s.ends_with("many-filters") => frontier(&many_filters(&json)),
-            s if s.ends_with("1e8") => frontier(&candidates(&large, 0.01, 100_000_000, true)),
+            s if s.ends_with("1e8-out") => frontier(&candidates(&large, 0.01, 100_000_000, true)),
             s => {
                 let (t, n) = s
                     .strip_prefix("choose_")
