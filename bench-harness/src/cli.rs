@@ -1,7 +1,7 @@
 //! Command line: `run` (the default), `compare`, `repeat`, `plot`, `recommend`, `list`,
 //! `classic-table`, `inspect`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -40,7 +40,8 @@ pub enum Command {
     Repeat(RepeatArgs),
     /// Paired lookup ratios of chosen pairs of entries (A/B), at every size of a results file.
     Ratio(RatioArgs),
-    /// Regenerate every plot from an existing results JSON without measuring.
+    /// Regenerate every plot and the HTML report from an existing results JSON without
+    /// measuring.
     Plot(PlotArgs),
     /// Pick a structure for your needs from measured results and explain the choice.
     Recommend(RecommendArgs),
@@ -190,7 +191,9 @@ pub struct PlotArgs {
     /// Results JSON to read.
     #[arg(long, default_value = "results/results.json")]
     pub results: PathBuf,
-    /// Where to write the plots (default: `plots/` beside the JSON).
+    /// Where to write the plots alone (default: `plots/` beside the JSON, with the HTML
+    /// report `index.html` beside the JSON, which also takes the out-of-cache charts from
+    /// `large/results.json` beside it when there is one).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -343,7 +346,9 @@ pub fn run_with_glance(args: &RunArgs) -> Result<(PathBuf, String), String> {
     let results = driver::run(&entries, &plan)?;
     report::write_all(&results, &args.out)?;
     if !args.no_plots {
-        plot::plot_all(&results, &args.out.join("plots"))?;
+        // The plots and the HTML report (index.html) beside the results.
+        crate::html::write_beside(&results, &args.out.join(report::JSON), None)
+            .map_err(|e| e.to_string())?;
     }
     Ok((
         args.out.join(report::SUMMARY),
@@ -357,15 +362,13 @@ fn run_msg(args: &RunArgs) -> Result<String, String> {
 
 fn plot_cmd(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
     let results = report::read(&args.results)?;
-    let dir = match &args.out {
-        Some(d) => d.clone(),
-        None => args
-            .results
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join("plots"),
-    };
-    plot::plot_all(&results, &dir)
+    match &args.out {
+        Some(d) => plot::plot_all(&results, d),
+        // The plots, and the HTML report beside the JSON.
+        None => crate::html::write_beside(&results, &args.results, None)
+            .map(|page| vec![page])
+            .map_err(|e| e.to_string()),
+    }
 }
 
 /// Run the parsed command; returns what to print on stdout (a failing `compare` is an error

@@ -9,7 +9,9 @@
 //! - [`compare`]: two results files, changes beyond both runs' intervals; [`repeat`]: N
 //!   back-to-back runs and the spread of every ratio to `blocked`.
 //! - [`experiments`]: named sections (overfill; later blocked-penalty, scalable-growth, …).
-//! - [`report`], [`plot`]: results.json, CSV, summary.md, SVG/PNG plots.
+//! - [`report`], [`plot`], [`html`]: results.json, CSV, summary.md, SVG/PNG plots, and the
+//!   HTML report `index.html`; [`choose`]: the choosing charts' candidates, Pareto frontier
+//!   and label layout.
 //! - [`recommend`]: choose a structure from measured results.
 
 // Safe code throughout: the counting allocator behind the heap figures is a dependency's
@@ -18,6 +20,7 @@
 
 pub mod adapters;
 pub mod alloc;
+pub mod choose;
 pub mod classic_table;
 pub mod cli;
 pub mod compare;
@@ -25,6 +28,7 @@ pub mod control;
 pub mod driver;
 pub mod experiments;
 pub mod floor;
+pub mod html;
 pub mod keys;
 pub mod labels;
 pub mod machine;

@@ -16,6 +16,8 @@ pub const MAIN_CSV: &str = "main.csv";
 pub const FLOORS_CSV: &str = "floors.csv";
 /// Summary in Markdown.
 pub const SUMMARY: &str = "summary.md";
+/// The HTML report (written by [`crate::html`]).
+pub const INDEX: &str = "index.html";
 
 fn io(path: &Path, e: impl std::fmt::Display) -> String {
     format!("{}: {e}", path.display())
@@ -404,7 +406,11 @@ pub fn glance(r: &Results, dir: &Path, plots: bool) -> String {
         dir.join(JSON).display(),
         dir.display(),
         if plots {
-            format!("; plots: {}", dir.join("plots").display())
+            format!(
+                "; plots: {}; the report to open in a browser: {}",
+                dir.join("plots").display(),
+                dir.join(INDEX).display()
+            )
         } else {
             String::new()
         }

@@ -80,6 +80,8 @@ fn run_writes_every_output_and_plot_rereads_it() {
         "plots/ns_per_op.png",
         "plots/experiment_overfill.svg",
         "plots/experiment_overfill.png",
+        "plots/choose_1pct_3000.svg",
+        "index.html",
     ] {
         let p = out.join(f);
         let len = std::fs::metadata(&p)
@@ -111,7 +113,7 @@ fn run_writes_every_output_and_plot_rereads_it() {
         "the batched entry's ratios are labelled"
     );
     let svg = std::fs::read_to_string(out.join("plots/ns_per_op.svg")).unwrap();
-    assert!(svg.contains("95 % intervals"));
+    assert!(svg.contains("95 % interval"));
 
     // `plot` regenerates from the JSON alone.
     let replot = dir.path().join("replot");

@@ -1,5 +1,14 @@
 //! Plots from a results JSON (SVG and PNG). Text uses DejaVu Sans embedded from the `dejavu`
-//! crate through plotters' `ab_glyph` backend, so no system font library is needed.
+//! crate through plotters' `ab_glyph` backend, so no system font library is needed; the SVG
+//! files name the font `DejaVu Sans`, which the HTML report embeds, so a browser draws the
+//! text with the metrics the label layout used.
+//!
+//! What is drawn ([`plot_figures`]): the choosing charts first (bits/item against ns per
+//! lookup at each target and setting, every point labelled, the Pareto frontier named:
+//! [`choosing`]), then the lookup times as dot plots per size and the FPR against bits/item
+//! in one panel per family ([`panels`]), then every experiment (in panels by family when it
+//! has more series than a legend should hold). No legend has more than [`MAX_LEGEND`]
+//! entries, and every filter keeps one colour and marker in every plot.
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
@@ -12,19 +21,80 @@ use plotters::style::ShapeStyle;
 use plotters_backend::{BackendCoord, DrawingErrorKind};
 
 use crate::adapters::Curve;
-use crate::labels::{display_name, size_label};
-use crate::schema::{Experiment, Results, Row};
+use crate::labels::display_name;
+use crate::schema::{Experiment, Results, Row, Series};
 
-/// Canvas: the chart on the left, the legend in its own panel on the right, so it never
-/// covers data.
-const W: u32 = 1560;
-const H: u32 = 800;
-/// Width of the legend panel.
-const LEGEND_W: u32 = 400;
-const FONT: &str = "sans-serif";
+pub mod choosing;
+pub mod panels;
 
-type SvgDraw<'a> = &'a dyn for<'b> Fn(DrawingArea<SVGBackend<'b>, Shift>) -> Result<(), String>;
-type PngDraw<'a> = &'a dyn for<'b> Fn(DrawingArea<BitMapBackend<'b>, Shift>) -> Result<(), String>;
+/// The embedded font's family name, as the SVG files and the report's `@font-face` give it.
+pub const FONT: &str = "DejaVu Sans";
+/// The most entries any legend has.
+pub const MAX_LEGEND: usize = 12;
+
+/// What went wrong drawing a plot.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// The plotting library refused (a backend or font error).
+    #[error("plot: {0}")]
+    Draw(String),
+    /// A file or directory could not be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl From<String> for PlotError {
+    fn from(s: String) -> Self {
+        PlotError::Draw(s)
+    }
+}
+
+/// Where a figure belongs in the report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Section {
+    /// A choosing chart.
+    Choose,
+    /// The overview: lookup times per size, FPR against bits/item.
+    Overview,
+    /// The named experiment's plot.
+    Experiment(String),
+}
+
+/// One figure written to the plot directory (as `<stem>.svg` and `<stem>.png`), with what
+/// the tests check of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    /// File stem inside the plot directory.
+    pub stem: String,
+    /// Its title.
+    pub title: String,
+    /// Where it belongs.
+    pub section: Section,
+    /// Entries of each legend (or key) drawn, one number per panel.
+    pub legends: Vec<usize>,
+    /// A choosing chart: each point's label box, in point order (pixels).
+    pub labels: Vec<crate::choose::Rect>,
+    /// A choosing chart: what it shows.
+    pub choice: Option<crate::choose::Choice>,
+}
+
+impl Figure {
+    fn new(stem: impl Into<String>, title: impl Into<String>, section: Section) -> Self {
+        Figure {
+            stem: stem.into(),
+            title: title.into(),
+            section,
+            legends: Vec::new(),
+            labels: Vec::new(),
+            choice: None,
+        }
+    }
+}
 
 fn register_font() -> Result<(), String> {
     static ONCE: Once = Once::new();
@@ -36,7 +106,7 @@ fn register_font() -> Result<(), String> {
     result
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> String {
+pub(crate) fn err<E: std::fmt::Debug>(e: E) -> String {
     format!("plot: {e:?}")
 }
 
@@ -138,10 +208,10 @@ pub fn style_of(i: usize) -> (RGBColor, Marker) {
 /// the marker and gets a darker, then a lighter shade of the colour, so no two series of a
 /// plot share a colour and no filter takes another's.
 #[derive(Debug, Default)]
-struct Styler(Vec<(usize, u32)>);
+pub(crate) struct Styler(Vec<(usize, u32)>);
 
 impl Styler {
-    fn slot(&mut self, filter: &str) -> (RGBColor, Marker) {
+    pub(crate) fn slot(&mut self, filter: &str) -> (RGBColor, Marker) {
         let i = style_index(filter);
         let repeat = self.0.iter().filter(|(j, _)| *j == i).count() as u32;
         self.0.push((i, repeat));
@@ -170,14 +240,14 @@ fn shade(c: RGBColor, k: u32) -> RGBColor {
 
 /// One legend line, drawn in the legend panel beside the chart.
 #[derive(Clone, Debug)]
-struct LegendEntry {
-    label: String,
-    sample: Sample,
+pub(crate) struct LegendEntry {
+    pub(crate) label: String,
+    pub(crate) sample: Sample,
 }
 
 /// What a legend line shows before its label.
 #[derive(Clone, Copy, Debug)]
-enum Sample {
+pub(crate) enum Sample {
     /// A line of this colour and width, dashed or solid, with an optional marker.
     Line {
         color: RGBColor,
@@ -189,15 +259,18 @@ enum Sample {
     Mark(Marker, ShapeStyle),
 }
 
-/// Split `root` into the chart area (left) and the legend panel (right).
-fn split<DB: DrawingBackend>(
+/// Split `root` into the chart area (left) and the legend panel (right), the legend taking
+/// `legend` of the width.
+pub(crate) fn split_at<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
+    legend: f64,
 ) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
-    root.split_horizontally(W - LEGEND_W)
+    let (w, _) = root.dim_in_pixel();
+    root.split_horizontally(w - (f64::from(w) * legend).round() as u32)
 }
 
 /// Words of `text` in lines of at most `width` characters.
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = vec![String::new()];
     for w in text.split_whitespace() {
         let last = lines.last_mut().expect("one line at least");
@@ -215,15 +288,16 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// Draw `entries` top to bottom in `area`, wrapping long labels; the font shrinks when
 /// there are many lines.
-fn draw_legend<DB: DrawingBackend>(
+pub(crate) fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[LegendEntry],
 ) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
-    let (_, h) = area.dim_in_pixel();
-    let wrapped: Vec<Vec<String>> = entries.iter().map(|e| wrap(&e.label, 44)).collect();
+    let (w, h) = area.dim_in_pixel();
+    let chars = ((w as usize).saturating_sub(50) / 8).clamp(20, 44);
+    let wrapped: Vec<Vec<String>> = entries.iter().map(|e| wrap(&e.label, chars)).collect();
     let lines: usize = wrapped.iter().map(Vec::len).sum::<usize>().max(1);
     let row = ((h as usize - 60) / lines).clamp(11, 21) as i32;
     let font = (row - 5).clamp(10, 15);
@@ -273,7 +347,7 @@ where
 /// One marker of any [`Marker`] shape, as a single drawable type (so a series' shape can be
 /// chosen at run time).
 #[derive(Clone, Debug)]
-struct Mark<C> {
+pub(crate) struct Mark<C> {
     at: C,
     shape: Marker,
     size: i32,
@@ -321,7 +395,7 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Mark<C> {
     }
 }
 
-fn marker_element<C>(shape: Marker, at: C, size: i32, style: ShapeStyle) -> Mark<C> {
+pub(crate) fn marker_element<C>(shape: Marker, at: C, size: i32, style: ShapeStyle) -> Mark<C> {
     Mark {
         at,
         shape,
@@ -334,39 +408,73 @@ fn legend_marker(shape: Marker, at: (i32, i32), size: i32, style: ShapeStyle) ->
     marker_element(shape, at, size, style)
 }
 
+/// Draw `$body` (an expression over the drawing area `$a`, giving `Result<Figure, String>`)
+/// once into `<dir>/<stem>.svg` and once into `<stem>.png`; the SVG pass's figure is kept.
+macro_rules! render {
+    ($dir:expr, $stem:expr, $size:expr, |$a:ident| $body:expr) => {{
+        let svg = $dir.join(format!("{}.svg", $stem));
+        let fig = {
+            let $a = SVGBackend::new(&svg, $size).into_drawing_area();
+            $body
+        }?;
+        let png = $dir.join(format!("{}.png", $stem));
+        {
+            let $a = BitMapBackend::new(&png, $size).into_drawing_area();
+            $body
+        }?;
+        fig
+    }};
+}
+
 /// Write every plot for `results` into `dir` (created if missing); returns the files written.
 pub fn plot_all(results: &Results, dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let figs = plot_figures(results, None, dir).map_err(|e| e.to_string())?;
+    Ok(figs
+        .iter()
+        .flat_map(|f| ["svg", "png"].map(|x| dir.join(format!("{}.{x}", f.stem))))
+        .collect())
+}
+
+/// Write every figure for `results` (and the out-of-cache choosing charts of `large`, a run
+/// at sizes beyond the cache) into `dir`, created if missing: the choosing charts, the
+/// overview, then the experiments, in the order the report shows them.
+pub fn plot_figures(
+    results: &Results,
+    large: Option<&Results>,
+    dir: &Path,
+) -> Result<Vec<Figure>, PlotError> {
     register_font()?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut files = Vec::new();
-    let mut both = |name: &str, f: SvgDraw, g: PngDraw| -> Result<(), String> {
-        let svg = dir.join(format!("{name}.svg"));
-        f(SVGBackend::new(&svg, (W, H)).into_drawing_area())?;
-        let png = dir.join(format!("{name}.png"));
-        g(BitMapBackend::new(&png, (W, H)).into_drawing_area())?;
-        files.push(svg);
-        files.push(png);
-        Ok(())
-    };
-    both("fpr_vs_bits", &|a| fpr_vs_bits(results, a), &|a| {
-        fpr_vs_bits(results, a)
+    std::fs::create_dir_all(dir).map_err(|source| PlotError::Io {
+        path: dir.to_path_buf(),
+        source,
     })?;
-    both("ns_per_op", &|a| ns_per_op(results, a), &|a| {
-        ns_per_op(results, a)
-    })?;
-    for ex in &results.experiments {
-        both(
-            &format!("experiment_{}", ex.name),
-            &|a| experiment(ex, a),
-            &|a| experiment(ex, a),
-        )?;
+    let mut figs = Vec::new();
+    for c in crate::choose::all(results, large) {
+        figs.push(render!(dir, c.stem(), choosing::SIZE, |a| {
+            choosing::chart(&c, a)
+        }));
     }
-    Ok(files)
+    let dots = panels::dots_size(results);
+    figs.push(render!(dir, "ns_per_op", dots, |a| panels::ns_dots(
+        results, a
+    )));
+    let fams = panels::fpr_size(results);
+    figs.push(render!(dir, "fpr_vs_bits", fams, |a| panels::fpr_families(
+        results, a
+    )));
+    for ex in &results.experiments {
+        let groups = panels::experiment_groups(ex, &results.filters);
+        let size = panels::grid_size(groups.len());
+        figs.push(render!(dir, format!("experiment_{}", ex.name), size, |a| {
+            panels::experiment_figure(ex, &groups, a)
+        }));
+    }
+    Ok(figs)
 }
 
 /// The size whose rows the FPR plot shows: 10^6 if measured, else the largest ≤ 10^6, else the
 /// smallest.
-fn fpr_plot_size(results: &Results) -> Option<u64> {
+pub(crate) fn fpr_plot_size(results: &Results) -> Option<u64> {
     let mut sizes: Vec<u64> = results.rows.iter().map(|r| r.n).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -378,7 +486,7 @@ fn fpr_plot_size(results: &Results) -> Option<u64> {
         .copied()
 }
 
-fn names_in_order(rows: &[&Row]) -> Vec<(String, bool)> {
+pub(crate) fn names_in_order(rows: &[&Row]) -> Vec<(String, bool)> {
     let mut v: Vec<(String, bool)> = Vec::new();
     for r in rows {
         if !v.iter().any(|(n, _)| *n == r.filter) {
@@ -388,40 +496,48 @@ fn names_in_order(rows: &[&Row]) -> Vec<(String, bool)> {
     v
 }
 
-fn fpr_vs_bits<DB: DrawingBackend>(
-    results: &Results,
-    root: DrawingArea<DB, Shift>,
-) -> Result<(), String>
+/// The axes every FPR panel of one figure shares.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FprAxes {
+    /// Right end of the bits/item axis.
+    pub max_bits: f64,
+    /// Bottom of the FPR axis.
+    pub min_fpr: f64,
+}
+
+impl FprAxes {
+    /// Axes holding every row of `rows`.
+    pub(crate) fn of(rows: &[&Row]) -> Self {
+        let max_bits = rows
+            .iter()
+            .map(|r| r.bits_per_item)
+            .fold(16.0f64, f64::max)
+            .min(64.0)
+            + 2.0;
+        let min_fpr = rows.iter().map(|r| r.measured_fpr).fold(1e-3f64, f64::min) / 3.0;
+        FprAxes { max_bits, min_fpr }
+    }
+}
+
+/// One panel of measured FPR against bits/item: `rows` as points with their intervals (peers
+/// hollow), `curves` and the lower bound as lines, the legend beside it. Returns the
+/// legend's entry count.
+pub(crate) fn fpr_panel<DB: DrawingBackend>(
+    rows: &[&Row],
+    curves: &[Curve],
+    title: &str,
+    ax: FprAxes,
+    root: &DrawingArea<DB, Shift>,
+) -> Result<usize, String>
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE).map_err(err)?;
-    let Some(n) = fpr_plot_size(results) else {
-        return root.present().map_err(err);
-    };
-    let rows: Vec<&Row> = results
-        .rows
-        .iter()
-        .filter(|r| r.n == n && r.measured_fpr > 0.0)
-        .collect();
-    let max_bits = rows
-        .iter()
-        .map(|r| r.bits_per_item)
-        .fold(16.0f64, f64::max)
-        .min(64.0)
-        + 2.0;
-    let min_fpr = rows.iter().map(|r| r.measured_fpr).fold(1e-3f64, f64::min) / 3.0;
-    let (area, panel) = split(&root);
+    let FprAxes { max_bits, min_fpr } = ax;
+    let (area, panel) = split_at(root, 0.34);
     let mut entries = Vec::new();
     let mut chart = ChartBuilder::on(&area)
-        .caption(
-            format!(
-                "Measured FPR vs bits/item at n = {} (hollow = crates.io peer; bars = 95 % interval)",
-                size_label(n)
-            ),
-            (FONT, 26),
-        )
-        .margin(20)
+        .caption(title, (FONT, 20))
+        .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(80)
         .build_cartesian_2d(0f64..max_bits, (min_fpr..1f64).log_scale())
@@ -456,16 +572,7 @@ where
             marker: None,
         },
     });
-    let mut curves: Vec<Curve> = Vec::new();
-    for f in &results.filters {
-        if let Some(c) = f.curve
-            && !curves.contains(&c)
-            && rows.iter().any(|r| r.filter == f.name)
-        {
-            curves.push(c);
-        }
-    }
-    for c in &curves {
+    for c in curves {
         let col = match c {
             Curve::Bloom => RGBColor(60, 60, 60),
             Curve::Cuckoo => RGBColor(170, 140, 210),
@@ -492,7 +599,7 @@ where
         });
     }
     // Peers first (hollow rings), ours on top (smaller filled dots), so overlaps stay visible.
-    let mut named = names_in_order(&rows);
+    let mut named = names_in_order(rows);
     named.sort_by_key(|(_, peer)| !*peer);
     let mut styler = Styler::default();
     for (name, peer) in named {
@@ -528,167 +635,22 @@ where
         });
     }
     draw_legend(&panel, &entries)?;
-    root.present().map_err(err)
+    Ok(entries.len())
 }
 
-fn ns_per_op<DB: DrawingBackend>(
-    results: &Results,
-    root: DrawingArea<DB, Shift>,
-) -> Result<(), String>
-where
-    DB::ErrorType: 'static,
-{
-    root.fill(&WHITE).map_err(err)?;
-    // One line per filter: its 1 % row (or its fixed-parameter row), 50 % positive lookups.
-    let rows: Vec<&Row> = results
-        .rows
-        .iter()
-        .filter(|r| r.target_fpr.is_none_or(|p| (p - 0.01).abs() < 1e-12))
-        .collect();
-    if rows.is_empty() {
-        return root.present().map_err(err);
-    }
-    let (min_n, max_n) = rows
-        .iter()
-        .fold((u64::MAX, 0), |(a, b), r| (a.min(r.n), b.max(r.n)));
-    let mut ys: Vec<f64> = rows
-        .iter()
-        .filter_map(|r| r.lookup(50).map(|l| l.ns))
-        .collect();
-    ys.extend(results.size_floors.iter().map(|f| f.ns));
-    ys.extend(results.size_floors.iter().map(|f| f.dependent_ns));
-    // The legend has its own panel: the y range only needs a margin around the data.
-    let ymax = ys.iter().copied().fold(1.0f64, f64::max) * 1.6;
-    let ymin = ys.iter().copied().fold(f64::INFINITY, f64::min).max(0.1) / 1.6;
-    let (area, panel) = split(&root);
-    let mut entries = Vec::new();
-    let mut chart = ChartBuilder::on(&area)
-        .caption(
-            "Lookup ns/op (50 % positive, 1 % target or fixed) vs n, 95 % intervals; dashed = memory floor",
-            (FONT, 24),
-        )
-        .margin(20)
-        .x_label_area_size(50)
-        .y_label_area_size(80)
-        .build_cartesian_2d(
-            ((min_n as f64 / 1.5)..(max_n as f64 * 1.5)).log_scale(),
-            (ymin..ymax).log_scale(),
-        )
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("n (items)")
-        .y_desc("ns per lookup")
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
-        .x_label_formatter(&|x| format!("{x:.0e}"))
-        .draw()
-        .map_err(err)?;
-    let mut floors: Vec<(f64, f64)> = results
-        .size_floors
-        .iter()
-        .map(|f| (f.n as f64, f.ns))
-        .collect();
-    floors.sort_by(|a, b| a.0.total_cmp(&b.0));
-    chart
-        .draw_series(DashedLineSeries::new(
-            floors.clone(),
-            8,
-            5,
-            BLACK.stroke_width(3),
-        ))
-        .map_err(err)?;
-    entries.push(LegendEntry {
-        label: "memory floor: random 64-byte read, buffer = 1 % Bloom size".into(),
-        sample: Sample::Line {
-            color: BLACK,
-            width: 3,
-            dashed: true,
-            marker: None,
-        },
-    });
-    chart
-        .draw_series(
-            floors
-                .iter()
-                .map(|&p| Cross::new(p, 6, BLACK.stroke_width(2))),
-        )
-        .map_err(err)?;
-    let mut chase: Vec<(f64, f64)> = results
-        .size_floors
-        .iter()
-        .map(|f| (f.n as f64, f.dependent_ns))
-        .collect();
-    chase.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let grey = RGBColor(120, 120, 120);
-    chart
-        .draw_series(DashedLineSeries::new(chase, 3, 4, grey.stroke_width(2)))
-        .map_err(err)?;
-    entries.push(LegendEntry {
-        label: "dependent random read (latency, pointer chase), same buffer".into(),
-        sample: Sample::Line {
-            color: grey,
-            width: 2,
-            dashed: true,
-            marker: None,
-        },
-    });
-    let mut styler = Styler::default();
-    for (name, peer) in names_in_order(&rows) {
-        let (col, mk) = styler.slot(&name);
-        let mut cis: Vec<(f64, f64, f64, f64)> = rows
-            .iter()
-            .filter(|r| r.filter == name)
-            .filter_map(|r| {
-                r.lookup(50)
-                    .map(|l| (r.n as f64, l.ns_ci.lo, l.ns, l.ns_ci.hi))
-            })
-            .collect();
-        cis.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let pts: Vec<(f64, f64)> = cis.iter().map(|c| (c.0, c.2)).collect();
-        chart
-            .draw_series(cis.iter().map(|&(x, lo, mid, hi)| {
-                ErrorBar::new_vertical(x, lo, mid, hi, col.stroke_width(1), 8)
-            }))
-            .map_err(err)?;
-        let line = if peer {
-            col.stroke_width(1)
-        } else {
-            col.stroke_width(3)
-        };
-        let marker = if peer {
-            col.stroke_width(2)
-        } else {
-            col.filled()
-        };
-        chart
-            .draw_series(LineSeries::new(pts.clone(), line))
-            .map_err(err)?;
-        entries.push(LegendEntry {
-            label: display_name(&name, peer),
-            sample: Sample::Line {
-                color: col,
-                width: if peer { 1 } else { 3 },
-                dashed: false,
-                marker: Some((mk, marker)),
-            },
-        });
-        chart
-            .draw_series(pts.iter().map(|&p| marker_element(mk, p, 5, marker)))
-            .map_err(err)?;
-    }
-    draw_legend(&panel, &entries)?;
-    root.present().map_err(err)
-}
-
-fn experiment<DB: DrawingBackend>(
+/// One panel of an experiment: `series` (a subset of the experiment's) drawn on axes that
+/// hold every series of the experiment, so panels side by side share their scales; the
+/// legend takes `legend` of the width. Returns the legend's entry count.
+pub(crate) fn experiment_panel<DB: DrawingBackend>(
     ex: &Experiment,
-    root: DrawingArea<DB, Shift>,
-) -> Result<(), String>
+    series: &[&Series],
+    title: &str,
+    legend: f64,
+    root: &DrawingArea<DB, Shift>,
+) -> Result<usize, String>
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE).map_err(err)?;
     let pts = || ex.series.iter().flat_map(|s| s.points.iter());
     let (xmin, xmax) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
         (a.min(p.x), b.max(p.x))
@@ -702,7 +664,7 @@ where
         .filter(|y| *y > 0.0)
         .collect();
     if ys.is_empty() || !xmin.is_finite() {
-        return root.present().map_err(err);
+        return Ok(0);
     }
     let (lo, hi) = ys
         .iter()
@@ -713,11 +675,11 @@ where
     } else {
         (lo * 0.9, hi * 1.05)
     };
-    let (area, panel) = split(&root);
+    let (area, panel) = split_at(root, legend);
     let mut entries = Vec::new();
     let mut builder = ChartBuilder::on(&area);
     builder
-        .caption(&ex.title, (FONT, 24))
+        .caption(title, (FONT, 20))
         .margin(20)
         .x_label_area_size(50)
         .y_label_area_size(80);
@@ -743,7 +705,7 @@ where
                 .map_err(err)?;
             let mut theory_legend = false;
             let mut styler = Styler::default();
-            for s in ex.series.iter() {
+            for s in series.iter() {
                 let (col, mk) = styler.slot(&s.filter);
                 let measured: Vec<(f64, f64)> = s
                     .points
@@ -843,7 +805,7 @@ where
         (false, false) => finish!(builder.build_cartesian_2d(xr, yr)),
     }
     draw_legend(&panel, &entries)?;
-    root.present().map_err(err)
+    Ok(entries.len())
 }
 
 #[cfg(test)]
