@@ -5,9 +5,13 @@
 //! # What it guarantees
 //!
 //! - **Grows from any start.** [`ExpandableFilter::new`] starts at 2 buckets; an insert never
-//!   fails for lack of room. The only insert error is [`Error::SizeOverflow`]: the grown
-//!   table could not be allocated, or it would pass `2^(`[`MAX_LEVEL`]` + 1)` buckets. The
-//!   filter is then unchanged.
+//!   fails for lack of room. An insert fails only with [`Error::SizeOverflow`] (the grown
+//!   table could not be allocated, or it would pass `2^(`[`MAX_LEVEL`]` + 1)` buckets) or
+//!   with [`Error::TooManyCopies`] (the key is held [`MAX_COPIES`] times already; see
+//!   *Repeated inserts*). The filter is then unchanged.
+//! - **Memory follows the distinct keys, not the inserts**, and every insert is O(1)
+//!   amortised whatever came before it: a repeated key is stored at most [`MAX_COPIES`]
+//!   times per round.
 //! - **No false negatives**, through every growth step and every delete of an inserted key.
 //! - **FPR ≤ target at every size**: [`math::fpr_bound`] is `≤ ε` after any number of rounds
 //!   (derivation in [`math`]), and [`expected_fpr`](Filter::expected_fpr) is the union bound
@@ -79,6 +83,29 @@
 //! bucket (a `W = 16` bucket is one word). The stash is searched only for homes its 64-bit
 //! summary names.
 //!
+//! # Repeated inserts (hot keys)
+//!
+//! [`insert`](ExpandableFilter::insert) is a multiset insert: every accepted call stores one
+//! more entry, and copies of one key are identical entries (same home, same code), which only
+//! ever sit in the key's two buckets or, when a kick chain fails, in the stash. The rule:
+//!
+//! - **At most [`MAX_COPIES`] = 8 identical entries.** Before it changes anything an insert
+//!   counts the entries identical to the one it would make — in its home bucket, its
+//!   alternate bucket and (only if the stash's summary names its home) the stash — and at
+//!   [`MAX_COPIES`] it is refused with [`Error::TooManyCopies`]: the filter is unchanged and
+//!   the key tests positive. A refusal costs two bucket reads; it never grows the table,
+//!   never adds to the stash, never raises the FPR bound's measure.
+//! - Entries a key got in an earlier round have shorter codes (a round takes one bit of
+//!   each into the index) and are not identical to new ones, so a key inserted without end
+//!   holds at most 8 entries per round it was inserted in: the stash holds at most 8 entries
+//!   of one key, and the memory depends on the distinct keys and the rounds they brought.
+//! - **`remove` undoes exactly one accepted insert** (it removes the longest matching
+//!   entry): a key accepted `c` times tests positive until it has been removed `c` times.
+//!   Refused inserts stored nothing and must not be removed.
+//! - Copies take slots: a stream heavy in repeats grows the table for its copies (up to 8
+//!   per key). A "seen" filter uses [`insert_unique`](ExpandableFilter::insert_unique)
+//!   (one lookup, insert only if the key tests negative) and holds one entry per key.
+//!
 //! # Complexity
 //!
 //! Lookup: two bucket reads, 8 slot compares (plus the stash, usually empty). Insert:
@@ -124,6 +151,16 @@
 //! assert!(f.remove(&7u64));
 //! assert_eq!(f.len(), 199_999);
 //! assert!((8..200_000u64).all(|i| f.might_contain(&i)));
+//!
+//! // A hot key: 8 entries at most; further inserts are refused at once, nothing grows.
+//! let bytes = f.size_in_bytes();
+//! let refused = (0..100_000).filter(|_| f.insert("hot").is_err()).count();
+//! assert_eq!((refused, f.copies("hot")), (100_000 - 8, 8));
+//! assert_eq!(f.insert("hot"), Err(bloomlab_core::Error::TooManyCopies(8)));
+//! assert_eq!(f.insert_unique("hot"), Ok(false)); // set semantics: present, nothing stored
+//! assert_eq!(f.size_in_bytes(), bytes);
+//! assert!((0..8).all(|_| f.remove("hot")));
+//! assert_eq!(f.copies("hot"), 0);
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
 #![warn(missing_docs)]
@@ -167,6 +204,10 @@ pub const MAX_LEVEL: u32 = 40;
 pub const MAX_FP_BITS: u32 = 30;
 /// A growth step adds `2^k >> GROWTH_SHIFT` buckets (at least 1): 1/16 of the round's base.
 pub const GROWTH_SHIFT: u32 = 4;
+/// Most identical entries (copies of one key made in one round) the filter holds; an insert
+/// past it is refused with [`Error::TooManyCopies`] (see the crate docs, *Repeated inserts*).
+/// 8 = the slots of a key's two buckets.
+pub const MAX_COPIES: u32 = 2 * BUCKET_SIZE;
 
 const SLOTS: u64 = BUCKET_SIZE as u64;
 
@@ -298,10 +339,31 @@ impl<S: HashScheme> ExpandableFilter<S> {
         })
     }
 
-    /// Insert a typed key. Errors only when the table cannot grow (memory, or
-    /// [`MAX_LEVEL`]); the filter is then unchanged.
+    /// Insert a typed key (one more copy if it is there already). Errors when the key is held
+    /// [`MAX_COPIES`] times already ([`Error::TooManyCopies`]) or the table cannot grow
+    /// (memory, or [`MAX_LEVEL`]); the filter is then unchanged.
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<()> {
         key.with_key_bytes(|b| self.insert_key(b))
+    }
+
+    /// Insert a typed key only if it tests negative: `Ok(true)` inserted, `Ok(false)` it
+    /// maybe was there already and nothing changed (one hash, one lookup). A "seen" filter
+    /// fed through it holds one entry per key whatever the stream repeats; errors as
+    /// [`insert`](Self::insert).
+    pub fn insert_unique<K: Key + ?Sized>(&mut self, key: &K) -> Result<bool> {
+        key.with_key_bytes(|b| {
+            let h = self.meta.scheme().hash64(b);
+            if self.contains_hash(h) {
+                return Ok(false);
+            }
+            self.insert_hash(h).map(|()| true)
+        })
+    }
+
+    /// Entries identical to the one an insert of the key would make now (its copies from
+    /// this round, and those of any key with the same home and code): at most [`MAX_COPIES`].
+    pub fn copies<K: Key + ?Sized>(&self, key: &K) -> u32 {
+        key.with_key_bytes(|b| self.copies_of(self.new_entry(self.meta.scheme().hash64(b))))
     }
 
     /// Query a typed key.
@@ -826,17 +888,45 @@ impl<S: HashScheme> ExpandableFilter<S> {
         }
     }
 
+    /// The entry a new insert of hash `h` makes at the current level and schedule.
+    #[inline(always)]
+    fn new_entry(&self, h: u64) -> Entry {
+        let (home, _, _, qk) = self.locate(h);
+        let ck = (qk & ((1u64 << self.fp_bits) - 1)) | (1u64 << self.fp_bits);
+        self.entry_of_level_k(home & (self.base() - 1), ck)
+    }
+
+    /// Entries identical to `e`: unflagged at its home, flagged with its level-`k` code at its
+    /// alternate, and in the stash (searched only when its summary names the home).
+    #[inline]
+    fn copies_of(&self, e: Entry) -> u32 {
+        let mut n = self.table.count(e.home, e.code as u32);
+        if let Some((b, ck)) = self.alternate(e) {
+            n += self.table.count(b, ck as u32 | self.flag_bit());
+        }
+        if self.stash.may_hold(e.home) {
+            n += self
+                .stash_from(e.home)
+                .filter(|(_, s)| s.code == e.code)
+                .count() as u32;
+        }
+        n
+    }
+
     #[inline]
     fn insert_hash(&mut self, h: u64) -> Result<()> {
+        // The copy rule first, before anything changes: a refused copy never grows the table.
+        let copies = self.copies_of(self.new_entry(h));
+        if copies >= MAX_COPIES {
+            return Err(Error::TooManyCopies(copies));
+        }
         if self.occupied + 1 > self.load_limit() || self.lower + 1 > self.lower_limit() {
             self.grow()?;
         }
         if self.measure + Self::units(self.fp_bits) > self.limit {
             self.next_round()?;
         }
-        let (home, _, _, qk) = self.locate(h);
-        let ck = (qk & ((1u64 << self.fp_bits) - 1)) | (1u64 << self.fp_bits);
-        let e = self.entry_of_level_k(home & (self.base() - 1), ck);
+        let e = self.new_entry(h);
         self.measure += Self::units(self.fp_bits);
         self.occupied += 1;
         self.hist[self.fp_bits as usize] += 1;
@@ -845,7 +935,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
             // growth step if the table is at least half full (a failed step is retried, and
             // reported, by the next insert). Below half full the failure comes from copies
             // of one key crowding its two buckets, which no growth separates: they stay in
-            // the stash.
+            // the stash, at most `MAX_COPIES` of them per key (the copy rule above).
             self.stash_insert(hand);
             if 2 * self.occupied >= self.table.slots() && self.grow().is_ok() {
                 self.retry_stash();
@@ -1214,32 +1304,71 @@ mod tests {
         }
     }
 
-    /// The stash's summary of homes stays the union of its entries' bits through inserts that
-    /// overflow into it, growth, and removals.
+    fn hash_of(f: &ExpandableFilter, key: u64) -> u64 {
+        f.meta.scheme().hash64(&key.to_le_bytes())
+    }
+
+    /// `count` keys, searched from `from` on, whose new entries now share `key`'s home and
+    /// alternate bucket but not its code nor each other's: with `key` they crowd two buckets
+    /// without being copies of each other.
+    fn twins(f: &ExpandableFilter, key: u64, count: usize, from: u64) -> Vec<u64> {
+        let e = f.new_entry(hash_of(f, key));
+        let alt = f.alternate(e).map(|a| a.0);
+        let mut codes = vec![e.code];
+        (from..)
+            .filter(|&j| {
+                let d = f.new_entry(hash_of(f, j));
+                let twin = d.home == e.home
+                    && !codes.contains(&d.code)
+                    && f.alternate(d).map(|a| a.0) == alt;
+                if twin {
+                    codes.push(d.code);
+                }
+                twin
+            })
+            .take(count)
+            .collect()
+    }
+
+    /// Stash entries identical to `key`'s new entry.
+    fn stashed_copies(f: &ExpandableFilter, key: u64) -> usize {
+        let e = f.new_entry(hash_of(f, key));
+        f.stash.iter().filter(|s| **s == e).count()
+    }
+
     #[test]
     fn stashed_entries_go_back_into_the_table_when_it_has_room() {
-        // Copies of one key fill its two buckets; the rest wait in the stash (a start of 1000
-        // keeps the table under half full, so no growth step intervenes).
+        // Five keys with one home and one alternate, 8 copies each: 40 entries for 8 slots,
+        // so 32 wait in the stash (a start of 1000 keeps the table under half full, so no
+        // growth step intervenes).
         let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
-        for _ in 0..40 {
-            f.insert(&7u64).unwrap();
+        let keys: Vec<u64> = [7].into_iter().chain(twins(&f, 7, 4, 1 << 40)).collect();
+        for &k in &keys {
+            for _ in 0..MAX_COPIES {
+                f.insert(&k).unwrap();
+            }
         }
-        let stashed = f.stash_len();
-        let in_table = 40 - stashed;
-        assert!(stashed > 0 && in_table > 0, "{stashed} stashed");
+        // The copy rule counts the stash too.
+        for &k in &keys {
+            assert_eq!(f.insert(&k), Err(Error::TooManyCopies(MAX_COPIES)));
+            assert_eq!(f.copies(&k), MAX_COPIES);
+        }
+        assert_eq!(f.stash_len(), 32);
         // The load counts the table's slots only.
-        assert_eq!(f.load(), in_table as f64 / f.table.slots() as f64);
-        // A removal takes a copy from the table (the table wins a tie with the stash), which
-        // frees its slot; retrying the stash fills the freed slots again.
-        let freed = in_table.min(4);
-        for _ in 0..freed {
+        assert_eq!(f.load(), 8.0 / f.table.slots() as f64);
+        // Removing key 7's copies frees its table slots (and drops its stashed ones); retrying
+        // the stash fills the freed slots again.
+        let stashed_7 = stashed_copies(&f, 7);
+        for _ in 0..MAX_COPIES {
             assert!(f.remove(&7u64));
         }
-        assert_eq!(f.stash_len(), stashed);
+        assert_eq!(f.stash_len(), 32 - stashed_7);
         f.retry_stash();
-        assert_eq!(f.stash_len(), stashed - freed);
-        for _ in 0..40 - freed {
-            assert!(f.remove(&7u64));
+        assert_eq!(f.stash_len(), 24);
+        for &k in &keys[1..] {
+            for _ in 0..MAX_COPIES {
+                assert!(f.remove(&k));
+            }
         }
         assert!(f.is_empty() && f.stash_len() == 0 && !f.might_contain(&7u64));
     }
@@ -1255,25 +1384,42 @@ mod tests {
         assert_eq!(start_for(8).unwrap(), (1, 1)); // ceil(8 / 3.6) = 3 = 2 + 1
     }
 
+    /// The stash's summary of homes stays the union of its entries' bits through inserts that
+    /// overflow into it, growth, and removals.
     #[test]
     fn the_stash_summary_follows_its_entries() {
         let summary = |f: &ExpandableFilter| f.stash.iter().fold(0, |m, e| m | Stash::bit(e.home));
         let mut f = ExpandableFilter::new(0.01).unwrap();
         let mut most = 0;
+        let mut crowd = Vec::new();
         for i in 0..3000u64 {
-            // 40 copies of every 100th key crowd its two buckets into the stash.
-            let copies = if i % 100 == 0 { 40 } else { 1 };
-            for _ in 0..copies {
-                f.insert(&i).unwrap();
+            // Every 100th key and three keys sharing its two buckets, 8 copies each, crowd
+            // those buckets into the stash.
+            let keys = if i % 100 == 0 {
+                let mut k = twins(&f, i, 3, (1 << 40) + (i << 24));
+                k.push(i);
+                k
+            } else {
+                vec![i]
+            };
+            for &k in &keys {
+                let copies = if keys.len() > 1 { MAX_COPIES } else { 1 };
+                for _ in 0..copies {
+                    f.insert(&k).unwrap();
+                }
+                assert_eq!(f.stash.homes(), summary(&f));
+                most = most.max(f.stash_len());
             }
-            assert_eq!(f.stash.homes(), summary(&f));
-            most = most.max(f.stash_len());
+            if keys.len() > 1 {
+                crowd.extend(keys);
+            }
         }
         assert!(most > 0, "the stash was never used");
         assert!((0..3000u64).all(|i| f.might_contain(&i)));
-        for i in (0..3000u64).step_by(100) {
-            for _ in 0..40 {
-                assert!(f.remove(&i));
+        assert!(crowd.iter().all(|k| f.might_contain(k)));
+        for &k in &crowd {
+            for _ in 0..MAX_COPIES {
+                assert!(f.remove(&k));
                 assert_eq!(f.stash.homes(), summary(&f));
             }
         }

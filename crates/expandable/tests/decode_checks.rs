@@ -309,13 +309,30 @@ fn a_level_k_code_too_long_for_the_slot_is_refused() {
     }
 }
 
-/// A filter whose stash holds entries: copies of two keys crowd their two buckets (8 slots),
-/// and the rest go to the stash, sorted by home then code.
+/// The first key from `from` on whose insert into a copy of `f` is accepted and goes to the
+/// stash: its two buckets are full, and no kick frees them.
+fn crowding(f: &ExpandableFilter, from: u64) -> u64 {
+    (from..)
+        .find(|j| {
+            let mut g = f.clone();
+            g.insert(j).is_ok() && g.stash_len() > f.stash_len()
+        })
+        .expect("a crowding key")
+}
+
+/// A filter whose stash holds entries: 8 copies of a key fill its two buckets (the most a
+/// key is kept), 8 copies of a key with the same two buckets go to the stash; twice, for
+/// two homes. The stash is sorted by home then code.
 fn stash_sample() -> (Vec<u8>, usize) {
     let mut f = ExpandableFilter::with_start(1_000, 0.01).unwrap();
-    for _ in 0..60 {
-        f.insert("first").unwrap();
-        f.insert("second").unwrap();
+    for (key, from) in [("first", 1u64 << 40), ("second", 1 << 41)] {
+        for _ in 0..8 {
+            f.insert(key).unwrap();
+        }
+        let twin = crowding(&f, from);
+        for _ in 0..8 {
+            f.insert(&twin).unwrap();
+        }
     }
     let bytes = f.to_bytes();
     let n = u64_at(&bytes, STASH_LEN) as usize;
