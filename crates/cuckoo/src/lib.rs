@@ -51,6 +51,12 @@
 //!   it out. **`remove` undoes exactly one accepted insert**: a key accepted `c` times (`c ≤
 //!   8`) tests positive until it has been removed `c` times; refused inserts stored nothing
 //!   and must not be removed.
+//! - Below 8 copies a repeat is an ordinary insert: it may kick residents to make room for
+//!   its copy. In a full table (`Error::Full` for new keys) a repeat whose buckets are full
+//!   but not all its own walks the kick path like any insert and is refused with
+//!   [`Error::Full`] after up to [`MAX_KICKS`] kicks: refusing it at once would also refuse,
+//!   as "copies", new keys that merely share a fingerprint with a resident (false
+//!   positives), and a caller that then removed such a key would take another key's trace.
 //! - Copies take slots, so a stream heavy in repeats fills the table with copies: with
 //!   [`insert_unique`](CuckooFilter::insert_unique) (one lookup, insert only if the key tests
 //!   negative) a "seen" filter holds one copy per key and fills like one of distinct keys.

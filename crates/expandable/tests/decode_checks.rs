@@ -11,7 +11,7 @@
 
 use bloomlab_core::format::{HEADER_LEN, reseal};
 use bloomlab_cuckoo::BUCKET_SIZE;
-use bloomlab_expandable::{ALT_BITS, ExpandableFilter, Filter, MAX_LEVEL};
+use bloomlab_expandable::{ALT_BITS, ExpandableFilter, Filter, MAX_COPIES, MAX_LEVEL};
 
 const COUNT: usize = HEADER_LEN;
 const START_CAPACITY: usize = HEADER_LEN + 8;
@@ -309,29 +309,22 @@ fn a_level_k_code_too_long_for_the_slot_is_refused() {
     }
 }
 
-/// The first key from `from` on whose insert into a copy of `f` is accepted and goes to the
-/// stash: its two buckets are full, and no kick frees them.
-fn crowding(f: &ExpandableFilter, from: u64) -> u64 {
-    (from..)
-        .find(|j| {
-            let mut g = f.clone();
-            g.insert(j).is_ok() && g.stash_len() > f.stash_len()
-        })
-        .expect("a crowding key")
-}
-
-/// A filter whose stash holds entries: 8 copies of a key fill its two buckets (the most a
-/// key is kept), 8 copies of a key with the same two buckets go to the stash; twice, for
-/// two homes. The stash is sorted by home then code.
+/// A filter whose stash holds entries: 4 copies of a key (the most a key is kept) and 12
+/// keys with the same two buckets and no copies of each other, 16 entries for 8 slots;
+/// twice, for two homes. The stash is sorted by home then code.
 fn stash_sample() -> (Vec<u8>, usize) {
     let mut f = ExpandableFilter::with_start(1_000, 0.01).unwrap();
     for (key, from) in [("first", 1u64 << 40), ("second", 1 << 41)] {
-        for _ in 0..8 {
+        let buckets = f.buckets(key);
+        for _ in 0..MAX_COPIES {
             f.insert(key).unwrap();
         }
-        let twin = crowding(&f, from);
-        for _ in 0..8 {
-            f.insert(&twin).unwrap();
+        let mut j = from;
+        for _ in 0..12 {
+            while f.buckets(&j) != buckets || f.copies(&j) != 0 {
+                j += 1;
+            }
+            f.insert(&j).unwrap();
         }
     }
     let bytes = f.to_bytes();
