@@ -6,8 +6,8 @@
 //! documents for a hot key), then removes it once per accepted insert, then inserts and
 //! removes it in turn [`HOT_CHURN`] times. It asserts:
 //!
-//! - the filter's [`size_in_bytes`](Filter::size_in_bytes) after the repeats is at most
-//!   [`HOT_GROWTH`] (1.1×) what it was after the distinct keys alone;
+//! - the filter's [`size_in_bytes`](bloomlab_core::Filter::size_in_bytes) after the repeats
+//!   is at most [`HOT_GROWTH`] (1.1×) what it was after the distinct keys alone;
 //! - each phase takes less than [`HOT_TIME_BOUND`] (times [`time_factor`]): a loose bound,
 //!   two orders of magnitude above what linear work costs in a test build (about 0.1 µs per
 //!   insert at opt-level 1), which work quadratic in the number of repeats (a sorted list of
