@@ -17,6 +17,7 @@ pub mod overfill;
 pub mod scalable_growth;
 pub mod static_space;
 pub mod threads;
+pub mod zipf_inserts;
 
 use crate::adapters::Entry;
 use crate::schema::Experiment;
@@ -51,6 +52,7 @@ pub const REGISTRY: &[(&str, RunFn)] = &[
     ("static-space", static_space::run),
     ("concurrent", concurrent::run),
     ("many-filters", many_filters::run),
+    (zipf_inserts::NAME, zipf_inserts::run),
 ];
 
 /// All experiment names.

@@ -12,6 +12,8 @@
 //! - [`check_serde_round_trip`] and [`check_bytes_round_trip`].
 //! - [`check_known_answer`], [`digest`] and [`from_hex`]: literal known-answer vectors.
 //! - [`timing`]: wall-clock bounds that stretch under an emulator (`BLOOMLAB_EMULATED`).
+//! - [`hot`]: one key inserted 10^6 times costs bounded memory and time, and `remove` keeps
+//!   its promise after (every deleting variant).
 //! - [`props`]: the same promises as properties over arbitrary keys, operations and bytes
 //!   (proptest), with the decoders' allocations and time bounded.
 //!
@@ -56,6 +58,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod hot;
 pub mod parallel;
 pub mod props;
 pub mod timing;

@@ -6,7 +6,7 @@
 //! - [`key_lists`]: key lists with duplicates, empty keys and any order.
 //! - [`no_false_negatives`], [`round_trips`], [`union_is_the_filter_of_both`].
 //! - [`removes_like_a_multiset`]: inserts and removals side by side with a counting model,
-//!   including removals of keys never inserted.
+//!   including removals of keys never inserted and keys inserted hundreds of times in a row.
 //! - [`decode_is_total`]: a decoder fed any bytes returns a value or a typed error, never
 //!   panics, never allocates more than the input justifies ([`ALLOC_BYTES_PER_INPUT_BYTE`]
 //!   times the input plus [`ALLOC_SLACK`], measured with a counting global allocator the test
@@ -147,14 +147,22 @@ pub enum Op {
     Remove(u8),
     /// Try to remove a key from outside the pool, never inserted.
     RemoveAbsent(u32),
+    /// Insert pool key `i` this many times in a row (a hot key: past the copies a variant
+    /// keeps, its inserts are refused or counted as its docs say).
+    InsertMany(u8, u16),
+    /// Remove pool key `i` this many times in a row (as often as the model holds it, at most).
+    RemoveMany(u8, u16),
 }
 
-/// Operation sequences over a pool of 24 keys.
+/// Operation sequences over a pool of 24 keys, with heavy repeats: some steps insert one key
+/// up to 300 times, or remove it as often.
 pub fn ops(max: usize) -> impl Strategy<Value = Vec<Op>> {
     let op = prop_oneof![
         5 => (0u8..24).prop_map(Op::Insert),
         4 => (0u8..24).prop_map(Op::Remove),
         1 => any::<u32>().prop_map(Op::RemoveAbsent),
+        1 => (0u8..24, 1u16..300).prop_map(|(i, n)| Op::InsertMany(i, n)),
+        1 => (0u8..24, 1u16..300).prop_map(|(i, n)| Op::RemoveMany(i, n)),
     ];
     prop::collection::vec(op, 0..=max)
 }
@@ -166,8 +174,11 @@ fn pool_key(i: u8) -> Vec<u8> {
 /// Run `ops` on `f` and on a multiset side by side. After every step: every key the model
 /// holds tests positive; a removal of a held key succeeds; a removal of a key that tests
 /// negative is refused and changes nothing; `len` follows the model. Inserts the filter
-/// refuses (a cuckoo filter holds a bounded number of copies of one key) are refused whole:
-/// the filter must be unchanged, and the model does not count them.
+/// refuses (a full cuckoo filter; a key held the most times a variant keeps it,
+/// [`Error::TooManyCopies`], which also needs the key to test positive) are refused whole:
+/// the filter must be unchanged, and the model does not count them. Steps repeat one key
+/// hundreds of times ([`Op::InsertMany`], [`Op::RemoveMany`]), so every accepted copy of a
+/// hot key must be removable once, as the model holds it.
 ///
 /// A key that was never inserted but tests positive cannot be told from a member (both
 /// variants document this hazard), so such a removal is not attempted.
@@ -176,24 +187,46 @@ pub fn removes_like_a_multiset<F: RemovableFilter + Clone + PartialEq + Debug>(
     ops: &[Op],
 ) -> Result<(), TestCaseError> {
     let mut held = [0u32; 24];
-    for (step, op) in ops.iter().enumerate() {
-        match *op {
-            Op::Insert(i) => {
-                let before = f.clone();
-                match f.insert_bytes(&pool_key(i)) {
-                    Ok(()) => held[usize::from(i)] += 1,
-                    Err(_) => prop_assert_eq!(&f, &before, "step {}: refused insert changed", step),
+    let insert =
+        |f: &mut F, held: &mut [u32; 24], i: u8, step: usize| -> Result<(), TestCaseError> {
+            let before = f.clone();
+            let k = pool_key(i);
+            match f.insert_bytes(&k) {
+                Ok(()) => held[usize::from(i)] += 1,
+                Err(e) => {
+                    prop_assert_eq!(&*f, &before, "step {}: refused insert changed", step);
+                    if let Error::TooManyCopies(_) = e {
+                        prop_assert!(f.might_contain_bytes(&k), "step {}: refused copy", step);
+                    }
                 }
             }
-            Op::Remove(i) => {
-                let k = pool_key(i);
-                if held[usize::from(i)] > 0 {
-                    prop_assert!(f.remove_bytes(&k), "step {}: held key refused", step);
-                    held[usize::from(i)] -= 1;
-                } else if !f.might_contain_bytes(&k) {
-                    let before = f.clone();
-                    prop_assert!(!f.remove_bytes(&k), "step {}: removed a negative key", step);
-                    prop_assert_eq!(&f, &before);
+            Ok(())
+        };
+    let remove =
+        |f: &mut F, held: &mut [u32; 24], i: u8, step: usize| -> Result<(), TestCaseError> {
+            let k = pool_key(i);
+            if held[usize::from(i)] > 0 {
+                prop_assert!(f.remove_bytes(&k), "step {}: held key refused", step);
+                held[usize::from(i)] -= 1;
+            } else if !f.might_contain_bytes(&k) {
+                let before = f.clone();
+                prop_assert!(!f.remove_bytes(&k), "step {}: removed a negative key", step);
+                prop_assert_eq!(&*f, &before);
+            }
+            Ok(())
+        };
+    for (step, op) in ops.iter().enumerate() {
+        match *op {
+            Op::Insert(i) => insert(&mut f, &mut held, i, step)?,
+            Op::Remove(i) => remove(&mut f, &mut held, i, step)?,
+            Op::InsertMany(i, n) => {
+                for _ in 0..n {
+                    insert(&mut f, &mut held, i, step)?;
+                }
+            }
+            Op::RemoveMany(i, n) => {
+                for _ in 0..n.min(u16::try_from(held[usize::from(i)]).unwrap_or(u16::MAX)) {
+                    remove(&mut f, &mut held, i, step)?;
                 }
             }
             Op::RemoveAbsent(x) => {

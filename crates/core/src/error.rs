@@ -41,6 +41,16 @@ pub enum Error {
     #[error("filter is full: {0}")]
     Full(String),
 
+    /// The filter already holds as many copies of this key as it keeps of one key (the
+    /// variant's documented `MAX_COPIES`), so it refuses another rather than spend memory or
+    /// time on it. The filter is unchanged and the key tests positive; every accepted copy can
+    /// still be removed once. A caller that wants set semantics uses `insert_unique`, which
+    /// never stores a second copy.
+    #[error(
+        "too many copies: the filter already holds {0} copies of this key, the most it keeps; the filter is unchanged and the key tests positive"
+    )]
+    TooManyCopies(u32),
+
     /// The filter is static: it is built once from the whole key set and cannot take inserts.
     #[error("{0} is a static filter: build it from the whole key set; it takes no inserts")]
     Static(&'static str),

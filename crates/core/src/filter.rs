@@ -44,12 +44,31 @@ use crate::key::Key;
 /// ```
 pub trait Filter: fmt::Debug + Send + Sync {
     /// Add a key given as bytes. Fails only when a variant cannot take the key without losing
-    /// another (a full cuckoo filter), or never takes keys after its build (a static filter:
-    /// [`Error::Static`](crate::Error::Static)); the filter is then unchanged.
+    /// another (a full cuckoo filter), already holds the most copies of this key it keeps (a
+    /// deleting variant: [`Error::TooManyCopies`](crate::Error::TooManyCopies)), or never
+    /// takes keys after its build (a static filter: [`Error::Static`](crate::Error::Static));
+    /// the filter is then unchanged.
     fn insert_bytes(&mut self, key: &[u8]) -> Result<()>;
 
     /// `false` means the key was definitely never inserted; `true` means it maybe was.
     fn might_contain_bytes(&self, key: &[u8]) -> bool;
+
+    /// Insert a key only if it tests negative (set semantics: one lookup, then at most one
+    /// insert). `Ok(true)`: the key was definitely new and is now inserted; `Ok(false)`: it
+    /// maybe was inserted before (or is a false positive) and the filter is unchanged.
+    ///
+    /// This is the call for a "seen" filter (dedup, a crawler's frontier, admission on second
+    /// sight): a key that repeats a million times costs a million lookups and no memory, in
+    /// every variant. With it a deleting filter holds at most one copy of a key, so one
+    /// `remove` takes the key out (unless another key shares its trace). The errors are
+    /// [`insert_bytes`](Self::insert_bytes)'s. Typed keys: `insert_unique` on `dyn Filter` and
+    /// on the deleting variants (which hash the key once for both steps).
+    fn insert_unique_bytes(&mut self, key: &[u8]) -> Result<bool> {
+        if self.might_contain_bytes(key) {
+            return Ok(false);
+        }
+        self.insert_bytes(key).map(|()| true)
+    }
 
     /// Number of successful inserts (repeats included).
     fn len(&self) -> u64;
@@ -116,6 +135,11 @@ impl dyn Filter + '_ {
     /// Query a typed key: `false` = definitely not inserted, `true` = maybe.
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         key.with_key_bytes(|b| self.might_contain_bytes(b))
+    }
+
+    /// Insert a typed key only if it tests negative; see [`Filter::insert_unique_bytes`].
+    pub fn insert_unique<K: Key + ?Sized>(&mut self, key: &K) -> Result<bool> {
+        key.with_key_bytes(|b| self.insert_unique_bytes(b))
     }
 }
 

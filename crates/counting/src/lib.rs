@@ -14,6 +14,29 @@
 //!   ([`math::counting_counter_tail`]); [`counter_stats`](CountingBloomFilter::counter_stats)
 //!   reports how many are stuck.
 //!
+//! # Repeated inserts (hot keys)
+//!
+//! [`insert`](CountingBloomFilter::insert) counts: every call adds one to each of the key's
+//! counters, so a key inserted `c` times holds `c` in each of them. The rule for a key
+//! inserted again and again is the counters' own: **a counter saturates at 15** ([`STICKY`]),
+//! so the memory is fixed at the build (`m` counters, never more) and every insert costs the
+//! same `k` counter updates, whatever was inserted before — a million inserts of one key take
+//! a million times one insert's time and no byte more. No insert is ever refused.
+//!
+//! What **`remove`** then promises for a key inserted many times:
+//!
+//! - inserted `c ≤ 14` times (and its counters shared with no other key's past 15): it tests
+//!   positive until it has been removed `c` times, then negative, like a multiset;
+//! - inserted 15 times or more: all of its counters are sticky, so it **stays present for
+//!   good** (until [`clear`](CountingBloomFilter::clear)): every `remove` of it returns `true`
+//!   and lowers [`len`](CountingBloomFilter::len), but never brings it, or any key sharing
+//!   those counters, to a false negative. Its counters also stay set, so the FPR keeps their
+//!   share ([`counter_stats`](CountingBloomFilter::counter_stats) reports them).
+//!
+//! A "seen" filter that should hold each key once uses
+//! [`insert_unique`](CountingBloomFilter::insert_unique) (one lookup, insert only if the key
+//! tests negative): repeats then touch no counter, and one remove takes a key out.
+//!
 //! # Removing keys safely
 //!
 //! [`remove`](CountingBloomFilter::remove) refuses a key that tests negative and returns
@@ -48,6 +71,17 @@
 //! let classic = f.to_bloom_filter()?;
 //! assert_eq!(classic.bits(), f.counters());
 //! assert!((0..10_000u64).filter(|&i| i != 42).all(|i| classic.might_contain(&i)));
+//!
+//! // A hot key: its counters stick at 15, the memory stays, and it stays present for good.
+//! let bytes = f.size_in_bytes();
+//! for _ in 0..1_000 {
+//!     f.insert("hot");
+//! }
+//! assert_eq!(f.size_in_bytes(), bytes);
+//! assert!((0..1_000).all(|_| f.remove("hot")));
+//! assert!(f.might_contain("hot"));
+//! assert!(!f.insert_unique("hot")); // set semantics: present, nothing changes
+//! assert_eq!(f.len(), 9_999);
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
 #![warn(missing_docs)]
@@ -230,6 +264,18 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         let h = self.hash_key(key);
+        self.insert_hash(h)
+    }
+
+    /// Insert a key only if it tests negative (set semantics): `true` inserted (it was
+    /// definitely new), `false` it maybe was there already and nothing changed. One hash, one
+    /// lookup; repeats of a key then never raise its counters.
+    #[inline]
+    pub fn insert_unique<K: Key + ?Sized>(&mut self, key: &K) -> bool {
+        let h = self.hash_key(key);
+        if self.might_contain_hash(h) {
+            return false;
+        }
         self.insert_hash(h)
     }
 

@@ -33,10 +33,33 @@
 //!   [`Error::Full`], and **every key accepted before still tests positive**. Later inserts
 //!   may still succeed where their own buckets have room.
 //! - **Deletes** remove one copy of the fingerprint from one of the two buckets. A key
-//!   inserted twice is stored twice and stays present after one delete. A pair of buckets holds
-//!   at most 8 copies of one fingerprint, so the 9th insert of one key fails with
-//!   [`Error::Full`]. Copies compete for the same two buckets, so a workload heavy in
-//!   repeats meets its first failure at a lower load than one of distinct keys.
+//!   inserted twice is stored twice and stays present after one delete.
+//!
+//! # Repeated inserts (hot keys)
+//!
+//! [`insert`](CuckooFilter::insert) is a multiset insert: every accepted call stores one more
+//! copy of the key's fingerprint, and kicks only ever move a fingerprint between its own two
+//! buckets, so a key's copies all live there. The rule:
+//!
+//! - **At most [`MAX_COPIES`] = 8 copies of one key** (of one fingerprint in one pair of
+//!   buckets; 4 when the key's two buckets are the same one). An insert that finds both of
+//!   its buckets full and every slot holding its own fingerprint is refused at once with
+//!   [`Error::TooManyCopies`] — two bucket reads, no kicks (a kick sequence could only move
+//!   the copies back and forth). The filter is unchanged and the key tests positive.
+//! - So a key inserted a million times costs 8 slots and a million O(1) calls: the table
+//!   never grows (it cannot), no insert walks a kick path for a hot key, and 8 removes take
+//!   it out. **`remove` undoes exactly one accepted insert**: a key accepted `c` times (`c ≤
+//!   8`) tests positive until it has been removed `c` times; refused inserts stored nothing
+//!   and must not be removed.
+//! - Below 8 copies a repeat is an ordinary insert: it may kick residents to make room for
+//!   its copy. In a full table (`Error::Full` for new keys) a repeat whose buckets are full
+//!   but not all its own walks the kick path like any insert and is refused with
+//!   [`Error::Full`] after up to [`MAX_KICKS`] kicks: refusing it at once would also refuse,
+//!   as "copies", new keys that merely share a fingerprint with a resident (false
+//!   positives), and a caller that then removed such a key would take another key's trace.
+//! - Copies take slots, so a stream heavy in repeats fills the table with copies: with
+//!   [`insert_unique`](CuckooFilter::insert_unique) (one lookup, insert only if the key tests
+//!   negative) a "seen" filter holds one copy per key and fills like one of distinct keys.
 //!
 //! # The deletion hazard
 //!
@@ -80,6 +103,19 @@
 //! assert!(f.might_contain("twice"));
 //! assert!(f.remove("twice"));
 //!
+//! // A hot key: 8 copies at most, the 9th refused at once with a typed error.
+//! let mut g = CuckooFilter::with_fpr(1_000, 0.01)?;
+//! for _ in 0..8 {
+//!     g.insert("hot")?;
+//! }
+//! assert_eq!(g.copies("hot"), 8);
+//! assert_eq!(g.insert("hot"), Err(Error::TooManyCopies(8)));
+//! assert_eq!(g.insert_unique("hot"), Ok(false)); // set semantics: present, nothing stored
+//! for _ in 0..8 {
+//!     assert!(g.remove("hot"));
+//! }
+//! assert_eq!((g.copies("hot"), g.len()), (0, 0));
+//!
 //! // Fill past capacity: inserts eventually fail, and nothing accepted is ever lost.
 //! let mut accepted = n;
 //! let mut i = n;
@@ -120,6 +156,11 @@ pub const DESIGN_LOAD: f64 = 0.95;
 /// the median is 96.8 % and the lowest 96.5 % (also 96.5 % at 10^7 items). A failed insert
 /// costs at most 2 × 1000 slot writes.
 pub const MAX_KICKS: usize = 1000;
+
+/// Most copies of one key's fingerprint the filter keeps: both of the key's buckets full of
+/// it (`2 ·` [`BUCKET_SIZE`]; `BUCKET_SIZE` when the two buckets are one). Past it an insert
+/// is refused with [`Error::TooManyCopies`] before any kick (see the crate docs).
+pub const MAX_COPIES: u32 = 2 * BUCKET_SIZE;
 
 /// A cuckoo filter with `f`-bit fingerprints in 4-slot buckets, generic over the hash scheme.
 ///
@@ -232,12 +273,39 @@ impl<S: HashScheme> CuckooFilter<S> {
         (fp, i1, self.alt_bucket(i1, fp))
     }
 
-    /// Insert a key. `Err(Error::Full)` when no slot could be freed within [`MAX_KICKS`]
-    /// kicks; the filter is then unchanged.
+    /// Insert a key (one more copy if it is there already). `Err(Error::TooManyCopies)` when
+    /// both of its buckets hold nothing but its fingerprint ([`MAX_COPIES`], found before any
+    /// kick); `Err(Error::Full)` when no slot could be freed within [`MAX_KICKS`] kicks. The
+    /// filter is then unchanged.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<()> {
         let h = self.hash_key(key);
         self.insert_hash(h)
+    }
+
+    /// Insert a key only if it tests negative: `Ok(true)` inserted, `Ok(false)` it maybe was
+    /// there already and nothing changed (one hash, one lookup). A "seen" filter fed through
+    /// it holds one copy per key whatever the stream repeats; errors as
+    /// [`insert`](Self::insert).
+    #[inline]
+    pub fn insert_unique<K: Key + ?Sized>(&mut self, key: &K) -> Result<bool> {
+        let h = self.hash_key(key);
+        if self.might_contain_hash(h) {
+            return Ok(false);
+        }
+        self.insert_hash(h).map(|()| true)
+    }
+
+    /// Slots holding the key's fingerprint in its two buckets: the copies stored of it (and of
+    /// any other key with the same fingerprint and buckets), at most [`MAX_COPIES`].
+    pub fn copies<K: Key + ?Sized>(&self, key: &K) -> u32 {
+        let (fp, i1, i2) = self.locate(self.hash_key(key));
+        let second = if i2 == i1 {
+            0
+        } else {
+            self.table.count(i2, fp)
+        };
+        self.table.count(i1, fp) + second
     }
 
     /// Insert a key already hashed with this filter's scheme.
@@ -252,6 +320,19 @@ impl<S: HashScheme> CuckooFilter<S> {
 
     #[cold]
     fn kick(&mut self, h: KeyHash, fp: u32, i1: u64, i2: u64) -> Result<()> {
+        // Both buckets are full. If every slot holds this fingerprint, a kick could only move a
+        // copy to the other bucket and back: refuse now, typed, without walking.
+        let (copies, room) = if i1 == i2 {
+            (self.table.count(i1, fp), BUCKET_SIZE)
+        } else {
+            (
+                self.table.count(i1, fp) + self.table.count(i2, fp),
+                MAX_COPIES,
+            )
+        };
+        if copies == room {
+            return Err(Error::TooManyCopies(copies));
+        }
         let mut rng = h.h1 ^ h.h2.rotate_left(29);
         let mut path = [0u8; MAX_KICKS];
         let mut bucket = if splitmix(&mut rng) & 1 == 0 { i1 } else { i2 };

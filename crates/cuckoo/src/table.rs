@@ -300,6 +300,22 @@ impl BucketTable {
         }
     }
 
+    /// Slots of `bucket` holding `fp` (0 to [`BUCKET_SIZE`]).
+    #[inline]
+    pub fn count(&self, bucket: u64, fp: u32) -> u32 {
+        if self.bucket_width != 0 {
+            let b = self.read(self.slot_pos(bucket, 0), self.bucket_width);
+            let m = mask(self.f);
+            (0..BUCKET_SIZE)
+                .filter(|&j| (b >> (j * self.f)) & m == u64::from(fp))
+                .count() as u32
+        } else {
+            (0..BUCKET_SIZE)
+                .filter(|&j| self.get(bucket, j) == fp)
+                .count() as u32
+        }
+    }
+
     /// Put `fp` in the first empty slot of `bucket`; `false` if the bucket is full.
     #[inline]
     pub fn insert_into_empty(&mut self, bucket: u64, fp: u32) -> bool {
@@ -472,6 +488,21 @@ mod tests {
                 }
             }
             assert_eq!(t.occupied(), 37 * 4);
+            // `count` agrees with the slots read one by one, with and without repeats.
+            let by_slot = |t: &BucketTable, b: u64, v: u32| {
+                (0..BUCKET_SIZE).filter(|&j| t.get(b, j) == v).count() as u32
+            };
+            for b in 0..37 {
+                for j in 0..BUCKET_SIZE {
+                    assert!(t.count(b, val(b, j)) >= 1);
+                    assert_eq!(t.count(b, val(b, j)), by_slot(&t, b, val(b, j)), "f={f}");
+                }
+                assert_eq!(t.count(b, EMPTY), 0);
+            }
+            let twice = t.count(5, val(5, 1)) + u32::from(val(5, 3) != val(5, 1));
+            t.set(5, 3, val(5, 1));
+            assert_eq!(t.count(5, val(5, 1)), twice, "f={f}");
+            t.set(5, 3, val(5, 3));
             // Clearing one slot leaves the others intact.
             t.set(5, 2, EMPTY);
             assert_eq!(t.get(5, 1), val(5, 1));

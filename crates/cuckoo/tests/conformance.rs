@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use bloomlab_conformance as conf;
 use bloomlab_core::{Error, Filter, math};
-use bloomlab_cuckoo::{CuckooFilter, DESIGN_LOAD};
+use bloomlab_cuckoo::{BUCKET_SIZE, CuckooFilter, DESIGN_LOAD, MAX_COPIES};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -111,14 +111,23 @@ fn clear_empties_every_slot_and_keeps_the_shape() {
 
 #[test]
 fn a_key_fits_eight_times_and_never_a_ninth() {
-    // Two buckets of 4 slots hold at most 8 copies of one fingerprint.
+    // Two buckets of 4 slots hold at most 8 copies of one fingerprint; the 9th insert is
+    // refused as too many copies (not as full), before any kick.
     let mut f = CuckooFilter::with_fpr(10_000, 0.01).unwrap();
     for _ in 0..8 {
         f.insert("same").unwrap();
     }
     let before = f.clone();
-    assert!(matches!(f.insert("same"), Err(Error::Full(_))));
+    assert_eq!(f.insert("same"), Err(Error::TooManyCopies(MAX_COPIES)));
     assert_eq!(f, before);
+    // A one-bucket table: both of the key's buckets are that bucket, which holds 4 copies.
+    let mut one = CuckooFilter::with_fpr(1, 0.01).unwrap();
+    assert_eq!(one.num_buckets(), 1);
+    for _ in 0..BUCKET_SIZE {
+        one.insert("same").unwrap();
+    }
+    assert_eq!(one.insert("same"), Err(Error::TooManyCopies(BUCKET_SIZE)));
+    assert_eq!(one.copies("same"), BUCKET_SIZE);
     for _ in 0..8 {
         assert!(f.remove("same"));
     }
@@ -189,6 +198,7 @@ fn model_based_million_operations() {
     let mut model: HashMap<u64, u32> = HashMap::new();
     let mut total = 0u64;
     let (mut full_events, mut refused, mut dup_inserts) = (0u64, 0u64, 0u64);
+    let mut copy_refusals = 0u64;
     for op in 0..OPS {
         // 100 000-op phases: mostly inserts, then mostly deletes.
         let insert_bias = if (op / 100_000) % 2 == 0 { 0.75 } else { 0.3 };
@@ -211,6 +221,15 @@ fn model_based_million_operations() {
                 }
                 Err(Error::Full(_)) => {
                     full_events += 1;
+                    assert_eq!(f.len(), before_len);
+                }
+                Err(Error::TooManyCopies(c)) => {
+                    // Refused before any kick: the key's 8 slots hold nothing but its
+                    // fingerprint (its copies, and those of any key sharing fingerprint and
+                    // buckets with it).
+                    copy_refusals += 1;
+                    assert_eq!((c, f.copies(&key)), (MAX_COPIES, MAX_COPIES));
+                    assert!(f.might_contain(&key));
                     assert_eq!(f.len(), before_len);
                 }
                 Err(e) => panic!("{e}"),
@@ -254,8 +273,8 @@ fn model_based_million_operations() {
         "{dup_inserts} {refused}"
     );
     println!(
-        "{OPS} ops: {full_events} inserts refused as full, {dup_inserts} duplicate inserts, \
-         {refused} negative removes refused, 0 false negatives"
+        "{OPS} ops: {full_events} inserts refused as full, {copy_refusals} as too many copies, \
+         {dup_inserts} duplicate inserts, {refused} negative removes refused, 0 false negatives"
     );
 }
 

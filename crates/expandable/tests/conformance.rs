@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use bloomlab_conformance as conf;
 use bloomlab_core::{Error, Filter};
-use bloomlab_expandable::{ExpandableFilter, MAX_LOAD, math};
+use bloomlab_expandable::{ExpandableFilter, MAX_COPIES, MAX_LOAD, math};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -132,14 +132,21 @@ fn model_based_inserts_removes_and_queries() {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let mut f = ExpandableFilter::new(0.01).unwrap();
     let mut model: HashMap<u64, u32> = HashMap::new();
-    let mut refused = 0;
+    let (mut refused, mut copy_refusals) = (0, 0);
     for op in 0..400_000u32 {
         let key = rng.random_range(0..60_000u64);
         match rng.random_range(0..10) {
-            0..=5 => {
-                f.insert(&key).unwrap();
-                *model.entry(key).or_default() += 1;
-            }
+            0..=5 => match f.insert(&key) {
+                Ok(()) => *model.entry(key).or_default() += 1,
+                Err(Error::TooManyCopies(c)) => {
+                    // A repeat with 8 copies or no free slot in its buckets: refused,
+                    // unchanged, and the key tests positive.
+                    assert!((1..=MAX_COPIES).contains(&c) && f.copies(&key) == c, "{c}");
+                    assert!(f.might_contain(&key));
+                    copy_refusals += 1;
+                }
+                Err(e) => panic!("op {op}: {e}"),
+            },
             6..=7 => {
                 if let Some(c) = model.get_mut(&key) {
                     assert!(
@@ -175,6 +182,7 @@ fn model_based_inserts_removes_and_queries() {
     assert!(model.keys().all(|k| f.might_contain(k)));
     assert_eq!(f.len(), model.values().map(|&c| u64::from(c)).sum::<u64>());
     assert!(refused > 1000, "{refused}");
+    println!("{copy_refusals} inserts refused as too many copies");
 }
 
 #[test]
@@ -331,19 +339,27 @@ fn keyed_scheme_grows_and_round_trips_only_with_its_secret() {
 }
 
 #[test]
-fn many_copies_of_one_key_go_to_the_stash_not_to_doublings() {
+fn copies_of_one_key_stop_at_four_and_grow_nothing() {
     let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
-    let level = f.level();
+    let (level, bytes) = (f.level(), f.size_in_bytes());
+    let mut refused = 0;
     for _ in 0..100 {
-        f.insert("same").unwrap();
+        match f.insert("same") {
+            Ok(()) => {}
+            Err(Error::TooManyCopies(MAX_COPIES)) => refused += 1,
+            Err(e) => panic!("{e}"),
+        }
     }
+    assert_eq!(refused, 100 - MAX_COPIES);
     assert_eq!(
         f.level(),
         level,
-        "copies of one key must not double the table"
+        "copies of one key must not grow the table"
     );
-    assert_eq!(f.stash_len(), 92); // 8 slots in its two buckets
-    for i in 0..100 {
+    // The copies sit in its buckets; the stash takes none.
+    assert_eq!((f.copies("same"), f.stash_len()), (MAX_COPIES, 0));
+    assert_eq!(f.size_in_bytes(), bytes);
+    for i in 0..MAX_COPIES {
         assert!(f.might_contain("same"), "{i}");
         assert!(f.remove("same"), "{i}");
     }

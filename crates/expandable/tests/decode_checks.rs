@@ -11,7 +11,7 @@
 
 use bloomlab_core::format::{HEADER_LEN, reseal};
 use bloomlab_cuckoo::BUCKET_SIZE;
-use bloomlab_expandable::{ALT_BITS, ExpandableFilter, Filter, MAX_LEVEL};
+use bloomlab_expandable::{ALT_BITS, ExpandableFilter, Filter, MAX_COPIES, MAX_LEVEL};
 
 const COUNT: usize = HEADER_LEN;
 const START_CAPACITY: usize = HEADER_LEN + 8;
@@ -309,13 +309,23 @@ fn a_level_k_code_too_long_for_the_slot_is_refused() {
     }
 }
 
-/// A filter whose stash holds entries: copies of two keys crowd their two buckets (8 slots),
-/// and the rest go to the stash, sorted by home then code.
+/// A filter whose stash holds entries: 4 copies of a key (the most a key is kept) and 12
+/// keys with the same two buckets and no copies of each other, 16 entries for 8 slots;
+/// twice, for two homes. The stash is sorted by home then code.
 fn stash_sample() -> (Vec<u8>, usize) {
     let mut f = ExpandableFilter::with_start(1_000, 0.01).unwrap();
-    for _ in 0..60 {
-        f.insert("first").unwrap();
-        f.insert("second").unwrap();
+    for (key, from) in [("first", 1u64 << 40), ("second", 1 << 41)] {
+        let buckets = f.buckets(key);
+        for _ in 0..MAX_COPIES {
+            f.insert(key).unwrap();
+        }
+        let mut j = from;
+        for _ in 0..12 {
+            while f.buckets(&j) != buckets || f.copies(&j) != 0 {
+                j += 1;
+            }
+            f.insert(&j).unwrap();
+        }
     }
     let bytes = f.to_bytes();
     let n = u64_at(&bytes, STASH_LEN) as usize;

@@ -7,7 +7,8 @@
 //! The filter side follows the paper's design: two filters, the current one and the previous
 //! one; a request counts as "seen before" if either says maybe; when the current filter
 //! reaches its design capacity it becomes the previous one and a fresh one starts, so the
-//! filter never runs past its design load.
+//! filter never runs past its design load. A miss is one insert-if-absent
+//! ([`Filter::insert_unique_bytes`]): seen before (admit) or remembered now.
 
 use std::num::NonZeroUsize;
 
@@ -130,15 +131,16 @@ pub fn simulate(
         let admit = match &mut filters {
             None => true,
             Some((current, previous)) => {
-                if current.might_contain(&obj) || previous.might_contain(&obj) {
+                if previous.might_contain(&obj) {
                     true
                 } else {
-                    if current.len() >= current.capacity() {
+                    // A full current filter rotates before it takes a new object.
+                    if current.len() >= current.capacity() && !current.might_contain(&obj) {
                         std::mem::swap(current, previous);
                         current.clear();
                     }
-                    current.insert(&obj);
-                    false
+                    // Seen before (admit), or remembered now: one insert-if-absent.
+                    !current.insert_unique_bytes(&obj.to_le_bytes())?
                 }
             }
         };

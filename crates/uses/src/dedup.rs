@@ -2,7 +2,9 @@
 //! a keyed filter of the post ids shown to them; a post that tests positive is suppressed.
 //! A false positive wrongly suppresses a post the user has never seen — the cost of the
 //! filter — and is counted against the target. Memory is compared with exact `HashSet`s of
-//! the same ids, measured by the caller's allocator hook.
+//! the same ids, measured by the caller's allocator hook. Each offered post is one
+//! [`Filter::insert_unique_bytes`] call (insert only if not seen): a post offered again and
+//! again costs a lookup each time and never a byte.
 //!
 //! The filters are keyed ([`bloomlab_keyed::SipScheme`]) because post ids can be chosen by
 //! other users: with a public hash an adversary could craft ids that pollute a user's
@@ -99,18 +101,19 @@ pub fn run(
             };
             stream.push(id);
             let seen = shown_set.contains(&id);
-            let maybe = filter.might_contain(&id);
+            let fpr_now = math::classic_fpr(filter.bits(), filter.hashes(), filter.len());
+            // One call per offered item: the filter inserts the id only if it has not seen
+            // it, and says which (a repeat never touches the filter).
+            let maybe = !filter.insert_unique_bytes(&id.to_le_bytes())?;
             if seen {
                 report.repeats += 1;
                 report.repeats_suppressed += u64::from(maybe);
             } else {
                 report.new_items += 1;
-                report.expected_wrongly_suppressed +=
-                    math::classic_fpr(filter.bits(), filter.hashes(), filter.len());
+                report.expected_wrongly_suppressed += fpr_now;
                 if maybe {
                     report.wrongly_suppressed += 1;
                 } else {
-                    filter.insert(&id);
                     shown.push(id);
                     shown_set.insert(id);
                 }
