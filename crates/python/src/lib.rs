@@ -262,7 +262,9 @@ macro_rules! insert_methods {
             }
 
             /// Add every key of an iterable or NumPy array (see `contains_many`), releasing
-            /// the GIL while the filter works.
+            /// the GIL while the filter works. The keys are read first: a key of another
+            /// type raises before any is added. A full cuckoo or expandable filter raises
+            /// `bloomlab.FullError` at the first key it refuses, keeping the keys before it.
             fn update(&mut self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<()> {
                 let batch = keys::batch(keys)?;
                 let inner = &mut self.inner;
