@@ -3,9 +3,10 @@
 # virtual environment, maturin, pytest, hypothesis, NumPy and DuckDB from PyPI, the wheel
 # built with maturin and installed, then the pytest suite. Any failed install stops it.
 #
-# The wheel is built with cargo's `test` profile, so it reuses what `cargo test --workspace`
-# just compiled (only PyO3 with `extension-module` and this crate are new); `pip install
-# ./crates/python` builds the optimised release wheel instead.
+# The wheel is built with cargo's `dev` profile, so it reuses the dependencies that
+# `cargo test --workspace` just compiled (only PyO3 with `extension-module` and the workspace's
+# own crates, unoptimised, are compiled again); `pip install ./crates/python` builds the
+# optimised release wheel instead. (`--profile test` would make cargo build a test harness.)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
@@ -22,7 +23,7 @@ py="$work/venv/bin/python"
     "maturin>=1.9,<2" "pytest>=7" "hypothesis>=6" "numpy>=1.21" duckdb ||
     fail "pip could not install maturin, pytest, hypothesis, numpy and duckdb"
 
-"$py" -m maturin build --profile test --manifest-path "$here/Cargo.toml" --out "$work/dist" ||
+"$py" -m maturin build --profile dev --manifest-path "$here/Cargo.toml" --out "$work/dist" ||
     fail "maturin could not build the wheel"
 wheels=("$work"/dist/bloomlab-*.whl)
 [ "${#wheels[@]}" -eq 1 ] && [ -f "${wheels[0]}" ] || fail "expected one wheel in $work/dist"

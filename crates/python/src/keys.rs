@@ -194,15 +194,23 @@ impl Batch {
     }
 }
 
+/// Whether `obj` is a NumPy array (`numpy.ndarray`, from the `numpy` module).
+fn is_numpy(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let module: String = match obj
+        .get_type()
+        .getattr("__module__")
+        .and_then(|m| m.extract())
+    {
+        Ok(m) => m,
+        Err(_) => return Ok(false),
+    };
+    Ok(module == "numpy" && obj.hasattr("dtype")? && obj.hasattr("tobytes")?)
+}
+
 /// A NumPy array's keys, or `None` if `obj` is not a NumPy array or holds Python objects or
 /// text (those go through the general path, element by element).
 fn numpy_batch(obj: &Bound<'_, PyAny>) -> PyResult<Option<Batch>> {
-    let ty = obj.get_type();
-    let module: String = match ty.getattr("__module__").and_then(|m| m.extract()) {
-        Ok(m) => m,
-        Err(_) => return Ok(None),
-    };
-    if module != "numpy" || !obj.hasattr("dtype")? || !obj.hasattr("tobytes")? {
+    if !is_numpy(obj)? {
         return Ok(None);
     }
     let np = obj.py().import("numpy")?;
@@ -272,6 +280,14 @@ pub fn batch(obj: &Bound<'_, PyAny>) -> PyResult<Batch> {
     if let Some(b) = numpy_batch(obj)? {
         return Ok(b);
     }
+    // A NumPy array of text or objects: its elements, in C order, whatever its shape.
+    let flat;
+    let obj = if is_numpy(obj)? {
+        flat = obj.call_method0("ravel")?;
+        &flat
+    } else {
+        obj
+    };
     let hint = obj.len().unwrap_or(0);
     let mut out = Batch::Ints(Vec::with_capacity(hint));
     for item in obj.try_iter()? {

@@ -22,6 +22,14 @@
 //! - Batch calls (`update`, `contains_many`, `RibbonFilter.build`) copy the keys out of
 //!   Python, then release the GIL while the filter works.
 //!
+//! # Cost
+//!
+//! One key: the Rust filter's own lookup or insert (one hash of the key's bytes, then its
+//! probes) plus the Python call; a `str` key is read in place (CPython's UTF-8 form). A
+//! batch: one pass to copy the keys into one buffer (NumPy integer and `S` arrays in one
+//! `tobytes`), then the filter's batched call where it has one (blocked, classic, split-block,
+//! Ribbon: hashed and prefetched ahead), without the GIL; memory O(total key bytes).
+//!
 //! No `unsafe` code: `#![forbid(unsafe_code)]` (PyO3 keeps its own inside its crates).
 #![forbid(unsafe_code)]
 

@@ -157,6 +157,7 @@ NUMPY_CASES = [
     np.arange(0, 1000, dtype=np.int64).reshape(10, 100),
     np.array([b"a", b"bc", b"", b"d\x00e"], dtype="S4"),
     np.array(["a", "b\u00e9", ""], dtype="U3"),
+    np.array([["a", "b"], ["c", "d"]], dtype="U1"),
     np.array([b"x", "y", 3], dtype=object),
 ]
 
