@@ -170,7 +170,10 @@ impl Batch {
         (0..self.len()).map(|i| self.get(i).bytes).collect()
     }
 
-    fn push(&mut self, k: KeyView<'_>) {
+    /// Append a key; `hint` is the number of keys expected in all (the first key of another
+    /// kind than `int` sizes the buffers from it and its own length, so that a list of `str`
+    /// keys is not copied again and again as the buffers grow).
+    fn push(&mut self, k: KeyView<'_>, hint: usize) {
         if let Batch::Ints(v) = self {
             if k.kind == Kind::Int {
                 let mut b = [0u8; 8];
@@ -178,8 +181,9 @@ impl Batch {
                 v.push(b);
                 return;
             }
-            let mut buf = Vec::with_capacity(v.len() * 8);
-            let mut spans = Vec::with_capacity(v.len() + 1);
+            let keys = hint.max(v.len() + 1);
+            let mut buf = Vec::with_capacity(v.len() * 8 + (keys - v.len()) * k.bytes.len().max(8));
+            let mut spans = Vec::with_capacity(keys);
             for x in v.iter() {
                 spans.push((buf.len(), buf.len() + 8, Kind::Int));
                 buf.extend_from_slice(x);
@@ -291,7 +295,7 @@ pub fn batch(obj: &Bound<'_, PyAny>) -> PyResult<Batch> {
     let hint = obj.len().unwrap_or(0);
     let mut out = Batch::Ints(Vec::with_capacity(hint));
     for item in obj.try_iter()? {
-        with_key(&item?, |k| out.push(k))?;
+        with_key(&item?, |k| out.push(k, hint))?;
     }
     Ok(out)
 }
