@@ -74,8 +74,17 @@ fn int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
 /// type alone, first.
 #[inline]
 pub fn with_key<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(KeyView<'_>) -> R) -> PyResult<R> {
+    // The exact types first: a pointer comparison each, where a subclass check is a call.
+    if obj.is_exact_instance_of::<PyInt>() {
+        let b = int_bytes(obj)?;
+        return Ok(f(KeyView {
+            kind: Kind::Int,
+            bytes: &b,
+        }));
+    }
     let text = match obj.cast_exact::<PyString>() {
         Ok(s) => Some(s),
+        Err(_) if obj.is_exact_instance_of::<PyBytes>() => None,
         Err(_) => obj.cast::<PyString>().ok(),
     };
     if let Some(s) = text {
@@ -101,10 +110,9 @@ pub fn with_key<R>(obj: &Bound<'_, PyAny>, f: impl FnOnce(KeyView<'_>) -> R) -> 
             bytes: b.as_bytes(),
         }));
     }
-    let int = obj.is_exact_instance_of::<PyInt>()
-        || (!obj.is_instance_of::<PyBool>()
-            && !obj.is_instance_of::<PyByteArray>()
-            && (obj.is_instance_of::<PyInt>() || obj.hasattr("__index__")?));
+    let int = !obj.is_instance_of::<PyBool>()
+        && !obj.is_instance_of::<PyByteArray>()
+        && (obj.is_instance_of::<PyInt>() || obj.hasattr("__index__")?);
     if int {
         let b = int_bytes(obj)?;
         return Ok(f(KeyView {
