@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The bloomlab package against the Python peers: inserts and lookups per second.
 
-    python3 crates/python/bench/bench.py            # 10^6 keys, 7 rounds; writes results/python/
+    python3 crates/python/bench/bench.py            # 10^6 keys, 11 rounds; writes results/python/
 
 One command: it makes a virtual environment (target/python-bench/venv), installs there the
 package from this checkout (`pip install ./crates/python`, an optimised release wheel) and the
@@ -409,7 +409,7 @@ def report(args, info, ents, ops, times, fpr_seen, bits, target):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--n", type=int, default=1_000_000, help="keys per filter (default 10^6)")
-    p.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default 7)")
+    p.add_argument("--rounds", type=int, default=11, help="interleaved rounds (default 11)")
     p.add_argument(
         "--slow-sample", type=int, default=20_000, help="keys timed per round for the pure-Python peers (default 2*10^4)"
     )
