@@ -520,6 +520,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         }
     }
 
+    /// Heap bytes the filter holds besides its table: the fields a lookup does not read (`k`,
+    /// layout, kernel, count, capacity, target, scheme), kept behind one pointer so that the
+    /// filter itself is one cache line. [`size_in_bytes`](bloomlab_core::Filter::size_in_bytes) counts the
+    /// table only (its bits are the filter's `m`).
+    pub const HANDLE_HEAP_BYTES: usize = std::mem::size_of::<Cold<S>>();
+
     /// The kernel single operations run inline: `"avx512"`, `"avx2"`, `"neon"`, or `"off"`
     /// when they take the out-of-line path (an earlier layout, `k` past the inline kernels,
     /// a CPU without them). Tests and measurements print it.
