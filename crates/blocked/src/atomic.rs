@@ -308,15 +308,21 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
             .contains_shared(self.blocks.fastrange(line), probe)
         {
             Some(hit) => hit,
-            None => self.contains_out_of_line(key),
+            None => self.contains_out_of_line(key, x),
         }
     }
 
-    /// [`contains_one`](Self::contains_one) for the cases the inline path does not serve.
+    /// [`contains_one`](Self::contains_one) for the cases the inline path does not serve; `x`
+    /// is the current layout's hash of `key`, already computed.
     #[cold]
     #[inline(never)]
-    fn contains_out_of_line(&self, key: &[u8]) -> bool {
-        self.contains_one(self.hash_key(key))
+    fn contains_out_of_line(&self, key: &[u8], x: u64) -> bool {
+        let h = if self.layout == Layout::OneHash {
+            KeyHash::new(x, 0)
+        } else {
+            self.hash_key(key)
+        };
+        self.contains_one(h)
     }
 
     /// Query with a hash computed by this filter's scheme.

@@ -598,16 +598,22 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 self.cold.meta.record_insert();
                 new
             }
-            None => self.insert_out_of_line(key),
+            None => self.insert_out_of_line(key, x),
         }
     }
 
     /// [`insert_one`](Self::insert_one) for the cases the inline path does not serve: every
-    /// layout, every kernel, out of the caller's loop.
+    /// layout, every kernel, out of the caller's loop. `x` is the current layout's hash of
+    /// `key`, already computed (a filter of an earlier layout hashes the key its own way).
     #[cold]
     #[inline(never)]
-    fn insert_out_of_line(&mut self, key: &[u8]) -> bool {
-        self.insert_one(self.hash_key(key))
+    fn insert_out_of_line(&mut self, key: &[u8], x: u64) -> bool {
+        let h = if self.cold.layout == Layout::OneHash {
+            KeyHash::new(x, 0)
+        } else {
+            self.hash_key(key)
+        };
+        self.insert_one(h)
     }
 
     /// Insert a key that was already hashed with this filter's scheme.
@@ -785,15 +791,21 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         let (line, probe) = one_hash_split(KeyHash::new(x, 0));
         match self.fast.contains(&self.blocks.fastrange(line).0, probe) {
             Some(hit) => hit,
-            None => self.contains_out_of_line(key),
+            None => self.contains_out_of_line(key, x),
         }
     }
 
-    /// [`contains_one`](Self::contains_one) for the cases the inline path does not serve.
+    /// [`contains_one`](Self::contains_one) for the cases the inline path does not serve (`x`
+    /// as in [`insert_out_of_line`](Self::insert_out_of_line)).
     #[cold]
     #[inline(never)]
-    fn contains_out_of_line(&self, key: &[u8]) -> bool {
-        self.contains_one(self.hash_key(key))
+    fn contains_out_of_line(&self, key: &[u8], x: u64) -> bool {
+        let h = if self.cold.layout == Layout::OneHash {
+            KeyHash::new(x, 0)
+        } else {
+            self.hash_key(key)
+        };
+        self.contains_one(h)
     }
 
     /// Query with a hash computed by this filter's scheme.
