@@ -275,18 +275,24 @@ fn a_parquet_file_holding_our_filter_is_read_and_pruned_by_the_parquet_reader() 
     }
     let r = reader(&file);
     let rg = r.get_row_group(0).unwrap();
-    // The file still reads as a whole: both columns hold every value as written. (Read
-    // column by column: the row iterator, which builds a `Row` of boxed fields per row, ran
-    // for more than ten minutes of CPU under qemu-s390x.)
-    let mut s_back = Vec::new();
-    let mut c = get_typed_column_reader::<ByteArrayType>(rg.get_column_reader(0).unwrap());
-    assert_eq!(c.read_records(N + 1, None, None, &mut s_back).unwrap().0, N);
-    assert!(
-        s_back
-            .iter()
-            .map(ByteArray::data)
-            .eq(strings.iter().map(Vec::as_slice))
-    );
+    // The file still reads as a whole: the columns hold every value as written. (Read column
+    // by column: the row iterator, which builds a `Row` of boxed fields per row, ran for more
+    // than ten minutes of CPU under qemu-s390x.) The BYTE_ARRAY column only where native
+    // order is little-endian: on s390x the parquet crate (60.1) cannot read back the
+    // BYTE_ARRAY column it has just written ("Not enough bytes to decode", the file as
+    // written, before our filters are put in), so there the check would test that crate, not
+    // our filter bytes; the INT64 column reads back on every target.
+    if cfg!(target_endian = "little") {
+        let mut s_back = Vec::new();
+        let mut c = get_typed_column_reader::<ByteArrayType>(rg.get_column_reader(0).unwrap());
+        assert_eq!(c.read_records(N + 1, None, None, &mut s_back).unwrap().0, N);
+        assert!(
+            s_back
+                .iter()
+                .map(ByteArray::data)
+                .eq(strings.iter().map(Vec::as_slice))
+        );
+    }
     let mut v_back = Vec::new();
     let mut c = get_typed_column_reader::<Int64Type>(rg.get_column_reader(1).unwrap());
     assert_eq!(c.read_records(N + 1, None, None, &mut v_back).unwrap().0, N);

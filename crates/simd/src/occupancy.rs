@@ -110,6 +110,7 @@ mod occupancy_tests {
 
     /// The variants this CPU can run, each called directly, and the dispatcher.
     fn variants<const T: usize>() -> Vec<(&'static str, Step<T>)> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut v: Vec<(&str, Step<T>)> = vec![("dispatched", occupancy_step::<T>)];
         #[cfg(target_arch = "x86_64")]
         {
