@@ -908,7 +908,8 @@ fn counting_allocator_measures_a_known_allocation() {
     let blocks = bloomlab_blocked::BlockedBloomFilter::with_fpr(100_000, 0.01)
         .unwrap()
         .blocks();
-    let handle = bloomlab_blocked::BlockedBloomFilter::<bloomlab_core::Xxh3Scheme>::HANDLE_HEAP_BYTES;
+    let handle =
+        bloomlab_blocked::BlockedBloomFilter::<bloomlab_core::Xxh3Scheme>::HANDLE_HEAP_BYTES;
     assert_eq!(built.heap_bytes as u64, blocks * 64 + 48 + handle as u64);
 }
 
