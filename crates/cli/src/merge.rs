@@ -95,7 +95,12 @@ pub(crate) fn insert(f: &mut Loaded, key: TypedKey<'_>) -> Result<(), CliError> 
                     ));
                 }
             };
-            key.with_bytes(|b| target.insert_bytes(b)).map_err(full)
+            match key.with_bytes(|b| target.insert_bytes(b)) {
+                // The filter keeps no more copies of this key; it is unchanged and the key
+                // tests positive, which is all a filter built from data needs.
+                Err(bloomlab_core::Error::TooManyCopies(_)) => Ok(()),
+                other => other.map_err(full),
+            }
         }
     }
 }

@@ -51,11 +51,17 @@ pub fn build(
 }
 
 /// The filter `made` (or why it could not be), holding every key of `keys`. A key that does
-/// not fit (a full cuckoo table) is named with its line.
+/// not fit (a full cuckoo table) is named with its line; a key the filter already holds as
+/// many times as it keeps (`Error::TooManyCopies`: a value repeated in a column) is present,
+/// and the filter goes on unchanged.
 fn filled<F: Filter>(made: bloomlab_core::Result<F>, keys: &[TypedKey<'_>]) -> Result<F, CliError> {
     let mut f = made.map_err(|e| CliError::Invalid(e.to_string()))?;
     for (i, k) in keys.iter().enumerate() {
-        k.with_bytes(|b| f.insert_bytes(b)).map_err(|e| {
+        let inserted = match k.with_bytes(|b| f.insert_bytes(b)) {
+            Err(bloomlab_core::Error::TooManyCopies(_)) => Ok(()),
+            other => other,
+        };
+        inserted.map_err(|e| {
             CliError::Invalid(format!(
                 "key {} of {} (line {}) did not fit: {e}; give a larger --n",
                 i + 1,
