@@ -33,7 +33,13 @@ pub trait Lookup: Filter {
 pub trait Insert: Lookup {
     /// Insert the key.
     fn add(&mut self, k: KeyView<'_>) -> Result<()> {
-        self.insert_bytes(k.bytes)
+        match self.insert_bytes(k.bytes) {
+            // The filter already holds as many copies of this key as it keeps (the cuckoo
+            // and expandable filters): it is unchanged and the key tests positive, as a set's
+            // `add` of a present key leaves the set.
+            Err(bloomlab_core::Error::TooManyCopies(_)) => Ok(()),
+            other => other,
+        }
     }
 
     /// Insert every key of `keys`, in order; stops at the first error.

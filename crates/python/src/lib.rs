@@ -264,7 +264,9 @@ macro_rules! insert_methods {
     ($name:ident) => {
         #[pymethods]
         impl $name {
-            /// Add one key (`bytes`, `bytearray`, `str` or `int`).
+            /// Add one key (`bytes`, `bytearray`, `str` or `int`). Adding a key the cuckoo or
+            /// expandable filter already holds as often as it keeps (8 or 4 copies) leaves the
+            /// filter unchanged; `remove` then takes away one of the copies it holds.
             fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
                 keys::with_key(key, |k| self.inner.add(k))?.map_err(py_err)
             }
