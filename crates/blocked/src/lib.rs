@@ -385,16 +385,18 @@ fn zeroed_blocks(n: u64) -> Result<simd::Lines> {
 /// estimates distinct keys from the fill instead.
 #[derive(Clone)]
 // The fields a single lookup or insert reads come first — the table's pointer and length, the
-// inline kernel — and `repr(C, align(64))` keeps them in that order in the struct's one cache
-// line; the rest is behind a pointer.
-#[repr(C, align(64))]
+// inline kernel — and `repr(C)` keeps them in that order; the rest is behind a pointer, so the
+// struct is 64 bytes. It is not over-aligned: a type aligned to 64 bytes cannot live in memory
+// that only promises 16 (a Python object holding it aborted in a debug build), so a filter
+// placed at a 64-byte boundary reads one line of its handle, others at most two.
+#[repr(C)]
 pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     blocks: simd::Lines,
     /// The kernel single operations run inline, chosen once with the layout and `k`
     /// ([`fast_kernel`]): [`InlineKernel::OFF`] sends every key of an earlier layout, a `k` past
     /// the inline kernels or a CPU without them to the one out-of-line path.
     fast: InlineKernel,
-    /// Everything else, behind one pointer, so the struct is exactly one cache line: where
+    /// Everything else, behind one pointer, so the struct is 64 bytes: where
     /// thousands of filters are resident (one per table file of an LSM tree), a lookup
     /// touches one line of its filter's handle, and the lines of other handles stay cached.
     cold: Box<Cold<S>>,
@@ -522,7 +524,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
 
     /// Heap bytes the filter holds besides its table: the fields a lookup does not read (`k`,
     /// layout, kernel, count, capacity, target, scheme), kept behind one pointer so that the
-    /// filter itself is one cache line. [`size_in_bytes`](bloomlab_core::Filter::size_in_bytes) counts the
+    /// filter itself is 64 bytes. [`size_in_bytes`](bloomlab_core::Filter::size_in_bytes) counts the
     /// table only (its bits are the filter's `m`).
     pub const HANDLE_HEAP_BYTES: usize = std::mem::size_of::<Cold<S>>();
 

@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 from conftest import ROOT
 
 DATA = ROOT / "crates" / "cli" / "tests" / "data"
-CASES = sorted(p.name[: -len(".keys")] for p in DATA.glob("*.keys"))
+# One case per single-file fixture (`<file>.parquet` beside its `.keys`); the `lake.*` keys belong
+# to the command's directory fixture (`lake/`), which these cases do not read.
+CASES = sorted(
+    p.name[: -len(".keys")]
+    for p in DATA.glob("*.keys")
+    if (DATA / (p.name.split(".")[0] + ".parquet")).is_file()
+)
 FIELD = {"1": True, "0": False, "-": None}
 
 
