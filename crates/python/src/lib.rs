@@ -13,7 +13,7 @@
 //!   them). A filter written by Rust, the `bloomlab` command or Python reads back in any of
 //!   them and answers alike.
 //! - Keys are `bytes`, `str` or `int`, hashed as the `bloomlab` command hashes them
-//!   ([`keys`]).
+//!   (`keys.rs`).
 //! - Bad parameters raise `ValueError`, bad bytes `bloomlab.DecodeError` (a `ValueError`),
 //!   a key of another type `TypeError`, a full cuckoo or expandable filter
 //!   `bloomlab.FullError`; no input makes the module panic (a panic would surface as
