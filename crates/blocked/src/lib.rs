@@ -402,7 +402,8 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     cold: Box<Cold<S>>,
 }
 
-const _: () = assert!(std::mem::size_of::<BlockedBloomFilter>() == 64);
+// 64 bytes on x86-64 and aarch64 (less where pointers are 32 bits or no inline kernel exists).
+const _: () = assert!(std::mem::size_of::<BlockedBloomFilter>() <= 64);
 
 /// What a blocked filter's lookups of the current layout do not read.
 #[derive(Clone)]

@@ -1418,21 +1418,25 @@ impl InlineKernel {
     pub fn of(kernel: LocalKernel) -> Self {
         let path = match kernel.mode {
             #[cfg(target_arch = "x86_64")]
-            KernelMode::Avx512Round1 if kernel.pairs == 3 => InlinePath::Avx512Six,
+            KernelMode::Avx512Round1 if kernel.pairs == 3 => Some(InlinePath::Avx512Six),
             #[cfg(target_arch = "x86_64")]
-            KernelMode::Avx512Round1 => InlinePath::Avx512Round1,
+            KernelMode::Avx512Round1 => Some(InlinePath::Avx512Round1),
             #[cfg(target_arch = "x86_64")]
-            KernelMode::Avx2Round1 => match kernel.stores {
+            KernelMode::Avx2Round1 => Some(match kernel.stores {
                 6 => InlinePath::Avx2L6,
                 4 => InlinePath::Avx2L4,
                 2 => InlinePath::Avx2L2,
                 _ => InlinePath::Avx2L8,
-            },
+            }),
             #[cfg(target_arch = "aarch64")]
-            KernelMode::NeonRound1 => InlinePath::NeonRound1,
+            KernelMode::NeonRound1 => Some(InlinePath::NeonRound1),
             #[cfg(target_arch = "aarch64")]
-            KernelMode::NeonRound2 => InlinePath::NeonRound2,
-            _ => return Self::OFF,
+            KernelMode::NeonRound2 => Some(InlinePath::NeonRound2),
+            _ => None,
+        };
+        // Where no inline kernel exists for this architecture, `path` is always `None`.
+        let Some(path) = path else {
+            return Self::OFF;
         };
         InlineKernel {
             #[cfg(target_arch = "x86_64")]
