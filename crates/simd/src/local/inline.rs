@@ -136,8 +136,7 @@ pub struct LocalKernel {
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pairs: u8,
     /// How many probes of their last round the AVX2 inserts build into the line's new bits
-    /// ([`store_lanes`]): 2, 4, 6 or 8 (0 from [`portable`](Self::portable); the portable
-    /// kernels do not read it).
+    /// ([`store_lanes`]): 2, 4, 6 or 8 (the portable kernels do not read it).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     stores: u8,
     /// The `k` the kernel was chosen for, clamped to `0..=255` (the NEON inserts' unrolled arm).
@@ -265,7 +264,6 @@ impl LocalKernel {
         };
         LocalKernel {
             mode,
-            stores: store_lanes(k),
             ..Self::portable_for(k)
         }
     }
@@ -286,10 +284,7 @@ impl LocalKernel {
 
     /// The portable scalar kernel, whatever the CPU and `k`.
     pub fn portable() -> Self {
-        LocalKernel {
-            stores: 0,
-            ..Self::portable_for(0)
-        }
+        Self::portable_for(0)
     }
 
     /// The portable kernel with the tables of `k` looked up (what every constructor starts

@@ -216,10 +216,20 @@ fn inline_kernels_serve_k_up_to_their_rounds_and_agree_with_the_definition() {
         runs("neon"),
     );
     let mut x = 17u64;
-    for k in (0u32..=18).chain([64, 65]) {
-        let fast = InlineKernel::of(LocalKernel::detect(k));
+    for (k, fast, want) in (0u32..=18).chain([64, 65]).flat_map(|k| {
+        // The AVX2 kernels too, where this CPU would choose AVX-512 (`LocalKernel::avx2`).
+        let avx2_name = if avx2 && (1..=8).contains(&k) {
+            "avx2"
+        } else {
+            "off"
+        };
+        [
+            (k, InlineKernel::of(LocalKernel::detect(k)), None),
+            (k, InlineKernel::of(LocalKernel::avx2(k)), Some(avx2_name)),
+        ]
+    }) {
         // Which kernel serves which `k`: x86 one round (`k ≤ 8`), NEON two (`k ≤ 16`).
-        let want = if avx512 && (1..=8).contains(&k) {
+        let want = want.unwrap_or(if avx512 && (1..=8).contains(&k) {
             "avx512"
         } else if avx2 && (1..=8).contains(&k) {
             "avx2"
@@ -227,7 +237,7 @@ fn inline_kernels_serve_k_up_to_their_rounds_and_agree_with_the_definition() {
             "neon"
         } else {
             "off"
-        };
+        });
         assert_eq!(fast.name(), want, "k = {k}");
         assert_eq!(InlineKernel::of(LocalKernel::portable()).name(), "off");
         let mut block = [0u64; 8];
@@ -244,10 +254,12 @@ fn inline_kernels_serve_k_up_to_their_rounds_and_agree_with_the_definition() {
             }
             assert_eq!(block, twin, "k = {k}");
         }
+        let shared = SharedLine::new(Line(block));
         for _ in 0..300 {
             let h = mix(&mut x) as u32;
             let got = fast.contains(&block, h);
             assert_eq!(got.is_none(), want == "off", "k = {k}");
+            assert_eq!(fast.contains_shared(&shared, h), got, "k = {k}");
             if let Some(hit) = got {
                 assert_eq!(hit, local_contains_scalar(&block, h, k), "k = {k}");
             }
@@ -263,10 +275,16 @@ fn inline_kernels_serve_k_up_to_their_rounds_and_agree_with_the_definition() {
             if let Some(hit) = fast.contains(&only, h) {
                 assert_eq!(hit, want, "k = {k}, drop {drop}");
             }
+            let shared = SharedLine::new(Line(only));
+            if let Some(hit) = fast.contains_shared(&shared, h) {
+                assert_eq!(hit, want, "k = {k}, drop {drop}");
+            }
         }
     }
     assert_eq!(InlineKernel::OFF.contains(&[u64::MAX; 8], 1), None);
     assert_eq!(InlineKernel::OFF.insert(&mut [0; 8], 1), None);
+    let full = SharedLine::new(Line([u64::MAX; 8]));
+    assert_eq!(InlineKernel::OFF.contains_shared(&full, 1), None);
 }
 
 #[test]
