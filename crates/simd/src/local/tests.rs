@@ -107,14 +107,20 @@ impl LocalTask for Both<'_> {
     }
 }
 
-#[test]
-fn inline_kernels_agree_with_the_scalar_definition() {
-    // Which kernels `detect` hands out here (each named by the assertions below).
-    let (avx2, avx512, neon) = (
+/// Which kernel families `LocalKernel::detect` hands out on this CPU: AVX2, AVX-512 (with VL,
+/// which its one-round lookup needs) and NEON; each checked against `BLOOMLAB_REQUIRE_SIMD`.
+fn kernel_paths() -> (bool, bool, bool) {
+    (
         runs("avx2"),
         runs("avx512f") && crate::has_avx512vl(),
         runs("neon"),
-    );
+    )
+}
+
+#[test]
+fn inline_kernels_agree_with_the_scalar_definition() {
+    // Which kernels `detect` hands out here (each named by the assertions below).
+    let (avx2, avx512, neon) = kernel_paths();
     let mut x = 13u64;
     // Every `k` up to 17 (each probe-pair count of the AVX-512 inserts, on both sides of
     // each step), and some larger.
@@ -210,11 +216,7 @@ fn dispatched_kernels_agree_with_the_portable_ones() {
 
 #[test]
 fn inline_kernels_serve_k_up_to_their_rounds_and_agree_with_the_definition() {
-    let (avx2, avx512, neon) = (
-        runs("avx2"),
-        runs("avx512f") && crate::has_avx512vl(),
-        runs("neon"),
-    );
+    let (avx2, avx512, neon) = kernel_paths();
     let mut x = 17u64;
     for (k, fast, want) in (0u32..=18).chain([64, 65]).flat_map(|k| {
         // The AVX2 kernels too, where this CPU would choose AVX-512 (`LocalKernel::avx2`).
