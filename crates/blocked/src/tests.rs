@@ -1,0 +1,81 @@
+use super::*;
+
+#[test]
+fn the_one_hash_layout_is_chosen_up_to_and_including_2_pow_32_blocks() {
+    const TWO_32: u64 = 1 << 32;
+    assert_eq!(ONE_HASH_MAX_BLOCKS, TWO_32);
+    for (blocks, want) in [
+        (1, Layout::OneHash),
+        (TWO_32 - 1, Layout::OneHash),
+        (TWO_32, Layout::OneHash),
+        (TWO_32 + 1, Layout::Local32),
+        (u64::MAX, Layout::Local32),
+    ] {
+        assert_eq!(Layout::for_blocks(blocks), want, "{blocks} blocks");
+        assert_eq!(Layout::OneHash.addresses(blocks), want == Layout::OneHash);
+        // The earlier layouts address any number of blocks.
+        assert!(Layout::Local32.addresses(blocks) && Layout::Wide64.addresses(blocks));
+    }
+}
+
+#[test]
+fn blocks_are_cache_line_aligned() {
+    let f = BlockedBloomFilter::with_fpr(10_000, 0.01).unwrap();
+    for b in &f.blocks {
+        assert_eq!((b as *const Block as usize) % 64, 0);
+    }
+}
+
+#[test]
+fn probes_follow_the_documented_sequence() {
+    // Frozen: the positions of every serialized filter depend on it. Sequential definition:
+    // h_0 = h2, h_{i+1} = h_i · 0x9e37_79b9_7f4a_7c15, bit_i = h_i >> 55.
+    let h2 = 0x0123_4567_89ab_cdefu64 | 1;
+    let mut want = Block::default();
+    let mut h = h2;
+    for _ in 0..9 {
+        let bit = h >> 55;
+        want.0[(bit / 64) as usize] |= 1 << (bit % 64);
+        h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    let mut got = Block::default();
+    assert!(got.add(h2, 9));
+    assert_eq!(got, want);
+    assert!(got.contains(h2, 9) && !got.add(h2, 9));
+    assert!(!Block::default().contains(h2, 1));
+    assert_eq!(PROBE_POWERS[0], 1);
+    assert_eq!(PROBE_POWERS[1], PROBE_MULTIPLIER);
+    // The first probe is the top 9 bits of h2 itself: bit 256 = word 4, bit 0.
+    let mut one = Block::default();
+    one.add(1 << 63 | 1, 1);
+    assert_eq!(one.0[4], 1);
+    // A block with one bit missing answers no.
+    let mut partial = want;
+    let first = h2 >> 55;
+    partial.0[(first / 64) as usize] &= !(1 << (first % 64));
+    assert!(!partial.contains(h2, 9));
+}
+
+#[test]
+fn sizing_follows_the_blocked_formula() {
+    let f = BlockedBloomFilter::with_fpr(1_000_000, 0.01).unwrap();
+    let (bpi, k) = math::blocked_bits_per_item_exact(0.01, 512).unwrap();
+    assert_eq!(f.hashes(), k);
+    assert_eq!(
+        f.blocks(),
+        ((1_000_000.0 * bpi).ceil() as u64).div_ceil(512)
+    );
+    assert!(f.expected_fpr() == 0.0 && f.is_empty());
+    assert_eq!(f.capacity(), 1_000_000);
+}
+
+#[test]
+fn insert_reports_new_keys() {
+    let mut f = BlockedBloomFilter::with_fpr(100, 0.01).unwrap();
+    assert!(f.insert("a"));
+    assert!(!f.insert("a"));
+    assert_eq!(f.len(), 2);
+    assert!(f.might_contain("a"));
+    f.clear();
+    assert!(f.is_empty() && f.count_ones() == 0);
+}
