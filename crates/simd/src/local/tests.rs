@@ -107,6 +107,15 @@ impl LocalTask for Both<'_> {
     }
 }
 
+/// A block holding every probe of `h` (with `k` probes) but probe `drop`'s bit.
+fn all_probes_but(h: u32, k: u32, drop: usize) -> [u64; 8] {
+    let mut only = [0u64; 8];
+    local_insert_scalar(&mut only, h, k);
+    let bit = local_bit(h, drop);
+    only[(bit / 64) as usize] &= !(1 << (bit % 64));
+    only
+}
+
 /// Which kernel families `LocalKernel::detect` hands out on this CPU: AVX2, AVX-512 (with VL,
 /// which its one-round lookup needs) and NEON; each checked against `BLOOMLAB_REQUIRE_SIMD`.
 fn kernel_paths() -> (bool, bool, bool) {
@@ -164,10 +173,7 @@ fn inline_kernels_agree_with_the_scalar_definition() {
             // Every probe but one set: both say no (for each probe position in turn).
             let h = mix(&mut x) as u32;
             for drop in 0..k.clamp(1, 16) as usize {
-                let mut only = [0u64; 8];
-                local_insert_scalar(&mut only, h, k);
-                let bit = local_bit(h, drop);
-                only[(bit / 64) as usize] &= !(1 << (bit % 64));
+                let only = all_probes_but(h, k, drop);
                 let want = local_contains_scalar(&only, h, k);
                 assert_eq!(kernel.contains(&only, h, k), want, "k = {k}, drop {drop}");
                 assert_eq!(
@@ -269,10 +275,7 @@ fn inline_kernels_serve_k_up_to_their_rounds_and_agree_with_the_definition() {
         // Every probe but one set: the inline kernel says no, for each probe in turn.
         let h = mix(&mut x) as u32;
         for drop in 0..k.clamp(1, 16) as usize {
-            let mut only = [0u64; 8];
-            local_insert_scalar(&mut only, h, k);
-            let bit = local_bit(h, drop);
-            only[(bit / 64) as usize] &= !(1 << (bit % 64));
+            let only = all_probes_but(h, k, drop);
             let want = local_contains_scalar(&only, h, k);
             if let Some(hit) = fast.contains(&only, h) {
                 assert_eq!(hit, want, "k = {k}, drop {drop}");
