@@ -149,3 +149,54 @@ impl dyn RemovableFilter + '_ {
         key.with_key_bytes(|b| self.remove_bytes(b))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HashScheme;
+
+    /// An exact set behind the trait: answers only for the keys it holds.
+    #[derive(Debug, Default)]
+    struct Exact(std::collections::BTreeSet<Vec<u8>>, u64);
+
+    impl Filter for Exact {
+        fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
+            self.0.insert(key.to_vec());
+            self.1 += 1;
+            Ok(())
+        }
+        fn might_contain_bytes(&self, key: &[u8]) -> bool {
+            self.0.contains(key)
+        }
+        fn len(&self) -> u64 {
+            self.1
+        }
+        fn size_in_bytes(&self) -> usize {
+            0
+        }
+        fn expected_fpr(&self) -> f64 {
+            0.0
+        }
+        fn params(&self) -> FilterParams {
+            FilterParams {
+                variant: Variant::Classic,
+                capacity: 0,
+                target_fpr: None,
+                table_bits: 0,
+                hashes: 0,
+                scheme: crate::Xxh3Scheme.descriptor(),
+            }
+        }
+    }
+
+    #[test]
+    fn insert_unique_inserts_only_keys_that_test_negative() {
+        let mut set = Exact::default();
+        let f: &mut dyn Filter = &mut set;
+        assert!(f.insert_unique(&7u64).unwrap(), "absent: inserted");
+        assert!(!f.insert_unique(&7u64).unwrap(), "present: left alone");
+        assert!(f.insert_unique("x").unwrap());
+        assert!(f.might_contain(&7u64) && f.might_contain("x") && !f.might_contain("y"));
+        assert_eq!(f.len(), 2, "one insert per distinct key");
+    }
+}
