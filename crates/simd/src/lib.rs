@@ -98,6 +98,18 @@ macro_rules! asm_then_vzeroupper {
 #[cfg(target_arch = "x86_64")]
 pub(crate) use asm_then_vzeroupper;
 
+/// The byte an inline kernel's `setc` wrote, as a `bool` with no instruction (`hit & 1 != 0`
+/// costs an `and`, `hit != 0` a `test` and a `setne`, in every lookup).
+///
+/// # Safety
+/// `hit` must be 0 or 1.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn flag_to_bool(hit: u8) -> bool {
+    // SAFETY: the caller guarantees 0 or 1, the two valid `bool` bytes.
+    unsafe { std::mem::transmute::<u8, bool>(hit) }
+}
+
 mod bulk;
 mod classic;
 mod detect;

@@ -268,7 +268,8 @@ unsafe fn asm_split_contains(block: &[u32; 8], h: u32, salts: &[u32; 8]) -> bool
             options(pure, readonly),
         );
     }
-    hit & 1 != 0
+    // SAFETY: `setc` wrote 0 or 1 to the byte.
+    unsafe { crate::flag_to_bool(hit) }
 }
 
 /// The NEON kernels: the eight words as two 128-bit vectors.

@@ -614,8 +614,8 @@ unsafe fn asm_contains_round1(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
             options(pure, readonly),
         );
     }
-    // `& 1`: see `asm_contains_round1_avx512`.
-    hit & 1 != 0
+    // SAFETY: see `asm_contains_round1_avx512`.
+    unsafe { crate::flag_to_bool(hit) }
 }
 
 /// [`asm_contains_round1`] with the probed words fetched by one AVX-512 two-table permute
@@ -648,8 +648,7 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
         // intrinsics twin (`contains_round1_avx512_called`) is a call per lookup, measured
         // slower by `cargo run --release -p bloomlab-lab --example blocked_kernels -- 6`.
         crate::asm_then_vzeroupper!(
-            "vmovd xmm0, {h:e}",
-            "vpbroadcastd ymm0, xmm0",
+            "vpbroadcastd ymm0, {h:e}",
             "vpmulld ymm0, ymm0, [{c}]",
             "vpsrld ymm1, ymm0, 28",
             "vmovdqu ymm2, [{blk}]",
@@ -667,9 +666,8 @@ unsafe fn asm_contains_round1_avx512(block: *const u64, h: u32, c: &InsertConsts
             options(pure, readonly),
         );
     }
-    // `& 1`: the byte is 0 or 1, and the compiler, told so, turns it into a `bool` with one
-    // `and` (for `!= 0` it emits a `test` and a `setne`).
-    hit & 1 != 0
+    // SAFETY: `setc` wrote 0 or 1 to the byte.
+    unsafe { crate::flag_to_bool(hit) }
 }
 
 /// The two-round lookup (`9 ≤ k ≤ 16`) as one AVX-512 round: all sixteen probes' `x` in
