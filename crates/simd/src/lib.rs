@@ -105,6 +105,8 @@ pub(crate) use asm_then_vzeroupper;
 /// `hit` must be 0 or 1.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
+// `hit != 0`, which the lint suggests, is the `test` and `setne` this function exists to avoid.
+#[allow(clippy::transmute_int_to_bool)]
 pub(crate) unsafe fn flag_to_bool(hit: u8) -> bool {
     // SAFETY: the caller guarantees 0 or 1, the two valid `bool` bytes.
     unsafe { std::mem::transmute::<u8, bool>(hit) }
