@@ -162,8 +162,8 @@ fn main() {
         let queries = half_members(&keys, CHUNK * cells * GROUPS, &mut seed);
         let bytes: Vec<u8> = queries.iter().flat_map(|k| k.to_le_bytes()).collect();
         // Every entry finds every member in both shapes.
-        for e in 0..ENTRIES.len() {
-            for shape in 0..SHAPES.len() {
+        for (e, entry) in ENTRIES.iter().enumerate() {
+            for (shape, shape_name) in SHAPES.iter().enumerate() {
                 let members: Vec<u64> = keys.iter().take(CHUNK).copied().collect();
                 let mb: Vec<u8> = members.iter().flat_map(|k| k.to_le_bytes()).collect();
                 let hits = run(&t, e, shape, &members, &mb).0;
