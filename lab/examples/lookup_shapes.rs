@@ -167,13 +167,7 @@ fn main() {
                 let members: Vec<u64> = keys.iter().take(CHUNK).copied().collect();
                 let mb: Vec<u8> = members.iter().flat_map(|k| k.to_le_bytes()).collect();
                 let hits = run(&t, e, shape, &members, &mb).0;
-                assert_eq!(
-                    hits,
-                    members.len() as u64,
-                    "{} {}",
-                    ENTRIES[e],
-                    SHAPES[shape]
-                );
+                assert_eq!(hits, members.len() as u64, "{entry} {shape_name}");
             }
         }
         let mut ratios = vec![Vec::new(); cells];
