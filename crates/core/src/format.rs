@@ -88,8 +88,9 @@ pub enum Variant {
     Sbbf = 6,
     /// Standard Ribbon filter: static, built once from the whole key set.
     Ribbon = 7,
-    /// Expandable filter: a bucket table that doubles without a size hint, its fingerprints
-    /// giving one bit to the bucket index at each doubling.
+    /// Expandable filter: a bucket table that grows without a size hint by splitting its
+    /// buckets one after another (linear hashing), each split moving one fingerprint bit of
+    /// the bucket's entries into the bucket index.
     Expandable = 8,
 }
 

@@ -51,7 +51,8 @@ pub enum AnyFilter {
     Ribbon(RibbonFilter),
     /// A split-block Bloom filter (the Parquet layout).
     Sbbf(Sbbf),
-    /// An expandable filter (a table that doubles, fingerprints giving bits to the index).
+    /// An expandable filter (a table whose buckets split in order, fingerprints giving bits
+    /// to the index).
     Expandable(Box<ExpandableFilter>),
 }
 
