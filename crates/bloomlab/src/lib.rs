@@ -8,20 +8,14 @@
 //!
 //! # Which filter for which need
 //!
-//! | need | pick | why (figures: the crate docs and the harness's `results/`) |
-//! |---|---|---|
-//! | the fastest lookups, fixed set size | [`BlockedBloomFilter`] | one cache line per key; slightly more bits than classic for the same FPR (9.92 vs 9.59 at 1 %) |
-//! | fewest bits of the Bloom family, unions, cardinality estimates | [`BloomFilter`] | the textbook filter, exact formulas, the seed's `BLM1` format too |
-//! | a filter a Parquet reader (Spark, Impala, Arrow, DuckDB) can use | [`Sbbf`] | bit-exact with the Parquet split-block layout and its byte forms |
-//! | a filter Spark or a JVM service built, or one they must load | [`SparkBloomFilter`], [`GuavaBloomFilter`] | bit-exact with Spark's `BloomFilter` (format V1 and V2) and Guava's `writeTo` form |
-//! | a set built once and never changed (an SST file, a shipped blocklist) | [`RibbonFilter`] | ≈ 1.05× the information-theoretic space; needs all keys up front |
-//! | deletes | [`CuckooFilter`] (or [`CountingBloomFilter`] when you need counting semantics) | the cuckoo filter deletes at Bloom-like space; 4-bit counters cost 4× |
-//! | very low FPR (≤ 0.1 %) | [`CuckooFilter`] | fewer bits than any Bloom filter there |
-//! | unknown final size | [`ScalableBloomFilter`] | stages grow, the compound FPR stays under the target |
-//! | keys chosen by an adversary | any dynamic filter above with [`Sip64Scheme`] | probe positions unpredictable without the secret ([`SipScheme`] reads older keyed files) |
-//!
-//! `bench-harness recommend --n N --fpr P [--deletes] [--grows] [--hostile-keys]` picks from
-//! measured data instead of this table.
+//! One guide answers this, the [README's table](https://github.com/bloomlab/bloomlab#which-variant-when)
+//! (the need, the type to take, and the measured reason); `bench-harness recommend --n N --fpr P
+//! [--deletes] [--grows] [--hostile-keys]` chooses from the measured results for your own
+//! numbers and says why. In short: [`BlockedBloomFilter`] for the fastest lookups at a known
+//! size, [`Sbbf`] for Parquet readers, [`RibbonFilter`] for a set built once,
+//! [`CuckooFilter`] for deletes, [`ExpandableFilter`] for an unknown final size,
+//! [`SparkBloomFilter`] and [`GuavaBloomFilter`] for the JVM's formats, and [`Sip64Scheme`]
+//! when keys may be chosen by an adversary.
 //!
 //! # Examples
 //!
