@@ -24,7 +24,7 @@
 //! functions but not for all, so a size that falls exactly on a rounding boundary may differ;
 //! every byte format records its sizes, so filters stay interchangeable). [`sync`]'s
 //! `AtomicU64` and `OrWord` also need a target with 64-bit atomics. The errors implement
-//! `core::error::Error` either way. The `serde` feature needs `std`.
+//! `core::error::Error` either way, and the `serde` feature works with or without std.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
