@@ -12,6 +12,12 @@
 //! could come out one unit apart. Every byte format records the sizes it was built with, so a
 //! filter built without std reads and answers the same everywhere.
 //!
+//! Measured: over 11 item counts (1 to 10^6) × 13 target FPRs (0.5 to 10^-9), every filter of
+//! the workspace that builds without std came out with the same size, parameters and bytes
+//! either way; of the expected-FPR estimates, one differed in its last bits (the scalable
+//! filter at n = 100, p = 0.5, by 4 units in the last place). `.ci/cross nostd` repeats the
+//! comparison (`crates/bloomlab/examples/sizing_digest.rs`).
+//!
 //! ```
 //! use bloomlab_core::math::float::FloatMath;
 //!
