@@ -87,6 +87,14 @@
 //!   [`from_bytes`](BlockedBloomFilter::from_bytes) validates; [`BlockedFilterBytes`] keeps such
 //!   bytes, validated once.
 //!
+//! # no_std
+//!
+//! Without its default `std` feature the crate is `#![no_std]` and needs only `alloc`; the
+//! filter, its batched operations, its byte format and the view are all there. The atomic
+//! filter (thread-local state, and 64-bit atomics, which targets such as
+//! `thumbv7em-none-eabihf` lack) and the parallel builds need `std`. Without std the inline
+//! kernels are those of the target features the build enables (`bloomlab-simd`'s docs).
+//!
 //! # Why this design
 //!
 //! A lookup that touches one cache line is what makes a filter fast once it no longer fits the
@@ -97,23 +105,31 @@
 //! eight probes in 256 bits and pays about 1.3× the FPR for the same bits). The measurements
 //! behind these choices and the earlier layouts are in `docs/design/blocked.md`; current
 //! figures are in `results/`.
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-use std::fmt;
+extern crate alloc;
 
+use alloc::{boxed::Box, format, vec::Vec};
+use core::fmt;
+
+#[cfg(all(feature = "std", target_has_atomic = "64"))]
 mod atomic;
+#[cfg(feature = "std")]
 mod parallel;
 mod view;
 
+#[cfg(all(feature = "std", target_has_atomic = "64"))]
 pub use atomic::AtomicBlockedBloomFilter;
+#[cfg(feature = "std")]
 pub use parallel::{PARALLEL_MAX_QUEUED, available_threads};
 pub use view::{BlockedBloomFilterView, BlockedFilterBytes};
 
 use bloomlab_core::Key;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
-use bloomlab_core::hash::{self, HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
+use bloomlab_core::hash::{self, HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, InlineKernel, LocalKernel, LocalProbe, PortableProbe};
 use bloomlab_core::{bits, math};
@@ -141,8 +157,8 @@ pub const SINGLE_LOOP_UP_TO: usize = 384 << 10;
 // of the block is bit `j & 63` of word `j >> 6`.
 use bloomlab_core::simd::Line as Block;
 
-const _: () = assert!(std::mem::size_of::<Block>() == BLOCK_BYTES);
-const _: () = assert!(std::mem::align_of::<Block>() == BLOCK_BYTES);
+const _: () = assert!(core::mem::size_of::<Block>() == BLOCK_BYTES);
+const _: () = assert!(core::mem::align_of::<Block>() == BLOCK_BYTES);
 
 /// The first layout's probes, and the per-block bit count.
 trait BlockOps {
@@ -403,7 +419,7 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
 }
 
 // 64 bytes on x86-64 and aarch64 (less where pointers are 32 bits or no inline kernel exists).
-const _: () = assert!(std::mem::size_of::<BlockedBloomFilter>() <= 64);
+const _: () = assert!(core::mem::size_of::<BlockedBloomFilter>() <= 64);
 
 /// What a blocked filter's lookups of the current layout do not read.
 #[derive(Clone)]
@@ -448,6 +464,7 @@ macro_rules! block_table_accessors {
         }
     };
 }
+#[cfg(all(feature = "std", target_has_atomic = "64"))]
 pub(crate) use block_table_accessors;
 
 bloomlab_core::default_scheme_constructors! {
@@ -527,7 +544,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// layout, kernel, count, capacity, target, scheme), kept behind one pointer so that the
     /// filter itself is 64 bytes. [`size_in_bytes`](bloomlab_core::Filter::size_in_bytes) counts the
     /// table only (its bits are the filter's `m`).
-    pub const HANDLE_HEAP_BYTES: usize = std::mem::size_of::<Cold<S>>();
+    pub const HANDLE_HEAP_BYTES: usize = core::mem::size_of::<Cold<S>>();
 
     /// The kernel single operations run inline: `"avx512"`, `"avx2"`, `"neon"`, or `"off"`
     /// when they take the out-of-line path (an earlier layout, `k` past the inline kernels,
@@ -1195,7 +1212,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
 /// any alignment.
 #[inline(always)]
 fn block_from_le_bytes(chunk: &[u8]) -> [u64; 8] {
-    std::array::from_fn(|i| {
+    core::array::from_fn(|i| {
         let mut a = [0u8; 8];
         a.copy_from_slice(&chunk[8 * i..8 * i + 8]);
         u64::from_le_bytes(a)

@@ -2,6 +2,7 @@
 //! the same way on the way in. Only schemes constructible with `Default` (unkeyed)
 //! deserialize; a keyed filter must be loaded from bytes with its secret.
 use super::*;
+use bloomlab_core::hash::SchemeDescriptor;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 #[derive(Serialize, Deserialize)]

@@ -1,6 +1,6 @@
 //! A read-only blocked filter answering straight from the bytes of its checked format.
 
-use std::fmt;
+use core::fmt;
 
 use bloomlab_core::Key;
 use bloomlab_core::error::Result;
@@ -60,7 +60,7 @@ struct ViewMeta<S: HashScheme> {
 impl<S: HashScheme> ViewMeta<S> {
     /// Validate `bytes` exactly as [`BlockedBloomFilter::from_bytes_with_scheme`] does; the
     /// block data's range within `bytes` and the fields.
-    fn validate(bytes: &[u8], scheme: S) -> Result<(std::ops::Range<usize>, Self)> {
+    fn validate(bytes: &[u8], scheme: S) -> Result<(core::ops::Range<usize>, Self)> {
         let e = Encoded::open(bytes, &scheme)?;
         validate_parts(e.k, e.block_ones(), e.count, e.capacity, e.target_fpr)?;
         // `e.data` is a subslice of `bytes`.
@@ -237,7 +237,7 @@ impl<S: HashScheme> fmt::Debug for BlockedBloomFilterView<'_, S> {
 #[derive(Clone)]
 pub struct BlockedFilterBytes<B: AsRef<[u8]>, S: HashScheme = Xxh3Scheme> {
     bytes: B,
-    data: std::ops::Range<usize>,
+    data: core::ops::Range<usize>,
     meta: ViewMeta<S>,
 }
 

@@ -194,6 +194,19 @@
 //! # }
 //! # Ok::<(), bloomlab::Error>(())
 //! ```
+//!
+//! # no_std
+//!
+//! The `std` feature (on by default) is forwarded to every variant crate. Without it,
+//! `default-features = false, features = ["classic", "blocked", …]` builds a `#![no_std]`
+//! crate that needs only `alloc` (for targets such as `thumbv7em-none-eabihf`) from the
+//! classic, blocked, split-block, counting, cuckoo, scalable, expandable and Ribbon filters.
+//! What needs std: the parallel builds (`from_keys`, `insert_parallel`), the atomic blocked
+//! filter (also 64-bit atomics), run-time CPU detection (without it the SIMD kernels are those
+//! the build's target features allow), and the `keyed` and `jvm` features, which turn `std`
+//! on (`serde` works without it). Without std the sizing formulas' `f64` functions come from
+//! `libm` ([`math::float`]).
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -206,9 +219,10 @@ pub use bloomlab_core::{
 pub use bloomlab_classic::{BloomFilter, BloomFilterView};
 
 #[cfg(feature = "blocked")]
-pub use bloomlab_blocked::{
-    AtomicBlockedBloomFilter, BlockedBloomFilter, BlockedBloomFilterView, BlockedFilterBytes,
-};
+pub use bloomlab_blocked::{BlockedBloomFilter, BlockedBloomFilterView, BlockedFilterBytes};
+
+#[cfg(all(feature = "blocked", feature = "std", target_has_atomic = "64"))]
+pub use bloomlab_blocked::AtomicBlockedBloomFilter;
 
 #[cfg(feature = "sbbf")]
 pub use bloomlab_sbbf::Sbbf;

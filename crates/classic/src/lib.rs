@@ -70,19 +70,32 @@
 //! saves cache misses, which cost more than mispredictions. Both give the definition's answers
 //! (`tests/batch.rs`). The measurements behind the choice, and the comparison with fastbloom's
 //! design, are in `docs/design/classic.md`; current figures are in `results/`.
+//!
+//! # no_std
+//!
+//! Without its default `std` feature the crate is `#![no_std]` and needs only `alloc`: everything
+//! but the parallel builds (`from_keys`, `insert_parallel`, `insert_parallel_with_threads`,
+//! [`PARALLEL_MAX_QUEUED`]), which need threads; the `f64` functions of the sizing formulas then
+//! come from `libm` (`bloomlab_core::math::float` says how that can differ).
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-use std::fmt;
+extern crate alloc;
 
+use alloc::{format, vec::Vec};
+use core::fmt;
+
+#[cfg(feature = "std")]
 mod parallel;
 
+#[cfg(feature = "std")]
 pub use parallel::PARALLEL_MAX_QUEUED;
 
 use bloomlab_core::bits::{BitArray, get_le_bit};
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
-use bloomlab_core::hash::{self, HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme};
+use bloomlab_core::hash::{self, HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd;
@@ -730,6 +743,7 @@ mod serde_impl {
     //! Only schemes constructible with `Default` (unkeyed) deserialize; a keyed filter must be
     //! loaded from bytes with its secret.
     use super::*;
+    use bloomlab_core::hash::SchemeDescriptor;
     use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

@@ -1,7 +1,8 @@
 //! A fixed-length bit array over `u64` words whose bits past the end are always zero
 //! (invariant 2 of the design: decoders check it, so two equal arrays have equal bytes).
 
-use std::fmt;
+use alloc::{format, vec::Vec};
+use core::fmt;
 
 use crate::error::{DecodeError, Error, Result};
 
@@ -230,7 +231,7 @@ fn check_units(
 
 /// `dst |= src`, word by word, over the shorter of the two (the union of two tables of one
 /// shape).
-pub fn or_into<W: Copy + std::ops::BitOrAssign>(dst: &mut [W], src: &[W]) {
+pub fn or_into<W: Copy + core::ops::BitOrAssign>(dst: &mut [W], src: &[W]) {
     for (a, &b) in dst.iter_mut().zip(src) {
         *a |= b;
     }

@@ -3,6 +3,7 @@
 //! Nothing in the library panics on user input: invalid parameters, incompatible
 //! operations and undecodable bytes all come back as one of these values.
 
+use alloc::{format, string::String};
 use thiserror::Error;
 
 /// Everything that can go wrong when building, combining, filling or decoding a filter.
@@ -164,4 +165,4 @@ impl DecodeError {
 }
 
 /// Result alias used throughout the workspace.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -24,7 +24,7 @@
 //! The cost is that the compiler does not stop an insert into a static filter; the typed
 //! error does, at run time, on the first try.
 
-use std::fmt;
+use core::fmt;
 
 use crate::error::Result;
 use crate::format::Variant;

@@ -26,7 +26,8 @@
 //! the format version (or the scheme id) together, in one commit, while the old version keeps
 //! decoding and answering exactly as before.
 
-use std::fmt;
+use alloc::{format, string::ToString, vec::Vec};
+use core::fmt;
 
 use xxhash_rust::xxh3::Xxh3;
 
@@ -424,7 +425,7 @@ impl<'a> Reader<'a> {
 
 /// Check a decoded probe count `k` (`1..=MAX_HASHES`, [`math::validate_hashes`](crate::math::validate_hashes)),
 /// as a [`DecodeError`] naming the field `k`.
-pub fn check_hashes(k: u32) -> std::result::Result<(), DecodeError> {
+pub fn check_hashes(k: u32) -> core::result::Result<(), DecodeError> {
     crate::math::validate_hashes(k)
         .map(|_| ())
         .map_err(|e| DecodeError::field("k", e.to_string()))

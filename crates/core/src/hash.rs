@@ -10,7 +10,7 @@
 //! without touching any filter logic. A scheme describes itself with a [`SchemeDescriptor`]
 //! that every byte format records, so a reader refuses a filter it would probe differently.
 
-use std::fmt;
+use core::fmt;
 
 use xxhash_rust::xxh3::{xxh3_64_with_seed, xxh3_128_with_seed};
 

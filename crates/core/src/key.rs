@@ -5,6 +5,8 @@
 //! little-endian bytes (`usize`/`isize` widened to 64 bits), so a filter built on one platform
 //! answers the same on another after a round trip through bytes.
 
+use alloc::{string::String, vec::Vec};
+
 /// A value that can be presented to a filter as bytes.
 ///
 /// ```

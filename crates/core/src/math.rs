@@ -23,6 +23,7 @@ pub mod blocked;
 pub mod classic;
 pub mod counting;
 pub mod cuckoo;
+pub mod float;
 pub mod ribbon;
 pub mod sbbf;
 pub mod scalable;

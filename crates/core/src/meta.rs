@@ -72,7 +72,8 @@
 //!
 //! Formats, serde representations and the inherent API are untouched by the migration.
 
-use std::fmt;
+use alloc::string::ToString;
+use core::fmt;
 
 use crate::error::Result;
 use crate::filter::{Filter, FilterParams};

@@ -10,9 +10,14 @@
 //! -p bloomlab-blocked loom`, as `.ci/run` runs it).
 //!
 //! Why a module and not a dependency's feature: two names to switch, one place to switch them.
+//!
+//! Needs the `std` feature; `AtomicU64` and its [`OrWord`] implementation also need a target
+//! with 64-bit atomics.
 
+#[cfg(all(not(loom), target_has_atomic = "64"))]
+pub use std::sync::atomic::AtomicU64;
 #[cfg(not(loom))]
-pub use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+pub use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 #[cfg(not(loom))]
 pub use std::sync::{Mutex, MutexGuard};
 #[cfg(not(loom))]
@@ -42,6 +47,7 @@ pub trait OrWord: Sync {
     fn load_relaxed(&self) -> u64;
 }
 
+#[cfg(target_has_atomic = "64")]
 impl OrWord for std::sync::atomic::AtomicU64 {
     #[inline(always)]
     fn or_relaxed(&self, mask: u64) -> u64 {

@@ -84,18 +84,30 @@
 //! assert_eq!(f.len(), 9_999);
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
+//!
+//! # no_std
+//!
+//! Without its default `std` feature the crate is `#![no_std]` and needs only `alloc`: everything
+//! but the parallel builds (`from_keys`, `insert_parallel`, `insert_parallel_with_threads`), which
+//! need threads; the `f64` functions of the sizing formulas then come from `libm`
+//! (`bloomlab_core::math::float` says how that can differ).
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-use std::fmt;
+extern crate alloc;
 
+use alloc::{format, vec::Vec};
+use core::fmt;
+
+#[cfg(feature = "std")]
 mod parallel;
 
 use bloomlab_classic::BloomFilter;
 use bloomlab_core::bits::BitArray;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
-use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme};
+use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::{Key, RemovableFilter, filter_glue};
@@ -595,6 +607,7 @@ mod serde_impl {
     //! serde support: the same fields as the byte format, validated the same way on the way
     //! in. Only schemes constructible with `Default` (unkeyed) deserialize.
     use super::*;
+    use bloomlab_core::hash::SchemeDescriptor;
     use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

@@ -128,16 +128,27 @@
 //! assert!((0..accepted).all(|k| f.might_contain(&k)));
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
+//!
+//! # no_std
+//!
+//! Without its default `std` feature the crate is `#![no_std]` and needs only `alloc`, with nothing
+//! left out; the `f64` functions of the sizing formulas then come from `libm`
+//! (`bloomlab_core::math::float` says how that can differ).
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+use alloc::{format, string::ToString, vec::Vec};
+
+extern crate alloc;
+
 mod table;
 
-use std::fmt;
+use core::fmt;
 
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
-use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, Xxh3Scheme, fastrange};
+use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::{Key, RemovableFilter, filter_glue};
@@ -549,6 +560,7 @@ mod serde_impl {
     //! Only schemes constructible with `Default` (unkeyed) deserialize; a keyed filter must be
     //! loaded from bytes with its secret.
     use super::*;
+    use bloomlab_core::hash::SchemeDescriptor;
     use bloomlab_core::meta::deserialize_checked;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

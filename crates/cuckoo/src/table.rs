@@ -5,6 +5,7 @@
 //! always read from two adjacent words without a branch; it is never serialized. The table knows nothing about keys or hashing: it reads, writes and finds
 //! fingerprints, and the filter decides where they go.
 
+use alloc::{format, string::ToString, vec::Vec};
 use bloomlab_core::bits::{words_for_bits, zeroed_words};
 use bloomlab_core::error::{DecodeError, Error, Result};
 
@@ -398,8 +399,8 @@ fn bytes_to_words(bytes: &[u8], bits: u64) -> Result<Vec<u64>, DecodeError> {
     Ok(words)
 }
 
-impl std::fmt::Debug for BucketTable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Debug for BucketTable {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("BucketTable")
             .field("num_buckets", &self.num_buckets)
             .field("fingerprint_bits", &self.f)

@@ -165,14 +165,31 @@
 //! assert_eq!(f.copies("hot"), 0);
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
+//!
+//! # no_std
+//!
+//! Without its default `std` feature the crate is `#![no_std]` and needs only `alloc`, with nothing
+//! left out; the `f64` functions of the sizing formulas then come from `libm`
+//! (`bloomlab_core::math::float` says how that can differ).
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
+
+use alloc::{
+    format,
+    string::{String, ToString},
+    vec::Vec,
+};
+#[cfg(not(feature = "std"))]
+use bloomlab_core::math::float::FloatMath as _;
+
+extern crate alloc;
 
 mod lanes;
 pub mod math;
 mod stash;
 
-use std::fmt;
+use core::fmt;
 
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
@@ -1177,7 +1194,7 @@ impl<S: HashScheme> FilterCore for ExpandableFilter<S> {
     }
 
     fn heap_bytes(&self) -> usize {
-        self.table.size_in_bytes() + self.stash.capacity() * std::mem::size_of::<Entry>()
+        self.table.size_in_bytes() + self.stash.capacity() * core::mem::size_of::<Entry>()
     }
 
     fn table_bits(&self) -> u64 {

@@ -62,7 +62,10 @@
 //! widen slowly enough for the sum to converge) with the shares chosen by (3) instead of a
 //! fixed `1/i²` series: (3) spends less at small `i`, where every measured growth lives.
 
+use alloc::{format, vec::Vec};
 use bloomlab_core::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use bloomlab_core::math::float::FloatMath as _;
 
 use crate::{ALT_BITS, MAX_FP_BITS, MAX_LOAD};
 

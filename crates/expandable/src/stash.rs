@@ -1,6 +1,7 @@
 //! The entries that found no room in the table, with a summary of their homes.
 
 use crate::Entry;
+use alloc::vec::Vec;
 
 /// The stash: entries out of the table, sorted by home then code, and a 64-bit summary of
 /// their homes that lets a lookup skip the search for almost every home while the stash
@@ -55,7 +56,7 @@ impl Stash {
     /// Take every entry out, leaving the stash empty.
     pub(crate) fn take(&mut self) -> Vec<Entry> {
         self.homes = 0;
-        std::mem::take(&mut self.entries)
+        core::mem::take(&mut self.entries)
     }
 
     /// Give back the spare capacity.
@@ -76,7 +77,7 @@ impl Stash {
     }
 }
 
-impl std::ops::Deref for Stash {
+impl core::ops::Deref for Stash {
     type Target = Vec<Entry>;
     fn deref(&self) -> &Vec<Entry> {
         &self.entries

@@ -16,7 +16,8 @@
 //! layout; in memory the owned filter keeps the same bits in blocks of 64 slots
 //! ([`Blocks64`]), which a query reads less of.
 
-use std::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
+use alloc::{format, vec, vec::Vec};
+use core::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 
 use bloomlab_core::error::{Error, Result};
 use bloomlab_core::simd::{self, ColumnQuery, Parity, ParityTask};
@@ -33,7 +34,7 @@ pub trait CoeffRow:
     + Shr<u32, Output = Self>
     + Send
     + Sync
-    + std::fmt::Debug
+    + core::fmt::Debug
     + 'static
 {
     /// `w`, the band width in bits.

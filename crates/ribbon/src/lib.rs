@@ -141,13 +141,27 @@
 //! assert!(view.might_contain(&42u64));
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
+//!
+//! # no_std
+//!
+//! Without its default `std` feature the crate is `#![no_std]` and needs only `alloc`, with nothing
+//! left out: the column kernels are then the ones the build's target features allow (no run-time
+//! CPU detection), and the `f64` functions of the sizing formulas come from `libm`
+//! (`bloomlab_core::math::float` says how that can differ).
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
+
+use alloc::{format, vec, vec::Vec};
+#[cfg(not(feature = "std"))]
+use bloomlab_core::math::float::FloatMath as _;
+
+extern crate alloc;
 
 pub mod band;
 mod view;
 
-use std::fmt;
+use core::fmt;
 
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};

@@ -1,7 +1,7 @@
 //! A filter answered straight from its bytes: a file read from disk (or mapped) is queried
 //! without copying or aligning the solution.
 
-use std::fmt;
+use core::fmt;
 
 use bloomlab_core::Key;
 use bloomlab_core::error::Result;

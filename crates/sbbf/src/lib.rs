@@ -142,10 +142,23 @@
 //! keys. A plausible cause, not verified: the eight bits of a key all derive from one 32-bit
 //! value, which the formula's independence assumption does not see. Within the 5σ bounds
 //! everywhere.
+//!
+//! # no_std
+//!
+//! Without its default `std` feature the crate is `#![no_std]` and needs only `alloc`, with nothing
+//! left out: the split-block kernel is then the one the build's target features allow (no run-time
+//! CPU detection), and the `f64` functions of the sizing formulas come from `libm`
+//! (`bloomlab_core::math::float` says how that can differ).
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-use std::fmt;
+extern crate alloc;
+
+use alloc::{format, string::ToString, vec::Vec};
+#[cfg(not(feature = "std"))]
+use bloomlab_core::math::float::FloatMath as _;
+use core::fmt;
 
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
@@ -246,8 +259,8 @@ pub fn hash_f64(value: f64) -> u64 {
 #[repr(C, align(32))]
 pub(crate) struct Block(pub(crate) [u32; 8]);
 
-const _: () = assert!(std::mem::size_of::<Block>() == BLOCK_BYTES);
-const _: () = assert!(std::mem::align_of::<Block>() == BLOCK_BYTES);
+const _: () = assert!(core::mem::size_of::<Block>() == BLOCK_BYTES);
+const _: () = assert!(core::mem::align_of::<Block>() == BLOCK_BYTES);
 
 impl AsRef<[u32; 8]> for Block {
     fn as_ref(&self) -> &[u32; 8] {

@@ -21,6 +21,7 @@
 //! allocates; this is the one hand-written decoder of the crate, tested against the bytes the
 //! `parquet` crate writes and against damaged input.
 
+use alloc::{format, string::String, vec::Vec};
 use bloomlab_core::DecodeError;
 
 /// Compact-protocol type ids.

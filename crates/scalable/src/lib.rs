@@ -54,10 +54,22 @@
 //! assert_eq!(g.config().growth, 4);
 //! # Ok::<(), bloomlab_core::Error>(())
 //! ```
+//!
+//! # no_std
+//!
+//! Without its default `std` feature the crate is `#![no_std]` and needs only `alloc`, with nothing
+//! left out; the `f64` functions of the sizing formulas then come from `libm`
+//! (`bloomlab_core::math::float` says how that can differ).
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-use std::fmt;
+extern crate alloc;
+
+use alloc::{format, string::ToString, vec::Vec};
+#[cfg(not(feature = "std"))]
+use bloomlab_core::math::float::FloatMath as _;
+use core::fmt;
 
 use bloomlab_core::bits::BitArray;
 use bloomlab_core::error::{DecodeError, Error, Result};

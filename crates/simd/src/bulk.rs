@@ -23,8 +23,9 @@
 //! machine has AVX-512. No crate hashes many short keys in lanes, so the lanes are written
 //! here, with the workspace's other vector kernels.
 
+use alloc::vec::Vec;
 #[cfg(target_arch = "x86_64")]
-use std::arch::x86_64::{
+use core::arch::x86_64::{
     __m512i, __mmask8, _mm512_add_epi64, _mm512_cmplt_epu64_mask, _mm512_loadu_epi64,
     _mm512_mask_storeu_epi64, _mm512_maskz_compress_epi64, _mm512_maskz_loadu_epi64,
     _mm512_mul_epu32, _mm512_mullo_epi64, _mm512_rol_epi64, _mm512_set1_epi64, _mm512_slli_epi64,
@@ -383,7 +384,7 @@ fn owners<const S: usize, const C: usize>(
 ) -> [Owner<S>; C] {
     assert_eq!(bounds.len(), C + 1, "one bound more than owners");
     let mut each = bounds[1..].iter().zip(lists);
-    std::array::from_fn(|_| {
+    core::array::from_fn(|_| {
         let (&end, (starts, len)) = each.next().expect("a list per owner");
         Owner {
             end: _mm512_set1_epi64(end as i64),
@@ -503,7 +504,7 @@ fn load_tail(w: &[u64]) -> (__m512i, __mmask8) {
 #[target_feature(enable = "avx512f")]
 fn in_every_lane(x: &u64) -> __m512i {
     // SAFETY: `x` is a reference: aligned, readable.
-    _mm512_set1_epi64(unsafe { std::ptr::read_volatile(x) } as i64)
+    _mm512_set1_epi64(unsafe { core::ptr::read_volatile(x) } as i64)
 }
 
 /// One step of [`route_one_hash_avx512`]: the blocks of the hashes `x` among `*n` and their

@@ -1,13 +1,35 @@
 //! What this CPU runs: one function per instruction-set extension a kernel needs (std's
 //! `is_x86_feature_detected!`, which caches the CPUID probe, so each test is a relaxed load),
 //! and [`VectorPaths`], the whole picture at once, which tests print and check.
+//!
+//! Without the `std` feature there is no run-time detection: an x86-64 build runs the
+//! kernels of the target features it was compiled with (`-C target-feature=+avx2`,
+//! `-C target-cpu=…`), and the portable twins otherwise.
+
+use alloc::vec::Vec;
+
+/// Whether the x86 feature `$f` is there: std's cached run-time test, or without std
+/// whether this build enables it.
+#[cfg(target_arch = "x86_64")]
+macro_rules! x86_has {
+    ($f:tt) => {{
+        #[cfg(feature = "std")]
+        {
+            std::arch::is_x86_feature_detected!($f)
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            cfg!(target_feature = $f)
+        }
+    }};
+}
 
 /// Whether this CPU runs the AVX2 kernels.
 #[inline]
 pub fn has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2")
+        x86_has!("avx2")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -16,12 +38,12 @@ pub fn has_avx2() -> bool {
 }
 
 /// The CPU runs AVX-512 Foundation instructions on 512-bit registers and the OS saves
-/// their state (std's detection checks both).
+/// their state (std's detection checks both; without std, whether the build enables it).
 #[inline]
 pub fn has_avx512f() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx512f")
+        x86_has!("avx512f")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -46,7 +68,7 @@ pub fn has_neon() -> bool {
 pub fn has_avx512vl() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        has_avx512f() && std::arch::is_x86_feature_detected!("avx512vl")
+        has_avx512f() && x86_has!("avx512vl")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -59,7 +81,7 @@ pub fn has_avx512vl() -> bool {
 pub fn has_popcnt() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("popcnt")
+        x86_has!("popcnt")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -73,7 +95,7 @@ pub fn has_popcnt() -> bool {
 pub fn has_avx512_popcnt() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        has_avx512f() && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+        has_avx512f() && x86_has!("avx512vpopcntdq")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -87,7 +109,7 @@ pub fn has_avx512_popcnt() -> bool {
 pub fn has_avx512dq() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        has_avx512f() && std::arch::is_x86_feature_detected!("avx512dq")
+        has_avx512f() && x86_has!("avx512dq")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -184,7 +206,8 @@ pub const REQUIRE_ENV: &str = "BLOOMLAB_REQUIRE_SIMD";
 impl VectorPaths {
     /// The paths [`REQUIRE_ENV`] names that this value lacks, in the order named; a name
     /// [`VectorPaths`] does not know counts as lacking (so a typo fails rather than passes).
-    /// Empty when the variable is unset.
+    /// Empty when the variable is unset. (With the `std` feature: it reads the environment.)
+    #[cfg(feature = "std")]
     pub fn missing_required(self) -> Vec<String> {
         let list = std::env::var(REQUIRE_ENV).unwrap_or_default();
         let mut out = Vec::new();
@@ -204,8 +227,8 @@ impl VectorPaths {
     }
 }
 
-impl std::fmt::Display for VectorPaths {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for VectorPaths {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let names = self.names();
         if names.is_empty() {
             f.write_str("portable only")

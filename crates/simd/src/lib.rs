@@ -50,6 +50,15 @@
 //!    may not. Each block lists every register it changes; blocks ending in `vzeroupper`
 //!    declare all sixteen vector registers clobbered (`asm_then_vzeroupper!`).
 //!
+//! # no_std
+//!
+//! Without its default `std` feature the crate is `#![no_std]` and needs only `alloc`. The
+//! feature gates run-time CPU detection: without it, the `has_*` functions answer whether the
+//! build enables the feature (`-C target-feature`, `-C target-cpu`), so an x86-64 build runs
+//! the kernels it was compiled for and the portable twins otherwise; NEON, part of the
+//! aarch64 baseline, is chosen as before. [`VectorPaths::missing_required`] (it reads the
+//! environment) needs std, and [`SharedLine`] a target with 64-bit atomics.
+//!
 //! # Why this design
 //!
 //! Keeping all of it in one small crate puts every unsafe line behind one module boundary
@@ -75,7 +84,10 @@
 //! simd::local_insert_scalar(&mut other, 0xdead_beef, 6);
 //! assert_eq!(block, other);
 //! ```
+#![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
+
+extern crate alloc;
 
 /// `std::arch::asm!` for a block whose template ends in `vzeroupper`, with all sixteen vector
 /// registers declared clobbered after the operands given (which end with a comma):
@@ -86,7 +98,7 @@
 #[cfg(target_arch = "x86_64")]
 macro_rules! asm_then_vzeroupper {
     ($($args:tt)*) => {
-        std::arch::asm!(
+        core::arch::asm!(
             $($args)*
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
             out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
@@ -109,7 +121,7 @@ pub(crate) use asm_then_vzeroupper;
 #[allow(clippy::transmute_int_to_bool)]
 pub(crate) unsafe fn flag_to_bool(hit: u8) -> bool {
     // SAFETY: the caller guarantees 0 or 1, the two valid `bool` bytes.
-    unsafe { std::mem::transmute::<u8, bool>(hit) }
+    unsafe { core::mem::transmute::<u8, bool>(hit) }
 }
 
 mod bulk;
@@ -135,7 +147,9 @@ pub use detect::{
     REQUIRE_ENV, VectorPaths, has_avx2, has_avx512_popcnt, has_avx512dq, has_avx512f, has_avx512vl,
     has_neon, has_popcnt,
 };
-pub use lines::{Line, LineKind, Lines, SharedLine, zeroed_lines};
+#[cfg(target_has_atomic = "64")]
+pub use lines::SharedLine;
+pub use lines::{Line, LineKind, Lines, zeroed_lines};
 #[cfg(target_arch = "x86_64")]
 pub use local::Avx2Probe;
 pub use local::{

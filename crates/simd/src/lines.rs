@@ -1,34 +1,39 @@
 //! Cache-line storage for the blocked filters: [`Line`], its shared (atomic) twin
 //! [`SharedLine`], and [`Lines`], a 64-byte-aligned, zero-initialised array of either.
 
+use alloc::vec::Vec;
+
 /// One 64-byte cache line: eight `u64` words, 64-byte aligned (the blocked filter's block).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(C, align(64))]
 pub struct Line(pub [u64; 8]);
 
-const _: () = assert!(std::mem::size_of::<Line>() == 64 && std::mem::align_of::<Line>() == 64);
+const _: () = assert!(core::mem::size_of::<Line>() == 64 && core::mem::align_of::<Line>() == 64);
 
 /// A [`Line`] that threads share: eight [`AtomicU64`](std::sync::atomic::AtomicU64) words,
 /// 64-byte aligned, the same bits in the same order (an atomic blocked filter's block).
 /// [`LocalKernel::contains_shared`](crate::LocalKernel::contains_shared) answers from it at
-/// the cost of a [`Line`] lookup.
+/// the cost of a [`Line`] lookup. Only on targets with 64-bit atomics.
+#[cfg(target_has_atomic = "64")]
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
-pub struct SharedLine(pub [std::sync::atomic::AtomicU64; 8]);
+pub struct SharedLine(pub [core::sync::atomic::AtomicU64; 8]);
 
+#[cfg(target_has_atomic = "64")]
 const _: () =
-    assert!(std::mem::size_of::<SharedLine>() == 64 && std::mem::align_of::<SharedLine>() == 64);
+    assert!(core::mem::size_of::<SharedLine>() == 64 && core::mem::align_of::<SharedLine>() == 64);
 
+#[cfg(target_has_atomic = "64")]
 impl SharedLine {
     /// A shared line holding `line`'s words.
     pub fn new(line: Line) -> Self {
-        SharedLine(line.0.map(std::sync::atomic::AtomicU64::new))
+        SharedLine(line.0.map(core::sync::atomic::AtomicU64::new))
     }
 
     /// The eight words, each read once with a relaxed load.
     #[inline(always)]
     pub fn load(&self) -> [u64; 8] {
-        std::array::from_fn(|i| self.0[i].load(std::sync::atomic::Ordering::Relaxed))
+        core::array::from_fn(|i| self.0[i].load(core::sync::atomic::Ordering::Relaxed))
     }
 }
 
@@ -55,16 +60,16 @@ pub fn zeroed_lines(n: usize) -> Option<Lines> {
     // An empty table still holds one line's memory, its spare line ([`Lines::fastrange`]).
     let bytes = n
         .max(1)
-        .checked_mul(std::mem::size_of::<Line>())?
+        .checked_mul(core::mem::size_of::<Line>())?
         .checked_add(LINES_SLACK)?;
-    let layout = std::alloc::Layout::from_size_align(bytes, LINES_ALLOC_ALIGN).ok()?;
+    let layout = core::alloc::Layout::from_size_align(bytes, LINES_ALLOC_ALIGN).ok()?;
     // SAFETY: `layout` has a non-zero size (at least 64 + 48 bytes, for `n` = 0 too).
-    let raw = std::ptr::NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
-    let offset = raw.as_ptr().align_offset(std::mem::align_of::<Line>());
+    let raw = core::ptr::NonNull::new(unsafe { alloc::alloc::alloc_zeroed(layout) })?;
+    let offset = raw.as_ptr().align_offset(core::mem::align_of::<Line>());
     // A 16-byte aligned address is at most 48 bytes below the next 64-byte boundary.
     if offset > LINES_SLACK {
         // SAFETY: `raw` was allocated just above with `layout`.
-        unsafe { std::alloc::dealloc(raw.as_ptr(), layout) };
+        unsafe { alloc::alloc::dealloc(raw.as_ptr(), layout) };
         return None;
     }
     // SAFETY: `raw + offset` is 64-byte aligned and `offset + 64·max(n, 1) ≤ bytes`, inside the
@@ -83,7 +88,7 @@ pub fn zeroed_lines(n: usize) -> Option<Lines> {
 const LINES_ALLOC_ALIGN: usize = 16;
 /// Bytes [`zeroed_lines`] asks for beyond the lines: the most a 16-byte aligned address can
 /// be below a 64-byte boundary.
-const LINES_SLACK: usize = std::mem::align_of::<Line>() - LINES_ALLOC_ALIGN;
+const LINES_SLACK: usize = core::mem::align_of::<Line>() - LINES_ALLOC_ALIGN;
 
 /// An owned, 64-byte aligned table of [`Line`]s (or of [`SharedLine`]s, the same bits
 /// shared by threads): the lines of a zeroed allocation of [`zeroed_lines`], or of a
@@ -96,11 +101,11 @@ const LINES_SLACK: usize = std::mem::align_of::<Line>() - LINES_ALLOC_ALIGN;
 pub struct Lines<T: LineKind = Line> {
     /// The first of `len` lines, inside the allocation `raw` of `layout`, owned; with
     /// `len = 0`, one zero line all the same (the spare line of [`fastrange`](Lines::fastrange)).
-    start: std::ptr::NonNull<T>,
+    start: core::ptr::NonNull<T>,
     len: usize,
-    raw: std::ptr::NonNull<u8>,
+    raw: core::ptr::NonNull<u8>,
     /// Never zero-sized: every table owns an allocation.
-    layout: std::alloc::Layout,
+    layout: core::alloc::Layout,
 }
 
 /// The two kinds of line a [`Lines`] table holds: 64 bytes, 64-byte aligned, valid when
@@ -115,11 +120,13 @@ pub unsafe trait LineKind: sealed::Sealed + Sized {}
 unsafe impl LineKind for Line {}
 // SAFETY: `SharedLine` is `repr(C, align(64))` over `[AtomicU64; 8]` (asserted above), and an
 // `AtomicU64` has the size, alignment and bit validity of a `u64`.
+#[cfg(target_has_atomic = "64")]
 unsafe impl LineKind for SharedLine {}
 
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::Line {}
+    #[cfg(target_has_atomic = "64")]
     impl Sealed for super::SharedLine {}
 }
 
@@ -128,7 +135,7 @@ impl<T: LineKind> Lines<T> {
     /// an atomic filter's and back in O(1). Sound because the table is owned (no reference
     /// into it exists) and both kinds have the same layout and bits.
     pub fn cast<U: LineKind>(self) -> Lines<U> {
-        let this = std::mem::ManuallyDrop::new(self);
+        let this = core::mem::ManuallyDrop::new(self);
         Lines {
             start: this.start.cast(),
             len: this.len,
@@ -177,21 +184,21 @@ impl<T: LineKind> Lines<T> {
     }
 }
 
-impl<T: LineKind> std::ops::Deref for Lines<T> {
+impl<T: LineKind> core::ops::Deref for Lines<T> {
     type Target = [T];
     #[inline(always)]
     fn deref(&self) -> &[T] {
         // SAFETY: `start` points to `len` initialised lines (zeroed memory is a valid `Line`)
         // inside the allocation this value owns, alive until it drops.
-        unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
+        unsafe { core::slice::from_raw_parts(self.start.as_ptr(), self.len) }
     }
 }
 
-impl<T: LineKind> std::ops::DerefMut for Lines<T> {
+impl<T: LineKind> core::ops::DerefMut for Lines<T> {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut [T] {
         // SAFETY: as in `deref`; `&mut self` makes the borrow unique.
-        unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
+        unsafe { core::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
     }
 }
 
@@ -201,7 +208,7 @@ impl<T: LineKind> Drop for Lines<T> {
             // SAFETY: `raw` was allocated by the global allocator with `layout` (by
             // `zeroed_lines`, or by the `Vec` it was taken from) and is freed once, here
             // (`Line` has no destructor to run).
-            unsafe { std::alloc::dealloc(self.raw.as_ptr(), self.layout) };
+            unsafe { alloc::alloc::dealloc(self.raw.as_ptr(), self.layout) };
         }
     }
 }
@@ -213,15 +220,15 @@ impl From<Vec<Line>> for Lines<Line> {
             // No line to stand for the spare one ([`Lines::fastrange`]): an empty table of
             // its own, which has it.
             return zeroed_lines(0).unwrap_or_else(|| {
-                std::alloc::handle_alloc_error(std::alloc::Layout::new::<Line>())
+                alloc::alloc::handle_alloc_error(core::alloc::Layout::new::<Line>())
             });
         }
-        let mut v = std::mem::ManuallyDrop::new(v);
+        let mut v = core::mem::ManuallyDrop::new(v);
         let (len, cap) = (v.len(), v.capacity());
-        let start = std::ptr::NonNull::new(v.as_mut_ptr()).expect("a Vec's pointer is non-null");
+        let start = core::ptr::NonNull::new(v.as_mut_ptr()).expect("a Vec's pointer is non-null");
         // A `Vec<Line>` with capacity `cap > 0` (here `cap ≥ len ≥ 1`) holds an allocation of
         // exactly this layout.
-        let layout = std::alloc::Layout::array::<Line>(cap).expect("the Vec exists");
+        let layout = core::alloc::Layout::array::<Line>(cap).expect("the Vec exists");
         Lines {
             start,
             len,
@@ -239,7 +246,7 @@ impl FromIterator<Line> for Lines<Line> {
 
 impl<'a, T: LineKind> IntoIterator for &'a Lines<T> {
     type Item = &'a T;
-    type IntoIter = std::slice::Iter<'a, T>;
+    type IntoIter = core::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
     }
@@ -247,7 +254,7 @@ impl<'a, T: LineKind> IntoIterator for &'a Lines<T> {
 
 impl<'a, T: LineKind> IntoIterator for &'a mut Lines<T> {
     type Item = &'a mut T;
-    type IntoIter = std::slice::IterMut<'a, T>;
+    type IntoIter = core::slice::IterMut<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
         self.iter_mut()
     }
@@ -267,8 +274,8 @@ impl PartialEq for Lines<Line> {
 
 impl Eq for Lines<Line> {}
 
-impl<T: LineKind + std::fmt::Debug> std::fmt::Debug for Lines<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl<T: LineKind + core::fmt::Debug> core::fmt::Debug for Lines<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
 }

@@ -8,7 +8,7 @@
 pub fn prefetch<T>(p: &T) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
     {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         // SAFETY: `_mm_prefetch` is an `unsafe fn` only because it is a `#[target_feature(sse)]`
         // intrinsic; SSE is enabled for this build (checked by the `cfg` above). A prefetch
         // never dereferences in the language sense and cannot fault, and `p` is a valid
@@ -59,7 +59,7 @@ pub fn pipeline<T, H: Copy, const D: usize>(
         }
         return;
     }
-    let mut ring: [H; D] = std::array::from_fn(|i| {
+    let mut ring: [H; D] = core::array::from_fn(|i| {
         let h = hash(&items[i.min(n - 1)]);
         prefetch_for(&h);
         h

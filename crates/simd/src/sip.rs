@@ -113,7 +113,7 @@ pub fn sip24_x8_avx2(k0: u64, k1: u64, words: &[u64; 8]) -> Option<[u64; 8]> {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{INIT, LENGTH_BLOCK};
-    use std::arch::x86_64::{
+    use core::arch::x86_64::{
         __m256i, __m512i, _mm256_add_epi64, _mm256_loadu_si256, _mm256_or_si256,
         _mm256_set1_epi64x, _mm256_setr_epi8, _mm256_shuffle_epi8, _mm256_shuffle_epi32,
         _mm256_slli_epi64, _mm256_srli_epi64, _mm256_storeu_si256, _mm256_xor_si256,

@@ -23,7 +23,7 @@ pub const PARQUET_SALTS: [u32; 8] = [
 /// bit `(h · salts[i]) >> 27` (portable definition; also the insert's and lookup's masks).
 #[inline]
 pub fn split_block_mask(h: u32, salts: &[u32; 8]) -> [u32; 8] {
-    std::array::from_fn(|i| 1u32 << (h.wrapping_mul(salts[i]) >> 27))
+    core::array::from_fn(|i| 1u32 << (h.wrapping_mul(salts[i]) >> 27))
 }
 
 /// Every bit of [`split_block_mask`] is set in `block` (portable definition).
@@ -324,7 +324,7 @@ mod neon {
 /// signatures: every pointer they read comes from a reference of the right size).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use std::arch::x86_64::*;
+    use core::arch::x86_64::*;
 
     /// The eight split-block masks of `h` as one vector.
     #[inline]

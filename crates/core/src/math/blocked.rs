@@ -19,7 +19,10 @@
 //! ```
 
 use crate::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use crate::math::float::FloatMath as _;
 use crate::math::*;
+use alloc::format;
 
 mod chain;
 mod dd;

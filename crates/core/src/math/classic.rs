@@ -15,7 +15,10 @@
 //! ```
 
 use crate::error::Result;
+#[cfg(not(feature = "std"))]
+use crate::math::float::FloatMath as _;
 use crate::math::*;
+
 /// Bits per item a classic Bloom filter needs for FPR `p` at the optimal `k`:
 /// `−ln p / (ln 2)^2` (Bloom 1970; at the optimum k = (m/n)·ln 2, FPR = 2^(−k), so
 /// m/n = log2(1/p)/ln 2). Independent of `n`: 9.585 at 1 %, +4.79 per 10× lower `p`.
@@ -36,7 +39,7 @@ pub fn classic_bits(n: u64, p: f64) -> Result<u64> {
 /// most [`MAX_HASHES`] (derivative of (1 − e^(−kn/m))^k in k vanishes at k = (m/n) ln 2).
 pub fn classic_hashes(m: u64, n: u64) -> u32 {
     let n = n.max(1) as f64;
-    let k = (m as f64 / n * std::f64::consts::LN_2).round();
+    let k = (m as f64 / n * core::f64::consts::LN_2).round();
     (k as u32).clamp(1, MAX_HASHES)
 }
 
@@ -72,7 +75,7 @@ pub fn estimate_cardinality(m: u64, k: u32, ones: u64) -> f64 {
 /// Design capacity implied by `m` and `k`: the `n` for which `k` is optimal,
 /// `n = m·ln 2 / k` (invert k = (m/n)·ln 2). At this load about half the bits are set.
 pub fn classic_capacity(m: u64, k: u32) -> u64 {
-    ((m as f64 * std::f64::consts::LN_2 / f64::from(k.max(1))).floor() as u64).max(1)
+    ((m as f64 * core::f64::consts::LN_2 / f64::from(k.max(1))).floor() as u64).max(1)
 }
 
 #[cfg(test)]

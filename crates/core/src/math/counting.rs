@@ -11,6 +11,9 @@
 //! assert!((mean - 0.693).abs() < 1e-3);
 //! ```
 
+#[cfg(not(feature = "std"))]
+use crate::math::float::FloatMath as _;
+
 /// Mean of one counter of a counting filter after `n` distinct inserts of `k` probes into `m`
 /// counters: `λ = k·n/m` (each of the k·n increments picks a counter uniformly). At the
 /// optimal load λ = ln 2.
@@ -73,7 +76,7 @@ pub fn counting_overflow_bound(m: u64, threshold: u32) -> f64 {
         return 1.0;
     }
     let j = f64::from(threshold);
-    let per_counter = (std::f64::consts::E * std::f64::consts::LN_2 / j).powf(j);
+    let per_counter = (core::f64::consts::E * core::f64::consts::LN_2 / j).powf(j);
     (m as f64 * per_counter).min(1.0)
 }
 

@@ -11,7 +11,10 @@
 //! ```
 
 use crate::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use crate::math::float::FloatMath as _;
 use crate::math::*;
+use alloc::format;
 
 /// Fingerprint bits for FPR `p` with `bucket_size` slots per bucket: `f = ceil(log2(2b/p))`
 /// (a lookup compares against at most 2b fingerprints, each matching with probability 2^(−f),

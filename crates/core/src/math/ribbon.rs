@@ -11,7 +11,10 @@
 //! ```
 
 use crate::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use crate::math::float::FloatMath as _;
 use crate::math::*;
+use alloc::format;
 
 /// Largest Ribbon result width `r` (the FPR floor is `2^-32`).
 pub const RIBBON_MAX_RESULT_BITS: u32 = 32;

@@ -24,9 +24,12 @@
 //! rounding usually adds enough slack to hide it.
 
 use crate::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use crate::math::float::FloatMath as _;
 use crate::math::{
     PoissonPmf, bits_for_bits_per_item, poisson_upper, validate_fpr, validate_items,
 };
+use alloc::format;
 
 /// Bits per SBBF block.
 pub const SBBF_BLOCK_BITS: u32 = 256;

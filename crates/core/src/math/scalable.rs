@@ -14,7 +14,10 @@
 //! ```
 
 use crate::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use crate::math::float::FloatMath as _;
 use crate::math::*;
+use alloc::format;
 
 /// FPR of stage `i` (0-based) for an overall target `p` and tightening ratio `r`:
 /// `p0·r^i` with `p0 = p·(1 − r)`, so that Σ p0·r^i = p0/(1 − r) = p.
@@ -45,7 +48,7 @@ pub fn scalable_stage_size(stage_items: u64, stage_fpr: f64) -> Result<(u64, u32
     let n = validate_items(stage_items)?;
     let p = validate_fpr(stage_fpr)?;
     let k = (-p.log2()).ceil().max(1.0);
-    let m = bits_from_f64((n as f64 * k / std::f64::consts::LN_2).ceil())?;
+    let m = bits_from_f64((n as f64 * k / core::f64::consts::LN_2).ceil())?;
     Ok((m, scalable_stage_hashes(p)?))
 }
 
@@ -54,7 +57,7 @@ pub fn scalable_stage_size(stage_items: u64, stage_fpr: f64) -> Result<(u64, u32
 /// capacity and its growth trigger coincide. Errors on `n_i = 0` or an `m` past `u64`.
 pub fn scalable_stage_bits(stage_items: u64, hashes: u32) -> Result<u64> {
     let n = validate_items(stage_items)?;
-    bits_from_f64((n as f64 * f64::from(hashes.max(1)) / std::f64::consts::LN_2).ceil())
+    bits_from_f64((n as f64 * f64::from(hashes.max(1)) / core::f64::consts::LN_2).ceil())
 }
 
 /// Compound FPR of a chain whose stages have FPRs `stage_fprs`: `1 − Π(1 − p_i)` (a

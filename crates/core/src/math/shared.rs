@@ -15,12 +15,16 @@
 //! ```
 
 use crate::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use crate::math::float::FloatMath as _;
+use alloc::format;
+
 /// The largest number of probes any filter here accepts. k grows as log2(1/p)·ln 2 / ln 2 ≈
 /// log2(1/p); 64 probes already means p ≈ 2^-64, far below anything measurable.
 pub const MAX_HASHES: u32 = 64;
 
 /// `(ln 2)^2`, the constant in the classic sizing formula.
-pub(in crate::math) const LN2_SQUARED: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
+pub(in crate::math) const LN2_SQUARED: f64 = core::f64::consts::LN_2 * core::f64::consts::LN_2;
 
 /// Check that `p` is a usable target FPR: finite and strictly between 0 and 1.
 pub fn validate_fpr(p: f64) -> Result<f64> {

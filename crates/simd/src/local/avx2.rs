@@ -2,7 +2,7 @@
 //! [`run_local`](crate::run_local) inlines into a batch compiled with AVX2 enabled. Every
 //! function requires a CPU with AVX2 (check [`crate::has_avx2`] first); that is their only
 //! safety requirement (every pointer they read comes from a reference of the right size).
-use std::arch::x86_64::*;
+use core::arch::x86_64::*;
 
 use super::{LOCAL_MAX_PROBES, LOCAL_POWERS};
 

@@ -18,7 +18,9 @@
 #[cfg(target_arch = "x86_64")]
 use super::LOCAL_POWERS;
 use super::{local_contains, local_contains_scalar, local_insert, local_insert_scalar};
-use crate::{SharedLine, has_avx2, has_avx512vl};
+#[cfg(target_has_atomic = "64")]
+use crate::SharedLine;
+use crate::{has_avx2, has_avx512vl};
 
 mod fast;
 pub use fast::InlineKernel;
@@ -63,9 +65,9 @@ struct InsertConsts {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl std::fmt::Debug for InsertConsts {
+impl core::fmt::Debug for InsertConsts {
     /// The row's `k` (its first lane past `k`), not its 64 numbers.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let k = self.past.iter().take_while(|&&p| p == 0).count();
         f.debug_struct("InsertConsts").field("k", &k).finish()
     }
@@ -387,6 +389,7 @@ impl LocalKernel {
     /// `asm!` block is opaque to the compiler (it assumes only that the block reads memory),
     /// and bits only ever go from 0 to 1, so any mix of old and new words is a set of bits
     /// that were all inserted. The other kernels read the words with relaxed loads.
+    #[cfg(target_has_atomic = "64")]
     #[inline(always)]
     pub fn contains_shared(&self, block: &SharedLine, h: u32, k: u32) -> bool {
         // The common cases first, as in `contains`.
@@ -411,6 +414,7 @@ impl LocalKernel {
     /// The other kernels, out of line: inlined (even the two-round one alone), they keep
     /// LLVM from moving the kernel test out of a loop of lookups, which then costs 8–10 % in
     /// L1 at `k ≤ 8` (a taken branch per lookup); out of line, `9 ≤ k ≤ 16` pays a call.
+    #[cfg(target_has_atomic = "64")]
     #[inline(never)]
     fn contains_shared_other(&self, block: &SharedLine, h: u32, k: u32) -> bool {
         #[cfg(target_arch = "x86_64")]
@@ -728,7 +732,7 @@ unsafe fn asm_contains_round2_avx512(block: *const u64, h: u32, lanes: &[u32; 8]
 #[inline]
 #[target_feature(enable = "avx512f")]
 unsafe fn contains_round1_avx512_called(block: &[u64; 8], h: u32, c: &InsertConsts) -> bool {
-    use std::arch::x86_64::*;
+    use core::arch::x86_64::*;
     // SAFETY: 32 readable bytes at `c.pow` and `c.ones`, 64 at `block`; unaligned loads.
     let (pow, ones, line) = unsafe {
         (
@@ -754,7 +758,7 @@ unsafe fn contains_round1_avx512_called(block: &[u64; 8], h: u32, c: &InsertCons
 #[inline]
 #[target_feature(enable = "avx512f")]
 unsafe fn contains_round2_avx512(block: &[u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
-    use std::arch::x86_64::*;
+    use core::arch::x86_64::*;
     // SAFETY: 64 readable bytes at `LOCAL_POWERS` (of 256) and `block`, 32 at `LANE_ONES[8]`
     // and `lanes`; unaligned loads.
     let (pow, line, full, last) = unsafe {
@@ -840,7 +844,7 @@ unsafe fn asm_contains_round2(block: *const u64, h: u32, lanes: &[u32; 8]) -> bo
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn contains_round2_avx2_called(block: &[u64; 8], h: u32, lanes: &[u32; 8]) -> bool {
-    use std::arch::x86_64::*;
+    use core::arch::x86_64::*;
     // SAFETY: 64 readable bytes at `LOCAL_POWERS` (of 256) and `block`, 32 at `LANE_ONES[8]`
     // and `lanes`; unaligned loads.
     let (p0, p1, lo, hi, full, last) = unsafe {
@@ -991,7 +995,7 @@ macro_rules! insert_avx512 {
         #[inline(always)]
         unsafe fn $name(block: &mut [u64; 8], h: u32, c: &InsertConsts) -> bool {
             let missed: u8;
-            let mut buf = std::mem::MaybeUninit::<[u32; $words]>::uninit();
+            let mut buf = core::mem::MaybeUninit::<[u32; $words]>::uninit();
             // SAFETY: the caller guarantees AVX-512F. Reads: the 256-byte `InsertConsts` `c`
             // (bytes 0..4·`$words`, 64..128, 128..128 + 4·`$words` and 192..196), `buf` after the
             // assembly wrote all of it (4·`$words` bytes), and `block`'s 64 bytes; writes: `buf`
@@ -1040,7 +1044,7 @@ unsafe fn insert_avx512_called(
     pairs: u8,
     round2: bool,
 ) -> bool {
-    use std::arch::x86_64::*;
+    use core::arch::x86_64::*;
     // SAFETY: 64 readable bytes at each row of `c` and at `block`; unaligned loads.
     let (pow, tops, past, line) = unsafe {
         (
@@ -1207,7 +1211,7 @@ macro_rules! avx2_insert {
         #[inline(always)]
         unsafe fn $name(block: &mut [u64; 8], h: u32, c: &InsertConsts) -> bool {
             let new: u8;
-            let mut buf = std::mem::MaybeUninit::<[u32; $slots]>::uninit();
+            let mut buf = core::mem::MaybeUninit::<[u32; $slots]>::uninit();
             // SAFETY: the caller guarantees AVX2. Reads: `block` (64 bytes, two unaligned
             // 32-byte loads), `c`, a 256-byte `InsertConsts` (powers at 0..64, word tops at
             // 64..128, lanes-past-`k` row at 128..192, top bit at 192..196; each template

@@ -101,8 +101,8 @@ impl Parity for CountOnesParity {
         // SAFETY: `l` and `h` are references, so 16 readable bytes each.
         unsafe {
             x86::column(
-                std::ptr::from_ref(l).cast(),
-                std::ptr::from_ref(h).cast(),
+                core::ptr::from_ref(l).cast(),
+                core::ptr::from_ref(h).cast(),
                 ml,
                 mh,
             )
@@ -179,7 +179,7 @@ impl Parity for Avx2Parity {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use std::arch::x86_64::{
+    use core::arch::x86_64::{
         __m128i, __m256i, _mm_and_si128, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_set_epi64x,
         _mm_unpackhi_epi64, _mm_xor_si128, _mm256_and_si256, _mm256_castsi256_ps,
         _mm256_loadu_si256, _mm256_movemask_ps, _mm256_or_si256, _mm256_permutevar8x32_epi32,
@@ -188,7 +188,7 @@ mod x86 {
         _mm256_srli_epi64, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64, _mm256_xor_si256,
         _mm256_zextsi128_si256,
     };
-    use std::arch::x86_64::{_mm256_maskload_epi64, _mm256_set1_epi64x, _mm256_setr_epi64x};
+    use core::arch::x86_64::{_mm256_maskload_epi64, _mm256_set1_epi64x, _mm256_setr_epi64x};
 
     /// The byte-parity step of the AVX2 column loops, without `popcnt`: the parity of each
     /// nibble value, in both 128-bit lanes (`vpshufb` looks up per lane), and the low-nibble
@@ -832,7 +832,7 @@ unsafe fn asm_columns3_avx512(a: *const u64, r: usize, third: usize, m: &[u64; 3
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn columns3_avx2_called(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u32 {
-    use std::arch::x86_64::*;
+    use core::arch::x86_64::*;
     let m = m.map(|w| _mm256_set1_epi64x(w as i64));
     // SAFETY: 32 readable bytes each.
     let (table, nibbles) = unsafe {
@@ -869,7 +869,7 @@ unsafe fn columns3_avx2_called(a: *const u64, r: usize, third: usize, m: &[u64; 
 #[inline]
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 unsafe fn columns3_avx512_called(a: *const u64, r: usize, third: usize, m: &[u64; 3]) -> u32 {
-    use std::arch::x86_64::*;
+    use core::arch::x86_64::*;
     let m = m.map(|w| _mm512_set1_epi64(w as i64));
     let mut acc = 0;
     for j in (0..r).step_by(8) {
@@ -954,13 +954,14 @@ const PARITY_AVX2: u8 = 3;
 /// The kernel level found, cached: one relaxed load and one compare per lookup where two
 /// `is_x86_feature_detected!` tests cost about seven instructions.
 #[cfg(target_arch = "x86_64")]
-static PARITY_LEVEL: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(PARITY_UNKNOWN);
+static PARITY_LEVEL: core::sync::atomic::AtomicU8 =
+    core::sync::atomic::AtomicU8::new(PARITY_UNKNOWN);
 
 /// This CPU's kernel level (tested once, then cached in [`PARITY_LEVEL`]).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn parity_level() -> u8 {
-    use std::sync::atomic::Ordering::Relaxed;
+    use core::sync::atomic::Ordering::Relaxed;
     let level = PARITY_LEVEL.load(Relaxed);
     if level != PARITY_UNKNOWN {
         return level;

@@ -2,7 +2,8 @@
 //! probes one at a time (Feller vol. 1, §II.11), the reference the closed form is tested
 //! against and the sizing's tool where the closed form has no digit left.
 
-use std::borrow::Cow;
+use alloc::borrow::Cow;
+use alloc::{vec, vec::Vec};
 
 use crate::math::*;
 /// [`blocked_fpr_exact`] by the occupancy Markov chain: `X` evolves as a chain where a throw
@@ -244,7 +245,7 @@ impl OccupancyTerms {
     /// Track every `k` of `ks` (each at least 1), dropping occupancies below `cutoff`.
     pub(in crate::math) fn new(
         block_bits: u32,
-        ks: std::ops::RangeInclusive<u32>,
+        ks: core::ops::RangeInclusive<u32>,
         cutoff: f64,
     ) -> Self {
         let chain = Occupancy::new(block_bits, cutoff);

@@ -2,6 +2,9 @@
 //! Dekker 1971, with the error-free transformations of Knuth's TwoSum and an FMA TwoProduct)
 //! for the closed-form blocked FPR where its alternating sums cancel most of their digits.
 
+#[cfg(not(feature = "std"))]
+use crate::math::float::FloatMath as _;
+
 #[derive(Clone, Copy, Debug)]
 struct Dd(f64, f64);
 
@@ -73,16 +76,23 @@ fn expm1_small(x: Dd) -> Dd {
     sum
 }
 
-/// `1/m!` for `m = 0..=11` in double-double.
-fn inverse_factorials() -> &'static [Dd; 12] {
-    static T: std::sync::OnceLock<[Dd; 12]> = std::sync::OnceLock::new();
-    T.get_or_init(|| {
+/// `1/m!` for `m = 0..=11` in double-double (computed once per process with std, once per
+/// call without it).
+fn inverse_factorials() -> [Dd; 12] {
+    let compute = || {
         let mut t = [Dd(1.0, 0.0); 12];
         for m in 1..12 {
             t[m] = t[m - 1].div_f(m as f64);
         }
         t
-    })
+    };
+    #[cfg(feature = "std")]
+    {
+        static T: std::sync::OnceLock<[Dd; 12]> = std::sync::OnceLock::new();
+        *T.get_or_init(compute)
+    }
+    #[cfg(not(feature = "std"))]
+    compute()
 }
 
 /// `e^x − 1`: [`expm1_small`] near 0, else `2^n·e^r − 1` with `x = n·ln 2 + r`.
@@ -94,7 +104,7 @@ fn expm1(x: Dd) -> Dd {
     if x.0 < -800.0 {
         return Dd(-1.0, 0.0);
     }
-    const LN2: Dd = Dd(std::f64::consts::LN_2, 2.319_046_813_846_299_6e-17);
+    const LN2: Dd = Dd(core::f64::consts::LN_2, 2.319_046_813_846_299_6e-17);
     let n = (x.0 / LN2.0).round();
     let r = x.add(LN2.mul_f(n).neg());
     let scale = 2f64.powi(n as i32);
@@ -137,11 +147,15 @@ const W: usize = super::MAX_HASHES as usize + 1;
 /// The closed form's outer sums folded into one weight per `l`:
 /// `w[l] = Σ_{j=l..k} S(k,j)·(B)_j/B^k · C(j,l)`, all in double-double (the alternating
 /// sum over `l` then cancels against weights as precise as its terms). They depend on
-/// `k` and `B` only; for 512-bit blocks each `k`'s row is computed once per process.
+/// `k` and `B` only; for 512-bit blocks each `k`'s row is computed once per process (with
+/// std; without it, on every call).
 fn weights(k: usize, b: f64) -> [Dd; W] {
-    static W512: [std::sync::OnceLock<[Dd; W]>; W] = [const { std::sync::OnceLock::new() }; W];
-    if b == 512.0 {
-        return *W512[k].get_or_init(|| compute_weights(k, b));
+    #[cfg(feature = "std")]
+    {
+        static W512: [std::sync::OnceLock<[Dd; W]>; W] = [const { std::sync::OnceLock::new() }; W];
+        if b == 512.0 {
+            return *W512[k].get_or_init(|| compute_weights(k, b));
+        }
     }
     compute_weights(k, b)
 }
@@ -190,7 +204,7 @@ fn compute_weights(k: usize, b: f64) -> [Dd; W] {
 /// cycles; `k` independent chains side by side keep the core busy instead.
 #[allow(clippy::needless_range_loop)] // three arrays indexed together
 fn expm1_each(x: &[Dd; W], k: usize, out: &mut [Dd; W]) {
-    const LN2: Dd = Dd(std::f64::consts::LN_2, 2.319_046_813_846_299_6e-17);
+    const LN2: Dd = Dd(core::f64::consts::LN_2, 2.319_046_813_846_299_6e-17);
     const HALVINGS: i32 = 10;
     let inv = inverse_factorials();
     // `x = n·ln 2 + r` where |x| > 1, as `expm1` reduces it; `n = 0`, `r = x` elsewhere.

@@ -3,7 +3,11 @@
 //! that cancels.
 
 use crate::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use crate::math::float::FloatMath as _;
 use crate::math::*;
+use alloc::{format, vec::Vec};
+
 /// Smallest bits/item (to 1e-4) at which a blocked filter reaches FPR `p` by
 /// [`blocked_fpr_exact`], with the best `k`. 1 % → 9.92 bits/item (k = 6), 0.1 % → 15.55
 /// (k = 9), 3 % → 7.43 (k = 5) at 512 bits.
@@ -32,7 +36,7 @@ pub fn blocked_bits_per_item_exact(p: f64, block_bits: u32) -> Result<(f64, u32)
         return blocked_bits_per_item(p, block_bits);
     }
     let floor = classic_bits_per_item(p)?;
-    let k_classic = ((floor * std::f64::consts::LN_2).round() as u32).clamp(1, MAX_HASHES);
+    let k_classic = ((floor * core::f64::consts::LN_2).round() as u32).clamp(1, MAX_HASHES);
     if p < DOUBLE_DOUBLE_BELOW {
         // Where the f64 sums have lost their digits, straight to the double-double pass:
         // Newton's method per `k` from a fitted start, `k` settled by one comparison per
@@ -138,7 +142,7 @@ pub(in crate::math) fn blocked_best_density_precise(
 /// walk.
 pub(in crate::math) struct Chains {
     block_bits: u32,
-    band: std::ops::RangeInclusive<u32>,
+    band: core::ops::RangeInclusive<u32>,
     shared: Option<OccupancyTerms>,
     others: Vec<OccupancyTerms>,
     /// The walk sizes by the chain from the start (see [`CHAIN_ABOVE`]).

@@ -10,6 +10,7 @@ use super::{
     asm_insert_round1_avx512, asm_insert_round1_avx512_six, asm_insert_round1_l2,
     asm_insert_round1_l4, asm_insert_round1_l6, asm_insert_round1_l8,
 };
+#[cfg(target_has_atomic = "64")]
 use crate::SharedLine;
 
 /// The part of a [`LocalKernel`] that single operations read, chosen once per filter: which
@@ -177,6 +178,7 @@ impl InlineKernel {
     /// filter's): the same answer as the kernel run on the eight words each read once with a
     /// relaxed load (see [`LocalKernel::contains_shared`] for why the x86 kernels may read the
     /// line with vector loads), or `None` where no inline kernel serves it.
+    #[cfg(target_has_atomic = "64")]
     #[inline(always)]
     pub fn contains_shared(self, block: &SharedLine, h: u32) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
