@@ -1,5 +1,5 @@
 //! Command line: `run` (the default), `compare`, `repeat`, `plot`, `recommend`, `list`,
-//! `classic-table`, `inspect`.
+//! `classic-table`. A filter file is read by the `bloomlab` command: `bloomlab inspect FILE`.
 
 use std::path::PathBuf;
 
@@ -15,7 +15,9 @@ use crate::{adapters, experiments, plot, report};
 #[command(
     name = "bench-harness",
     version,
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_help = "To read a filter file (ours, Spark's, Guava's, a Parquet bloom filter section or a \
+                  Parquet file): `bloomlab inspect FILE` (`cargo run -p bloomlab-cli -- inspect FILE`)."
 )]
 pub struct Cli {
     /// What to do (default: run).
@@ -49,9 +51,6 @@ pub enum Command {
     List,
     /// Print the classic filter's table quoted in the README.
     ClassicTable,
-    /// Read a serialized filter of ours: which variant and format, its parameters and fill,
-    /// and seed 003's audit checklist with evidence.
-    Inspect(InspectArgs),
 }
 
 /// Options of `compare`.
@@ -98,14 +97,6 @@ pub struct RepeatArgs {
     /// The `run` options, after `--` (without --out).
     #[arg(last = true)]
     pub args: Vec<String>,
-}
-
-/// Options of `inspect`.
-#[derive(Debug, Args)]
-pub struct InspectArgs {
-    /// A filter file (bloomlab's own, Spark, Guava or a Parquet bloom filter section) or a
-    /// Parquet file: the same as `bloomlab inspect`.
-    pub file: PathBuf,
 }
 
 /// Options of `run`.
@@ -471,10 +462,6 @@ fn dispatch_plain(command: Option<Command>, default_run: RunArgs) -> Result<Stri
                 s.push_str(&format!("  {n}\n"));
             }
             Ok(s)
-        }
-        Some(Command::Inspect(a)) => {
-            // An alias of `bloomlab inspect`, which reads every format the command knows.
-            bloomlab_cli::inspect_file(&a.file).map_err(|e| e.to_string())
         }
         Some(Command::ClassicTable) => crate::classic_table::table().map_err(|e| e.to_string()),
     }

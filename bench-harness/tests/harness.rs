@@ -510,47 +510,6 @@ fn summary_path_helper() {
 }
 
 #[test]
-fn inspect_reads_our_files_and_refuses_others() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut f = bloomlab_classic::BloomFilter::with_fpr(1_000, 0.01).unwrap();
-    for i in 0..3_000u32 {
-        f.insert(&i);
-    }
-    let good = dir.path().join("f.blab");
-    std::fs::write(&good, f.to_bytes()).unwrap();
-    let out = cli::dispatch(Cli::parse_from([
-        "bench-harness",
-        "inspect",
-        good.to_str().unwrap(),
-    ]))
-    .expect("inspect");
-    assert!(out.contains("variant:       classic"), "{out}");
-    assert!(out.contains("PAST design load"), "{out}");
-    assert!(out.contains("[FAIL] 2. Sizing"), "{out}");
-    assert!(out.contains("CANNOT TELL FROM THE FILE"), "{out}");
-
-    let bad = dir.path().join("bad.bin");
-    std::fs::write(&bad, b"not a filter at all").unwrap();
-    let err = cli::dispatch(Cli::parse_from([
-        "bench-harness",
-        "inspect",
-        bad.to_str().unwrap(),
-    ]))
-    .unwrap_err();
-    assert!(err.contains("not a valid filter"), "{err}");
-    let missing = dir.path().join("missing");
-    assert!(
-        cli::dispatch(Cli::parse_from([
-            "bench-harness",
-            "inspect",
-            missing.to_str().unwrap()
-        ]))
-        .unwrap_err()
-        .contains("cannot read")
-    );
-}
-
-#[test]
 fn keyed_attack_experiment_separates_keyed_from_unkeyed() {
     let entries = adapters::select(None).expect("all filters");
     let ctx = bench_harness::experiments::Context {
