@@ -52,6 +52,7 @@
 //! out is left out (see [`crate::adapters::Built::time_pass`]). On the shared 2-core development machine
 //! (load average 7–12 from other builds) 80–95 % of the chunks were clean.
 
+use crate::error::Error;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -577,7 +578,7 @@ pub fn fill_peer_ratios(rows: &mut [Row]) {
 }
 
 /// Run the plan over `entries`.
-pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
+pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, Error> {
     let started = Instant::now();
     // Described before the session pins this thread (pinning narrows available_parallelism).
     let mut machine = crate::machine::describe();
@@ -593,7 +594,7 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
             ProgressStyle::with_template(
                 "{elapsed_precise} [{bar:30}] {percent:>3}% ETA {eta_precise} {msg}",
             )
-            .map_err(|e| e.to_string())?
+            .map_err(|e| Error::measurement(e.to_string()))?
             .progress_chars("=> "),
         );
         b
@@ -609,14 +610,15 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
     let mut phases = Phases::default();
     for &n in &plan.sizes {
         let started = Mark::now();
-        let n_usize = usize::try_from(n).map_err(|_| format!("size {n} too large"))?;
+        let n_usize =
+            usize::try_from(n).map_err(|_| Error::usage(format!("size {n} too large")))?;
         bar.set_message(format!("keys for n = {n}"));
         // Enough non-members for the FPR probes and for the timed and warm-up streams'
         // disjoint stretches (see `Workload::streams`).
         let probes = plan.fpr_probes.max(2 * plan.lookup_keys.min(n_usize));
         let keys = Workload::new(&plan.keys, plan.seed, n_usize, probes)?;
         let floor_bytes =
-            (bloomlab_core::math::classic_bits(n, 0.01).map_err(|e| e.to_string())? / 8) as usize;
+            (bloomlab_core::math::classic_bits(n, 0.01).map_err(Error::from)? / 8) as usize;
         size_floors.push(SizeFloor {
             n,
             bytes: floor_bytes as u64,

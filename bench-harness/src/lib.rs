@@ -13,6 +13,7 @@
 //!   HTML report `index.html`; [`choose`]: the choosing charts' candidates, Pareto frontier
 //!   and label layout.
 //! - [`recommend`]: choose a structure from measured results.
+//! - [`Error`]: what can go wrong, one variant per kind of failure.
 
 // Safe code throughout: the counting allocator behind the heap figures is a dependency's
 // (see `alloc`).
@@ -26,6 +27,7 @@ pub mod cli;
 pub mod compare;
 pub mod control;
 pub mod driver;
+pub mod error;
 pub mod experiments;
 pub mod floor;
 pub mod html;
@@ -39,3 +41,5 @@ pub mod repeat;
 pub mod report;
 pub mod schema;
 pub mod stats;
+
+pub use error::Error;

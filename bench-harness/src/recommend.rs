@@ -18,6 +18,7 @@
 //! printed with their figures. With no candidate the answer is a refusal that names, one line
 //! per variant, the needs that ruled it out, and the nearest thing that would work.
 
+use crate::error::Error;
 use std::fmt::Write as _;
 
 use crate::labels::{display_name, pct, size_label};
@@ -273,15 +274,15 @@ fn extrapolation(
 }
 
 /// Choose, or explain why nothing measured fits.
-pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, String> {
+pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Error> {
     if needs.n == 0 {
-        return Err("--n must be at least 1".into());
+        return Err(Error::usage("--n must be at least 1"));
     }
     if !(needs.fpr > 0.0 && needs.fpr < 1.0) {
-        return Err(format!(
+        return Err(Error::usage(format!(
             "--fpr must be between 0 and 1 exclusive (got {})",
             needs.fpr
-        ));
+        )));
     }
     let size = results
         .rows
@@ -291,7 +292,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
             let d = |x: u64| ((x as f64).ln() - (needs.n as f64).ln()).abs();
             d(*a).total_cmp(&d(*b))
         })
-        .ok_or("the results hold no measurements")?;
+        .ok_or_else(|| Error::usage("the results hold no measurements"))?;
     let info = |name: &str| results.filters.iter().find(|f| f.name == name);
     let project = |r: &Row| r.bits_per_item * needs.n as f64 / 8.0;
     let budget = needs.memory_budget.map(|b| b as f64);
@@ -450,7 +451,7 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         if let Some(x) = extrapolation(results, needs, size, None) {
             let _ = writeln!(msg, "{x}");
         }
-        return Err(msg);
+        return Err(Error::Refused(msg));
     };
     let bytes = project(best);
     let _ = writeln!(

@@ -2,6 +2,7 @@
 //! spread of every lookup ratio to `blocked` across them (`results/repeatability.md`), and of
 //! every experiment's paired ratios (the parallel builds' speed-ups, ours ÷ a peer's time).
 
+use crate::error::Error;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,10 +14,13 @@ use crate::schema::Results;
 pub const BAND: f64 = 0.10;
 
 /// Run `bench-harness run <args> --out <dir>/run-<i> --quiet --no-plots` `runs` times.
-pub fn run_all(args: &[String], runs: u32, dir: &Path) -> Result<Vec<(PathBuf, Results)>, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+pub fn run_all(args: &[String], runs: u32, dir: &Path) -> Result<Vec<(PathBuf, Results)>, Error> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Run(format!("cannot find this program: {e}")))?;
     if args.iter().any(|a| a == "--out" || a.starts_with("--out=")) {
-        return Err("repeat chooses each run's --out itself; leave it out".into());
+        return Err(Error::usage(
+            "repeat chooses each run's --out itself; leave it out",
+        ));
     }
     let mut out = Vec::new();
     for i in 1..=runs {
@@ -29,9 +33,9 @@ pub fn run_all(args: &[String], runs: u32, dir: &Path) -> Result<Vec<(PathBuf, R
             .arg(&d)
             .args(["--quiet", "--no-plots"])
             .status()
-            .map_err(|e| format!("cannot start run {i}: {e}"))?;
+            .map_err(|e| Error::Run(format!("cannot start run {i}: {e}")))?;
         if !status.success() {
-            return Err(format!("run {i} failed ({status})"));
+            return Err(Error::Run(format!("run {i} failed ({status})")));
         }
         let r = crate::report::read(&d.join(crate::report::JSON))?;
         out.push((d, r));

@@ -1,5 +1,6 @@
 //! Writing results: `results.json` (every figure), one CSV per table, and `summary.md`.
 
+use crate::error::Error;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
@@ -19,21 +20,17 @@ pub const SUMMARY: &str = "summary.md";
 /// The HTML report (written by [`crate::html`]).
 pub const INDEX: &str = "index.html";
 
-fn io(path: &Path, e: impl std::fmt::Display) -> String {
-    format!("{}: {e}", path.display())
-}
-
 /// Write the JSON, the CSVs and summary.md into `dir` (created if missing).
-pub fn write_all(results: &Results, dir: &Path) -> Result<(), String> {
-    fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    let json = serde_json::to_string_pretty(results).map_err(|e| e.to_string())?;
+pub fn write_all(results: &Results, dir: &Path) -> Result<(), Error> {
+    fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    let json = serde_json::to_string_pretty(results)?;
     let p = dir.join(JSON);
-    fs::write(&p, json + "\n").map_err(|e| io(&p, e))?;
+    fs::write(&p, json + "\n").map_err(Error::io(&p))?;
     write_main_csv(results, &dir.join(MAIN_CSV))?;
     write_floors_csv(results, &dir.join(FLOORS_CSV))?;
     for ex in &results.experiments {
         let p = dir.join(format!("{}.csv", ex.name));
-        let mut w = csv::Writer::from_path(&p).map_err(|e| io(&p, e))?;
+        let mut w = csv::Writer::from_path(&p).map_err(Error::csv(&p))?;
         w.write_record([
             "series",
             "filter",
@@ -47,7 +44,7 @@ pub fn write_all(results: &Results, dir: &Path) -> Result<(), String> {
             "x_lo95",
             "x_hi95",
         ])
-        .map_err(|e| io(&p, e))?;
+        .map_err(Error::csv(&p))?;
         for s in &ex.series {
             for pt in &s.points {
                 w.write_record([
@@ -63,24 +60,24 @@ pub fn write_all(results: &Results, dir: &Path) -> Result<(), String> {
                     pt.x_ci.map(|c| c.lo.to_string()).unwrap_or_default(),
                     pt.x_ci.map(|c| c.hi.to_string()).unwrap_or_default(),
                 ])
-                .map_err(|e| io(&p, e))?;
+                .map_err(Error::csv(&p))?;
             }
         }
-        w.flush().map_err(|e| io(&p, e))?;
+        w.flush().map_err(Error::io(&p))?;
     }
     let p = dir.join(SUMMARY);
-    fs::write(&p, summary(results)).map_err(|e| io(&p, e))?;
+    fs::write(&p, summary(results)).map_err(Error::io(&p))?;
     Ok(())
 }
 
 /// Read a results JSON.
-pub fn read(path: &Path) -> Result<Results, String> {
+pub fn read(path: &Path) -> Result<Results, Error> {
     let text = fs::read_to_string(path).map_err(|e| {
-        format!(
+        Error::Results(format!(
             "cannot read results {}: {e} (run `cargo run --release -p bench-harness` first, or \
              pass --results)",
             path.display()
-        )
+        ))
     })?;
     // The version first, so a file of another schema gets that answer rather than a missing
     // field.
@@ -89,27 +86,27 @@ pub fn read(path: &Path) -> Result<Results, String> {
         schema_version: u32,
     }
     let v: Version = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a results file: {e}", path.display()))?;
+        .map_err(|e| Error::Results(format!("{} is not a results file: {e}", path.display())))?;
     if !(crate::schema::OLDEST_READABLE..=crate::schema::SCHEMA_VERSION).contains(&v.schema_version)
     {
-        return Err(format!(
+        return Err(Error::Results(format!(
             "{} has results schema version {}; this harness reads versions {} to {} (measure again with `bench-harness run`)",
             path.display(),
             v.schema_version,
             crate::schema::OLDEST_READABLE,
             crate::schema::SCHEMA_VERSION
-        ));
+        )));
     }
     serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a results file: {e}", path.display()))
+        .map_err(|e| Error::Results(format!("{} is not a results file: {e}", path.display())))
 }
 
 fn opt(x: Option<f64>) -> String {
     x.map(|v| v.to_string()).unwrap_or_default()
 }
 
-fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
-    let mut w = csv::Writer::from_path(p).map_err(|e| io(p, e))?;
+fn write_main_csv(r: &Results, p: &Path) -> Result<(), Error> {
+    let mut w = csv::Writer::from_path(p).map_err(Error::csv(p))?;
     let mut header: Vec<String> = [
         "filter",
         "kind",
@@ -157,7 +154,7 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
             header.push(format!("{col}_{m}pct"));
         }
     }
-    w.write_record(&header).map_err(|e| io(p, e))?;
+    w.write_record(&header).map_err(Error::csv(p))?;
     for row in &r.rows {
         let mut rec = vec![
             row.filter.clone(),
@@ -202,20 +199,20 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
                 rec.push(opt(i.map(|i| i.hi)));
             }
         }
-        w.write_record(&rec).map_err(|e| io(p, e))?;
+        w.write_record(&rec).map_err(Error::csv(p))?;
     }
-    w.flush().map_err(|e| io(p, e))
+    w.flush().map_err(Error::io(p))
 }
 
-fn write_floors_csv(r: &Results, p: &Path) -> Result<(), String> {
-    let mut w = csv::Writer::from_path(p).map_err(|e| io(p, e))?;
+fn write_floors_csv(r: &Results, p: &Path) -> Result<(), Error> {
+    let mut w = csv::Writer::from_path(p).map_err(Error::csv(p))?;
     w.write_record([
         "n",
         "buffer_bytes",
         "ns_per_independent_random_64B_read",
         "ns_per_dependent_random_64B_read",
     ])
-    .map_err(|e| io(p, e))?;
+    .map_err(Error::csv(p))?;
     for f in &r.size_floors {
         w.write_record([
             f.n.to_string(),
@@ -223,9 +220,9 @@ fn write_floors_csv(r: &Results, p: &Path) -> Result<(), String> {
             f.ns.to_string(),
             f.dependent_ns.to_string(),
         ])
-        .map_err(|e| io(p, e))?;
+        .map_err(Error::csv(p))?;
     }
-    w.flush().map_err(|e| io(p, e))
+    w.flush().map_err(Error::io(p))
 }
 
 /// An experiment's column heading: a whole number as it is (sizes, counts), any other value

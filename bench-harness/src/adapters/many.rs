@@ -5,6 +5,7 @@
 //! ([`ManyRound`], [`ManyResult`]). The experiment that runs it is
 //! [`crate::experiments::many_filters`].
 
+use crate::error::Error;
 use std::hint::black_box;
 
 use super::{Adapter, Spec};
@@ -172,7 +173,7 @@ impl ManyResult {
 
 /// Build filters of adapter `A` for `plan`: `plan.keys_per` keys each, until they hold
 /// `plan.target_bytes` together or number `plan.max_filters`.
-pub(super) fn build<A: Adapter>(spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, String> {
+pub(super) fn build<A: Adapter>(spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, Error> {
     let mut filters: Vec<A> = Vec::new();
     let mut live = 0i64;
     // The keys of one filter live only while it is built, so the net bytes of each step

@@ -50,6 +50,7 @@ pub mod ours;
 pub mod peers;
 pub mod sbbf_rs;
 
+use crate::error::Error;
 use std::hint::black_box;
 use std::marker::PhantomData;
 use std::time::Duration;
@@ -220,12 +221,13 @@ pub struct Spec {
 /// One filter implementation plugged into the harness.
 pub trait Adapter: Sized + Send + Sync + 'static {
     /// An empty filter sized for `spec`, or `None` for static filters.
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>>;
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>>;
 
     /// Build from all the keys. The default creates an empty filter and inserts every key;
     /// returns the filter and the number of inserts it refused.
-    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), String> {
-        let mut f = Self::new_empty(spec).ok_or("static adapter must override build")??;
+    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
+        let mut f = Self::new_empty(spec)
+            .ok_or_else(|| Error::measurement("static adapter must override build"))??;
         let mut refused = 0;
         keys.for_each(|k| {
             if !f.insert(black_box(k)) {
@@ -391,20 +393,20 @@ impl std::fmt::Debug for Build {
 
 /// The erased operations of one adapter type.
 trait Ops: Send + Sync {
-    fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, String>;
-    fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String>;
-    fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>>;
-    fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, String>>;
+    fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, Error>;
+    fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, Error>;
+    fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, Error>>;
+    fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, Error>>;
 }
 
 struct OpsOf<A>(PhantomData<fn() -> A>);
 
 impl<A: Adapter> Ops for OpsOf<A> {
-    fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, String> {
+    fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, Error> {
         many::build::<A>(spec, plan)
     }
 
-    fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String> {
+    fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, Error> {
         let (built, heap_bytes) = net_bytes(|| {
             let start = ThreadClock::start();
             A::build(spec, black_box(keys)).map(|(f, refused)| (f, refused, start.elapsed()))
@@ -418,11 +420,11 @@ impl<A: Adapter> Ops for OpsOf<A> {
         })
     }
 
-    fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>> {
+    fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, Error>> {
         A::new_empty(spec).map(|r| r.map(|f| Box::new(Holder(f)) as Box<dyn Built>))
     }
 
-    fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, String>> {
+    fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, Error>> {
         let mut f = match A::new_empty(spec)? {
             Ok(f) => f,
             Err(e) => return Some(Err(e)),
@@ -467,7 +469,7 @@ impl Entry {
     /// The many-filters mode: filters of `plan.keys_per` keys built until they hold
     /// `plan.target_bytes` together, then `plan.rounds` timed rounds of queries each to a
     /// random filter (see [`Many`]).
-    pub fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, String> {
+    pub fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, Error> {
         let set = self.many_build(spec, plan)?;
         let mut m = ManyResult::of(set.as_ref());
         for r in 0..plan.rounds {
@@ -478,23 +480,23 @@ impl Entry {
 
     /// The many-filters mode's filters, built and kept for rounds timed by the caller (to
     /// interleave several entries' rounds).
-    pub fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, String> {
+    pub fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, Error> {
         self.ops.many_build(spec, plan)
     }
 
     /// Build from `keys`, timing the whole build and weighing the result.
-    pub fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String> {
+    pub fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, Error> {
         self.ops.build(spec, keys)
     }
 
     /// An empty filter for incremental experiments; `None` for static filters.
-    pub fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>> {
+    pub fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, Error>> {
         self.ops.new_empty(spec)
     }
 
     /// Time inserting `keys` into a fresh filter sized for `spec` (construction not timed);
     /// `None` for static filters.
-    pub fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, String>> {
+    pub fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, Error>> {
         self.ops.time_inserts(spec, keys)
     }
 }
@@ -548,7 +550,7 @@ pub fn registry() -> Vec<Entry> {
 }
 
 /// Pick entries by name (`None` = all). Unknown names are an error that lists the known ones.
-pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, String> {
+pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, Error> {
     let all = registry();
     let Some(names) = names else {
         return Ok(all);
@@ -559,7 +561,7 @@ pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, String> {
         .filter(|n| !known.contains(&n.as_str()))
         .collect();
     if !unknown.is_empty() {
-        return Err(format!(
+        return Err(Error::usage(format!(
             "unknown filter name(s): {}; known filters: {}",
             unknown
                 .iter()
@@ -567,13 +569,13 @@ pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, String> {
                 .collect::<Vec<_>>()
                 .join(", "),
             known.join(", ")
-        ));
+        )));
     }
     if names.is_empty() {
-        return Err(format!(
+        return Err(Error::usage(format!(
             "--filters needs at least one name; known filters: {}",
             known.join(", ")
-        ));
+        )));
     }
     Ok(all
         .into_iter()

@@ -6,6 +6,7 @@
 //! split-block filter (256-bit blocks, always 8 bits per key) is measured at the same sizes
 //! against its own formula (`math::sbbf_fpr`).
 
+use crate::error::Error;
 use bloomlab_blocked::BlockedBloomFilter;
 use bloomlab_classic::BloomFilter;
 use bloomlab_core::math;
@@ -21,8 +22,8 @@ use super::Context;
 pub const DENSITIES: &[f64] = &[8.0, 10.0, 12.0, 14.0, 16.0];
 
 /// Run the experiment.
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
-    let n = usize::try_from(ctx.n).map_err(|_| "design capacity too large")?;
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
+    let n = usize::try_from(ctx.n).map_err(|_| Error::measurement("design capacity too large"))?;
     let keys = KeySet::new(ctx.seed, n, ctx.probes);
     let probes = keys.probes.len() as f64;
     let (mut classic_pts, mut blocked_pts, mut sbbf_pts) = (Vec::new(), Vec::new(), Vec::new());
@@ -30,12 +31,12 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
     let mut penalties = Vec::new();
     for &bpi in DENSITIES {
         let mut blocked =
-            BlockedBloomFilter::with_bits_per_item(ctx.n, bpi).map_err(|e| e.to_string())?;
+            BlockedBloomFilter::with_bits_per_item(ctx.n, bpi).map_err(Error::from)?;
         let m = blocked.bits();
         let mut classic =
-            BloomFilter::with_bits(m, math::classic_hashes(m, ctx.n)).map_err(|e| e.to_string())?;
+            BloomFilter::with_bits(m, math::classic_hashes(m, ctx.n)).map_err(Error::from)?;
         // The same m: whole 512-bit blocks are whole 256-bit ones.
-        let mut sbbf = Sbbf::with_blocks(m / 256).map_err(|e| e.to_string())?;
+        let mut sbbf = Sbbf::with_blocks(m / 256).map_err(Error::from)?;
         for k in &keys.members {
             blocked.insert(k);
             classic.insert(k);

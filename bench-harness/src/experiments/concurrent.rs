@@ -20,6 +20,7 @@
 //! keys can take half as long again from one build to the next, in stretches of seconds (the
 //! share of the table a shared L3 holds at the time), and a ratio of medians taken over
 //! separate builds then misreports the speed-up (`docs/design/harness.md`).
+use crate::error::Error;
 use std::time::Instant;
 
 use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, available_threads};
@@ -172,23 +173,22 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Run the experiment, on a thread free to use every core (the harness pins its measuring
 /// thread to one CPU, and threads inherit the pin).
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
     std::thread::scope(|s| {
         s.spawn(|| {
             let unpinned = control::unpin_current_thread();
             measure(ctx, unpinned)
         })
         .join()
-        .map_err(|_| "the measuring thread panicked".to_string())?
+        .map_err(|_| Error::measurement("the measuring thread panicked"))?
     })
 }
 
-fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
-    let n = usize::try_from(keys_for(ctx.n)).map_err(|_| "too many keys")?;
+fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, Error> {
+    let n = usize::try_from(keys_for(ctx.n)).map_err(|_| Error::measurement("too many keys"))?;
     let keys = KeySet::new(ctx.seed, n, 0).members;
     let cores = available_threads();
     let load_before = control::load_average();
-    let e = |e: bloomlab_core::Error| e.to_string();
     // Variants: 0 / 1 the blocked build (one thread, all cores), 2 / 3 the classic build, 4 / 5
     // atomic inserts (1 and 2 threads), 6 / 7 fastbloom's atomic inserts, 8 / 9 atomic batched
     // inserts, 10 the blocked build's split reference (two threads, a half-size table each).
@@ -241,7 +241,7 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
         for i in 0..GROUPS.len() {
             let group = GROUPS[(i + round * 3) % GROUPS.len()]; // the order rotated each round
             for &v in group.iter().chain(group.iter().rev()) {
-                let t = measure_variant(v, n, &keys, ctx.seed, &mut check).map_err(e)?;
+                let t = measure_variant(v, n, &keys, ctx.seed, &mut check)?;
                 wall[v].push(t.0);
                 cpu[v].push(t.1);
                 sum[v] = (sum[v].0 + t.0, sum[v].1 + t.1);
@@ -263,7 +263,9 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             .map(|&(_, o)| o)
             .collect();
         if ones.windows(2).any(|w| w[0] != w[1]) {
-            return Err(format!("{name}: builds differ in their bits: {ones:?}"));
+            return Err(Error::measurement(format!(
+                "{name}: builds differ in their bits: {ones:?}"
+            )));
         }
     }
     // Every paired ratio's median and interval, computed once, recorded under its name.

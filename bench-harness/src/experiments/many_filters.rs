@@ -10,6 +10,7 @@
 //! 10^4-key sets would need tens of GiB at that count), one entry at a time, unpaired.
 
 use crate::adapters::{Many, ManyResult, Spec};
+use crate::error::Error;
 use crate::schema::{Experiment, NamedRatio, Point, Series};
 use crate::stats::{median_interval, paired_ratio, unpaired_ratio};
 
@@ -39,7 +40,7 @@ fn mem_available() -> Option<u64> {
 }
 
 /// Run the experiment.
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
     let llc = crate::machine::cache_bytes().llc.unwrap_or(32 << 20);
     let mut target = 2 * llc as usize;
     if let Some(avail) = mem_available() {
@@ -61,7 +62,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
 
 /// The experiment with an explicit plan (`plan.target_bytes` of filters) against an LLC of
 /// `llc` bytes; [`run`] takes twice the detected LLC.
-pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, String> {
+pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, Error> {
     let spec = Spec {
         n: plan.keys_per as u64,
         fpr: TARGET,

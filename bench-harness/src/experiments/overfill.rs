@@ -3,6 +3,7 @@
 //! an insert; it just gets worse: the seed's silent failure mode, made visible.
 
 use crate::adapters::Spec;
+use crate::error::Error;
 use crate::keys::KeySet;
 use crate::schema::{Experiment, Point, Series};
 
@@ -22,8 +23,8 @@ pub const TARGET: f64 = 0.01;
 pub const QUICK_PROBES: usize = 250_000;
 
 /// Run the experiment.
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
-    let n = usize::try_from(ctx.n).map_err(|_| "design capacity too large")?;
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
+    let n = usize::try_from(ctx.n).map_err(|_| Error::measurement("design capacity too large"))?;
     let max_items = (LOADS[LOADS.len() - 1] * n as f64).ceil() as usize;
     let probes = if ctx.full {
         ctx.probes

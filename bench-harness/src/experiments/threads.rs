@@ -7,6 +7,7 @@
 //! time-slicing, not parallelism; the figure says how many CPUs the process had.
 
 use crate::adapters::Spec;
+use crate::error::Error;
 use crate::keys::{KeyShape, Workload};
 use crate::schema::{Experiment, NamedRatio, Point, Series};
 use crate::stats::{Interval, median_interval};
@@ -33,19 +34,19 @@ const ROUNDS: u32 = 7;
 
 /// Run with `threads` threads at `n` keys, on a thread free to use every core (the harness
 /// pins its measuring thread to one CPU, and threads inherit the pin).
-pub fn run(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, String> {
+pub fn run(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, Error> {
     std::thread::scope(|s| {
         s.spawn(|| {
             crate::control::unpin_current_thread();
             measure(ctx, threads, n)
         })
         .join()
-        .map_err(|_| "the measuring thread panicked".to_string())?
+        .map_err(|_| Error::measurement("the measuring thread panicked"))?
     })
 }
 
-fn measure(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, String> {
-    let n_usize = usize::try_from(n).map_err(|_| "n too large")?;
+fn measure(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, Error> {
+    let n_usize = usize::try_from(n).map_err(|_| Error::measurement("n too large"))?;
     let per_thread = n_usize.min(100_000);
     let keys = Workload::new(
         &KeyShape::U64,

@@ -27,32 +27,12 @@ use crate::schema::{Experiment, Results, Row, Series};
 pub mod choosing;
 pub mod panels;
 
+pub use crate::error::PlotError;
+
 /// The embedded font's family name, as the SVG files and the report's `@font-face` give it.
 pub const FONT: &str = "DejaVu Sans";
 /// The most entries any legend has.
 pub const MAX_LEGEND: usize = 12;
-
-/// What went wrong drawing a plot.
-#[derive(Debug, thiserror::Error)]
-pub enum PlotError {
-    /// The plotting library refused (a backend or font error).
-    #[error("plot: {0}")]
-    Draw(String),
-    /// A file or directory could not be written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-}
-
-impl From<String> for PlotError {
-    fn from(s: String) -> Self {
-        PlotError::Draw(s)
-    }
-}
 
 /// Where a figure belongs in the report.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,18 +76,18 @@ impl Figure {
     }
 }
 
-fn register_font() -> Result<(), String> {
+fn register_font() -> Result<(), PlotError> {
     static ONCE: Once = Once::new();
     let mut result = Ok(());
     ONCE.call_once(|| {
         result = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular())
-            .map_err(|_| "embedded DejaVu Sans is not a valid font".to_string());
+            .map_err(|_| PlotError::Draw("embedded DejaVu Sans is not a valid font".into()));
     });
     result
 }
 
-pub(crate) fn err<E: std::fmt::Debug>(e: E) -> String {
-    format!("plot: {e:?}")
+pub(crate) fn err<E: std::fmt::Debug>(e: E) -> PlotError {
+    PlotError::Draw(format!("{e:?}"))
 }
 
 /// 41 distinguishable colours: Tableau 10, its light tier, then ten dark or saturated
@@ -291,7 +271,7 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
 pub(crate) fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[LegendEntry],
-) -> Result<(), String>
+) -> Result<(), PlotError>
 where
     DB::ErrorType: 'static,
 {
@@ -408,7 +388,7 @@ fn legend_marker(shape: Marker, at: (i32, i32), size: i32, style: ShapeStyle) ->
     marker_element(shape, at, size, style)
 }
 
-/// Draw `$body` (an expression over the drawing area `$a`, giving `Result<Figure, String>`)
+/// Draw `$body` (an expression over the drawing area `$a`, giving `Result<Figure, PlotError>`)
 /// once into `<dir>/<stem>.svg` and once into `<stem>.png`; the SVG pass's figure is kept.
 macro_rules! render {
     ($dir:expr, $stem:expr, $size:expr, |$a:ident| $body:expr) => {{
@@ -427,8 +407,8 @@ macro_rules! render {
 }
 
 /// Write every plot for `results` into `dir` (created if missing); returns the files written.
-pub fn plot_all(results: &Results, dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let figs = plot_figures(results, None, dir).map_err(|e| e.to_string())?;
+pub fn plot_all(results: &Results, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    let figs = plot_figures(results, None, dir)?;
     Ok(figs
         .iter()
         .flat_map(|f| ["svg", "png"].map(|x| dir.join(format!("{}.{x}", f.stem))))
@@ -528,7 +508,7 @@ pub(crate) fn fpr_panel<DB: DrawingBackend>(
     title: &str,
     ax: FprAxes,
     root: &DrawingArea<DB, Shift>,
-) -> Result<usize, String>
+) -> Result<usize, PlotError>
 where
     DB::ErrorType: 'static,
 {
@@ -647,7 +627,7 @@ pub(crate) fn experiment_panel<DB: DrawingBackend>(
     title: &str,
     legend: f64,
     root: &DrawingArea<DB, Shift>,
-) -> Result<usize, String>
+) -> Result<usize, PlotError>
 where
     DB::ErrorType: 'static,
 {
