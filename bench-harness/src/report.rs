@@ -418,6 +418,23 @@ pub fn glance(r: &Results, dir: &Path, plots: bool) -> String {
 /// The whole summary.md.
 pub fn summary(r: &Results) -> String {
     let mut s = String::new();
+    write_machine(&mut s, r);
+    write_conditions(&mut s, &r.machine.conditions);
+    write_run(&mut s, r);
+    write_how_to_read(&mut s, r);
+    write_floors(&mut s, r);
+    write_size_tables(&mut s, r);
+    write_odd_rows(&mut s, r);
+    for ex in &r.experiments {
+        write_experiment(&mut s, ex);
+    }
+    write_filters(&mut s, r);
+    write_left_out(&mut s, r);
+    s
+}
+
+/// The title and the Machine section's first lines: CPU, caches, toolchain, commit.
+fn write_machine(s: &mut String, r: &Results) {
     let m = &r.machine;
     let _ = writeln!(s, "# bloomlab harness results\n");
     let _ = writeln!(
@@ -446,7 +463,10 @@ pub fn summary(r: &Results) -> String {
     );
     let _ = writeln!(s, "- {}; {}", m.rustc, m.os);
     let _ = writeln!(s, "- commit {}; {}", m.git_commit, m.date);
-    let c = &m.conditions;
+}
+
+/// The Machine section's line on the measuring conditions.
+fn write_conditions(s: &mut String, c: &crate::schema::Conditions) {
     let _ = writeln!(
         s,
         "- conditions: measuring thread {}; transparent huge pages {}; CPU governor: {}; load \
@@ -490,6 +510,10 @@ pub fn summary(r: &Results) -> String {
             .unwrap_or_else(|| "(not recorded)".into()),
         crate::driver::MAX_TRIES,
     );
+}
+
+/// The Machine section's lines on the run: its plan, wall time and phases.
+fn write_run(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
         "- run: sizes {}, targets {}, seed {}, {} FPR probes, lookup mixes {:?} % positive, \
@@ -528,6 +552,10 @@ pub fn summary(r: &Results) -> String {
                 .join("; ")
         );
     }
+}
+
+/// How to read the tables.
+fn write_how_to_read(s: &mut String, r: &Results) {
     let _ = writeln!(s, "\n## How to read the tables\n");
     let _ = writeln!(
         s,
@@ -564,6 +592,10 @@ pub fn summary(r: &Results) -> String {
          (`HashSet<u64>`).\n",
         r.keys
     );
+}
+
+/// The memory floor per size.
+fn write_floors(s: &mut String, r: &Results) {
     let _ = writeln!(s, "## Memory floor per size\n");
     let _ = writeln!(
         s,
@@ -585,6 +617,10 @@ pub fn summary(r: &Results) -> String {
             f.dependent_ns
         );
     }
+}
+
+/// One table per size.
+fn write_size_tables(s: &mut String, r: &Results) {
     let mut sizes: Vec<u64> = r.rows.iter().map(|x| x.n).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -596,6 +632,10 @@ pub fn summary(r: &Results) -> String {
             let _ = writeln!(s, "{}", table_row(row, batched));
         }
     }
+}
+
+/// Rows with refused inserts or false negatives, if any.
+fn write_odd_rows(s: &mut String, r: &Results) {
     let odd: Vec<&Row> = r
         .rows
         .iter()
@@ -615,54 +655,60 @@ pub fn summary(r: &Results) -> String {
             );
         }
     }
-    for ex in &r.experiments {
-        let _ = writeln!(s, "\n## Experiment: {}\n\n{}\n", ex.title, ex.description);
-        let xs: Vec<f64> = ex
-            .series
-            .first()
-            .map(|se| se.points.iter().map(|p| p.x).collect())
-            .unwrap_or_default();
-        let _ = write!(s, "| series |");
-        for &x in &xs {
-            let _ = write!(s, " {} |", axis_label(x));
+}
+
+/// One experiment's section: its table and headline ratios.
+fn write_experiment(s: &mut String, ex: &crate::schema::Experiment) {
+    let _ = writeln!(s, "\n## Experiment: {}\n\n{}\n", ex.title, ex.description);
+    let xs: Vec<f64> = ex
+        .series
+        .first()
+        .map(|se| se.points.iter().map(|p| p.x).collect())
+        .unwrap_or_default();
+    let _ = write!(s, "| series |");
+    for &x in &xs {
+        let _ = write!(s, " {} |", axis_label(x));
+    }
+    let _ = writeln!(s, " note |");
+    let _ = writeln!(s, "|---|{}---|", "---|".repeat(xs.len()));
+    let fmt = |v: f64| {
+        if ex.y_is_rate {
+            pct(v)
+        } else {
+            format!("{v:.2}")
         }
-        let _ = writeln!(s, " note |");
-        let _ = writeln!(s, "|---|{}---|", "---|".repeat(xs.len()));
-        let fmt = |v: f64| {
-            if ex.y_is_rate {
-                pct(v)
-            } else {
-                format!("{v:.2}")
-            }
-        };
-        for se in &ex.series {
-            let _ = write!(s, "| {} |", se.label);
-            for p in &se.points {
-                let ci =
-                    p.ci.map(|c| format!(" [{}–{}]", fmt(c.lo), fmt(c.hi)))
-                        .unwrap_or_default();
-                let _ = write!(
-                    s,
-                    " {}{ci} ({}) |",
-                    fmt(p.y),
-                    p.theory.map(fmt).unwrap_or_else(|| "—".into())
-                );
-            }
-            let _ = writeln!(s, " {} |", se.note);
+    };
+    for se in &ex.series {
+        let _ = write!(s, "| {} |", se.label);
+        for p in &se.points {
+            let ci =
+                p.ci.map(|c| format!(" [{}–{}]", fmt(c.lo), fmt(c.hi)))
+                    .unwrap_or_default();
+            let _ = write!(
+                s,
+                " {}{ci} ({}) |",
+                fmt(p.y),
+                p.theory.map(fmt).unwrap_or_else(|| "—".into())
+            );
         }
-        let _ = writeln!(
-            s,
-            "\nColumns: {}. Each cell: measured [95 % Wilson interval, for rates over probes; \
-             exact quantities have none] (theory).",
-            ex.x_label
-        );
-        if !ex.ratios.is_empty() {
-            let _ = writeln!(s, "\nHeadline ratios (median [95 % interval]):\n");
-            for x in &ex.ratios {
-                let _ = writeln!(s, "- {}: {}", x.name, ratio_text(&x.ratio));
-            }
+        let _ = writeln!(s, " {} |", se.note);
+    }
+    let _ = writeln!(
+        s,
+        "\nColumns: {}. Each cell: measured [95 % Wilson interval, for rates over probes; \
+         exact quantities have none] (theory).",
+        ex.x_label
+    );
+    if !ex.ratios.is_empty() {
+        let _ = writeln!(s, "\nHeadline ratios (median [95 % interval]):\n");
+        for x in &ex.ratios {
+            let _ = writeln!(s, "- {}: {}", x.name, ratio_text(&x.ratio));
         }
     }
+}
+
+/// The filters and how each is configured.
+fn write_filters(s: &mut String, r: &Results) {
     let _ = writeln!(s, "\n## Filters and how each is configured\n");
     let _ = writeln!(
         s,
@@ -690,6 +736,10 @@ pub fn summary(r: &Results) -> String {
             f.note
         );
     }
+}
+
+/// The peers left out of this build, if any.
+fn write_left_out(s: &mut String, r: &Results) {
     if r.left_out.is_empty() {
         let _ = writeln!(
             s,
@@ -702,7 +752,6 @@ pub fn summary(r: &Results) -> String {
             let _ = writeln!(s, "- {l}");
         }
     }
-    s
 }
 
 #[cfg(test)]
