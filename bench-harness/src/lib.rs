@@ -18,6 +18,8 @@
 // Safe code throughout: the counting allocator behind the heap figures is a dependency's
 // (see `alloc`).
 #![forbid(unsafe_code)]
+// Short functions: the threshold (100 lines) is in clippy.toml.
+#![warn(clippy::too_many_lines)]
 
 pub mod adapters;
 pub mod alloc;
