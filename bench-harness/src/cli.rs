@@ -1,6 +1,7 @@
 //! Command line: `run` (the default), `compare`, `repeat`, `plot`, `recommend`, `list`,
-//! `classic-table`, `inspect`.
+//! `classic-table`. A filter file is read by the `bloomlab` command: `bloomlab inspect FILE`.
 
+use crate::error::Error;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -15,7 +16,9 @@ use crate::{adapters, experiments, plot, report};
 #[command(
     name = "bench-harness",
     version,
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_help = "To read a filter file (ours, Spark's, Guava's, a Parquet bloom filter section or a \
+                  Parquet file): `bloomlab inspect FILE` (`cargo run -p bloomlab-cli -- inspect FILE`)."
 )]
 pub struct Cli {
     /// What to do (default: run).
@@ -49,9 +52,6 @@ pub enum Command {
     List,
     /// Print the classic filter's table quoted in the README.
     ClassicTable,
-    /// Read a serialized filter of ours: which variant and format, its parameters and fill,
-    /// and seed 003's audit checklist with evidence.
-    Inspect(InspectArgs),
 }
 
 /// Options of `compare`.
@@ -98,14 +98,6 @@ pub struct RepeatArgs {
     /// The `run` options, after `--` (without --out).
     #[arg(last = true)]
     pub args: Vec<String>,
-}
-
-/// Options of `inspect`.
-#[derive(Debug, Args)]
-pub struct InspectArgs {
-    /// A filter file (bloomlab's own, Spark, Guava or a Parquet bloom filter section) or a
-    /// Parquet file: the same as `bloomlab inspect`.
-    pub file: PathBuf,
 }
 
 /// Options of `run`.
@@ -168,20 +160,23 @@ pub struct RunArgs {
 }
 
 /// Parse `--keys` (see [`KeyShape`]).
-pub fn parse_keys(s: &str) -> Result<KeyShape, String> {
+pub fn parse_keys(s: &str) -> Result<KeyShape, Error> {
     s.parse()
 }
 
 /// Parse `--threads`: a whole number from 1 to 1024.
-pub fn parse_threads(s: &str) -> Result<usize, String> {
-    let t: usize = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("--threads needs a whole number of threads (got {s:?})"))?;
+pub fn parse_threads(s: &str) -> Result<usize, Error> {
+    let t: usize = s.trim().parse().map_err(|_| {
+        Error::usage(format!(
+            "--threads needs a whole number of threads (got {s:?})"
+        ))
+    })?;
     if (1..=1024).contains(&t) {
         Ok(t)
     } else {
-        Err(format!("--threads needs 1 to 1024 threads (got {t})"))
+        Err(Error::usage(format!(
+            "--threads needs 1 to 1024 threads (got {t})"
+        )))
     }
 }
 
@@ -231,34 +226,36 @@ pub struct RecommendArgs {
 }
 
 /// Parse a target FPR in (0, 1).
-pub fn parse_fpr(s: &str) -> Result<f64, String> {
+pub fn parse_fpr(s: &str) -> Result<f64, Error> {
     let p: f64 = s
         .trim()
         .parse()
-        .map_err(|_| format!("{s:?} is not a number"))?;
+        .map_err(|_| Error::usage(format!("{s:?} is not a number")))?;
     if p.is_finite() && p > 0.0 && p < 1.0 {
         Ok(p)
     } else {
-        Err(format!(
+        Err(Error::usage(format!(
             "a false-positive rate must be strictly between 0 and 1 (got {s}); write 1 % as 0.01"
-        ))
+        )))
     }
 }
 
 /// Parse a positive count: `1000000`, `1e6`, `1_000_000`.
-pub fn parse_count(s: &str) -> Result<u64, String> {
+pub fn parse_count(s: &str) -> Result<u64, Error> {
     let t = s.trim().replace('_', "");
     let v: f64 = t
         .parse()
-        .map_err(|_| format!("{s:?} is not a number (use e.g. 1000000 or 1e6)"))?;
+        .map_err(|_| Error::usage(format!("{s:?} is not a number (use e.g. 1000000 or 1e6)")))?;
     if !(v.is_finite() && v >= 1.0 && v.fract() == 0.0 && v <= 1e15) {
-        return Err(format!("{s:?} must be a whole number between 1 and 10^15"));
+        return Err(Error::usage(format!(
+            "{s:?} must be a whole number between 1 and 10^15"
+        )));
     }
     Ok(v as u64)
 }
 
 /// Parse a byte count with an optional unit (B, KB, MB, GB, KiB, MiB, GiB).
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
+pub fn parse_bytes(s: &str) -> Result<u64, Error> {
     let t = s.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
@@ -271,23 +268,23 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "mib" => 1024.0 * 1024.0,
         "gib" => 1024.0 * 1024.0 * 1024.0,
         u => {
-            return Err(format!(
+            return Err(Error::usage(format!(
                 "unknown unit {u:?} in {s:?} (use B, KB, MB, GB, KiB, MiB, GiB)"
-            ));
+            )));
         }
     };
     let v: f64 = num
         .trim()
         .parse()
-        .map_err(|_| format!("{s:?} is not a byte count (e.g. 16MiB or 1048576)"))?;
+        .map_err(|_| Error::usage(format!("{s:?} is not a byte count (e.g. 16MiB or 1048576)")))?;
     if !(v.is_finite() && v > 0.0) {
-        return Err(format!("{s:?} must be a positive byte count"));
+        return Err(Error::usage(format!("{s:?} must be a positive byte count")));
     }
     Ok((v * mult).round() as u64)
 }
 
 /// Turn `run` options into a plan (validating names).
-pub fn plan(args: &RunArgs) -> Result<(Vec<adapters::Entry>, Plan), String> {
+pub fn plan(args: &RunArgs) -> Result<(Vec<adapters::Entry>, Plan), Error> {
     let entries = adapters::select(args.filters.as_deref())?;
     let mut plan = if args.full {
         Plan::full(args.seed)
@@ -296,18 +293,18 @@ pub fn plan(args: &RunArgs) -> Result<(Vec<adapters::Entry>, Plan), String> {
     };
     if let Some(f) = &args.fpr {
         if f.is_empty() {
-            return Err("--fpr needs at least one value".into());
+            return Err(Error::usage("--fpr needs at least one value"));
         }
         plan.fprs = f.clone();
     }
     if let Some(n) = &args.n {
         if n.is_empty() {
-            return Err("--n needs at least one value".into());
+            return Err(Error::usage("--n needs at least one value"));
         }
         plan.sizes = n.clone();
     }
     if let Some(p) = args.probes {
-        plan.fpr_probes = usize::try_from(p).map_err(|_| "--probes too large")?;
+        plan.fpr_probes = usize::try_from(p).map_err(|_| Error::usage("--probes too large"))?;
     }
     if let Some(e) = args.experiment_n {
         plan.experiment_n = e;
@@ -336,19 +333,18 @@ pub fn plan(args: &RunArgs) -> Result<(Vec<adapters::Entry>, Plan), String> {
 }
 
 /// `run`: measure, write results and plots; returns the summary path.
-pub fn run(args: &RunArgs) -> Result<PathBuf, String> {
+pub fn run(args: &RunArgs) -> Result<PathBuf, Error> {
     run_with_glance(args).map(|(p, _)| p)
 }
 
 /// `run`, also returning the results at a glance for the terminal.
-pub fn run_with_glance(args: &RunArgs) -> Result<(PathBuf, String), String> {
+pub fn run_with_glance(args: &RunArgs) -> Result<(PathBuf, String), Error> {
     let (entries, plan) = plan(args)?;
     let results = driver::run(&entries, &plan)?;
     report::write_all(&results, &args.out)?;
     if !args.no_plots {
         // The plots and the HTML report (index.html) beside the results.
-        crate::html::write_beside(&results, &args.out.join(report::JSON), None)
-            .map_err(|e| e.to_string())?;
+        crate::html::write_beside(&results, &args.out.join(report::JSON), None)?;
     }
     Ok((
         args.out.join(report::SUMMARY),
@@ -356,39 +352,41 @@ pub fn run_with_glance(args: &RunArgs) -> Result<(PathBuf, String), String> {
     ))
 }
 
-fn run_msg(args: &RunArgs) -> Result<String, String> {
+fn run_msg(args: &RunArgs) -> Result<String, Error> {
     run_with_glance(args).map(|(p, g)| format!("{g}wrote {}", p.display()))
 }
 
-fn plot_cmd(args: &PlotArgs) -> Result<Vec<PathBuf>, String> {
+fn plot_cmd(args: &PlotArgs) -> Result<Vec<PathBuf>, Error> {
     let results = report::read(&args.results)?;
     match &args.out {
-        Some(d) => plot::plot_all(&results, d),
+        Some(d) => Ok(plot::plot_all(&results, d)?),
         // The plots, and the HTML report beside the JSON.
-        None => crate::html::write_beside(&results, &args.results, None)
-            .map(|page| vec![page])
-            .map_err(|e| e.to_string()),
+        None => Ok(vec![crate::html::write_beside(
+            &results,
+            &args.results,
+            None,
+        )?]),
     }
 }
 
 /// Run the parsed command; returns what to print on stdout (a failing `compare` is an error
 /// carrying its report).
-pub fn dispatch(cli: Cli) -> Result<String, String> {
+pub fn dispatch(cli: Cli) -> Result<String, Error> {
     match dispatch_status(cli)? {
         (text, false) => Ok(text),
-        (text, true) => Err(text),
+        (text, true) => Err(Error::Failed(text)),
     }
 }
 
 /// Run the parsed command; returns what to print on stdout and whether the command failed
 /// its own check (`compare --fail-above`), for a non-zero exit status.
-pub fn dispatch_status(cli: Cli) -> Result<(String, bool), String> {
+pub fn dispatch_status(cli: Cli) -> Result<(String, bool), Error> {
     match cli.command {
         Some(Command::Compare(a)) => {
             let ra = report::read(&a.a)?;
             let rb = report::read(&a.b)?;
             if ra.schema_version != rb.schema_version {
-                return Err(format!(
+                return Err(Error::usage(format!(
                     "{} has schema version {} and {} version {}: their figures are not the same \
                      statistic (each version changes what a figure means: see the results \
                      schema's version history); compare runs of one version",
@@ -396,7 +394,7 @@ pub fn dispatch_status(cli: Cli) -> Result<(String, bool), String> {
                     ra.schema_version,
                     a.b.display(),
                     rb.schema_version
-                ));
+                )));
             }
             let changes = crate::compare::compare(&ra, &rb);
             let (text, fail) = crate::compare::report(&changes, a.fail_above);
@@ -414,9 +412,10 @@ pub fn dispatch_status(cli: Cli) -> Result<(String, bool), String> {
             let (md, verdict) = crate::repeat::spread(&command, &runs);
             if let Some(parent) = a.report.parent() {
                 std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("{}: {e}", parent.display()))?;
+                    .map_err(|e| Error::usage(format!("{}: {e}", parent.display())))?;
             }
-            std::fs::write(&a.report, &md).map_err(|e| format!("{}: {e}", a.report.display()))?;
+            std::fs::write(&a.report, &md)
+                .map_err(|e| Error::usage(format!("{}: {e}", a.report.display())))?;
             Ok((
                 format!("{}\nwrote {}", verdict.lines(), a.report.display()),
                 false,
@@ -426,7 +425,7 @@ pub fn dispatch_status(cli: Cli) -> Result<(String, bool), String> {
     }
 }
 
-fn dispatch_plain(command: Option<Command>, default_run: RunArgs) -> Result<String, String> {
+fn dispatch_plain(command: Option<Command>, default_run: RunArgs) -> Result<String, Error> {
     match command {
         Some(Command::Compare(_)) | Some(Command::Repeat(_)) => unreachable!("handled above"),
         Some(Command::Ratio(a)) => {
@@ -472,10 +471,6 @@ fn dispatch_plain(command: Option<Command>, default_run: RunArgs) -> Result<Stri
             }
             Ok(s)
         }
-        Some(Command::Inspect(a)) => {
-            // An alias of `bloomlab inspect`, which reads every format the command knows.
-            bloomlab_cli::inspect_file(&a.file).map_err(|e| e.to_string())
-        }
-        Some(Command::ClassicTable) => crate::classic_table::table().map_err(|e| e.to_string()),
+        Some(Command::ClassicTable) => Ok(crate::classic_table::table()?),
     }
 }

@@ -52,6 +52,7 @@
 //! out is left out (see [`crate::adapters::Built::time_pass`]). On the shared 2-core development machine
 //! (load average 7–12 from other builds) 80–95 % of the chunks were clean.
 
+use crate::error::Error;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -59,7 +60,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use crate::adapters::{Build, Entry, Spec};
+use crate::adapters::{Build, Entry, Pass, Spec};
 use crate::experiments;
 use crate::floor::random_read_ns;
 use crate::keys::{KeyShape, Keys, Workload};
@@ -215,6 +216,26 @@ struct Tally {
     chunks: u64,
 }
 
+impl Tally {
+    /// Count a group's passes in.
+    fn add(&mut self, c: &Tally) {
+        self.passes += c.passes;
+        self.tries += c.tries;
+        self.unclean += c.unclean;
+        self.clean_chunks += c.clean_chunks;
+        self.chunks += c.chunks;
+    }
+
+    /// Record the run's share of clean chunks and of redone passes in its conditions.
+    fn record(&self, c: &mut crate::control::Conditions) {
+        c.clean_chunks_pct =
+            (self.chunks > 0).then(|| self.clean_chunks as f64 * 100.0 / self.chunks as f64);
+        c.redone_passes_pct =
+            (self.tries > 0).then(|| (self.tries - self.passes) as f64 * 100.0 / self.tries as f64);
+        c.unclean_passes = Some(self.unclean);
+    }
+}
+
 /// The groups of one size: indexes into `(entry, target)` pairs; `None` target = fixed.
 fn groups<'a>(entries: &'a [Entry], plan: &Plan, n: u64) -> Vec<Vec<(&'a Entry, Option<f64>)>> {
     let tunable: Vec<&Entry> = entries.iter().filter(|e| e.info.tunable).collect();
@@ -259,30 +280,66 @@ fn work(plan: &Plan, n: u64) -> u64 {
     n * u64::from(build_passes(n)) + lookups + plan.fpr_probes as u64
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One size's keys: the workload (members and non-member probes), the timed streams (one
+/// per mix) cut into the chunks a pass times one by one, and the warm-up stream.
+struct SizeKeys {
+    keys: Workload,
+    streams: Vec<Vec<Keys>>,
+    warm: Keys,
+}
+
+/// What the measurement of one group reads and adds to, beside the group itself.
+struct GroupRun<'a> {
+    plan: &'a Plan,
+    n: u64,
+    sk: &'a SizeKeys,
+    bar: &'a ProgressBar,
+}
+
 fn measure_group(
     group: &[(&Entry, Option<f64>)],
     group_id: u32,
-    keys: &Workload,
-    streams: &[Vec<Keys>],
-    warm: &Keys,
-    plan: &Plan,
-    n: u64,
-    bar: &ProgressBar,
+    g: &GroupRun,
     rng: &mut ChaCha8Rng,
     session: &crate::control::Session,
     phases: &mut Phases,
 ) -> (Vec<Row>, Tally) {
-    let mixes = plan.mixes();
-    let label = size_label(n);
-    let mut subjects: Vec<Subject> = group
+    let label = size_label(g.n);
+    let mut subjects = subjects_of(group, g);
+    let started = Mark::now();
+    build_replicas(&mut subjects, g, rng);
+    phases.add(format!("n = {label}: builds"), started);
+    let started = Mark::now();
+    let (tally, round_cpus) = lookup_rounds(&mut subjects, g, rng, session);
+    session.return_home();
+    phases.add(format!("n = {label}: lookup rounds"), started);
+    let started = Mark::now();
+    let probes =
+        g.sk.keys
+            .probes
+            .slice(0..g.plan.fpr_probes.min(g.sk.keys.probes.len()));
+    let mut rows = Vec::new();
+    for s in subjects.iter_mut() {
+        if s.failed || s.built.is_empty() {
+            continue;
+        }
+        rows.push(row_of(s, g, &probes, group_id, &round_cpus));
+    }
+    phases.add(format!("n = {label}: FPR probes"), started);
+    (rows, tally)
+}
+
+/// The group's subjects, nothing built yet.
+fn subjects_of<'a>(group: &[(&'a Entry, Option<f64>)], g: &GroupRun) -> Vec<Subject<'a>> {
+    let (n, mixes) = (g.n, g.plan.mixes().len());
+    group
         .iter()
         .map(|&(entry, p)| Subject {
             entry,
             spec: Spec {
                 n,
                 fpr: p.unwrap_or(0.01),
-                seed: plan.seed,
+                seed: g.plan.seed,
             },
             label: match p {
                 Some(p) => format!("{} p={}% n={n}", entry.info.name, p * 100.0),
@@ -291,15 +348,17 @@ fn measure_group(
             built: Vec::new(),
             failed: false,
             build_ns: Vec::new(),
-            times: vec![Vec::new(); mixes.len()],
-            hits: vec![0; mixes.len()],
+            times: vec![Vec::new(); mixes],
+            hits: vec![0; mixes],
         })
-        .collect();
+        .collect()
+}
 
-    // Builds, interleaved: each pass builds every subject once, in a shuffled order, and
-    // keeps the build as one more independently allocated replica.
-    let started = Mark::now();
-    for _ in 0..replicas(n) {
+/// Builds, interleaved: each pass builds every subject once, in a shuffled order, and keeps
+/// the build as one more independently allocated replica.
+fn build_replicas(subjects: &mut [Subject], g: &GroupRun, rng: &mut ChaCha8Rng) {
+    let (members, bar) = (&g.sk.keys.members, g.bar);
+    for _ in 0..replicas(g.n) {
         let mut order: Vec<usize> = (0..subjects.len()).collect();
         order.shuffle(rng);
         for i in order {
@@ -308,10 +367,10 @@ fn measure_group(
                 continue;
             }
             bar.set_message(format!("build {}", s.label));
-            match s.entry.build(&s.spec, &keys.members) {
+            match s.entry.build(&s.spec, members) {
                 Ok(b) => {
                     s.build_ns
-                        .push(b.elapsed.as_nanos() as f64 / keys.members.len().max(1) as f64);
+                        .push(b.elapsed.as_nanos() as f64 / members.len().max(1) as f64);
                     s.built.push(b);
                 }
                 Err(e) => {
@@ -320,20 +379,27 @@ fn measure_group(
                     s.built.clear();
                 }
             }
-            bar.inc(n);
+            bar.inc(g.n);
         }
     }
+}
 
-    // Lookups: rounds, each timing every (subject, mix) pair once in a freshly shuffled order;
-    // round `r` uses replica `r % replicas` of every subject. Each timed pass comes right
-    // after an untimed warm-up pass of the same build over `warm`, so it starts from the same
-    // cache state whatever ran before it (at 10^6 a filter fits in L2 once warmed). A switch
-    // of the thread means another process has had the core and its caches: the pass counts
-    // only its chunks before the first switch, and the pair is run again (up to
-    // [`MAX_TRIES`] times; the share redone is recorded) when the switch came during the
-    // warm-up or in the pass's first half.
-    phases.add(format!("n = {label}: builds"), started);
-    let started = Mark::now();
+/// Lookups: rounds, each timing every (subject, mix) pair once in a freshly shuffled order;
+/// round `r` uses replica `r % replicas` of every subject. Each timed pass comes right after
+/// an untimed warm-up pass of the same build over the warm-up stream, so it starts from the
+/// same cache state whatever ran before it (at 10^6 a filter fits in L2 once warmed). A
+/// switch of the thread means another process has had the core and its caches: the pass
+/// counts only its chunks before the first switch, and the pair is run again (up to
+/// [`MAX_TRIES`] times; the share redone is recorded) when the switch came during the
+/// warm-up or in the pass's first half. Returns the passes' tally and each round's CPU.
+fn lookup_rounds(
+    subjects: &mut [Subject],
+    g: &GroupRun,
+    rng: &mut ChaCha8Rng,
+    session: &crate::control::Session,
+) -> (Tally, Vec<usize>) {
+    let (plan, n, bar) = (g.plan, g.n, g.bar);
+    let mixes = plan.mixes();
     let pairs: Vec<(usize, usize)> = (0..subjects.len())
         .filter(|&i| !subjects[i].failed && !subjects[i].built.is_empty())
         .flat_map(|i| (0..mixes.len()).map(move |m| (i, m)))
@@ -363,102 +429,115 @@ fn measure_group(
         for (i, m) in order {
             let s = &mut subjects[i];
             let b = &s.built[round as usize % s.built.len()];
-            let mut tries = 0;
-            let pass = loop {
-                tries += 1;
-                let before = crate::control::context_switches();
-                std::hint::black_box(b.filter.time_lookups(warm));
-                let warmed = crate::control::context_switches();
-                // Only the chunks before the first switch count (see `Built::time_pass`).
-                let pass = b.filter.time_pass(&streams[m]);
-                let clean =
-                    before.is_some() && before == warmed && 2 * pass.clean_chunks >= pass.chunks;
-                if clean || before.is_none() || tries >= MAX_TRIES {
-                    tally.passes += 1;
-                    tally.tries += u64::from(tries);
-                    tally.unclean += u64::from(!clean);
-                    break pass;
-                }
-            };
+            let pass = warm_and_time(b, &g.sk.warm, &g.sk.streams[m], &mut tally);
             s.times[m].push(pass.ns_per_op);
             tally.clean_chunks += u64::from(pass.clean_chunks);
             tally.chunks += u64::from(pass.chunks);
             s.hits[m] = pass.hits;
-            bar.inc(streams[m].iter().map(Keys::len).sum::<usize>() as u64 + warm.len() as u64);
+            bar.inc(
+                g.sk.streams[m].iter().map(Keys::len).sum::<usize>() as u64
+                    + g.sk.warm.len() as u64,
+            );
         }
     }
+    (tally, round_cpus)
+}
 
-    session.return_home();
-    phases.add(format!("n = {label}: lookup rounds"), started);
-    let started = Mark::now();
+/// One warm-up pass over `warm` and one timed pass over `stream`, redone (up to
+/// [`MAX_TRIES`] attempts) while the thread was switched out during the warm-up or the first
+/// half of the pass.
+fn warm_and_time(b: &Build, warm: &Keys, stream: &[Keys], tally: &mut Tally) -> Pass {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let before = crate::control::context_switches();
+        std::hint::black_box(b.filter.time_lookups(warm));
+        let warmed = crate::control::context_switches();
+        // Only the chunks before the first switch count (see `Built::time_pass`).
+        let pass = b.filter.time_pass(stream);
+        let clean = before.is_some() && before == warmed && 2 * pass.clean_chunks >= pass.chunks;
+        if clean || before.is_none() || tries >= MAX_TRIES {
+            tally.passes += 1;
+            tally.tries += u64::from(tries);
+            tally.unclean += u64::from(!clean);
+            break pass;
+        }
+    }
+}
 
-    let probes = keys.probes.slice(0..plan.fpr_probes.min(keys.probes.len()));
-    let probes = &probes;
-    let mut rows = Vec::new();
-    for s in subjects.iter_mut() {
-        if s.failed || s.built.is_empty() {
-            continue;
+/// A measured subject's row: its FPR over `probes` (one build), lookups, space and build
+/// time. The subject's builds are freed.
+fn row_of(
+    s: &mut Subject,
+    g: &GroupRun,
+    probes: &Keys,
+    group_id: u32,
+    round_cpus: &[usize],
+) -> Row {
+    let n = g.n;
+    let reps = s.built.len() as u32;
+    let built = s.built.swap_remove(0);
+    s.built.clear();
+    let f = &built.filter;
+    let (_, fp) = f.time_lookups(probes);
+    g.bar.inc(probes.len() as u64);
+    let measured_fpr = fp as f64 / probes.len() as f64;
+    let (lookups, false_negatives) = lookups_of(s, g, reps, round_cpus);
+    let bits_per_item = built.heap_bytes as f64 * 8.0 / n as f64;
+    let log2_inv = (measured_fpr > 0.0).then(|| (1.0 / measured_fpr).log2());
+    let build_ci = median_interval(&s.build_ns);
+    Row {
+        filter: s.entry.info.name.into(),
+        kind: s.entry.info.kind.name().into(),
+        peer: s.entry.info.peer,
+        n,
+        target_fpr: s.entry.info.tunable.then_some(s.spec.fpr),
+        params: f.describe(),
+        group: group_id,
+        build_ns_per_item: build_ci.mid,
+        build_ci,
+        build_passes: s.build_ns.len() as u32,
+        refused_inserts: built.refused,
+        false_negatives,
+        lookups,
+        measured_fpr,
+        fpr_ci: wilson(fp, probes.len() as u64, Z95),
+        fpr_probes: probes.len() as u64,
+        overlap_excluded: g.sk.keys.overlap_excluded,
+        theoretical_fpr: f.theoretical_fpr(),
+        heap_bytes: built.heap_bytes as u64,
+        bytes_over_llc: None,
+        bits_per_item,
+        log2_inv_fpr: log2_inv,
+        wasted_pct: log2_inv.map(|l| (bits_per_item / l - 1.0) * 100.0),
+        floor_ns: 0.0,
+    }
+}
+
+/// A subject's lookup figures per mix from its rounds, and the members its 100 % mix missed.
+fn lookups_of(s: &Subject, g: &GroupRun, reps: u32, round_cpus: &[usize]) -> (Vec<Lookup>, u64) {
+    let mut false_negatives = 0;
+    let mut lookups = Vec::new();
+    for (m, &pct) in g.plan.mixes().iter().enumerate() {
+        if pct == 100 {
+            false_negatives =
+                g.sk.streams[m].iter().map(Keys::len).sum::<usize>() as u64 - s.hits[m];
         }
-        let reps = s.built.len() as u32;
-        let built = s.built.swap_remove(0);
-        s.built.clear();
-        let f = &built.filter;
-        let (_, fp) = f.time_lookups(probes);
-        bar.inc(probes.len() as u64);
-        let measured_fpr = fp as f64 / probes.len() as f64;
-        let mut false_negatives = 0;
-        let mut lookups = Vec::new();
-        for (m, &pct) in mixes.iter().enumerate() {
-            if pct == 100 {
-                false_negatives =
-                    streams[m].iter().map(Keys::len).sum::<usize>() as u64 - s.hits[m];
-            }
-            let ci = rounds_interval(&s.times[m], reps as usize, &round_cpus);
-            lookups.push(Lookup {
-                positive_pct: pct,
-                ns: ci.mid,
-                ns_ci: ci,
-                rounds: s.times[m].clone(),
-                replicas: reps,
-                round_cpus: round_cpus.clone(),
-                floor_ratio: 0.0,
-                peer: None,
-                peer_ratio: None,
-                blocked_ratio: None,
-            });
-        }
-        let bits_per_item = built.heap_bytes as f64 * 8.0 / n as f64;
-        let log2_inv = (measured_fpr > 0.0).then(|| (1.0 / measured_fpr).log2());
-        let build_ci = median_interval(&s.build_ns);
-        rows.push(Row {
-            filter: s.entry.info.name.into(),
-            kind: s.entry.info.kind.name().into(),
-            peer: s.entry.info.peer,
-            n,
-            target_fpr: s.entry.info.tunable.then_some(s.spec.fpr),
-            params: f.describe(),
-            group: group_id,
-            build_ns_per_item: build_ci.mid,
-            build_ci,
-            build_passes: s.build_ns.len() as u32,
-            refused_inserts: built.refused,
-            false_negatives,
-            lookups,
-            measured_fpr,
-            fpr_ci: wilson(fp, probes.len() as u64, Z95),
-            fpr_probes: probes.len() as u64,
-            overlap_excluded: keys.overlap_excluded,
-            theoretical_fpr: f.theoretical_fpr(),
-            heap_bytes: built.heap_bytes as u64,
-            bytes_over_llc: None,
-            bits_per_item,
-            log2_inv_fpr: log2_inv,
-            wasted_pct: log2_inv.map(|l| (bits_per_item / l - 1.0) * 100.0),
-            floor_ns: 0.0,
+        let ci = rounds_interval(&s.times[m], reps as usize, round_cpus);
+        lookups.push(Lookup {
+            positive_pct: pct,
+            ns: ci.mid,
+            ns_ci: ci,
+            rounds: s.times[m].clone(),
+            replicas: reps,
+            round_cpus: round_cpus.to_vec(),
+            floor_ratio: 0.0,
+            peer: None,
+            peer_ratio: None,
+            blocked_ratio: None,
         });
     }
-    phases.add(format!("n = {label}: FPR probes"), started);
-    (rows, tally)
+    (lookups, false_negatives)
 }
 
 /// The wall time of each phase of a run, in order (a phase that recurs, such as one size's
@@ -577,30 +656,12 @@ pub fn fill_peer_ratios(rows: &mut [Row]) {
 }
 
 /// Run the plan over `entries`.
-pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
+pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, Error> {
     let started = Instant::now();
     // Described before the session pins this thread (pinning narrows available_parallelism).
     let mut machine = crate::machine::describe();
     let session = crate::control::Session::start();
-    let mut total = 0u64;
-    for &n in &plan.sizes {
-        let subjects: usize = groups(entries, plan, n).iter().map(Vec::len).sum();
-        total += subjects as u64 * work(plan, n);
-    }
-    let bar = if plan.progress {
-        let b = ProgressBar::new(total);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {percent:>3}% ETA {eta_precise} {msg}",
-            )
-            .map_err(|e| e.to_string())?
-            .progress_chars("=> "),
-        );
-        b
-    } else {
-        ProgressBar::hidden()
-    };
-
+    let bar = progress_bar(entries, plan)?;
     let mut rows = Vec::new();
     let mut size_floors = Vec::new();
     let mut group_id = 0u32;
@@ -609,58 +670,23 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
     let mut phases = Phases::default();
     for &n in &plan.sizes {
         let started = Mark::now();
-        let n_usize = usize::try_from(n).map_err(|_| format!("size {n} too large"))?;
-        bar.set_message(format!("keys for n = {n}"));
-        // Enough non-members for the FPR probes and for the timed and warm-up streams'
-        // disjoint stretches (see `Workload::streams`).
-        let probes = plan.fpr_probes.max(2 * plan.lookup_keys.min(n_usize));
-        let keys = Workload::new(&plan.keys, plan.seed, n_usize, probes)?;
-        let floor_bytes =
-            (bloomlab_core::math::classic_bits(n, 0.01).map_err(|e| e.to_string())? / 8) as usize;
-        size_floors.push(SizeFloor {
-            n,
-            bytes: floor_bytes as u64,
-            ns: floor_at(floor_bytes, plan.seed),
-            dependent_ns: crate::floor::dependent_read_ns(floor_bytes, 100_000, 5, plan.seed),
-        });
-        // The warm-up stream shares no key with the timed streams (members split apart,
-        // non-members from another stretch), so a timed pass never finds its keys' lines
-        // warmed by the warm-up.
-        let (timed, warm) = keys.streams(plan.seed, plan.lookup_keys, &plan.mixes(), plan.zipf)?;
-        // Cut into the chunks a pass times one by one (before any timing).
-        let streams: Vec<Vec<Keys>> = timed
-            .iter()
-            .map(|s| {
-                (0..s.len())
-                    .step_by(crate::adapters::CHUNK)
-                    .map(|i| s.slice(i..(i + crate::adapters::CHUNK).min(s.len())))
-                    .collect()
-            })
-            .collect();
+        let (sk, floor) = size_keys(plan, n, &bar)?;
+        size_floors.push(floor);
         phases.add(
             format!("n = {}: keys and memory floor", size_label(n)),
             started,
         );
-        for g in groups(entries, plan, n) {
-            let (mut measured, c) = measure_group(
-                &g,
-                group_id,
-                &keys,
-                &streams,
-                &warm,
-                plan,
-                n,
-                &bar,
-                &mut rng,
-                &session,
-                &mut phases,
-            );
+        let g = GroupRun {
+            plan,
+            n,
+            sk: &sk,
+            bar: &bar,
+        };
+        for group in groups(entries, plan, n) {
+            let (mut measured, c) =
+                measure_group(&group, group_id, &g, &mut rng, &session, &mut phases);
             let started = Mark::now();
-            tally.passes += c.passes;
-            tally.tries += c.tries;
-            tally.unclean += c.unclean;
-            tally.clean_chunks += c.clean_chunks;
-            tally.chunks += c.chunks;
+            tally.add(&c);
             // Floors once the group's filters are freed, so their buffers never coexist.
             for r in &mut measured {
                 r.floor_ns = floor_at(r.heap_bytes as usize, plan.seed);
@@ -679,31 +705,109 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
         }
     }
     fill_peer_ratios(&mut rows);
+    let exps = run_experiments(entries, plan, &bar, &mut phases)?;
+    bar.finish_and_clear();
+    machine.conditions = session.finish();
+    tally.record(&mut machine.conditions);
+    Ok(Results {
+        schema_version: SCHEMA_VERSION,
+        machine,
+        config: run_config(plan),
+        keys: keys_text(plan),
+        filters: entries.iter().map(|e| FilterInfo::from(&e.info)).collect(),
+        left_out: Vec::new(),
+        size_floors,
+        rows,
+        experiments: exps,
+        wall_seconds: started.elapsed().as_secs_f64(),
+        phases: phases.into_vec(),
+    })
+}
 
+/// The progress bar over every key the run will touch (hidden without `plan.progress`).
+fn progress_bar(entries: &[Entry], plan: &Plan) -> Result<ProgressBar, Error> {
+    if !plan.progress {
+        return Ok(ProgressBar::hidden());
+    }
+    let mut total = 0u64;
+    for &n in &plan.sizes {
+        let subjects: usize = groups(entries, plan, n).iter().map(Vec::len).sum();
+        total += subjects as u64 * work(plan, n);
+    }
+    let b = ProgressBar::new(total);
+    b.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {percent:>3}% ETA {eta_precise} {msg}",
+        )
+        .map_err(|e| Error::measurement(e.to_string()))?
+        .progress_chars("=> "),
+    );
+    Ok(b)
+}
+
+/// The keys of size `n` and its memory floor.
+fn size_keys(plan: &Plan, n: u64, bar: &ProgressBar) -> Result<(SizeKeys, SizeFloor), Error> {
+    let n_usize = usize::try_from(n).map_err(|_| Error::usage(format!("size {n} too large")))?;
+    bar.set_message(format!("keys for n = {n}"));
+    // Enough non-members for the FPR probes and for the timed and warm-up streams'
+    // disjoint stretches (see `Workload::streams`).
+    let probes = plan.fpr_probes.max(2 * plan.lookup_keys.min(n_usize));
+    let keys = Workload::new(&plan.keys, plan.seed, n_usize, probes)?;
+    let floor_bytes = (bloomlab_core::math::classic_bits(n, 0.01)? / 8) as usize;
+    let floor = SizeFloor {
+        n,
+        bytes: floor_bytes as u64,
+        ns: floor_at(floor_bytes, plan.seed),
+        dependent_ns: crate::floor::dependent_read_ns(floor_bytes, 100_000, 5, plan.seed),
+    };
+    // The warm-up stream shares no key with the timed streams (members split apart,
+    // non-members from another stretch), so a timed pass never finds its keys' lines
+    // warmed by the warm-up.
+    let (timed, warm) = keys.streams(plan.seed, plan.lookup_keys, &plan.mixes(), plan.zipf)?;
+    // Cut into the chunks a pass times one by one (before any timing).
+    let streams: Vec<Vec<Keys>> = timed
+        .iter()
+        .map(|s| {
+            (0..s.len())
+                .step_by(crate::adapters::CHUNK)
+                .map(|i| s.slice(i..(i + crate::adapters::CHUNK).min(s.len())))
+                .collect()
+        })
+        .collect();
+    Ok((
+        SizeKeys {
+            keys,
+            streams,
+            warm,
+        },
+        floor,
+    ))
+}
+
+/// The plan's experiments, then the threads experiment if asked for.
+fn run_experiments(
+    entries: &[Entry],
+    plan: &Plan,
+    bar: &ProgressBar,
+    phases: &mut Phases,
+) -> Result<Vec<crate::schema::Experiment>, Error> {
+    let ctx = experiments::Context {
+        entries,
+        seed: plan.seed,
+        n: plan.experiment_n,
+        probes: plan.fpr_probes,
+        full: plan.full,
+    };
     let mut exps = Vec::new();
     for name in &plan.experiments {
         bar.set_message(format!("experiment {name}"));
         let started = Mark::now();
-        let ctx = experiments::Context {
-            entries,
-            seed: plan.seed,
-            n: plan.experiment_n,
-            probes: plan.fpr_probes,
-            full: plan.full,
-        };
         exps.push(experiments::run(name, &ctx)?);
         phases.add(format!("experiment {name}"), started);
     }
     if let Some(t) = plan.threads {
         bar.set_message(format!("{t} threads on one shared filter"));
         let started = Mark::now();
-        let ctx = experiments::Context {
-            entries,
-            seed: plan.seed,
-            n: plan.experiment_n,
-            probes: plan.fpr_probes,
-            full: plan.full,
-        };
         // At the largest measured size up to 10^7 (the single-thread rows beside it).
         let n = plan
             .sizes
@@ -715,53 +819,42 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, String> {
         exps.push(experiments::threads::run(&ctx, t, n)?);
         phases.add(format!("{t} threads on one shared filter"), started);
     }
-    bar.finish_and_clear();
-    machine.conditions = session.finish();
-    machine.conditions.clean_chunks_pct =
-        (tally.chunks > 0).then(|| tally.clean_chunks as f64 * 100.0 / tally.chunks as f64);
-    machine.conditions.redone_passes_pct =
-        (tally.tries > 0).then(|| (tally.tries - tally.passes) as f64 * 100.0 / tally.tries as f64);
-    machine.conditions.unclean_passes = Some(tally.unclean);
+    Ok(exps)
+}
 
-    Ok(Results {
-        schema_version: SCHEMA_VERSION,
-        machine,
-        config: RunConfig {
-            full: plan.full,
-            sizes: plan.sizes.clone(),
-            fprs: plan.fprs.clone(),
-            seed: plan.seed,
-            fpr_probes: plan.fpr_probes as u64,
-            mixes: plan.mixes(),
-            lookup_passes: plan.lookup_passes,
-            grouping: if plan.sizes.iter().any(|&n| n >= plan.split_at) {
-                format!(
-                    "all filters of one size interleaved together below n = {}; per target from there (fixed-parameter entries with the target nearest 1 %)",
-                    plan.split_at
-                )
-            } else {
-                "all filters of one size (every target) interleaved together".into()
-            },
-            lookup_keys: plan.lookup_keys as u64,
-            key_shape: plan.keys.to_string(),
-            zipf: plan.zipf,
+/// The run's configuration as the results record it.
+fn run_config(plan: &Plan) -> RunConfig {
+    RunConfig {
+        full: plan.full,
+        sizes: plan.sizes.clone(),
+        fprs: plan.fprs.clone(),
+        seed: plan.seed,
+        fpr_probes: plan.fpr_probes as u64,
+        mixes: plan.mixes(),
+        lookup_passes: plan.lookup_passes,
+        grouping: if plan.sizes.iter().any(|&n| n >= plan.split_at) {
+            format!(
+                "all filters of one size interleaved together below n = {}; per target from there (fixed-parameter entries with the target nearest 1 %)",
+                plan.split_at
+            )
+        } else {
+            "all filters of one size (every target) interleaved together".into()
         },
-        keys: format!(
-            "{}; lookups {}. {}",
-            plan.keys.describe(),
-            match plan.zipf {
-                Some(s) =>
-                    format!("Zipf-skewed with exponent {s} over members and non-members alike"),
-                None => "uniform over distinct keys".into(),
-            },
-            crate::adapters::KEYS
-        ),
-        filters: entries.iter().map(|e| FilterInfo::from(&e.info)).collect(),
-        left_out: Vec::new(),
-        size_floors,
-        rows,
-        experiments: exps,
-        wall_seconds: started.elapsed().as_secs_f64(),
-        phases: phases.into_vec(),
-    })
+        lookup_keys: plan.lookup_keys as u64,
+        key_shape: plan.keys.to_string(),
+        zipf: plan.zipf,
+    }
+}
+
+/// How every entry received its keys, as the results record it.
+fn keys_text(plan: &Plan) -> String {
+    format!(
+        "{}; lookups {}. {}",
+        plan.keys.describe(),
+        match plan.zipf {
+            Some(s) => format!("Zipf-skewed with exponent {s} over members and non-members alike"),
+            None => "uniform over distinct keys".into(),
+        },
+        crate::adapters::KEYS
+    )
 }

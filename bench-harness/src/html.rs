@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use crate::choose::{Choice, Setting};
 use crate::labels::size_label;
-use crate::plot::{Figure, PlotError, Section};
+use crate::plot::{Figure, Section};
 use crate::schema::{Experiment, Results};
 
 mod tables;
@@ -35,27 +35,7 @@ pub use tables::{Cell, Table};
 /// The report's file name.
 pub use crate::report::INDEX;
 
-/// What went wrong writing the report.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    /// Drawing a plot failed.
-    #[error(transparent)]
-    Plot(#[from] PlotError),
-    /// The template did not render.
-    #[error("report template: {0}")]
-    Template(#[from] minijinja::Error),
-    /// A results file could not be read.
-    #[error("{0}")]
-    Results(String),
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-}
+pub use crate::error::ReportError;
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
     move |source| ReportError::Io {
@@ -104,7 +84,7 @@ pub fn write_beside(
     let stored = match large {
         Some(_) => None,
         None if large_json.exists() => {
-            Some(crate::report::read(&large_json).map_err(ReportError::Results)?)
+            Some(crate::report::read(&large_json).map_err(|e| ReportError::Results(Box::new(e)))?)
         }
         None => None,
     };

@@ -9,6 +9,7 @@
 //!   from them, uniform or Zipf-skewed ([`Workload::streams`]), with a warm-up stream that
 //!   shares no key with any timed stream.
 
+use crate::error::Error;
 use std::collections::HashSet;
 
 use rand::seq::SliceRandom;
@@ -229,25 +230,27 @@ pub enum KeyShape {
 pub const MAX_STR_LEN: usize = 4096;
 
 impl std::str::FromStr for KeyShape {
-    type Err = String;
+    type Err = Error;
 
     /// `u64`, `uuid`, `str:LEN`, `url` or `file:PATH`.
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, Error> {
         let t = s.trim();
         if let Some(len) = t.strip_prefix("str:") {
             let n: usize = len.parse().map_err(|_| {
-                format!("--keys str:LEN needs a whole number of bytes after str: (got {s:?})")
+                Error::usage(format!(
+                    "--keys str:LEN needs a whole number of bytes after str: (got {s:?})"
+                ))
             })?;
             if n == 0 || n > MAX_STR_LEN {
-                return Err(format!(
+                return Err(Error::usage(format!(
                     "--keys str:LEN needs LEN between 1 and {MAX_STR_LEN} (got {n})"
-                ));
+                )));
             }
             return Ok(KeyShape::Str(n));
         }
         if let Some(path) = t.strip_prefix("file:") {
             if path.is_empty() {
-                return Err("--keys file:PATH needs a path after file:".into());
+                return Err(Error::usage("--keys file:PATH needs a path after file:"));
             }
             return Ok(KeyShape::File(path.into()));
         }
@@ -255,9 +258,9 @@ impl std::str::FromStr for KeyShape {
             "u64" => Ok(KeyShape::U64),
             "uuid" => Ok(KeyShape::Uuid),
             "url" => Ok(KeyShape::Url),
-            _ => Err(format!(
+            _ => Err(Error::usage(format!(
                 "unknown key shape {s:?}: use u64, uuid, str:LEN, url or file:PATH"
-            )),
+            ))),
         }
     }
 }
@@ -292,13 +295,13 @@ impl KeyShape {
     }
 
     /// Whether `n` distinct keys of this shape can exist (short strings cannot be many).
-    fn room(&self, n: usize) -> Result<(), String> {
+    fn room(&self, n: usize) -> Result<(), Error> {
         if let KeyShape::Str(len) = self {
             let distinct = 94f64.powi(*len as i32);
             if distinct < 2.0 * n as f64 {
-                return Err(format!(
+                return Err(Error::usage(format!(
                     "--keys str:{len} has only {distinct:.0} distinct keys, too few for {n} members and as many non-members; use a longer LEN"
-                ));
+                )));
             }
         }
         Ok(())
@@ -353,9 +356,9 @@ fn fingerprint(key: &[u8]) -> u128 {
 }
 
 /// Read one key per line (the line end, `\n` or `\r\n`, removed; empty lines skipped).
-pub fn read_key_file(path: &std::path::Path) -> Result<Keys, String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("cannot read key file {}: {e}", path.display()))?;
+pub fn read_key_file(path: &std::path::Path) -> Result<Keys, Error> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Error::usage(format!("cannot read key file {}: {e}", path.display())))?;
     let mut keys = Keys::new();
     for line in bytes.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -364,10 +367,10 @@ pub fn read_key_file(path: &std::path::Path) -> Result<Keys, String> {
         }
     }
     if keys.is_empty() {
-        return Err(format!(
+        return Err(Error::usage(format!(
             "key file {} holds no keys (one key per line, empty lines skipped)",
             path.display()
-        ));
+        )));
     }
     Ok(keys)
 }
@@ -386,7 +389,7 @@ pub struct Workload {
 impl Workload {
     /// `n` distinct members and `probes` distinct non-members of `shape` from `seed`. For
     /// `u64` these are exactly [`KeySet::new`]'s keys.
-    pub fn new(shape: &KeyShape, seed: u64, n: usize, probes: usize) -> Result<Self, String> {
+    pub fn new(shape: &KeyShape, seed: u64, n: usize, probes: usize) -> Result<Self, Error> {
         if *shape == KeyShape::U64 {
             let k = KeySet::new(seed, n, probes);
             return Ok(Workload {
@@ -432,7 +435,7 @@ impl Workload {
         seed: u64,
         n: usize,
         probes: usize,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Error> {
         let lines = read_key_file(path)?;
         let mut seen = HashSet::with_capacity(lines.len());
         let mut members = Keys::new();
@@ -448,12 +451,12 @@ impl Workload {
             }
         }
         if members.len() < n {
-            return Err(format!(
+            return Err(Error::usage(format!(
                 "key file {} holds {} distinct keys; --n asks for {n} (give --n at most {})",
                 path.display(),
                 members.len(),
                 members.len()
-            ));
+            )));
         }
         let mut out = Keys::new();
         for k in rest.into_iter().take(probes) {
@@ -494,7 +497,7 @@ impl Workload {
         len: usize,
         mixes: &[u32],
         zipf: Option<f64>,
-    ) -> Result<(Vec<Keys>, Keys), String> {
+    ) -> Result<(Vec<Keys>, Keys), Error> {
         let n = self.members.len();
         let warm_members = (n / 4).min(len / 2).max(1).min(n);
         let len = len.min(n - warm_members).min(self.probes.len() / 2).max(1);
@@ -506,7 +509,7 @@ impl Workload {
         let timed_neg: Vec<usize> = (p - len..p).collect();
         let warm_neg: Vec<usize> = (p.saturating_sub(2 * len)..p - len).collect();
         let pick =
-            |pool: &[usize], count: usize, rng: &mut ChaCha8Rng| -> Result<Vec<usize>, String> {
+            |pool: &[usize], count: usize, rng: &mut ChaCha8Rng| -> Result<Vec<usize>, Error> {
                 match zipf {
                     None => {
                         // Distinct keys, as before: a random subset.
@@ -516,7 +519,7 @@ impl Workload {
                     }
                     Some(s) => {
                         let z = rand_distr::Zipf::new(pool.len() as f64, s)
-                            .map_err(|e| format!("--zipf {s}: {e}"))?;
+                            .map_err(|e| Error::usage(format!("--zipf {s}: {e}")))?;
                         Ok((0..count)
                             .map(|_| {
                                 pool[(rand_distr::Distribution::sample(&z, rng) as usize - 1)
@@ -570,16 +573,16 @@ impl Workload {
 }
 
 /// Check a Zipf exponent (`--zipf`): finite and above 0.
-pub fn parse_zipf(s: &str) -> Result<f64, String> {
+pub fn parse_zipf(s: &str) -> Result<f64, Error> {
     let v: f64 = s
         .trim()
         .parse()
-        .map_err(|_| format!("--zipf needs a number (got {s:?})"))?;
+        .map_err(|_| Error::usage(format!("--zipf needs a number (got {s:?})")))?;
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
-        Err(format!(
+        Err(Error::usage(format!(
             "--zipf needs an exponent above 0 (got {s}); 1.1 is a common skew, omit --zipf for uniform queries"
-        ))
+        )))
     }
 }

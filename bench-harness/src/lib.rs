@@ -13,10 +13,13 @@
 //!   HTML report `index.html`; [`choose`]: the choosing charts' candidates, Pareto frontier
 //!   and label layout.
 //! - [`recommend`]: choose a structure from measured results.
+//! - [`Error`]: what can go wrong, one variant per kind of failure.
 
 // Safe code throughout: the counting allocator behind the heap figures is a dependency's
 // (see `alloc`).
 #![forbid(unsafe_code)]
+// Short functions: the threshold (100 lines) is in clippy.toml.
+#![warn(clippy::too_many_lines)]
 
 pub mod adapters;
 pub mod alloc;
@@ -26,6 +29,7 @@ pub mod cli;
 pub mod compare;
 pub mod control;
 pub mod driver;
+pub mod error;
 pub mod experiments;
 pub mod floor;
 pub mod html;
@@ -39,3 +43,5 @@ pub mod repeat;
 pub mod report;
 pub mod schema;
 pub mod stats;
+
+pub use error::Error;

@@ -5,6 +5,7 @@
 //! pairs those columns do not show (our split-block filter against its like-for-like peer,
 //! classic against fastbloom, keyed against keyed).
 
+use crate::error::Error;
 use std::fmt::Write as _;
 
 use crate::labels::size_label;
@@ -19,7 +20,7 @@ fn row<'a>(r: &'a Results, filter: &str, n: u64, fpr: f64) -> Option<&'a Row> {
 }
 
 /// A Markdown table: one line per `A/B` pair, one column per size in the file.
-pub fn table(r: &Results, pairs: &[String], fpr: f64, hits: u32) -> Result<String, String> {
+pub fn table(r: &Results, pairs: &[String], fpr: f64, hits: u32) -> Result<String, Error> {
     let mut sizes: Vec<u64> = r.rows.iter().map(|x| x.n).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -38,10 +39,10 @@ pub fn table(r: &Results, pairs: &[String], fpr: f64, hits: u32) -> Result<Strin
     for p in pairs {
         let (a, b) = p
             .split_once('/')
-            .ok_or_else(|| format!("{p:?}: write a pair as A/B"))?;
+            .ok_or_else(|| Error::usage(format!("{p:?}: write a pair as A/B")))?;
         for f in [a, b] {
             if !r.rows.iter().any(|x| x.filter == f) {
-                return Err(format!("{f:?} is not in these results"));
+                return Err(Error::usage(format!("{f:?} is not in these results")));
             }
         }
         let cells: Vec<String> = sizes

@@ -18,6 +18,7 @@
 //! printed with their figures. With no candidate the answer is a refusal that names, one line
 //! per variant, the needs that ruled it out, and the nearest thing that would work.
 
+use crate::error::Error;
 use std::fmt::Write as _;
 
 use crate::labels::{display_name, pct, size_label};
@@ -272,18 +273,82 @@ fn extrapolation(
     ))
 }
 
+/// What every step of [`recommend`] reads: the results, the needs and the measured size
+/// used for them.
+struct Ask<'a> {
+    results: &'a Results,
+    needs: &'a Needs,
+    size: u64,
+}
+
+impl Ask<'_> {
+    fn info(&self, name: &str) -> Option<&crate::schema::FilterInfo> {
+        self.results.filters.iter().find(|f| f.name == name)
+    }
+
+    /// Bytes the row's structure would take at the needed n.
+    fn project(&self, r: &Row) -> f64 {
+        r.bits_per_item * self.needs.n as f64 / 8.0
+    }
+
+    fn budget(&self) -> Option<f64> {
+        self.needs.memory_budget.map(|b| b as f64)
+    }
+
+    fn objective_name(&self) -> &'static str {
+        match self.needs.objective {
+            Objective::Speed => "speed",
+            Objective::Memory => "memory",
+        }
+    }
+}
+
 /// Choose, or explain why nothing measured fits.
-pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, String> {
+pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Error> {
+    check_needs(needs)?;
+    let ask = Ask {
+        results,
+        needs,
+        size: closest_size(results, needs)?,
+    };
+    let rows: Vec<&Row> = results.rows.iter().filter(|r| r.n == ask.size).collect();
+    let mut out = needs_line(&ask);
+    let (candidates, near_misses) = sort_rows(&ask, &rows);
+    let ranked = rank(&candidates, needs.objective);
+    if let Some(e) = rows.iter().find(|r| r.kind == "exact").copied()
+        && let Some(rec) = exact_set(&ask, e, &ranked, &mut out)
+    {
+        return Ok(rec);
+    }
+    let Some(&best) = ranked.first() else {
+        return Err(refusal(&ask, out, &near_misses));
+    };
+    explain_choice(&ask, best, &ranked, &mut out);
+    Ok(Recommendation {
+        filter: best.filter.clone(),
+        row: best.clone(),
+        projected_bytes: ask.project(best),
+        explanation: out,
+    })
+}
+
+/// `n` and the FPR are in range.
+fn check_needs(needs: &Needs) -> Result<(), Error> {
     if needs.n == 0 {
-        return Err("--n must be at least 1".into());
+        return Err(Error::usage("--n must be at least 1"));
     }
     if !(needs.fpr > 0.0 && needs.fpr < 1.0) {
-        return Err(format!(
+        return Err(Error::usage(format!(
             "--fpr must be between 0 and 1 exclusive (got {})",
             needs.fpr
-        ));
+        )));
     }
-    let size = results
+    Ok(())
+}
+
+/// The measured size closest to `needs.n` (in log scale).
+fn closest_size(results: &Results, needs: &Needs) -> Result<u64, Error> {
+    results
         .rows
         .iter()
         .map(|r| r.n)
@@ -291,11 +356,12 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
             let d = |x: u64| ((x as f64).ln() - (needs.n as f64).ln()).abs();
             d(*a).total_cmp(&d(*b))
         })
-        .ok_or("the results hold no measurements")?;
-    let info = |name: &str| results.filters.iter().find(|f| f.name == name);
-    let project = |r: &Row| r.bits_per_item * needs.n as f64 / 8.0;
-    let budget = needs.memory_budget.map(|b| b as f64);
-    let rows: Vec<&Row> = results.rows.iter().filter(|r| r.n == size).collect();
+        .ok_or_else(|| Error::usage("the results hold no measurements"))
+}
+
+/// The explanation's first line: the needs and the measurements used.
+fn needs_line(ask: &Ask) -> String {
+    let needs = ask.needs;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -309,155 +375,175 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         } else {
             ""
         },
-        budget
+        ask.budget()
             .map(|b| format!(", budget {}", mib(b)))
             .unwrap_or_default(),
         if needs.batch { ", batched lookups" } else { "" },
-        match needs.objective {
-            Objective::Speed => "speed",
-            Objective::Memory => "memory",
-        },
-        size_label(size),
-        results.config.key_shape
+        ask.objective_name(),
+        size_label(ask.size),
+        ask.results.config.key_shape
     );
+    out
+}
 
-    // Filters that meet every need.
-    let mut near_misses: Vec<(&Row, Vec<String>)> = Vec::new();
+/// A row that fails some needs, and which.
+type Miss<'a> = (&'a Row, Vec<String>);
+
+/// The filters that meet every need, and the others with the needs each fails.
+fn sort_rows<'a>(ask: &Ask, rows: &[&'a Row]) -> (Vec<&'a Row>, Vec<Miss<'a>>) {
+    let mut near_misses: Vec<Miss> = Vec::new();
     let mut candidates: Vec<&Row> = Vec::new();
-    for r in rows.iter().filter(|r| r.kind != "exact") {
-        let Some(i) = info(&r.filter) else { continue };
-        let why = failures(r, i, needs, project(r));
+    for r in rows.iter().copied().filter(|r| r.kind != "exact") {
+        let Some(i) = ask.info(&r.filter) else {
+            continue;
+        };
+        let why = failures(r, i, ask.needs, ask.project(r));
         if why.is_empty() {
             candidates.push(r);
         } else {
             near_misses.push((r, why));
         }
     }
-    let ranked = rank(&candidates, needs.objective);
+    (candidates, near_misses)
+}
 
-    // The exact set, only when it fits and also wins on the objective.
-    let exact = rows.iter().find(|r| r.kind == "exact").copied();
-    let exact_fits = exact.is_some_and(|e| {
-        let bytes = project(e);
-        match budget {
-            Some(b) => bytes <= b,
-            None => bytes <= SMALL_SET_BYTES,
-        }
-    });
-    if let Some(e) = exact {
-        let wins = exact_fits
-            && match (ranked.first(), needs.objective) {
-                (None, _) => true,
-                (Some(best), Objective::Speed) => ns50(e) < ns50(best) && !tied(e, best),
-                (Some(best), Objective::Memory) => e.bits_per_item < best.bits_per_item,
-            };
-        if wins {
-            let bytes = project(e);
-            let _ = writeln!(
-                out,
-                "Use an exact set: {} needs about {} for {} keys ({:.1} bits/item measured), \
-                 with no false positives at all and {:.1} ns per lookup (50 % hits){}.",
-                e.filter,
-                mib(bytes),
-                needs.n,
-                e.bits_per_item,
-                ns50(e),
-                match ranked.first() {
-                    Some(b) => format!(
-                        ", faster than the fastest filter that meets the needs ({}, {:.1} ns)",
-                        display_name(&b.filter, b.peer),
-                        ns50(b)
-                    ),
-                    None => ", and no filter meets the needs".into(),
-                }
-            );
-            if let Some(x) = extrapolation(results, needs, size, Some(bytes)) {
-                let _ = writeln!(out, "{x}");
-            }
-            return Ok(Recommendation {
-                filter: e.filter.clone(),
-                row: e.clone(),
-                projected_bytes: bytes,
-                explanation: out,
-            });
-        }
+/// The exact set, recommended only when it fits and also wins on the objective; otherwise
+/// a line on why not is added to `out`.
+fn exact_set(ask: &Ask, e: &Row, ranked: &[&Row], out: &mut String) -> Option<Recommendation> {
+    let needs = ask.needs;
+    let budget = ask.budget();
+    let bytes = ask.project(e);
+    let exact_fits = match budget {
+        Some(b) => bytes <= b,
+        None => bytes <= SMALL_SET_BYTES,
+    };
+    let wins = exact_fits
+        && match (ranked.first(), needs.objective) {
+            (None, _) => true,
+            (Some(best), Objective::Speed) => ns50(e) < ns50(best) && !tied(e, best),
+            (Some(best), Objective::Memory) => e.bits_per_item < best.bits_per_item,
+        };
+    if wins {
         let _ = writeln!(
             out,
-            "An exact set would need about {} ({:.1} bits/item measured, {:.1} ns per lookup){}.",
-            mib(project(e)),
+            "Use an exact set: {} needs about {} for {} keys ({:.1} bits/item measured), \
+             with no false positives at all and {:.1} ns per lookup (50 % hits){}.",
+            e.filter,
+            mib(bytes),
+            needs.n,
             e.bits_per_item,
             ns50(e),
-            if !exact_fits {
-                if budget.is_some() {
-                    ", over the budget"
-                } else {
-                    ", over the small-set threshold"
-                }
-            } else {
-                match needs.objective {
-                    Objective::Speed => ", not faster than the filter below",
-                    Objective::Memory => ", more than the filter below",
-                }
+            match ranked.first() {
+                Some(b) => format!(
+                    ", faster than the fastest filter that meets the needs ({}, {:.1} ns)",
+                    display_name(&b.filter, b.peer),
+                    ns50(b)
+                ),
+                None => ", and no filter meets the needs".into(),
             }
         );
-    }
-
-    let Some(&best) = ranked.first() else {
-        let mut msg = format!("{out}No measured option meets these needs. Ruled out:\n");
-        if near_misses.is_empty() {
-            msg.push_str("  nothing was measured at this size\n");
+        if let Some(x) = extrapolation(ask.results, needs, ask.size, Some(bytes)) {
+            let _ = writeln!(out, "{x}");
         }
-        // One line per variant: the needs that ruled it out, a need that held at only some
-        // of its measured targets followed by those targets.
-        let mut variants: Vec<RuledOut> = Vec::new();
-        for (r, why) in &near_misses {
-            let name = display_name(&r.filter, r.peer);
-            let t = r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into());
-            let v = match variants.iter_mut().position(|(n, _, _)| *n == name) {
-                Some(i) => &mut variants[i],
-                None => {
-                    variants.push((name, Vec::new(), Vec::new()));
-                    variants.last_mut().expect("just pushed")
-                }
-            };
-            v.1.push(t.clone());
-            for w in why {
-                match v.2.iter_mut().find(|(k, _)| k == w) {
-                    Some((_, ts)) => ts.push(t.clone()),
-                    None => v.2.push((w.clone(), vec![t.clone()])),
-                }
+        return Some(Recommendation {
+            filter: e.filter.clone(),
+            row: e.clone(),
+            projected_bytes: bytes,
+            explanation: std::mem::take(out),
+        });
+    }
+    let _ = writeln!(
+        out,
+        "An exact set would need about {} ({:.1} bits/item measured, {:.1} ns per lookup){}.",
+        mib(bytes),
+        e.bits_per_item,
+        ns50(e),
+        if !exact_fits {
+            if budget.is_some() {
+                ", over the budget"
+            } else {
+                ", over the small-set threshold"
+            }
+        } else {
+            match needs.objective {
+                Objective::Speed => ", not faster than the filter below",
+                Objective::Memory => ", more than the filter below",
             }
         }
-        for (name, targets, reasons) in &variants {
-            let text: Vec<String> = reasons
-                .iter()
-                .map(|(w, ts)| {
-                    if ts.len() == targets.len() {
-                        w.clone()
-                    } else {
-                        format!("{w} (at {})", ts.join("/"))
-                    }
-                })
-                .collect();
-            let _ = writeln!(
-                msg,
-                "  - {name} @ {}: {}",
-                targets.join("/"),
-                text.join("; ")
-            );
+    );
+    None
+}
+
+/// Nothing meets the needs: what ruled each variant out, and the nearest thing that would
+/// work.
+fn refusal(ask: &Ask, out: String, near_misses: &[(&Row, Vec<String>)]) -> Error {
+    let mut msg = format!("{out}No measured option meets these needs. Ruled out:\n");
+    if near_misses.is_empty() {
+        msg.push_str("  nothing was measured at this size\n");
+    }
+    for (name, targets, reasons) in &ruled_out(near_misses) {
+        let text: Vec<String> = reasons
+            .iter()
+            .map(|(w, ts)| {
+                if ts.len() == targets.len() {
+                    w.clone()
+                } else {
+                    format!("{w} (at {})", ts.join("/"))
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            msg,
+            "  - {name} @ {}: {}",
+            targets.join("/"),
+            text.join("; ")
+        );
+    }
+    let _ = write!(
+        msg,
+        "{}",
+        nearest(near_misses, ask.needs, &|r| ask.project(r))
+    );
+    if let Some(x) = extrapolation(ask.results, ask.needs, ask.size, None) {
+        let _ = writeln!(msg, "{x}");
+    }
+    Error::Refused(msg)
+}
+
+/// One entry per variant: its targets, and the needs that ruled it out, each with the
+/// targets at which it did.
+fn ruled_out(near_misses: &[(&Row, Vec<String>)]) -> Vec<RuledOut> {
+    let mut variants: Vec<RuledOut> = Vec::new();
+    for (r, why) in near_misses {
+        let name = display_name(&r.filter, r.peer);
+        let t = r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into());
+        let v = match variants.iter_mut().position(|(n, _, _)| *n == name) {
+            Some(i) => &mut variants[i],
+            None => {
+                variants.push((name, Vec::new(), Vec::new()));
+                variants.last_mut().expect("just pushed")
+            }
+        };
+        v.1.push(t.clone());
+        for w in why {
+            match v.2.iter_mut().find(|(k, _)| k == w) {
+                Some((_, ts)) => ts.push(t.clone()),
+                None => v.2.push((w.clone(), vec![t.clone()])),
+            }
         }
-        let _ = write!(msg, "{}", nearest(&near_misses, needs, &project));
-        if let Some(x) = extrapolation(results, needs, size, None) {
-            let _ = writeln!(msg, "{x}");
-        }
-        return Err(msg);
-    };
-    let bytes = project(best);
+    }
+    variants
+}
+
+/// The chosen filter's figures, the ties it was chosen among, and the top three.
+fn explain_choice(ask: &Ask, best: &Row, ranked: &[&Row], out: &mut String) {
+    let needs = ask.needs;
+    let bytes = ask.project(best);
     let _ = writeln!(
         out,
         "Use {} (target {}): measured ε = {}, {:.2} bits/item → about {} at n = {}, {:.1} ns per \
          lookup at 50 % hits ({:.2}× the memory floor; {} when measured), {:.1} ns per insert.",
-        row_label(best, info(&best.filter)),
+        row_label(best, ask.info(&best.filter)),
         best.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
         pct(best.measured_fpr),
         best.bits_per_item,
@@ -468,39 +554,11 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         crate::schema::residence(best.bytes_over_llc),
         best.build_ns_per_item
     );
-    if let Some(x) = extrapolation(results, needs, size, Some(bytes)) {
+    if let Some(x) = extrapolation(ask.results, needs, ask.size, Some(bytes)) {
         let _ = writeln!(out, "{x}");
     }
-    let tied_with: Vec<&Row> = ranked
-        .iter()
-        .skip(1)
-        .copied()
-        .filter(|r| match needs.objective {
-            Objective::Speed => tied(r, best),
-            Objective::Memory => r.bits_per_item <= best.bits_per_item * (1.0 + MEMORY_TIE),
-        })
-        .collect();
-    if !tied_with.is_empty() {
-        let _ = writeln!(
-            out,
-            "{} {}: chosen as the {} of those.",
-            match needs.objective {
-                Objective::Speed =>
-                    "No measurable speed difference (paired 95 % intervals hold 1.0) from",
-                Objective::Memory => "Within 1 % of its bits/item:",
-            },
-            tied_with
-                .iter()
-                .map(|r| row_label(r, info(&r.filter)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            match needs.objective {
-                Objective::Speed => "smallest",
-                Objective::Memory => "fastest",
-            }
-        );
-    }
-    if info(&best.filter).is_some_and(|i| !i.dynamic) {
+    explain_ties(ask, best, ranked, out);
+    if ask.info(&best.filter).is_some_and(|i| !i.dynamic) {
         let _ = writeln!(
             out,
             "Note: {} is a static filter: it needs all keys up front — it is built once from \
@@ -513,30 +571,55 @@ pub fn recommend(results: &Results, needs: &Needs) -> Result<Recommendation, Str
         out,
         "Top {} by {}:",
         ranked.len().min(3),
-        match needs.objective {
-            Objective::Speed => "speed",
-            Objective::Memory => "memory",
-        }
+        ask.objective_name()
     );
     for (k, r) in ranked.iter().take(3).enumerate() {
         let _ = writeln!(
             out,
             "  {}. {}: ε = {}, {:.2} bits/item ({}), {:.1} ns/op ({})",
             k + 1,
-            row_label(r, info(&r.filter)),
+            row_label(r, ask.info(&r.filter)),
             pct(r.measured_fpr),
             r.bits_per_item,
-            mib(project(r)),
+            mib(ask.project(r)),
             ns50(r),
             crate::schema::residence(r.bytes_over_llc)
         );
     }
-    Ok(Recommendation {
-        filter: best.filter.clone(),
-        row: best.clone(),
-        projected_bytes: bytes,
-        explanation: out,
-    })
+}
+
+/// The candidates tied with the chosen one on the objective, if any.
+fn explain_ties(ask: &Ask, best: &Row, ranked: &[&Row], out: &mut String) {
+    let tied_with: Vec<&Row> = ranked
+        .iter()
+        .skip(1)
+        .copied()
+        .filter(|r| match ask.needs.objective {
+            Objective::Speed => tied(r, best),
+            Objective::Memory => r.bits_per_item <= best.bits_per_item * (1.0 + MEMORY_TIE),
+        })
+        .collect();
+    if tied_with.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{} {}: chosen as the {} of those.",
+        match ask.needs.objective {
+            Objective::Speed =>
+                "No measurable speed difference (paired 95 % intervals hold 1.0) from",
+            Objective::Memory => "Within 1 % of its bits/item:",
+        },
+        tied_with
+            .iter()
+            .map(|r| row_label(r, ask.info(&r.filter)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        match ask.needs.objective {
+            Objective::Speed => "smallest",
+            Objective::Memory => "fastest",
+        }
+    );
 }
 
 /// The nearest thing that would work: the rows failing the fewest needs, and for each what

@@ -2,21 +2,26 @@
 //! spread of every lookup ratio to `blocked` across them (`results/repeatability.md`), and of
 //! every experiment's paired ratios (the parallel builds' speed-ups, ours ÷ a peer's time).
 
+use crate::error::Error;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::labels::{pct, size_label};
 use crate::schema::Results;
+use crate::stats::Interval;
 
 /// Relative band every ratio should stay within around the runs' mean.
 pub const BAND: f64 = 0.10;
 
 /// Run `bench-harness run <args> --out <dir>/run-<i> --quiet --no-plots` `runs` times.
-pub fn run_all(args: &[String], runs: u32, dir: &Path) -> Result<Vec<(PathBuf, Results)>, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+pub fn run_all(args: &[String], runs: u32, dir: &Path) -> Result<Vec<(PathBuf, Results)>, Error> {
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Run(format!("cannot find this program: {e}")))?;
     if args.iter().any(|a| a == "--out" || a.starts_with("--out=")) {
-        return Err("repeat chooses each run's --out itself; leave it out".into());
+        return Err(Error::usage(
+            "repeat chooses each run's --out itself; leave it out",
+        ));
     }
     let mut out = Vec::new();
     for i in 1..=runs {
@@ -29,9 +34,9 @@ pub fn run_all(args: &[String], runs: u32, dir: &Path) -> Result<Vec<(PathBuf, R
             .arg(&d)
             .args(["--quiet", "--no-plots"])
             .status()
-            .map_err(|e| format!("cannot start run {i}: {e}"))?;
+            .map_err(|e| Error::Run(format!("cannot start run {i}: {e}")))?;
         if !status.success() {
-            return Err(format!("run {i} failed ({status})"));
+            return Err(Error::Run(format!("run {i} failed ({status})")));
         }
         let r = crate::report::read(&d.join(crate::report::JSON))?;
         out.push((d, r));
@@ -80,6 +85,37 @@ impl Verdict {
 /// The spread table and verdict; returns the Markdown and the [`Verdict`].
 pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, Verdict) {
     let mut s = String::new();
+    write_runs(&mut s, command, runs);
+    let Some((_, first)) = runs.first() else {
+        return (s, Verdict::default());
+    };
+    let mut t = Tally::default();
+    for row in &first.rows {
+        if row.filter == "blocked" {
+            continue;
+        }
+        for l in &row.lookups {
+            let Some(vals) = ratios_across(runs, row, l.positive_pct) else {
+                continue;
+            };
+            let (mean, dev) = t.add(&vals, row, l.positive_pct);
+            write_ratio_row(&mut s, row, l.positive_pct, &vals, mean, dev);
+        }
+    }
+    t.write(&mut s);
+    experiment_ratios(&mut s, runs);
+    write_compares(&mut s, runs);
+    let verdict = Verdict {
+        ratios: t.count,
+        within: t.count - t.outside.len(),
+        worst: t.worst,
+        calibration: (t.pairs > 0).then(|| t.covered as f64 / t.pairs as f64),
+    };
+    (s, verdict)
+}
+
+/// The report's title, the runs, how to read a cell and the table's header.
+fn write_runs(s: &mut String, command: &str, runs: &[(PathBuf, Results)]) {
     let _ = writeln!(s, "# Repeatability of the lookup ratios\n");
     let _ = writeln!(
         s,
@@ -112,143 +148,178 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, Verdict) {
          schema 6 on]. Deviation: the largest |run − mean| / mean.\n"
     );
     header(
-        &mut s,
+        s,
         &["filter", "n", "target", "hits"],
         runs.len(),
         &["mean", "max deviation"],
     );
-    let mut worst = 0.0f64;
-    let mut count = 0;
-    // Per ratio: the between-run variance of its log and the mean squared standard error its
-    // intervals imply (half the log width ÷ 1.96), to say whether the intervals are honest.
-    let (mut between_sq, mut se_sq) = (0.0f64, 0.0f64);
-    let mut outside = Vec::new();
-    // Calibration: over every ratio and ordered pair of runs (i, j), whether run i's 95 %
-    // interval holds run j's median.
-    let (mut covered, mut pairs) = (0usize, 0usize);
-    let Some((_, first)) = runs.first() else {
-        return (s, Verdict::default());
-    };
-    for row in &first.rows {
-        if row.filter == "blocked" {
-            continue;
-        }
-        for l in &row.lookups {
-            let vals: Vec<_> = runs
+}
+
+/// The ratio to `blocked` of `row`'s filter at `hits` % in every run, or `None` if a run
+/// lacks it.
+fn ratios_across(
+    runs: &[(PathBuf, Results)],
+    row: &crate::schema::Row,
+    hits: u32,
+) -> Option<Vec<Interval>> {
+    let vals: Vec<_> = runs
+        .iter()
+        .filter_map(|(_, r)| {
+            r.rows
                 .iter()
-                .filter_map(|(_, r)| {
-                    r.rows
-                        .iter()
-                        .find(|x| {
-                            x.filter == row.filter && x.n == row.n && x.target_fpr == row.target_fpr
-                        })
-                        .and_then(|x| x.lookup(l.positive_pct))
-                        .and_then(|x| x.blocked_ratio)
-                })
-                .collect();
-            if vals.len() != runs.len() {
-                continue;
-            }
-            let mean = vals.iter().map(|v| v.mid).sum::<f64>() / vals.len() as f64;
-            let dev = vals
-                .iter()
-                .map(|v| ((v.mid - mean) / mean).abs())
-                .fold(0.0, f64::max);
-            worst = worst.max(dev);
-            count += 1;
-            for (i, a) in vals.iter().enumerate() {
-                for (j, b) in vals.iter().enumerate() {
-                    if i != j {
-                        pairs += 1;
-                        covered += usize::from(a.contains(b.mid));
-                    }
+                .find(|x| x.filter == row.filter && x.n == row.n && x.target_fpr == row.target_fpr)
+                .and_then(|x| x.lookup(hits))
+                .and_then(|x| x.blocked_ratio)
+        })
+        .collect();
+    (vals.len() == runs.len()).then_some(vals)
+}
+
+/// What the ratios add up to across the runs.
+#[derive(Default)]
+struct Tally {
+    /// The largest deviation from the runs' mean.
+    worst: f64,
+    /// Ratios compared.
+    count: usize,
+    /// Per ratio: the between-run variance of its log and the mean squared standard error its
+    /// intervals imply (half the log width ÷ 1.96), to say whether the intervals are honest.
+    between_sq: f64,
+    /// See `between_sq`.
+    se_sq: f64,
+    /// The ratios outside the band, labelled.
+    outside: Vec<String>,
+    /// Calibration: over every ratio and ordered pair of runs (i, j), whether run i's 95 %
+    /// interval holds run j's median.
+    covered: usize,
+    /// See `covered`.
+    pairs: usize,
+}
+
+impl Tally {
+    /// Count one ratio's values across the runs in; returns their mean and largest
+    /// deviation.
+    fn add(&mut self, vals: &[Interval], row: &crate::schema::Row, hits: u32) -> (f64, f64) {
+        let mean = vals.iter().map(|v| v.mid).sum::<f64>() / vals.len() as f64;
+        let dev = vals
+            .iter()
+            .map(|v| ((v.mid - mean) / mean).abs())
+            .fold(0.0, f64::max);
+        self.worst = self.worst.max(dev);
+        self.count += 1;
+        for (i, a) in vals.iter().enumerate() {
+            for (j, b) in vals.iter().enumerate() {
+                if i != j {
+                    self.pairs += 1;
+                    self.covered += usize::from(a.contains(b.mid));
                 }
             }
-            if vals.len() > 1 && vals.iter().all(|v| v.mid > 0.0 && v.lo > 0.0) {
-                let logs: Vec<f64> = vals.iter().map(|v| v.mid.ln()).collect();
-                let m = logs.iter().sum::<f64>() / logs.len() as f64;
-                between_sq +=
-                    logs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (logs.len() - 1) as f64;
-                se_sq += vals
-                    .iter()
-                    .map(|v| ((v.hi.ln() - v.lo.ln()) / 2.0 / crate::stats::Z95).powi(2))
-                    .sum::<f64>()
-                    / vals.len() as f64;
-            }
+        }
+        if vals.len() > 1 && vals.iter().all(|v| v.mid > 0.0 && v.lo > 0.0) {
+            let logs: Vec<f64> = vals.iter().map(|v| v.mid.ln()).collect();
+            let m = logs.iter().sum::<f64>() / logs.len() as f64;
+            self.between_sq +=
+                logs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (logs.len() - 1) as f64;
+            self.se_sq += vals
+                .iter()
+                .map(|v| ((v.hi.ln() - v.lo.ln()) / 2.0 / crate::stats::Z95).powi(2))
+                .sum::<f64>()
+                / vals.len() as f64;
+        }
+        if dev > BAND {
             let label = format!(
                 "{} n={} target={} {} %",
                 row.filter,
                 size_label(row.n),
                 row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
-                l.positive_pct
+                hits
             );
-            if dev > BAND {
-                outside.push(format!("{label}: ±{:.1} %", dev * 100.0));
-            }
+            self.outside.push(format!("{label}: ±{:.1} %", dev * 100.0));
+        }
+        (mean, dev)
+    }
+
+    /// The lines under the table: the band, the intervals' honesty, the calibration and the
+    /// ratios outside the band.
+    fn write(&self, s: &mut String) {
+        let count = self.count;
+        let _ = writeln!(
+            s,
+            "\n**{} of {count} lookup ratios to `blocked` within ±{:.0} % of the runs' mean; the largest deviation is {:.1} %.**",
+            count - self.outside.len(),
+            BAND * 100.0,
+            self.worst * 100.0
+        );
+        if count > 0 {
+            let (between, se) = (
+                (self.between_sq / count as f64).sqrt(),
+                (self.se_sq / count as f64).sqrt(),
+            );
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} % |{} {:.3} | {:.1} %{} |",
-                row.filter,
-                size_label(row.n),
-                row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
-                l.positive_pct,
-                vals.iter()
-                    .map(|v| format!(" {} |", v.show(3)))
-                    .collect::<String>(),
-                mean,
-                dev * 100.0,
-                if dev > BAND {
-                    " **outside ±10 %**"
-                } else {
-                    ""
-                }
+                "\nAre the intervals honest? Over these {count} ratios the runs' standard deviation \
+                 (of the log ratio, root mean square) is {:.1} %, and the standard error the runs' \
+                 own 95 % intervals imply is {:.1} % (ratio {:.2}; above 1 would mean the intervals \
+                 miss a between-run component).",
+                between * 100.0,
+                se * 100.0,
+                if se > 0.0 { between / se } else { f64::NAN }
             );
         }
-    }
-    let _ = writeln!(
-        s,
-        "\n**{} of {count} lookup ratios to `blocked` within ±{:.0} % of the runs' mean; the largest deviation is {:.1} %.**",
-        count - outside.len(),
-        BAND * 100.0,
-        worst * 100.0
-    );
-    if count > 0 {
-        let (between, se) = (
-            (between_sq / count as f64).sqrt(),
-            (se_sq / count as f64).sqrt(),
-        );
-        let _ = writeln!(
-            s,
-            "\nAre the intervals honest? Over these {count} ratios the runs' standard deviation \
-             (of the log ratio, root mean square) is {:.1} %, and the standard error the runs' \
-             own 95 % intervals imply is {:.1} % (ratio {:.2}; above 1 would mean the intervals \
-             miss a between-run component).",
-            between * 100.0,
-            se * 100.0,
-            if se > 0.0 { between / se } else { f64::NAN }
-        );
-    }
-    if pairs > 0 {
-        let _ = writeln!(
-            s,
-            "\n**Calibration: {:.1} % of one run's 95 % intervals hold another run's median** \
-             ({covered} of {pairs} ordered pairs of runs over the {count} ratios). Were the \
-             intervals honest and the runs alike, this would be about 83 %, not 95 %: the other \
-             run's median carries its own error, and two independent estimates with equal \
-             standard errors differ by less than 1.96 of one's standard errors with probability \
-             P(|Z| < 1.96/√2) = 0.83. Well below 83 % means the intervals miss what varies \
-             between runs.",
-            100.0 * covered as f64 / pairs as f64
-        );
-    }
-    if !outside.is_empty() {
-        let _ = writeln!(s, "\nOutside the band:\n");
-        for o in &outside {
-            let _ = writeln!(s, "- {o}");
+        let (covered, pairs) = (self.covered, self.pairs);
+        if pairs > 0 {
+            let _ = writeln!(
+                s,
+                "\n**Calibration: {:.1} % of one run's 95 % intervals hold another run's median** \
+                 ({covered} of {pairs} ordered pairs of runs over the {count} ratios). Were the \
+                 intervals honest and the runs alike, this would be about 83 %, not 95 %: the other \
+                 run's median carries its own error, and two independent estimates with equal \
+                 standard errors differ by less than 1.96 of one's standard errors with probability \
+                 P(|Z| < 1.96/√2) = 0.83. Well below 83 % means the intervals miss what varies \
+                 between runs.",
+                100.0 * covered as f64 / pairs as f64
+            );
+        }
+        if !self.outside.is_empty() {
+            let _ = writeln!(s, "\nOutside the band:\n");
+            for o in &self.outside {
+                let _ = writeln!(s, "- {o}");
+            }
         }
     }
-    experiment_ratios(&mut s, runs);
-    // Pairwise compare: the same runs should flag nothing.
+}
+
+/// One table row: a ratio in every run, their mean and largest deviation.
+fn write_ratio_row(
+    s: &mut String,
+    row: &crate::schema::Row,
+    hits: u32,
+    vals: &[Interval],
+    mean: f64,
+    dev: f64,
+) {
+    let _ = writeln!(
+        s,
+        "| {} | {} | {} | {} % |{} {:.3} | {:.1} %{} |",
+        row.filter,
+        size_label(row.n),
+        row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+        hits,
+        vals.iter()
+            .map(|v| format!(" {} |", v.show(3)))
+            .collect::<String>(),
+        mean,
+        dev * 100.0,
+        if dev > BAND {
+            " **outside ±10 %**"
+        } else {
+            ""
+        }
+    );
+}
+
+/// Pairwise `compare` between the runs: the same runs should flag nothing.
+fn write_compares(s: &mut String, runs: &[(PathBuf, Results)]) {
     let _ = writeln!(s, "\n## `compare` between the runs\n");
     let _ = writeln!(
         s,
@@ -283,13 +354,6 @@ pub fn spread(command: &str, runs: &[(PathBuf, Results)]) -> (String, Verdict) {
             );
         }
     }
-    let verdict = Verdict {
-        ratios: count,
-        within: count - outside.len(),
-        worst,
-        calibration: (pairs > 0).then(|| covered as f64 / pairs as f64),
-    };
-    (s, verdict)
 }
 
 /// The experiments' paired ratios (a speed-up, ours ÷ a peer's time), run by run: a run's

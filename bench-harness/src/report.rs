@@ -1,5 +1,6 @@
 //! Writing results: `results.json` (every figure), one CSV per table, and `summary.md`.
 
+use crate::error::Error;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
@@ -19,21 +20,17 @@ pub const SUMMARY: &str = "summary.md";
 /// The HTML report (written by [`crate::html`]).
 pub const INDEX: &str = "index.html";
 
-fn io(path: &Path, e: impl std::fmt::Display) -> String {
-    format!("{}: {e}", path.display())
-}
-
 /// Write the JSON, the CSVs and summary.md into `dir` (created if missing).
-pub fn write_all(results: &Results, dir: &Path) -> Result<(), String> {
-    fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    let json = serde_json::to_string_pretty(results).map_err(|e| e.to_string())?;
+pub fn write_all(results: &Results, dir: &Path) -> Result<(), Error> {
+    fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    let json = serde_json::to_string_pretty(results)?;
     let p = dir.join(JSON);
-    fs::write(&p, json + "\n").map_err(|e| io(&p, e))?;
+    fs::write(&p, json + "\n").map_err(Error::io(&p))?;
     write_main_csv(results, &dir.join(MAIN_CSV))?;
     write_floors_csv(results, &dir.join(FLOORS_CSV))?;
     for ex in &results.experiments {
         let p = dir.join(format!("{}.csv", ex.name));
-        let mut w = csv::Writer::from_path(&p).map_err(|e| io(&p, e))?;
+        let mut w = csv::Writer::from_path(&p).map_err(Error::csv(&p))?;
         w.write_record([
             "series",
             "filter",
@@ -47,7 +44,7 @@ pub fn write_all(results: &Results, dir: &Path) -> Result<(), String> {
             "x_lo95",
             "x_hi95",
         ])
-        .map_err(|e| io(&p, e))?;
+        .map_err(Error::csv(&p))?;
         for s in &ex.series {
             for pt in &s.points {
                 w.write_record([
@@ -63,24 +60,24 @@ pub fn write_all(results: &Results, dir: &Path) -> Result<(), String> {
                     pt.x_ci.map(|c| c.lo.to_string()).unwrap_or_default(),
                     pt.x_ci.map(|c| c.hi.to_string()).unwrap_or_default(),
                 ])
-                .map_err(|e| io(&p, e))?;
+                .map_err(Error::csv(&p))?;
             }
         }
-        w.flush().map_err(|e| io(&p, e))?;
+        w.flush().map_err(Error::io(&p))?;
     }
     let p = dir.join(SUMMARY);
-    fs::write(&p, summary(results)).map_err(|e| io(&p, e))?;
+    fs::write(&p, summary(results)).map_err(Error::io(&p))?;
     Ok(())
 }
 
 /// Read a results JSON.
-pub fn read(path: &Path) -> Result<Results, String> {
+pub fn read(path: &Path) -> Result<Results, Error> {
     let text = fs::read_to_string(path).map_err(|e| {
-        format!(
+        Error::Results(format!(
             "cannot read results {}: {e} (run `cargo run --release -p bench-harness` first, or \
              pass --results)",
             path.display()
-        )
+        ))
     })?;
     // The version first, so a file of another schema gets that answer rather than a missing
     // field.
@@ -89,27 +86,27 @@ pub fn read(path: &Path) -> Result<Results, String> {
         schema_version: u32,
     }
     let v: Version = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a results file: {e}", path.display()))?;
+        .map_err(|e| Error::Results(format!("{} is not a results file: {e}", path.display())))?;
     if !(crate::schema::OLDEST_READABLE..=crate::schema::SCHEMA_VERSION).contains(&v.schema_version)
     {
-        return Err(format!(
+        return Err(Error::Results(format!(
             "{} has results schema version {}; this harness reads versions {} to {} (measure again with `bench-harness run`)",
             path.display(),
             v.schema_version,
             crate::schema::OLDEST_READABLE,
             crate::schema::SCHEMA_VERSION
-        ));
+        )));
     }
     serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a results file: {e}", path.display()))
+        .map_err(|e| Error::Results(format!("{} is not a results file: {e}", path.display())))
 }
 
 fn opt(x: Option<f64>) -> String {
     x.map(|v| v.to_string()).unwrap_or_default()
 }
 
-fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
-    let mut w = csv::Writer::from_path(p).map_err(|e| io(p, e))?;
+fn write_main_csv(r: &Results, p: &Path) -> Result<(), Error> {
+    let mut w = csv::Writer::from_path(p).map_err(Error::csv(p))?;
     let mut header: Vec<String> = [
         "filter",
         "kind",
@@ -157,7 +154,7 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
             header.push(format!("{col}_{m}pct"));
         }
     }
-    w.write_record(&header).map_err(|e| io(p, e))?;
+    w.write_record(&header).map_err(Error::csv(p))?;
     for row in &r.rows {
         let mut rec = vec![
             row.filter.clone(),
@@ -202,20 +199,20 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), String> {
                 rec.push(opt(i.map(|i| i.hi)));
             }
         }
-        w.write_record(&rec).map_err(|e| io(p, e))?;
+        w.write_record(&rec).map_err(Error::csv(p))?;
     }
-    w.flush().map_err(|e| io(p, e))
+    w.flush().map_err(Error::io(p))
 }
 
-fn write_floors_csv(r: &Results, p: &Path) -> Result<(), String> {
-    let mut w = csv::Writer::from_path(p).map_err(|e| io(p, e))?;
+fn write_floors_csv(r: &Results, p: &Path) -> Result<(), Error> {
+    let mut w = csv::Writer::from_path(p).map_err(Error::csv(p))?;
     w.write_record([
         "n",
         "buffer_bytes",
         "ns_per_independent_random_64B_read",
         "ns_per_dependent_random_64B_read",
     ])
-    .map_err(|e| io(p, e))?;
+    .map_err(Error::csv(p))?;
     for f in &r.size_floors {
         w.write_record([
             f.n.to_string(),
@@ -223,9 +220,9 @@ fn write_floors_csv(r: &Results, p: &Path) -> Result<(), String> {
             f.ns.to_string(),
             f.dependent_ns.to_string(),
         ])
-        .map_err(|e| io(p, e))?;
+        .map_err(Error::csv(p))?;
     }
-    w.flush().map_err(|e| io(p, e))
+    w.flush().map_err(Error::io(p))
 }
 
 /// An experiment's column heading: a whole number as it is (sizes, counts), any other value
@@ -421,6 +418,23 @@ pub fn glance(r: &Results, dir: &Path, plots: bool) -> String {
 /// The whole summary.md.
 pub fn summary(r: &Results) -> String {
     let mut s = String::new();
+    write_machine(&mut s, r);
+    write_conditions(&mut s, &r.machine.conditions);
+    write_run(&mut s, r);
+    write_how_to_read(&mut s, r);
+    write_floors(&mut s, r);
+    write_size_tables(&mut s, r);
+    write_odd_rows(&mut s, r);
+    for ex in &r.experiments {
+        write_experiment(&mut s, ex);
+    }
+    write_filters(&mut s, r);
+    write_left_out(&mut s, r);
+    s
+}
+
+/// The title and the Machine section's first lines: CPU, caches, toolchain, commit.
+fn write_machine(s: &mut String, r: &Results) {
     let m = &r.machine;
     let _ = writeln!(s, "# bloomlab harness results\n");
     let _ = writeln!(
@@ -449,7 +463,10 @@ pub fn summary(r: &Results) -> String {
     );
     let _ = writeln!(s, "- {}; {}", m.rustc, m.os);
     let _ = writeln!(s, "- commit {}; {}", m.git_commit, m.date);
-    let c = &m.conditions;
+}
+
+/// The Machine section's line on the measuring conditions.
+fn write_conditions(s: &mut String, c: &crate::schema::Conditions) {
     let _ = writeln!(
         s,
         "- conditions: measuring thread {}; transparent huge pages {}; CPU governor: {}; load \
@@ -493,6 +510,10 @@ pub fn summary(r: &Results) -> String {
             .unwrap_or_else(|| "(not recorded)".into()),
         crate::driver::MAX_TRIES,
     );
+}
+
+/// The Machine section's lines on the run: its plan, wall time and phases.
+fn write_run(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
         "- run: sizes {}, targets {}, seed {}, {} FPR probes, lookup mixes {:?} % positive, \
@@ -531,6 +552,10 @@ pub fn summary(r: &Results) -> String {
                 .join("; ")
         );
     }
+}
+
+/// How to read the tables.
+fn write_how_to_read(s: &mut String, r: &Results) {
     let _ = writeln!(s, "\n## How to read the tables\n");
     let _ = writeln!(
         s,
@@ -567,6 +592,10 @@ pub fn summary(r: &Results) -> String {
          (`HashSet<u64>`).\n",
         r.keys
     );
+}
+
+/// The memory floor per size.
+fn write_floors(s: &mut String, r: &Results) {
     let _ = writeln!(s, "## Memory floor per size\n");
     let _ = writeln!(
         s,
@@ -588,6 +617,10 @@ pub fn summary(r: &Results) -> String {
             f.dependent_ns
         );
     }
+}
+
+/// One table per size.
+fn write_size_tables(s: &mut String, r: &Results) {
     let mut sizes: Vec<u64> = r.rows.iter().map(|x| x.n).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -599,6 +632,10 @@ pub fn summary(r: &Results) -> String {
             let _ = writeln!(s, "{}", table_row(row, batched));
         }
     }
+}
+
+/// Rows with refused inserts or false negatives, if any.
+fn write_odd_rows(s: &mut String, r: &Results) {
     let odd: Vec<&Row> = r
         .rows
         .iter()
@@ -618,54 +655,60 @@ pub fn summary(r: &Results) -> String {
             );
         }
     }
-    for ex in &r.experiments {
-        let _ = writeln!(s, "\n## Experiment: {}\n\n{}\n", ex.title, ex.description);
-        let xs: Vec<f64> = ex
-            .series
-            .first()
-            .map(|se| se.points.iter().map(|p| p.x).collect())
-            .unwrap_or_default();
-        let _ = write!(s, "| series |");
-        for &x in &xs {
-            let _ = write!(s, " {} |", axis_label(x));
+}
+
+/// One experiment's section: its table and headline ratios.
+fn write_experiment(s: &mut String, ex: &crate::schema::Experiment) {
+    let _ = writeln!(s, "\n## Experiment: {}\n\n{}\n", ex.title, ex.description);
+    let xs: Vec<f64> = ex
+        .series
+        .first()
+        .map(|se| se.points.iter().map(|p| p.x).collect())
+        .unwrap_or_default();
+    let _ = write!(s, "| series |");
+    for &x in &xs {
+        let _ = write!(s, " {} |", axis_label(x));
+    }
+    let _ = writeln!(s, " note |");
+    let _ = writeln!(s, "|---|{}---|", "---|".repeat(xs.len()));
+    let fmt = |v: f64| {
+        if ex.y_is_rate {
+            pct(v)
+        } else {
+            format!("{v:.2}")
         }
-        let _ = writeln!(s, " note |");
-        let _ = writeln!(s, "|---|{}---|", "---|".repeat(xs.len()));
-        let fmt = |v: f64| {
-            if ex.y_is_rate {
-                pct(v)
-            } else {
-                format!("{v:.2}")
-            }
-        };
-        for se in &ex.series {
-            let _ = write!(s, "| {} |", se.label);
-            for p in &se.points {
-                let ci =
-                    p.ci.map(|c| format!(" [{}–{}]", fmt(c.lo), fmt(c.hi)))
-                        .unwrap_or_default();
-                let _ = write!(
-                    s,
-                    " {}{ci} ({}) |",
-                    fmt(p.y),
-                    p.theory.map(fmt).unwrap_or_else(|| "—".into())
-                );
-            }
-            let _ = writeln!(s, " {} |", se.note);
+    };
+    for se in &ex.series {
+        let _ = write!(s, "| {} |", se.label);
+        for p in &se.points {
+            let ci =
+                p.ci.map(|c| format!(" [{}–{}]", fmt(c.lo), fmt(c.hi)))
+                    .unwrap_or_default();
+            let _ = write!(
+                s,
+                " {}{ci} ({}) |",
+                fmt(p.y),
+                p.theory.map(fmt).unwrap_or_else(|| "—".into())
+            );
         }
-        let _ = writeln!(
-            s,
-            "\nColumns: {}. Each cell: measured [95 % Wilson interval, for rates over probes; \
-             exact quantities have none] (theory).",
-            ex.x_label
-        );
-        if !ex.ratios.is_empty() {
-            let _ = writeln!(s, "\nHeadline ratios (median [95 % interval]):\n");
-            for x in &ex.ratios {
-                let _ = writeln!(s, "- {}: {}", x.name, ratio_text(&x.ratio));
-            }
+        let _ = writeln!(s, " {} |", se.note);
+    }
+    let _ = writeln!(
+        s,
+        "\nColumns: {}. Each cell: measured [95 % Wilson interval, for rates over probes; \
+         exact quantities have none] (theory).",
+        ex.x_label
+    );
+    if !ex.ratios.is_empty() {
+        let _ = writeln!(s, "\nHeadline ratios (median [95 % interval]):\n");
+        for x in &ex.ratios {
+            let _ = writeln!(s, "- {}: {}", x.name, ratio_text(&x.ratio));
         }
     }
+}
+
+/// The filters and how each is configured.
+fn write_filters(s: &mut String, r: &Results) {
     let _ = writeln!(s, "\n## Filters and how each is configured\n");
     let _ = writeln!(
         s,
@@ -693,6 +736,10 @@ pub fn summary(r: &Results) -> String {
             f.note
         );
     }
+}
+
+/// The peers left out of this build, if any.
+fn write_left_out(s: &mut String, r: &Results) {
     if r.left_out.is_empty() {
         let _ = writeln!(
             s,
@@ -705,7 +752,6 @@ pub fn summary(r: &Results) -> String {
             let _ = writeln!(s, "- {l}");
         }
     }
-    s
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ fn key_shapes_parse() {
         "u32",
         "",
     ] {
-        let e = bad.parse::<KeyShape>().unwrap_err();
+        let e = bad.parse::<KeyShape>().unwrap_err().to_string();
         assert!(!e.contains('\n'), "one line: {e}");
         assert!(
             e.contains("--keys") || e.contains("key shape"),
@@ -144,7 +144,7 @@ fn a_key_file_smaller_than_n_is_a_clear_error() {
     let f = dir.path().join("keys.txt");
     std::fs::write(&f, "alpha\nbeta\r\ngamma\nbeta\n").unwrap();
     let shape = KeyShape::File(f.clone());
-    let e = Workload::new(&shape, 1, 10, 10).unwrap_err();
+    let e = Workload::new(&shape, 1, 10, 10).unwrap_err().to_string();
     assert!(e.contains("3 distinct keys"), "{e}");
     // Three distinct lines (the \r removed, the repeat dropped): members then non-members.
     let w = Workload::new(&shape, 1, 2, 5).unwrap();
@@ -192,7 +192,9 @@ fn every_shape_gives_distinct_members_and_disjoint_probes() {
         }
     }
     // Too short to hold the keys asked for.
-    let e = Workload::new(&KeyShape::Str(1), 1, 1_000, 1_000).unwrap_err();
+    let e = Workload::new(&KeyShape::Str(1), 1, 1_000, 1_000)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("too few"), "{e}");
 }
 

@@ -152,7 +152,7 @@ fn recommend_says_when_it_extrapolates_and_keeps_batched_entries_behind_batch() 
     );
     let text = match low {
         Ok(x) => x.explanation,
-        Err(e) => e,
+        Err(e) => e.to_string(),
     };
     assert!(text.contains("below the lowest measured target"), "{text}");
 }

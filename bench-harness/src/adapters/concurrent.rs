@@ -3,6 +3,7 @@
 //! single-thread cost against `blocked` and `fastbloom`); the `concurrent` experiment
 //! measures them with 1 and 2 inserting threads.
 
+use crate::error::Error;
 use bloomlab_blocked::AtomicBlockedBloomFilter;
 
 use super::ours::{self, Construct};
@@ -53,7 +54,7 @@ impl FastBloomAtomic {
 }
 
 impl Adapter for FastBloomAtomic {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some(Ok(FastBloomAtomic::new(spec.n, spec.fpr, spec.seed)))
     }
     #[inline]

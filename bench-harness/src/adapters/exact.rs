@@ -1,6 +1,7 @@
 //! The exact baseline: a hash set of the same keys, measured the same way. FPR 0; its memory
 //! is what exactness costs.
 
+use crate::error::Error;
 use std::collections::HashSet;
 
 use super::{Adapter, Entry, Info, Kind, Spec};
@@ -53,7 +54,7 @@ impl Exact {
 }
 
 impl Adapter for Exact {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some(Ok(Exact::Empty(usize::try_from(spec.n).unwrap_or(0))))
     }
     #[inline]

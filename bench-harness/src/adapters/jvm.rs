@@ -7,6 +7,7 @@
 //! `putLong` / Guava's `longFunnel()`, which hash its 8 little-endian bytes), any other key as
 //! its bytes (Spark's `putBinary` / Guava's `putBytes`).
 
+use crate::error::Error;
 use bloomlab_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 
 use super::{Adapter, Curve, Entry, Info, Kind, Spec};
@@ -16,7 +17,7 @@ use super::{Adapter, Curve, Entry, Info, Kind, Spec};
 pub struct Spark<const V2: bool>(SparkBloomFilter);
 
 impl<const V2: bool> Adapter for Spark<V2> {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         let version = if V2 {
             SparkVersion::V2
         } else {
@@ -25,7 +26,7 @@ impl<const V2: bool> Adapter for Spark<V2> {
         Some(
             SparkBloomFilter::create(spec.n, spec.fpr, version)
                 .map(Spark)
-                .map_err(|e| e.to_string()),
+                .map_err(Error::from),
         )
     }
 
@@ -65,11 +66,11 @@ impl<const V2: bool> Adapter for Spark<V2> {
 pub struct Guava(GuavaBloomFilter);
 
 impl Adapter for Guava {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some(
             GuavaBloomFilter::create(spec.n, spec.fpr)
                 .map(Guava)
-                .map_err(|e| e.to_string()),
+                .map_err(Error::from),
         )
     }
 

@@ -45,10 +45,12 @@
 pub mod concurrent;
 pub mod exact;
 pub mod jvm;
+pub mod many;
 pub mod ours;
 pub mod peers;
 pub mod sbbf_rs;
 
+use crate::error::Error;
 use std::hint::black_box;
 use std::marker::PhantomData;
 use std::time::Duration;
@@ -57,8 +59,10 @@ use crate::control::ThreadClock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::alloc::{net_bytes, net_bytes_signed};
+use crate::alloc::net_bytes;
 use crate::keys::Keys;
+
+pub use many::{Many, ManyResult, ManyRound, ManyRounds, many_key};
 
 /// How every entry receives a key (recorded in the results and summary).
 pub const KEYS: &str = "Every entry takes each key's bytes through its public API, as a user \
@@ -217,12 +221,13 @@ pub struct Spec {
 /// One filter implementation plugged into the harness.
 pub trait Adapter: Sized + Send + Sync + 'static {
     /// An empty filter sized for `spec`, or `None` for static filters.
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>>;
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>>;
 
     /// Build from all the keys. The default creates an empty filter and inserts every key;
     /// returns the filter and the number of inserts it refused.
-    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), String> {
-        let mut f = Self::new_empty(spec).ok_or("static adapter must override build")??;
+    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
+        let mut f = Self::new_empty(spec)
+            .ok_or_else(|| Error::measurement("static adapter must override build"))??;
         let mut refused = 0;
         keys.for_each(|k| {
             if !f.insert(black_box(k)) {
@@ -386,200 +391,22 @@ impl std::fmt::Debug for Build {
     }
 }
 
-/// The many-filters mode (the RocksDB `filter_bench` idea): many filters of one size, keys
-/// generated as a stream per filter, each query to a random filter.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Many {
-    /// Keys per filter.
-    pub keys_per: usize,
-    /// Build filters until they hold this many live heap bytes together…
-    pub target_bytes: usize,
-    /// …or this many filters, whichever comes first.
-    pub max_filters: usize,
-    /// Queries per timed round (half members, half non-members, shuffled).
-    pub queries: usize,
-    /// Timed rounds.
-    pub rounds: u32,
-    /// Key seed.
-    pub seed: u64,
-}
-
-/// Key `i` of filter `f` in the many-filters mode: 8 bytes, a fixed-seed mix of `(f, i)`, so
-/// keys are made as a stream and never stored for all filters at once. Indexes below
-/// [`Many::keys_per`] are members of filter `f`; indexes at or above it are non-members.
-pub fn many_key(seed: u64, f: usize, i: usize) -> [u8; 8] {
-    // splitmix64 of a distinct 64-bit id per (filter, index): a bijection, so distinct ids
-    // give distinct keys.
-    let mut z = seed
-        .wrapping_add(((f as u64) << 32) | i as u64)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (z ^ (z >> 31)).to_le_bytes()
-}
-
-/// What one entry measured in the many-filters mode.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ManyResult {
-    /// Filters built.
-    pub filters: usize,
-    /// Live heap bytes of all of them.
-    pub heap_bytes: usize,
-    /// ns per lookup in each timed round.
-    pub rounds_ns: Vec<f64>,
-    /// Member queries answered "absent" (must be 0).
-    pub false_negatives: u64,
-    /// Non-member queries answered "maybe", and how many were asked.
-    pub false_positives: u64,
-    /// See `false_positives`.
-    pub negatives: u64,
-}
-
-/// One timed round of the many-filters mode.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ManyRound {
-    /// ns per lookup.
-    pub ns: f64,
-    /// Member queries answered "absent" (must be 0).
-    pub false_negatives: u64,
-    /// Non-member queries answered "maybe", and how many were asked.
-    pub false_positives: u64,
-    /// See `false_positives`.
-    pub negatives: u64,
-}
-
-/// One entry's filters of the many-filters mode, built once and kept for timed rounds, so
-/// that the entries' rounds can be interleaved.
-pub trait ManyRounds: Send {
-    /// Filters built.
-    fn filters(&self) -> usize;
-    /// Live heap bytes of all of them.
-    fn heap_bytes(&self) -> usize;
-    /// Time round `round` of `plan`: `plan.queries` queries, each to a random filter, a member
-    /// of it or a non-member, alternating; the queries are made before timing, from a stream
-    /// of the plan's seed chosen by the round.
-    fn round(&self, plan: &Many, round: u32) -> ManyRound;
-}
-
-struct ManyFilters<A> {
-    filters: Vec<A>,
-    heap_bytes: usize,
-}
-
-impl<A: Adapter> ManyRounds for ManyFilters<A> {
-    fn filters(&self) -> usize {
-        self.filters.len()
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.heap_bytes
-    }
-
-    fn round(&self, plan: &Many, round: u32) -> ManyRound {
-        use rand::{Rng, SeedableRng};
-        let count = self.filters.len();
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(plan.seed ^ 0x4D41_4E59);
-        rng.set_stream(u64::from(round));
-        let mut which = Vec::with_capacity(plan.queries);
-        let mut member = Vec::with_capacity(plan.queries);
-        let mut q = Keys::new();
-        for j in 0..plan.queries {
-            let f = rng.random_range(0..count);
-            let is_member = j % 2 == 0;
-            let i = if is_member {
-                rng.random_range(0..plan.keys_per)
-            } else {
-                plan.keys_per + rng.random_range(0..1usize << 30)
-            };
-            which.push(f as u32);
-            member.push(is_member);
-            q.push(&many_key(plan.seed, f, i));
-        }
-        let mut answers = vec![false; plan.queries];
-        let start = ThreadClock::start();
-        let mut j = 0;
-        q.for_each(|k| {
-            answers[j] = self.filters[which[j] as usize].contains(black_box(k));
-            j += 1;
-        });
-        let t = start.elapsed();
-        black_box(&answers);
-        let mut out = ManyRound {
-            ns: t.as_nanos() as f64 / plan.queries.max(1) as f64,
-            false_negatives: 0,
-            false_positives: 0,
-            negatives: 0,
-        };
-        for (a, m) in answers.iter().zip(&member) {
-            match (m, a) {
-                (true, false) => out.false_negatives += 1,
-                (false, true) => out.false_positives += 1,
-                _ => {}
-            }
-            out.negatives += u64::from(!m);
-        }
-        out
-    }
-}
-
-impl ManyResult {
-    /// The result of `set` before any round.
-    pub fn of(set: &dyn ManyRounds) -> ManyResult {
-        ManyResult {
-            filters: set.filters(),
-            heap_bytes: set.heap_bytes(),
-            rounds_ns: Vec::new(),
-            false_negatives: 0,
-            false_positives: 0,
-            negatives: 0,
-        }
-    }
-
-    /// Count one round in.
-    pub fn add(&mut self, o: &ManyRound) {
-        self.rounds_ns.push(o.ns);
-        self.false_negatives += o.false_negatives;
-        self.false_positives += o.false_positives;
-        self.negatives += o.negatives;
-    }
-}
-
 /// The erased operations of one adapter type.
 trait Ops: Send + Sync {
-    fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, String>;
-    fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String>;
-    fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>>;
-    fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, String>>;
+    fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, Error>;
+    fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, Error>;
+    fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, Error>>;
+    fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, Error>>;
 }
 
 struct OpsOf<A>(PhantomData<fn() -> A>);
 
 impl<A: Adapter> Ops for OpsOf<A> {
-    fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, String> {
-        let mut filters: Vec<A> = Vec::new();
-        let mut live = 0i64;
-        // The keys of one filter live only while it is built, so the net bytes of each step
-        // are its filter's (and the growth of the list holding them).
-        while filters.len() < plan.max_filters.max(1) && (live.max(0) as usize) < plan.target_bytes
-        {
-            let (built, bytes) = net_bytes_signed(|| {
-                let f = filters.len();
-                let mut keys = Keys::new();
-                for i in 0..plan.keys_per {
-                    keys.push(&many_key(plan.seed, f, i));
-                }
-                A::build(spec, &keys).map(|(filter, _)| filters.push(filter))
-            });
-            built?;
-            live += bytes;
-        }
-        Ok(Box::new(ManyFilters {
-            filters,
-            heap_bytes: live.max(0) as usize,
-        }))
+    fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, Error> {
+        many::build::<A>(spec, plan)
     }
 
-    fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String> {
+    fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, Error> {
         let (built, heap_bytes) = net_bytes(|| {
             let start = ThreadClock::start();
             A::build(spec, black_box(keys)).map(|(f, refused)| (f, refused, start.elapsed()))
@@ -593,11 +420,11 @@ impl<A: Adapter> Ops for OpsOf<A> {
         })
     }
 
-    fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>> {
+    fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, Error>> {
         A::new_empty(spec).map(|r| r.map(|f| Box::new(Holder(f)) as Box<dyn Built>))
     }
 
-    fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, String>> {
+    fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, Error>> {
         let mut f = match A::new_empty(spec)? {
             Ok(f) => f,
             Err(e) => return Some(Err(e)),
@@ -642,7 +469,7 @@ impl Entry {
     /// The many-filters mode: filters of `plan.keys_per` keys built until they hold
     /// `plan.target_bytes` together, then `plan.rounds` timed rounds of queries each to a
     /// random filter (see [`Many`]).
-    pub fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, String> {
+    pub fn many(&self, spec: &Spec, plan: &Many) -> Result<ManyResult, Error> {
         let set = self.many_build(spec, plan)?;
         let mut m = ManyResult::of(set.as_ref());
         for r in 0..plan.rounds {
@@ -653,23 +480,23 @@ impl Entry {
 
     /// The many-filters mode's filters, built and kept for rounds timed by the caller (to
     /// interleave several entries' rounds).
-    pub fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, String> {
+    pub fn many_build(&self, spec: &Spec, plan: &Many) -> Result<Box<dyn ManyRounds>, Error> {
         self.ops.many_build(spec, plan)
     }
 
     /// Build from `keys`, timing the whole build and weighing the result.
-    pub fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, String> {
+    pub fn build(&self, spec: &Spec, keys: &Keys) -> Result<Build, Error> {
         self.ops.build(spec, keys)
     }
 
     /// An empty filter for incremental experiments; `None` for static filters.
-    pub fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, String>> {
+    pub fn new_empty(&self, spec: &Spec) -> Option<Result<Box<dyn Built>, Error>> {
         self.ops.new_empty(spec)
     }
 
     /// Time inserting `keys` into a fresh filter sized for `spec` (construction not timed);
     /// `None` for static filters.
-    pub fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, String>> {
+    pub fn time_inserts(&self, spec: &Spec, keys: &Keys) -> Option<Result<Duration, Error>> {
         self.ops.time_inserts(spec, keys)
     }
 }
@@ -723,7 +550,7 @@ pub fn registry() -> Vec<Entry> {
 }
 
 /// Pick entries by name (`None` = all). Unknown names are an error that lists the known ones.
-pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, String> {
+pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, Error> {
     let all = registry();
     let Some(names) = names else {
         return Ok(all);
@@ -734,7 +561,7 @@ pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, String> {
         .filter(|n| !known.contains(&n.as_str()))
         .collect();
     if !unknown.is_empty() {
-        return Err(format!(
+        return Err(Error::usage(format!(
             "unknown filter name(s): {}; known filters: {}",
             unknown
                 .iter()
@@ -742,13 +569,13 @@ pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, String> {
                 .collect::<Vec<_>>()
                 .join(", "),
             known.join(", ")
-        ));
+        )));
     }
     if names.is_empty() {
-        return Err(format!(
+        return Err(Error::usage(format!(
             "--filters needs at least one name; known filters: {}",
             known.join(", ")
-        ));
+        )));
     }
     Ok(all
         .into_iter()

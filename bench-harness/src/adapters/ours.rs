@@ -1,6 +1,7 @@
 //! One generic adapter for every bloomlab filter: anything implementing
 //! `bloomlab_core::Filter` plus [`Construct`] (how to size it for `n` items at FPR `p`).
 
+use crate::error::Error;
 use bloomlab_core::Filter;
 
 use bloomlab_keyed::{Sip64Scheme, SipScheme};
@@ -98,11 +99,11 @@ impl Construct for bloomlab_expandable::ExpandableFilter<Sip64Scheme> {
 pub struct Ours<F>(pub F);
 
 impl<F: Construct> Adapter for Ours<F> {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some(
             F::with_target(spec.n, spec.fpr)
                 .map(Ours)
-                .map_err(|e| e.to_string()),
+                .map_err(Error::from),
         )
     }
 
@@ -200,16 +201,16 @@ pub struct Batched<F>(pub F);
 impl<F: BatchApi> Adapter for Batched<F> {
     const BATCHED: bool = true;
 
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some(
             F::with_target(spec.n, spec.fpr)
                 .map(Batched)
-                .map_err(|e| e.to_string()),
+                .map_err(Error::from),
         )
     }
 
-    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), String> {
-        let mut f = F::with_target(spec.n, spec.fpr).map_err(|e| e.to_string())?;
+    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
+        let mut f = F::with_target(spec.n, spec.fpr).map_err(Error::from)?;
         f.insert_all(&keys.views());
         Ok((Batched(f), 0))
     }
@@ -489,14 +490,14 @@ pub struct Ribbon<const BATCHED: bool = false>(pub bloomlab_ribbon::RibbonFilter
 impl<const B: bool> Adapter for Ribbon<B> {
     const BATCHED: bool = B;
 
-    fn new_empty(_: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(_: &Spec) -> Option<Result<Self, Error>> {
         None
     }
 
-    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), String> {
+    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
         bloomlab_ribbon::RibbonFilter::build(keys.iter(), spec.fpr)
             .map(|f| (Ribbon::<B>(f), 0))
-            .map_err(|e| e.to_string())
+            .map_err(Error::from)
     }
 
     fn insert(&mut self, _: &[u8]) -> bool {

@@ -43,6 +43,7 @@
 //! memory a step function of the fingerprint bits p implies; `fastbloom-sip` and
 //! `fastbloom-atomic` size as `fastbloom` does, so `fastbloom-eqmem` stands for them.
 
+use crate::error::Error;
 use std::hash::{BuildHasher, Hasher};
 
 use rand::SeedableRng;
@@ -132,7 +133,7 @@ impl FastBloomHasher for fastbloom::DefaultHasher {
 }
 
 impl<S: FastBloomHasher> Adapter for FastBloom<S> {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         let f = fastbloom::BloomFilter::with_false_pos(spec.fpr)
             .hasher(S::make(spec.seed))
             .expected_items(usize_n(spec).max(1));
@@ -187,15 +188,15 @@ pub fn fastbloom_sip_entry() -> Entry {
 pub struct FastBloomEqMem(FastBloom<Fold>);
 
 impl Adapter for FastBloomEqMem {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some((|| {
             let (bpi, _) = bloomlab_core::math::blocked_bits_per_item_exact(spec.fpr, 512)
-                .map_err(|e| e.to_string())?;
+                .map_err(Error::from)?;
             let bits = bloomlab_core::math::bits_for_bits_per_item(spec.n.max(1), bpi)
-                .map_err(|e| e.to_string())?
+                .map_err(Error::from)?
                 .div_ceil(512)
                 * 512;
-            let bits = usize::try_from(bits).map_err(|_| format!("{bits} bits"))?;
+            let bits = usize::try_from(bits).map_err(|_| Error::Peer(format!("{bits} bits")))?;
             let f = fastbloom::BloomFilter::with_num_bits(bits)
                 .hasher(Fold::make(spec.seed))
                 .expected_items(usize_n(spec).max(1));
@@ -239,7 +240,7 @@ pub struct BloomfilterCrate {
 }
 
 impl Adapter for BloomfilterCrate {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         let mut seed = [0u8; 32];
         for (i, b) in seed.iter_mut().enumerate() {
             *b = (spec.seed >> ((i % 8) * 8)) as u8 ^ i as u8;
@@ -247,7 +248,7 @@ impl Adapter for BloomfilterCrate {
         Some(
             bloomfilter::Bloom::new_for_fp_rate_with_seed(usize_n(spec).max(1), spec.fpr, &seed)
                 .map(|f| BloomfilterCrate { f, items: 0 })
-                .map_err(|e| format!("bloomfilter: {e}")),
+                .map_err(|e| Error::Peer(format!("bloomfilter: {e}"))),
         )
     }
     #[inline]
@@ -321,7 +322,7 @@ impl Growable {
 }
 
 impl Adapter for Growable {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         let start = (usize_n(spec) / 8).max(1);
         let stages = growable_stages(start, usize_n(spec).max(1));
         let sum: f64 = (0..stages).map(|i| GROWABLE_TIGHTENING.powi(i)).sum();
@@ -395,7 +396,7 @@ impl std::fmt::Debug for CuckooCrate {
 }
 
 impl Adapter for CuckooCrate {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         let n = usize_n(spec);
         let f = cuckoofilter::CuckooFilter::<FoldDefault>::with_capacity(n);
         let buckets = (n.next_power_of_two() / 4).max(1);
@@ -441,7 +442,7 @@ pub struct ScalableCuckoo {
 }
 
 impl Adapter for ScalableCuckoo {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         let f = scalable_cuckoo_filter::ScalableCuckooFilterBuilder::new()
             .initial_capacity((usize_n(spec) / 8).max(1))
             .false_positive_probability(spec.fpr)
@@ -502,7 +503,7 @@ pub struct QFilter<const RESIZING: bool> {
 }
 
 impl<const RESIZING: bool> Adapter for QFilter<RESIZING> {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         let built = if RESIZING {
             let start = (spec.n / 8).max(1);
             qfilter::Filter::new_resizeable(start, start * QFILTER_GROWTH, spec.fpr)
@@ -512,7 +513,7 @@ impl<const RESIZING: bool> Adapter for QFilter<RESIZING> {
         Some(
             built
                 .map(|f| QFilter { f })
-                .map_err(|e| format!("qfilter: {e}")),
+                .map_err(|e| Error::Peer(format!("qfilter: {e}"))),
         )
     }
     #[inline]
@@ -578,14 +579,14 @@ pub fn xorf_key(key: &[u8]) -> u64 {
 macro_rules! xorf_adapter {
     ($t:ident, $inner:ty, $bits:expr) => {
         impl Adapter for $t {
-            fn new_empty(_: &Spec) -> Option<Result<Self, String>> {
+            fn new_empty(_: &Spec) -> Option<Result<Self, Error>> {
                 None
             }
-            fn build(_: &Spec, keys: &Keys) -> Result<(Self, u64), String> {
+            fn build(_: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
                 let hashed: Vec<u64> = keys.iter().map(xorf_key).collect();
                 <$inner>::try_from(hashed.as_slice())
                     .map(|f| ($t(f), 0))
-                    .map_err(|e| format!("xorf: {e}"))
+                    .map_err(|e| Error::Peer(format!("xorf: {e}")))
             }
             fn insert(&mut self, _: &[u8]) -> bool {
                 false

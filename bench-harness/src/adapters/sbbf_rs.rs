@@ -12,6 +12,7 @@
 //!   value and as our `sbbf` entry does, sized like `sbbf-rs`: the like-for-like peer of our
 //!   split-block filter.
 
+use crate::error::Error;
 use bloomlab_core::math;
 use xxhash_rust::xxh3::xxh3_64;
 use xxhash_rust::xxh64::xxh64;
@@ -53,17 +54,16 @@ impl<const P: u8> SbbfRs<P> {
     }
 
     /// Table bits for `(n, p)`: the 512-bit blocked filter's, or the split-block formula's.
-    fn bits(spec: &Spec) -> Result<u64, String> {
+    fn bits(spec: &Spec) -> Result<u64, Error> {
         let n = spec.n.max(1);
         if P != EQUAL_MEMORY {
-            let bpi = math::sbbf_bits_per_item(spec.fpr).map_err(|e| e.to_string())?;
-            Ok(math::sbbf_blocks(n, bpi).map_err(|e| e.to_string())? * 256)
+            let bpi = math::sbbf_bits_per_item(spec.fpr).map_err(Error::from)?;
+            Ok(math::sbbf_blocks(n, bpi).map_err(Error::from)? * 256)
         } else {
             // Bits/item from the exact blocked formula, rounded up to whole 512-bit blocks.
-            let (bpi, _) =
-                math::blocked_bits_per_item_exact(spec.fpr, 512).map_err(|e| e.to_string())?;
+            let (bpi, _) = math::blocked_bits_per_item_exact(spec.fpr, 512).map_err(Error::from)?;
             Ok(math::bits_for_bits_per_item(n, bpi)
-                .map_err(|e| e.to_string())?
+                .map_err(Error::from)?
                 .div_ceil(512)
                 * 512)
         }
@@ -71,10 +71,11 @@ impl<const P: u8> SbbfRs<P> {
 }
 
 impl<const P: u8> Adapter for SbbfRs<P> {
-    fn new_empty(spec: &Spec) -> Option<Result<Self, String>> {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some((|| {
             let bits = Self::bits(spec)?;
-            let bits_usize = usize::try_from(bits).map_err(|_| format!("{bits} bits"))?;
+            let bits_usize =
+                usize::try_from(bits).map_err(|_| Error::Peer(format!("{bits} bits")))?;
             // `Filter::new(bits_per_key, num_keys)` allocates bits_per_key · num_keys / 8 bytes.
             let f = sbbf_rs_safe::Filter::new(bits_usize, 1);
             Ok(SbbfRs { f, bits, items: 0 })

@@ -20,6 +20,7 @@
 //! keys can take half as long again from one build to the next, in stretches of seconds (the
 //! share of the table a shared L3 holds at the time), and a ratio of medians taken over
 //! separate builds then misreports the speed-up (`docs/design/harness.md`).
+use crate::error::Error;
 use std::time::Instant;
 
 use bloomlab_blocked::{AtomicBlockedBloomFilter, BlockedBloomFilter, available_threads};
@@ -172,61 +173,107 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Run the experiment, on a thread free to use every core (the harness pins its measuring
 /// thread to one CPU, and threads inherit the pin).
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
     std::thread::scope(|s| {
         s.spawn(|| {
             let unpinned = control::unpin_current_thread();
             measure(ctx, unpinned)
         })
         .join()
-        .map_err(|_| "the measuring thread panicked".to_string())?
+        .map_err(|_| Error::measurement("the measuring thread panicked"))?
     })
 }
 
-fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
-    let n = usize::try_from(keys_for(ctx.n)).map_err(|_| "too many keys")?;
+// Variants: 0 / 1 the blocked build (one thread, all cores), 2 / 3 the classic build, 4 / 5
+// atomic inserts (1 and 2 threads), 6 / 7 fastbloom's atomic inserts, 8 / 9 atomic batched
+// inserts, 10 the blocked build's split reference (two threads, a half-size table each).
+// A round runs every group once, each in its order and then reversed — A B B A for a pair;
+// ours and fastbloom's atomic inserts together, 4 6 5 7 7 5 6 4 — so that every variant
+// of a group sits at the same mean position and a linear drift of the machine's speed
+// cancels from every ratio taken inside it, the speed-ups and ours ÷ fastbloom's alike.
+const VARIANTS: usize = 11;
+const GROUPS: [&[usize]; 4] = [&[0, 1, 10], &[2, 3], &[4, 6, 5, 7], &[8, 9]];
+// Speed-ups, one thread ÷ all cores (the last: one thread ÷ the split reference), in the
+// order of the series below, each with the name it is recorded under.
+const PAIRS: [(usize, usize, &str); 6] = [
+    (0, 1, "blocked build: insert_batch ÷ insert_parallel"),
+    (2, 3, "classic build: insert_batch ÷ insert_parallel"),
+    (4, 5, "blocked-atomic inserts: 1 thread ÷ 2 threads"),
+    (8, 9, "blocked-atomic insert_batch: 1 thread ÷ 2 threads"),
+    (6, 7, "fastbloom-atomic inserts: 1 thread ÷ 2 threads"),
+    (0, 10, "blocked build: insert_batch ÷ the split reference"),
+];
+// Ours ÷ fastbloom's atomic inserts, with 1 and with 2 threads; the blocked parallel
+// build ÷ its split reference.
+const VERSUS: [(usize, usize, &str); 3] = [
+    (
+        4,
+        6,
+        "blocked-atomic ÷ fastbloom-atomic insert time, 1 thread",
+    ),
+    (
+        5,
+        7,
+        "blocked-atomic ÷ fastbloom-atomic insert time, 2 threads",
+    ),
+    (
+        1,
+        10,
+        "blocked build: insert_parallel ÷ the split reference",
+    ),
+];
+
+fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, Error> {
+    let n = usize::try_from(keys_for(ctx.n)).map_err(|_| Error::measurement("too many keys"))?;
     let keys = KeySet::new(ctx.seed, n, 0).members;
     let cores = available_threads();
     let load_before = control::load_average();
-    let e = |e: bloomlab_core::Error| e.to_string();
-    // Variants: 0 / 1 the blocked build (one thread, all cores), 2 / 3 the classic build, 4 / 5
-    // atomic inserts (1 and 2 threads), 6 / 7 fastbloom's atomic inserts, 8 / 9 atomic batched
-    // inserts, 10 the blocked build's split reference (two threads, a half-size table each).
-    // A round runs every group once, each in its order and then reversed — A B B A for a pair;
-    // ours and fastbloom's atomic inserts together, 4 6 5 7 7 5 6 4 — so that every variant
-    // of a group sits at the same mean position and a linear drift of the machine's speed
-    // cancels from every ratio taken inside it, the speed-ups and ours ÷ fastbloom's alike.
-    const VARIANTS: usize = 11;
-    const GROUPS: [&[usize]; 4] = [&[0, 1, 10], &[2, 3], &[4, 6, 5, 7], &[8, 9]];
-    // Speed-ups, one thread ÷ all cores (the last: one thread ÷ the split reference), in the
-    // order of the series below, each with the name it is recorded under.
-    const PAIRS: [(usize, usize, &str); 6] = [
-        (0, 1, "blocked build: insert_batch ÷ insert_parallel"),
-        (2, 3, "classic build: insert_batch ÷ insert_parallel"),
-        (4, 5, "blocked-atomic inserts: 1 thread ÷ 2 threads"),
-        (8, 9, "blocked-atomic insert_batch: 1 thread ÷ 2 threads"),
-        (6, 7, "fastbloom-atomic inserts: 1 thread ÷ 2 threads"),
-        (0, 10, "blocked build: insert_batch ÷ the split reference"),
-    ];
-    // Ours ÷ fastbloom's atomic inserts, with 1 and with 2 threads; the blocked parallel
-    // build ÷ its split reference.
-    const VERSUS: [(usize, usize, &str); 3] = [
-        (
-            4,
-            6,
-            "blocked-atomic ÷ fastbloom-atomic insert time, 1 thread",
-        ),
-        (
-            5,
-            7,
-            "blocked-atomic ÷ fastbloom-atomic insert time, 2 threads",
-        ),
-        (
-            1,
-            10,
-            "blocked build: insert_parallel ÷ the split reference",
-        ),
-    ];
+    let r = rounds(n, &keys, ctx.seed)?;
+    check_builds(&r.check)?;
+    // Every paired ratio's median and interval, computed once, recorded under its name.
+    let speedup: Vec<Interval> = r.speedup.iter().map(|v| median_interval(v)).collect();
+    let versus: Vec<Interval> = r.versus.iter().map(|v| median_interval(v)).collect();
+    let ratios = PAIRS
+        .iter()
+        .map(|p| p.2)
+        .zip(&speedup)
+        .chain(VERSUS.iter().map(|p| p.2).zip(&versus))
+        .map(|(name, &ratio)| NamedRatio {
+            name: name.into(),
+            ratio,
+        })
+        .collect();
+    Ok(Experiment {
+        name: "concurrent".into(),
+        title: format!("Concurrent inserts and parallel builds, n = {n}, {cores} cores"),
+        description: description(n, cores, unpinned, load_before),
+        x_label: "threads".into(),
+        y_label: "ns per key (wall clock)".into(),
+        log_y: false,
+        log_x: false,
+        y_is_rate: false,
+        series: all_series(&r, &speedup, &versus, cores),
+        ratios,
+    })
+}
+
+/// Every variant's times and every pair's ratios, round by round.
+struct Rounds {
+    /// Per variant, per run: wall and CPU ns per key.
+    wall: Vec<Vec<f64>>,
+    cpu: Vec<Vec<f64>>,
+    /// Per pair, per round: (A₁ + A₂) ÷ (B₁ + B₂) of wall time, and (B₁ + B₂) ÷ (A₁ + A₂) of
+    /// CPU time (the work the all-cores run does, as a multiple of one thread's).
+    speedup: Vec<Vec<f64>>,
+    work: Vec<Vec<f64>>,
+    /// Per [`VERSUS`] pair, per round: the time ratio.
+    versus: Vec<Vec<f64>>,
+    /// Each build's label and set-bit count.
+    check: Vec<(&'static str, u64)>,
+}
+
+/// Run the [`ROUNDS`] rounds.
+fn rounds(n: usize, keys: &[u64], seed: u64) -> Result<Rounds, Error> {
     let mut wall = vec![Vec::new(); VARIANTS];
     let mut cpu = vec![Vec::new(); VARIANTS];
     // Per pair, per round: (A₁ + A₂) ÷ (B₁ + B₂) of wall time, and (B₁ + B₂) ÷ (A₁ + A₂) of CPU
@@ -241,7 +288,7 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
         for i in 0..GROUPS.len() {
             let group = GROUPS[(i + round * 3) % GROUPS.len()]; // the order rotated each round
             for &v in group.iter().chain(group.iter().rev()) {
-                let t = measure_variant(v, n, &keys, ctx.seed, &mut check).map_err(e)?;
+                let t = measure_variant(v, n, keys, seed, &mut check)?;
                 wall[v].push(t.0);
                 cpu[v].push(t.1);
                 sum[v] = (sum[v].0 + t.0, sum[v].1 + t.1);
@@ -255,7 +302,18 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             versus[p].push(sum[ours].0 / sum[theirs].0);
         }
     }
-    // Every blocked build holds the same bits, and so does every classic one.
+    Ok(Rounds {
+        wall,
+        cpu,
+        speedup,
+        work,
+        versus,
+        check,
+    })
+}
+
+/// Every blocked build holds the same bits, and so does every classic one.
+fn check_builds(check: &[(&'static str, u64)]) -> Result<(), Error> {
     for name in ["blocked", "classic"] {
         let ones: Vec<u64> = check
             .iter()
@@ -263,55 +321,61 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
             .map(|&(_, o)| o)
             .collect();
         if ones.windows(2).any(|w| w[0] != w[1]) {
-            return Err(format!("{name}: builds differ in their bits: {ones:?}"));
+            return Err(Error::measurement(format!(
+                "{name}: builds differ in their bits: {ones:?}"
+            )));
         }
     }
-    // Every paired ratio's median and interval, computed once, recorded under its name.
-    let speedup: Vec<Interval> = speedup.iter().map(|v| median_interval(v)).collect();
-    let versus: Vec<Interval> = versus.iter().map(|v| median_interval(v)).collect();
-    let ratios = PAIRS
-        .iter()
-        .map(|p| p.2)
-        .zip(&speedup)
-        .chain(VERSUS.iter().map(|p| p.2).zip(&versus))
-        .map(|(name, &ratio)| NamedRatio {
-            name: name.into(),
-            ratio,
-        })
-        .collect();
-    let med = |v: usize| (median(wall[v].clone()), median(cpu[v].clone()));
+    Ok(())
+}
+
+/// One speed-up's series: one thread and all cores, with the figures in its note.
+fn series_of(
+    r: &Rounds,
+    speedup: &[Interval],
+    (label, filter, peer): (&str, &str, bool),
+    p: usize,
+    x_all: f64,
+) -> Series {
+    let med = |v: usize| (median(r.wall[v].clone()), median(r.cpu[v].clone()));
+    let (one, all, _) = PAIRS[p];
+    let ((w1, c1), (wn, cn)) = (med(one), med(all));
+    let s = speedup[p];
+    let wk = median(r.work[p].clone());
+    Series {
+        label: label.into(),
+        filter: filter.into(),
+        peer,
+        points: vec![
+            Point {
+                x: 1.0,
+                y: w1,
+                theory: None,
+                ci: None,
+                x_ci: None,
+            },
+            Point {
+                x: x_all,
+                y: wn,
+                theory: None,
+                ci: None,
+                x_ci: None,
+            },
+        ],
+        note: format!(
+            "wall {w1:.1} → {wn:.1} ns/key; paired speed-up {:.2}x [{:.2}–{:.2}] over \
+             {ROUNDS} rounds; CPU {c1:.1} → {cn:.1} ns/key (the parallel run does {wk:.2}x \
+             the work)",
+            s.mid, s.lo, s.hi
+        ),
+    }
+}
+
+/// The six series, with the paired ratios against the split reference and fastbloom's
+/// atomic inserts in their notes.
+fn all_series(r: &Rounds, speedup: &[Interval], versus: &[Interval], cores: usize) -> Vec<Series> {
     let series_of = |label: &str, filter: &str, peer: bool, p: usize, x_all: f64| {
-        let (one, all, _) = PAIRS[p];
-        let ((w1, c1), (wn, cn)) = (med(one), med(all));
-        let s = speedup[p];
-        let wk = median(work[p].clone());
-        Series {
-            label: label.into(),
-            filter: filter.into(),
-            peer,
-            points: vec![
-                Point {
-                    x: 1.0,
-                    y: w1,
-                    theory: None,
-                    ci: None,
-                    x_ci: None,
-                },
-                Point {
-                    x: x_all,
-                    y: wn,
-                    theory: None,
-                    ci: None,
-                    x_ci: None,
-                },
-            ],
-            note: format!(
-                "wall {w1:.1} → {wn:.1} ns/key; paired speed-up {:.2}x [{:.2}–{:.2}] over \
-                 {ROUNDS} rounds; CPU {c1:.1} → {cn:.1} ns/key (the parallel run does {wk:.2}x \
-                 the work)",
-                s.mid, s.lo, s.hi
-            ),
-        }
+        series_of(r, speedup, (label, filter, peer), p, x_all)
     };
     // Ours ÷ fastbloom's atomic inserts, paired within the rounds, for both series' notes.
     let versus_note = {
@@ -384,47 +448,41 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, String> {
     {
         s.note.push_str(&versus_note);
     }
+    series
+}
+
+/// The experiment's description: what was measured, how, and the load around it.
+fn description(n: usize, cores: usize, unpinned: bool, load_before: Option<f64>) -> String {
     let load = |l: Option<f64>| l.map_or_else(|| "unknown".into(), |l| format!("{l:.2}"));
-    Ok(Experiment {
-        name: "concurrent".into(),
-        title: format!("Concurrent inserts and parallel builds, n = {n}, {cores} cores"),
-        description: format!(
-            "{n} random u64 keys at a 1 % target; {cores} cores available \
-             (std::thread::available_parallelism, measured on a thread {} the harness's \
-             one-CPU pin); 1-minute load average {} before and {} after. \
-             Build ns/key (wall clock) with one thread and with insert_parallel (all cores; \
-             blocked: each core hashes its share of the keys, eight at a time in vector lanes \
-             where the CPU has AVX-512, and hands each key to the core \
-             that owns its block's share of the table, in batches; classic: the same with each \
-             key's k bit positions handed to the core that owns their words; both bit-identical, checked here by the set-bit counts), and \
-             inserts into one shared atomic filter from 1 and \
-             2 threads (contiguous runs of keys). Beside the blocked build, its split reference: \
-             two threads each inserting its half of the keys into a half-size table of its own \
-             with insert_batch (no key hashed twice, no exchange, the same random \
-             read-modify-writes), in the same rounds (insert_batch, insert_parallel, the reference, \
-             and back): insert_parallel ÷ the reference sets the cost of moving keys to their \
-             owners against the lanes' faster hashing (below 1: the lanes save more). Each speed-up: the median over {ROUNDS} \
-             rounds of (A1 + A2) / (B1 + B2) with the one-thread (A) and all-cores (B) runs \
-             in the order A B B A, [a bootstrap 95 % interval]; ours and fastbloom's atomic \
-             inserts run as one group, 1-thread ours, fastbloom's, 2-thread ours, fastbloom's, \
-             then the same reversed, so their ratio is paired the same way; the order of the \
-             groups rotated each round; ns/key: medians over the rounds. Process CPU time \
-             beside each: on a loaded machine the wall-clock gain is capped by the cores \
-             other processes hold, the CPU time shows the extra work a parallel run does.",
-            if unpinned {
-                "freed from"
-            } else {
-                "still under"
-            },
-            load(load_before),
-            load(control::load_average()),
-        ),
-        x_label: "threads".into(),
-        y_label: "ns per key (wall clock)".into(),
-        log_y: false,
-        log_x: false,
-        y_is_rate: false,
-        series,
-        ratios,
-    })
+    format!(
+        "{n} random u64 keys at a 1 % target; {cores} cores available \
+         (std::thread::available_parallelism, measured on a thread {} the harness's \
+         one-CPU pin); 1-minute load average {} before and {} after. \
+         Build ns/key (wall clock) with one thread and with insert_parallel (all cores; \
+         blocked: each core hashes its share of the keys, eight at a time in vector lanes \
+         where the CPU has AVX-512, and hands each key to the core \
+         that owns its block's share of the table, in batches; classic: the same with each \
+         key's k bit positions handed to the core that owns their words; both bit-identical, checked here by the set-bit counts), and \
+         inserts into one shared atomic filter from 1 and \
+         2 threads (contiguous runs of keys). Beside the blocked build, its split reference: \
+         two threads each inserting its half of the keys into a half-size table of its own \
+         with insert_batch (no key hashed twice, no exchange, the same random \
+         read-modify-writes), in the same rounds (insert_batch, insert_parallel, the reference, \
+         and back): insert_parallel ÷ the reference sets the cost of moving keys to their \
+         owners against the lanes' faster hashing (below 1: the lanes save more). Each speed-up: the median over {ROUNDS} \
+         rounds of (A1 + A2) / (B1 + B2) with the one-thread (A) and all-cores (B) runs \
+         in the order A B B A, [a bootstrap 95 % interval]; ours and fastbloom's atomic \
+         inserts run as one group, 1-thread ours, fastbloom's, 2-thread ours, fastbloom's, \
+         then the same reversed, so their ratio is paired the same way; the order of the \
+         groups rotated each round; ns/key: medians over the rounds. Process CPU time \
+         beside each: on a loaded machine the wall-clock gain is capped by the cores \
+         other processes hold, the CPU time shows the extra work a parallel run does.",
+        if unpinned {
+            "freed from"
+        } else {
+            "still under"
+        },
+        load(load_before),
+        load(control::load_average()),
+    )
 }

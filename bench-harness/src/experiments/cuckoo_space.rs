@@ -4,6 +4,7 @@
 //! information-theoretic lower bound as a reference series. Where the cuckoo curve lies
 //! below the Bloom curves, cuckoo wins on space.
 
+use crate::error::Error;
 use bloomlab_core::math;
 
 use crate::adapters::{Curve, Spec};
@@ -30,8 +31,8 @@ fn formula_bits(curve: Option<Curve>, name: &str, p: f64) -> Option<f64> {
 }
 
 /// Run the experiment.
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
-    let n = usize::try_from(ctx.n).map_err(|_| "design capacity too large")?;
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
+    let n = usize::try_from(ctx.n).map_err(|_| Error::measurement("design capacity too large"))?;
     let keys = KeySet::new(ctx.seed, n, ctx.probes);
     let mut series = Vec::new();
     let chosen = ctx

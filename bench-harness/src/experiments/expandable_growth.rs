@@ -13,6 +13,7 @@
 
 use crate::adapters::{Entry, Spec, registry};
 use crate::alloc::net_bytes_signed;
+use crate::error::Error;
 use crate::keys::KeySet;
 use crate::schema::{Experiment, NamedRatio, Point, Series};
 use crate::stats::{Interval, median_interval};
@@ -34,11 +35,11 @@ pub const ROUNDS: usize = 5;
 /// rotating).
 pub const LOOKUP_ROUNDS: usize = 15;
 
-fn entry(name: &str) -> Result<Entry, String> {
+fn entry(name: &str) -> Result<Entry, Error> {
     registry()
         .into_iter()
         .find(|e| e.info.name == name)
-        .ok_or_else(|| format!("no entry {name}"))
+        .ok_or_else(|| Error::measurement(format!("no entry {name}")))
 }
 
 fn label(e: &Entry, p: f64) -> String {
@@ -60,7 +61,7 @@ struct Growth {
     refused: u64,
 }
 
-fn grow(e: &Entry, n0: usize, p: f64, keys: &KeySet, seed: u64) -> Result<Growth, String> {
+fn grow(e: &Entry, n0: usize, p: f64, keys: &KeySet, seed: u64) -> Result<Growth, Error> {
     let spec = Spec {
         n: (8 * n0) as u64,
         fpr: p,
@@ -69,7 +70,8 @@ fn grow(e: &Entry, n0: usize, p: f64, keys: &KeySet, seed: u64) -> Result<Growth
     // The filter's net heap bytes: its creation and every insert, measured where they run
     // (the lists of sample points below grow outside the measurement).
     let (f, mut heap) = net_bytes_signed(|| e.new_empty(&spec));
-    let mut f = f.ok_or_else(|| format!("{} cannot start empty", e.info.name))??;
+    let mut f =
+        f.ok_or_else(|| Error::measurement(format!("{} cannot start empty", e.info.name)))??;
     let (mut bits, mut fpr) = (Vec::new(), Vec::new());
     let (mut inserted, mut refused, mut worst) = (0usize, 0u64, 0.0f64);
     for s in 0..=DOUBLINGS * STEPS {
@@ -153,8 +155,8 @@ struct Both {
     probes: usize,
 }
 
-fn measure(ctx: &Context, timing: bool) -> Result<Both, String> {
-    let n = usize::try_from(ctx.n).map_err(|_| "design capacity too large")?;
+fn measure(ctx: &Context, timing: bool) -> Result<Both, Error> {
+    let n = usize::try_from(ctx.n).map_err(|_| Error::measurement("design capacity too large"))?;
     let n0 = (n >> DOUBLINGS).max(1);
     let final_n = n0 << DOUBLINGS;
     let keys = KeySet::new(ctx.seed, final_n, ctx.probes);
@@ -202,17 +204,19 @@ fn time(
     p: f64,
     keys: &KeySet,
     seed: u64,
-) -> Result<Vec<NamedRatio>, String> {
+) -> Result<Vec<NamedRatio>, Error> {
     let (exp, sca, cuc) = (entry("expandable")?, entry("scalable")?, entry("cuckoo")?);
     let members = &keys.members[..final_n];
     let member_keys = crate::keys::Keys::from_u64s(members);
-    let grown = |e: &Entry| -> Result<_, String> {
+    let grown = |e: &Entry| -> Result<_, Error> {
         let spec = Spec {
             n: (8 * n0) as u64,
             fpr: p,
             seed,
         };
-        let mut f = e.new_empty(&spec).ok_or("cannot start empty")??;
+        let mut f = e
+            .new_empty(&spec)
+            .ok_or_else(|| Error::measurement("cannot start empty"))??;
         for &k in members {
             f.insert(&k.to_le_bytes());
         }
@@ -247,16 +251,16 @@ fn time(
         seed,
     };
     for round in 0..ROUNDS {
-        let time_exp = || -> Result<f64, String> {
+        let time_exp = || -> Result<f64, Error> {
             Ok(secs(
                 exp.time_inserts(&grow_spec, &member_keys)
-                    .ok_or("no inserts")??,
+                    .ok_or_else(|| Error::measurement("no inserts"))??,
             ))
         };
-        let time_cuc = || -> Result<f64, String> {
+        let time_cuc = || -> Result<f64, Error> {
             Ok(secs(
                 cuc.time_inserts(&full, &member_keys)
-                    .ok_or("no inserts")??,
+                    .ok_or_else(|| Error::measurement("no inserts"))??,
             ))
         };
         let (ie, ic) = if round % 2 == 0 {
@@ -288,7 +292,7 @@ fn time(
 }
 
 /// Bits/item along the growth, and the timing ratios.
-pub fn run_space(ctx: &Context) -> Result<Experiment, String> {
+pub fn run_space(ctx: &Context) -> Result<Experiment, Error> {
     let b = measure(ctx, true)?;
     Ok(Experiment {
         name: "expandable-space".into(),
@@ -317,7 +321,7 @@ pub fn run_space(ctx: &Context) -> Result<Experiment, String> {
 }
 
 /// The FPR at every doubling.
-pub fn run_fpr(ctx: &Context) -> Result<Experiment, String> {
+pub fn run_fpr(ctx: &Context) -> Result<Experiment, Error> {
     let b = measure(ctx, false)?;
     Ok(Experiment {
         name: "expandable-fpr".into(),

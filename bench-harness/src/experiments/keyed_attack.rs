@@ -8,6 +8,7 @@
 //! offline for non-members that test positive under the public hash, and sends them; the
 //! series notes say how many the real filter answered "maybe" and what each cost offline.
 
+use crate::error::Error;
 use bloomlab_classic::BloomFilter;
 use bloomlab_keyed::Sip64Scheme;
 use bloomlab_keyed::attack::{Polluter, forge, honest_positives};
@@ -28,21 +29,18 @@ pub const TARGET: f64 = 0.01;
 const LOADS: &[f64] = &[0.25, 0.5, 0.75, 1.0];
 
 /// Run the experiment.
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
     let n = ctx.n.min(MAX_N);
     let probes = ctx.probes as u64;
-    let err = |e: bloomlab_core::Error| e.to_string();
-    let mut unkeyed = BloomFilter::with_fpr(n, TARGET).map_err(err)?;
+    let mut unkeyed = BloomFilter::with_fpr(n, TARGET)?;
     // A secret derived from the run's seed keeps the run reproducible (users get one from
     // the OS); the attacker never sees it.
     let mut secret = [0u8; 16];
     secret[..8].copy_from_slice(&ctx.seed.to_le_bytes());
     secret[8..].copy_from_slice(&(!ctx.seed).to_le_bytes());
-    let mut keyed = BloomFilter::with_fpr_and_scheme(n, TARGET, Sip64Scheme::from_secret(secret))
-        .map_err(err)?;
+    let mut keyed = BloomFilter::with_fpr_and_scheme(n, TARGET, Sip64Scheme::from_secret(secret))?;
     let mut random = unkeyed.clone();
-    let mut attacker =
-        Polluter::new(unkeyed.bits(), unkeyed.hashes(), MAX_CANDIDATES, ctx.seed).map_err(err)?;
+    let mut attacker = Polluter::new(unkeyed.bits(), unkeyed.hashes(), MAX_CANDIDATES, ctx.seed)?;
     let (mut pu, mut pk, mut pr) = (Vec::new(), Vec::new(), Vec::new());
     let mut inserted = 0u64;
     for &load in LOADS {
@@ -74,13 +72,13 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
             random.expected_fpr(),
         ));
     }
-    let forged_unkeyed = forge(&random, FORGED, 100_000_000, ctx.seed).map_err(err)?;
+    let forged_unkeyed = forge(&random, FORGED, 100_000_000, ctx.seed)?;
     let mut keyed_filled = keyed.clone();
     keyed_filled.clear();
     for i in 0..n {
         keyed_filled.insert(&(ctx.seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
     }
-    let forged_keyed = forge(&keyed_filled, FORGED, 100_000_000, ctx.seed).map_err(err)?;
+    let forged_keyed = forge(&keyed_filled, FORGED, 100_000_000, ctx.seed)?;
     let forged_note = |r: &bloomlab_keyed::attack::ForgeryReport| {
         format!(
             "forged positives: {} of {} answered maybe ({:.2} %), {:.0} offline hashes per forged key",

@@ -10,8 +10,9 @@
 //! 10^4-key sets would need tens of GiB at that count), one entry at a time, unpaired.
 
 use crate::adapters::{Many, ManyResult, Spec};
+use crate::error::Error;
 use crate::schema::{Experiment, NamedRatio, Point, Series};
-use crate::stats::{median_interval, paired_ratio, unpaired_ratio};
+use crate::stats::{Interval, median_interval, paired_ratio, unpaired_ratio};
 
 use super::Context;
 
@@ -39,7 +40,7 @@ fn mem_available() -> Option<u64> {
 }
 
 /// Run the experiment.
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
     let llc = crate::machine::cache_bytes().llc.unwrap_or(32 << 20);
     let mut target = 2 * llc as usize;
     if let Some(avail) = mem_available() {
@@ -61,44 +62,15 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
 
 /// The experiment with an explicit plan (`plan.target_bytes` of filters) against an LLC of
 /// `llc` bytes; [`run`] takes twice the detected LLC.
-pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, String> {
+pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, Error> {
     let spec = Spec {
         n: plan.keys_per as u64,
         fpr: TARGET,
         seed: ctx.seed,
     };
-    let chosen: Vec<&crate::adapters::Entry> = ctx
-        .entries
-        .iter()
-        .filter(|e| {
-            e.info.kind != crate::adapters::Kind::Exact
-                && !e.info.batched
-                && !e.info.equal_memory
-                && (ctx.full || MAIN.contains(&e.info.name))
-        })
-        .collect();
+    let chosen = chosen(ctx);
     let paired = !ctx.full;
-    let results: Vec<ManyResult> = if paired {
-        // Every entry's filters alive together, then rounds that time each entry once, the
-        // order rotating, so what drifts lands on all of them alike.
-        let sets = chosen
-            .iter()
-            .map(|e| e.many_build(&spec, plan))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut out: Vec<ManyResult> = sets.iter().map(|m| ManyResult::of(m.as_ref())).collect();
-        for r in 0..plan.rounds {
-            for i in 0..sets.len() {
-                let j = (r as usize + i) % sets.len();
-                out[j].add(&sets[j].round(plan, r));
-            }
-        }
-        out
-    } else {
-        chosen
-            .iter()
-            .map(|e| e.many(&spec, plan))
-            .collect::<Result<Vec<_>, _>>()?
-    };
+    let results = time_entries(&chosen, &spec, plan, paired)?;
     let mut series = Vec::new();
     let mut medians = Vec::new();
     for (e, m) in chosen.iter().zip(&results) {
@@ -129,24 +101,7 @@ pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, Strin
             ),
         });
     }
-    let ratios = match medians.iter().find(|(n, _, _)| *n == "blocked") {
-        Some((_, b, b_rounds)) => medians
-            .iter()
-            .filter(|(n, _, _)| *n != "blocked")
-            .map(|(n, i, rounds)| NamedRatio {
-                name: format!(
-                    "many filters: {n} ÷ blocked ns/lookup ({})",
-                    if paired { "paired" } else { "unpaired" }
-                ),
-                ratio: if paired {
-                    paired_ratio(rounds, b_rounds)
-                } else {
-                    unpaired_ratio(i, b)
-                },
-            })
-            .collect(),
-        None => Vec::new(),
-    };
+    let ratios = ratios(&medians, paired);
     Ok(Experiment {
         name: "many-filters".into(),
         title: format!(
@@ -174,4 +129,72 @@ pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, Strin
         series,
         ratios,
     })
+}
+
+/// The entries this run times: single lookups of every filter (ours and peers) at its own
+/// target, not the exact set, and in a quick run only the main ones.
+fn chosen<'a>(ctx: &Context<'a>) -> Vec<&'a crate::adapters::Entry> {
+    ctx.entries
+        .iter()
+        .filter(|e| {
+            e.info.kind != crate::adapters::Kind::Exact
+                && !e.info.batched
+                && !e.info.equal_memory
+                && (ctx.full || MAIN.contains(&e.info.name))
+        })
+        .collect()
+}
+
+/// Each chosen entry's result: paired (every entry's filters alive together, rounds timing
+/// each entry once, the order rotating, so what drifts lands on all of them alike) or one
+/// entry after another.
+fn time_entries(
+    chosen: &[&crate::adapters::Entry],
+    spec: &Spec,
+    plan: &Many,
+    paired: bool,
+) -> Result<Vec<ManyResult>, Error> {
+    Ok(if paired {
+        // Every entry's filters alive together, then rounds that time each entry once, the
+        // order rotating, so what drifts lands on all of them alike.
+        let sets = chosen
+            .iter()
+            .map(|e| e.many_build(spec, plan))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut out: Vec<ManyResult> = sets.iter().map(|m| ManyResult::of(m.as_ref())).collect();
+        for r in 0..plan.rounds {
+            for i in 0..sets.len() {
+                let j = (r as usize + i) % sets.len();
+                out[j].add(&sets[j].round(plan, r));
+            }
+        }
+        out
+    } else {
+        chosen
+            .iter()
+            .map(|e| e.many(spec, plan))
+            .collect::<Result<Vec<_>, _>>()?
+    })
+}
+
+/// Each entry's ns per lookup ÷ blocked's (paired per round where the rounds were).
+fn ratios(medians: &[(&str, Interval, &Vec<f64>)], paired: bool) -> Vec<NamedRatio> {
+    match medians.iter().find(|(n, _, _)| *n == "blocked") {
+        Some((_, b, b_rounds)) => medians
+            .iter()
+            .filter(|(n, _, _)| *n != "blocked")
+            .map(|(n, i, rounds)| NamedRatio {
+                name: format!(
+                    "many filters: {n} ÷ blocked ns/lookup ({})",
+                    if paired { "paired" } else { "unpaired" }
+                ),
+                ratio: if paired {
+                    paired_ratio(rounds, b_rounds)
+                } else {
+                    unpaired_ratio(i, b)
+                },
+            })
+            .collect(),
+        None => Vec::new(),
+    }
 }

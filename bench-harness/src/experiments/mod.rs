@@ -2,7 +2,7 @@
 //! results, CSV, summary and plots handle generically.
 //!
 //! # How to add an experiment
-//! Write a module with `pub fn run(ctx: &Context) -> Result<Experiment, String>`, then add
+//! Write a module with `pub fn run(ctx: &Context) -> Result<Experiment, Error>`, then add
 //! one line to [`REGISTRY`]. Use `ctx.entries` (the selected adapters; `Entry::new_empty`
 //! gives a filter to insert into incrementally), `ctx.seed` for keys and `ctx.n` as the
 //! design capacity.
@@ -20,6 +20,7 @@ pub mod threads;
 pub mod zipf_inserts;
 
 use crate::adapters::Entry;
+use crate::error::Error;
 use crate::schema::Experiment;
 
 /// What an experiment gets.
@@ -38,7 +39,7 @@ pub struct Context<'a> {
 }
 
 /// An experiment's entry point.
-pub type RunFn = fn(&Context) -> Result<Experiment, String>;
+pub type RunFn = fn(&Context) -> Result<Experiment, Error>;
 
 /// Every experiment, by name.
 pub const REGISTRY: &[(&str, RunFn)] = &[
@@ -61,23 +62,23 @@ pub fn names() -> Vec<String> {
 }
 
 /// Check experiment names, listing the known ones on error.
-pub fn validate(names: &[String]) -> Result<(), String> {
+pub fn validate(names: &[String]) -> Result<(), Error> {
     for n in names {
         if !REGISTRY.iter().any(|(k, _)| k == n) {
-            return Err(format!(
+            return Err(Error::usage(format!(
                 "unknown experiment {n:?}; known experiments: {}",
                 self::names().join(", ")
-            ));
+            )));
         }
     }
     Ok(())
 }
 
 /// Run one experiment by name.
-pub fn run(name: &str, ctx: &Context) -> Result<Experiment, String> {
+pub fn run(name: &str, ctx: &Context) -> Result<Experiment, Error> {
     let (_, f) = REGISTRY
         .iter()
         .find(|(k, _)| *k == name)
-        .ok_or_else(|| format!("unknown experiment {name:?}"))?;
+        .ok_or_else(|| Error::usage(format!("unknown experiment {name:?}")))?;
     f(ctx)
 }

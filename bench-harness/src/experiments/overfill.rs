@@ -3,6 +3,7 @@
 //! an insert; it just gets worse: the seed's silent failure mode, made visible.
 
 use crate::adapters::Spec;
+use crate::error::Error;
 use crate::keys::KeySet;
 use crate::schema::{Experiment, Point, Series};
 
@@ -22,8 +23,8 @@ pub const TARGET: f64 = 0.01;
 pub const QUICK_PROBES: usize = 250_000;
 
 /// Run the experiment.
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
-    let n = usize::try_from(ctx.n).map_err(|_| "design capacity too large")?;
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
+    let n = usize::try_from(ctx.n).map_err(|_| Error::measurement("design capacity too large"))?;
     let max_items = (LOADS[LOADS.len() - 1] * n as f64).ceil() as usize;
     let probes = if ctx.full {
         ctx.probes
@@ -46,63 +47,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
         if e.info.kind == crate::adapters::Kind::Exact {
             continue; // FPR 0 at every load; nothing to plot on a log axis
         }
-        let mut f = made?;
-        let mut inserted = 0usize;
-        let mut refused = 0u64;
-        let mut accepted = Vec::with_capacity(max_items);
-        let mut points = Vec::new();
-        for &load in LOADS {
-            let upto = (load * n as f64).round() as usize;
-            for &k in &all[inserted..upto] {
-                if f.insert(&k.to_le_bytes()) {
-                    accepted.push(k);
-                } else {
-                    refused += 1;
-                }
-            }
-            inserted = upto;
-            let fp = keys
-                .probes
-                .iter()
-                .filter(|&&k| f.contains(&k.to_le_bytes()))
-                .count();
-            points.push(Point {
-                x: load,
-                y: fp as f64 / keys.probes.len() as f64,
-                theory: f.theoretical_fpr(),
-                ci: Some(crate::stats::wilson(
-                    fp as u64,
-                    keys.probes.len() as u64,
-                    crate::stats::Z95,
-                )),
-                x_ci: None,
-            });
-        }
-        // Only keys the filter accepted count: a refused insert is not a false negative.
-        let lost = accepted
-            .iter()
-            .filter(|&&k| !f.contains(&k.to_le_bytes()))
-            .count();
-        let mut note = Vec::new();
-        if refused > 0 {
-            note.push(format!("refused {refused} of {inserted} inserts"));
-        }
-        if lost > 0 {
-            note.push(format!(
-                "{lost} accepted keys test negative (false negatives)"
-            ));
-        }
-        series.push(Series {
-            label: format!(
-                "{}{}",
-                e.info.name,
-                if e.info.peer { " (peer)" } else { "" }
-            ),
-            filter: e.info.name.into(),
-            peer: e.info.peer,
-            points,
-            note: note.join("; "),
-        });
+        series.push(fill(e, made?, &keys, &all, n));
     }
     Ok(Experiment {
         name: "overfill".into(),
@@ -122,4 +67,72 @@ pub fn run(ctx: &Context) -> Result<Experiment, String> {
         series,
         ratios: Vec::new(),
     })
+}
+
+/// Fill `f` (entry `e`'s, sized for `n`) from `all` load by load, measuring its FPR over the
+/// probes at each; the series notes refused inserts and accepted keys lost.
+fn fill(
+    e: &crate::adapters::Entry,
+    mut f: Box<dyn crate::adapters::Built>,
+    keys: &KeySet,
+    all: &[u64],
+    n: usize,
+) -> Series {
+    let max_items = all.len();
+    let mut inserted = 0usize;
+    let mut refused = 0u64;
+    let mut accepted = Vec::with_capacity(max_items);
+    let mut points = Vec::new();
+    for &load in LOADS {
+        let upto = (load * n as f64).round() as usize;
+        for &k in &all[inserted..upto] {
+            if f.insert(&k.to_le_bytes()) {
+                accepted.push(k);
+            } else {
+                refused += 1;
+            }
+        }
+        inserted = upto;
+        let fp = keys
+            .probes
+            .iter()
+            .filter(|&&k| f.contains(&k.to_le_bytes()))
+            .count();
+        points.push(Point {
+            x: load,
+            y: fp as f64 / keys.probes.len() as f64,
+            theory: f.theoretical_fpr(),
+            ci: Some(crate::stats::wilson(
+                fp as u64,
+                keys.probes.len() as u64,
+                crate::stats::Z95,
+            )),
+            x_ci: None,
+        });
+    }
+    // Only keys the filter accepted count: a refused insert is not a false negative.
+    let lost = accepted
+        .iter()
+        .filter(|&&k| !f.contains(&k.to_le_bytes()))
+        .count();
+    let mut note = Vec::new();
+    if refused > 0 {
+        note.push(format!("refused {refused} of {inserted} inserts"));
+    }
+    if lost > 0 {
+        note.push(format!(
+            "{lost} accepted keys test negative (false negatives)"
+        ));
+    }
+    Series {
+        label: format!(
+            "{}{}",
+            e.info.name,
+            if e.info.peer { " (peer)" } else { "" }
+        ),
+        filter: e.info.name.into(),
+        peer: e.info.peer,
+        points,
+        note: note.join("; "),
+    }
 }

@@ -4,6 +4,7 @@
 //! bound) and each structure's own formula.
 
 use crate::adapters::Spec;
+use crate::error::Error;
 use crate::keys::KeySet;
 use crate::schema::{Experiment, Point, Series};
 
@@ -16,8 +17,8 @@ pub const TARGET: f64 = 0.01;
 pub const DOUBLINGS: u32 = 10;
 
 /// Run the experiment.
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
-    let n = usize::try_from(ctx.n).map_err(|_| "design capacity too large")?;
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
+    let n = usize::try_from(ctx.n).map_err(|_| Error::measurement("design capacity too large"))?;
     let n0 = (n >> DOUBLINGS).max(1);
     let final_n = n0 << DOUBLINGS;
     let keys = KeySet::new(ctx.seed, final_n, ctx.probes);

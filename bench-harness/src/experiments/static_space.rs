@@ -5,6 +5,7 @@
 //! build time per key. Theory is each family's curve at the measured ε, with the lower bound
 //! log2(1/ε) as its own series.
 
+use crate::error::Error;
 use bloomlab_core::math;
 
 use crate::adapters::{Curve, Spec};
@@ -38,8 +39,8 @@ fn theory_bits(curve: Option<Curve>, eps: f64) -> Option<f64> {
 }
 
 /// Run the experiment.
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
-    let n = usize::try_from(ctx.n).map_err(|_| "design capacity too large")?;
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
+    let n = usize::try_from(ctx.n).map_err(|_| Error::measurement("design capacity too large"))?;
     let keys = KeySet::new(ctx.seed, n, ctx.probes);
     let mut series = Vec::new();
     let mut bound = Vec::new();

@@ -7,7 +7,8 @@
 //! time-slicing, not parallelism; the figure says how many CPUs the process had.
 
 use crate::adapters::Spec;
-use crate::keys::{KeyShape, Workload};
+use crate::error::Error;
+use crate::keys::{KeyShape, Keys, Workload};
 use crate::schema::{Experiment, NamedRatio, Point, Series};
 use crate::stats::{Interval, median_interval};
 
@@ -33,32 +34,19 @@ const ROUNDS: u32 = 7;
 
 /// Run with `threads` threads at `n` keys, on a thread free to use every core (the harness
 /// pins its measuring thread to one CPU, and threads inherit the pin).
-pub fn run(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, String> {
+pub fn run(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, Error> {
     std::thread::scope(|s| {
         s.spawn(|| {
             crate::control::unpin_current_thread();
             measure(ctx, threads, n)
         })
         .join()
-        .map_err(|_| "the measuring thread panicked".to_string())?
+        .map_err(|_| Error::measurement("the measuring thread panicked"))?
     })
 }
 
-fn measure(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, String> {
-    let n_usize = usize::try_from(n).map_err(|_| "n too large")?;
-    let per_thread = n_usize.min(100_000);
-    let keys = Workload::new(
-        &KeyShape::U64,
-        ctx.seed,
-        n_usize,
-        per_thread * threads + per_thread,
-    )?;
-    // One stream per thread, each half members, disjoint non-members.
-    let mut streams = Vec::with_capacity(threads);
-    for t in 0..threads {
-        let (s, _) = keys.streams(ctx.seed ^ (t as u64 + 1), per_thread, &[50], None)?;
-        streams.push(s.into_iter().next().expect("one mix"));
-    }
+fn measure(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, Error> {
+    let (keys, streams, per_thread) = thread_streams(ctx, threads, n)?;
     let spec = Spec {
         n,
         fpr: TARGET,
@@ -101,31 +89,7 @@ fn measure(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, String> 
             ),
             ratio: median_interval(&scale),
         });
-        series.push(Series {
-            label: e.info.name.into(),
-            filter: e.info.name.into(),
-            peer: e.info.peer,
-            points: vec![
-                Point {
-                    x: 1.0,
-                    y: s1.mid,
-                    theory: None,
-                    ci: Some(s1),
-                    x_ci: None,
-                },
-                Point {
-                    x: threads as f64,
-                    y: st.mid,
-                    theory: None,
-                    ci: Some(st),
-                    x_ci: None,
-                },
-            ],
-            note: format!(
-                "{} heap bytes; one shared filter, {threads} threads of {per_thread} lookups each",
-                built.heap_bytes
-            ),
-        });
+        series.push(series_of(e, &built, (s1, st), threads, per_thread));
     }
     Ok(Experiment {
         name: "threads".into(),
@@ -146,4 +110,63 @@ fn measure(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, String> 
         series,
         ratios,
     })
+}
+
+/// The keys at `n`, and one lookup stream per thread (each half members, disjoint
+/// non-members) of up to 10^5 keys, that length.
+fn thread_streams(
+    ctx: &Context,
+    threads: usize,
+    n: u64,
+) -> Result<(Workload, Vec<Keys>, usize), Error> {
+    let n_usize = usize::try_from(n).map_err(|_| Error::measurement("n too large"))?;
+    let per_thread = n_usize.min(100_000);
+    let keys = Workload::new(
+        &KeyShape::U64,
+        ctx.seed,
+        n_usize,
+        per_thread * threads + per_thread,
+    )?;
+    // One stream per thread, each half members, disjoint non-members.
+    let mut streams = Vec::with_capacity(threads);
+    for t in 0..threads {
+        let (s, _) = keys.streams(ctx.seed ^ (t as u64 + 1), per_thread, &[50], None)?;
+        streams.push(s.into_iter().next().expect("one mix"));
+    }
+    Ok((keys, streams, per_thread))
+}
+
+/// An entry's series: lookups per second from one thread and from `threads`.
+fn series_of(
+    e: &crate::adapters::Entry,
+    built: &crate::adapters::Build,
+    (s1, st): (Interval, Interval),
+    threads: usize,
+    per_thread: usize,
+) -> Series {
+    Series {
+        label: e.info.name.into(),
+        filter: e.info.name.into(),
+        peer: e.info.peer,
+        points: vec![
+            Point {
+                x: 1.0,
+                y: s1.mid,
+                theory: None,
+                ci: Some(s1),
+                x_ci: None,
+            },
+            Point {
+                x: threads as f64,
+                y: st.mid,
+                theory: None,
+                ci: Some(st),
+                x_ci: None,
+            },
+        ],
+        note: format!(
+            "{} heap bytes; one shared filter, {threads} threads of {per_thread} lookups each",
+            built.heap_bytes
+        ),
+    }
 }

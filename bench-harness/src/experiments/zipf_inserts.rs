@@ -19,6 +19,7 @@
 //! or whose filter passes [`MEMORY_BUDGET`] is cut there and says so (a structure whose
 //! inserts of a repeated key cost time or memory in the number of copies).
 
+use crate::error::Error;
 use std::time::Duration;
 
 use rand::SeedableRng;
@@ -128,8 +129,8 @@ pub struct Stream {
 
 impl Stream {
     /// `inserts` Zipf(`EXPONENT`) draws over `universe` ranks, from `seed`.
-    pub fn new(seed: u64, universe: usize, inserts: usize) -> Result<Stream, String> {
-        let zipf = Zipf::new(universe as f64, EXPONENT).map_err(|e| e.to_string())?;
+    pub fn new(seed: u64, universe: usize, inserts: usize) -> Result<Stream, Error> {
+        let zipf = Zipf::new(universe as f64, EXPONENT).map_err(|e| Error::usage(e.to_string()))?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5A1F);
         let ranks: Vec<u32> = (0..inserts)
             .map(|_| (zipf.sample(&mut rng) as u32).clamp(1, universe as u32) - 1)
@@ -187,7 +188,7 @@ pub struct Fed {
 }
 
 /// Feed `stream` to a fresh filter of `e` in `mode`; `None` for a static entry.
-pub fn feed(e: &Entry, stream: &Stream, mode: Mode, seed: u64) -> Option<Result<Fed, String>> {
+pub fn feed(e: &Entry, stream: &Stream, mode: Mode, seed: u64) -> Option<Result<Fed, Error>> {
     let universe = stream.keys.len();
     let spec = Spec {
         n: universe as u64,
@@ -347,8 +348,8 @@ fn note(fed: &Fed, mode: Mode) -> String {
 }
 
 /// Run the experiment.
-pub fn run(ctx: &Context) -> Result<Experiment, String> {
-    let n = usize::try_from(ctx.n).map_err(|_| "design capacity too large")?;
+pub fn run(ctx: &Context) -> Result<Experiment, Error> {
+    let n = usize::try_from(ctx.n).map_err(|_| Error::measurement("design capacity too large"))?;
     let universe = (10 * n).clamp(1, MAX_UNIVERSE);
     let inserts = INSERTS_PER_KEY * universe;
     let stream = Stream::new(ctx.seed, universe, inserts)?;

@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::coord::combinators::BindKeyPoints;
 use plotters::prelude::*;
 
-use super::{FONT, Figure, Marker, Section, err, marker_element, style_index, style_of};
+use super::{FONT, Figure, Marker, PlotError, Section, err, marker_element, style_index, style_of};
 use crate::choose::{Choice, Placed, Rect, place_labels};
 
 /// Canvas size of a choosing chart.
@@ -53,7 +53,10 @@ fn footer(c: &Choice) -> Vec<String> {
 }
 
 /// Draw the chart of `c` on `root`.
-pub fn chart<DB: DrawingBackend>(c: &Choice, root: DrawingArea<DB, Shift>) -> Result<Figure, String>
+pub fn chart<DB: DrawingBackend>(
+    c: &Choice,
+    root: DrawingArea<DB, Shift>,
+) -> Result<Figure, PlotError>
 where
     DB::ErrorType: 'static,
 {
@@ -154,7 +157,7 @@ fn draw_points<DB: DrawingBackend>(
     c: &Choice,
     body: &DrawingArea<DB, Shift>,
     root: &DrawingArea<DB, Shift>,
-) -> Result<Vec<Placed>, String>
+) -> Result<Vec<Placed>, PlotError>
 where
     DB::ErrorType: 'static,
 {
@@ -299,7 +302,7 @@ fn label_points<DB: DrawingBackend>(
     anchors: &[(f64, f64)],
     bars: &[Rect],
     bounds: Rect,
-) -> Result<Vec<Placed>, String>
+) -> Result<Vec<Placed>, PlotError>
 where
     DB::ErrorType: 'static,
 {

@@ -27,32 +27,12 @@ use crate::schema::{Experiment, Results, Row, Series};
 pub mod choosing;
 pub mod panels;
 
+pub use crate::error::PlotError;
+
 /// The embedded font's family name, as the SVG files and the report's `@font-face` give it.
 pub const FONT: &str = "DejaVu Sans";
 /// The most entries any legend has.
 pub const MAX_LEGEND: usize = 12;
-
-/// What went wrong drawing a plot.
-#[derive(Debug, thiserror::Error)]
-pub enum PlotError {
-    /// The plotting library refused (a backend or font error).
-    #[error("plot: {0}")]
-    Draw(String),
-    /// A file or directory could not be written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-}
-
-impl From<String> for PlotError {
-    fn from(s: String) -> Self {
-        PlotError::Draw(s)
-    }
-}
 
 /// Where a figure belongs in the report.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,18 +76,18 @@ impl Figure {
     }
 }
 
-fn register_font() -> Result<(), String> {
+fn register_font() -> Result<(), PlotError> {
     static ONCE: Once = Once::new();
     let mut result = Ok(());
     ONCE.call_once(|| {
         result = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular())
-            .map_err(|_| "embedded DejaVu Sans is not a valid font".to_string());
+            .map_err(|_| PlotError::Draw("embedded DejaVu Sans is not a valid font".into()));
     });
     result
 }
 
-pub(crate) fn err<E: std::fmt::Debug>(e: E) -> String {
-    format!("plot: {e:?}")
+pub(crate) fn err<E: std::fmt::Debug>(e: E) -> PlotError {
+    PlotError::Draw(format!("{e:?}"))
 }
 
 /// 41 distinguishable colours: Tableau 10, its light tier, then ten dark or saturated
@@ -291,7 +271,7 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
 pub(crate) fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[LegendEntry],
-) -> Result<(), String>
+) -> Result<(), PlotError>
 where
     DB::ErrorType: 'static,
 {
@@ -408,7 +388,7 @@ fn legend_marker(shape: Marker, at: (i32, i32), size: i32, style: ShapeStyle) ->
     marker_element(shape, at, size, style)
 }
 
-/// Draw `$body` (an expression over the drawing area `$a`, giving `Result<Figure, String>`)
+/// Draw `$body` (an expression over the drawing area `$a`, giving `Result<Figure, PlotError>`)
 /// once into `<dir>/<stem>.svg` and once into `<stem>.png`; the SVG pass's figure is kept.
 macro_rules! render {
     ($dir:expr, $stem:expr, $size:expr, |$a:ident| $body:expr) => {{
@@ -427,8 +407,8 @@ macro_rules! render {
 }
 
 /// Write every plot for `results` into `dir` (created if missing); returns the files written.
-pub fn plot_all(results: &Results, dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let figs = plot_figures(results, None, dir).map_err(|e| e.to_string())?;
+pub fn plot_all(results: &Results, dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
+    let figs = plot_figures(results, None, dir)?;
     Ok(figs
         .iter()
         .flat_map(|f| ["svg", "png"].map(|x| dir.join(format!("{}.{x}", f.stem))))
@@ -528,7 +508,7 @@ pub(crate) fn fpr_panel<DB: DrawingBackend>(
     title: &str,
     ax: FprAxes,
     root: &DrawingArea<DB, Shift>,
-) -> Result<usize, String>
+) -> Result<usize, PlotError>
 where
     DB::ErrorType: 'static,
 {
@@ -552,6 +532,27 @@ where
         .draw()
         .map_err(err)?;
 
+    draw_fpr_curves(&mut chart, curves, ax, &mut entries)?;
+    draw_fpr_points(&mut chart, rows, min_fpr, &mut entries)?;
+    draw_legend(&panel, &entries)?;
+    Ok(entries.len())
+}
+
+/// The lower bound and each family's theoretical curve.
+fn draw_fpr_curves<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, LogCoord<f64>>,
+    >,
+    curves: &[Curve],
+    ax: FprAxes,
+    entries: &mut Vec<LegendEntry>,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let FprAxes { max_bits, min_fpr } = ax;
     let xs: Vec<f64> = (1..=400).map(|i| i as f64 * max_bits / 400.0).collect();
     chart
         .draw_series(DashedLineSeries::new(
@@ -598,6 +599,23 @@ where
             },
         });
     }
+    Ok(())
+}
+
+/// Every row's measured FPR against its bits/item, with its 95 % Wilson interval.
+fn draw_fpr_points<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, LogCoord<f64>>,
+    >,
+    rows: &[&Row],
+    min_fpr: f64,
+    entries: &mut Vec<LegendEntry>,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
     // Peers first (hollow rings), ours on top (smaller filled dots), so overlaps stay visible.
     let mut named = names_in_order(rows);
     named.sort_by_key(|(_, peer)| !*peer);
@@ -634,8 +652,53 @@ where
             sample: Sample::Mark(mk, style),
         });
     }
-    draw_legend(&panel, &entries)?;
-    Ok(entries.len())
+    Ok(())
+}
+
+/// The data bounds of an experiment's panels: every series' x, and its positive y, theory
+/// and upper interval ends, with the y margin the experiment's kind of figure takes.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    xmin: f64,
+    xmax: f64,
+    ymin: f64,
+    ymax: f64,
+}
+
+impl Bounds {
+    /// `None` if the experiment has nothing positive to draw.
+    fn of(ex: &Experiment) -> Option<Bounds> {
+        let pts = || ex.series.iter().flat_map(|s| s.points.iter());
+        let (xmin, xmax) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.x), b.max(p.x))
+        });
+        let ys: Vec<f64> = pts()
+            .flat_map(|p| {
+                std::iter::once(p.y)
+                    .chain(p.theory)
+                    .chain(p.ci.map(|c| c.hi))
+            })
+            .filter(|y| *y > 0.0)
+            .collect();
+        if ys.is_empty() || !xmin.is_finite() {
+            return None;
+        }
+        let (lo, hi) = ys
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), &y| (a.min(y), b.max(y)));
+        // Rates span decades and stop at 1; plain quantities get a linear margin.
+        let (ymin, ymax) = if ex.y_is_rate {
+            (lo / 2.0, (hi * 1.5).min(1.0))
+        } else {
+            (lo * 0.9, hi * 1.05)
+        };
+        Some(Bounds {
+            xmin,
+            xmax,
+            ymin,
+            ymax,
+        })
+    }
 }
 
 /// One panel of an experiment: `series` (a subset of the experiment's) drawn on axes that
@@ -647,33 +710,12 @@ pub(crate) fn experiment_panel<DB: DrawingBackend>(
     title: &str,
     legend: f64,
     root: &DrawingArea<DB, Shift>,
-) -> Result<usize, String>
+) -> Result<usize, PlotError>
 where
     DB::ErrorType: 'static,
 {
-    let pts = || ex.series.iter().flat_map(|s| s.points.iter());
-    let (xmin, xmax) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-        (a.min(p.x), b.max(p.x))
-    });
-    let ys: Vec<f64> = pts()
-        .flat_map(|p| {
-            std::iter::once(p.y)
-                .chain(p.theory)
-                .chain(p.ci.map(|c| c.hi))
-        })
-        .filter(|y| *y > 0.0)
-        .collect();
-    if ys.is_empty() || !xmin.is_finite() {
+    let Some(b) = Bounds::of(ex) else {
         return Ok(0);
-    }
-    let (lo, hi) = ys
-        .iter()
-        .fold((f64::INFINITY, 0.0f64), |(a, b), &y| (a.min(y), b.max(y)));
-    // Rates span decades and stop at 1; plain quantities get a linear margin.
-    let (ymin, ymax) = if ex.y_is_rate {
-        (lo / 2.0, (hi * 1.5).min(1.0))
-    } else {
-        (lo * 0.9, hi * 1.05)
     };
     let (area, panel) = split_at(root, legend);
     let mut entries = Vec::new();
@@ -706,98 +748,13 @@ where
             let mut theory_legend = false;
             let mut styler = Styler::default();
             for s in series.iter() {
-                let (col, mk) = styler.slot(&s.filter);
-                let measured: Vec<(f64, f64)> = s
-                    .points
-                    .iter()
-                    .filter(|p| p.y > 0.0)
-                    .map(|p| (p.x, p.y))
-                    .collect();
-                let theory: Vec<(f64, f64)> = s
-                    .points
-                    .iter()
-                    .filter_map(|p| p.theory.filter(|t| *t > 0.0).map(|t| (p.x, t)))
-                    .collect();
-                let line = if s.peer {
-                    col.stroke_width(1)
-                } else {
-                    col.stroke_width(3)
-                };
-                let marker = if s.peer {
-                    col.stroke_width(2)
-                } else {
-                    col.filled()
-                };
-                // 95 % intervals of the measured points (Wilson, over the probes).
-                chart
-                    .draw_series(s.points.iter().filter(|p| p.y > 0.0).filter_map(|p| {
-                        p.ci.map(|c| {
-                            ErrorBar::new_vertical(
-                                p.x,
-                                c.lo.max(ymin),
-                                p.y,
-                                c.hi.min(ymax),
-                                col.stroke_width(1),
-                                8,
-                            )
-                        })
-                    }))
-                    .map_err(err)?;
-                chart
-                    .draw_series(s.points.iter().filter(|p| p.y > 0.0).filter_map(|p| {
-                        p.x_ci.map(|c| {
-                            ErrorBar::new_horizontal(
-                                p.y,
-                                c.lo.max(xmin / 1.1),
-                                p.x,
-                                c.hi.min(xmax * 1.1),
-                                col.stroke_width(1),
-                                8,
-                            )
-                        })
-                    }))
-                    .map_err(err)?;
-                chart
-                    .draw_series(LineSeries::new(measured.clone(), line))
-                    .map_err(err)?;
-                entries.push(LegendEntry {
-                    label: if s.note.is_empty() {
-                        s.label.clone()
-                    } else {
-                        format!("{}: {}", s.label, s.note)
-                    },
-                    sample: Sample::Line {
-                        color: col,
-                        width: if s.peer { 1 } else { 3 },
-                        dashed: false,
-                        marker: Some((mk, marker)),
-                    },
-                });
-                chart
-                    .draw_series(measured.iter().map(|&p| marker_element(mk, p, 5, marker)))
-                    .map_err(err)?;
-                if !theory.is_empty() {
-                    chart
-                        .draw_series(DashedLineSeries::new(theory, 5, 4, col.stroke_width(1)))
-                        .map_err(err)?;
-                    if !theory_legend {
-                        theory_legend = true;
-                        entries.push(LegendEntry {
-                            label: "dashed: each structure's own formula (theory), in the series' colour".into(),
-                            sample: Sample::Line {
-                                color: BLACK,
-                                width: 1,
-                                dashed: true,
-                                marker: None,
-                            },
-                        });
-                    }
-                }
+                let slot = styler.slot(&s.filter);
+                draw_experiment_series(&mut chart, s, slot, b, &mut entries, &mut theory_legend)?;
             }
         }};
     }
-    let xr = (xmin / 1.1)..(xmax * 1.1);
-    let yr = ymin..ymax;
+    let xr = (b.xmin / 1.1)..(b.xmax * 1.1);
+    let yr = b.ymin..b.ymax;
     match (ex.log_x, ex.log_y) {
         (true, true) => finish!(builder.build_cartesian_2d(xr.log_scale(), yr.log_scale())),
         (true, false) => finish!(builder.build_cartesian_2d(xr.log_scale(), yr)),
@@ -806,6 +763,129 @@ where
     }
     draw_legend(&panel, &entries)?;
     Ok(entries.len())
+}
+
+/// One series of an experiment panel: its intervals, measured line and markers, and its
+/// theory dashed (the first theory line also gets a legend entry, `theory_legend` then set).
+fn draw_experiment_series<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    s: &Series,
+    (col, mk): (RGBColor, Marker),
+    b: Bounds,
+    entries: &mut Vec<LegendEntry>,
+    theory_legend: &mut bool,
+) -> Result<(), PlotError>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let measured: Vec<(f64, f64)> = s
+        .points
+        .iter()
+        .filter(|p| p.y > 0.0)
+        .map(|p| (p.x, p.y))
+        .collect();
+    let theory: Vec<(f64, f64)> = s
+        .points
+        .iter()
+        .filter_map(|p| p.theory.filter(|t| *t > 0.0).map(|t| (p.x, t)))
+        .collect();
+    let line = if s.peer {
+        col.stroke_width(1)
+    } else {
+        col.stroke_width(3)
+    };
+    let marker = if s.peer {
+        col.stroke_width(2)
+    } else {
+        col.filled()
+    };
+    draw_intervals(chart, s, col, b)?;
+    chart
+        .draw_series(LineSeries::new(measured.clone(), line))
+        .map_err(err)?;
+    entries.push(LegendEntry {
+        label: if s.note.is_empty() {
+            s.label.clone()
+        } else {
+            format!("{}: {}", s.label, s.note)
+        },
+        sample: Sample::Line {
+            color: col,
+            width: if s.peer { 1 } else { 3 },
+            dashed: false,
+            marker: Some((mk, marker)),
+        },
+    });
+    chart
+        .draw_series(measured.iter().map(|&p| marker_element(mk, p, 5, marker)))
+        .map_err(err)?;
+    if !theory.is_empty() {
+        chart
+            .draw_series(DashedLineSeries::new(theory, 5, 4, col.stroke_width(1)))
+            .map_err(err)?;
+        if !*theory_legend {
+            *theory_legend = true;
+            entries.push(LegendEntry {
+                label: "dashed: each structure's own formula (theory), in the series' colour"
+                    .into(),
+                sample: Sample::Line {
+                    color: BLACK,
+                    width: 1,
+                    dashed: true,
+                    marker: None,
+                },
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The 95 % intervals of a series' measured points: vertical (Wilson, over the probes) and
+/// horizontal where the x is measured too, clipped to the panel.
+fn draw_intervals<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    s: &Series,
+    col: RGBColor,
+    b: Bounds,
+) -> Result<(), PlotError>
+where
+    DB: DrawingBackend,
+    DB::ErrorType: 'static,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    chart
+        .draw_series(s.points.iter().filter(|p| p.y > 0.0).filter_map(|p| {
+            p.ci.map(|c| {
+                ErrorBar::new_vertical(
+                    p.x,
+                    c.lo.max(b.ymin),
+                    p.y,
+                    c.hi.min(b.ymax),
+                    col.stroke_width(1),
+                    8,
+                )
+            })
+        }))
+        .map_err(err)?;
+    chart
+        .draw_series(s.points.iter().filter(|p| p.y > 0.0).filter_map(|p| {
+            p.x_ci.map(|c| {
+                ErrorBar::new_horizontal(
+                    p.y,
+                    c.lo.max(b.xmin / 1.1),
+                    p.x,
+                    c.hi.min(b.xmax * 1.1),
+                    col.stroke_width(1),
+                    8,
+                )
+            })
+        }))
+        .map_err(err)?;
+    Ok(())
 }
 
 #[cfg(test)]

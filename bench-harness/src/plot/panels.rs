@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    FONT, Figure, FprAxes, Section, err, experiment_panel, fpr_panel, fpr_plot_size,
+    FONT, Figure, FprAxes, PlotError, Section, err, experiment_panel, fpr_panel, fpr_plot_size,
     marker_element, style_index, style_of,
 };
 use crate::adapters::Curve;
@@ -103,7 +103,7 @@ fn titled<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     key: &str,
-) -> Result<DrawingArea<DB, Shift>, String>
+) -> Result<DrawingArea<DB, Shift>, PlotError>
 where
     DB::ErrorType: 'static,
 {
@@ -167,7 +167,7 @@ pub fn dots_size(results: &Results) -> (u32, u32) {
 pub fn ns_dots<DB: DrawingBackend>(
     results: &Results,
     root: DrawingArea<DB, Shift>,
-) -> Result<Figure, String>
+) -> Result<Figure, PlotError>
 where
     DB::ErrorType: 'static,
 {
@@ -206,7 +206,7 @@ fn dot_panel<DB: DrawingBackend>(
     n: u64,
     (lo, hi): (f64, f64),
     area: &DrawingArea<DB, Shift>,
-) -> Result<(), String>
+) -> Result<(), PlotError>
 where
     DB::ErrorType: 'static,
 {
@@ -338,7 +338,7 @@ fn fpr_groups(results: &Results) -> Vec<(String, Vec<&Row>)> {
 pub fn fpr_families<DB: DrawingBackend>(
     results: &Results,
     root: DrawingArea<DB, Shift>,
-) -> Result<Figure, String>
+) -> Result<Figure, PlotError>
 where
     DB::ErrorType: 'static,
 {
@@ -400,7 +400,7 @@ pub fn experiment_figure<DB: DrawingBackend>(
     ex: &Experiment,
     groups: &[(String, Vec<&Series>)],
     root: DrawingArea<DB, Shift>,
-) -> Result<Figure, String>
+) -> Result<Figure, PlotError>
 where
     DB::ErrorType: 'static,
 {

@@ -960,8 +960,7 @@ fn inspect(a: &InspectArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<
     failures(failed, files.len())
 }
 
-/// `inspect`'s text for a file of any kind the commands read (`bench-harness inspect` prints
-/// the same).
+/// `inspect`'s text for a file of any kind the commands read.
 pub fn inspect_file(path: &Path) -> Result<String, CliError> {
     let (kind, bytes) = kind_of(path)?;
     let s = match kind {

@@ -1,4 +1,4 @@
-//! Write a classic filter to a file, for `bench-harness inspect`.
+//! Write a classic filter to a file, for `bloomlab inspect`.
 //!
 //! `cargo run --release -p bloomlab-uses --example make_filter -- FILE [CAPACITY] [INSERTS] [FPR] [blm1]`
 //!

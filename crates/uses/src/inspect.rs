@@ -140,17 +140,30 @@ fn pct(x: f64) -> String {
 }
 
 fn audit(i: &Inspection, removable: bool) -> Vec<AuditItem> {
-    let p = &i.params;
-    let mut items = Vec::new();
+    let measured = measured_text(i);
+    vec![
+        semantics_item(i, &measured),
+        sizing_item(i, &measured),
+        deletes_item(i, removable),
+        cache_item(i),
+    ]
+}
 
-    let measured = match i.measured {
+/// What the probes measured, as the evidence quotes it.
+fn measured_text(i: &Inspection) -> String {
+    match i.measured {
         Some((n, pos)) => format!(
             "measured on {n} random non-member probes: {pos} answered \"maybe\" ({})",
             pct(pos as f64 / n as f64)
         ),
         None => "keyed file: probing needs the secret, so no FPR was measured here".into(),
-    };
-    items.push(AuditItem {
+    }
+}
+
+/// 1. Query semantics: what the file can say about them.
+fn semantics_item(i: &Inspection, measured: &str) -> AuditItem {
+    let p = &i.params;
+    AuditItem {
         item: "1. Query semantics: absent means absent, present means maybe; no caller treats \"maybe\" as a yes",
         verdict: Verdict::CannotTell,
         evidence: format!(
@@ -158,8 +171,12 @@ fn audit(i: &Inspection, removable: bool) -> Vec<AuditItem> {
             p.variant,
             pct(i.current_fpr.unwrap_or(i.expected_fpr)),
         ),
-    });
+    }
+}
 
+/// 2. Sizing: the table against the inserts, past the design load or not.
+fn sizing_item(i: &Inspection, measured: &str) -> AuditItem {
+    let p = &i.params;
     let target = p
         .target_fpr
         .map(|t| format!("target {}", pct(t)))
@@ -201,7 +218,7 @@ fn audit(i: &Inspection, removable: bool) -> Vec<AuditItem> {
     } else {
         load
     };
-    items.push(AuditItem {
+    AuditItem {
         item: "2. Sizing: bits per key and hash count stated, array sized for the largest set, FPR measured not assumed",
         verdict,
         evidence: format!(
@@ -216,9 +233,13 @@ fn audit(i: &Inspection, removable: bool) -> Vec<AuditItem> {
             i.bits_per_item,
             pct(i.expected_fpr),
         ),
-    });
+    }
+}
 
-    let deletes = if removable {
+/// 3. Deletes: supported at a stated space cost, or absent by design.
+fn deletes_item(i: &Inspection, removable: bool) -> AuditItem {
+    let p = &i.params;
+    if removable {
         let classic = p
             .target_fpr
             .and_then(|t| math::classic_bits_per_item(t).ok())
@@ -241,18 +262,19 @@ fn audit(i: &Inspection, removable: bool) -> Vec<AuditItem> {
                 p.variant
             ),
         }
-    };
-    items.push(deletes);
+    }
+}
 
-    items.push(AuditItem {
+/// 4. Cache placement: only the bytes a load costs are in the file.
+fn cache_item(i: &Inspection) -> AuditItem {
+    AuditItem {
         item: "4. Cache placement: the filter lives with its data and loads into one shared cache",
         verdict: Verdict::CannotTell,
         evidence: format!(
             "a file cannot show where it is cached; each load of this filter costs {} bytes of the shared cache",
             i.file_bytes
         ),
-    });
-    items
+    }
 }
 
 impl fmt::Display for Inspection {
