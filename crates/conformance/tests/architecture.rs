@@ -69,23 +69,10 @@ fn rows() -> Vec<Row> {
         .split("\n## ")
         .next()
         .unwrap();
-    let known: BTreeSet<&str> = [
-        "simd",
-        "core",
-        "jvm",
-        "keyed",
-        "uses",
-        "cli",
-        "classic",
-        "blocked",
-        "counting",
-        "scalable",
-        "cuckoo",
-        "sbbf",
-        "ribbon",
-        "expandable",
-    ]
-    .into();
+    let known: BTreeSet<&str> = ["simd", "core", "jvm", "keyed", "uses", "cli"]
+        .into_iter()
+        .chain(FILTER_CRATES)
+        .collect();
     section
         .lines()
         .filter(|l| l.starts_with("| ") && l.as_bytes().get(2).is_some_and(u8::is_ascii_digit))
