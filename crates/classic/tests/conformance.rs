@@ -374,3 +374,14 @@ fn serde_refuses_invalid_fields() {
         );
     }
 }
+
+#[test]
+fn a_view_is_empty_exactly_when_its_filter_is() {
+    let mut f = BloomFilter::with_fpr(100, 0.01).unwrap();
+    assert!(BloomFilterView::new(&f.to_bytes()).unwrap().is_empty());
+    f.insert(&7u64);
+    let bytes = f.to_bytes();
+    let v = BloomFilterView::new(&bytes).unwrap();
+    assert!(!v.is_empty());
+    assert_eq!(v.len(), 1);
+}
