@@ -385,3 +385,13 @@ fn a_view_is_empty_exactly_when_its_filter_is() {
     assert!(!v.is_empty());
     assert_eq!(v.len(), 1);
 }
+
+#[test]
+fn the_trait_reports_the_table_bits_and_hashes() {
+    use bloomlab_core::Filter as _;
+    let f = BloomFilter::with_fpr(1000, 0.01).unwrap();
+    // m ≥ n·ln(1/p)/ln²2 = 9585.06 bits, rounded up to whole words at most.
+    assert!((9586..9586 + 64).contains(&f.bits()), "{}", f.bits());
+    assert_eq!(f.params().table_bits, f.bits());
+    assert_eq!(f.params().hashes, f.hashes());
+}
