@@ -429,3 +429,29 @@ fn an_entry_flagged_in_a_split_image_is_refused() {
         Err(Error::Decode(_))
     ));
 }
+
+#[test]
+fn a_filter_emptied_by_removals_grows_where_a_fresh_one_does() {
+    // Growth is decided by counts (entries, and entries in the buckets not yet split): keys
+    // inserted and removed again must leave none of them behind.
+    let mut used = ExpandableFilter::with_start(1_000, 0.01).unwrap();
+    for i in 0..600u64 {
+        used.insert(&i).unwrap();
+    }
+    for i in 0..600u64 {
+        assert!(used.remove(&i), "key {i}");
+    }
+    let mut fresh = ExpandableFilter::with_start(1_000, 0.01).unwrap();
+    let start = fresh.num_buckets();
+    assert_eq!(used.num_buckets(), start);
+    for i in 1_000_000..1_004_000u64 {
+        used.insert(&i).unwrap();
+        fresh.insert(&i).unwrap();
+        assert_eq!(
+            (used.level(), used.num_buckets()),
+            (fresh.level(), fresh.num_buckets()),
+            "after key {i}"
+        );
+    }
+    assert!(fresh.num_buckets() > start, "the inserts grew the table");
+}
