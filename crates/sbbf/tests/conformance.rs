@@ -410,7 +410,8 @@ fn clear_removes_every_value_and_the_count() {
     }
     assert!(!f.is_empty());
     f.clear();
-    assert!(f.is_empty() && f.len() == 0);
+    assert!(f.is_empty());
+    assert_eq!(f.len(), 0);
     assert!((0..1000u64).all(|i| !f.might_contain(&i)));
     assert_eq!(f.to_bytes(), Sbbf::with_fpr(1000, 0.01).unwrap().to_bytes());
 }
