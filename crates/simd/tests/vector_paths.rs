@@ -37,3 +37,36 @@ fn names_lists_exactly_the_paths_present_in_order() {
         assert_eq!(one.names(), [name]);
     }
 }
+
+#[test]
+fn each_column_kernel_names_its_path() {
+    use bloomlab_simd::ColumnKernel;
+    let kernels = [
+        ("avx2", ColumnKernel::avx2()),
+        ("avx512", ColumnKernel::avx512()),
+    ];
+    for (name, kernel) in kernels {
+        let Some(k) = kernel else {
+            continue;
+        };
+        assert_eq!(k.name(), name);
+        assert_eq!(k.called().name(), format!("{name} (called)"));
+        assert_eq!(k.called().called().name(), format!("{name} (called)"));
+    }
+    // The one `detect` picks, from the CPU's flags as the standard library reads them:
+    // AVX-512 where the CPU has AVX-512F and VPOPCNTDQ (and AVX2), else AVX2.
+    #[cfg(target_arch = "x86_64")]
+    let want = {
+        use std::arch::is_x86_feature_detected as has;
+        if has!("avx2") && has!("avx512f") && has!("avx512vpopcntdq") {
+            Some("avx512")
+        } else if has!("avx2") {
+            Some("avx2")
+        } else {
+            None
+        }
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let want = None;
+    assert_eq!(ColumnKernel::detect().map(ColumnKernel::name), want);
+}
