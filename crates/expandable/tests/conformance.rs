@@ -455,3 +455,19 @@ fn a_filter_emptied_by_removals_grows_where_a_fresh_one_does() {
     }
     assert!(fresh.num_buckets() > start, "the inserts grew the table");
 }
+
+#[test]
+fn the_fingerprint_schedule_is_formula_3() {
+    // F_i and the spent bound B of (3) (`math`'s module docs), worked out apart with Python's
+    // floats: c_i = 4·(1.8 for i = 0, else 0.9), reserve ε·4/(i + 5), F_i the smallest width
+    // from 8 with B + c_i·2^−F_i + reserve ≤ ε.
+    let widths = |target: f64| -> Vec<u32> {
+        (0..11)
+            .map(|i| math::new_entry_bits(target, i).unwrap())
+            .collect()
+    };
+    assert_eq!(widths(0.01), [12, 12, 12, 12, 12, 13, 13, 13, 14, 14, 14]);
+    assert_eq!(widths(0.001), [16, 14, 16, 15, 16, 17, 16, 17, 17, 17, 18]);
+    assert!((math::fpr_bound(0.01, 10).unwrap() - 0.007_250_976_562_5).abs() < 1e-15);
+    assert!((math::fpr_bound(0.001, 10).unwrap() - 0.000_727_844_238_281_25).abs() < 1e-15);
+}
