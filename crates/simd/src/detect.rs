@@ -186,7 +186,12 @@ impl VectorPaths {
     /// [`VectorPaths`] does not know counts as lacking (so a typo fails rather than passes).
     /// Empty when the variable is unset.
     pub fn missing_required(self) -> Vec<String> {
-        let list = std::env::var(REQUIRE_ENV).unwrap_or_default();
+        self.missing_from(&std::env::var(REQUIRE_ENV).unwrap_or_default())
+    }
+
+    /// [`missing_required`](Self::missing_required) for the list `list` (a value of
+    /// [`REQUIRE_ENV`]): the names it gives, `all` for every one, that this value lacks.
+    pub fn missing_from(self, list: &str) -> Vec<String> {
         let mut out = Vec::new();
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             let names: Vec<&str> = if name == "all" {

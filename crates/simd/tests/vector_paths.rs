@@ -70,3 +70,24 @@ fn each_column_kernel_names_its_path() {
     let want = None;
     assert_eq!(ColumnKernel::detect().map(ColumnKernel::name), want);
 }
+
+#[test]
+fn a_required_list_names_what_a_value_lacks() {
+    let some = VectorPaths {
+        avx2: true,
+        popcnt: true,
+        ..VectorPaths::default()
+    };
+    assert!(some.missing_from("").is_empty());
+    assert!(some.missing_from(" avx2 , popcnt ").is_empty());
+    assert_eq!(some.missing_from("avx2,neon"), ["neon"]);
+    assert_eq!(
+        some.missing_from("all"),
+        ["avx512f", "avx512dq", "avx512vpopcntdq", "neon"]
+    );
+    // Each name once; an unknown one (a typo) is missing rather than ignored.
+    assert_eq!(
+        some.missing_from("neon,all,avx2x"),
+        ["neon", "avx512f", "avx512dq", "avx512vpopcntdq", "avx2x"]
+    );
+}
