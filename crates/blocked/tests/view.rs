@@ -186,3 +186,21 @@ fn kept_bytes_validate_once_and_answer_like_the_view() {
         }
     }
 }
+
+#[test]
+fn a_filter_and_its_view_are_empty_until_the_first_insert() {
+    let mut f = BlockedBloomFilter::with_fpr(100, 0.01).unwrap();
+    assert!(f.is_empty());
+    assert!(
+        BlockedBloomFilterView::new(&f.to_bytes())
+            .unwrap()
+            .is_empty()
+    );
+    f.insert(&7u64);
+    assert!(!f.is_empty());
+    assert!(
+        !BlockedBloomFilterView::new(&f.to_bytes())
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -374,3 +374,24 @@ fn serde_refuses_invalid_fields() {
         );
     }
 }
+
+#[test]
+fn a_view_is_empty_exactly_when_its_filter_is() {
+    let mut f = BloomFilter::with_fpr(100, 0.01).unwrap();
+    assert!(BloomFilterView::new(&f.to_bytes()).unwrap().is_empty());
+    f.insert(&7u64);
+    let bytes = f.to_bytes();
+    let v = BloomFilterView::new(&bytes).unwrap();
+    assert!(!v.is_empty());
+    assert_eq!(v.len(), 1);
+}
+
+#[test]
+fn the_trait_reports_the_table_bits_and_hashes() {
+    use bloomlab_core::Filter as _;
+    let f = BloomFilter::with_fpr(1000, 0.01).unwrap();
+    // m ≥ n·ln(1/p)/ln²2 = 9585.06 bits, rounded up to whole words at most.
+    assert!((9586..9586 + 64).contains(&f.bits()), "{}", f.bits());
+    assert_eq!(f.params().table_bits, f.bits());
+    assert_eq!(f.params().hashes, f.hashes());
+}

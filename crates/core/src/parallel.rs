@@ -480,15 +480,19 @@ where
         ranges.push(mine);
         rest = tail;
     }
-    let share = |t: usize| &keys[keys.len() * t / threads..keys.len() * (t + 1) / threads];
+    // Each thread's keys, cut before any thread starts: a thread that panicked before taking
+    // part would leave the others waiting for it.
+    let shares: Vec<&[K]> = (0..threads)
+        .map(|t| &keys[keys.len() * t / threads..keys.len() * (t + 1) / threads])
+        .collect();
     let x = &x;
     let stats: Vec<WorkerStats> = std::thread::scope(|s| {
-        let mut ranges = ranges.into_iter().enumerate();
-        let (_, first) = ranges.next().expect("at least one range");
-        let handles: Vec<_> = ranges
-            .map(|(t, range)| s.spawn(move || x.run(t, range, share(t))))
+        let mut work = ranges.into_iter().zip(shares).enumerate();
+        let (_, (first, first_keys)) = work.next().expect("at least one range");
+        let handles: Vec<_> = work
+            .map(|(t, (range, share))| s.spawn(move || x.run(t, range, share)))
             .collect();
-        let mine = x.run(0, first, share(0));
+        let mine = x.run(0, first, first_keys);
         std::iter::once(mine)
             .chain(handles.into_iter().map(|h| {
                 h.join()

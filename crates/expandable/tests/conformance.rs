@@ -429,3 +429,45 @@ fn an_entry_flagged_in_a_split_image_is_refused() {
         Err(Error::Decode(_))
     ));
 }
+
+#[test]
+fn a_filter_emptied_by_removals_grows_where_a_fresh_one_does() {
+    // Growth is decided by counts (entries, and entries in the buckets not yet split): keys
+    // inserted and removed again must leave none of them behind.
+    let mut used = ExpandableFilter::with_start(1_000, 0.01).unwrap();
+    for i in 0..600u64 {
+        used.insert(&i).unwrap();
+    }
+    for i in 0..600u64 {
+        assert!(used.remove(&i), "key {i}");
+    }
+    let mut fresh = ExpandableFilter::with_start(1_000, 0.01).unwrap();
+    let start = fresh.num_buckets();
+    assert_eq!(used.num_buckets(), start);
+    for i in 1_000_000..1_004_000u64 {
+        used.insert(&i).unwrap();
+        fresh.insert(&i).unwrap();
+        assert_eq!(
+            (used.level(), used.num_buckets()),
+            (fresh.level(), fresh.num_buckets()),
+            "after key {i}"
+        );
+    }
+    assert!(fresh.num_buckets() > start, "the inserts grew the table");
+}
+
+#[test]
+fn the_fingerprint_schedule_is_formula_3() {
+    // F_i and the spent bound B of (3) (`math`'s module docs), worked out apart with Python's
+    // floats: c_i = 4·(1.8 for i = 0, else 0.9), reserve ε·4/(i + 5), F_i the smallest width
+    // from 8 with B + c_i·2^−F_i + reserve ≤ ε.
+    let widths = |target: f64| -> Vec<u32> {
+        (0..11)
+            .map(|i| math::new_entry_bits(target, i).unwrap())
+            .collect()
+    };
+    assert_eq!(widths(0.01), [12, 12, 12, 12, 12, 13, 13, 13, 14, 14, 14]);
+    assert_eq!(widths(0.001), [16, 14, 16, 15, 16, 17, 16, 17, 17, 17, 18]);
+    assert!((math::fpr_bound(0.01, 10).unwrap() - 0.007_250_976_562_5).abs() < 1e-15);
+    assert!((math::fpr_bound(0.001, 10).unwrap() - 0.000_727_844_238_281_25).abs() < 1e-15);
+}

@@ -122,6 +122,17 @@ pub struct GuavaBloomFilter {
     fpp: Option<f64>,
 }
 
+/// The words of Guava's `long[]` for `m > 0` bits: at most 2^31 − 1, a Java array's length.
+fn words_for_bits(m: i64) -> Result<u64> {
+    let words = (m as u64).div_ceil(64);
+    if words > i32::MAX as u64 {
+        return Err(Error::SizeOverflow(format!(
+            "{m} bits need {words} words; Guava's bit array holds at most 2^31 − 1"
+        )));
+    }
+    Ok(words)
+}
+
 impl GuavaBloomFilter {
     /// Guava's `BloomFilter.create(funnel, expectedInsertions, fpp)`: strategy
     /// `MURMUR128_MITZ_64`, [`GuavaSizing::BitsPerKey`]. An expected count of 0 is taken as 1,
@@ -164,12 +175,7 @@ impl GuavaBloomFilter {
                 format!("{n} insertions at {fpp} need {m} bits: Guava needs at least one"),
             ));
         }
-        let words = (m as u64).div_ceil(64);
-        if words > i32::MAX as u64 {
-            return Err(Error::SizeOverflow(format!(
-                "{m} bits need {words} words; Guava's bit array holds at most 2^31 − 1"
-            )));
-        }
+        let words = words_for_bits(m)?;
         let k = match sizing_rule {
             GuavaSizing::BitsPerKey => sizing::optimal_num_of_hash_functions(n, m),
             GuavaSizing::Fpp => sizing::optimal_num_of_hash_functions_for_fpp(fpp),
@@ -389,3 +395,20 @@ impl GuavaBloomFilter {
 
 /// Guava's range of `k`.
 const K_RULE: crate::KRule = (MAX_GUAVA_HASH_FUNCTIONS, "Guava takes");
+
+#[cfg(test)]
+mod word_limit_tests {
+    use super::*;
+
+    #[test]
+    fn guavas_bit_array_holds_up_to_and_including_2_to_the_31_minus_1_words() {
+        let most = i64::from(i32::MAX);
+        assert_eq!(words_for_bits(1).unwrap(), 1);
+        assert_eq!(words_for_bits(64 * most).unwrap(), most as u64);
+        assert_eq!(words_for_bits(64 * most - 63).unwrap(), most as u64);
+        assert!(matches!(
+            words_for_bits(64 * most + 1),
+            Err(Error::SizeOverflow(_))
+        ));
+    }
+}

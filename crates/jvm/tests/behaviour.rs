@@ -248,3 +248,22 @@ fn detection_names_every_form() {
         assert_eq!(f.as_filter().params().capacity, 95);
     }
 }
+
+#[test]
+fn a_decoded_filter_counts_the_bits_its_keys_set() {
+    let mut s = spark(SparkVersion::V2)(100, 0.01);
+    let mut g = guava(GuavaStrategy::Murmur128Mitz64)(100, 0.01);
+    assert!(s.put_long(42) && g.put_long(42));
+    for (bytes, set) in [
+        (s.to_bytes(), s.cardinality()),
+        (g.to_bytes(), g.cardinality()),
+    ] {
+        let f = JvmFilter::from_bytes(&bytes).unwrap();
+        // One key sets between 1 and k of the 960 bits.
+        assert!(
+            (1..=u64::from(f.num_hash_functions())).contains(&set),
+            "{set}"
+        );
+        assert_eq!(f.cardinality(), set);
+    }
+}

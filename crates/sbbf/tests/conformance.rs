@@ -401,3 +401,17 @@ fn emptiness_and_the_reported_table_bits() {
     assert_eq!(f.params().table_bits, 4 * 256);
     assert_eq!(f.params().table_bits, 8 * f.size_in_bytes() as u64);
 }
+
+#[test]
+fn clear_removes_every_value_and_the_count() {
+    let mut f = Sbbf::with_fpr(1000, 0.01).unwrap();
+    for i in 0..1000u64 {
+        f.insert(&i);
+    }
+    assert!(!f.is_empty());
+    f.clear();
+    assert!(f.is_empty());
+    assert_eq!(f.len(), 0);
+    assert!((0..1000u64).all(|i| !f.might_contain(&i)));
+    assert_eq!(f.to_bytes(), Sbbf::with_fpr(1000, 0.01).unwrap().to_bytes());
+}

@@ -209,7 +209,12 @@ impl VectorPaths {
     /// Empty when the variable is unset. (With the `std` feature: it reads the environment.)
     #[cfg(feature = "std")]
     pub fn missing_required(self) -> Vec<String> {
-        let list = std::env::var(REQUIRE_ENV).unwrap_or_default();
+        self.missing_from(&std::env::var(REQUIRE_ENV).unwrap_or_default())
+    }
+
+    /// [`missing_required`](Self::missing_required) for the list `list` (a value of
+    /// [`REQUIRE_ENV`]): the names it gives, `all` for every one, that this value lacks.
+    pub fn missing_from(self, list: &str) -> Vec<String> {
         let mut out = Vec::new();
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             let names: Vec<&str> = if name == "all" {

@@ -119,3 +119,20 @@ fn set_vs_filter_matches_the_seed_shape() {
     assert!(filter <= 100_000 * 10 / 8 + 64);
     assert!(set > 20 * filter, "set {set} B, filter {filter} B");
 }
+
+#[test]
+fn admission_reports_the_bytes_of_both_its_filters() {
+    let trace: Vec<u64> = (0..5_000u64).map(|i| i * 7 % 1_700).collect();
+    let policy = Policy::SecondRequest {
+        filter_capacity: 1_000,
+        fpr: 0.01,
+    };
+    let report = admission::simulate(&trace, 100, policy).unwrap();
+    use bloomlab_core::Filter as _;
+    let one = bloomlab_classic::BloomFilter::with_fpr(1_000, 0.01)
+        .unwrap()
+        .size_in_bytes();
+    assert_eq!(report.filter_bytes, 2 * one);
+    let always = admission::simulate(&trace, 100, Policy::AdmitAlways).unwrap();
+    assert_eq!(always.filter_bytes, 0);
+}

@@ -97,7 +97,12 @@ pub(in crate::math) fn smallest_density(
             return None;
         }
     }
-    while hi - lo > 1e-6 {
+    // At most `cap` ≤ 2^40 wide, the bracket is below 1e-6 after 60 halvings: the bound of 100
+    // steps is never reached by a correct step, and stops a broken one instead of looping.
+    for _ in 0..100 {
+        if hi - lo <= 1e-6 {
+            break;
+        }
         let mid = 0.5 * (lo + hi);
         if fpr(mid) > p { lo = mid } else { hi = mid }
     }
