@@ -91,3 +91,25 @@ fn a_required_list_names_what_a_value_lacks() {
         ["neon", "avx512f", "avx512dq", "avx512vpopcntdq", "avx2x"]
     );
 }
+
+/// Each detector answers what the CPU reports (std's run-time detection, the definition the
+/// kernels' safety rests on), the AVX-512 extensions only together with AVX-512F. On a CPU that
+/// has a feature a detector answering `false` fails here; on one that lacks it, `true` does.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn each_detector_answers_what_the_cpu_reports() {
+    use bloomlab_simd as simd;
+    use std::arch::is_x86_feature_detected as cpu;
+    let f = cpu!("avx512f");
+    assert_eq!(simd::has_avx2(), cpu!("avx2"), "avx2");
+    assert_eq!(simd::has_popcnt(), cpu!("popcnt"), "popcnt");
+    assert_eq!(simd::has_avx512f(), f, "avx512f");
+    assert_eq!(simd::has_avx512vl(), f && cpu!("avx512vl"), "avx512vl");
+    assert_eq!(simd::has_avx512dq(), f && cpu!("avx512dq"), "avx512dq");
+    assert_eq!(
+        simd::has_avx512_popcnt(),
+        f && cpu!("avx512vpopcntdq"),
+        "avx512vpopcntdq"
+    );
+    assert!(!simd::has_neon());
+}
