@@ -97,7 +97,9 @@ impl FloatMath for f64 {
         let mut a = self;
         let mut b = n;
         let mut r = 1.0;
-        loop {
+        // `b` halves each round (towards zero), so 32 rounds always reach 0: a bounded loop,
+        // so that a fault here gives a wrong answer rather than a hang.
+        for _ in 0..32 {
             if b & 1 != 0 {
                 r *= a;
             }
