@@ -4,16 +4,8 @@
 
 #![forbid(unsafe_code)]
 
+use bloomlab_conformance::stream::splitmix64 as splitmix;
 use bloomlab_ribbon::band::{Banding, CoeffRow, LeWords, query};
-
-/// SplitMix64 from a fixed seed.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 #[test]
 fn a_64_bit_band_answers_from_its_bytes_as_from_memory_at_every_width() {

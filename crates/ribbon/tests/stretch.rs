@@ -4,17 +4,9 @@
 
 #![forbid(unsafe_code)]
 
+use bloomlab_conformance::stream::splitmix64 as splitmix;
 use bloomlab_core::simd::PortableParity;
 use bloomlab_ribbon::Blocks64;
-
-/// SplitMix64: the columns' bits, from a fixed seed.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 #[test]
 fn the_stretch_of_a_row_holds_every_word_its_query_depends_on() {
