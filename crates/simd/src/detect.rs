@@ -6,6 +6,9 @@
 //! kernels of the target features it was compiled with (`-C target-feature=+avx2`,
 //! `-C target-cpu=…`), and the portable twins otherwise.
 
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec;
 use alloc::vec::Vec;
 
 /// Whether the x86 feature `$f` is there: std's cached run-time test, or without std
