@@ -211,8 +211,9 @@
 #![forbid(unsafe_code)]
 
 pub use bloomlab_core::{
-    DecodeError, Error, Filter, FilterParams, HashScheme, Key, KeyHash, RemovableFilter, Result,
-    SchemeDescriptor, SchemeId, Variant, Xxh3Scheme, format, hash, math,
+    Declaration, Declared, DecodeError, Error, Filter, FilterParams, HashScheme, Key, KeyHash,
+    RemovableFilter, Result, SchemeDescriptor, SchemeId, Variant, Xxh3Scheme, declare, format,
+    hash, math,
 };
 
 #[cfg(feature = "classic")]
@@ -244,6 +245,55 @@ pub use bloomlab_expandable::ExpandableFilter;
 
 #[cfg(feature = "keyed")]
 pub use bloomlab_keyed::{KeyedBlockedBloomFilter, KeyedBloomFilter, Sip64Scheme, SipScheme};
+
+/// The one list of the workspace's filter variants, in the order reports list them: calls
+/// `$m!` with the facade's path (`$crate`) and, for each variant, its [`Variant`] tag, its
+/// type's name in this crate, and `scheme` where the type is generic over its hash scheme
+/// (`fixed` where its format fixes the scheme). Each type implements
+/// [`Declared`](bloomlab_core::Declared), which says the rest; the any-filter decoder, the
+/// command's formats and the harness's registry are derived from this list. Adding a
+/// variant: its crate, its feature and re-export here, and one line in this list.
+///
+/// Only with every variant's feature (the default).
+///
+/// ```
+/// use bloomlab::Declared;
+///
+/// macro_rules! names {
+///     ($k:tt; $($tag:ident $ty:ident $scheme:ident;)*) => {
+///         [$(<$k::$ty as Declared>::DECLARATION.name()),*]
+///     };
+/// }
+/// let names = bloomlab::for_each_variant!(names);
+/// assert_eq!(names.len(), bloomlab::Variant::ALL.len());
+/// assert_eq!(names[0], "classic");
+/// ```
+#[cfg(all(
+    feature = "classic",
+    feature = "blocked",
+    feature = "sbbf",
+    feature = "counting",
+    feature = "cuckoo",
+    feature = "scalable",
+    feature = "expandable",
+    feature = "ribbon"
+))]
+#[macro_export]
+macro_rules! for_each_variant {
+    ($m:ident) => {
+        $m! {
+            $crate;
+            Classic BloomFilter scheme;
+            Blocked BlockedBloomFilter scheme;
+            Sbbf Sbbf fixed;
+            Counting CountingBloomFilter scheme;
+            Cuckoo CuckooFilter scheme;
+            Scalable ScalableBloomFilter scheme;
+            Expandable ExpandableFilter scheme;
+            Ribbon RibbonFilter scheme;
+        }
+    };
+}
 
 /// Each variant's crate, whole, for what the flat re-exports leave out (constants, views,
 /// statistics types).

@@ -299,6 +299,7 @@ use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use bloomlab_core::format::Variant;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod audit;
@@ -405,33 +406,70 @@ pub enum Command {
     Add(AddArgs),
 }
 
-/// The formats `build` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+/// The formats `build` writes: the JVM's, the Parquet section, and each of bloomlab's variants
+/// but the split-block one (whose format name, `sbbf`, is the Parquet section's), from the
+/// facade's one list of variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BuildFormat {
-    /// Spark's `BloomFilter`, serialized format version 1.
-    #[value(name = "spark-v1")]
+    /// Spark's `BloomFilter`, serialized format version 1 (`spark-v1`).
     SparkV1,
-    /// Spark's `BloomFilter`, serialized format version 2 (the default since Spark 4.1).
-    #[value(name = "spark-v2")]
+    /// Spark's `BloomFilter`, serialized format version 2, the default since Spark 4.1
+    /// (`spark-v2`).
     SparkV2,
-    /// Guava's `BloomFilter` (`writeTo`).
+    /// Guava's `BloomFilter` (`writeTo`; `guava`).
     Guava,
-    /// A Parquet bloom filter section (header and bitset).
+    /// A Parquet bloom filter section (header and bitset; `sbbf`).
     Sbbf,
-    /// bloomlab's classic Bloom filter.
-    Classic,
-    /// bloomlab's blocked (512-bit) Bloom filter.
-    Blocked,
-    /// bloomlab's counting Bloom filter.
-    Counting,
-    /// bloomlab's cuckoo filter.
-    Cuckoo,
-    /// bloomlab's scalable Bloom filter.
-    Scalable,
-    /// bloomlab's expandable filter (grows without a chain of stages).
-    Expandable,
-    /// bloomlab's Ribbon filter (static; sized from the keys).
-    Ribbon,
+    /// One of bloomlab's variants, in its checked envelope (named as the variant is).
+    Ours(Variant),
+}
+
+impl BuildFormat {
+    const COUNT: usize = 3 + Variant::ALL.len();
+    /// Every format, the JVM's and the section first, then bloomlab's in tag order.
+    const ALL: [BuildFormat; Self::COUNT] = {
+        let mut all = [BuildFormat::SparkV1; Self::COUNT];
+        all[1] = BuildFormat::SparkV2;
+        all[2] = BuildFormat::Guava;
+        all[3] = BuildFormat::Sbbf;
+        let (mut i, mut j) = (0, 4);
+        while i < Variant::ALL.len() {
+            if !matches!(Variant::ALL[i], Variant::Sbbf) {
+                all[j] = BuildFormat::Ours(Variant::ALL[i]);
+                j += 1;
+            }
+            i += 1;
+        }
+        all
+    };
+}
+
+impl ValueEnum for BuildFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Self::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        use clap::builder::PossibleValue;
+        Some(match self {
+            BuildFormat::SparkV1 => PossibleValue::new("spark-v1")
+                .help("Spark's BloomFilter, serialized format version 1"),
+            BuildFormat::SparkV2 => PossibleValue::new("spark-v2").help(
+                "Spark's BloomFilter, serialized format version 2 (the default since Spark 4.1)",
+            ),
+            BuildFormat::Guava => PossibleValue::new("guava").help("Guava's BloomFilter (writeTo)"),
+            BuildFormat::Sbbf => PossibleValue::new("sbbf")
+                .help("A Parquet bloom filter section (header and bitset)"),
+            BuildFormat::Ours(v) => {
+                let d = bloomlab_uses::any::declaration(*v);
+                PossibleValue::new(v.name()).help(format!(
+                    "bloomlab's {} filter: {}",
+                    v.name(),
+                    d.design
+                ))
+            }
+        })
+    }
 }
 
 impl fmt::Display for BuildFormat {

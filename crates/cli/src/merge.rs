@@ -3,54 +3,22 @@
 use std::io::Write;
 use std::path::Path;
 
-use bloomlab_core::Filter;
 use bloomlab_sbbf::Sbbf;
-use bloomlab_uses::any::AnyFilter;
 
 use crate::keys::TypedKey;
 use crate::{CliError, Loaded};
-
-/// Why a bloomlab variant's filters do not merge exactly (`None`: they do).
-fn no_exact_union(f: &AnyFilter) -> Option<&'static str> {
-    match f {
-        AnyFilter::Classic(_) | AnyFilter::Blocked(_) | AnyFilter::Sbbf(_) => None,
-        AnyFilter::Counting(_) => Some(
-            "a counting filter has no exact union (its counters saturate, so the sum of two is not the filter of both key sets)",
-        ),
-        AnyFilter::Scalable(_) => Some(
-            "a scalable filter's stages depend on the order of inserts, so the union of two is not the filter built over both key sets",
-        ),
-        AnyFilter::Cuckoo(_) => Some(
-            "a cuckoo filter's buckets depend on the order of inserts and may overflow, so two do not merge exactly",
-        ),
-        AnyFilter::Ribbon(_) => {
-            Some("a Ribbon filter is static: it is solved for its key set and takes no more keys")
-        }
-        AnyFilter::Expandable(_) => Some(
-            "an expandable filter's table depends on the order of inserts, so two do not merge exactly",
-        ),
-        _ => Some("this bloomlab variant has no exact union"),
-    }
-}
 
 /// OR `b` into `a`: the same format and shape (and seed) only, else the reason.
 pub(crate) fn merge(a: &mut Loaded, b: &Loaded) -> Result<(), CliError> {
     let refused = |e: bloomlab_core::Error| CliError::Invalid(format!("cannot merge: {e}"));
     match (a, b) {
         (Loaded::Ours(a), Loaded::Ours(b)) => {
-            if let Some(why) = no_exact_union(a) {
+            // The variant's own reason first (a counting filter has no exact union), then
+            // whether the two match.
+            if let Some(why) = a.declaration().no_union {
                 return Err(CliError::Invalid(format!("cannot merge: {why}")));
             }
-            match (&mut **a, &**b) {
-                (AnyFilter::Classic(a), AnyFilter::Classic(b)) => a.union(b).map_err(refused),
-                (AnyFilter::Blocked(a), AnyFilter::Blocked(b)) => a.union(b).map_err(refused),
-                (AnyFilter::Sbbf(a), AnyFilter::Sbbf(b)) => a.union(b).map_err(refused),
-                (a, b) => Err(CliError::Invalid(format!(
-                    "cannot merge a bloomlab {} filter with a bloomlab {} filter",
-                    a.as_filter().params().variant,
-                    b.as_filter().params().variant
-                ))),
-            }
+            a.union_in(b).map_err(refused)
         }
         (Loaded::Section(a), Loaded::Section(b)) => a.union(b).map_err(refused),
         (Loaded::Jvm(a), Loaded::Jvm(b)) => a.merge(b),
@@ -75,26 +43,13 @@ pub(crate) fn insert(f: &mut Loaded, key: TypedKey<'_>) -> Result<(), CliError> 
             Ok(())
         }
         Loaded::Ours(f) => {
-            let target: &mut dyn Filter = match &mut **f {
-                AnyFilter::Classic(f) => f,
-                AnyFilter::Blocked(f) => f,
-                AnyFilter::Counting(f) => f,
-                AnyFilter::Scalable(f) => f,
-                AnyFilter::Cuckoo(f) => f,
-                AnyFilter::Sbbf(f) => f,
-                AnyFilter::Expandable(f) => &mut **f,
-                AnyFilter::Ribbon(_) => {
-                    return Err(CliError::Invalid(
-                        "a Ribbon filter is static: it is solved for its key set and takes no more keys; build it again"
-                            .into(),
-                    ));
-                }
-                _ => {
-                    return Err(CliError::Invalid(
-                        "this bloomlab variant takes no inserts here".into(),
-                    ));
-                }
-            };
+            if !f.declaration().takes_inserts() {
+                return Err(CliError::Invalid(format!(
+                    "a {} filter is static: it is solved for its key set and takes no more keys; build it again",
+                    f.declaration().name()
+                )));
+            }
+            let target = f.as_filter_mut();
             match key.with_bytes(|b| target.insert_bytes(b)) {
                 // The filter keeps no more copies of this key; it is unchanged and the key
                 // tests positive, which is all a filter built from data needs.

@@ -1,16 +1,11 @@
 //! bloomlab's own formats and the bare Parquet bloom filter section: building them, reading
 //! them back, and what `inspect` says of them.
 
-use bloomlab_blocked::BlockedBloomFilter;
-use bloomlab_classic::BloomFilter;
-use bloomlab_core::Filter;
+use bloomlab::Declared;
+use bloomlab::declare::{self, Changes, Hashes};
+use bloomlab_core::format::Variant;
 use bloomlab_core::hash::SchemeId;
-use bloomlab_counting::CountingBloomFilter;
-use bloomlab_cuckoo::CuckooFilter;
-use bloomlab_expandable::ExpandableFilter;
-use bloomlab_ribbon::RibbonFilter;
 use bloomlab_sbbf::Sbbf;
-use bloomlab_scalable::ScalableBloomFilter;
 use bloomlab_uses::any::{AnyFilter, Layout, header};
 use bloomlab_uses::inspect::inspect;
 
@@ -26,38 +21,45 @@ pub fn build(
     fpr: f64,
 ) -> Result<Vec<u8>, CliError> {
     let invalid = |e: bloomlab_core::Error| CliError::Invalid(e.to_string());
-    Ok(match format {
-        BuildFormat::Classic => filled(BloomFilter::with_fpr(n, fpr), keys)?.to_bytes(),
-        BuildFormat::Blocked => filled(BlockedBloomFilter::with_fpr(n, fpr), keys)?.to_bytes(),
-        BuildFormat::Counting => filled(CountingBloomFilter::with_fpr(n, fpr), keys)?.to_bytes(),
-        BuildFormat::Cuckoo => filled(CuckooFilter::with_fpr(n, fpr), keys)?.to_bytes(),
-        BuildFormat::Scalable => filled(ScalableBloomFilter::new(n, fpr), keys)?.to_bytes(),
-        BuildFormat::Expandable => filled(ExpandableFilter::with_start(n, fpr), keys)?.to_bytes(),
-        BuildFormat::Ribbon => {
-            let owned: Vec<Vec<u8>> = keys.iter().map(|k| k.with_bytes(<[u8]>::to_vec)).collect();
-            RibbonFilter::build(owned.iter(), fpr)
-                .map_err(invalid)?
-                .to_bytes()
+    match format {
+        BuildFormat::Ours(variant) => {
+            macro_rules! pick {
+                ($k:tt; $($tag:ident $ty:ident $scheme:ident;)*) => {
+                    match variant {
+                        $(Variant::$tag => filled::<$k::$ty>(keys, n, fpr)?.encoded(),)*
+                    }
+                };
+            }
+            Ok(bloomlab::for_each_variant!(pick))
         }
         BuildFormat::Sbbf => {
             let mut f = Sbbf::with_ndv_fpp(n, fpr).map_err(invalid)?;
             for k in keys {
                 k.with_bytes(|b| f.insert_bytes(b));
             }
-            f.to_parquet_bytes().map_err(invalid)?
+            f.to_parquet_bytes().map_err(invalid)
         }
-        jvm => return crate::jvm::build(jvm, keys, n, fpr),
-    })
+        jvm => crate::jvm::build(jvm, keys, n, fpr),
+    }
 }
 
-/// The filter `made` (or why it could not be), holding every key of `keys`. A key that does
-/// not fit (a full cuckoo table) is named with its line; a key the filter already holds as
-/// many times as it keeps (`Error::TooManyCopies`: a value repeated in a column) is present,
-/// and the filter goes on unchanged.
-fn filled<F: Filter>(made: bloomlab_core::Result<F>, keys: &[TypedKey<'_>]) -> Result<F, CliError> {
-    let mut f = made.map_err(|e| CliError::Invalid(e.to_string()))?;
+/// A filter of type `F` holding every key of `keys`: sized for `n` (a growing variant starts
+/// at `n`), then filled; a static variant built from the whole key set. A key that does not
+/// fit (a full cuckoo table) is named with its line; a key the filter already holds as many
+/// times as it keeps (`Error::TooManyCopies`: a value repeated in a column) is present, and
+/// the filter goes on unchanged.
+fn filled<F: Declared>(keys: &[TypedKey<'_>], n: u64, fpr: f64) -> Result<F, CliError>
+where
+    F::Scheme: Default,
+{
+    let invalid = |e: bloomlab_core::Error| CliError::Invalid(e.to_string());
+    if F::DECLARATION.changes == Changes::Static {
+        let owned: Vec<Vec<u8>> = keys.iter().map(|k| k.with_bytes(<[u8]>::to_vec)).collect();
+        return declare::built(&owned, fpr).map_err(invalid);
+    }
+    let mut f: F = declare::sized(n, fpr).map_err(invalid)?;
     for (i, k) in keys.iter().enumerate() {
-        let inserted = match k.with_bytes(|b| f.insert_bytes(b)) {
+        let inserted = match k.with_bytes(|b| f.insert_key(b)) {
             Err(bloomlab_core::Error::TooManyCopies(_)) => Ok(()),
             other => other,
         };
@@ -119,12 +121,10 @@ pub fn summary(bytes: &[u8]) -> Result<Summary, CliError> {
     Ok(Summary {
         format: format!("bloomlab {} {version}", i.params.variant),
         k: i.params.hashes,
-        k_meaning: match i.params.variant {
-            bloomlab_core::format::Variant::Cuckoo | bloomlab_core::format::Variant::Expandable => {
-                "fingerprint bits"
-            }
-            bloomlab_core::format::Variant::Ribbon => "result bits per key",
-            _ => "probes per key",
+        k_meaning: match bloomlab_uses::any::declaration(i.params.variant).hashes {
+            Hashes::Probes => "probes per key",
+            Hashes::FingerprintBits => "fingerprint bits",
+            Hashes::ResultBits => "result bits per key",
         },
         bits: i.params.table_bits,
         fill: i.fill_ratio,

@@ -10,6 +10,8 @@
 //! - [`Key`]: a stable byte encoding for strings, byte slices and integers.
 //! - [`Error`]: typed errors; nothing panics on user input.
 //! - [`meta`]: the metadata and trait glue every variant shares.
+//! - [`declare`]: what each variant declares of itself once ([`Declared`]), from which the
+//!   workspace's decoders, commands and harness are derived.
 //! - [`parallel`]: the parallel builds the variants share, and the report each returns.
 //! - [`sync`]: the locks and atomics of the parallel code (std's, or loom's under `--cfg loom`).
 //!
@@ -32,6 +34,7 @@
 extern crate alloc;
 
 pub mod bits;
+pub mod declare;
 pub mod error;
 pub mod filter;
 pub mod format;
@@ -45,6 +48,7 @@ pub mod parallel;
 pub mod sync;
 
 pub use bits::BitArray;
+pub use declare::{Declaration, Declared};
 pub use error::{DecodeError, Error, Result};
 pub use filter::{Filter, FilterParams, RemovableFilter};
 pub use format::Variant;

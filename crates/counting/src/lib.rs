@@ -570,6 +570,38 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     }
 }
 
+impl<S: HashScheme> bloomlab_core::Declared for CountingBloomFilter<S> {
+    const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
+        variant: Variant::Counting,
+        versions: &[format::FORMAT_VERSION],
+        changes: bloomlab_core::declare::Changes::Fixed,
+        deletes: true,
+        hashes: bloomlab_core::declare::Hashes::Probes,
+        no_union: Some(
+            "a counting filter has no exact union (its counters saturate, so the sum of two is not the filter of both key sets)",
+        ),
+        design: "the classic m and k, 4-bit counters (4x the classic memory), sticky at 15",
+    };
+    fn sized_with(n: u64, fpr: f64, scheme: S) -> Result<Self> {
+        Self::with_fpr_and_scheme(n, fpr, scheme)
+    }
+    fn decoded_with(bytes: &[u8], scheme: S) -> Result<Self> {
+        Self::from_bytes_with_scheme(bytes, scheme)
+    }
+    fn encoded(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn fill(&self) -> Option<f64> {
+        Some(self.fill_ratio())
+    }
+    fn fill_fpr(&self) -> Option<f64> {
+        Some(self.current_fpr())
+    }
+    fn estimate(&self) -> Option<f64> {
+        Some(self.estimated_len())
+    }
+}
+
 impl<S: HashScheme> FilterCore for CountingBloomFilter<S> {
     bloomlab_core::key_methods!();
     fn heap_bytes(&self) -> usize {

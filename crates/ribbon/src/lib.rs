@@ -1022,6 +1022,34 @@ impl<'a> Parsed<'a> {
     }
 }
 
+/// Static: built from the whole key set ([`Declared::sized_with`](bloomlab_core::Declared::sized_with)
+/// is [`Error::Static`]); its FPR is `2^-r` whatever its contents; no fill.
+impl<S: HashScheme> bloomlab_core::Declared for RibbonFilter<S> {
+    const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
+        variant: Variant::Ribbon,
+        versions: &[format::FORMAT_VERSION, format::RIBBON_ONE_HASH_VERSION],
+        changes: bloomlab_core::declare::Changes::Static,
+        deletes: false,
+        hashes: bloomlab_core::declare::Hashes::ResultBits,
+        no_union: Some(
+            "a Ribbon filter is static: it is solved for its key set and takes no more keys",
+        ),
+        design: "static, w = 128, r = ceil(log2(1/p)) (FPR 2^-r), (1 + 0.008 log10 n) n slots, one xxh3-64 per key (format version 2)",
+    };
+    fn sized_with(_n: u64, _fpr: f64, _scheme: S) -> Result<Self> {
+        Err(Error::Static("RibbonFilter"))
+    }
+    fn built_with<K: Key>(keys: &[K], fpr: f64, scheme: S) -> Result<Self> {
+        Self::build_with_scheme(keys, fpr, scheme)
+    }
+    fn decoded_with(bytes: &[u8], scheme: S) -> Result<Self> {
+        Self::from_bytes_with_scheme(bytes, scheme)
+    }
+    fn encoded(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+}
+
 impl<S: HashScheme> FilterCore for RibbonFilter<S> {
     bloomlab_core::key_methods!(static);
     fn heap_bytes(&self) -> usize {

@@ -907,6 +907,40 @@ fn read_words(data: &[u8], n: u64) -> Result<Vec<Block>, DecodeError> {
     Ok(blocks)
 }
 
+/// Its one scheme is fixed by the Parquet format ([`ParquetScheme`]).
+impl bloomlab_core::Declared for Sbbf {
+    const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
+        variant: Variant::Sbbf,
+        versions: &[format::FORMAT_VERSION],
+        changes: bloomlab_core::declare::Changes::Fixed,
+        deletes: false,
+        hashes: bloomlab_core::declare::Hashes::Probes,
+        no_union: None,
+        design: "the Parquet split-block layout (256-bit blocks, one bit in each 32-bit word), bits/item from the SBBF formula (10.53 b/item at 1 %), xxHash64 seed 0",
+    };
+    fn sized_with(n: u64, fpr: f64, _scheme: ParquetScheme) -> Result<Self> {
+        Self::with_fpr(n, fpr)
+    }
+    fn decoded_with(bytes: &[u8], _scheme: ParquetScheme) -> Result<Self> {
+        Self::from_bytes(bytes)
+    }
+    fn union_in(&mut self, other: &Self) -> Result<()> {
+        self.union(other)
+    }
+    fn encoded(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn fill(&self) -> Option<f64> {
+        Some(self.fill_ratio())
+    }
+    fn fill_fpr(&self) -> Option<f64> {
+        Some(self.current_fpr())
+    }
+    fn estimate(&self) -> Option<f64> {
+        Some(self.estimated_len())
+    }
+}
+
 impl FilterCore for Sbbf {
     #[inline(always)]
     fn insert_key(&mut self, key: &[u8]) -> Result<()> {

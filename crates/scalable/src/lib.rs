@@ -764,6 +764,34 @@ impl<S: HashScheme> FilterMeta for ScalableBloomFilter<S> {
     }
 }
 
+/// A chain has one fill per stage: no single fill or estimate; its FPR is the compound one of
+/// its stages' fills.
+impl<S: HashScheme> bloomlab_core::Declared for ScalableBloomFilter<S> {
+    const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
+        variant: Variant::Scalable,
+        versions: &[format::FORMAT_VERSION, format::SCALABLE_PARTITIONED_VERSION],
+        changes: bloomlab_core::declare::Changes::Grows,
+        deletes: false,
+        hashes: bloomlab_core::declare::Hashes::Probes,
+        no_union: Some(
+            "a scalable filter's stages depend on the order of inserts, so the union of two is not the filter built over both key sets",
+        ),
+        design: "a chain of growing stages: s = 2, r = 0.5, stage i at p(1-r)r^i (compound <= p)",
+    };
+    fn sized_with(n: u64, fpr: f64, scheme: S) -> Result<Self> {
+        Self::with_config_and_scheme(ScalableConfig::new(n, fpr), scheme)
+    }
+    fn decoded_with(bytes: &[u8], scheme: S) -> Result<Self> {
+        Self::from_bytes_with_scheme(bytes, scheme)
+    }
+    fn encoded(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn fill_fpr(&self) -> Option<f64> {
+        Some(self.current_fpr())
+    }
+}
+
 impl<S: HashScheme> FilterCore for ScalableBloomFilter<S> {
     bloomlab_core::key_methods!(fallible);
     fn heap_bytes(&self) -> usize {

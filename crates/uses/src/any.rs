@@ -1,16 +1,15 @@
 //! Decode any serialized filter of ours without knowing its variant in advance.
+//!
+//! [`AnyFilter`] and its methods are derived from the facade's one list of variants
+//! (`bloomlab::for_each_variant!`) and each variant's [`Declared`] implementation: a new
+//! variant appears here without an edit.
 
-use bloomlab_blocked::BlockedBloomFilter;
+use bloomlab::Declared;
+use bloomlab::declare::Declaration;
 use bloomlab_classic::{BLM1_MAGIC, BloomFilter};
 use bloomlab_core::format::{self, Variant};
 use bloomlab_core::hash::SchemeId;
 use bloomlab_core::{Filter, Result, SchemeDescriptor};
-use bloomlab_counting::CountingBloomFilter;
-use bloomlab_cuckoo::CuckooFilter;
-use bloomlab_expandable::ExpandableFilter;
-use bloomlab_ribbon::RibbonFilter;
-use bloomlab_sbbf::Sbbf;
-use bloomlab_scalable::ScalableBloomFilter;
 
 /// Which byte layout a buffer uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,29 +30,6 @@ impl std::fmt::Display for Layout {
             Layout::Blm1 => f.write_str("BLM1 (seed layout: no checksum, no hash-scheme field)"),
         }
     }
-}
-
-/// A decoded filter of any variant this build knows.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum AnyFilter {
-    /// A classic Bloom filter.
-    Classic(BloomFilter),
-    /// A blocked (512-bit) Bloom filter.
-    Blocked(BlockedBloomFilter),
-    /// A counting Bloom filter.
-    Counting(CountingBloomFilter),
-    /// A scalable Bloom filter (a chain of growing stages).
-    Scalable(ScalableBloomFilter),
-    /// A cuckoo filter.
-    Cuckoo(CuckooFilter),
-    /// A Ribbon filter (static).
-    Ribbon(RibbonFilter),
-    /// A split-block Bloom filter (the Parquet layout).
-    Sbbf(Sbbf),
-    /// An expandable filter (a table whose buckets split in order, fingerprints giving bits
-    /// to the index).
-    Expandable(Box<ExpandableFilter>),
 }
 
 /// What the header of a buffer says, read before (and independently of) decoding.
@@ -87,122 +63,115 @@ pub fn header(bytes: &[u8]) -> Result<Header> {
     })
 }
 
-impl AnyFilter {
-    /// Decode an unkeyed filter of any known variant, from either layout.
-    pub fn decode(bytes: &[u8]) -> Result<(AnyFilter, Header)> {
-        let h = header(bytes)?;
-        let f = match (h.layout, h.variant) {
-            (Layout::Blm1, _) => AnyFilter::Classic(BloomFilter::from_blm1(bytes)?),
-            (Layout::Envelope(_), Variant::Classic) => {
-                AnyFilter::Classic(BloomFilter::from_bytes(bytes)?)
-            }
-            (Layout::Envelope(_), Variant::Blocked) => {
-                AnyFilter::Blocked(BlockedBloomFilter::from_bytes(bytes)?)
-            }
-            (Layout::Envelope(_), Variant::Counting) => {
-                AnyFilter::Counting(CountingBloomFilter::from_bytes(bytes)?)
-            }
-            (Layout::Envelope(_), Variant::Scalable) => {
-                AnyFilter::Scalable(ScalableBloomFilter::from_bytes(bytes)?)
-            }
-            (Layout::Envelope(_), Variant::Cuckoo) => {
-                AnyFilter::Cuckoo(CuckooFilter::from_bytes(bytes)?)
-            }
-            (Layout::Envelope(_), Variant::Ribbon) => {
-                AnyFilter::Ribbon(RibbonFilter::from_bytes(bytes)?)
-            }
-            (Layout::Envelope(_), Variant::Sbbf) => AnyFilter::Sbbf(Sbbf::from_bytes(bytes)?),
-            (Layout::Envelope(_), Variant::Expandable) => {
-                AnyFilter::Expandable(Box::new(ExpandableFilter::from_bytes(bytes)?))
+/// The declaration of `variant` ([`Declared::DECLARATION`] of its type).
+pub fn declaration(variant: Variant) -> &'static Declaration {
+    macro_rules! find {
+        ($k:tt; $($tag:ident $ty:ident $scheme:ident;)*) => {
+            match variant {
+                $(Variant::$tag => &<$k::$ty as Declared>::DECLARATION,)*
             }
         };
-        Ok((f, h))
     }
+    bloomlab::for_each_variant!(find)
+}
 
+macro_rules! any_filter {
+    ($k:tt; $($tag:ident $ty:ident $scheme:ident;)*) => {
+        /// A decoded filter of any variant this build knows (one arm per variant of the
+        /// facade's list, each boxed).
+        #[derive(Clone, Debug, PartialEq)]
+        #[non_exhaustive]
+        pub enum AnyFilter {
+            $(
+                #[doc = concat!("A [`", stringify!($ty), "`](bloomlab::", stringify!($ty), ").")]
+                $tag(Box<$k::$ty>),
+            )*
+        }
+
+        /// Every arm's filter as `$f` (of its own type) in `$body`.
+        macro_rules! each {
+            ($self_:expr, $f:ident => $body:expr) => {
+                match $self_ {
+                    $(AnyFilter::$tag($f) => $body,)*
+                }
+            };
+        }
+
+        impl AnyFilter {
+            /// Decode an unkeyed filter of any known variant, from either layout.
+            pub fn decode(bytes: &[u8]) -> Result<(AnyFilter, Header)> {
+                let h = header(bytes)?;
+                if h.layout == Layout::Blm1 {
+                    let f = BloomFilter::from_blm1(bytes)?;
+                    return Ok((AnyFilter::Classic(Box::new(f)), h));
+                }
+                let f = match h.variant {
+                    $(Variant::$tag => AnyFilter::$tag(Box::new(bloomlab::declare::decoded(bytes)?)),)*
+                };
+                Ok((f, h))
+            }
+        }
+    };
+}
+
+bloomlab::for_each_variant!(any_filter);
+
+impl AnyFilter {
     /// The filter behind the common trait.
     pub fn as_filter(&self) -> &dyn Filter {
-        match self {
-            AnyFilter::Classic(f) => f,
-            AnyFilter::Blocked(f) => f,
-            AnyFilter::Counting(f) => f,
-            AnyFilter::Scalable(f) => f,
-            AnyFilter::Cuckoo(f) => f,
-            AnyFilter::Ribbon(f) => f,
-            AnyFilter::Sbbf(f) => f,
-            AnyFilter::Expandable(f) => &**f,
-        }
+        each!(self, f => &**f)
+    }
+
+    /// The filter behind the common trait, to insert into.
+    pub fn as_filter_mut(&mut self) -> &mut dyn Filter {
+        each!(self, f => &mut **f)
+    }
+
+    /// What its variant declares of itself.
+    pub fn declaration(&self) -> &'static Declaration {
+        declaration(self.as_filter().params().variant)
     }
 
     /// Encode in the checked envelope.
     pub fn to_bytes(&self) -> Vec<u8> {
-        match self {
-            AnyFilter::Classic(f) => f.to_bytes(),
-            AnyFilter::Blocked(f) => f.to_bytes(),
-            AnyFilter::Counting(f) => f.to_bytes(),
-            AnyFilter::Scalable(f) => f.to_bytes(),
-            AnyFilter::Cuckoo(f) => f.to_bytes(),
-            AnyFilter::Ribbon(f) => f.to_bytes(),
-            AnyFilter::Sbbf(f) => f.to_bytes(),
-            AnyFilter::Expandable(f) => f.to_bytes(),
-        }
+        each!(self, f => f.encoded())
     }
 
     /// Fraction of bits (or slots) in use, where the variant defines one.
     pub fn fill_ratio(&self) -> Option<f64> {
-        match self {
-            AnyFilter::Classic(f) => Some(f.fill_ratio()),
-            AnyFilter::Blocked(f) => Some(f.fill_ratio()),
-            AnyFilter::Counting(f) => Some(f.fill_ratio()),
-            // A chain has one fill per stage; its compound FPR comes from them.
-            AnyFilter::Scalable(_) | AnyFilter::Ribbon(_) => None,
-            // Occupied slots over all slots.
-            AnyFilter::Cuckoo(f) => Some(f.load()),
-            AnyFilter::Expandable(f) => Some(f.load()),
-            AnyFilter::Sbbf(f) => Some(f.fill_ratio()),
-        }
+        each!(self, f => f.fill())
     }
 
-    /// FPR implied by the actual fill, where the variant defines one.
+    /// FPR implied by the actual fill (or the variant's exact record), where it defines one.
     pub fn current_fpr(&self) -> Option<f64> {
-        match self {
-            AnyFilter::Classic(f) => Some(f.current_fpr()),
-            AnyFilter::Blocked(f) => Some(f.current_fpr()),
-            AnyFilter::Counting(f) => Some(f.current_fpr()),
-            AnyFilter::Scalable(f) => Some(f.current_fpr()),
-            // A cuckoo filter's FPR follows from its occupancy, which it knows exactly.
-            AnyFilter::Cuckoo(f) => Some(f.expected_fpr()),
-            // A Ribbon filter's FPR is 2^-r whatever its contents.
-            AnyFilter::Ribbon(f) => Some(f.expected_fpr()),
-            // The union bound of its entries, kept exactly.
-            AnyFilter::Expandable(f) => Some(f.expected_fpr()),
-            AnyFilter::Sbbf(f) => Some(f.current_fpr()),
-        }
+        each!(self, f => f.fill_fpr())
     }
 
     /// Distinct items estimated from the fill, where the variant supports it.
     pub fn estimated_len(&self) -> Option<f64> {
-        match self {
-            AnyFilter::Classic(f) => Some(f.estimated_len()),
-            AnyFilter::Blocked(f) => Some(f.estimated_len()),
-            AnyFilter::Counting(f) => Some(f.estimated_len()),
-            AnyFilter::Sbbf(f) => Some(f.estimated_len()),
-            // Neither estimates from a fill: the count is the answer.
-            AnyFilter::Scalable(_)
-            | AnyFilter::Cuckoo(_)
-            | AnyFilter::Ribbon(_)
-            | AnyFilter::Expandable(_) => None,
-        }
+        each!(self, f => f.estimate())
     }
 
     /// Whether the variant supports removal.
     pub fn supports_removal(&self) -> bool {
-        match self {
-            AnyFilter::Classic(_)
-            | AnyFilter::Blocked(_)
-            | AnyFilter::Scalable(_)
-            | AnyFilter::Ribbon(_) => false,
-            AnyFilter::Sbbf(_) => false,
-            AnyFilter::Counting(_) | AnyFilter::Cuckoo(_) | AnyFilter::Expandable(_) => true,
+        self.declaration().deletes
+    }
+
+    /// OR `other` into this filter: the same variant, shape and scheme, and a variant whose
+    /// filters merge exactly; otherwise the reason, as [`Error::Incompatible`](bloomlab_core::Error::Incompatible).
+    pub fn union_in(&mut self, other: &AnyFilter) -> Result<()> {
+        macro_rules! same {
+            ($k:tt; $($tag:ident $ty:ident $scheme:ident;)*) => {
+                match (self, other) {
+                    $((AnyFilter::$tag(a), AnyFilter::$tag(b)) => a.union_in(b),)*
+                    (a, b) => Err(bloomlab_core::Error::Incompatible(format!(
+                        "a {} filter and a {} filter",
+                        a.as_filter().params().variant,
+                        b.as_filter().params().variant
+                    ))),
+                }
+            };
         }
+        bloomlab::for_each_variant!(same)
     }
 }

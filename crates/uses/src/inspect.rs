@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use bloomlab_core::format::{self, Variant};
+use bloomlab_core::format;
 use bloomlab_core::hash::SchemeId;
 use bloomlab_core::{FilterParams, Result, SchemeDescriptor, math};
 use rand::{RngCore, SeedableRng};
@@ -225,11 +225,7 @@ fn sizing_item(i: &Inspection, measured: &str) -> AuditItem {
             "{} table bits, {} {} per key, {:.2} bits per inserted item ({target}); {load}; formula expects {} at this count; {measured}",
             p.table_bits,
             p.hashes,
-            match p.variant {
-                Variant::Cuckoo | Variant::Expandable => "fingerprint bits",
-                Variant::Ribbon => "result bits",
-                _ => "probes",
-            },
+            crate::any::declaration(p.variant).hashes.unit(),
             i.bits_per_item,
             pct(i.expected_fpr),
         ),
@@ -339,6 +335,7 @@ fn describe_scheme(s: &SchemeDescriptor) -> String {
 mod tests {
     use super::*;
     use bloomlab_classic::BloomFilter;
+    use bloomlab_core::format::Variant;
 
     /// The positives `inspect` measured among its probes lie within 5 σ of the expected FPR.
     fn assert_measured_fpr_near_expected(i: &Inspection) {

@@ -1,0 +1,236 @@
+//! What the workspace knows of a filter variant, declared once, in the variant's own crate.
+//!
+//! Each variant implements [`Declared`] beside its type: its [`Declaration`] (name and
+//! format tag, the format versions it reads, whether it deletes, grows or is static, what its
+//! [`FilterParams::hashes`](crate::FilterParams::hashes) counts, how it is sized) and the
+//! four operations everything generic needs (size it, build it from keys, decode it, encode
+//! it). The facade's one list of variants (`bloomlab::for_each_variant!`) names each type
+//! once; the any-filter decoder, `inspect`, the command's formats and the harness's registry
+//! are derived from that list and this trait, not written out again.
+//!
+//! ```
+//! use bloomlab_core::declare::{Changes, Declaration, Hashes};
+//! use bloomlab_core::Variant;
+//!
+//! // What the classic filter declares (bloomlab_classic::BloomFilter::DECLARATION).
+//! let d = Declaration {
+//!     variant: Variant::Classic,
+//!     versions: &[1],
+//!     changes: Changes::Fixed,
+//!     deletes: false,
+//!     hashes: Hashes::Probes,
+//!     no_union: None,
+//!     design: "k probes anywhere in m bits",
+//! };
+//! assert_eq!((d.name(), d.writes()), ("classic", 1));
+//! assert!(d.takes_inserts() && !d.grows());
+//! ```
+
+use alloc::vec::Vec;
+
+use crate::error::{Error, Result};
+use crate::format::Variant;
+use crate::key::Key;
+use crate::meta::FilterCore;
+
+/// How a variant's contents change once it exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Changes {
+    /// Built once from the whole key set; no inserts afterwards (the Ribbon filter).
+    Static,
+    /// Takes inserts up to the capacity it was sized for; its FPR rises past it.
+    Fixed,
+    /// Grows past its start capacity without a rebuild, keeping its FPR bound.
+    Grows,
+}
+
+/// What [`FilterParams::hashes`](crate::FilterParams::hashes) counts for a variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Hashes {
+    /// Bit (or counter) positions probed per key: the `k` of a Bloom filter.
+    Probes,
+    /// Bits of each stored fingerprint (cuckoo-style tables).
+    FingerprintBits,
+    /// Bits of each key's result (the `r` of a Ribbon filter).
+    ResultBits,
+}
+
+impl Hashes {
+    /// How a report names the count, in the plural: "probes", "fingerprint bits",
+    /// "result bits".
+    pub fn unit(self) -> &'static str {
+        match self {
+            Hashes::Probes => "probes",
+            Hashes::FingerprintBits => "fingerprint bits",
+            Hashes::ResultBits => "result bits",
+        }
+    }
+}
+
+/// A variant's facts, as one value: what a listing, a decoder or a report needs to know of it
+/// without its type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Declaration {
+    /// The variant: its format tag and its name.
+    pub variant: Variant,
+    /// The envelope versions this build reads, oldest first; it writes the last.
+    pub versions: &'static [u16],
+    /// Static, fixed size, or growing.
+    pub changes: Changes,
+    /// Whether keys can be removed.
+    pub deletes: bool,
+    /// What [`FilterParams::hashes`](crate::FilterParams::hashes) counts.
+    pub hashes: Hashes,
+    /// Why two filters of it do not merge exactly; `None`: they do, through
+    /// [`Declared::union_in`].
+    pub no_union: Option<&'static str>,
+    /// The design and its sizing rule, in one line (for listings and reports).
+    pub design: &'static str,
+}
+
+impl Declaration {
+    /// The variant's lower-case name (its command-line and report name).
+    pub fn name(&self) -> &'static str {
+        self.variant.name()
+    }
+
+    /// The envelope version a new filter is written in: the newest it reads.
+    pub fn writes(&self) -> u16 {
+        self.versions[self.versions.len() - 1]
+    }
+
+    /// Whether it takes inserts after construction (not a static filter).
+    pub fn takes_inserts(&self) -> bool {
+        self.changes != Changes::Static
+    }
+
+    /// Whether it grows past its start capacity.
+    pub fn grows(&self) -> bool {
+        self.changes == Changes::Grows
+    }
+}
+
+/// A filter variant of the workspace, as the rest of it sees the variant: its
+/// [`Declaration`] and the operations generic code needs, under one name each.
+///
+/// The constructors take the hash scheme; [`sized`] and [`decoded`] are the default scheme's
+/// shorthands. [`estimate`](Self::estimate) and the fill methods answer `None` where the
+/// variant defines no such quantity.
+pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 'static {
+    /// The variant's facts.
+    const DECLARATION: Declaration;
+
+    /// A filter for `n` keys at false-positive rate `fpr` under `scheme` (a growing variant
+    /// starts at `n`); [`Error::Static`] for a static variant, which is built from its keys.
+    fn sized_with(n: u64, fpr: f64, scheme: Self::Scheme) -> Result<Self>;
+
+    /// A filter holding every key of `keys`, at `fpr`, under `scheme`. By default: sized for
+    /// `keys.len()`, then each key inserted (a key the filter already holds as often as it
+    /// keeps, [`Error::TooManyCopies`], is present: the insert is skipped). A static variant
+    /// overrides it with its build.
+    fn built_with<K: Key>(keys: &[K], fpr: f64, scheme: Self::Scheme) -> Result<Self> {
+        let mut f = Self::sized_with(keys.len() as u64, fpr, scheme)?;
+        for k in keys {
+            match k.with_key_bytes(|b| f.insert_key(b)) {
+                Ok(()) | Err(Error::TooManyCopies(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(f)
+    }
+
+    /// Decode the checked envelope, the filter hashed with `scheme` (which must be the one the
+    /// bytes record).
+    fn decoded_with(bytes: &[u8], scheme: Self::Scheme) -> Result<Self>;
+
+    /// Encode in the checked envelope, at [`Declaration::writes`].
+    fn encoded(&self) -> Vec<u8>;
+
+    /// The fraction of bits (or slots) in use.
+    fn fill(&self) -> Option<f64> {
+        None
+    }
+
+    /// The FPR the current contents imply (from the fill, or the variant's exact record);
+    /// by default the variant's formula at its count.
+    fn fill_fpr(&self) -> Option<f64> {
+        Some(self.formula_fpr())
+    }
+
+    /// Distinct keys estimated from the fill, where the variant estimates one.
+    fn estimate(&self) -> Option<f64> {
+        None
+    }
+
+    /// OR `other` (a filter of the same shape and scheme) into this one, so it holds both key
+    /// sets exactly as if built over both. By default [`Error::Incompatible`] with the
+    /// declaration's [`no_union`](Declaration::no_union) reason: a variant whose filters
+    /// merge overrides it (and declares `no_union: None`).
+    fn union_in(&mut self, other: &Self) -> Result<()> {
+        let _ = other;
+        Err(Error::Incompatible(
+            Self::DECLARATION
+                .no_union
+                .unwrap_or("this variant has no exact union")
+                .into(),
+        ))
+    }
+}
+
+/// [`Declared::sized_with`] under the default scheme.
+pub fn sized<F: Declared>(n: u64, fpr: f64) -> Result<F>
+where
+    F::Scheme: Default,
+{
+    F::sized_with(n, fpr, F::Scheme::default())
+}
+
+/// [`Declared::built_with`] under the default scheme.
+pub fn built<F: Declared, K: Key>(keys: &[K], fpr: f64) -> Result<F>
+where
+    F::Scheme: Default,
+{
+    F::built_with(keys, fpr, F::Scheme::default())
+}
+
+/// [`Declared::decoded_with`] under the default scheme.
+pub fn decoded<F: Declared>(bytes: &[u8]) -> Result<F>
+where
+    F::Scheme: Default,
+{
+    F::decoded_with(bytes, F::Scheme::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_declaration_reads_its_facts() {
+        let d = Declaration {
+            variant: Variant::Blocked,
+            versions: &[1, 2, 3],
+            changes: Changes::Grows,
+            deletes: true,
+            hashes: Hashes::FingerprintBits,
+            no_union: Some("why"),
+            design: "",
+        };
+        assert_eq!((d.name(), d.writes()), ("blocked", 3));
+        assert!(d.takes_inserts() && d.grows());
+        let s = Declaration {
+            changes: Changes::Static,
+            ..d
+        };
+        assert!(!s.takes_inserts() && !s.grows());
+        let f = Declaration {
+            changes: Changes::Fixed,
+            ..d
+        };
+        assert!(f.takes_inserts() && !f.grows());
+        assert_eq!(
+            [Hashes::Probes, Hashes::FingerprintBits, Hashes::ResultBits].map(Hashes::unit),
+            ["probes", "fingerprint bits", "result bits"]
+        );
+    }
+}
