@@ -409,6 +409,13 @@ fn unknown_names_and_bad_flags_are_clear_errors() {
     let err = err.to_string();
     assert!(err.contains("unknown filter name(s): nope"), "{err}");
     assert!(err.contains("fastbloom"), "lists the known names: {err}");
+    let err = adapters::select(Some(&["classic-keyed-sip64".into()]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("classic-keyed-sip64 is now classic-keyed;"),
+        "names the new name: {err}"
+    );
 
     let args = RunArgs {
         experiments: Some(vec!["bogus".into()]),

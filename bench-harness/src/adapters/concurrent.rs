@@ -6,19 +6,49 @@
 use crate::error::Error;
 use bloomlab_blocked::AtomicBlockedBloomFilter;
 
-use super::ours::{self, Construct};
+use bloomlab_core::Filter;
+
 use super::peers::{FastBloomHasher, Fold};
 use super::{Adapter, Curve, Entry, Info, Kind, Spec};
 
-impl Construct for AtomicBlockedBloomFilter {
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        AtomicBlockedBloomFilter::with_fpr(n, p)
+/// Our atomic blocked filter, sized as the blocked entry (`with_fpr(n, p)`), its key bytes
+/// through the `Filter` trait as the `Ours` adapter hands them to every variant.
+#[derive(Debug)]
+pub struct BlockedAtomic(pub AtomicBlockedBloomFilter);
+
+impl Adapter for BlockedAtomic {
+    fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
+        Some(
+            AtomicBlockedBloomFilter::with_fpr(spec.n, spec.fpr)
+                .map(BlockedAtomic)
+                .map_err(Error::from),
+        )
+    }
+    #[inline(always)]
+    fn insert(&mut self, key: &[u8]) -> bool {
+        self.0.insert_bytes(key).is_ok()
+    }
+    #[inline(always)]
+    fn contains(&self, key: &[u8]) -> bool {
+        self.0.might_contain_bytes(key)
+    }
+    fn theoretical_fpr(&self) -> Option<f64> {
+        Some(self.0.expected_fpr())
+    }
+    fn describe(&self) -> String {
+        let p = self.0.params();
+        format!(
+            "table_bits={} k={} hash={}",
+            p.table_bits,
+            p.hashes,
+            p.scheme.id.name()
+        )
     }
 }
 
 /// Registry entry for the atomic blocked filter.
 pub fn blocked_atomic_entry() -> Entry {
-    ours::entry::<AtomicBlockedBloomFilter>(Info {
+    Entry::new::<BlockedAtomic>(Info {
         curve: Some(Curve::Bloom),
         note: "AtomicBlockedBloomFilter::with_fpr(n, p): the blocked filter's bits and probes, inserts through &self, a prefetch of the block then one relaxed fetch_or per probe; lookups run the blocked filter's inline kernel on the shared block; measured on one thread",
         ..Info::base("blocked-atomic", "bloomlab-blocked", Kind::Bloom)

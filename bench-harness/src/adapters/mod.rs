@@ -17,12 +17,10 @@
 //! trait only at the level of whole measurements.
 //!
 //! # How to add a variant
-//! 1. Our filters (anything implementing `bloomlab_core::Filter`): implement
-//!    [`ours::Construct`] for the type (one `with_target(n, p)` function), write a
-//!    `fn your_entry() -> Entry` next to the others in `ours.rs` (`ours::entry::<YourType>(Info
-//!    { .., ..Info::base(name, source, kind) })`) and add the one line `ours::your_entry(),`
-//!    to [`registry`]. A filter that takes a hash scheme gets a keyed twin the same way, with
-//!    [`ours::harness_secret`].
+//! 1. Our variants need nothing here: [`ours::variant_entries`] derives each one's entry (and
+//!    its keyed twin, under [`ours::harness_secret`]) from the facade's list of variants and
+//!    the variant's `Declared` declaration. An extra entry of ours (a batched API, another
+//!    scheme) is a `fn ..._entry() -> Entry` in `ours.rs` and one line in [`registry`].
 //! 2. A peer: write a newtype implementing [`Adapter`] in its own file under `adapters/` (or
 //!    in `peers.rs`) with a `pub fn ..._entry() -> Entry`, and add that one line to
 //!    [`registry`]. Configure it as its documentation shows, sized to meet the target
@@ -501,30 +499,18 @@ impl Entry {
     }
 }
 
-/// Every filter the harness knows, ours first, then the peers, then the exact baseline.
-/// Adding a variant is one line here (plus its adapter); keep one entry per line.
+/// Every filter the harness knows: our variants (derived), our extra entries, then the peers,
+/// then the exact baseline. Adding a peer is one line here (plus its adapter); keep one entry
+/// per line.
 pub fn registry() -> Vec<Entry> {
-    vec![
-        ours::classic_entry(),
-        ours::classic_keyed_entry(),
-        ours::classic_keyed_sip64_entry(),
+    let mut all = ours::variant_entries();
+    all.extend([
+        ours::classic_keyed_sip128_entry(),
         ours::classic_batched_entry(),
-        ours::classic_keyed_sip64_batched_entry(),
-        ours::blocked_entry(),
-        ours::blocked_keyed_entry(),
+        ours::classic_keyed_batched_entry(),
         ours::blocked_batched_entry(),
         ours::blocked_keyed_batched_entry(),
-        ours::sbbf_entry(),
         ours::sbbf_batched_entry(),
-        ours::counting_entry(),
-        ours::counting_keyed_entry(),
-        ours::cuckoo_entry(),
-        ours::cuckoo_keyed_entry(),
-        ours::scalable_entry(),
-        ours::scalable_keyed_entry(),
-        ours::expandable_entry(),
-        ours::expandable_keyed_entry(),
-        ours::ribbon_entry(),
         ours::ribbon_batched_entry(),
         jvm::spark_v1_entry(),
         jvm::spark_v2_entry(),
@@ -546,8 +532,18 @@ pub fn registry() -> Vec<Entry> {
         exact::entry(),
         concurrent::blocked_atomic_entry(),
         concurrent::fastbloom_atomic_entry(),
-    ]
+    ]);
+    all
 }
+
+/// Entries renamed when the registry came to be derived from the variants' declarations
+/// (every keyed twin `<variant>-keyed`, under the keyed default scheme): the old name, the
+/// new. The earlier keyed scheme's classic entry, once `classic-keyed`, is
+/// `classic-keyed-sip128`.
+const RENAMED: [(&str, &str); 2] = [
+    ("classic-keyed-sip64", "classic-keyed"),
+    ("classic-keyed-sip64-batched", "classic-keyed-batched"),
+];
 
 /// Pick entries by name (`None` = all). Unknown names are an error that lists the known ones.
 pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, Error> {
@@ -561,13 +557,19 @@ pub fn select(names: Option<&[String]>) -> Result<Vec<Entry>, Error> {
         .filter(|n| !known.contains(&n.as_str()))
         .collect();
     if !unknown.is_empty() {
+        let renamed: Vec<String> = unknown
+            .iter()
+            .filter_map(|n| RENAMED.iter().find(|(old, _)| *old == n.as_str()))
+            .map(|(old, new)| format!("{old} is now {new}; "))
+            .collect();
         return Err(Error::usage(format!(
-            "unknown filter name(s): {}; known filters: {}",
+            "unknown filter name(s): {}; {}known filters: {}",
             unknown
                 .iter()
                 .map(|s| s.as_str())
                 .collect::<Vec<_>>()
                 .join(", "),
+            renamed.concat(),
             known.join(", ")
         )));
     }

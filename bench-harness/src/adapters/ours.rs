@@ -1,96 +1,66 @@
-//! One generic adapter for every bloomlab filter: anything implementing
-//! `bloomlab_core::Filter` plus [`Construct`] (how to size it for `n` items at FPR `p`).
+//! One generic adapter for every bloomlab variant, and the registry entries derived from the
+//! facade's one list of variants (`bloomlab::for_each_variant!`): each variant's plain entry
+//! and, where it takes a hash scheme and inserts, its keyed twin, sized and described from
+//! its [`Declared`] declaration. The batched entries and the earlier keyed scheme's entry are
+//! written out below (four variants have a batched API).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 use crate::error::Error;
-use bloomlab_core::Filter;
+use bloomlab::Declared;
+use bloomlab::declare::{Changes, Declaration, Hashes};
+use bloomlab_core::{Filter, HashScheme, Xxh3Scheme};
 
 use bloomlab_keyed::{Sip64Scheme, SipScheme};
 
 use super::{Adapter, Curve, Entry, Info, Kind, Spec};
 use crate::keys::Keys;
 
-/// How the harness sizes one of our filter types for a target. Implement it for a new
-/// variant (one function) and register `entry::<TheType>(Info { .. })`.
-pub trait Construct: Filter + Sized + Send + 'static {
-    /// A filter for `n` items at target FPR `p`.
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self>;
+/// The scheme the harness hashes one of our filters with: the default one, or a keyed one
+/// under the fixed [`HARNESS_SECRET`].
+pub trait HarnessScheme: HashScheme + Send + Sync + 'static {
+    /// The scheme's value in every run.
+    fn harness() -> Self;
 }
 
-impl Construct for bloomlab_classic::BloomFilter {
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        bloomlab_classic::BloomFilter::with_fpr(n, p)
+impl HarnessScheme for Xxh3Scheme {
+    fn harness() -> Self {
+        Xxh3Scheme
     }
 }
 
-impl Construct for bloomlab_keyed::KeyedBloomFilter<SipScheme> {
-    /// The fixed harness secret ([`HARNESS_SECRET`]) under the earlier scheme (id 2).
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        bloomlab_classic::BloomFilter::with_fpr_and_scheme(
-            n,
-            p,
-            SipScheme::from_secret(HARNESS_SECRET),
-        )
+impl HarnessScheme for bloomlab_sbbf::ParquetScheme {
+    fn harness() -> Self {
+        bloomlab_sbbf::ParquetScheme
     }
 }
 
-impl Construct for bloomlab_blocked::BlockedBloomFilter<Sip64Scheme> {
-    /// The fixed harness secret ([`harness_secret`]).
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        Self::with_fpr_and_scheme(n, p, harness_secret())
+impl HarnessScheme for Sip64Scheme {
+    fn harness() -> Self {
+        harness_secret()
     }
 }
 
-impl Construct for bloomlab_counting::CountingBloomFilter<Sip64Scheme> {
-    /// The fixed harness secret ([`harness_secret`]).
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        Self::with_fpr_and_scheme(n, p, harness_secret())
+impl HarnessScheme for SipScheme {
+    fn harness() -> Self {
+        SipScheme::from_secret(HARNESS_SECRET)
     }
 }
 
-impl Construct for bloomlab_cuckoo::CuckooFilter<Sip64Scheme> {
-    /// The fixed harness secret ([`harness_secret`]).
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        Self::with_fpr_and_scheme(n, p, harness_secret())
-    }
-}
-
-/// Starts at n/8 and grows to n, like the unkeyed one.
-impl Construct for bloomlab_scalable::ScalableBloomFilter<Sip64Scheme> {
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        Self::with_config_and_scheme(
-            bloomlab_scalable::ScalableConfig::new((n / 8).max(1), p),
-            harness_secret(),
-        )
-    }
-}
-
-impl Construct for bloomlab_cuckoo::CuckooFilter {
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        bloomlab_cuckoo::CuckooFilter::with_fpr(n, p)
-    }
-}
-
-/// Starts at n/8 and grows to n, like the growing peers, so a measurement at n includes
-/// the growth (four stages).
-impl Construct for bloomlab_scalable::ScalableBloomFilter {
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        bloomlab_scalable::ScalableBloomFilter::new((n / 8).max(1), p)
-    }
-}
-
-/// Starts at n/8 and grows to n, like the scalable filter: the main run's figures at n
-/// include three rounds of growth (three doublings of the bucket count, in steps of 1/16).
-impl Construct for bloomlab_expandable::ExpandableFilter {
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        Self::with_start((n / 8).max(1), p)
-    }
-}
-
-/// Starts at n/8 and grows to n, like the unkeyed one.
-impl Construct for bloomlab_expandable::ExpandableFilter<Sip64Scheme> {
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        Self::with_start_and_scheme((n / 8).max(1), p, harness_secret())
-    }
+/// A filter of variant `F` for `n` items at target FPR `p`: a growing variant starts at `n/8`
+/// and grows to `n`, like the growing peers, so a measurement at `n` includes the growth; a
+/// static one is built from the keys instead ([`Error`] here).
+pub fn sized<F: Declared>(n: u64, p: f64) -> bloomlab_core::Result<F>
+where
+    F::Scheme: HarnessScheme,
+{
+    let start = if F::DECLARATION.grows() {
+        (n / 8).max(1)
+    } else {
+        n
+    };
+    F::sized_with(start, p, F::Scheme::harness())
 }
 
 /// Adapter for one of our filters: the key's bytes through `insert_bytes` /
@@ -98,13 +68,23 @@ impl Construct for bloomlab_expandable::ExpandableFilter<Sip64Scheme> {
 #[derive(Debug)]
 pub struct Ours<F>(pub F);
 
-impl<F: Construct> Adapter for Ours<F> {
+impl<F: Declared + Send + Sync> Adapter for Ours<F>
+where
+    F::Scheme: HarnessScheme,
+{
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
-        Some(
-            F::with_target(spec.n, spec.fpr)
-                .map(Ours)
-                .map_err(Error::from),
-        )
+        F::DECLARATION
+            .takes_inserts()
+            .then(|| sized(spec.n, spec.fpr).map(Ours).map_err(Error::from))
+    }
+
+    fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
+        if F::DECLARATION.takes_inserts() {
+            return insert_all(spec, keys);
+        }
+        F::built_with(&keys.views(), spec.fpr, F::Scheme::harness())
+            .map(|f| (Ours(f), 0))
+            .map_err(Error::from)
     }
 
     // Inlined into the timed loop like the peers' (small) adapters are, so that no filter
@@ -124,36 +104,134 @@ impl<F: Construct> Adapter for Ours<F> {
     }
 
     fn describe(&self) -> String {
-        let p = self.0.params();
-        format!(
-            "table_bits={} k={} hash={}",
-            p.table_bits,
-            p.hashes,
-            p.scheme.id.name()
-        )
+        describe(&self.0, "")
     }
 }
 
-/// Registry entry for our filter type `F`.
-pub fn entry<F: Construct>(info: Info) -> Entry {
+/// The adapter trait's default build (an empty filter, then every key inserted), for
+/// [`Ours`], whose `build` also serves static variants.
+fn insert_all<F: Declared + Send + Sync>(spec: &Spec, keys: &Keys) -> Result<(Ours<F>, u64), Error>
+where
+    F::Scheme: HarnessScheme,
+{
+    let mut f = Ours(sized::<F>(spec.n, spec.fpr)?);
+    let mut refused = 0;
+    keys.for_each(|k| {
+        if !f.insert(std::hint::black_box(k)) {
+            refused += 1;
+        }
+    });
+    Ok((f, refused))
+}
+
+/// `table_bits=… k=… hash=…` (the `k` as the variant counts it), then `extra`.
+fn describe<F: Filter>(f: &F, extra: &str) -> String {
+    let p = f.params();
+    format!(
+        "table_bits={} k={} hash={}{extra}",
+        p.table_bits,
+        p.hashes,
+        p.scheme.id.name()
+    )
+}
+
+/// Registry entry for our filter type `F`, its facts from its declaration.
+pub fn entry<F: Declared + Send + Sync>(info: Info) -> Entry
+where
+    F::Scheme: HarnessScheme,
+{
     Entry::new::<Ours<F>>(info)
 }
 
-impl Construct for bloomlab_blocked::BlockedBloomFilter {
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        bloomlab_blocked::BlockedBloomFilter::with_fpr(n, p)
+/// The harness's family and theoretical curve of a variant, from its declaration.
+fn kind_and_curve(d: &Declaration) -> (Kind, Option<Curve>) {
+    match (d.changes, d.deletes, d.hashes) {
+        (Changes::Static, ..) => (
+            Kind::Static,
+            Some(Curve::Ribbon).filter(|_| d.hashes == Hashes::ResultBits),
+        ),
+        (Changes::Grows, ..) => (Kind::Scalable, None),
+        (Changes::Fixed, _, Hashes::FingerprintBits) => (Kind::Cuckoo, Some(Curve::Cuckoo)),
+        (Changes::Fixed, true, _) => (Kind::Counting, None),
+        (Changes::Fixed, false, _) => (Kind::Bloom, Some(Curve::Bloom)),
     }
 }
 
-impl Construct for bloomlab_counting::CountingBloomFilter {
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        bloomlab_counting::CountingBloomFilter::with_fpr(n, p)
+/// `s` with a `'static` lifetime: registry names and notes made from a variant's name, each
+/// distinct string allocated once per process.
+fn interned(s: String) -> &'static str {
+    static SEEN: OnceLock<Mutex<HashMap<String, &'static str>>> = OnceLock::new();
+    let mut seen = SEEN
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    seen.entry(s.clone())
+        .or_insert_with(|| Box::leak(s.into_boxed_str()))
+}
+
+/// The plain entry of variant `F` (named as the variant is, from `bloomlab-<name>`), sized as
+/// [`sized`] says and noted with the declaration's design.
+pub fn plain_entry<F: Declared + Send + Sync>() -> Entry
+where
+    F::Scheme: HarnessScheme,
+{
+    let d = F::DECLARATION;
+    let (kind, curve) = kind_and_curve(&d);
+    let note = if d.grows() {
+        interned(format!("starts at n/8 and grows to n; {}", d.design))
+    } else {
+        d.design
+    };
+    entry::<F>(Info {
+        dynamic: d.takes_inserts(),
+        deletes: d.deletes,
+        grows: d.grows(),
+        curve,
+        note,
+        ..Info::base(d.name(), interned(format!("bloomlab-{}", d.name())), kind)
+    })
+}
+
+/// The keyed twin of variant `F` (here `F` is the variant's type under [`Sip64Scheme`]):
+/// `<name>-keyed`, `None` for a static variant (built once from keys its owner holds).
+pub fn keyed_entry<F: Declared<Scheme = Sip64Scheme> + Send + Sync>() -> Option<Entry> {
+    let d = F::DECLARATION;
+    d.takes_inserts().then(|| {
+        let (kind, curve) = kind_and_curve(&d);
+        let name = interned(format!("{}-keyed", d.name()));
+        entry::<F>(Info {
+            deletes: d.deletes,
+            grows: d.grows(),
+            keyed: true,
+            curve,
+            note: SIP,
+            ..Info::base(name, interned(format!("bloomlab-{}", d.name())), kind)
+        })
+    })
+}
+
+/// Every variant's plain entry and keyed twin, in the facade list's order.
+pub fn variant_entries() -> Vec<Entry> {
+    macro_rules! entries {
+        ($k:tt; $($tag:ident $ty:ident $scheme:ident;)*) => {{
+            let mut all = Vec::new();
+            $(
+                all.push(plain_entry::<$k::$ty>());
+                entries!(@ $scheme all $k $ty);
+            )*
+            all
+        }};
+        (@ scheme $all:ident $k:tt $ty:ident) => {
+            $all.extend(keyed_entry::<$k::$ty<Sip64Scheme>>());
+        };
+        (@ fixed $all:ident $k:tt $ty:ident) => {};
     }
+    bloomlab::for_each_variant!(entries)
 }
 
 /// One of our filters with a batched lookup (and, where it has one, a batched insert): the
 /// adapter behind every `*-batched` entry.
-pub trait BatchApi: Construct {
+pub trait BatchApi: Declared<Scheme: HarnessScheme> + Send + Sync {
     /// How many keys ahead the batched calls hash and prefetch (for `describe`).
     const AHEAD: usize;
 
@@ -168,10 +246,7 @@ pub trait BatchApi: Construct {
     }
 }
 
-impl<S: bloomlab_core::HashScheme> BatchApi for bloomlab_blocked::BlockedBloomFilter<S>
-where
-    Self: Construct,
-{
+impl<S: HarnessScheme> BatchApi for bloomlab_blocked::BlockedBloomFilter<S> {
     const AHEAD: usize = bloomlab_blocked::BATCH;
 
     fn lookup_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
@@ -203,14 +278,14 @@ impl<F: BatchApi> Adapter for Batched<F> {
 
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some(
-            F::with_target(spec.n, spec.fpr)
+            sized::<F>(spec.n, spec.fpr)
                 .map(Batched)
                 .map_err(Error::from),
         )
     }
 
     fn build(spec: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
-        let mut f = F::with_target(spec.n, spec.fpr).map_err(Error::from)?;
+        let mut f = sized::<F>(spec.n, spec.fpr).map_err(Error::from)?;
         f.insert_all(&keys.views());
         Ok((Batched(f), 0))
     }
@@ -239,14 +314,7 @@ impl<F: BatchApi> Adapter for Batched<F> {
     }
 
     fn describe(&self) -> String {
-        let p = self.0.params();
-        format!(
-            "table_bits={} k={} hash={} batched(prefetch {})",
-            p.table_bits,
-            p.hashes,
-            p.scheme.id.name(),
-            F::AHEAD
-        )
+        describe(&self.0, &format!(" batched(prefetch {})", F::AHEAD))
     }
 }
 
@@ -259,44 +327,6 @@ pub const HARNESS_SECRET: [u8; 16] = *b"bloomlab-harness";
 /// [`HARNESS_SECRET`] under the keyed default scheme (id 4).
 pub fn harness_secret() -> Sip64Scheme {
     Sip64Scheme::from_secret(HARNESS_SECRET)
-}
-
-/// The classic filter.
-pub fn classic_entry() -> Entry {
-    entry::<bloomlab_classic::BloomFilter>(Info {
-        curve: Some(Curve::Bloom),
-        note: "BloomFilter::with_fpr(n, p): m = ceil(-n ln p / ln2^2), k = round(m/n ln 2), xxh3-128",
-        ..Info::base("classic", "bloomlab-classic", Kind::Bloom)
-    })
-}
-
-/// The classic filter, keyed.
-pub fn classic_keyed_entry() -> Entry {
-    entry::<bloomlab_keyed::KeyedBloomFilter<SipScheme>>(Info {
-        keyed: true,
-        curve: Some(Curve::Bloom),
-        note: "probed with the earlier keyed scheme, one 128-bit SipHash-2-4 per key (scheme id 2, kept for filters stored before id 4), under a fixed 16-byte secret",
-        ..Info::base("classic-keyed", "bloomlab-keyed", Kind::Bloom)
-    })
-}
-
-/// The blocked filter.
-pub fn blocked_entry() -> Entry {
-    entry::<bloomlab_blocked::BlockedBloomFilter>(Info {
-        curve: Some(Curve::Bloom),
-        note: "BlockedBloomFilter::with_fpr(n, p): 512-bit blocks, bits/item and k from the exact blocked formula, one xxh3-64 per key (format version 3); one lookup at a time",
-        ..Info::base("blocked", "bloomlab-blocked", Kind::Bloom)
-    })
-}
-
-/// The blocked filter, keyed.
-pub fn blocked_keyed_entry() -> Entry {
-    entry::<bloomlab_blocked::BlockedBloomFilter<Sip64Scheme>>(Info {
-        keyed: true,
-        curve: Some(Curve::Bloom),
-        note: SIP,
-        ..Info::base("blocked-keyed", "bloomlab-keyed", Kind::Bloom)
-    })
 }
 
 /// The blocked filter through its batched API.
@@ -320,107 +350,7 @@ pub fn blocked_keyed_batched_entry() -> Entry {
     })
 }
 
-/// The counting filter.
-pub fn counting_entry() -> Entry {
-    entry::<bloomlab_counting::CountingBloomFilter>(Info {
-        deletes: true,
-        note: "CountingBloomFilter::with_fpr(n, p): the classic m and k, 4-bit counters (4x the classic memory), sticky at 15",
-        ..Info::base("counting", "bloomlab-counting", Kind::Counting)
-    })
-}
-
-/// The counting filter, keyed.
-pub fn counting_keyed_entry() -> Entry {
-    entry::<bloomlab_counting::CountingBloomFilter<Sip64Scheme>>(Info {
-        deletes: true,
-        keyed: true,
-        note: SIP,
-        ..Info::base("counting-keyed", "bloomlab-counting", Kind::Counting)
-    })
-}
-
-/// The cuckoo filter.
-pub fn cuckoo_entry() -> Entry {
-    entry::<bloomlab_cuckoo::CuckooFilter>(Info {
-        deletes: true,
-        curve: Some(Curve::Cuckoo),
-        note: "CuckooFilter::with_fpr(n, p): f = ceil(log2(8/p)) bits packed, ceil(n/3.8) buckets of 4, 1000 kicks undone on failure",
-        ..Info::base("cuckoo", "bloomlab-cuckoo", Kind::Cuckoo)
-    })
-}
-
-/// The cuckoo filter, keyed.
-pub fn cuckoo_keyed_entry() -> Entry {
-    entry::<bloomlab_cuckoo::CuckooFilter<Sip64Scheme>>(Info {
-        deletes: true,
-        keyed: true,
-        curve: Some(Curve::Cuckoo),
-        note: SIP,
-        ..Info::base("cuckoo-keyed", "bloomlab-cuckoo", Kind::Cuckoo)
-    })
-}
-
-/// The scalable filter.
-pub fn scalable_entry() -> Entry {
-    entry::<bloomlab_scalable::ScalableBloomFilter>(Info {
-        grows: true,
-        note: "ScalableBloomFilter::new(n/8, p): starts at n/8 and grows to n; s = 2, r = 0.5, stage i at p(1-r)r^i (compound <= p)",
-        ..Info::base("scalable", "bloomlab-scalable", Kind::Scalable)
-    })
-}
-
-/// The scalable filter, keyed.
-pub fn scalable_keyed_entry() -> Entry {
-    entry::<bloomlab_scalable::ScalableBloomFilter<Sip64Scheme>>(Info {
-        grows: true,
-        keyed: true,
-        note: "the scalable filter (n/8, s = 2, r = 0.5) probed with one 64-bit SipHash-2-4 per key (scheme id 4) under a fixed secret (a user takes Sip64Scheme::random())",
-        ..Info::base("scalable-keyed", "bloomlab-scalable", Kind::Scalable)
-    })
-}
-
-/// The expandable filter.
-pub fn expandable_entry() -> Entry {
-    entry::<bloomlab_expandable::ExpandableFilter>(Info {
-        grows: true,
-        deletes: true,
-        note: "ExpandableFilter::with_start(n/8, p): a 4-slot cuckoo-style table that grows by splitting 1/16 of its buckets at a time (linear hashing; each split moves one fingerprint bit into the index), new fingerprints widened so the union bound stays <= p at every size",
-        ..Info::base("expandable", "bloomlab-expandable", Kind::Scalable)
-    })
-}
-
-/// The expandable filter, keyed.
-pub fn expandable_keyed_entry() -> Entry {
-    entry::<bloomlab_expandable::ExpandableFilter<Sip64Scheme>>(Info {
-        grows: true,
-        deletes: true,
-        keyed: true,
-        note: "the expandable filter (n/8, grown by splits) probed with one 64-bit SipHash-2-4 per key (scheme id 4) under a fixed secret",
-        ..Info::base("expandable-keyed", "bloomlab-expandable", Kind::Scalable)
-    })
-}
-
-impl Construct for bloomlab_classic::BloomFilter<Sip64Scheme> {
-    /// The fixed harness secret ([`harness_secret`]).
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        Self::with_fpr_and_scheme(n, p, harness_secret())
-    }
-}
-
-/// The classic filter, keyed with the 64-bit scheme.
-pub fn classic_keyed_sip64_entry() -> Entry {
-    entry::<bloomlab_classic::BloomFilter<Sip64Scheme>>(Info {
-        keyed: true,
-        curve: Some(Curve::Bloom),
-        note: "the classic filter probed with one 64-bit SipHash-2-4 per key (h2 = h1 times an odd constant; scheme id 4) under a fixed secret",
-        ..Info::base("classic-keyed-sip64", "bloomlab-keyed", Kind::Bloom)
-    })
-}
-
-impl<S: bloomlab_core::HashScheme> BatchApi for bloomlab_classic::BloomFilter<S>
-where
-    Self: Construct,
-{
+impl<S: HarnessScheme> BatchApi for bloomlab_classic::BloomFilter<S> {
     const AHEAD: usize = bloomlab_classic::BATCH;
 
     fn lookup_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
@@ -443,31 +373,25 @@ pub fn classic_batched_entry() -> Entry {
     })
 }
 
+/// The classic filter under the earlier keyed scheme (id 2, one 128-bit SipHash-2-4 per key),
+/// kept for filters stored before the keyed default (id 4, the `classic-keyed` entry).
+pub fn classic_keyed_sip128_entry() -> Entry {
+    entry::<bloomlab_classic::BloomFilter<SipScheme>>(Info {
+        keyed: true,
+        curve: Some(Curve::Bloom),
+        note: "probed with the earlier keyed scheme, one 128-bit SipHash-2-4 per key (scheme id 2, kept for filters stored before id 4), under a fixed 16-byte secret",
+        ..Info::base("classic-keyed-sip128", "bloomlab-keyed", Kind::Bloom)
+    })
+}
+
 /// The classic filter keyed with the 64-bit scheme, through its batched API.
-pub fn classic_keyed_sip64_batched_entry() -> Entry {
+pub fn classic_keyed_batched_entry() -> Entry {
     Entry::new::<Batched<bloomlab_classic::BloomFilter<Sip64Scheme>>>(Info {
         keyed: true,
         curve: Some(Curve::Bloom),
         batched: true,
-        note: "classic-keyed-sip64 through might_contain_batch / insert_batch (keys hashed eight at a time in vector lanes, 16 keys ahead, and above 2 MiB of bits their probes' words prefetched); same table as classic-keyed-sip64; its ratios are batched vs single lookups",
-        ..Info::base("classic-keyed-sip64-batched", "bloomlab-keyed", Kind::Bloom)
-    })
-}
-
-/// The Parquet split-block filter sized with its own formula (any block count); keys as 8
-/// little-endian bytes, hashed with xxHash64 seed 0 as Parquet hashes an INT64.
-impl Construct for bloomlab_sbbf::Sbbf {
-    fn with_target(n: u64, p: f64) -> bloomlab_core::Result<Self> {
-        bloomlab_sbbf::Sbbf::with_fpr(n, p)
-    }
-}
-
-/// The split-block filter.
-pub fn sbbf_entry() -> Entry {
-    entry::<bloomlab_sbbf::Sbbf>(Info {
-        curve: Some(Curve::Bloom),
-        note: "Sbbf::with_fpr(n, p): the Parquet split-block layout (256-bit blocks, one bit in each 32-bit word), bits/item from the SBBF formula (10.53 b/item at 1 %), xxHash64 seed 0 of the 8 key bytes; one lookup at a time",
-        ..Info::base("sbbf", "bloomlab-sbbf", Kind::Bloom)
+        note: "classic-keyed through might_contain_batch / insert_batch (keys hashed eight at a time in vector lanes, 16 keys ahead, and above 2 MiB of bits their probes' words prefetched); same table as classic-keyed; its ratios are batched vs single lookups",
+        ..Info::base("classic-keyed-batched", "bloomlab-keyed", Kind::Bloom)
     })
 }
 
@@ -534,16 +458,6 @@ impl<const B: bool> Adapter for Ribbon<B> {
             self.0.layout()
         )
     }
-}
-
-/// The Ribbon filter.
-pub fn ribbon_entry() -> Entry {
-    Entry::new::<Ribbon>(Info {
-        dynamic: false,
-        curve: Some(Curve::Ribbon),
-        note: "RibbonFilter::build(keys, p): static, w = 128, r = ceil(log2(1/p)) (FPR 2^-r), (1 + 0.008 log10 n) n slots, one xxh3-64 per key (format version 2)",
-        ..Info::base("ribbon", "bloomlab-ribbon", Kind::Static)
-    })
 }
 
 /// The Ribbon filter through its batched API.

@@ -120,7 +120,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
             ),
             series(
                 "keyed, crafted keys",
-                "classic-keyed-sip64",
+                "classic-keyed",
                 pk,
                 forged_note(&forged_keyed),
             ),
