@@ -18,11 +18,8 @@ pub struct BlockedAtomic(pub AtomicBlockedBloomFilter);
 
 impl Adapter for BlockedAtomic {
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
-        Some(
-            AtomicBlockedBloomFilter::with_fpr(spec.n, spec.fpr)
-                .map(BlockedAtomic)
-                .map_err(Error::from),
-        )
+        let f = AtomicBlockedBloomFilter::with_fpr(spec.n, spec.fpr);
+        Some(f.map(BlockedAtomic).map_err(Error::from))
     }
     #[inline(always)]
     fn insert(&mut self, key: &[u8]) -> bool {
@@ -36,13 +33,7 @@ impl Adapter for BlockedAtomic {
         Some(self.0.expected_fpr())
     }
     fn describe(&self) -> String {
-        let p = self.0.params();
-        format!(
-            "table_bits={} k={} hash={}",
-            p.table_bits,
-            p.hashes,
-            p.scheme.id.name()
-        )
+        super::ours::describe(&self.0, "")
     }
 }
 

@@ -125,7 +125,7 @@ where
 }
 
 /// `table_bits=… k=… hash=…` (the `k` as the variant counts it), then `extra`.
-fn describe<F: Filter>(f: &F, extra: &str) -> String {
+pub(crate) fn describe<F: Filter + ?Sized>(f: &F, extra: &str) -> String {
     let p = f.params();
     format!(
         "table_bits={} k={} hash={}{extra}",

@@ -1326,8 +1326,8 @@ fn validate_parts(
     Ok(())
 }
 
-impl<S: HashScheme> bloomlab_core::Declared for BlockedBloomFilter<S> {
-    const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
+bloomlab_core::declared! {
+    BlockedBloomFilter: bloomlab_core::Declaration {
         variant: Variant::Blocked,
         versions: &[
             format::FORMAT_VERSION,
@@ -1340,27 +1340,11 @@ impl<S: HashScheme> bloomlab_core::Declared for BlockedBloomFilter<S> {
         no_union: None,
         design: "k probes inside one 512-bit block: bits/item and k from the exact blocked formula, one xxh3-64 per key (format version 3)",
     };
-    fn sized_with(n: u64, fpr: f64, scheme: S) -> Result<Self> {
-        Self::with_fpr_and_scheme(n, fpr, scheme)
-    }
-    fn decoded_with(bytes: &[u8], scheme: S) -> Result<Self> {
-        Self::from_bytes_with_scheme(bytes, scheme)
-    }
-    fn union_in(&mut self, other: &Self) -> Result<()> {
-        self.union(other)
-    }
-    fn encoded(&self) -> Vec<u8> {
-        self.to_bytes()
-    }
-    fn fill(&self) -> Option<f64> {
-        Some(self.fill_ratio())
-    }
-    fn fill_fpr(&self) -> Option<f64> {
-        Some(self.current_fpr())
-    }
-    fn estimate(&self) -> Option<f64> {
-        Some(self.estimated_len())
-    }
+    sized: with_fpr_and_scheme,
+    fill: fill_ratio,
+    fill_fpr: current_fpr,
+    estimate: estimated_len,
+    union: union,
 }
 
 impl<S: HashScheme> FilterCore for BlockedBloomFilter<S> {

@@ -612,8 +612,8 @@ impl<'a> Payload<'a> {
     }
 }
 
-impl<S: HashScheme> bloomlab_core::Declared for BloomFilter<S> {
-    const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
+bloomlab_core::declared! {
+    BloomFilter: bloomlab_core::Declaration {
         variant: Variant::Classic,
         versions: &[format::FORMAT_VERSION],
         changes: bloomlab_core::declare::Changes::Fixed,
@@ -622,27 +622,11 @@ impl<S: HashScheme> bloomlab_core::Declared for BloomFilter<S> {
         no_union: None,
         design: "k probes anywhere in m bits: m = ceil(-n ln p / ln2^2), k = round(m/n ln 2), one xxh3-128 per key",
     };
-    fn sized_with(n: u64, fpr: f64, scheme: S) -> Result<Self> {
-        Self::with_fpr_and_scheme(n, fpr, scheme)
-    }
-    fn decoded_with(bytes: &[u8], scheme: S) -> Result<Self> {
-        Self::from_bytes_with_scheme(bytes, scheme)
-    }
-    fn union_in(&mut self, other: &Self) -> Result<()> {
-        self.union(other)
-    }
-    fn encoded(&self) -> Vec<u8> {
-        self.to_bytes()
-    }
-    fn fill(&self) -> Option<f64> {
-        Some(self.fill_ratio())
-    }
-    fn fill_fpr(&self) -> Option<f64> {
-        Some(self.current_fpr())
-    }
-    fn estimate(&self) -> Option<f64> {
-        Some(self.estimated_len())
-    }
+    sized: with_fpr_and_scheme,
+    fill: fill_ratio,
+    fill_fpr: current_fpr,
+    estimate: estimated_len,
+    union: union,
 }
 
 impl<S: HashScheme> FilterCore for BloomFilter<S> {

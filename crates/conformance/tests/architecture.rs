@@ -69,7 +69,7 @@ fn rows() -> Vec<Row> {
         .split("\n## ")
         .next()
         .unwrap();
-    let known: BTreeSet<&str> = ["simd", "core", "jvm", "keyed", "uses", "cli"]
+    let known: BTreeSet<&str> = ["bloomlab", "simd", "core", "jvm", "keyed", "uses", "cli"]
         .into_iter()
         .chain(FILTER_CRATES)
         .collect();

@@ -201,6 +201,56 @@ where
     F::decoded_with(bytes, F::Scheme::default())
 }
 
+/// The [`Declared`] impl of a variant generic over its scheme whose operations are inherent
+/// methods of the usual shape: `$sized(n, fpr, scheme)`, `from_bytes_with_scheme`, `to_bytes`,
+/// and, where named, the fill, its FPR, the estimate and the union. One line per operation
+/// instead of a copied impl per variant.
+///
+/// ```ignore
+/// bloomlab_core::declared! {
+///     BloomFilter: DECLARATION;
+///     sized: with_fpr_and_scheme, fill: fill_ratio, fill_fpr: current_fpr,
+///     estimate: estimated_len, union: union
+/// }
+/// ```
+#[macro_export]
+macro_rules! declared {
+    (
+        $ty:ident: $decl:expr;
+        sized: $sized:ident
+        $(, fill: $fill:ident)?
+        $(, fill_fpr: $fill_fpr:ident)?
+        $(, estimate: $estimate:ident)?
+        $(, union: $union:ident)?
+        $(,)?
+    ) => {
+        impl<S: $crate::HashScheme> $crate::Declared for $ty<S> {
+            const DECLARATION: $crate::Declaration = $decl;
+            fn sized_with(n: u64, fpr: f64, scheme: S) -> $crate::Result<Self> {
+                Self::$sized(n, fpr, scheme)
+            }
+            fn decoded_with(bytes: &[u8], scheme: S) -> $crate::Result<Self> {
+                Self::from_bytes_with_scheme(bytes, scheme)
+            }
+            fn encoded(&self) -> ::alloc::vec::Vec<u8> {
+                self.to_bytes()
+            }
+            $(fn fill(&self) -> Option<f64> {
+                Some(self.$fill())
+            })?
+            $(fn fill_fpr(&self) -> Option<f64> {
+                Some(self.$fill_fpr())
+            })?
+            $(fn estimate(&self) -> Option<f64> {
+                Some(self.$estimate())
+            })?
+            $(fn union_in(&mut self, other: &Self) -> $crate::Result<()> {
+                self.$union(other)
+            })?
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -570,8 +570,8 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     }
 }
 
-impl<S: HashScheme> bloomlab_core::Declared for CountingBloomFilter<S> {
-    const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
+bloomlab_core::declared! {
+    CountingBloomFilter: bloomlab_core::Declaration {
         variant: Variant::Counting,
         versions: &[format::FORMAT_VERSION],
         changes: bloomlab_core::declare::Changes::Fixed,
@@ -582,24 +582,10 @@ impl<S: HashScheme> bloomlab_core::Declared for CountingBloomFilter<S> {
         ),
         design: "the classic m and k, 4-bit counters (4x the classic memory), sticky at 15",
     };
-    fn sized_with(n: u64, fpr: f64, scheme: S) -> Result<Self> {
-        Self::with_fpr_and_scheme(n, fpr, scheme)
-    }
-    fn decoded_with(bytes: &[u8], scheme: S) -> Result<Self> {
-        Self::from_bytes_with_scheme(bytes, scheme)
-    }
-    fn encoded(&self) -> Vec<u8> {
-        self.to_bytes()
-    }
-    fn fill(&self) -> Option<f64> {
-        Some(self.fill_ratio())
-    }
-    fn fill_fpr(&self) -> Option<f64> {
-        Some(self.current_fpr())
-    }
-    fn estimate(&self) -> Option<f64> {
-        Some(self.estimated_len())
-    }
+    sized: with_fpr_and_scheme,
+    fill: fill_ratio,
+    fill_fpr: current_fpr,
+    estimate: estimated_len,
 }
 
 impl<S: HashScheme> FilterCore for CountingBloomFilter<S> {

@@ -520,10 +520,10 @@ impl<S: HashScheme> CuckooFilter<S> {
     }
 }
 
-/// Its fill is the slots' load; its FPR, the formula at that load (it knows its occupancy
-/// exactly); it estimates no count (the count is the answer).
-impl<S: HashScheme> bloomlab_core::Declared for CuckooFilter<S> {
-    const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
+// Its fill is the slots' load; its FPR, the formula at that load (it knows its occupancy
+// exactly); it estimates no count (the count is the answer).
+bloomlab_core::declared! {
+    CuckooFilter: bloomlab_core::Declaration {
         variant: Variant::Cuckoo,
         versions: &[format::FORMAT_VERSION],
         changes: bloomlab_core::declare::Changes::Fixed,
@@ -534,18 +534,8 @@ impl<S: HashScheme> bloomlab_core::Declared for CuckooFilter<S> {
         ),
         design: "f = ceil(log2(8/p)) bits packed, ceil(n/3.8) buckets of 4, 1000 kicks undone on failure",
     };
-    fn sized_with(n: u64, fpr: f64, scheme: S) -> Result<Self> {
-        Self::with_fpr_and_scheme(n, fpr, scheme)
-    }
-    fn decoded_with(bytes: &[u8], scheme: S) -> Result<Self> {
-        Self::from_bytes_with_scheme(bytes, scheme)
-    }
-    fn encoded(&self) -> Vec<u8> {
-        self.to_bytes()
-    }
-    fn fill(&self) -> Option<f64> {
-        Some(self.load())
-    }
+    sized: with_fpr_and_scheme,
+    fill: load,
 }
 
 impl<S: HashScheme> FilterCore for CuckooFilter<S> {

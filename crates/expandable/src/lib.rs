@@ -1181,10 +1181,10 @@ impl<S: HashScheme> ExpandableFilter<S> {
     }
 }
 
-/// Its fill is the slots' load; its FPR the union bound of its entries, kept exactly; it
-/// estimates no count (the count is the answer).
-impl<S: HashScheme> bloomlab_core::Declared for ExpandableFilter<S> {
-    const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
+// Its fill is the slots' load; its FPR the union bound of its entries, kept exactly; it
+// estimates no count (the count is the answer).
+bloomlab_core::declared! {
+    ExpandableFilter: bloomlab_core::Declaration {
         variant: Variant::Expandable,
         versions: &[format::EXPANDABLE_SPLIT_VERSION],
         changes: bloomlab_core::declare::Changes::Grows,
@@ -1195,18 +1195,8 @@ impl<S: HashScheme> bloomlab_core::Declared for ExpandableFilter<S> {
         ),
         design: "a 4-slot cuckoo-style table that grows by splitting 1/16 of its buckets at a time (linear hashing; each split moves one fingerprint bit into the index), new fingerprints widened so the union bound stays <= p at every size",
     };
-    fn sized_with(n: u64, fpr: f64, scheme: S) -> Result<Self> {
-        Self::with_start_and_scheme(n, fpr, scheme)
-    }
-    fn decoded_with(bytes: &[u8], scheme: S) -> Result<Self> {
-        Self::from_bytes_with_scheme(bytes, scheme)
-    }
-    fn encoded(&self) -> Vec<u8> {
-        self.to_bytes()
-    }
-    fn fill(&self) -> Option<f64> {
-        Some(self.load())
-    }
+    sized: with_start_and_scheme,
+    fill: load,
 }
 
 impl<S: HashScheme> FilterCore for ExpandableFilter<S> {
