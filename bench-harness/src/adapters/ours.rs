@@ -60,7 +60,7 @@ where
     } else {
         n
     };
-    F::sized_with(start, p, F::Scheme::harness())
+    F::with_fpr_and_scheme(start, p, F::Scheme::harness())
 }
 
 /// Adapter for one of our filters: the key's bytes through `insert_bytes` /
@@ -82,7 +82,7 @@ where
         if F::DECLARATION.takes_inserts() {
             return insert_all(spec, keys);
         }
-        F::built_with(&keys.views(), spec.fpr, F::Scheme::harness())
+        F::build_with_scheme(&keys.views(), spec.fpr, F::Scheme::harness())
             .map(|f| (Ours(f), 0))
             .map_err(Error::from)
     }

@@ -25,11 +25,11 @@ where
     assert!(!d.versions.is_empty() && d.versions.windows(2).all(|w| w[0] < w[1]));
     assert!(!d.design.is_empty());
     let keys: Vec<u64> = (0..2_000).collect();
-    let f: F = declare::built(&keys, 0.01).unwrap();
+    let f: F = declare::build(&keys, 0.01).unwrap();
     assert!(keys.iter().all(|k| f.might_contain_bytes(&k.to_le_bytes())));
     assert_eq!(f.params().variant, tag);
     // It writes its newest version, and reads back what it wrote.
-    let bytes = f.encoded();
+    let bytes = f.to_bytes();
     let (info, _) = format::open(&bytes).unwrap();
     assert_eq!(
         (info.variant, info.version),
@@ -37,9 +37,9 @@ where
         "{}",
         d.name()
     );
-    assert_eq!(declare::decoded::<F>(&bytes).unwrap(), f);
+    assert_eq!(declare::from_bytes::<F>(&bytes).unwrap(), f);
     // Static exactly when it cannot be sized empty and takes no inserts.
-    let empty = declare::sized::<F>(2_000, 0.01);
+    let empty = declare::with_fpr::<F>(2_000, 0.01);
     assert_eq!(
         matches!(empty, Err(Error::Static(_))),
         d.changes == Changes::Static,

@@ -26,7 +26,7 @@ pub fn build(
             macro_rules! pick {
                 ($k:tt; $($tag:ident $ty:ident $scheme:ident;)*) => {
                     match variant {
-                        $(Variant::$tag => filled::<$k::$ty>(keys, n, fpr)?.encoded(),)*
+                        $(Variant::$tag => filled::<$k::$ty>(keys, n, fpr)?.to_bytes(),)*
                     }
                 };
             }
@@ -55,9 +55,9 @@ where
     let invalid = |e: bloomlab_core::Error| CliError::Invalid(e.to_string());
     if F::DECLARATION.changes == Changes::Static {
         let owned: Vec<Vec<u8>> = keys.iter().map(|k| k.with_bytes(<[u8]>::to_vec)).collect();
-        return declare::built(&owned, fpr).map_err(invalid);
+        return declare::build(&owned, fpr).map_err(invalid);
     }
-    let mut f: F = declare::sized(n, fpr).map_err(invalid)?;
+    let mut f: F = declare::with_fpr(n, fpr).map_err(invalid)?;
     for (i, k) in keys.iter().enumerate() {
         let inserted = match k.with_bytes(|b| f.insert_key(b)) {
             Err(bloomlab_core::Error::TooManyCopies(_)) => Ok(()),

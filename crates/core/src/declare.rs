@@ -113,7 +113,7 @@ impl Declaration {
 /// A filter variant of the workspace, as the rest of it sees the variant: its
 /// [`Declaration`] and the operations generic code needs, under one name each.
 ///
-/// The constructors take the hash scheme; [`sized`] and [`decoded`] are the default scheme's
+/// The constructors take the hash scheme; [`with_fpr`], [`build`] and [`from_bytes`] are the default scheme's
 /// shorthands. [`estimate`](Self::estimate) and the fill methods answer `None` where the
 /// variant defines no such quantity.
 pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 'static {
@@ -122,14 +122,14 @@ pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 
 
     /// A filter for `n` keys at false-positive rate `fpr` under `scheme` (a growing variant
     /// starts at `n`); [`Error::Static`] for a static variant, which is built from its keys.
-    fn sized_with(n: u64, fpr: f64, scheme: Self::Scheme) -> Result<Self>;
+    fn with_fpr_and_scheme(n: u64, fpr: f64, scheme: Self::Scheme) -> Result<Self>;
 
     /// A filter holding every key of `keys`, at `fpr`, under `scheme`. By default: sized for
     /// `keys.len()`, then each key inserted (a key the filter already holds as often as it
     /// keeps, [`Error::TooManyCopies`], is present: the insert is skipped). A static variant
     /// overrides it with its build.
-    fn built_with<K: Key>(keys: &[K], fpr: f64, scheme: Self::Scheme) -> Result<Self> {
-        let mut f = Self::sized_with(keys.len() as u64, fpr, scheme)?;
+    fn build_with_scheme<K: Key>(keys: &[K], fpr: f64, scheme: Self::Scheme) -> Result<Self> {
+        let mut f = Self::with_fpr_and_scheme(keys.len() as u64, fpr, scheme)?;
         for k in keys {
             match k.with_key_bytes(|b| f.insert_key(b)) {
                 Ok(()) | Err(Error::TooManyCopies(_)) => {}
@@ -141,10 +141,10 @@ pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 
 
     /// Decode the checked envelope, the filter hashed with `scheme` (which must be the one the
     /// bytes record).
-    fn decoded_with(bytes: &[u8], scheme: Self::Scheme) -> Result<Self>;
+    fn from_bytes_with_scheme(bytes: &[u8], scheme: Self::Scheme) -> Result<Self>;
 
     /// Encode in the checked envelope, at [`Declaration::writes`].
-    fn encoded(&self) -> Vec<u8>;
+    fn to_bytes(&self) -> Vec<u8>;
 
     /// The fraction of bits (or slots) in use.
     fn fill(&self) -> Option<f64> {
@@ -177,28 +177,28 @@ pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 
     }
 }
 
-/// [`Declared::sized_with`] under the default scheme.
-pub fn sized<F: Declared>(n: u64, fpr: f64) -> Result<F>
+/// [`Declared::with_fpr_and_scheme`] under the default scheme.
+pub fn with_fpr<F: Declared>(n: u64, fpr: f64) -> Result<F>
 where
     F::Scheme: Default,
 {
-    F::sized_with(n, fpr, F::Scheme::default())
+    F::with_fpr_and_scheme(n, fpr, F::Scheme::default())
 }
 
-/// [`Declared::built_with`] under the default scheme.
-pub fn built<F: Declared, K: Key>(keys: &[K], fpr: f64) -> Result<F>
+/// [`Declared::build_with_scheme`] under the default scheme.
+pub fn build<F: Declared, K: Key>(keys: &[K], fpr: f64) -> Result<F>
 where
     F::Scheme: Default,
 {
-    F::built_with(keys, fpr, F::Scheme::default())
+    F::build_with_scheme(keys, fpr, F::Scheme::default())
 }
 
-/// [`Declared::decoded_with`] under the default scheme.
-pub fn decoded<F: Declared>(bytes: &[u8]) -> Result<F>
+/// [`Declared::from_bytes_with_scheme`] under the default scheme.
+pub fn from_bytes<F: Declared>(bytes: &[u8]) -> Result<F>
 where
     F::Scheme: Default,
 {
-    F::decoded_with(bytes, F::Scheme::default())
+    F::from_bytes_with_scheme(bytes, F::Scheme::default())
 }
 
 /// The [`Declared`] impl of a variant generic over its scheme whose operations are inherent
@@ -206,7 +206,7 @@ where
 /// and, where named, the fill, its FPR, the estimate and the union. One line per operation
 /// instead of a copied impl per variant.
 ///
-/// ```ignore
+/// ```text
 /// bloomlab_core::declared! {
 ///     BloomFilter: DECLARATION;
 ///     sized: with_fpr_and_scheme, fill: fill_ratio, fill_fpr: current_fpr,
@@ -226,13 +226,13 @@ macro_rules! declared {
     ) => {
         impl<S: $crate::HashScheme> $crate::Declared for $ty<S> {
             const DECLARATION: $crate::Declaration = $decl;
-            fn sized_with(n: u64, fpr: f64, scheme: S) -> $crate::Result<Self> {
+            fn with_fpr_and_scheme(n: u64, fpr: f64, scheme: S) -> $crate::Result<Self> {
                 Self::$sized(n, fpr, scheme)
             }
-            fn decoded_with(bytes: &[u8], scheme: S) -> $crate::Result<Self> {
+            fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> $crate::Result<Self> {
                 Self::from_bytes_with_scheme(bytes, scheme)
             }
-            fn encoded(&self) -> ::alloc::vec::Vec<u8> {
+            fn to_bytes(&self) -> ::alloc::vec::Vec<u8> {
                 self.to_bytes()
             }
             $(fn fill(&self) -> Option<f64> {

@@ -1022,7 +1022,7 @@ impl<'a> Parsed<'a> {
     }
 }
 
-/// Static: built from the whole key set ([`Declared::sized_with`](bloomlab_core::Declared::sized_with)
+/// Static: built from the whole key set ([`Declared::with_fpr_and_scheme`](bloomlab_core::Declared::with_fpr_and_scheme)
 /// is [`Error::Static`]); its FPR is `2^-r` whatever its contents; no fill.
 impl<S: HashScheme> bloomlab_core::Declared for RibbonFilter<S> {
     const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
@@ -1036,16 +1036,16 @@ impl<S: HashScheme> bloomlab_core::Declared for RibbonFilter<S> {
         ),
         design: "static, w = 128, r = ceil(log2(1/p)) (FPR 2^-r), (1 + 0.008 log10 n) n slots, one xxh3-64 per key (format version 2)",
     };
-    fn sized_with(_n: u64, _fpr: f64, _scheme: S) -> Result<Self> {
+    fn with_fpr_and_scheme(_n: u64, _fpr: f64, _scheme: S) -> Result<Self> {
         Err(Error::Static("RibbonFilter"))
     }
-    fn built_with<K: Key>(keys: &[K], fpr: f64, scheme: S) -> Result<Self> {
+    fn build_with_scheme<K: Key>(keys: &[K], fpr: f64, scheme: S) -> Result<Self> {
         Self::build_with_scheme(keys, fpr, scheme)
     }
-    fn decoded_with(bytes: &[u8], scheme: S) -> Result<Self> {
+    fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
         Self::from_bytes_with_scheme(bytes, scheme)
     }
-    fn encoded(&self) -> Vec<u8> {
+    fn to_bytes(&self) -> Vec<u8> {
         self.to_bytes()
     }
 }

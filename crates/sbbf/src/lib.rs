@@ -918,16 +918,16 @@ impl bloomlab_core::Declared for Sbbf {
         no_union: None,
         design: "the Parquet split-block layout (256-bit blocks, one bit in each 32-bit word), bits/item from the SBBF formula (10.53 b/item at 1 %), xxHash64 seed 0",
     };
-    fn sized_with(n: u64, fpr: f64, _scheme: ParquetScheme) -> Result<Self> {
+    fn with_fpr_and_scheme(n: u64, fpr: f64, _scheme: ParquetScheme) -> Result<Self> {
         Self::with_fpr(n, fpr)
     }
-    fn decoded_with(bytes: &[u8], _scheme: ParquetScheme) -> Result<Self> {
+    fn from_bytes_with_scheme(bytes: &[u8], _scheme: ParquetScheme) -> Result<Self> {
         Self::from_bytes(bytes)
     }
     fn union_in(&mut self, other: &Self) -> Result<()> {
         self.union(other)
     }
-    fn encoded(&self) -> Vec<u8> {
+    fn to_bytes(&self) -> Vec<u8> {
         self.to_bytes()
     }
     fn fill(&self) -> Option<f64> {

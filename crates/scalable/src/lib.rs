@@ -778,13 +778,13 @@ impl<S: HashScheme> bloomlab_core::Declared for ScalableBloomFilter<S> {
         ),
         design: "a chain of growing stages: s = 2, r = 0.5, stage i at p(1-r)r^i (compound <= p)",
     };
-    fn sized_with(n: u64, fpr: f64, scheme: S) -> Result<Self> {
+    fn with_fpr_and_scheme(n: u64, fpr: f64, scheme: S) -> Result<Self> {
         Self::with_config_and_scheme(ScalableConfig::new(n, fpr), scheme)
     }
-    fn decoded_with(bytes: &[u8], scheme: S) -> Result<Self> {
+    fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
         Self::from_bytes_with_scheme(bytes, scheme)
     }
-    fn encoded(&self) -> Vec<u8> {
+    fn to_bytes(&self) -> Vec<u8> {
         self.to_bytes()
     }
     fn fill_fpr(&self) -> Option<f64> {

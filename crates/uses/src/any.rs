@@ -106,7 +106,7 @@ macro_rules! any_filter {
                     return Ok((AnyFilter::Classic(Box::new(f)), h));
                 }
                 let f = match h.variant {
-                    $(Variant::$tag => AnyFilter::$tag(Box::new(bloomlab::declare::decoded(bytes)?)),)*
+                    $(Variant::$tag => AnyFilter::$tag(Box::new(bloomlab::declare::from_bytes(bytes)?)),)*
                 };
                 Ok((f, h))
             }
@@ -134,7 +134,7 @@ impl AnyFilter {
 
     /// Encode in the checked envelope.
     pub fn to_bytes(&self) -> Vec<u8> {
-        each!(self, f => f.encoded())
+        each!(self, f => f.to_bytes())
     }
 
     /// Fraction of bits (or slots) in use, where the variant defines one.
