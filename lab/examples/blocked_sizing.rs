@@ -9,8 +9,6 @@
 
 use std::time::Instant;
 
-use bloomlab_core::math;
-
 fn main() {
     let mut p = 0.5f64;
     println!("| p | bits/item | k | µs (fastest of 5) |\n|---|---|---|---|");
@@ -19,7 +17,7 @@ fn main() {
         let mut found = None;
         for _ in 0..5 {
             let t = Instant::now();
-            found = math::blocked_bits_per_item_exact(p, 512).ok();
+            found = bloomlab_blocked::math::blocked_bits_per_item_exact(p, 512).ok();
             best = best.min(t.elapsed().as_secs_f64() * 1e6);
         }
         match found {

@@ -89,7 +89,7 @@ fn main() -> Result<(), Error> {
             println!(
                 "| {n} | {p} | {} | {:.4} | {:.4} | {:.4} | {:.4} % | {:.4} % |",
                 f.fingerprint_bits(),
-                math::cuckoo_bits_per_item(f.fingerprint_bits(), DESIGN_LOAD),
+                bloomlab_cuckoo::math::cuckoo_bits_per_item(f.fingerprint_bits(), DESIGN_LOAD),
                 f.table_bits() as f64 / n as f64,
                 f.bits_per_item(),
                 100.0 * f.expected_fpr(),
@@ -122,7 +122,7 @@ fn main() -> Result<(), Error> {
         let k_fp = false_positives(&k, probes);
         let k_ns = t.elapsed().as_nanos() as f64 / probes as f64;
         let k_rate = k_fp as f64 / probes as f64;
-        let (blocked, _) = math::blocked_bits_per_item(p, 512)?;
+        let (blocked, _) = bloomlab_blocked::math::blocked_bits_per_item(p, 512)?;
         let winner = if k.bits_per_item() < c.bits_per_item() {
             "cuckoo"
         } else {
@@ -145,10 +145,10 @@ fn main() -> Result<(), Error> {
     println!("|---|---|---|---|---|---|");
     let mut p = 0.1f64;
     while p > 1e-6 {
-        let f = math::cuckoo_fingerprint_bits(p, 4)?;
-        let cuckoo = math::cuckoo_bits_per_item(f, DESIGN_LOAD);
+        let f = bloomlab_cuckoo::math::cuckoo_fingerprint_bits(p, 4)?;
+        let cuckoo = bloomlab_cuckoo::math::cuckoo_bits_per_item(f, DESIGN_LOAD);
         let classic = math::classic_bits_per_item(p)?;
-        let (blocked, _) = math::blocked_bits_per_item(p, 512)?;
+        let (blocked, _) = bloomlab_blocked::math::blocked_bits_per_item(p, 512)?;
         let best = if cuckoo < classic.min(blocked) {
             "cuckoo"
         } else if classic <= blocked {

@@ -24,7 +24,6 @@
 
 use bloomlab_blocked::BlockedBloomFilter;
 use bloomlab_conformance::stream::{half_members, splitmix64 as splitmix};
-use bloomlab_core::math;
 use bloomlab_core::simd::{
     InlineKernel, LocalKernel, PARQUET_SALTS, SplitBlockKernel, zeroed_lines,
 };
@@ -59,8 +58,11 @@ impl Tables {
         let (blocks, k) = (blocked.blocks() as usize, blocked.hashes());
         let kernel = LocalKernel::detect(k);
         let mut raw = zeroed_lines(blocks).expect("memory");
-        let split_blocks = math::sbbf_blocks(n, math::sbbf_bits_per_item(0.01).expect("p"))
-            .expect("size") as usize;
+        let split_blocks = bloomlab_sbbf::math::sbbf_blocks(
+            n,
+            bloomlab_sbbf::math::sbbf_bits_per_item(0.01).expect("p"),
+        )
+        .expect("size") as usize;
         let mut split = vec![[0u32; 8]; split_blocks];
         let mut sbbf = sbbf_rs_safe::Filter::new(split_blocks * 256, 1);
         for key in keys {

@@ -23,7 +23,6 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use bloomlab_blocked::BlockedBloomFilter;
-use bloomlab_core::math;
 use bloomlab_core::simd::{Lines, LocalKernel, zeroed_lines};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -68,8 +67,11 @@ fn main() {
     let probe = BlockedBloomFilter::with_fpr(KEYS_PER, TARGET).expect("sized");
     let (blocks, k) = (probe.blocks() as usize, probe.hashes());
     let kernel = LocalKernel::detect(k);
-    let sbbf_bits = math::sbbf_blocks(KEYS_PER, math::sbbf_bits_per_item(TARGET).expect("p"))
-        .expect("size")
+    let sbbf_bits = bloomlab_sbbf::math::sbbf_blocks(
+        KEYS_PER,
+        bloomlab_sbbf::math::sbbf_bits_per_item(TARGET).expect("p"),
+    )
+    .expect("size")
         * 256;
     let count = budget / (blocks * 64);
     println!(

@@ -190,7 +190,7 @@ pub struct FastBloomEqMem(FastBloom<Fold>);
 impl Adapter for FastBloomEqMem {
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some((|| {
-            let (bpi, _) = bloomlab_core::math::blocked_bits_per_item_exact(spec.fpr, 512)
+            let (bpi, _) = bloomlab_blocked::math::blocked_bits_per_item_exact(spec.fpr, 512)
                 .map_err(Error::from)?;
             let bits = bloomlab_core::math::bits_for_bits_per_item(spec.n.max(1), bpi)
                 .map_err(Error::from)?
@@ -412,7 +412,7 @@ impl Adapter for CuckooCrate {
     }
     fn theoretical_fpr(&self) -> Option<f64> {
         let load = self.f.len() as f64 / (self.buckets * 4) as f64;
-        Some(bloomlab_core::math::cuckoo_fpr(8, 4, load))
+        Some(bloomlab_cuckoo::math::cuckoo_fpr(8, 4, load))
     }
     fn describe(&self) -> String {
         format!("8-bit fingerprints, {} buckets x 4", self.buckets)

@@ -57,11 +57,12 @@ impl<const P: u8> SbbfRs<P> {
     fn bits(spec: &Spec) -> Result<u64, Error> {
         let n = spec.n.max(1);
         if P != EQUAL_MEMORY {
-            let bpi = math::sbbf_bits_per_item(spec.fpr).map_err(Error::from)?;
-            Ok(math::sbbf_blocks(n, bpi).map_err(Error::from)? * 256)
+            let bpi = bloomlab_sbbf::math::sbbf_bits_per_item(spec.fpr).map_err(Error::from)?;
+            Ok(bloomlab_sbbf::math::sbbf_blocks(n, bpi).map_err(Error::from)? * 256)
         } else {
             // Bits/item from the exact blocked formula, rounded up to whole 512-bit blocks.
-            let (bpi, _) = math::blocked_bits_per_item_exact(spec.fpr, 512).map_err(Error::from)?;
+            let (bpi, _) = bloomlab_blocked::math::blocked_bits_per_item_exact(spec.fpr, 512)
+                .map_err(Error::from)?;
             Ok(math::bits_for_bits_per_item(n, bpi)
                 .map_err(Error::from)?
                 .div_ceil(512)
@@ -92,7 +93,8 @@ impl<const P: u8> Adapter for SbbfRs<P> {
         self.f.contains_hash(Self::hash(key))
     }
     fn theoretical_fpr(&self) -> Option<f64> {
-        (self.items > 0).then(|| math::sbbf_fpr(self.bits as f64 / self.items as f64))
+        (self.items > 0)
+            .then(|| bloomlab_sbbf::math::sbbf_fpr(self.bits as f64 / self.items as f64))
     }
     fn describe(&self) -> String {
         let h = if P == PARQUET {

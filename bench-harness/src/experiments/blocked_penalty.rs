@@ -99,7 +99,7 @@ fn at_density(ctx: &Context, keys: &KeySet, bpi: f64) -> Result<AtDensity, Error
     let ci = |k: usize| Some(wilson(k as u64, keys.probes.len() as u64, Z95));
     let density = m as f64 / ctx.n as f64;
     let (tb, tc) = (blocked.expected_fpr(), classic.expected_fpr());
-    let tt = math::blocked_fpr(density, blocked.hashes(), 512);
+    let tt = bloomlab_blocked::math::blocked_fpr(density, blocked.hashes(), 512);
     let classic_pt = Point {
         x: density,
         y: fc,

@@ -21,11 +21,13 @@ pub const TARGETS: &[f64] = &[0.03, 0.01, 0.003, 0.001, 0.0003, 0.0001];
 
 fn formula_bits(curve: Option<Curve>, name: &str, p: f64) -> Option<f64> {
     match (curve, name) {
-        (_, "blocked") => math::blocked_bits_per_item(p, 512).ok().map(|(b, _)| b),
-        (Some(Curve::Bloom), _) => math::classic_bits_per_item(p).ok(),
-        (Some(Curve::Cuckoo), _) => math::cuckoo_fingerprint_bits(p, 4)
+        (_, "blocked") => bloomlab_blocked::math::blocked_bits_per_item(p, 512)
             .ok()
-            .map(|f| math::cuckoo_bits_per_item(f, 0.95)),
+            .map(|(b, _)| b),
+        (Some(Curve::Bloom), _) => math::classic_bits_per_item(p).ok(),
+        (Some(Curve::Cuckoo), _) => bloomlab_cuckoo::math::cuckoo_fingerprint_bits(p, 4)
+            .ok()
+            .map(|f| bloomlab_cuckoo::math::cuckoo_bits_per_item(f, 0.95)),
         _ => None,
     }
 }

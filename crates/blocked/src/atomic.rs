@@ -3,10 +3,10 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
+use crate::math;
 use bloomlab_core::error::{Error, Result};
 use bloomlab_core::format::Variant;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
-use bloomlab_core::math;
 use bloomlab_core::simd::{self, InlineKernel, LocalKernel};
 use bloomlab_core::sync::OrWord;
 use bloomlab_core::{Filter, FilterParams, Key};

@@ -111,6 +111,8 @@
 
 extern crate alloc;
 
+pub mod math;
+
 use alloc::{boxed::Box, format, vec::Vec};
 use core::fmt;
 
@@ -127,12 +129,12 @@ pub use parallel::{PARALLEL_MAX_QUEUED, available_threads};
 pub use view::{BlockedBloomFilterView, BlockedFilterBytes};
 
 use bloomlab_core::Key;
+use bloomlab_core::bits;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{self, HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, InlineKernel, LocalKernel, LocalProbe, PortableProbe};
-use bloomlab_core::{bits, math};
 
 /// Bits per block: one 64-byte cache line.
 pub const BLOCK_BITS: u32 = 512;
@@ -369,8 +371,8 @@ fn one_hash_block(x: u64, n: u64) -> usize {
 /// `PROBE_POWERS[i] = PROBE_MULTIPLIER^i mod 2^64`: probe `i` of a key is the top 9 bits of
 /// `h2 · PROBE_MULTIPLIER^i`, the same value as `i` steps of `h ← h · PROBE_MULTIPLIER` from
 /// `h2`, but the `k` multiplications are independent (no serial dependency chain).
-const PROBE_POWERS: [u64; math::MAX_HASHES as usize] = {
-    let mut p = [1u64; math::MAX_HASHES as usize];
+const PROBE_POWERS: [u64; bloomlab_core::math::MAX_HASHES as usize] = {
+    let mut p = [1u64; bloomlab_core::math::MAX_HASHES as usize];
     let mut i = 1;
     while i < p.len() {
         p[i] = p[i - 1].wrapping_mul(PROBE_MULTIPLIER);
@@ -501,11 +503,11 @@ fn min_inserts(ones: u32, k: u32) -> u64 {
 impl<S: HashScheme> BlockedBloomFilter<S> {
     /// [`with_fpr`](BlockedBloomFilter::with_fpr) with a chosen hash scheme.
     pub fn with_fpr_and_scheme(expected_items: u64, fpr: f64, scheme: S) -> Result<Self> {
-        let n = math::validate_items(expected_items)?;
-        math::validate_fpr(fpr)?;
+        let n = bloomlab_core::math::validate_items(expected_items)?;
+        bloomlab_core::math::validate_fpr(fpr)?;
         // A blocked filter never needs fewer bits than the classic one: refuse sizes that
         // overflow before searching for the blocked density.
-        math::classic_bits(n, fpr)?;
+        bloomlab_core::math::classic_bits(n, fpr)?;
         let (bits_per_item, k) = math::blocked_bits_per_item_exact(fpr, BLOCK_BITS)?;
         let mut f = Self::sized(n, bits_per_item, k, scheme)?;
         f.cold.meta.set_target_fpr(Some(fpr));
@@ -518,8 +520,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         bits_per_item: f64,
         scheme: S,
     ) -> Result<Self> {
-        let n = math::validate_items(expected_items)?;
-        math::bits_for_bits_per_item(n, bits_per_item)?;
+        let n = bloomlab_core::math::validate_items(expected_items)?;
+        bloomlab_core::math::bits_for_bits_per_item(n, bits_per_item)?;
         let k = math::blocked_best_hashes(bits_per_item, BLOCK_BITS);
         Self::sized(n, bits_per_item, k, scheme)
     }
@@ -554,9 +556,9 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     }
 
     fn sized(n: u64, bits_per_item: f64, k: u32, scheme: S) -> Result<Self> {
-        let bits = math::bits_for_bits_per_item(n, bits_per_item)?;
+        let bits = bloomlab_core::math::bits_for_bits_per_item(n, bits_per_item)?;
         let blocks = bits.div_ceil(u64::from(BLOCK_BITS));
-        let k = math::validate_hashes(k)?;
+        let k = bloomlab_core::math::validate_hashes(k)?;
         Ok(Self::assemble(
             zeroed_blocks(blocks)?,
             k,
@@ -570,7 +572,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         if blocks == 0 {
             return Err(Error::invalid("blocks", "must be at least 1"));
         }
-        let k = math::validate_hashes(hashes)?;
+        let k = bloomlab_core::math::validate_hashes(hashes)?;
         let bits = blocks
             .checked_mul(u64::from(BLOCK_BITS))
             .ok_or_else(|| Error::SizeOverflow(format!("{blocks} blocks of 512 bits")))?;
@@ -578,7 +580,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             zeroed_blocks(blocks)?,
             k,
             Layout::for_blocks(blocks),
-            Meta::new(math::classic_capacity(bits, k), None, scheme),
+            Meta::new(bloomlab_core::math::classic_capacity(bits, k), None, scheme),
         ))
     }
 
@@ -1057,7 +1059,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             .blocks
             .iter()
             .map(|b| {
-                math::fpr_from_fill(
+                bloomlab_core::math::fpr_from_fill(
                     f64::from(b.count_ones()) / f64::from(BLOCK_BITS),
                     self.cold.k,
                 )
@@ -1073,7 +1075,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         self.blocks
             .iter()
             .map(|b| {
-                math::estimate_cardinality(
+                bloomlab_core::math::estimate_cardinality(
                     u64::from(BLOCK_BITS),
                     self.cold.k,
                     u64::from(b.count_ones()),

@@ -195,7 +195,7 @@ impl<'a, S: HashScheme> BlockedBloomFilterView<'a, S> {
         if self.meta.common.count() == 0 {
             return 0.0;
         }
-        bloomlab_core::math::blocked_fpr_exact(
+        crate::math::blocked_fpr_exact(
             self.bits() as f64 / self.meta.common.count() as f64,
             self.meta.k,
             BLOCK_BITS,

@@ -119,7 +119,7 @@ fn blocked_penalty_against_classic_follows_theory() {
         let density = m as f64 / n as f64;
         let classic = math::classic_fpr(m, math::classic_hashes(m, n), n);
         // The published penalty comes from the bit-independence formula …
-        let textbook = math::blocked_fpr(density, f.hashes(), 512) / classic;
+        let textbook = bloomlab_blocked::math::blocked_fpr(density, f.hashes(), 512) / classic;
         assert!(
             (textbook / want_ratio - 1.0).abs() < 0.03,
             "{bpi}: ratio {textbook}"

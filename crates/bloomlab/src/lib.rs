@@ -213,7 +213,7 @@
 pub use bloomlab_core::{
     Declaration, Declared, DecodeError, Error, Filter, FilterParams, HashScheme, Key, KeyHash,
     RemovableFilter, Result, SchemeDescriptor, SchemeId, Variant, Xxh3Scheme, declare, format,
-    hash, math,
+    hash,
 };
 
 #[cfg(feature = "classic")]
@@ -293,6 +293,24 @@ macro_rules! for_each_variant {
             Ribbon RibbonFilter scheme;
         }
     };
+}
+
+/// Every formula: the shared ones (`bloomlab_core::math`, flat and by module) and each
+/// variant's own, under the variant's name (`math::blocked::blocked_fpr_exact`).
+pub mod math {
+    #[cfg(feature = "blocked")]
+    pub use bloomlab_blocked::math as blocked;
+    pub use bloomlab_core::math::*;
+    #[cfg(feature = "counting")]
+    pub use bloomlab_counting::math as counting;
+    #[cfg(feature = "cuckoo")]
+    pub use bloomlab_cuckoo::math as cuckoo;
+    #[cfg(feature = "ribbon")]
+    pub use bloomlab_ribbon::math as ribbon;
+    #[cfg(feature = "sbbf")]
+    pub use bloomlab_sbbf::math as sbbf;
+    #[cfg(feature = "scalable")]
+    pub use bloomlab_scalable::math as scalable;
 }
 
 /// Each variant's crate, whole, for what the flat re-exports leave out (constants, views,

@@ -146,10 +146,10 @@ fn audit_chunk(
 
 /// The Parquet writers' size for `distinct` values at `fpp`: bits = −8·NDV / ln(1 − fpp^(1/8)),
 /// in bytes rounded up to a power of two, from 32 B to 128 MiB
-/// ([`bloomlab_core::math::sbbf_parquet_bytes`]).
+/// ([`bloomlab_sbbf::math::sbbf_parquet_bytes`]).
 pub fn right_size_bytes(distinct: f64, fpp: f64) -> Result<u64, CliError> {
     let ndv = (distinct.ceil() as u64).max(1);
-    bloomlab_core::math::sbbf_parquet_bytes(ndv, fpp).map_err(|e| CliError::Invalid(e.to_string()))
+    bloomlab_sbbf::math::sbbf_parquet_bytes(ndv, fpp).map_err(|e| CliError::Invalid(e.to_string()))
 }
 
 /// One column across the dataset: what `audit` prints for it.

@@ -97,6 +97,8 @@
 
 extern crate alloc;
 
+pub mod math;
+
 use alloc::{format, vec::Vec};
 use core::fmt;
 
@@ -108,7 +110,6 @@ use bloomlab_core::bits::BitArray;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
-use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::{Key, RemovableFilter, filter_glue};
 
@@ -229,8 +230,8 @@ fn zeroed_nibbles(m: u64) -> Result<Vec<u8>> {
 impl<S: HashScheme> CountingBloomFilter<S> {
     /// [`with_fpr`](CountingBloomFilter::with_fpr) with a chosen hash scheme.
     pub fn with_fpr_and_scheme(expected_items: u64, fpr: f64, scheme: S) -> Result<Self> {
-        let m = math::classic_bits(expected_items, fpr)?;
-        let k = math::classic_hashes(m, expected_items);
+        let m = bloomlab_core::math::classic_bits(expected_items, fpr)?;
+        let k = bloomlab_core::math::classic_hashes(m, expected_items);
         Ok(CountingBloomFilter {
             nibbles: zeroed_nibbles(m)?,
             m,
@@ -244,12 +245,16 @@ impl<S: HashScheme> CountingBloomFilter<S> {
         if counters == 0 {
             return Err(Error::invalid("counters", "must be at least 1"));
         }
-        let k = math::validate_hashes(hashes)?;
+        let k = bloomlab_core::math::validate_hashes(hashes)?;
         Ok(CountingBloomFilter {
             nibbles: zeroed_nibbles(counters)?,
             m: counters,
             k,
-            meta: Meta::new(math::classic_capacity(counters, k), None, scheme),
+            meta: Meta::new(
+                bloomlab_core::math::classic_capacity(counters, k),
+                None,
+                scheme,
+            ),
         })
     }
 
@@ -425,17 +430,17 @@ impl<S: HashScheme> CountingBloomFilter<S> {
 
     /// FPR the classic formula predicts from the key count: `(1 − e^(−kn/m))^k`.
     pub fn expected_fpr(&self) -> f64 {
-        math::classic_fpr(self.m, self.k, self.meta.count())
+        bloomlab_core::math::classic_fpr(self.m, self.k, self.meta.count())
     }
 
     /// FPR implied by the counters above zero: `(X/m)^k`.
     pub fn current_fpr(&self) -> f64 {
-        math::fpr_from_fill(self.fill_ratio(), self.k)
+        bloomlab_core::math::fpr_from_fill(self.fill_ratio(), self.k)
     }
 
     /// Distinct keys estimated from the counters above zero (Swamidass & Baldi 2007).
     pub fn estimated_len(&self) -> f64 {
-        math::estimate_cardinality(self.m, self.k, self.counter_stats().nonzero)
+        bloomlab_core::math::estimate_cardinality(self.m, self.k, self.counter_stats().nonzero)
     }
 
     /// Remove every key (sticky counters included).

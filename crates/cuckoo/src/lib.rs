@@ -142,6 +142,8 @@ use alloc::{format, string::ToString, vec::Vec};
 
 extern crate alloc;
 
+pub mod math;
+
 mod table;
 
 use core::fmt;
@@ -149,7 +151,6 @@ use core::fmt;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
-use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::{Key, RemovableFilter, filter_glue};
 
@@ -205,7 +206,7 @@ bloomlab_core::default_scheme_constructors! {
 impl<S: HashScheme> CuckooFilter<S> {
     /// [`with_fpr`](CuckooFilter::with_fpr) with a chosen hash scheme.
     pub fn with_fpr_and_scheme(expected_items: u64, fpr: f64, scheme: S) -> Result<Self> {
-        math::validate_items(expected_items)?;
+        bloomlab_core::math::validate_items(expected_items)?;
         let f = math::cuckoo_fingerprint_bits(fpr, BUCKET_SIZE)?;
         let mut filter = Self::with_fingerprint_bits_and_scheme(expected_items, f, scheme)?;
         filter.meta.set_target_fpr(Some(fpr));

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use bloomlab_conformance as conf;
-use bloomlab_core::{Error, Filter, math};
+use bloomlab_core::{Error, Filter};
 use bloomlab_cuckoo::{BUCKET_SIZE, CuckooFilter, DESIGN_LOAD, MAX_COPIES};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -308,7 +308,7 @@ fn bits_per_item_at_every_n() {
     }
     ns.push(10_000_000);
     for (p, f_bits) in [(0.001, 13u32), (0.01, 10), (0.03, 9)] {
-        let formula = math::cuckoo_bits_per_item(f_bits, DESIGN_LOAD);
+        let formula = bloomlab_cuckoo::math::cuckoo_bits_per_item(f_bits, DESIGN_LOAD);
         for &n in &ns {
             let f = CuckooFilter::with_fpr(n, p).unwrap();
             assert_eq!(f.fingerprint_bits(), f_bits);

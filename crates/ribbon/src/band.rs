@@ -184,7 +184,7 @@ coeff_row!(
 );
 
 /// Largest result width `r` (the FPR floor is `2^-32`).
-pub const MAX_RESULT_BITS: u32 = bloomlab_core::math::RIBBON_MAX_RESULT_BITS;
+pub const MAX_RESULT_BITS: u32 = crate::math::RIBBON_MAX_RESULT_BITS;
 
 /// murmur3's 64-bit finaliser: the bijective mixer the row derivation and the free
 /// variables use (the workspace's one copy, [`bloomlab_core::hash::fmix64`]).

@@ -158,6 +158,8 @@ use bloomlab_core::math::float::FloatMath as _;
 
 extern crate alloc;
 
+pub mod math;
+
 pub mod band;
 mod view;
 
@@ -166,7 +168,6 @@ use core::fmt;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
-use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, ColumnKernel, ColumnQuery, Parity, ParityTask};
 use bloomlab_core::{Key, filter_glue};

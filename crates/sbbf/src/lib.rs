@@ -155,6 +155,8 @@
 
 extern crate alloc;
 
+pub mod math;
+
 use alloc::{format, string::ToString, vec::Vec};
 #[cfg(not(feature = "std"))]
 use bloomlab_core::math::float::FloatMath as _;
@@ -163,10 +165,10 @@ use core::fmt;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId};
-use bloomlab_core::math::{self, SBBF_MAX_BYTES, SBBF_MIN_BYTES};
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_core::simd::{self, SplitBlockKernel};
 use bloomlab_core::{Key, bits, filter_glue};
+use math::{SBBF_MAX_BYTES, SBBF_MIN_BYTES};
 use xxhash_rust::xxh64::xxh64;
 
 mod thrift;
@@ -345,10 +347,10 @@ impl Sbbf {
     /// Errors: `n = 0`, `p` not in (0, 1) (NaN and infinities included), or a size past
     /// [`MAX_BLOCKS`] or memory.
     pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self> {
-        let n = math::validate_items(expected_items)?;
-        math::validate_fpr(fpr)?;
+        let n = bloomlab_core::math::validate_items(expected_items)?;
+        bloomlab_core::math::validate_fpr(fpr)?;
         // Never fewer bits than a classic filter: refuse sizes that overflow before searching.
-        math::classic_bits(n, fpr)?;
+        bloomlab_core::math::classic_bits(n, fpr)?;
         let bpi = math::sbbf_bits_per_item(fpr)?;
         let mut f = Self::with_blocks(math::sbbf_blocks(n, bpi)?)?;
         f.meta = Meta::new(n, Some(fpr), ParquetScheme);
@@ -358,9 +360,9 @@ impl Sbbf {
     /// [`with_fpr`](Self::with_fpr) rounded up to the next size a Parquet file allows (a power
     /// of two from 32 B to 128 MiB); refuses a size past 128 MiB.
     pub fn with_fpr_parquet_sized(expected_items: u64, fpr: f64) -> Result<Self> {
-        let n = math::validate_items(expected_items)?;
-        math::validate_fpr(fpr)?;
-        math::classic_bits(n, fpr)?;
+        let n = bloomlab_core::math::validate_items(expected_items)?;
+        bloomlab_core::math::validate_fpr(fpr)?;
+        bloomlab_core::math::classic_bits(n, fpr)?;
         let blocks = math::sbbf_blocks(n, math::sbbf_bits_per_item(fpr)?)?;
         let bytes = blocks.saturating_mul(BLOCK_BYTES as u64);
         if bytes > SBBF_MAX_BYTES {
@@ -376,7 +378,7 @@ impl Sbbf {
 
     /// Size for `expected_items` at `bits_per_item` (rounded up to whole blocks).
     pub fn with_bits_per_item(expected_items: u64, bits_per_item: f64) -> Result<Self> {
-        let n = math::validate_items(expected_items)?;
+        let n = bloomlab_core::math::validate_items(expected_items)?;
         let mut f = Self::with_blocks(math::sbbf_blocks(n, bits_per_item)?)?;
         f.meta = Meta::new(n, None, ParquetScheme);
         Ok(f)

@@ -2,7 +2,7 @@
 
 use bloomlab_conformance::{self as conf, KeyShape};
 use bloomlab_core::format;
-use bloomlab_core::{Error, Filter, math};
+use bloomlab_core::{Error, Filter};
 use bloomlab_sbbf::{Sbbf, hash_bytes};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -42,7 +42,7 @@ fn check_shape(shape: KeyShape, f: &mut Sbbf, n: u64, members: &[Vec<u8>], other
     let e = f.expected_fpr();
     let bpi = f.bits() as f64 / n as f64;
     let var = probes * e * (1.0 - e)
-        + probes * probes * math::sbbf_block_fpr_variance(bpi) / f.blocks() as f64;
+        + probes * probes * bloomlab_sbbf::math::sbbf_block_fpr_variance(bpi) / f.blocks() as f64;
     let bound = conf::Z_BOUND * var.sqrt();
     println!(
         "{shape:?} {bpi:.2} b/item: measured {:.5}, formula {e:.5}, z = {:+.2}",
@@ -98,8 +98,9 @@ fn current_fpr_is_the_exact_fpr_of_the_table() {
     conf::check_positives_near(|k| f.might_contain_bytes(k), 1_000_000, &mut rng, c);
     // And the table's FPR is within 5σ of the formula's, σ from the block variance.
     let e = f.expected_fpr();
-    let sd =
-        (math::sbbf_block_fpr_variance(f.bits() as f64 / 200_000.0) / f.blocks() as f64).sqrt();
+    let sd = (bloomlab_sbbf::math::sbbf_block_fpr_variance(f.bits() as f64 / 200_000.0)
+        / f.blocks() as f64)
+        .sqrt();
     assert!(
         (c - e).abs() <= conf::Z_BOUND * sd,
         "current {c}, expected {e} ± {sd}"

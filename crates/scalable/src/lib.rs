@@ -66,6 +66,8 @@
 
 extern crate alloc;
 
+pub mod math;
+
 use alloc::{format, string::ToString, vec::Vec};
 #[cfg(not(feature = "std"))]
 use bloomlab_core::math::float::FloatMath as _;
@@ -75,7 +77,6 @@ use bloomlab_core::bits::BitArray;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
-use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, FilterMeta, MetaView};
 use bloomlab_core::{Key, filter_glue};
 
@@ -131,8 +132,8 @@ impl ScalableConfig {
     /// Check every field: `n0 ≥ 1`, `p` in (0, 1), `s ≥ 2`, `r` in (0, 1), and that stage 0
     /// can be sized.
     pub fn validate(&self) -> Result<()> {
-        math::validate_items(self.initial_capacity)?;
-        math::validate_fpr(self.target_fpr)?;
+        bloomlab_core::math::validate_items(self.initial_capacity)?;
+        bloomlab_core::math::validate_fpr(self.target_fpr)?;
         if self.growth < 2 {
             return Err(Error::invalid(
                 "growth",
@@ -309,7 +310,7 @@ impl Stage {
     /// The classic formula at this stage's count: `(1 − e^(−k·n/m))^k` (also the
     /// partitioned one, `(1 − e^(−n/(m/k)))^k`).
     pub fn expected_fpr(&self) -> f64 {
-        math::classic_fpr(self.bits.len(), self.k, self.count)
+        bloomlab_core::math::classic_fpr(self.bits.len(), self.k, self.count)
     }
 
     /// Probe `j` of `h`.
@@ -544,7 +545,7 @@ impl<S: HashScheme> ScalableBloomFilter<S> {
         math::compound_fpr(
             self.stages
                 .iter()
-                .map(|s| math::fpr_from_fill(s.fill(), s.k)),
+                .map(|s| bloomlab_core::math::fpr_from_fill(s.fill(), s.k)),
         )
     }
 

@@ -3,7 +3,7 @@
 //! for the closed-form blocked FPR where its alternating sums cancel most of their digits.
 
 #[cfg(not(feature = "std"))]
-use crate::math::float::FloatMath as _;
+use bloomlab_core::math::float::FloatMath as _;
 
 #[derive(Clone, Copy, Debug)]
 struct Dd(f64, f64);

@@ -7,14 +7,14 @@
 //! Worked figure: with buckets of 4, a 1 % target needs 10-bit fingerprints.
 //!
 //! ```
-//! assert_eq!(bloomlab_core::math::cuckoo_fingerprint_bits(0.01, 4).unwrap(), 10);
+//! assert_eq!(bloomlab_cuckoo::math::cuckoo_fingerprint_bits(0.01, 4).unwrap(), 10);
 //! ```
 
-use crate::error::{Error, Result};
-#[cfg(not(feature = "std"))]
-use crate::math::float::FloatMath as _;
-use crate::math::*;
 use alloc::format;
+use bloomlab_core::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use bloomlab_core::math::float::FloatMath as _;
+use bloomlab_core::math::*;
 
 /// Fingerprint bits for FPR `p` with `bucket_size` slots per bucket: `f = ceil(log2(2b/p))`
 /// (a lookup compares against at most 2b fingerprints, each matching with probability 2^(−f),
@@ -78,6 +78,11 @@ pub fn cuckoo_fpr_nonzero(fingerprint_bits: u32, bucket_size: u32, load: f64) ->
 mod tests {
     use super::*;
 
+    /// `|a − b| ≤ tol`.
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
     #[test]
     fn cuckoo_fingerprints() {
         assert_eq!(cuckoo_fingerprint_bits(0.01, 4).unwrap(), 10);
@@ -122,5 +127,34 @@ mod tests {
         assert!(full > cuckoo_fpr(10, 4, 1.0) && full < 0.01);
         assert!(close(full / cuckoo_fpr(10, 4, 1.0), 1.0, 0.002));
         assert_eq!(cuckoo_fpr_nonzero(10, 4, 0.0), 0.0);
+    }
+
+    #[test]
+    fn invalid_fprs_are_errors() {
+        for p in [
+            0.0,
+            1.0,
+            -0.5,
+            1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            assert!(cuckoo_fingerprint_bits(p, 4).is_err(), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_cuckoo_table_refuses_a_load_of_zero_or_past_one() {
+        for load in [0.0, -0.5, 1.0001, f64::NAN, f64::INFINITY] {
+            match cuckoo_buckets(1000, 4, load) {
+                Err(Error::InvalidParameter { name: "load", .. }) => {}
+                other => panic!("load {load}: {other:?}"),
+            }
+        }
+        // ceil(n / (b·α)) buckets.
+        assert_eq!(cuckoo_buckets(1000, 4, 1.0).unwrap(), 250);
+        assert_eq!(cuckoo_buckets(1000, 4, 0.5).unwrap(), 500);
+        assert_eq!(cuckoo_buckets(1001, 4, 0.95).unwrap(), 264);
     }
 }

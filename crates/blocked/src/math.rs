@@ -12,17 +12,17 @@
 //! FastLocalBloom figure), and a 1 % target needs about 9.90 bits/item.
 //!
 //! ```
-//! use bloomlab_core::math::{blocked_bits_per_item, blocked_fpr};
+//! use bloomlab_blocked::math::{blocked_bits_per_item, blocked_fpr};
 //! assert!((blocked_fpr(10.0, 6, 512) - 0.00957).abs() < 1e-5);
 //! let (bpi, _k) = blocked_bits_per_item(0.01, 512).unwrap();
 //! assert!((bpi - 9.90).abs() < 0.01);
 //! ```
 
-use crate::error::{Error, Result};
-#[cfg(not(feature = "std"))]
-use crate::math::float::FloatMath as _;
-use crate::math::*;
 use alloc::format;
+use bloomlab_core::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use bloomlab_core::math::float::FloatMath as _;
+use bloomlab_core::math::*;
 
 mod chain;
 mod dd;
@@ -261,6 +261,11 @@ pub(in crate::math) fn closed_form_coefficients(
 mod tests {
     use super::*;
 
+    /// `|a − b| ≤ tol`.
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
     #[test]
     fn blocked_matches_published_figures() {
         // reference.md: best-k blocked FPR at 8/10/12/16 b/item = 2.31 / 0.957 / 0.407 / 0.0825 %.
@@ -297,6 +302,21 @@ mod tests {
         assert_eq!(blocked_fpr(1e-300, 7, 512), 1.0);
         assert_eq!(blocked_fpr_exact(1e-300, 7, 512), 1.0);
         assert_eq!(blocked_best_hashes(1e-300, 512), 1);
+    }
+
+    #[test]
+    fn invalid_fprs_are_errors() {
+        for p in [
+            0.0,
+            1.0,
+            -0.5,
+            1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            assert!(blocked_bits_per_item(p, 512).is_err(), "{p}");
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 use alloc::borrow::Cow;
 use alloc::{vec, vec::Vec};
 
-use crate::math::*;
+use super::*;
 /// [`blocked_fpr_exact`] by the occupancy Markov chain: `X` evolves as a chain where a throw
 /// into a block with `x` ones sets a new bit with probability `(B − x)/B` (classical
 /// occupancy, Feller vol. 1 §II.11), mixed over Poisson block loads. O(λ·k·B) work, far less for

@@ -23,13 +23,13 @@
 //! spread (9.68 bits/item at 1 %, where the layout really gives 1.46 %); the power-of-two
 //! rounding usually adds enough slack to hide it.
 
-use crate::error::{Error, Result};
+use alloc::format;
+use bloomlab_core::error::{Error, Result};
 #[cfg(not(feature = "std"))]
-use crate::math::float::FloatMath as _;
-use crate::math::{
+use bloomlab_core::math::float::FloatMath as _;
+use bloomlab_core::math::{
     PoissonPmf, bits_for_bits_per_item, poisson_upper, validate_fpr, validate_items,
 };
-use alloc::format;
 
 /// Bits per SBBF block.
 pub const SBBF_BLOCK_BITS: u32 = 256;
@@ -45,7 +45,7 @@ pub const SBBF_MAX_BYTES: u64 = 128 * 1024 * 1024;
 /// docs). 1.0 for a density that is not a positive finite number.
 ///
 /// ```
-/// use bloomlab_core::math::sbbf_fpr;
+/// use bloomlab_sbbf::math::sbbf_fpr;
 /// assert!((sbbf_fpr(10.53) - 0.01).abs() < 2e-5);
 /// assert!(sbbf_fpr(16.0) < sbbf_fpr(10.0) && sbbf_fpr(10.0) < sbbf_fpr(8.0));
 /// ```
@@ -107,7 +107,7 @@ pub fn sbbf_bits_per_item(p: f64) -> Result<f64> {
     let p = validate_fpr(p)?;
     // As λ → 0 the FPR falls like λ·(1/32)^8, so every p in (0, 1) is reachable; the cap on
     // `hi` only guards against a p so small that the density overflows any table.
-    super::smallest_density(sbbf_fpr, p, 1e-3, 16.0, 1e12).ok_or_else(|| {
+    bloomlab_core::math::smallest_density(sbbf_fpr, p, 1e-3, 16.0, 1e12).ok_or_else(|| {
         Error::invalid(
             "fpr",
             format!("{p} is not reachable with a split-block filter"),
@@ -135,7 +135,7 @@ pub fn sbbf_parquet_round_bytes(bytes: u64) -> u64 {
 /// parquet-java's `BlockSplitBloomFilter.optimalNumOfBits`.
 ///
 /// ```
-/// use bloomlab_core::math::sbbf_parquet_bytes;
+/// use bloomlab_sbbf::math::sbbf_parquet_bytes;
 /// assert_eq!(sbbf_parquet_bytes(10_000, 0.01).unwrap(), 16 * 1024);
 /// assert_eq!(sbbf_parquet_bytes(1_000_000, 0.01).unwrap(), 2 * 1024 * 1024);
 /// ```

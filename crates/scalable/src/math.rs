@@ -7,17 +7,17 @@
 //! the stage FPRs sum to the target.
 //!
 //! ```
-//! use bloomlab_core::math::{compound_fpr, scalable_stage_fpr};
+//! use bloomlab_scalable::math::{compound_fpr, scalable_stage_fpr};
 //! assert!((scalable_stage_fpr(0.01, 0.5, 0) - 0.005).abs() < 1e-15);
 //! let total = compound_fpr((0..60).map(|i| scalable_stage_fpr(0.01, 0.5, i)));
 //! assert!(total <= 0.01);
 //! ```
 
-use crate::error::{Error, Result};
-#[cfg(not(feature = "std"))]
-use crate::math::float::FloatMath as _;
-use crate::math::*;
 use alloc::format;
+use bloomlab_core::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use bloomlab_core::math::float::FloatMath as _;
+use bloomlab_core::math::*;
 
 /// FPR of stage `i` (0-based) for an overall target `p` and tightening ratio `r`:
 /// `p0·r^i` with `p0 = p·(1 − r)`, so that Σ p0·r^i = p0/(1 − r) = p.
@@ -72,6 +72,11 @@ pub fn compound_fpr(stage_fprs: impl IntoIterator<Item = f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `|a − b| ≤ tol`.
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
 
     #[test]
     fn scalable_stage_sizing() {

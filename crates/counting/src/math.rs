@@ -7,12 +7,12 @@
 //! Worked figure: at the optimal load the mean counter is ln 2 ≈ 0.693.
 //!
 //! ```
-//! let mean = bloomlab_core::math::counting_counter_mean(1_000, 7, 99);
+//! let mean = bloomlab_counting::math::counting_counter_mean(1_000, 7, 99);
 //! assert!((mean - 0.693).abs() < 1e-3);
 //! ```
 
 #[cfg(not(feature = "std"))]
-use crate::math::float::FloatMath as _;
+use bloomlab_core::math::float::FloatMath as _;
 
 /// Mean of one counter of a counting filter after `n` distinct inserts of `k` probes into `m`
 /// counters: `λ = k·n/m` (each of the k·n increments picks a counter uniformly). At the
@@ -83,7 +83,7 @@ pub fn counting_overflow_bound(m: u64, threshold: u32) -> f64 {
 #[cfg(test)]
 mod counting_tests {
     use super::*;
-    use crate::math::classic_capacity;
+    use bloomlab_core::math::classic_capacity;
 
     #[test]
     fn counting_overflow_matches_fan_et_al() {

@@ -7,14 +7,14 @@
 //! Worked figure: a 1 % target needs 7 result bits (2^−7 ≈ 0.78 %).
 //!
 //! ```
-//! assert_eq!(bloomlab_core::math::ribbon_result_bits(0.01).unwrap(), 7);
+//! assert_eq!(bloomlab_ribbon::math::ribbon_result_bits(0.01).unwrap(), 7);
 //! ```
 
-use crate::error::{Error, Result};
-#[cfg(not(feature = "std"))]
-use crate::math::float::FloatMath as _;
-use crate::math::*;
 use alloc::format;
+use bloomlab_core::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use bloomlab_core::math::float::FloatMath as _;
+use bloomlab_core::math::*;
 
 /// Largest Ribbon result width `r` (the FPR floor is `2^-32`).
 pub const RIBBON_MAX_RESULT_BITS: u32 = 32;

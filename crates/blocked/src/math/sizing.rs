@@ -2,11 +2,11 @@
 //! target. Regula falsi and Newton's method on the closed form, the occupancy chain where
 //! that cancels.
 
-use crate::error::{Error, Result};
-#[cfg(not(feature = "std"))]
-use crate::math::float::FloatMath as _;
-use crate::math::*;
+use super::*;
 use alloc::{format, vec::Vec};
+use bloomlab_core::error::{Error, Result};
+#[cfg(not(feature = "std"))]
+use bloomlab_core::math::float::FloatMath as _;
 
 /// Smallest bits/item (to 1e-4) at which a blocked filter reaches FPR `p` by
 /// [`blocked_fpr_exact`], with the best `k`. 1 % → 9.92 bits/item (k = 6), 0.1 % → 15.55
