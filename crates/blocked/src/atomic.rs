@@ -7,9 +7,9 @@ use crate::math;
 use bloomlab_core::error::{Error, Result};
 use bloomlab_core::format::Variant;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
-use bloomlab_core::simd::{self, InlineKernel, LocalKernel};
 use bloomlab_core::sync::OrWord;
 use bloomlab_core::{Filter, FilterParams, Key};
+use bloomlab_simd::{self as simd, InlineKernel, LocalKernel};
 
 use crate::{
     BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Layout, hash_in, one_hash_split, place_in,

@@ -134,7 +134,7 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{self, HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::meta::{FilterCore, Meta};
-use bloomlab_core::simd::{self, InlineKernel, LocalKernel, LocalProbe, PortableProbe};
+use bloomlab_simd::{self as simd, InlineKernel, LocalKernel, LocalProbe, PortableProbe};
 
 /// Bits per block: one 64-byte cache line.
 pub const BLOCK_BITS: u32 = 512;
@@ -157,7 +157,7 @@ pub const SINGLE_LOOP_UP_TO: usize = 384 << 10;
 
 // One 512-bit block: eight words, aligned to a 64-byte cache line (`simd::Line`). Bit `j`
 // of the block is bit `j & 63` of word `j >> 6`.
-use bloomlab_core::simd::Line as Block;
+use bloomlab_simd::Line as Block;
 
 const _: () = assert!(core::mem::size_of::<Block>() == BLOCK_BYTES);
 const _: () = assert!(core::mem::align_of::<Block>() == BLOCK_BYTES);
@@ -242,7 +242,7 @@ pub enum Layout {
     Wide64,
     /// The second layout (envelope version 2): probe `i` is the top 9 bits of
     /// `h · 0x9e37_79b9^i mod 2^32` with `h` the high 32 bits of `h2`
-    /// ([`bloomlab_core::simd::local_insert`]; RocksDB's `FastLocalBloom` rule), eight
+    /// ([`bloomlab_simd::local_insert`]; RocksDB's `FastLocalBloom` rule), eight
     /// probes per AVX2 vector; the block from `h1` by fastrange.
     Local32,
     /// The third layout (envelope version 3): one 64-bit hash `x` per key, the scheme's
@@ -353,7 +353,7 @@ pub(crate) fn place_in(layout: Layout, h: KeyHash, n: u64) -> (usize, u64) {
 }
 
 /// A [`Layout::OneHash`] hash's two halves: the high one picks the block (by fastrange, as
-/// [`one_hash_block`]; [`Lines::fastrange`](bloomlab_core::simd::Lines::fastrange) finds it with
+/// [`one_hash_block`]; [`Lines::fastrange`](bloomlab_simd::Lines::fastrange) finds it with
 /// no bounds test), the low one feeds the probes. The single operations of the owned and the
 /// atomic filter use it; `place_in` computes the same block index.
 #[inline(always)]

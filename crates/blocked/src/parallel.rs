@@ -3,7 +3,7 @@
 use bloomlab_core::Key;
 use bloomlab_core::hash::{HashScheme, KeyHash};
 use bloomlab_core::parallel::{self, Owners, ParallelReport};
-use bloomlab_core::simd::{self, LocalKernel, Routed};
+use bloomlab_simd::{self as simd, LocalKernel, Routed};
 
 use crate::{
     BATCH, Block, BlockedBloomFilter, Layout, block_insert, hash_chunk_in, hash_in, place_in,

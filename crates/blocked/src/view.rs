@@ -6,7 +6,7 @@ use bloomlab_core::Key;
 use bloomlab_core::error::Result;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::meta::Meta;
-use bloomlab_core::simd::{self, LocalProbe, LocalTask};
+use bloomlab_simd::{self as simd, LocalProbe, LocalTask};
 
 use crate::{
     BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Encoded, Layout, block_from_le_bytes, hash_in,

@@ -4,7 +4,7 @@
 
 use bloomlab_blocked::{BlockedBloomFilter, Layout};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId};
-use bloomlab_core::simd;
+use bloomlab_simd as simd;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

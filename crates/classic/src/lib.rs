@@ -98,8 +98,8 @@ use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{self, HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::math;
 use bloomlab_core::meta::{FilterCore, Meta};
-use bloomlab_core::simd;
 use bloomlab_core::{Key, filter_glue};
+use bloomlab_simd as simd;
 
 /// Prefetch distance of the batched operations ([`BloomFilter::might_contain_batch`],
 /// [`BloomFilter::insert_batch`]): while key `i` is answered, key `i + BATCH` is hashed and

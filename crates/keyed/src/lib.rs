@@ -140,7 +140,7 @@ use bloomlab_classic::BloomFilter;
 ))]
 use bloomlab_core::error::{Error, Result};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId};
-use bloomlab_core::simd;
+use bloomlab_simd as simd;
 use siphasher::sip128::SipHasher24 as Sip128;
 
 /// `Debug` (the key check value only, never the secret), and `PartialEq` / `Eq` (same key

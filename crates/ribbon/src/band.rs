@@ -20,7 +20,7 @@ use alloc::{format, vec, vec::Vec};
 use core::ops::{BitAnd, BitOr, BitXor, Shl, Shr};
 
 use bloomlab_core::error::{Error, Result};
-use bloomlab_core::simd::{self, ColumnQuery, Parity, ParityTask};
+use bloomlab_simd::{self as simd, ColumnQuery, Parity, ParityTask};
 
 /// A coefficient row of `w` bits: `u64` or `u128`.
 pub trait CoeffRow:
@@ -146,7 +146,7 @@ coeff_row!(
     |p, l, h, ml, mh| p
         .parity((<u64 as CoeffRow>::from_le(l) & ml) ^ (<u64 as CoeffRow>::from_le(h) & mh))
 );
-// The width the filter uses: the column kernel of `bloomlab_core::simd` (SSE2 and `popcnt`
+// The width the filter uses: the column kernel of `bloomlab_simd` (SSE2 and `popcnt`
 // on x86_64 when the CPU has it).
 coeff_row!(
     u128,

@@ -39,16 +39,16 @@
 //!   `(a & m0) ^ (b & m1) ^ (c & m2)` with the row shifted once into three 64-bit masks
 //!   ([`Blocks64::query`]). Build and decode convert; the bytes and every answer are the
 //!   format's.
-//! - **The query kernel** ([`bloomlab_core::simd::ColumnKernel`]): a single lookup runs the
+//! - **The query kernel** ([`bloomlab_simd::ColumnKernel`]): a single lookup runs the
 //!   columns as inline assembly inside the caller — no call. With AVX-512 and `VPOPCNTDQ`
 //!   (Ice Lake and later Xeons, Zen 4) eight columns' words are one 64-byte load per block,
 //!   combined by one AND and two three-input logic operations, counted by one `vpopcntq`,
 //!   their parities collected by `vpmovmskb`: ten instructions for `r ≤ 8`. With AVX2
 //!   only, four columns per load, parities from a nibble table (`vpshufb`) and byte sums
 //!   (`vpsadbw`), four bits per `vmovmskpd`: ≈ 32 instructions at `r = 7`. The kernel is bound to the filter's `r` when the filter is
-//!   built ([`bloomlab_core::simd::ColumnQuery`]), so a lookup makes one range check. Elsewhere, and for batches, the query
+//!   built ([`bloomlab_simd::ColumnQuery`]), so a lookup makes one range check. Elsewhere, and for batches, the query
 //!   runs as one body compiled with AVX2 and `popcnt` enabled when the CPU has them (else
-//!   `popcnt`, else portable code; [`bloomlab_core::simd::run_parity`]).
+//!   `popcnt`, else portable code; [`bloomlab_simd::run_parity`]).
 //! - **Slots for a stated success probability.** `m = n·(1 + 0.008·log10 n)` rounded up to a
 //!   multiple of 128 ([`num_slots`]; 3.2 % overhead at 10^4 keys, 4.8 % at 10^6, 5.6 % at 10^7),
 //!   chosen so that one seed succeeds with probability at least [`SEED_SUCCESS`] = 0.9. A
@@ -169,8 +169,8 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme, fastrange};
 use bloomlab_core::meta::{FilterCore, Meta};
-use bloomlab_core::simd::{self, ColumnKernel, ColumnQuery, Parity, ParityTask};
 use bloomlab_core::{Key, filter_glue};
+use bloomlab_simd::{self as simd, ColumnKernel, ColumnQuery, Parity, ParityTask};
 
 pub use band::Blocks64;
 pub use band::MAX_RESULT_BITS;

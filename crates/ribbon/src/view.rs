@@ -11,7 +11,7 @@ use bloomlab_core::meta::{FilterCore, FilterMeta, Meta, MetaView};
 
 use crate::band::LeWords;
 use crate::{HashLookup, Layout, Parsed, Probe, RibbonFilter, fpr_for_result_bits, hash_in};
-use bloomlab_core::simd::{self, Parity, ParityTask};
+use bloomlab_simd::{self as simd, Parity, ParityTask};
 
 /// A read-only Ribbon filter borrowing the bytes [`RibbonFilter::to_bytes`] wrote. Opening it
 /// runs every check [`RibbonFilter::from_bytes`] runs (checksum included); queries then read

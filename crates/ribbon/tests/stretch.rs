@@ -5,8 +5,8 @@
 #![forbid(unsafe_code)]
 
 use bloomlab_conformance::stream::splitmix64 as splitmix;
-use bloomlab_core::simd::PortableParity;
 use bloomlab_ribbon::Blocks64;
+use bloomlab_simd::PortableParity;
 
 #[test]
 fn the_stretch_of_a_row_holds_every_word_its_query_depends_on() {

@@ -12,7 +12,7 @@
 //! probes, its power-of-two sizing and its raw byte forms are all dictated from outside and
 //! frozen by the Parquet format, while the 512-bit filter's are ours to tune. What the two
 //! share — prefetching, the batched pipeline, the AVX2 kernels — lives once in
-//! [`bloomlab_core::simd`].
+//! [`bloomlab_simd`].
 //!
 //! # Layout
 //!
@@ -121,7 +121,7 @@
 //!
 //! # Speed
 //!
-//! The kernels are the workspace's shared ones ([`bloomlab_core::simd`], the `bloomlab-simd`
+//! The kernels are the workspace's shared ones ([`bloomlab_simd`], the `bloomlab-simd`
 //! crate): an AVX2 lookup is one 32-byte load, one `vpmulld` of the
 //! broadcast lower hash half by the salts, `vpsrld` by 27, `vpsllvd` of ones and `vptest`.
 //! The kernel is chosen once per filter ([`SplitBlockKernel`]: AVX2 on x86-64, NEON on
@@ -166,8 +166,8 @@ use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
 use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId};
 use bloomlab_core::meta::{FilterCore, Meta};
-use bloomlab_core::simd::{self, SplitBlockKernel};
 use bloomlab_core::{Key, bits, filter_glue};
+use bloomlab_simd::{self as simd, SplitBlockKernel};
 use math::{SBBF_MAX_BYTES, SBBF_MIN_BYTES};
 use xxhash_rust::xxh64::xxh64;
 
