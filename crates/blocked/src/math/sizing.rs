@@ -5,8 +5,6 @@
 use super::*;
 use alloc::{format, vec::Vec};
 use bloomlab_core::error::{Error, Result};
-#[cfg(not(feature = "std"))]
-use bloomlab_core::math::float::FloatMath as _;
 
 /// Smallest bits/item (to 1e-4) at which a blocked filter reaches FPR `p` by
 /// [`blocked_fpr_exact`], with the best `k`. 1 % → 9.92 bits/item (k = 6), 0.1 % → 15.55
