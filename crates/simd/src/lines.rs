@@ -338,4 +338,27 @@ mod tests {
             "no overflow, no abort"
         );
     }
+
+    #[test]
+    fn a_table_is_two_words_and_owns_a_copy_of_what_it_was_made_from() {
+        assert_eq!(
+            core::mem::size_of::<Lines>(),
+            2 * core::mem::size_of::<usize>()
+        );
+        for n in [0usize, 1, 5, 64] {
+            let v: Vec<Line> = (0..n as u64).map(|i| Line([i; 8])).collect();
+            let t = Lines::from(v.as_slice());
+            assert_eq!(&*t, v.as_slice());
+            assert_eq!(t.as_ptr() as usize % 64, 0);
+            assert_ne!(t.as_ptr(), v.as_ptr(), "a copy, not the vector's memory");
+            let u = Lines::from(v);
+            assert_eq!(u, t);
+            // The spare line of an empty table is zero and is what fastrange gives.
+            if n == 0 {
+                assert_eq!(t.fastrange(u32::MAX).0, [0; 8]);
+            } else {
+                assert_eq!(t.fastrange(u32::MAX).0, [n as u64 - 1; 8]);
+            }
+        }
+    }
 }
