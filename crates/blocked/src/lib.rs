@@ -405,9 +405,9 @@ fn zeroed_blocks(n: u64) -> Result<simd::Lines> {
 // behind a pointer, so the struct is 32 bytes. It is not over-aligned: a type aligned to 64
 // bytes cannot live in memory that only promises 16 (a Python object holding it aborted in a
 // debug build). Two filters share each cache line of an array of them, and what a lookup reads
-// (bytes 0..18) crosses a line only for a filter that starts 48 bytes into one: in an array
-// at a 16-byte boundary, one filter in four on average (the 64-byte handle's 49 bytes crossed
-// for three in four).
+// (bytes 0..18) crosses a line only for a filter that starts 48 or more bytes into one: in an
+// array at a 16-byte boundary, one filter in four on average (the 64-byte handle's bytes
+// 0..50 crossed for three in four).
 #[repr(C)]
 pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     blocks: simd::Lines,
