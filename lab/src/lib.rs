@@ -12,6 +12,7 @@
 //! |---|---|
 //! | `blocked_ab` | blocked lookups against `sbbf-rs-safe`, A B B A in one process |
 //! | `many_filters_ab` | many small filters out of cache: blocked, `sbbf-rs-safe` and the bare kernel, interleaved |
+//! | `many_filters_handles` | many small filters out of cache: the handle's size, the kernel, the tables' allocator and a call per lookup, in the lab's and the harness's loop shapes |
 //! | `blocked_icount` | instructions per blocked and classic operation (run under callgrind) |
 //! | `lookup_icount` | instructions per lookup of blocked, sbbf and sbbf-rs in the harness's loop shape (runs callgrind itself) |
 //! | `kernel_asm` | one lookup of each design as its own function, for reading and for `llvm-mca` on aarch64 |

@@ -403,10 +403,13 @@ fn zeroed_blocks(n: u64) -> Result<simd::Lines> {
 /// estimates distinct keys from the fill instead.
 #[derive(Clone)]
 // The fields a single lookup or insert reads come first — the table's pointer and length, the
-// inline kernel — and `repr(C)` keeps them in that order; the rest is behind a pointer, so the
-// struct is 64 bytes. It is not over-aligned: a type aligned to 64 bytes cannot live in memory
-// that only promises 16 (a Python object holding it aborted in a debug build), so a filter
-// placed at a 64-byte boundary reads one line of its handle, others at most two.
+// inline kernel's path and `k` (18 bytes) — and `repr(C)` keeps them in that order; the rest is
+// behind a pointer, so the struct is 32 bytes. It is not over-aligned: a type aligned to 64
+// bytes cannot live in memory that only promises 16 (a Python object holding it aborted in a
+// debug build). Two filters share each cache line of an array of them, and what a lookup reads
+// (bytes 0..18) crosses a line only for a filter that starts 48 or more bytes into one: in an
+// array at a 16-byte boundary, one filter in four on average (the 64-byte handle's bytes
+// 0..50 crossed for three in four).
 #[repr(C)]
 pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     blocks: simd::Lines,
@@ -414,14 +417,18 @@ pub struct BlockedBloomFilter<S: HashScheme = Xxh3Scheme> {
     /// ([`fast_kernel`]): [`InlineKernel::OFF`] sends every key of an earlier layout, a `k` past
     /// the inline kernels or a CPU without them to the one out-of-line path.
     fast: InlineKernel,
-    /// Everything else, behind one pointer, so the struct is 64 bytes: where
-    /// thousands of filters are resident (one per table file of an LSM tree), a lookup
-    /// touches one line of its filter's handle, and the lines of other handles stay cached.
+    /// Everything else, behind one pointer, so the struct is 32 bytes: where
+    /// thousands of filters are resident (one per table file of an LSM tree), their handles
+    /// take half the cache lines a 64-byte handle took.
     cold: Box<Cold<S>>,
 }
 
-// 64 bytes on x86-64 and aarch64 (less where pointers are 32 bits or no inline kernel exists).
-const _: () = assert!(core::mem::size_of::<BlockedBloomFilter>() <= 64);
+// 32 bytes where pointers are 64 bits (the table's pointer and length, two bytes of inline
+// kernel, the pointer to the rest), 16 where they are 32.
+const _: () = assert!(
+    core::mem::size_of::<BlockedBloomFilter>() == 4 * core::mem::size_of::<usize>()
+        && core::mem::align_of::<BlockedBloomFilter>() == core::mem::align_of::<usize>()
+);
 
 /// What a blocked filter's lookups of the current layout do not read.
 #[derive(Clone)]
@@ -544,7 +551,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
 
     /// Heap bytes the filter holds besides its table: the fields a lookup does not read (`k`,
     /// layout, kernel, count, capacity, target, scheme), kept behind one pointer so that the
-    /// filter itself is 64 bytes. [`size_in_bytes`](bloomlab_core::Filter::size_in_bytes) counts the
+    /// filter itself is 32 bytes. [`size_in_bytes`](bloomlab_core::Filter::size_in_bytes) counts the
     /// table only (its bits are the filter's `m`).
     pub const HANDLE_HEAP_BYTES: usize = core::mem::size_of::<Cold<S>>();
 

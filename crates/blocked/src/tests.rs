@@ -19,6 +19,31 @@ fn the_one_hash_layout_is_chosen_up_to_and_including_2_pow_32_blocks() {
 }
 
 #[test]
+fn the_handle_is_four_words_and_its_clones_and_drops_keep_their_tables() {
+    // What a lookup reads (the table's pointer and length, the inline kernel) and the pointer
+    // to the rest: 32 bytes where pointers are 64 bits.
+    assert_eq!(size_of::<BlockedBloomFilter>(), 4 * size_of::<usize>());
+    // Many handles in one array, cloned, dropped out of order, decoded: every table stays its
+    // own (no table's allocation is freed twice or lost), and answers stay the same.
+    let mut fs: Vec<BlockedBloomFilter> = (0..64u64)
+        .map(|i| {
+            let mut f = BlockedBloomFilter::with_blocks(i % 5 + 1, 6).unwrap();
+            f.insert(&i);
+            f
+        })
+        .collect();
+    let copies: Vec<_> = fs.iter().rev().cloned().collect();
+    fs.retain(|f| f.blocks() % 2 == 0);
+    for (i, f) in copies.iter().rev().enumerate() {
+        assert!(f.might_contain(&(i as u64)));
+        assert_eq!(f.blocks(), i as u64 % 5 + 1);
+        let g = BlockedBloomFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(g.to_bytes(), f.to_bytes());
+    }
+    assert!(fs.iter().all(|f| f.blocks() % 2 == 0));
+}
+
+#[test]
 fn blocks_are_cache_line_aligned() {
     let f = BlockedBloomFilter::with_fpr(10_000, 0.01).unwrap();
     for b in &f.blocks {

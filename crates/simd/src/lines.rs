@@ -42,13 +42,14 @@ impl SharedLine {
 /// touched — instead of a pass writing every byte. `None` if `n` lines do not fit in memory
 /// or the allocator refuses.
 ///
-/// The memory is asked for with 16-byte alignment and 48 bytes to spare, and the lines start
-/// at its first 64-byte boundary ([`Lines`]): asked for with the lines' own 64-byte
-/// alignment, the standard library's Unix allocator does not call `calloc` but allocates and
-/// then clears every byte itself — 7 ms for a 12 MiB table (10^7 keys at 1 %) where
-/// `calloc` of fresh pages takes 5–9 µs. (After the process has freed tables of that size,
-/// glibc may serve the next from reused memory, which it must clear: then it costs what
-/// writing the table costs.)
+/// The memory is asked for with 16-byte alignment and 64 bytes to spare, and the lines start
+/// at the first 64-byte boundary at least 8 bytes into it, where the 8 bytes before the lines
+/// hold the allocation's address ([`Lines`] keeps only the lines' pointer and length, 16
+/// bytes): asked for with the lines' own 64-byte alignment, the standard library's Unix
+/// allocator does not call `calloc` but allocates and then clears every byte itself — 7 ms
+/// for a 12 MiB table (10^7 keys at 1 %) where `calloc` of fresh pages takes 5–9 µs. (After
+/// the process has freed tables of that size, glibc may serve the next from reused memory,
+/// which it must clear: then it costs what writing the table costs.)
 ///
 /// ```
 /// let v = bloomlab_simd::zeroed_lines(1 << 20).unwrap(); // 64 MiB, not written
@@ -57,56 +58,77 @@ impl SharedLine {
 /// assert_eq!(v.as_ptr() as usize % 64, 0);
 /// ```
 pub fn zeroed_lines(n: usize) -> Option<Lines> {
-    // An empty table still holds one line's memory, its spare line ([`Lines::fastrange`]).
-    let bytes = n
-        .max(1)
-        .checked_mul(core::mem::size_of::<Line>())?
-        .checked_add(LINES_SLACK)?;
-    let layout = core::alloc::Layout::from_size_align(bytes, LINES_ALLOC_ALIGN).ok()?;
-    // SAFETY: `layout` has a non-zero size (at least 64 + 48 bytes, for `n` = 0 too).
+    let layout = lines_layout(n)?;
+    // SAFETY: `layout` has a non-zero size (at least 64 + 64 bytes, for `n` = 0 too).
     let raw = core::ptr::NonNull::new(unsafe { alloc::alloc::alloc_zeroed(layout) })?;
-    let offset = raw.as_ptr().align_offset(core::mem::align_of::<Line>());
-    // A 16-byte aligned address is at most 48 bytes below the next 64-byte boundary.
+    // SAFETY: the allocation is at least 128 bytes, so `raw + 8` is inside it.
+    let after_header = unsafe { raw.add(core::mem::size_of::<*mut u8>()) };
+    let offset = core::mem::size_of::<*mut u8>()
+        + after_header
+            .as_ptr()
+            .align_offset(core::mem::align_of::<Line>());
+    // A 16-byte aligned address plus 8 is at most 56 bytes below the next 64-byte boundary,
+    // so the lines start at most 64 bytes in.
     if offset > LINES_SLACK {
         // SAFETY: `raw` was allocated just above with `layout`.
         unsafe { alloc::alloc::dealloc(raw.as_ptr(), layout) };
         return None;
     }
     // SAFETY: `raw + offset` is 64-byte aligned and `offset + 64·max(n, 1) ≤ bytes`, inside the
-    // allocation.
-    let start = unsafe { raw.add(offset) }.cast::<Line>();
-    Some(Lines {
-        start,
-        len: n,
-        raw,
-        layout,
-    })
+    // allocation; the 8 bytes below it, from `raw + offset − 8 ≥ raw`, are inside it too and
+    // 8-byte aligned, and no line covers them.
+    let start = unsafe {
+        let start = raw.add(offset);
+        start.cast::<*mut u8>().sub(1).write(raw.as_ptr());
+        start.cast::<Line>()
+    };
+    Some(Lines { start, len: n })
+}
+
+/// The allocation of a table of `n` lines ([`zeroed_lines`]): `64·max(n, 1)` bytes of lines
+/// (an empty table holds its spare line, [`Lines::fastrange`]) and 64 bytes to spare, 16-byte
+/// aligned. `None` where that size overflows.
+fn lines_layout(n: usize) -> Option<core::alloc::Layout> {
+    let bytes = n
+        .max(1)
+        .checked_mul(core::mem::size_of::<Line>())?
+        .checked_add(LINES_SLACK)?;
+    core::alloc::Layout::from_size_align(bytes, LINES_ALLOC_ALIGN).ok()
 }
 
 /// Alignment [`zeroed_lines`] asks the allocator for: what `calloc` returns, so that
 /// `alloc_zeroed` goes to `calloc`.
 const LINES_ALLOC_ALIGN: usize = 16;
-/// Bytes [`zeroed_lines`] asks for beyond the lines: the most a 16-byte aligned address can
-/// be below a 64-byte boundary.
-const LINES_SLACK: usize = core::mem::align_of::<Line>() - LINES_ALLOC_ALIGN;
+/// Bytes [`zeroed_lines`] asks for beyond the lines: room for the allocation's address (8
+/// bytes) and then the most a 16-byte aligned address can be below a 64-byte boundary.
+const LINES_SLACK: usize = core::mem::align_of::<Line>();
 
 /// An owned, 64-byte aligned table of [`Line`]s (or of [`SharedLine`]s, the same bits
-/// shared by threads): the lines of a zeroed allocation of [`zeroed_lines`], or of a
-/// `Vec<Line>`. Derefs to `[T]` (one pointer and one length, as a `Vec`: no test per access);
-/// clones as a `Vec`; [`cast`](Lines::cast) turns a table of one kind into the other without
-/// a copy.
-// `repr(C)`: the pointer and the length first, in this order, so a filter that holds a table
-// first keeps both in its first cache line (every lookup reads them).
+/// shared by threads), always in an allocation of [`zeroed_lines`] (a `Vec<Line>` is
+/// copied into one). Derefs to `[T]` (one pointer and one length, as a `Vec`: no test per
+/// access); clones as a `Vec`; [`cast`](Lines::cast) turns a table of one kind into the other
+/// without a copy.
+///
+/// Sixteen bytes — the lines' pointer and their number, what a lookup reads — so that a
+/// filter holding one stays small: where thousands of filters are resident (one per table
+/// file of an LSM tree), their handles share the cache. The allocation's address lies in the
+/// eight bytes below the first line, and its size follows from the number of lines, so
+/// nothing else needs keeping.
+///
+/// ```
+/// assert_eq!(size_of::<bloomlab_simd::Lines>(), 2 * size_of::<usize>());
+/// ```
+// `repr(C)`: the pointer and the length, in this order.
 #[repr(C)]
 pub struct Lines<T: LineKind = Line> {
-    /// The first of `len` lines, inside the allocation `raw` of `layout`, owned; with
-    /// `len = 0`, one zero line all the same (the spare line of [`fastrange`](Lines::fastrange)).
+    /// The first of `len` lines, inside an allocation of [`zeroed_lines`] (whose address is
+    /// the pointer stored in the 8 bytes below it), owned; with `len = 0`, one zero line all
+    /// the same (the spare line of [`fastrange`](Lines::fastrange)).
     start: core::ptr::NonNull<T>,
     len: usize,
-    raw: core::ptr::NonNull<u8>,
-    /// Never zero-sized: every table owns an allocation.
-    layout: core::alloc::Layout,
 }
+
+const _: () = assert!(core::mem::size_of::<Lines>() == 2 * core::mem::size_of::<usize>());
 
 /// The two kinds of line a [`Lines`] table holds: 64 bytes, 64-byte aligned, valid when
 /// all-zero, and the same eight 64-bit words in the same order ([`Line`] and [`SharedLine`];
@@ -139,8 +161,6 @@ impl<T: LineKind> Lines<T> {
         Lines {
             start: this.start.cast(),
             len: this.len,
-            raw: this.raw,
-            layout: this.layout,
         }
     }
 }
@@ -204,37 +224,36 @@ impl<T: LineKind> core::ops::DerefMut for Lines<T> {
 
 impl<T: LineKind> Drop for Lines<T> {
     fn drop(&mut self) {
-        if self.layout.size() != 0 {
-            // SAFETY: `raw` was allocated by the global allocator with `layout` (by
-            // `zeroed_lines`, or by the `Vec` it was taken from) and is freed once, here
-            // (`Line` has no destructor to run).
-            unsafe { alloc::alloc::dealloc(self.raw.as_ptr(), self.layout) };
+        let layout = lines_layout(self.len).expect("the table was allocated with this layout");
+        // SAFETY: every table was made by `zeroed_lines(len)` (a `Vec` is copied into one), which
+        // wrote the allocation's address into the 8 bytes below the first line and allocated it
+        // with `lines_layout(len)`; it is freed once, here (lines have no destructor to run).
+        unsafe {
+            let raw = self.start.as_ptr().cast::<*mut u8>().sub(1).read();
+            alloc::alloc::dealloc(raw, layout);
         }
     }
 }
 
 impl From<Vec<Line>> for Lines<Line> {
-    /// The vector's allocation, taken over without a copy.
+    /// The vector's lines, copied into a table of their own ([`zeroed_lines`]; aborts, as a
+    /// `Vec` does, if the allocator refuses).
     fn from(v: Vec<Line>) -> Self {
-        if v.is_empty() {
-            // No line to stand for the spare one ([`Lines::fastrange`]): an empty table of
-            // its own, which has it.
-            return zeroed_lines(0).unwrap_or_else(|| {
-                alloc::alloc::handle_alloc_error(core::alloc::Layout::new::<Line>())
-            });
-        }
-        let mut v = core::mem::ManuallyDrop::new(v);
-        let (len, cap) = (v.len(), v.capacity());
-        let start = core::ptr::NonNull::new(v.as_mut_ptr()).expect("a Vec's pointer is non-null");
-        // A `Vec<Line>` with capacity `cap > 0` (here `cap ≥ len ≥ 1`) holds an allocation of
-        // exactly this layout.
-        let layout = core::alloc::Layout::array::<Line>(cap).expect("the Vec exists");
-        Lines {
-            start,
-            len,
-            raw: start.cast(),
-            layout,
-        }
+        Lines::from(v.as_slice())
+    }
+}
+
+impl From<&[Line]> for Lines<Line> {
+    /// A copy of the lines in a table of their own ([`zeroed_lines`]; aborts, as a `Vec`
+    /// does, if the allocator refuses).
+    fn from(v: &[Line]) -> Self {
+        let mut t = zeroed_lines(v.len()).unwrap_or_else(|| {
+            alloc::alloc::handle_alloc_error(
+                lines_layout(v.len()).unwrap_or(core::alloc::Layout::new::<Line>()),
+            )
+        });
+        t.copy_from_slice(v);
+        t
     }
 }
 
@@ -262,7 +281,7 @@ impl<'a, T: LineKind> IntoIterator for &'a mut Lines<T> {
 
 impl Clone for Lines<Line> {
     fn clone(&self) -> Self {
-        Lines::from(self.to_vec())
+        Lines::from(&**self)
     }
 }
 
@@ -318,5 +337,28 @@ mod tests {
             zeroed_lines(usize::MAX / 32).is_none(),
             "no overflow, no abort"
         );
+    }
+
+    #[test]
+    fn a_table_is_two_words_and_owns_a_copy_of_what_it_was_made_from() {
+        assert_eq!(
+            core::mem::size_of::<Lines>(),
+            2 * core::mem::size_of::<usize>()
+        );
+        for n in [0usize, 1, 5, 64] {
+            let v: Vec<Line> = (0..n as u64).map(|i| Line([i; 8])).collect();
+            let t = Lines::from(v.as_slice());
+            assert_eq!(&*t, v.as_slice());
+            assert_eq!(t.as_ptr() as usize % 64, 0);
+            assert_ne!(t.as_ptr(), v.as_ptr(), "a copy, not the vector's memory");
+            let u = Lines::from(v);
+            assert_eq!(u, t);
+            // The spare line of an empty table is zero and is what fastrange gives.
+            if n == 0 {
+                assert_eq!(t.fastrange(u32::MAX).0, [0; 8]);
+            } else {
+                assert_eq!(t.fastrange(u32::MAX).0, [n as u64 - 1; 8]);
+            }
+        }
     }
 }

@@ -15,8 +15,9 @@ use crate::SharedLine;
 
 /// The part of a [`LocalKernel`] that single operations read, chosen once per filter: which
 /// inline kernel runs (`None` of them when the filter's layout or `k` is served out of line),
-/// and the kernel's constants. Sixteen bytes, so a filter can keep it in the same cache line as
-/// its table pointer and length; a lookup then reads one line of the filter besides the block.
+/// and the `k` whose constants it reads (their row is found from `k` in a static table, not
+/// kept as a pointer). Two bytes, so a filter can keep it beside its table's pointer and
+/// length in a 32-byte handle; a lookup then reads 24 bytes of the filter besides the block.
 ///
 /// [`contains`](Self::contains) and [`insert`](Self::insert) answer `Some` when an inline
 /// kernel serves this filter — the AVX-512 or AVX2 assembly for `k ≤ 8` on x86-64, the NEON
@@ -41,16 +42,14 @@ use crate::SharedLine;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(C)]
 pub struct InlineKernel {
-    /// The inserts' and lookups' constants for `k` (x86-64), or the `k` row of the NEON
-    /// kernels' lane masks (aarch64).
-    #[cfg(target_arch = "x86_64")]
-    consts: &'static InsertConsts,
-    #[cfg(target_arch = "aarch64")]
-    lanes: &'static [u32; 16],
     path: InlinePath,
-    /// The `k` the kernel serves (the NEON inserts' unrolled arm).
+    /// The `k` the kernel serves, at most 16 (0 for [`OFF`](Self::OFF)): the row of the
+    /// inserts' and lookups' constants (x86-64) or of the NEON kernels' lane masks (aarch64),
+    /// and the NEON inserts' unrolled arm.
     k: u8,
 }
+
+const _: () = assert!(core::mem::size_of::<InlineKernel>() == 2);
 
 /// Which inline kernel an [`InlineKernel`] runs. Ordered so that a lookup tells the x86 kernels
 /// apart with one compare (`≤ Avx512Round1`: the AVX-512 one; `≤ Avx2L8`: the AVX2 one).
@@ -85,13 +84,27 @@ enum InlinePath {
 impl InlineKernel {
     /// No inline kernel: every call answers `None`.
     pub const OFF: InlineKernel = InlineKernel {
-        #[cfg(target_arch = "x86_64")]
-        consts: &INSERT_CONSTS[0],
-        #[cfg(target_arch = "aarch64")]
-        lanes: &super::super::neon::LANES[0],
         path: InlinePath::Off,
         k: 0,
     };
+
+    /// The inserts' and lookups' constants of the kernel's `k` (`INSERT_CONSTS[k]`): an
+    /// address computed from the byte `k`, no load (`k & 15`: no bounds test; the inline
+    /// kernels serve `k ≤ 8`, and `k` is 0 where none serves).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn consts(self) -> &'static InsertConsts {
+        let rows: &'static [InsertConsts; 17] = &INSERT_CONSTS;
+        &rows[usize::from(self.k) & 15]
+    }
+
+    /// The NEON kernels' lane row of the kernel's `k` (`LANES[k]`; `k ≤ 16`).
+    #[cfg(target_arch = "aarch64")]
+    #[inline(always)]
+    fn lanes(self) -> &'static [u32; 16] {
+        let rows: &'static [[u32; 16]; 17] = &super::super::neon::LANES;
+        &rows[usize::from(self.k).min(16)]
+    }
 
     /// The inline part of `kernel`: an inline kernel where `kernel` has one for its `k`,
     /// [`OFF`](Self::OFF) otherwise (the portable kernel, `k` past the inline kernels).
@@ -118,14 +131,14 @@ impl InlineKernel {
         let Some(path) = path else {
             return Self::OFF;
         };
-        InlineKernel {
-            #[cfg(target_arch = "x86_64")]
-            consts: kernel.consts,
-            #[cfg(target_arch = "aarch64")]
-            lanes: kernel.neon_lanes,
-            path,
-            k: kernel.k,
-        }
+        let fast = InlineKernel { path, k: kernel.k };
+        // The row found from `k` is the kernel's own (its `k` is at most 16 where an inline
+        // kernel serves it).
+        #[cfg(target_arch = "x86_64")]
+        debug_assert!(*fast.consts() == *kernel.consts);
+        #[cfg(target_arch = "aarch64")]
+        debug_assert!(*fast.lanes() == *kernel.neon_lanes);
+        fast
     }
 
     /// `"avx512"`, `"avx2"`, `"neon"` or `"off"`: which kernel [`contains`](Self::contains)
@@ -153,21 +166,25 @@ impl InlineKernel {
             if self.path <= InlinePath::Avx512Round1 {
                 // SAFETY: the AVX-512 paths come from `LocalKernel::detect`'s AVX-512 modes,
                 // chosen only on a CPU with AVX-512F, with `consts` of their `k`.
-                return Some(unsafe { asm_contains_round1_avx512(block.as_ptr(), h, self.consts) });
+                return Some(unsafe {
+                    asm_contains_round1_avx512(block.as_ptr(), h, self.consts())
+                });
             }
             if self.path <= InlinePath::Avx2L8 {
                 // SAFETY: the AVX2 paths come from the AVX2 mode, chosen only on a CPU with
                 // AVX2; `consts.ones` is the lane row of its `k` (`LANE_ONES[k]`).
-                return Some(unsafe { asm_contains_round1(block.as_ptr(), h, &self.consts.ones) });
+                return Some(unsafe {
+                    asm_contains_round1(block.as_ptr(), h, &self.consts().ones)
+                });
             }
         }
         #[cfg(target_arch = "aarch64")]
         {
             if self.path == InlinePath::NeonRound1 {
-                return Some(super::super::neon::contains_round1(block, h, self.lanes));
+                return Some(super::super::neon::contains_round1(block, h, self.lanes()));
             }
             if self.path == InlinePath::NeonRound2 {
-                return Some(super::super::neon::contains_round2(block, h, self.lanes));
+                return Some(super::super::neon::contains_round2(block, h, self.lanes()));
             }
         }
         let _ = (block, h);
@@ -188,11 +205,11 @@ impl InlineKernel {
                 // SAFETY: as in `contains`, on the 64 bytes of a live, 64-byte aligned
                 // `SharedLine`, read by two aligned 32-byte vector loads, atomic per 8-byte word
                 // on x86-64 (see `LocalKernel::contains_shared`).
-                return Some(unsafe { asm_contains_round1_avx512(line, h, self.consts) });
+                return Some(unsafe { asm_contains_round1_avx512(line, h, self.consts()) });
             }
             if self.path <= InlinePath::Avx2L8 {
                 // SAFETY: as above, with two aligned 32-byte loads on a CPU with AVX2.
-                return Some(unsafe { asm_contains_round1(line, h, &self.consts.ones) });
+                return Some(unsafe { asm_contains_round1(line, h, &self.consts().ones) });
             }
         }
         #[cfg(target_arch = "aarch64")]
@@ -211,7 +228,7 @@ impl InlineKernel {
     pub fn insert(self, block: &mut [u64; 8], h: u32) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
         {
-            let c = self.consts;
+            let c = self.consts();
             // SAFETY (each branch): the path was chosen by `of` from a mode chosen only on a
             // CPU with its instruction set, with `consts` of its `k`: the AVX-512 six-probe
             // kernel for `k ≤ 6`, the AVX2 ones for `k` at most their probe count (`stores`).
