@@ -38,8 +38,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use bloomlab_blocked::BlockedBloomFilter;
+use bloomlab_core::Filter;
 use bloomlab_core::simd::{self, InlineKernel, Line, LocalKernel, zeroed_lines};
-use bloomlab_core::{Filter, math};
 use xxhash_rust::xxh3::xxh3_64;
 
 const KEYS_PER: u64 = 10_000;
@@ -117,8 +117,11 @@ fn main() {
     let probe = BlockedBloomFilter::with_fpr(KEYS_PER, TARGET).expect("sized");
     let (blocks, k) = (probe.blocks() as usize, probe.hashes());
     let k_probes = k;
-    let sbbf_bits = math::sbbf_blocks(KEYS_PER, math::sbbf_bits_per_item(TARGET).expect("p"))
-        .expect("size")
+    let sbbf_bits = bloomlab_sbbf::math::sbbf_blocks(
+        KEYS_PER,
+        bloomlab_sbbf::math::sbbf_bits_per_item(TARGET).expect("p"),
+    )
+    .expect("size")
         * 256;
     let count = (mib << 20) / (blocks * 64);
     let k512 = LocalKernel::detect(k);
