@@ -58,6 +58,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod declared;
 pub mod hot;
 pub mod parallel;
 pub mod props;

@@ -254,6 +254,129 @@ macro_rules! declared {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Filter;
+    use crate::hash::{HashScheme, Xxh3Scheme};
+    use crate::meta::{FilterMeta, MetaView};
+    use alloc::vec;
+
+    /// An exact set of keys that declares itself and keeps every default of [`Declared`]: a
+    /// key twice is [`Error::TooManyCopies`], the key `b"full"` [`Error::Full`]; its bytes
+    /// are the keys, one length byte before each.
+    #[derive(Clone, Debug, PartialEq)]
+    struct Toy {
+        keys: Vec<Vec<u8>>,
+        count: u64,
+        capacity: u64,
+        scheme: Xxh3Scheme,
+    }
+
+    impl FilterMeta for Toy {
+        type Scheme = Xxh3Scheme;
+        const VARIANT: Variant = Variant::Classic;
+        const TYPE_NAME: &'static str = "Toy";
+        fn meta(&self) -> MetaView<'_, Xxh3Scheme> {
+            MetaView {
+                count: self.count,
+                capacity: self.capacity,
+                target_fpr: None,
+                scheme: &self.scheme,
+            }
+        }
+    }
+
+    impl FilterCore for Toy {
+        fn insert_key(&mut self, key: &[u8]) -> Result<()> {
+            if key == b"full" {
+                return Err(Error::Full("toy".into()));
+            }
+            if self.contains_key(key) {
+                return Err(Error::TooManyCopies(1));
+            }
+            self.keys.push(key.to_vec());
+            self.count += 1;
+            Ok(())
+        }
+        fn contains_key(&self, key: &[u8]) -> bool {
+            self.keys.iter().any(|k| k == key)
+        }
+        fn heap_bytes(&self) -> usize {
+            0
+        }
+        fn table_bits(&self) -> u64 {
+            0
+        }
+        fn hashes(&self) -> u32 {
+            0
+        }
+        fn formula_fpr(&self) -> f64 {
+            0.25
+        }
+        fn same_table(&self, other: &Self) -> bool {
+            self.keys == other.keys
+        }
+    }
+
+    impl Declared for Toy {
+        const DECLARATION: Declaration = Declaration {
+            variant: Variant::Classic,
+            versions: &[1],
+            changes: Changes::Fixed,
+            deletes: false,
+            hashes: Hashes::Probes,
+            no_union: None,
+            design: "an exact set",
+        };
+        fn with_fpr_and_scheme(n: u64, _fpr: f64, scheme: Xxh3Scheme) -> Result<Self> {
+            Ok(Toy {
+                keys: Vec::new(),
+                count: 0,
+                capacity: n,
+                scheme,
+            })
+        }
+        fn from_bytes_with_scheme(bytes: &[u8], scheme: Xxh3Scheme) -> Result<Self> {
+            let mut f = Self::with_fpr_and_scheme(0, 0.5, scheme)?;
+            let mut rest = bytes;
+            while let Some((&len, tail)) = rest.split_first() {
+                let (key, tail) = tail.split_at(usize::from(len).min(tail.len()));
+                f.insert_key(key)?;
+                rest = tail;
+            }
+            Ok(f)
+        }
+        fn to_bytes(&self) -> Vec<u8> {
+            self.keys
+                .iter()
+                .flat_map(|k| core::iter::once(k.len() as u8).chain(k.iter().copied()))
+                .collect()
+        }
+    }
+
+    #[test]
+    fn the_defaults_answer_for_a_variant_that_keeps_them() {
+        let keys: Vec<&[u8]> = vec![b"a", b"bc", b"a", b"def"];
+        let f: Toy = build(&keys, 0.01).unwrap();
+        // The repeated key is skipped, the others inserted; sized for every key given.
+        assert_eq!((f.len(), f.capacity), (3, 4));
+        assert!(keys.iter().all(|k| f.might_contain_bytes(k)));
+        assert_eq!(f.params().scheme, Xxh3Scheme.descriptor());
+        // Any other refusal is the build's error.
+        assert_eq!(
+            build::<Toy, &[u8]>(&[b"x", b"full"], 0.01),
+            Err(Error::Full("toy".into()))
+        );
+        assert_eq!((f.fill(), f.estimate()), (None, None));
+        assert_eq!(f.fill_fpr(), Some(0.25));
+        assert_eq!(from_bytes::<Toy>(&f.to_bytes()).unwrap().keys, f.keys);
+        let empty: Toy = with_fpr(7, 0.01).unwrap();
+        assert_eq!((empty.len(), empty.capacity), (0, 7));
+        assert_eq!(
+            f.clone().union_in(&f),
+            Err(Error::Incompatible(
+                "this variant has no exact union".into()
+            ))
+        );
+    }
 
     #[test]
     fn a_declaration_reads_its_facts() {

@@ -396,3 +396,14 @@ fn a_tiny_first_stage_at_a_tight_target_stays_below_it() {
         chains * probes_each
     );
 }
+
+/// What the variant declares of itself ([`bloomlab_core::Declared`]) holds for a filter of it:
+/// its fill and estimate are its own methods' answers.
+#[test]
+fn its_declaration_holds() {
+    bloomlab_conformance::declared::check_declared::<bloomlab_scalable::ScalableBloomFilter>(
+        bloomlab_core::Variant::Scalable,
+        |_| None,
+        |_| None,
+    );
+}
