@@ -70,58 +70,54 @@ pub const HEADER_LEN: usize = 32;
 /// Seed of the envelope checksum (ASCII "checksum" as a little-endian `u64`).
 pub const CHECKSUM_SEED: u64 = u64::from_le_bytes(*b"checksum");
 
-/// The filter variants of the workspace; the tag byte of the envelope. Frozen once released.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[repr(u8)]
-pub enum Variant {
+/// The enum of variants, [`Variant::ALL`] and [`Variant::name`] from one line per variant.
+macro_rules! variants {
+    ($($(#[doc = $doc:literal])* $tag:ident = $byte:literal, $name:literal;)*) => {
+        /// The filter variants of the workspace; the tag byte of the envelope. Frozen once
+        /// released.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[repr(u8)]
+        pub enum Variant {
+            $($(#[doc = $doc])* $tag = $byte,)*
+        }
+
+        impl Variant {
+            /// Every variant, in tag order.
+            pub const ALL: [Variant; [$($byte),*].len()] = [$(Variant::$tag),*];
+
+            /// Lower-case name used in reports and on the command line.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Variant::$tag => $name,)*
+                }
+            }
+        }
+    };
+}
+
+variants! {
     /// Classic Bloom filter: k probes anywhere in m bits.
-    Classic = 1,
+    Classic = 1, "classic";
     /// Blocked Bloom filter: all k probes inside one 512-bit block.
-    Blocked = 2,
+    Blocked = 2, "blocked";
     /// Counting Bloom filter: 4-bit counters, supports removal.
-    Counting = 3,
+    Counting = 3, "counting";
     /// Scalable Bloom filter: a chain of growing stages with tightening FPRs.
-    Scalable = 4,
+    Scalable = 4, "scalable";
     /// Cuckoo filter: fingerprints in 4-slot buckets, supports removal.
-    Cuckoo = 5,
+    Cuckoo = 5, "cuckoo";
     /// Split-block Bloom filter of the Parquet format: eight bits in one 256-bit block.
-    Sbbf = 6,
+    Sbbf = 6, "sbbf";
     /// Standard Ribbon filter: static, built once from the whole key set.
-    Ribbon = 7,
+    Ribbon = 7, "ribbon";
     /// Expandable filter: a bucket table that grows without a size hint by splitting its
     /// buckets one after another (linear hashing), each split moving one fingerprint bit of
     /// the bucket's entries into the bucket index.
-    Expandable = 8,
+    Expandable = 8, "expandable";
 }
 
 impl Variant {
-    /// Every variant, in tag order.
-    pub const ALL: [Variant; 8] = [
-        Variant::Classic,
-        Variant::Blocked,
-        Variant::Counting,
-        Variant::Scalable,
-        Variant::Cuckoo,
-        Variant::Sbbf,
-        Variant::Ribbon,
-        Variant::Expandable,
-    ];
-
-    /// Lower-case name used in reports and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Classic => "classic",
-            Variant::Blocked => "blocked",
-            Variant::Counting => "counting",
-            Variant::Scalable => "scalable",
-            Variant::Cuckoo => "cuckoo",
-            Variant::Sbbf => "sbbf",
-            Variant::Ribbon => "ribbon",
-            Variant::Expandable => "expandable",
-        }
-    }
-
     /// The variant with this tag byte, if any.
     pub fn from_tag(tag: u8) -> Option<Variant> {
         Variant::ALL.into_iter().find(|v| *v as u8 == tag)
