@@ -261,10 +261,7 @@ pub(in crate::math) fn closed_form_coefficients(
 mod tests {
     use super::*;
 
-    /// `|a − b| ≤ tol`.
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol
-    }
+    use bloomlab_conformance::close;
 
     #[test]
     fn blocked_matches_published_figures() {
@@ -306,15 +303,7 @@ mod tests {
 
     #[test]
     fn invalid_fprs_are_errors() {
-        for p in [
-            0.0,
-            1.0,
-            -0.5,
-            1.5,
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        ] {
+        for p in bloomlab_conformance::INVALID_FPRS {
             assert!(blocked_bits_per_item(p, 512).is_err(), "{p}");
         }
     }

@@ -372,13 +372,4 @@ fn batches_answer_as_single_lookups_on_both_sides_of_the_single_loop_threshold()
     }
 }
 
-/// What the variant declares of itself ([`bloomlab_core::Declared`]) holds for a filter of it:
-/// its fill and estimate are its own methods' answers.
-#[test]
-fn its_declaration_holds() {
-    bloomlab_conformance::declared::check_declared::<bloomlab_blocked::BlockedBloomFilter>(
-        bloomlab_core::Variant::Blocked,
-        |f| Some(f.fill_ratio()),
-        |f| Some(f.estimated_len()),
-    );
-}
+bloomlab_conformance::declaration_test!(bloomlab_blocked::BlockedBloomFilter, Blocked, fill: fill_ratio, estimate: estimated_len);

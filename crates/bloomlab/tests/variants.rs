@@ -1,16 +1,8 @@
 //! The facade's one list of variants: every tag once, each type declaring the tag it is listed
 //! under (each variant's conformance tests hold its declaration to its filter).
 
-#![cfg(all(
-    feature = "classic",
-    feature = "blocked",
-    feature = "sbbf",
-    feature = "counting",
-    feature = "cuckoo",
-    feature = "scalable",
-    feature = "expandable",
-    feature = "ribbon"
-))]
+// The list exists with every variant's feature, as in the default build.
+#![cfg(feature = "default")]
 
 use bloomlab::{Declared, Variant};
 

@@ -396,13 +396,4 @@ fn the_trait_reports_the_table_bits_and_hashes() {
     assert_eq!(f.params().hashes, f.hashes());
 }
 
-/// What the variant declares of itself ([`bloomlab_core::Declared`]) holds for a filter of it:
-/// its fill and estimate are its own methods' answers.
-#[test]
-fn its_declaration_holds() {
-    bloomlab_conformance::declared::check_declared::<bloomlab_classic::BloomFilter>(
-        bloomlab_core::Variant::Classic,
-        |f| Some(f.fill_ratio()),
-        |f| Some(f.estimated_len()),
-    );
-}
+bloomlab_conformance::declaration_test!(bloomlab_classic::BloomFilter, Classic, fill: fill_ratio, estimate: estimated_len);

@@ -108,3 +108,21 @@ where
         (None, ..) => panic!("{}: no union refused, but no halves to join", d.name()),
     }
 }
+
+/// The test `its_declaration_holds` of a variant: [`check_declared`] for `$ty` under
+/// `Variant::$tag`, its fill and estimate its own methods' (`fill: method` and `estimate:
+/// method`, each left out where the variant has none).
+#[macro_export]
+macro_rules! declaration_test {
+    ($ty:ty, $tag:ident $(, fill: $fill:ident)? $(, estimate: $est:ident)?) => {
+        /// What the variant declares of itself holds for a filter of it.
+        #[test]
+        fn its_declaration_holds() {
+            $crate::declared::check_declared::<$ty>(
+                bloomlab_core::Variant::$tag,
+                |_f| None $(.or(Some(_f.$fill())))?,
+                |_f| None $(.or(Some(_f.$est())))?,
+            );
+        }
+    };
+}

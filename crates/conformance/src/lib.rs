@@ -137,6 +137,22 @@ fn tiny_key(mut i: u64) -> Vec<u8> {
     (0..len).map(|j| (i >> (8 * j)) as u8).collect()
 }
 
+/// `|a − b| ≤ tol`: the formula tests' comparison.
+pub fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol
+}
+
+/// Target FPRs every sizing function must refuse: 0, 1, outside (0, 1), not finite.
+pub const INVALID_FPRS: [f64; 7] = [
+    0.0,
+    1.0,
+    -0.5,
+    1.5,
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+];
+
 /// A member key for FPR tests: tag byte 0 then 16 seeded random bytes.
 /// Members and [`non_member_key`]s can never coincide (different tag), so no overlap
 /// correction is needed.

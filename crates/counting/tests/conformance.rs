@@ -400,13 +400,4 @@ fn works_behind_dyn_filter() {
     assert!(boxed.remove("a") && !boxed.remove("a"));
 }
 
-/// What the variant declares of itself ([`bloomlab_core::Declared`]) holds for a filter of it:
-/// its fill and estimate are its own methods' answers.
-#[test]
-fn its_declaration_holds() {
-    bloomlab_conformance::declared::check_declared::<bloomlab_counting::CountingBloomFilter>(
-        bloomlab_core::Variant::Counting,
-        |f| Some(f.fill_ratio()),
-        |f| Some(f.estimated_len()),
-    );
-}
+bloomlab_conformance::declaration_test!(bloomlab_counting::CountingBloomFilter, Counting, fill: fill_ratio, estimate: estimated_len);

@@ -78,10 +78,7 @@ pub fn cuckoo_fpr_nonzero(fingerprint_bits: u32, bucket_size: u32, load: f64) ->
 mod tests {
     use super::*;
 
-    /// `|a − b| ≤ tol`.
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol
-    }
+    use bloomlab_conformance::close;
 
     #[test]
     fn cuckoo_fingerprints() {
@@ -131,15 +128,7 @@ mod tests {
 
     #[test]
     fn invalid_fprs_are_errors() {
-        for p in [
-            0.0,
-            1.0,
-            -0.5,
-            1.5,
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        ] {
+        for p in bloomlab_conformance::INVALID_FPRS {
             assert!(cuckoo_fingerprint_bits(p, 4).is_err(), "{p}");
         }
     }

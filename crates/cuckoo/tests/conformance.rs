@@ -425,13 +425,4 @@ fn keyed_scheme_round_trips_only_with_its_secret() {
     conf::check_keyed_round_trip(bloomlab_keyed::SipScheme::from_secret, make, 5_000, codec);
 }
 
-/// What the variant declares of itself ([`bloomlab_core::Declared`]) holds for a filter of it:
-/// its fill and estimate are its own methods' answers.
-#[test]
-fn its_declaration_holds() {
-    bloomlab_conformance::declared::check_declared::<bloomlab_cuckoo::CuckooFilter>(
-        bloomlab_core::Variant::Cuckoo,
-        |f| Some(f.load()),
-        |_| None,
-    );
-}
+bloomlab_conformance::declaration_test!(bloomlab_cuckoo::CuckooFilter, Cuckoo, fill: load);

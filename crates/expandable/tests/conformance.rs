@@ -472,13 +472,4 @@ fn the_fingerprint_schedule_is_formula_3() {
     assert!((math::fpr_bound(0.001, 10).unwrap() - 0.000_727_844_238_281_25).abs() < 1e-15);
 }
 
-/// What the variant declares of itself ([`bloomlab_core::Declared`]) holds for a filter of it:
-/// its fill and estimate are its own methods' answers.
-#[test]
-fn its_declaration_holds() {
-    bloomlab_conformance::declared::check_declared::<bloomlab_expandable::ExpandableFilter>(
-        bloomlab_core::Variant::Expandable,
-        |f| Some(f.load()),
-        |_| None,
-    );
-}
+bloomlab_conformance::declaration_test!(bloomlab_expandable::ExpandableFilter, Expandable, fill: load);

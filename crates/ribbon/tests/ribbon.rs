@@ -361,13 +361,4 @@ fn a_view_reports_the_size_of_the_solution_it_borrows() {
     }
 }
 
-/// What the variant declares of itself ([`bloomlab_core::Declared`]) holds for a filter of it:
-/// its fill and estimate are its own methods' answers.
-#[test]
-fn its_declaration_holds() {
-    bloomlab_conformance::declared::check_declared::<bloomlab_ribbon::RibbonFilter>(
-        bloomlab_core::Variant::Ribbon,
-        |_| None,
-        |_| None,
-    );
-}
+bloomlab_conformance::declaration_test!(bloomlab_ribbon::RibbonFilter, Ribbon);

@@ -417,13 +417,4 @@ fn clear_removes_every_value_and_the_count() {
     assert_eq!(f.to_bytes(), Sbbf::with_fpr(1000, 0.01).unwrap().to_bytes());
 }
 
-/// What the variant declares of itself ([`bloomlab_core::Declared`]) holds for a filter of it:
-/// its fill and estimate are its own methods' answers.
-#[test]
-fn its_declaration_holds() {
-    bloomlab_conformance::declared::check_declared::<bloomlab_sbbf::Sbbf>(
-        bloomlab_core::Variant::Sbbf,
-        |f| Some(f.fill_ratio()),
-        |f| Some(f.estimated_len()),
-    );
-}
+bloomlab_conformance::declaration_test!(bloomlab_sbbf::Sbbf, Sbbf, fill: fill_ratio, estimate: estimated_len);

@@ -73,10 +73,7 @@ pub fn compound_fpr(stage_fprs: impl IntoIterator<Item = f64>) -> f64 {
 mod tests {
     use super::*;
 
-    /// `|a − b| ≤ tol`.
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol
-    }
+    use bloomlab_conformance::close;
 
     #[test]
     fn scalable_stage_sizing() {

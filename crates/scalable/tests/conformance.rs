@@ -397,13 +397,4 @@ fn a_tiny_first_stage_at_a_tight_target_stays_below_it() {
     );
 }
 
-/// What the variant declares of itself ([`bloomlab_core::Declared`]) holds for a filter of it:
-/// its fill and estimate are its own methods' answers.
-#[test]
-fn its_declaration_holds() {
-    bloomlab_conformance::declared::check_declared::<bloomlab_scalable::ScalableBloomFilter>(
-        bloomlab_core::Variant::Scalable,
-        |_| None,
-        |_| None,
-    );
-}
+bloomlab_conformance::declaration_test!(bloomlab_scalable::ScalableBloomFilter, Scalable);
