@@ -1,19 +1,3 @@
-//! The classic Bloom filter: `m` bits, `k` independent probes per key.
-//!
-//! Source: Bloom 1970 ("Space/time trade-offs in hash coding with allowable errors") for the
-//! FPR `(1 − e^(−kn/m))^k` and its optimum `k = (m/n)·ln 2`; Swamidass & Baldi 2007 for the
-//! cardinality estimate from the fill.
-//!
-//! Worked figure: a 1 % target needs 9.59 bits/item and 7 probes.
-//!
-//! ```
-//! use bloomlab_core::math::{classic_bits, classic_bits_per_item, classic_hashes};
-//! let bpi = classic_bits_per_item(0.01).unwrap();
-//! assert!((bpi - 9.585).abs() < 1e-3);
-//! let m = classic_bits(1_000_000, 0.01).unwrap();
-//! assert_eq!(classic_hashes(m, 1_000_000), 7);
-//! ```
-
 use crate::error::Result;
 #[cfg(not(feature = "std"))]
 use crate::math::float::FloatMath as _;

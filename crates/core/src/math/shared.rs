@@ -1,19 +1,3 @@
-//! Helpers every formula module shares: parameter checks, the conversion of a bit count to
-//! `u64`, the information-theoretic lower bound, the bisection on bits/item, and the Poisson
-//! weights of block loads.
-//!
-//! Sources: the lower bound `log2(1/p)` bits/item is Carter, Floyd, Gill, Markowsky & Wegman
-//! 1978 ("Exact and approximate membership testers"); the Poisson law of a block's load is the
-//! limit of the binomial `Bin(n, 1/blocks)` for many blocks (Putze, Sanders & Singler 2007,
-//! §3).
-//!
-//! Worked figure: a 1 % target cannot be met by any structure below 6.64 bits/item.
-//!
-//! ```
-//! let bound = bloomlab_core::math::lower_bound_bits_per_item(0.01).unwrap();
-//! assert!((bound - 6.644).abs() < 1e-3);
-//! ```
-
 use crate::error::{Error, Result};
 #[cfg(not(feature = "std"))]
 use crate::math::float::FloatMath as _;
