@@ -100,6 +100,20 @@ fn recommend_says_when_it_extrapolates_and_keeps_batched_entries_behind_batch() 
         "names the run command: {}",
         rec.explanation
     );
+    // The measured point's memory is the projected one scaled back to the measured n.
+    if r.machine.cache_bytes.llc.is_some() {
+        let measured = rec.projected_bytes / 1e9 * 20_000.0;
+        let shown = if measured >= 1024.0 * 1024.0 {
+            format!("{:.2} MiB", measured / 1024.0 / 1024.0)
+        } else {
+            format!("{:.1} KiB", measured / 1024.0)
+        };
+        assert!(
+            rec.explanation.contains(&format!("held about {shown}")),
+            "{shown}: {}",
+            rec.explanation
+        );
+    }
     let info = |name: &str| r.filters.iter().find(|f| f.name == name).unwrap().clone();
     assert!(
         !info(&rec.filter).batched,

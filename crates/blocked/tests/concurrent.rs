@@ -92,6 +92,8 @@ fn insert_reports_new_keys_like_the_owned_filter() {
     }
     for i in 0..50_000u64 {
         assert_eq!(a.might_contain(&i), o.might_contain(&i));
+        // The same answer from the key's hash, as the owned filter hashes it.
+        assert_eq!(a.might_contain_hash(a.hash_key(&i)), o.might_contain(&i));
     }
     assert_eq!(a.count_ones(), o.count_ones());
     assert_eq!(a.expected_fpr(), o.expected_fpr());

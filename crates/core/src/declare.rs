@@ -368,8 +368,11 @@ mod tests {
         assert_eq!((f.fill(), f.estimate()), (None, None));
         assert_eq!(f.fill_fpr(), Some(0.25));
         assert_eq!(from_bytes::<Toy>(&f.to_bytes()).unwrap().keys, f.keys);
-        let empty: Toy = with_fpr(7, 0.01).unwrap();
+        let mut empty: Toy = with_fpr(7, 0.01).unwrap();
         assert_eq!((empty.len(), empty.capacity), (0, 7));
+        // `Extend` through the shared glue inserts each key.
+        crate::meta::extend(&mut empty, [b"x".as_slice(), b"yz"]);
+        assert!(empty.contains_key(b"x") && empty.contains_key(b"yz") && empty.len() == 2);
         assert_eq!(
             f.clone().union_in(&f),
             Err(Error::Incompatible(

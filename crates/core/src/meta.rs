@@ -574,6 +574,14 @@ mod tests {
     }
 
     #[test]
+    fn bits_per_item_is_the_density_once_there_is_an_item() {
+        let mut m = Meta::new(100, Some(0.01), Xxh3Scheme);
+        assert_eq!(m.bits_per_item(960), None);
+        m.record_inserts(96);
+        assert_eq!(m.bits_per_item(960), Some(10.0));
+    }
+
+    #[test]
     fn views_are_the_same_only_when_all_four_fields_are() {
         let (s1, s2) = (Recorded(1), Recorded(2));
         let view = |count, capacity, target_fpr, scheme| MetaView {

@@ -502,6 +502,14 @@ mod blocked_exact_tests {
             assert!(blocked_fpr_exact(bpi, k, 512) <= p);
             assert!(blocked_fpr_exact(bpi - 1e-3, k, 512) > p * 0.999);
         }
+        // The largest block the exact sizing takes is sized exactly too: met, and minimal.
+        let max = BLOCKED_EXACT_MAX_BITS;
+        let (bpi, k) = blocked_bits_per_item_exact(0.01, max).unwrap();
+        assert!(blocked_fpr_exact(bpi, k, max) <= 0.01, "{bpi}/{k}");
+        assert!(
+            blocked_fpr_exact(bpi - 1e-3, k, max) > 0.01 * 0.999,
+            "{bpi}/{k}"
+        );
         assert!(blocked_bits_per_item_exact(f64::NAN, 512).is_err());
         assert!(blocked_bits_per_item_exact(1e-100, 512).is_err());
     }
