@@ -193,6 +193,52 @@ mod tests {
     }
 
     #[test]
+    fn poisson_weights_are_the_pmf_in_both_forms() {
+        // Pois(i; λ) = e^−λ λ^i / i!, computed directly with a running product.
+        for lambda in [0.25f64, 3.5, 40.0] {
+            let mut direct: f64 = (-lambda).exp();
+            let upper = poisson_upper(lambda) as usize;
+            let logs: Vec<_> = PoissonPmf::new(lambda).take(upper).collect();
+            let recs: Vec<_> = PoissonPmf::by_recurrence(lambda).take(upper).collect();
+            let mut total = 0.0;
+            for i in 0..upper {
+                if i > 0 {
+                    direct *= lambda / i as f64;
+                }
+                for (j, w) in [logs[i], recs[i]] {
+                    assert_eq!(j, i);
+                    assert!(close(w, direct, 1e-12 * direct.max(1e-300)), "{lambda} {i}");
+                }
+                total += logs[i].1;
+            }
+            assert!(close(total, 1.0, 1e-12), "{lambda}: {total}");
+        }
+        assert_eq!(poisson_upper(100.0), 260);
+    }
+
+    #[test]
+    fn smallest_density_finds_where_a_falling_rate_meets_the_target() {
+        let rate = |bits: f64| (-bits * core::f64::consts::LN_2).exp(); // 2^−bits
+        let got = smallest_density(rate, 2f64.powi(-10), 1.0, 2.0, 1e3).unwrap();
+        assert!(got >= 10.0 && got - 10.0 <= 1e-6, "{got}");
+        // A bracket that already holds the answer is bisected; a cap below it gives none.
+        let one = smallest_density(rate, 0.5, 0.5, 4.0, 1e3).unwrap();
+        assert!(one >= 1.0 && one - 1.0 <= 1e-6, "{one}");
+        assert_eq!(smallest_density(rate, 2f64.powi(-10), 1.0, 2.0, 8.0), None);
+    }
+
+    #[test]
+    fn bit_counts_fit_or_are_refused() {
+        assert_eq!(bits_from_f64(0.0), Ok(1));
+        assert_eq!(bits_from_f64(1e6), Ok(1_000_000));
+        assert!(matches!(
+            bits_from_f64(2f64.powi(64)),
+            Err(Error::SizeOverflow(_))
+        ));
+        assert_eq!(bits_from_f64(2f64.powi(63)), Ok(1 << 63));
+    }
+
+    #[test]
     fn invalid_parameters_are_errors() {
         for p in [
             0.0,
