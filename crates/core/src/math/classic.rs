@@ -67,6 +67,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn capacity_and_estimate_invert_the_sizing() {
+        // n = m·ln 2 / k, floored; k = 0 counts as 1; never below one item.
+        assert_eq!(classic_capacity(9_586, 7), 949);
+        assert_eq!(classic_capacity(100, 0), 69);
+        assert_eq!(classic_capacity(1, 7), 1);
+        // An empty table (m or k zero) estimates nothing.
+        assert_eq!(estimate_cardinality(0, 7, 5), 0.0);
+        assert_eq!(estimate_cardinality(100, 0, 5), 0.0);
+    }
+
+    #[test]
     fn seed_002_table() {
         // target → (bits/item, k) as printed in seed 002: 0.1 % → 14.4, 10; 1 % → 9.6, 7; 10 % → 4.8, 3.
         for (p, bpi, k) in [(0.001, 14.4, 10), (0.01, 9.6, 7), (0.1, 4.8, 3)] {

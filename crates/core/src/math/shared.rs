@@ -77,7 +77,12 @@ pub fn smallest_density(
     mut hi: f64,
     cap: f64,
 ) -> Option<f64> {
-    while fpr(hi) > p {
+    // `hi` doubles at most 64 times: past any cap a caller gives (every one is finite and
+    // below 2^60 times its start), so a broken step stops instead of looping.
+    for _ in 0..64 {
+        if fpr(hi) <= p {
+            break;
+        }
         hi *= 2.0;
         if hi > cap {
             return None;
@@ -209,11 +214,20 @@ mod tests {
                     assert_eq!(j, i);
                     assert!(close(w, direct, 1e-12 * direct.max(1e-300)), "{lambda} {i}");
                 }
+                // Below λ = 600 the recurrence form is that product, to the bit.
+                assert_eq!(recs[i].1.to_bits(), direct.to_bits(), "{lambda} {i}");
                 total += logs[i].1;
             }
             assert!(close(total, 1.0, 1e-12), "{lambda}: {total}");
         }
         assert_eq!(poisson_upper(100.0), 260);
+        // Past it (e^−λ not a normal f64) the recurrence would give zeros: the logarithms
+        // answer there, in either form.
+        let far: f64 = PoissonPmf::by_recurrence(800.0)
+            .take(poisson_upper(800.0) as usize)
+            .map(|(_, w)| w)
+            .sum();
+        assert!(close(far, 1.0, 1e-9), "{far}");
     }
 
     #[test]
@@ -225,10 +239,24 @@ mod tests {
         let one = smallest_density(rate, 0.5, 0.5, 4.0, 1e3).unwrap();
         assert!(one >= 1.0 && one - 1.0 <= 1e-6, "{one}");
         assert_eq!(smallest_density(rate, 2f64.powi(-10), 1.0, 2.0, 8.0), None);
+        // The cap bounds the doubled end: 2, 4, 8, 16 passes 12 before it reaches the answer,
+        // but not 16.
+        assert_eq!(smallest_density(rate, 2f64.powi(-10), 1.0, 2.0, 12.0), None);
+        assert!(smallest_density(rate, 2f64.powi(-10), 1.0, 2.0, 16.0).is_some());
+        // The bisection stops at 1e-6: about 20 halvings of a bracket 8 wide, not 100.
+        let calls = core::cell::Cell::new(0);
+        let counted = |bits: f64| {
+            calls.set(calls.get() + 1);
+            rate(bits)
+        };
+        smallest_density(counted, 2f64.powi(-10), 8.0, 16.0, 1e3).unwrap();
+        assert!(calls.get() <= 30, "{} evaluations", calls.get());
     }
 
     #[test]
     fn bit_counts_fit_or_are_refused() {
+        assert_eq!(bits_for_bits_per_item(1_000, 9.5), Ok(9_500));
+        assert!(bits_for_bits_per_item(1_000, -1.0).is_err());
         assert_eq!(bits_from_f64(0.0), Ok(1));
         assert_eq!(bits_from_f64(1e6), Ok(1_000_000));
         assert!(matches!(
