@@ -127,6 +127,33 @@ fn recommend_says_when_it_extrapolates_and_keeps_batched_entries_behind_batch() 
         rec.explanation
     );
     assert!(rec.explanation.contains("Top "), "{}", rec.explanation);
+    // The objective is named, and no budget where none was given.
+    assert!(
+        rec.explanation.contains(" by speed:"),
+        "{}",
+        rec.explanation
+    );
+    assert!(!rec.explanation.contains(", budget"), "{}", rec.explanation);
+    // Needs out of range are usage errors.
+    for bad in [
+        Needs {
+            n: 0,
+            ..needs.clone()
+        },
+        Needs {
+            fpr: 0.0,
+            ..needs.clone()
+        },
+        Needs {
+            fpr: 1.5,
+            ..needs.clone()
+        },
+    ] {
+        assert!(
+            matches!(recommend(&r, &bad), Err(bench_harness::Error::Usage(_))),
+            "{bad:?}"
+        );
+    }
 
     // At a measured size and target nothing is extrapolated.
     let here = recommend(
