@@ -146,10 +146,8 @@ where
 /// The harness's family and theoretical curve of a variant, from its declaration.
 fn kind_and_curve(d: &Declaration) -> (Kind, Option<Curve>) {
     match (d.changes, d.deletes, d.hashes) {
-        (Changes::Static, ..) => (
-            Kind::Static,
-            Some(Curve::Ribbon).filter(|_| d.hashes == Hashes::ResultBits),
-        ),
+        (Changes::Static, _, Hashes::ResultBits) => (Kind::Static, Some(Curve::Ribbon)),
+        (Changes::Static, ..) => (Kind::Static, None),
         (Changes::Grows, ..) => (Kind::Scalable, None),
         (Changes::Fixed, _, Hashes::FingerprintBits) => (Kind::Cuckoo, Some(Curve::Cuckoo)),
         (Changes::Fixed, true, _) => (Kind::Counting, None),

@@ -129,7 +129,10 @@ impl AnyFilter {
 
     /// What its variant declares of itself.
     pub fn declaration(&self) -> &'static Declaration {
-        declaration(self.as_filter().params().variant)
+        fn of<F: Declared>(_: &F) -> &'static Declaration {
+            &F::DECLARATION
+        }
+        each!(self, f => of(&**f))
     }
 
     /// Encode in the checked envelope.
