@@ -145,6 +145,10 @@ fn recommend_says_when_it_extrapolates_and_keeps_batched_entries_behind_batch() 
             ..needs.clone()
         },
         Needs {
+            fpr: 1.0,
+            ..needs.clone()
+        },
+        Needs {
             fpr: 1.5,
             ..needs.clone()
         },
