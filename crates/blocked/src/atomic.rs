@@ -11,9 +11,8 @@ use bloomlab_core::sync::OrWord;
 use bloomlab_core::{Filter, FilterParams, Key};
 use bloomlab_simd::{self as simd, InlineKernel, LocalKernel};
 
-use crate::{
-    BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Layout, hash_in, one_hash_split, place_in,
-};
+use crate::layout::{Rule, by_layout, place_in};
+use crate::{BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Layout, hash_in, one_hash_split};
 
 /// Shards of the insert count: each thread adds to its own cache line, so threads inserting
 /// at once do not pass one line back and forth on every insert.
@@ -255,7 +254,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
                 &mut (),
                 keys,
                 KeyHash::new(0, 0),
-                |_, ks, hs| crate::hash_chunk_in(self.layout, &self.scheme, ks, hs),
+                |_, ks, hs| by_layout!(self.layout, R => R::hash_chunk(&self.scheme, ks, hs)),
                 |_, h| simd::prefetch(self.block(*h).0),
                 |_, _, h| {
                     let (block, bits) = self.block(h);

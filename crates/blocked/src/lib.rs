@@ -120,8 +120,12 @@ use core::fmt;
 mod atomic;
 #[cfg(feature = "std")]
 mod parallel;
+mod layout;
 mod view;
 
+pub use layout::{Layout, ONE_HASH_MAX_BLOCKS, PROBE_MULTIPLIER};
+pub(crate) use layout::{by_layout, hash_in, one_hash_split};
+use layout::Rule;
 #[cfg(all(feature = "std", target_has_atomic = "64"))]
 pub use atomic::AtomicBlockedBloomFilter;
 #[cfg(feature = "std")]
@@ -132,7 +136,7 @@ use bloomlab_core::Key;
 use bloomlab_core::bits;
 use bloomlab_core::error::{DecodeError, Error, Result};
 use bloomlab_core::format::{self, EnvelopeWriter, Reader, Variant};
-use bloomlab_core::hash::{self, HashScheme, KeyHash, Xxh3Scheme, fastrange};
+use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::meta::{FilterCore, Meta};
 use bloomlab_simd::{self as simd, InlineKernel, LocalKernel, LocalProbe, PortableProbe};
 
@@ -140,9 +144,6 @@ use bloomlab_simd::{self as simd, InlineKernel, LocalKernel, LocalProbe, Portabl
 pub const BLOCK_BITS: u32 = 512;
 /// Bytes per block.
 pub const BLOCK_BYTES: usize = 64;
-/// Multiplier of the in-block probe sequence: `⌊2^64/φ⌋` rounded to odd (Knuth, TAOCP vol. 3
-/// §6.4), the 64-bit counterpart of RocksDB FastLocalBloom's `0x9e3779b9`. A format constant.
-pub const PROBE_MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Prefetch distance of the batched operations: while key `i` is answered, the block of key
 /// `i + BATCH` is being fetched. 16 and 32 measured alike and best of 8–64 at 10^7 keys
 /// (`docs/design/blocked.md`).
@@ -162,224 +163,10 @@ use bloomlab_simd::Line as Block;
 const _: () = assert!(core::mem::size_of::<Block>() == BLOCK_BYTES);
 const _: () = assert!(core::mem::align_of::<Block>() == BLOCK_BYTES);
 
-/// The first layout's probes, and the per-block bit count.
-trait BlockOps {
-    fn contains(&self, h2: u64, k: u32) -> bool;
-    fn add(&mut self, h2: u64, k: u32) -> bool;
-    fn count_ones(&self) -> u32;
+/// The set bits of one block.
+fn block_ones(b: &Block) -> u32 {
+    b.0.iter().map(|w| w.count_ones()).sum()
 }
-
-impl BlockOps for Block {
-    /// All `k` probe bits of a key with stride half `h2` are set. Each probe reads one word of
-    /// this (already loaded) cache line; no branches, no stores.
-    #[inline(always)]
-    fn contains(&self, h2: u64, k: u32) -> bool {
-        let mut all = 1u64;
-        for &mult in &PROBE_POWERS[..k as usize] {
-            let bit = h2.wrapping_mul(mult) >> 55; // top 9 bits: 0..512
-            all &= self.0[(bit >> 6) as usize] >> (bit & 63);
-        }
-        all & 1 != 0
-    }
-
-    /// Set the `k` probe bits; returns whether any was still zero.
-    #[inline(always)]
-    fn add(&mut self, h2: u64, k: u32) -> bool {
-        let mut new = 0u64;
-        for &mult in &PROBE_POWERS[..k as usize] {
-            let bit = h2.wrapping_mul(mult) >> 55;
-            let (w, mask) = ((bit >> 6) as usize, 1u64 << (bit & 63));
-            new |= mask & !self.0[w];
-            self.0[w] |= mask;
-        }
-        new != 0
-    }
-
-    fn count_ones(&self) -> u32 {
-        self.0.iter().map(|w| w.count_ones()).sum()
-    }
-}
-
-// The first layout's probes out of line: kept apart from the second layout's inlined fast
-// path, whose registers they would otherwise claim (and save and restore on every call).
-#[inline(never)]
-fn wide64_contains(block: &Block, h2: u64, k: u32) -> bool {
-    block.contains(h2, k)
-}
-
-#[inline(never)]
-fn wide64_add(block: &mut Block, h2: u64, k: u32) -> bool {
-    block.add(h2, k)
-}
-
-/// Set the probes of source `src` (see `place_in`) in `block` for `layout`, with `kernel`
-/// for the local-block layouts; `true` if some bit was new. The one insert step of single,
-/// batched and parallel inserts.
-#[inline(always)]
-pub(crate) fn block_insert(
-    layout: Layout,
-    kernel: &LocalKernel,
-    block: &mut Block,
-    src: u64,
-    k: u32,
-) -> bool {
-    match layout {
-        Layout::Wide64 => wide64_add(block, src, k),
-        _ => kernel.insert(&mut block.0, (src >> 32) as u32, k),
-    }
-}
-
-/// How a key's block and probes are derived from its hash: a frozen part of the byte format,
-/// recorded as the envelope version. New filters use [`Layout::OneHash`] (filters of more than
-/// 2^32 blocks, 256 GiB, [`Layout::Local32`]); files of the earlier layouts load as
-/// [`Layout::Wide64`] or [`Layout::Local32`] and keep it (an insert into them, a union, a
-/// re-encoding all stay in that layout), so they answer exactly as when they were written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum Layout {
-    /// The first layout (envelope version 1): probe `i` is the top 9 bits of
-    /// `h2 · PROBE_MULTIPLIER^i mod 2^64` (see [Probe positions](crate#probe-positions)).
-    Wide64,
-    /// The second layout (envelope version 2): probe `i` is the top 9 bits of
-    /// `h · 0x9e37_79b9^i mod 2^32` with `h` the high 32 bits of `h2`
-    /// ([`bloomlab_simd::local_insert`]; RocksDB's `FastLocalBloom` rule), eight
-    /// probes per AVX2 vector; the block from `h1` by fastrange.
-    Local32,
-    /// The third layout (envelope version 3): one 64-bit hash `x` per key, the scheme's
-    /// [`hash64`](HashScheme::hash64) (XXH3-64 for the default scheme); the block is
-    /// `⌊(x >> 32) · blocks / 2^32⌋` and the in-block probes are the second layout's with
-    /// `h = x mod 2^32` (RocksDB `FastLocalBloom`'s split of one 64-bit hash). For at most
-    /// 2^32 blocks.
-    #[default]
-    OneHash,
-}
-
-impl Layout {
-    /// The envelope version that records this layout.
-    pub fn format_version(self) -> u16 {
-        match self {
-            Layout::Wide64 => format::FORMAT_VERSION,
-            Layout::Local32 => format::BLOCKED_LOCAL32_VERSION,
-            Layout::OneHash => format::BLOCKED_ONE_HASH_VERSION,
-        }
-    }
-
-    /// The layout of a new filter of `blocks` blocks: [`Layout::OneHash`] up to and including
-    /// the 2^32 blocks ([`ONE_HASH_MAX_BLOCKS`]) it can address, [`Layout::Local32`] beyond.
-    /// A pure function of the count, so the switch is tested at 2^32 − 1, 2^32 and 2^32 + 1
-    /// blocks without a 256 GiB table.
-    pub fn for_blocks(blocks: u64) -> Layout {
-        if Layout::OneHash.addresses(blocks) {
-            Layout::OneHash
-        } else {
-            Layout::Local32
-        }
-    }
-
-    /// Whether a table of `blocks` blocks can have this layout: [`Layout::OneHash`] addresses
-    /// at most 2^32 blocks (its block index is a 32-bit fastrange), the earlier layouts any
-    /// number. The one rule behind [`for_blocks`](Self::for_blocks),
-    /// [`with_layout`](BlockedBloomFilter::with_layout) and the decoder's check.
-    pub fn addresses(self, blocks: u64) -> bool {
-        self != Layout::OneHash || blocks <= ONE_HASH_MAX_BLOCKS
-    }
-
-    /// The layout an envelope version records, if any.
-    pub fn from_format_version(v: u16) -> Option<Layout> {
-        match v {
-            format::FORMAT_VERSION => Some(Layout::Wide64),
-            format::BLOCKED_LOCAL32_VERSION => Some(Layout::Local32),
-            format::BLOCKED_ONE_HASH_VERSION => Some(Layout::OneHash),
-            _ => None,
-        }
-    }
-}
-
-/// Most blocks a [`Layout::OneHash`] filter can address: its block index is a 32-bit
-/// fastrange of the hash's high half.
-pub const ONE_HASH_MAX_BLOCKS: u64 = 1 << 32;
-
-/// A key's hash under `layout`: the scheme's 64-bit output in `h1` for [`Layout::OneHash`]
-/// (`h2 = 1`), its 128-bit output for the earlier layouts. Shared by the owned filter, the
-/// atomic one and the view, so that all three place a key alike.
-#[inline(always)]
-pub(crate) fn hash_in<S: HashScheme, K: Key + ?Sized>(
-    layout: Layout,
-    scheme: &S,
-    key: &K,
-) -> KeyHash {
-    match layout {
-        Layout::OneHash => KeyHash::new(key.with_key_bytes(|b| scheme.hash64(b)), 0),
-        Layout::Local32 | Layout::Wide64 => key.with_key_bytes(|b| scheme.hash(b)),
-    }
-}
-
-/// [`hash_in`] for up to [`simd::CHUNK`] keys (`out` as long as `keys`), hashed in vector
-/// lanes where the scheme can ([`HashScheme::LANES`]).
-#[inline(always)]
-pub(crate) fn hash_chunk_in<S: HashScheme, K: Key>(
-    layout: Layout,
-    scheme: &S,
-    keys: &[K],
-    out: &mut [KeyHash],
-) {
-    match layout {
-        Layout::OneHash => hash::hash_chunk(
-            keys,
-            out,
-            |b| KeyHash::new(scheme.hash64(b), 0),
-            |w| scheme.hash64_words8(w).map(|x| KeyHash::new(x, 0)),
-        ),
-        Layout::Local32 | Layout::Wide64 => {
-            hash::hash_chunk(keys, out, |b| scheme.hash(b), |w| scheme.hash_words8(w))
-        }
-    }
-}
-
-/// The block (among `n`) of a hash from [`hash_in`], and the in-block probe source: a `u64`
-/// whose high 32 bits are the probes' `h` ([`Layout::Local32`], [`Layout::OneHash`]) or the
-/// whole stride half ([`Layout::Wide64`]).
-#[inline(always)]
-pub(crate) fn place_in(layout: Layout, h: KeyHash, n: u64) -> (usize, u64) {
-    match layout {
-        // `hash_in` put the 64-bit hash in `h1`; its low half feeds the probes.
-        Layout::OneHash => {
-            let (b, src) = simd::one_hash_place(h.h1, n);
-            (b as usize, src)
-        }
-        // `n` fits in usize, and fastrange's result is below it.
-        Layout::Local32 | Layout::Wide64 => (fastrange(h.h1, n) as usize, h.h2),
-    }
-}
-
-/// A [`Layout::OneHash`] hash's two halves: the high one picks the block (by fastrange, as
-/// [`one_hash_block`]; [`Lines::fastrange`](bloomlab_simd::Lines::fastrange) finds it with
-/// no bounds test), the low one feeds the probes. The single operations of the owned and the
-/// atomic filter use it; `place_in` computes the same block index.
-#[inline(always)]
-pub(crate) fn one_hash_split(h: KeyHash) -> (u32, u32) {
-    ((h.h1 >> 32) as u32, h.h1 as u32)
-}
-
-/// The block of a [`Layout::OneHash`] hash `x` among `n ≤ 2^32` blocks.
-#[inline(always)]
-fn one_hash_block(x: u64, n: u64) -> usize {
-    // The result is below n ≤ 2^32: it fits in usize.
-    simd::one_hash_place(x, n).0 as usize
-}
-
-/// `PROBE_POWERS[i] = PROBE_MULTIPLIER^i mod 2^64`: probe `i` of a key is the top 9 bits of
-/// `h2 · PROBE_MULTIPLIER^i`, the same value as `i` steps of `h ← h · PROBE_MULTIPLIER` from
-/// `h2`, but the `k` multiplications are independent (no serial dependency chain).
-const PROBE_POWERS: [u64; bloomlab_core::math::MAX_HASHES as usize] = {
-    let mut p = [1u64; bloomlab_core::math::MAX_HASHES as usize];
-    let mut i = 1;
-    while i < p.len() {
-        p[i] = p[i - 1].wrapping_mul(PROBE_MULTIPLIER);
-        i += 1;
-    }
-    p
-};
 
 /// A zeroed vector of `n` blocks, or [`Error::SizeOverflow`] if it cannot exist or the
 /// allocator refuses (instead of aborting the process).
@@ -591,19 +378,6 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
         ))
     }
 
-    /// The block of a hash from [`hash_key`](Self::hash_key), and the in-block probe source:
-    /// a `u64` whose high 32 bits are the probes' `h` ([`Layout::Local32`] and
-    /// [`Layout::OneHash`]) or the whole stride half ([`Layout::Wide64`]).
-    #[inline(always)]
-    fn place(&self, h: KeyHash) -> (usize, u64) {
-        place_in(self.cold.layout, h, self.blocks.len() as u64)
-    }
-
-    #[inline(always)]
-    fn block_index(&self, h: KeyHash) -> usize {
-        self.place(h).0
-    }
-
     /// Insert a key. Returns `true` if the key was definitely new (at least one of its bits
     /// was still zero), `false` if it may have been present already.
     #[inline(always)]
@@ -661,14 +435,8 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             let block = self.blocks.fastrange_mut(line);
             return self.cold.kernel.insert(&mut block.0, probe, self.cold.k);
         }
-        let (b, src) = self.place(h);
-        block_insert(
-            self.cold.layout,
-            &self.cold.kernel,
-            &mut self.blocks[b],
-            src,
-            self.cold.k,
-        )
+        let kernel = self.cold.kernel;
+        by_layout!(self.cold.layout, R => self.insert_in::<R, _>(kernel, h))
     }
 
     /// One lookup, the kernel inlined into the caller
@@ -682,57 +450,38 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 .kernel
                 .contains(&self.blocks.fastrange(line).0, probe, self.cold.k);
         }
-        let (b, src) = self.place(h);
-        let block = &self.blocks[b];
-        match self.cold.layout {
-            Layout::Wide64 => wide64_contains(block, src, self.cold.k),
-            _ => self
-                .cold
-                .kernel
-                .contains(&block.0, (src >> 32) as u32, self.cold.k),
-        }
+        by_layout!(self.cold.layout, R => self.contains_in::<R, _>(self.cold.kernel, h))
     }
 
-    /// Insert with kernel `probe`: block index, count, probes (inlined into the caller).
+    /// Set the probes of hash `h` under rule `R` with kernel `probe` (inlined into the
+    /// caller; the count is the caller's).
     #[inline(always)]
-    fn insert_with<P: LocalProbe>(&mut self, probe: P, h: KeyHash) -> bool {
-        let (b, src) = self.place(h);
-        self.cold.meta.record_insert();
-        match self.cold.layout {
-            Layout::Wide64 => wide64_add(&mut self.blocks[b], src, self.cold.k),
-            _ => probe.insert(&mut self.blocks[b].0, (src >> 32) as u32, self.cold.k),
-        }
+    fn insert_in<R: Rule, P: LocalProbe>(&mut self, probe: P, h: KeyHash) -> bool {
+        let (b, src) = R::place(h, self.blocks.len() as u64);
+        R::insert(probe, &mut self.blocks[b], src, self.cold.k)
     }
 
-    /// Lookup with kernel `probe` (inlined into the caller).
-    #[inline(always)]
-    fn contains_with<P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
-        let (b, src) = self.place(h);
-        self.block_contains(probe, b, src)
-    }
-
-    /// The probes of source `src` (see `place`) in block `b` with kernel `probe` (inlined
+    /// Whether every probe of hash `h` under rule `R` is set, with kernel `probe` (inlined
     /// into the caller).
     #[inline(always)]
-    fn block_contains<P: LocalProbe>(&self, probe: P, b: usize, src: u64) -> bool {
-        let block = &self.blocks[b];
-        match self.cold.layout {
-            Layout::Wide64 => wide64_contains(block, src, self.cold.k),
-            _ => probe.contains(&block.0, (src >> 32) as u32, self.cold.k),
-        }
+    fn contains_in<R: Rule, P: LocalProbe>(&self, probe: P, h: KeyHash) -> bool {
+        let (b, src) = R::place(h, self.blocks.len() as u64);
+        R::contains(probe, &self.blocks[b], src, self.cold.k)
     }
 
     /// [`insert`](Self::insert) on the portable path (no SIMD), whatever the CPU: the same
     /// block bits as the vector path, which the tests check on machines that have one.
     pub fn insert_portable<K: Key + ?Sized>(&mut self, key: &K) -> bool {
         let h = self.hash_key(key);
-        self.insert_with(PortableProbe, h)
+        self.cold.meta.record_insert();
+        by_layout!(self.cold.layout, R => self.insert_in::<R, _>(PortableProbe, h))
     }
 
     /// [`might_contain`](Self::might_contain) on the portable path (no SIMD), whatever the
     /// CPU: the same answer as the vector path.
     pub fn might_contain_portable<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.contains_with(PortableProbe, self.hash_key(key))
+        let h = self.hash_key(key);
+        by_layout!(self.cold.layout, R => self.contains_in::<R, _>(PortableProbe, h))
     }
 
     /// The probe layout: [`Layout::OneHash`] for every filter built by this version (of at
@@ -770,34 +519,42 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// while key `i` is inserted, so the cache misses overlap. Keys are inserted in order; the
     /// result is identical to inserting them one by one.
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        by_layout!(self.cold.layout, R => self.insert_batch_in::<R, K>(keys))
+    }
+
+    /// [`insert_batch`](Self::insert_batch) under rule `R`, chosen once for the batch.
+    fn insert_batch_in<R: Rule, K: Key>(&mut self, keys: &[K]) {
+        let (kernel, n) = (self.cold.kernel, self.blocks.len() as u64);
         if S::LANES {
             // Hashed eight at a time in vector lanes; the same keys inserted in the same order.
             simd::pipeline_chunks::<Self, K, KeyHash, BATCH>(
                 self,
                 keys,
                 KeyHash::new(0, 0),
-                |f, ks, hs| hash_chunk_in(f.cold.layout, f.cold.meta.scheme(), ks, hs),
-                |f, h| simd::prefetch(&f.blocks[f.block_index(*h)]),
+                |f, ks, hs| R::hash_chunk(f.cold.meta.scheme(), ks, hs),
+                |f, h| simd::prefetch(&f.blocks[R::place(*h, n).0]),
                 |f, _, h| {
-                    f.insert_one(h);
+                    f.cold.meta.record_insert();
+                    f.insert_in::<R, _>(kernel, h);
                 },
             );
             return;
         }
         let mut ring = [KeyHash::new(0, 0); BATCH];
         for (r, key) in ring.iter_mut().zip(keys) {
-            *r = self.hash_key(key);
-            simd::prefetch(&self.blocks[self.block_index(*r)]);
+            *r = R::hash(self.cold.meta.scheme(), key);
+            simd::prefetch(&self.blocks[R::place(*r, n).0]);
         }
         for i in 0..keys.len() {
             let slot = i % BATCH;
             let h = ring[slot];
             if let Some(key) = keys.get(i + BATCH) {
-                let ahead = self.hash_key(key);
-                simd::prefetch(&self.blocks[self.block_index(ahead)]);
+                let ahead = R::hash(self.cold.meta.scheme(), key);
+                simd::prefetch(&self.blocks[R::place(ahead, n).0]);
                 ring[slot] = ahead;
             }
-            self.insert_one(h);
+            self.cold.meta.record_insert();
+            self.insert_in::<R, _>(kernel, h);
         }
     }
 
@@ -886,99 +643,64 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     }
 
     /// The loop of [`might_contain_batch_at`](Self::might_contain_batch_at) (`out` as long as
-    /// `keys`, `D ≥ 1`).
+    /// `keys`, `D ≥ 1`), its layout's rule chosen once.
     fn contains_batch_at<K: Key, const D: usize>(&self, keys: &[K], out: &mut [bool]) {
-        let f = self;
-        // Everything the loop reads, in locals (registers), and the layout tested once: each
-        // key's block index is computed once, D keys ahead, and travels with its probe bits.
-        let (blocks, k, n) = (&f.blocks[..], f.cold.k, f.blocks.len() as u64);
+        by_layout!(self.cold.layout, R => self.contains_batch_in::<R, K, D>(keys, out))
+    }
+
+    /// [`contains_batch_at`](Self::contains_batch_at) under rule `R`.
+    fn contains_batch_in<R: Rule, K: Key, const D: usize>(&self, keys: &[K], out: &mut [bool]) {
+        // Everything the loop reads, in locals (registers): each key's block index is
+        // computed once, D keys ahead, and travels with its probe source.
+        let (blocks, k, n) = (&self.blocks[..], self.cold.k, self.blocks.len() as u64);
         // The filter's inline kernel (AVX-512 where the CPU has it), as single lookups use.
-        let kernel = f.cold.kernel;
-        let hash = |key: &K| {
-            let h = key.with_key_bytes(|b| f.cold.meta.scheme().hash(b));
-            (fastrange(h.h1, n) as usize, h.h2)
-        };
+        let (kernel, scheme) = (self.cold.kernel, self.cold.meta.scheme());
         let prefetch = |&(b, _): &(usize, u64)| simd::prefetch(&blocks[b]);
+        let answer = |(b, src): (usize, u64)| R::contains(kernel, &blocks[b], src, k);
         if S::LANES && D >= simd::CHUNK && D.is_multiple_of(simd::CHUNK) {
             // The same loop with keys hashed eight at a time in vector lanes.
-            let layout = f.cold.layout;
             let hash = |_: &[bool], ks: &[K], out: &mut [(usize, u64)]| {
                 let mut hs = [KeyHash::new(0, 0); simd::CHUNK];
-                hash_chunk_in(layout, f.cold.meta.scheme(), ks, &mut hs[..ks.len()]);
+                R::hash_chunk(scheme, ks, &mut hs[..ks.len()]);
                 for (o, h) in out.iter_mut().zip(hs) {
-                    *o = match layout {
-                        Layout::OneHash => (one_hash_block(h.h1, n), h.h1),
-                        Layout::Local32 | Layout::Wide64 => (fastrange(h.h1, n) as usize, h.h2),
-                    };
+                    *o = R::place(h, n);
                 }
             };
-            let prefetch = |_: &[bool], h: &(usize, u64)| prefetch(h);
-            let fill = (0, 0);
-            match layout {
-                Layout::OneHash => simd::pipeline_chunks::<[bool], K, _, D>(
-                    out,
-                    keys,
-                    fill,
-                    hash,
-                    prefetch,
-                    |out, i, (b, x)| out[i] = kernel.contains(&blocks[b].0, x as u32, k),
-                ),
-                Layout::Local32 => simd::pipeline_chunks::<[bool], K, _, D>(
-                    out,
-                    keys,
-                    fill,
-                    hash,
-                    prefetch,
-                    |out, i, (b, h2)| out[i] = kernel.contains(&blocks[b].0, (h2 >> 32) as u32, k),
-                ),
-                Layout::Wide64 => simd::pipeline_chunks::<[bool], K, _, D>(
-                    out,
-                    keys,
-                    fill,
-                    hash,
-                    prefetch,
-                    |out, i, (b, h2)| out[i] = wide64_contains(&blocks[b], h2, k),
-                ),
-            }
+            simd::pipeline_chunks::<[bool], K, _, D>(
+                out,
+                keys,
+                (0, 0),
+                hash,
+                |_, h| prefetch(h),
+                |out, i, p| out[i] = answer(p),
+            );
             return;
         }
-        match f.cold.layout {
-            Layout::OneHash => {
-                let hash = |key: &K| {
-                    let x = key.with_key_bytes(|b| f.cold.meta.scheme().hash64(b));
-                    (one_hash_block(x, n), x)
-                };
-                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, x)| {
-                    out[i] = kernel.contains(&blocks[b].0, x as u32, k)
-                })
-            }
-            Layout::Local32 => {
-                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
-                    out[i] = kernel.contains(&blocks[b].0, (h2 >> 32) as u32, k)
-                })
-            }
-            Layout::Wide64 => {
-                simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, (b, h2)| {
-                    out[i] = wide64_contains(&blocks[b], h2, k)
-                })
-            }
-        }
+        let hash = |key: &K| R::place(R::hash(scheme, key), n);
+        simd::pipeline::<K, (usize, u64), D>(keys, hash, prefetch, |i, p| out[i] = answer(p))
     }
 
     /// [`might_contain_batch`](Self::might_contain_batch) for keys already hashed with this
     /// filter's scheme: prefetches the blocks of [`BATCH`] hashes ahead of the one it answers.
     pub fn might_contain_hashes(&self, hashes: &[KeyHash], out: &mut [bool]) -> Result<()> {
         Error::check_out_len(hashes.len(), out.len())?;
+        by_layout!(self.cold.layout, R => self.contains_hashes_in::<R>(hashes, out));
+        Ok(())
+    }
+
+    /// [`might_contain_hashes`](Self::might_contain_hashes) under rule `R` (`out` as long as
+    /// `hashes`).
+    fn contains_hashes_in<R: Rule>(&self, hashes: &[KeyHash], out: &mut [bool]) {
+        let (kernel, n) = (self.cold.kernel, self.blocks.len() as u64);
         for h in hashes.iter().take(BATCH) {
-            simd::prefetch(&self.blocks[self.block_index(*h)]);
+            simd::prefetch(&self.blocks[R::place(*h, n).0]);
         }
         for (i, (o, h)) in out.iter_mut().zip(hashes).enumerate() {
             if let Some(ahead) = hashes.get(i + BATCH) {
-                simd::prefetch(&self.blocks[self.block_index(*ahead)]);
+                simd::prefetch(&self.blocks[R::place(*ahead, n).0]);
             }
-            *o = self.contains_one(*h);
+            *o = self.contains_in::<R, _>(kernel, *h);
         }
-        Ok(())
     }
 
     /// The hash scheme.
@@ -1042,7 +764,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
 
     /// Number of set bits.
     pub fn count_ones(&self) -> u64 {
-        self.blocks.iter().map(|b| u64::from(b.count_ones())).sum()
+        self.blocks.iter().map(|b| u64::from(block_ones(b))).sum()
     }
 
     /// Fraction of bits set, `X/m`.
@@ -1067,7 +789,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             .iter()
             .map(|b| {
                 bloomlab_core::math::fpr_from_fill(
-                    f64::from(b.count_ones()) / f64::from(BLOCK_BITS),
+                    f64::from(block_ones(b)) / f64::from(BLOCK_BITS),
                     self.cold.k,
                 )
             })
@@ -1085,7 +807,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
                 bloomlab_core::math::estimate_cardinality(
                     u64::from(BLOCK_BITS),
                     self.cold.k,
-                    u64::from(b.count_ones()),
+                    u64::from(block_ones(b)),
                 )
             })
             .sum()
@@ -1194,7 +916,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     ) -> Result<Self, DecodeError> {
         validate_parts(
             k,
-            blocks.iter().map(|b| b.count_ones()),
+            blocks.iter().map(block_ones),
             count,
             capacity,
             target_fpr,

@@ -5,9 +5,8 @@ use bloomlab_core::hash::{HashScheme, KeyHash};
 use bloomlab_core::parallel::{self, Owners, ParallelReport};
 use bloomlab_simd::{self as simd, LocalKernel, Routed};
 
-use crate::{
-    BATCH, Block, BlockedBloomFilter, Layout, block_insert, hash_chunk_in, hash_in, place_in,
-};
+use crate::layout::{Layout, Rule, by_layout};
+use crate::{BATCH, Block, BlockedBloomFilter};
 
 /// Below this many keys per thread, a thread costs more to start (tens of µs) than its share
 /// of the inserts saves.
@@ -211,25 +210,34 @@ impl<S: HashScheme> Router<'_, S> {
     /// [`hash_step`](Self::hash_step) one key at a time (eight at a time in vector lanes
     /// where the scheme has them, [`HashScheme::LANES`]).
     fn hash_one_by_one<K: Key>(&self, keys: &[K], out: &mut [Routed]) {
+        by_layout!(self.layout, R => self.hash_one_by_one_in::<R, K>(keys, out))
+    }
+
+    /// [`hash_one_by_one`](Self::hash_one_by_one) under rule `R`, chosen once per step.
+    fn hash_one_by_one_in<R: Rule, K: Key>(&self, keys: &[K], out: &mut [Routed]) {
         let mut push = |h: KeyHash| {
-            let (b, src) = place_in(self.layout, h, self.n as u64);
+            let (b, src) = R::place(h, self.n as u64);
             out[self.owners.of(b)].push(b as u64, src);
         };
         if S::LANES {
             for chunk in keys.chunks(simd::CHUNK) {
                 let mut hs = [KeyHash::new(0, 0); simd::CHUNK];
-                hash_chunk_in(self.layout, self.scheme, chunk, &mut hs[..chunk.len()]);
+                R::hash_chunk(self.scheme, chunk, &mut hs[..chunk.len()]);
                 hs[..chunk.len()].iter().for_each(|&h| push(h));
             }
         } else {
-            keys.iter()
-                .for_each(|key| push(hash_in(self.layout, self.scheme, key)));
+            keys.iter().for_each(|key| push(R::hash(self.scheme, key)));
         }
     }
 
     /// Insert `items` (blocks of this thread's range, which starts at block `base`), the
     /// block [`BATCH`] places ahead prefetched, as `insert_batch` does.
     fn insert(&self, base: usize, lines: &mut [Block], items: &Routed) {
+        by_layout!(self.layout, R => self.insert_in::<R>(base, lines, items))
+    }
+
+    /// [`insert`](Self::insert) under rule `R`, chosen once per batch.
+    fn insert_in<R: Rule>(&self, base: usize, lines: &mut [Block], items: &Routed) {
         let blocks = items.blocks();
         for &b in blocks.iter().take(BATCH) {
             simd::prefetch(&lines[b as usize - base]);
@@ -238,13 +246,7 @@ impl<S: HashScheme> Router<'_, S> {
             if let Some(&ahead) = blocks.get(i + BATCH) {
                 simd::prefetch(&lines[ahead as usize - base]);
             }
-            block_insert(
-                self.layout,
-                &self.kernel,
-                &mut lines[b as usize - base],
-                src,
-                self.k,
-            );
+            R::insert(self.kernel, &mut lines[b as usize - base], src, self.k);
         }
     }
 }

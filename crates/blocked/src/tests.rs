@@ -52,36 +52,6 @@ fn blocks_are_cache_line_aligned() {
 }
 
 #[test]
-fn probes_follow_the_documented_sequence() {
-    // Frozen: the positions of every serialized filter depend on it. Sequential definition:
-    // h_0 = h2, h_{i+1} = h_i · 0x9e37_79b9_7f4a_7c15, bit_i = h_i >> 55.
-    let h2 = 0x0123_4567_89ab_cdefu64 | 1;
-    let mut want = Block::default();
-    let mut h = h2;
-    for _ in 0..9 {
-        let bit = h >> 55;
-        want.0[(bit / 64) as usize] |= 1 << (bit % 64);
-        h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    let mut got = Block::default();
-    assert!(got.add(h2, 9));
-    assert_eq!(got, want);
-    assert!(got.contains(h2, 9) && !got.add(h2, 9));
-    assert!(!Block::default().contains(h2, 1));
-    assert_eq!(PROBE_POWERS[0], 1);
-    assert_eq!(PROBE_POWERS[1], PROBE_MULTIPLIER);
-    // The first probe is the top 9 bits of h2 itself: bit 256 = word 4, bit 0.
-    let mut one = Block::default();
-    one.add(1 << 63 | 1, 1);
-    assert_eq!(one.0[4], 1);
-    // A block with one bit missing answers no.
-    let mut partial = want;
-    let first = h2 >> 55;
-    partial.0[(first / 64) as usize] &= !(1 << (first % 64));
-    assert!(!partial.contains(h2, 9));
-}
-
-#[test]
 fn sizing_follows_the_blocked_formula() {
     let f = BlockedBloomFilter::with_fpr(1_000_000, 0.01).unwrap();
     let (bpi, k) = math::blocked_bits_per_item_exact(0.01, 512).unwrap();

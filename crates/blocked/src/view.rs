@@ -8,9 +8,10 @@ use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
 use bloomlab_core::meta::Meta;
 use bloomlab_simd::{self as simd, LocalProbe, LocalTask};
 
+use crate::layout::{Rule, by_layout};
 use crate::{
     BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Encoded, Layout, block_from_le_bytes, hash_in,
-    place_in, validate_parts, wide64_contains,
+    validate_parts,
 };
 
 /// A read-only [`BlockedBloomFilter`] that answers queries straight from a byte slice holding
@@ -90,14 +91,12 @@ impl<S: HashScheme> LocalTask for ViewContains<'_, '_, S> {
     #[inline(always)]
     fn run<P: LocalProbe>(self, probe: P) -> bool {
         let (v, h) = (self.0, self.1);
-        let (b, src) = place_in(v.meta.layout, h, v.meta.blocks);
-        let block = block_from_le_bytes(&v.data[b * BLOCK_BYTES..(b + 1) * BLOCK_BYTES]);
-        match v.meta.layout {
-            Layout::Wide64 => wide64_contains(&simd::Line(block), src, v.meta.k),
-            Layout::Local32 | Layout::OneHash => {
-                probe.contains(&block, (src >> 32) as u32, v.meta.k)
-            }
-        }
+        // The layout's rule, chosen once for this lookup, on the block read from the bytes.
+        by_layout!(v.meta.layout, R => {
+            let (b, src) = R::place(h, v.meta.blocks);
+            let block = block_from_le_bytes(&v.data[b * BLOCK_BYTES..(b + 1) * BLOCK_BYTES]);
+            R::contains(probe, &simd::Line(block), src, v.meta.k)
+        })
     }
 }
 

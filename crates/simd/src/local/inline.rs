@@ -218,6 +218,20 @@ enum KernelMode {
     Portable,
 }
 
+/// The kernel chosen at construction as a [`LocalProbe`], so code generic over the kernel
+/// (a filter's loops over the layouts it reads) takes it as it takes the portable one.
+impl super::LocalProbe for LocalKernel {
+    const NAME: &'static str = "chosen for this CPU";
+    #[inline(always)]
+    fn contains(self, block: &[u64; 8], h: u32, k: u32) -> bool {
+        LocalKernel::contains(self, block, h, k)
+    }
+    #[inline(always)]
+    fn insert(self, block: &mut [u64; 8], h: u32, k: u32) -> bool {
+        LocalKernel::insert(&self, block, h, k)
+    }
+}
+
 impl LocalKernel {
     /// The fastest kernel this CPU runs for `k` probes per key.
     pub fn detect(k: u32) -> Self {
