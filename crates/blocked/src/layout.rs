@@ -329,7 +329,10 @@ mod tests {
     fn each_rule_type_is_the_layout_it_is_picked_for() {
         for layout in [Layout::Wide64, Layout::Local32, Layout::OneHash] {
             assert_eq!(by_layout!(layout, R => R::LAYOUT), layout);
-            assert_eq!(Layout::from_format_version(layout.format_version()), Some(layout));
+            assert_eq!(
+                Layout::from_format_version(layout.format_version()),
+                Some(layout)
+            );
         }
         let versions = [Wide64::VERSION, Local32::VERSION, OneHash::VERSION];
         assert_eq!(versions, [1, 2, 3]);

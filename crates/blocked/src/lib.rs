@@ -118,16 +118,16 @@ use core::fmt;
 
 #[cfg(all(feature = "std", target_has_atomic = "64"))]
 mod atomic;
+mod layout;
 #[cfg(feature = "std")]
 mod parallel;
-mod layout;
 mod view;
 
-pub use layout::{Layout, ONE_HASH_MAX_BLOCKS, PROBE_MULTIPLIER};
-pub(crate) use layout::{by_layout, hash_in, one_hash_split};
-use layout::Rule;
 #[cfg(all(feature = "std", target_has_atomic = "64"))]
 pub use atomic::AtomicBlockedBloomFilter;
+use layout::Rule;
+pub use layout::{Layout, ONE_HASH_MAX_BLOCKS, PROBE_MULTIPLIER};
+pub(crate) use layout::{by_layout, hash_in, one_hash_split};
 #[cfg(feature = "std")]
 pub use parallel::{PARALLEL_MAX_QUEUED, available_threads};
 pub use view::{BlockedBloomFilterView, BlockedFilterBytes};
@@ -518,7 +518,20 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     /// Insert many keys: the key [`BATCH`] positions ahead is hashed and its block prefetched
     /// while key `i` is inserted, so the cache misses overlap. Keys are inserted in order; the
     /// result is identical to inserting them one by one.
+    ///
+    /// A table of the current layout of at most [`SINGLE_LOOP_UP_TO`] bytes (in cache) takes
+    /// the keys one by one instead, as [`might_contain_batch`](Self::might_contain_batch) does:
+    /// there the ring and prefetches only add work (unless the scheme hashes in vector lanes).
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        if !S::LANES
+            && self.cold.layout == Layout::OneHash
+            && self.blocks.len() * BLOCK_BYTES <= SINGLE_LOOP_UP_TO
+        {
+            for key in keys {
+                self.insert(key);
+            }
+            return;
+        }
         by_layout!(self.cold.layout, R => self.insert_batch_in::<R, K>(keys))
     }
 

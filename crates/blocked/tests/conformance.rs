@@ -347,8 +347,9 @@ fn works_behind_dyn_filter() {
 }
 
 /// Tables of the current layout up to `SINGLE_LOOP_UP_TO` bytes answer batches key by key,
-/// larger ones and every table of an earlier layout through the prefetching pipeline; on both
-/// sides of the threshold, in every layout, the batch answers as single lookups.
+/// larger ones and every table of an earlier layout through the prefetching pipeline (batched
+/// inserts alike); on both sides of the threshold, in every layout, the batch answers as single
+/// lookups and builds the filter single inserts build.
 #[test]
 fn batches_answer_as_single_lookups_on_both_sides_of_the_single_loop_threshold() {
     use bloomlab_blocked::{BLOCK_BYTES, Layout, SINGLE_LOOP_UP_TO};
@@ -361,7 +362,12 @@ fn batches_answer_as_single_lookups_on_both_sides_of_the_single_loop_threshold()
             let members: Vec<u64> = (0..blocks * 50)
                 .map(|i| i.wrapping_mul(0x9e37_79b9))
                 .collect();
+            let mut single = f.clone();
             f.insert_batch(&members);
+            members.iter().for_each(|k| {
+                single.insert(k);
+            });
+            assert_eq!(f, single, "{layout:?}, {blocks} blocks: insert_batch");
             conf::check_batch_agrees(
                 &members,
                 blocks,
