@@ -220,10 +220,7 @@ pub enum Layout {
 impl Layout {
     /// The envelope version that records this layout.
     pub fn format_version(self) -> u16 {
-        match self {
-            Layout::Fmix128 => format::FORMAT_VERSION,
-            Layout::OneHash => format::RIBBON_ONE_HASH_VERSION,
-        }
+        by_layout!(self, R => R::VERSION)
     }
 
     /// The layout an envelope version records, if any.
@@ -239,18 +236,133 @@ impl Layout {
 /// [`RibbonFilter::hash_key`] returns and [`RibbonFilter::from_hashes_in`] takes.
 #[inline(always)]
 pub fn hash_in<S: HashScheme, K: Key + ?Sized>(layout: Layout, scheme: &S, key: &K) -> KeyHash {
-    match layout {
-        Layout::OneHash => KeyHash::new(key.with_key_bytes(|b| scheme.hash64(b)), 0),
-        Layout::Fmix128 => key.with_key_bytes(|b| scheme.hash(b)),
-    }
+    by_layout!(layout, R => R::hash(scheme, key))
 }
 
 /// [`row`] or [`row_one_hash`], as `layout` says (a hash from [`hash_in`]).
 #[inline(always)]
 pub fn row_in<W: CoeffRow>(layout: Layout, h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32) {
-    match layout {
-        Layout::OneHash => row_one_hash(h.h1, seed, starts),
-        Layout::Fmix128 => row(h, seed, starts),
+    by_layout!(layout, R => R::row(h, seed, starts))
+}
+
+/// One layout's rule: how a key is hashed and how its hash becomes an equation (for a seed and
+/// a number of start slots). One zero-sized type per [`Layout`], picked once per operation by
+/// `by_layout!` — once per construction attempt, once per batch — so no loop over keys
+/// re-decides the layout (RocksDB's `util/bloom_impl.h`: one class per layout).
+trait Rule {
+    /// The layout this rule is.
+    #[allow(dead_code)] // read by the tests, which check each type against its name
+    const LAYOUT: Layout;
+    /// The envelope version that records it.
+    const VERSION: u16;
+    /// [`hash_in`] for this layout.
+    fn hash<S: HashScheme, K: Key + ?Sized>(scheme: &S, key: &K) -> KeyHash;
+    /// [`row_in`] for this layout.
+    fn row<W: CoeffRow>(h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32);
+    /// The start slot of [`row`](Self::row) alone.
+    fn start(h: KeyHash, seed: u32, starts: u64) -> u64;
+}
+
+/// Run `$body` with the type of `$layout`'s [`Rule`] bound to `$R`.
+macro_rules! by_layout {
+    ($layout:expr, $R:ident => $body:expr) => {
+        match $layout {
+            Layout::Fmix128 => {
+                type $R = rules::Fmix128;
+                $body
+            }
+            Layout::OneHash => {
+                type $R = rules::OneHash;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use by_layout;
+
+mod rules {
+    use super::*;
+
+    /// The first layout's rule ([`Layout::Fmix128`]).
+    pub(crate) struct Fmix128;
+    /// The second layout's rule ([`Layout::OneHash`]).
+    pub(crate) struct OneHash;
+
+    impl Rule for Fmix128 {
+        const LAYOUT: Layout = Layout::Fmix128;
+        const VERSION: u16 = format::FORMAT_VERSION;
+        #[inline(always)]
+        fn hash<S: HashScheme, K: Key + ?Sized>(scheme: &S, key: &K) -> KeyHash {
+            key.with_key_bytes(|b| scheme.hash(b))
+        }
+        #[inline(always)]
+        fn row<W: CoeffRow>(h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32) {
+            row(h, seed, starts)
+        }
+        #[inline(always)]
+        fn start(h: KeyHash, seed: u32, starts: u64) -> u64 {
+            fastrange(fmix64(h.h1 ^ seed_word(seed)), starts)
+        }
+    }
+
+    impl Rule for OneHash {
+        const LAYOUT: Layout = Layout::OneHash;
+        const VERSION: u16 = format::RIBBON_ONE_HASH_VERSION;
+        #[inline(always)]
+        fn hash<S: HashScheme, K: Key + ?Sized>(scheme: &S, key: &K) -> KeyHash {
+            KeyHash::new(key.with_key_bytes(|b| scheme.hash64(b)), 0)
+        }
+        #[inline(always)]
+        fn row<W: CoeffRow>(h: KeyHash, seed: u32, starts: u64) -> (usize, W, u32) {
+            row_one_hash(h.h1, seed, starts)
+        }
+        #[inline(always)]
+        fn start(h: KeyHash, seed: u32, starts: u64) -> u64 {
+            fastrange(one_hash_seeded(h.h1, seed), starts)
+        }
+    }
+}
+
+#[cfg(test)]
+mod rule_tests {
+    use super::*;
+
+    #[test]
+    fn each_rule_type_is_the_layout_it_is_picked_for() {
+        for layout in [Layout::Fmix128, Layout::OneHash] {
+            assert_eq!(by_layout!(layout, R => R::LAYOUT), layout);
+            assert_eq!(
+                Layout::from_format_version(layout.format_version()),
+                Some(layout)
+            );
+        }
+        assert_eq!(
+            [Layout::Fmix128, Layout::OneHash].map(Layout::format_version),
+            [1, 2]
+        );
+        assert_eq!(Layout::from_format_version(3), None);
+    }
+
+    /// The start alone (the construction's sort) is the start of the whole equation, for
+    /// every layout, seed and size; and `hash_in` / `row_in` are the rule's.
+    #[test]
+    fn a_rules_start_is_its_rows_start() {
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        for layout in [Layout::Fmix128, Layout::OneHash] {
+            for starts in [1, 2, 1_000, 1 << 33] {
+                for seed in [0, 1, 77] {
+                    x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(1);
+                    let h = hash_in(layout, &Xxh3Scheme, &x);
+                    let (s, c, v) = row_in::<Row>(layout, h, seed, starts);
+                    by_layout!(layout, R => {
+                        assert_eq!(R::hash(&Xxh3Scheme, &x), h);
+                        assert_eq!(R::start(h, seed, starts), s as u64, "{layout:?}");
+                        assert_eq!(R::row::<Row>(h, seed, starts), (s, c, v));
+                    });
+                    assert!((s as u64) < starts);
+                }
+            }
+        }
     }
 }
 
@@ -444,10 +556,13 @@ impl<S: HashScheme> RibbonFilter<S> {
             if seed > 0 {
                 band.clear();
             }
-            sort_by_block(layout, hashes, seed, starts, m / WIDTH, &mut sorted);
-            let solvable = sorted.iter().all(|&h| {
-                let (s, c, v) = row_in::<Row>(layout, h, seed, starts);
-                band.add(s, c, v & mask)
+            // This attempt's loops compiled for the layout, chosen once.
+            let solvable = by_layout!(layout, R => {
+                sort_by_block::<R>(hashes, seed, starts, m / WIDTH, &mut sorted);
+                sorted.iter().all(|&h| {
+                    let (s, c, v) = R::row::<Row>(h, seed, starts);
+                    band.add(s, c, v & mask)
+                })
             });
             if solvable {
                 drop(sorted);
@@ -753,15 +868,14 @@ impl<S: HashScheme> RibbonFilter<S> {
 /// Counting sort of the hashes by the block their row starts in (for `seed`), into `out`.
 /// Banding in this order walks the band front to back, so its rows stay in cache; the order
 /// of equations does not change the system or whether it is solvable.
-fn sort_by_block(
-    layout: Layout,
+fn sort_by_block<R: Rule>(
     hashes: &[KeyHash],
     seed: u32,
     starts: u64,
     blocks: u64,
     out: &mut Vec<KeyHash>,
 ) {
-    let block_of = |h: KeyHash| (row_start(layout, h, seed, starts) / WIDTH) as usize;
+    let block_of = |h: KeyHash| (R::start(h, seed, starts) / WIDTH) as usize;
     let mut offsets = vec![0usize; blocks as usize + 1];
     for &h in hashes {
         offsets[block_of(h) + 1] += 1;
@@ -778,17 +892,8 @@ fn sort_by_block(
     }
 }
 
-/// The start slot of [`row_in`] alone.
-#[inline(always)]
-fn row_start(layout: Layout, h: KeyHash, seed: u32, starts: u64) -> u64 {
-    match layout {
-        Layout::OneHash => fastrange(one_hash_seeded(h.h1, seed), starts),
-        Layout::Fmix128 => fastrange(fmix64(h.h1 ^ seed_word(seed)), starts),
-    }
-}
-
 /// The second layout's seeded hash `y = (x ^ seed_word(seed)) · M0`, from which
-/// [`row_one_hash`] derives the whole equation and [`row_start`] the start alone.
+/// [`row_one_hash`] derives the whole equation and `Rule::start` the start alone.
 #[inline(always)]
 fn one_hash_seeded(x: u64, seed: u32) -> u64 {
     (x ^ seed_word(seed)).wrapping_mul(ONE_HASH_MULTIPLIERS[0])
@@ -914,7 +1019,26 @@ impl<S: HashScheme, K: Key, F: FnMut(usize, bool)> ParityTask for Batch<'_, S, K
             kernel,
             ..
         } = f.probe;
-        let derive = |k: &K| row_in::<Row>(layout, f.hash_key(k), seed, starts);
+        // The layout chosen once for the batch: the loop below is compiled for it.
+        by_layout!(layout, R => {
+            let derive = |k: &K| R::row::<Row>(R::hash(f.meta.scheme(), k), seed, starts);
+            Self::pipeline(f, keys, p, derive, kernel, mask, &mut answer)
+        })
+    }
+}
+
+impl<S: HashScheme, K: Key, F: FnMut(usize, bool)> Batch<'_, S, K, F> {
+    /// The batch's loop with `derive` (a key's equation) for the filter's layout.
+    #[inline(always)]
+    fn pipeline<P: Parity>(
+        f: &RibbonFilter<S>,
+        keys: &[K],
+        p: P,
+        derive: impl Fn(&K) -> (usize, Row, u32),
+        kernel: Option<ColumnQuery>,
+        mask: u32,
+        answer: &mut F,
+    ) {
         let prefetch = |&(s, _, _): &(usize, Row, u32)| f.prefetch(s);
         match kernel {
             // The inline kernel of single lookups (AVX-512 where the CPU has it); `None` only
