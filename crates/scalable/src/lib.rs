@@ -197,27 +197,92 @@ pub enum ProbeRule {
     Partitioned,
 }
 
+/// One probe rule as a type: its version, how it rounds a stage's size, where probe `j` lands.
+/// One zero-sized type per [`ProbeRule`], picked once per stage operation by `by_rule!`, so a
+/// stage's loop over its probes never re-decides the rule.
+trait Rule {
+    /// The rule this type is.
+    #[allow(dead_code)] // read by the tests, which check each type against its name
+    const RULE: ProbeRule;
+    /// The envelope version that records it.
+    const VERSION: u16;
+    /// `(m, k)` of a stage of `items` items from the formula's `(m, k)`.
+    fn round(items: u64, m: u64, k: u32) -> Result<(u64, u32)>;
+    /// Bits per partition (`m / k`), or `m` for a rule without partitions.
+    fn part_of(m: u64, k: u32) -> u64;
+    /// Probe `j` of a key whose `j`-th double-hashing value is `g`.
+    fn position(g: u64, j: u32, part: u64) -> u64;
+}
+
+/// Run `$body` with the type of `$rule`'s [`Rule`] bound to `$R`.
+macro_rules! by_rule {
+    ($rule:expr, $R:ident => $body:expr) => {
+        match $rule {
+            ProbeRule::Whole => {
+                type $R = rules::Whole;
+                $body
+            }
+            ProbeRule::Partitioned => {
+                type $R = rules::Partitioned;
+                $body
+            }
+        }
+    };
+}
+
+mod rules {
+    use super::*;
+
+    /// [`ProbeRule::Whole`].
+    pub(crate) struct Whole;
+    /// [`ProbeRule::Partitioned`].
+    pub(crate) struct Partitioned;
+
+    impl Rule for Whole {
+        const RULE: ProbeRule = ProbeRule::Whole;
+        const VERSION: u16 = format::FORMAT_VERSION;
+        fn round(_: u64, m: u64, k: u32) -> Result<(u64, u32)> {
+            Ok((m, k))
+        }
+        fn part_of(m: u64, _: u32) -> u64 {
+            m
+        }
+        #[inline(always)]
+        fn position(g: u64, _: u32, part: u64) -> u64 {
+            fastrange(g, part)
+        }
+    }
+
+    impl Rule for Partitioned {
+        const RULE: ProbeRule = ProbeRule::Partitioned;
+        const VERSION: u16 = format::SCALABLE_PARTITIONED_VERSION;
+        fn round(items: u64, m: u64, k: u32) -> Result<(u64, u32)> {
+            // ceil(ceil(n·k/ln 2)/k) = ceil(n·k/ln 2 / k): k partitions of about n/ln 2 bits.
+            m.div_ceil(u64::from(k))
+                .checked_mul(u64::from(k))
+                .map(|m| (m, k))
+                .ok_or_else(|| Error::SizeOverflow(format!("a stage of {items} items")))
+        }
+        fn part_of(m: u64, k: u32) -> u64 {
+            m / u64::from(k)
+        }
+        #[inline(always)]
+        fn position(g: u64, j: u32, part: u64) -> u64 {
+            u64::from(j) * part + fastrange(fmix64(g), part)
+        }
+    }
+}
+
 impl ProbeRule {
     /// The envelope version that records this rule.
     pub fn format_version(self) -> u16 {
-        match self {
-            ProbeRule::Whole => format::FORMAT_VERSION,
-            ProbeRule::Partitioned => format::SCALABLE_PARTITIONED_VERSION,
-        }
+        by_rule!(self, R => R::VERSION)
     }
 
     /// `(m, k)` of a stage for `n_i` items at stage FPR `p_i` under this rule.
     fn stage_size(self, items: u64, fpr: f64) -> Result<(u64, u32)> {
         let (m, k) = math::scalable_stage_size(items, fpr)?;
-        match self {
-            ProbeRule::Whole => Ok((m, k)),
-            // ceil(ceil(n·k/ln 2)/k) = ceil(n·k/ln 2 / k): k partitions of about n/ln 2 bits.
-            ProbeRule::Partitioned => m
-                .div_ceil(u64::from(k))
-                .checked_mul(u64::from(k))
-                .map(|m| (m, k))
-                .ok_or_else(|| Error::SizeOverflow(format!("a stage of {items} items"))),
-        }
+        by_rule!(self, R => R::round(items, m, k))
     }
 }
 
@@ -273,10 +338,7 @@ impl Stage {
     }
 
     fn part_of(m: u64, k: u32, rule: ProbeRule) -> u64 {
-        match rule {
-            ProbeRule::Whole => m,
-            ProbeRule::Partitioned => m / u64::from(k),
-        }
+        by_rule!(rule, R => R::part_of(m, k))
     }
 
     /// Bits `m_i`.
@@ -313,14 +375,10 @@ impl Stage {
         bloomlab_core::math::classic_fpr(self.bits.len(), self.k, self.count)
     }
 
-    /// Probe `j` of `h`.
-    #[inline(always)]
+    /// Probe `j` of `h` (the rule chosen here: tests only; the stage's loops choose it once).
+    #[cfg(test)]
     fn position(&self, h: KeyHash, j: u32) -> u64 {
-        let g = h.probe(j);
-        match self.rule {
-            ProbeRule::Whole => fastrange(g, self.part),
-            ProbeRule::Partitioned => u64::from(j) * self.part + fastrange(fmix64(g), self.part),
-        }
+        by_rule!(self.rule, R => R::position(h.probe(j), j, self.part))
     }
 
     fn is_full(&self) -> bool {
@@ -339,18 +397,30 @@ impl Stage {
     /// flip. Measured at 10^6 and 10^7 items, 2 eager probes were at least as fast as 1 or 4.
     #[inline]
     pub fn might_contain_hash(&self, h: KeyHash) -> bool {
+        by_rule!(self.rule, R => self.contains_in::<R>(h))
+    }
+
+    /// [`might_contain_hash`](Self::might_contain_hash) under rule `R`.
+    #[inline(always)]
+    fn contains_in<R: Rule>(&self, h: KeyHash) -> bool {
+        let at = |j: u32| self.bits.get(R::position(h.probe(j), j, self.part));
         let eager = (EAGER_PROBES as u32).min(self.k);
         let mut all = true;
         for j in 0..eager {
-            all &= self.bits.get(self.position(h, j));
+            all &= at(j);
         }
-        all && (eager..self.k).all(|j| self.bits.get(self.position(h, j)))
+        all && (eager..self.k).all(at)
     }
 
     /// Insert and count the bits that changed from 0 to 1 (distinct positions only).
     fn insert_counting(&mut self, h: KeyHash) {
+        by_rule!(self.rule, R => self.insert_in::<R>(h))
+    }
+
+    /// [`insert_counting`](Self::insert_counting) under rule `R`.
+    fn insert_in<R: Rule>(&mut self, h: KeyHash) {
         for j in 0..self.k {
-            let pos = self.position(h, j);
+            let pos = R::position(h.probe(j), j, self.part);
             if !self.bits.set(pos) {
                 self.ones += 1;
             }
@@ -923,6 +993,18 @@ mod serde_impl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_rule_type_is_the_rule_it_is_picked_for() {
+        for rule in [ProbeRule::Whole, ProbeRule::Partitioned] {
+            assert_eq!(by_rule!(rule, R => R::RULE), rule);
+        }
+        let versions = [ProbeRule::Whole, ProbeRule::Partitioned].map(ProbeRule::format_version);
+        assert_eq!(versions, [1, 2]);
+        // Whole: one part of all m bits, probes anywhere; partitioned: k parts of m / k.
+        assert_eq!(Stage::part_of(1_000, 7, ProbeRule::Whole), 1_000);
+        assert_eq!(Stage::part_of(1_001, 7, ProbeRule::Partitioned), 143);
+    }
 
     #[test]
     fn stage_sizes_follow_the_math_module() {
