@@ -211,9 +211,9 @@
 #![forbid(unsafe_code)]
 
 pub use bloomlab_core::{
-    Declaration, Declared, DecodeError, Error, Filter, FilterParams, HashScheme, Key, KeyHash,
-    RemovableFilter, Result, SchemeDescriptor, SchemeId, Variant, Xxh3Scheme, declare, format,
-    hash,
+    Builder, Declaration, Declared, DecodeError, Error, Filter, FilterParams, HashScheme, Key,
+    KeyHash, RemovableFilter, Result, SchemeDescriptor, SchemeId, Variant, Xxh3Scheme, declare,
+    format, hash,
 };
 
 #[cfg(feature = "classic")]

@@ -57,6 +57,44 @@ pub fn check_declared<F: Declared>(
 
     check_changes::<F>(&all);
     check_union(&f, &all);
+    check_builder::<F>(&all, &f, &bytes);
+}
+
+/// The builder is the variant's constructors under one set of names: the same filters, the
+/// same errors, and a typed error naming a parameter not given.
+fn check_builder<F: Declared>(all: &[[u8; 8]], built: &F, bytes: &[u8])
+where
+    F::Scheme: Default,
+{
+    let name = F::DECLARATION.name();
+    assert_eq!(
+        F::builder().fpr(0.01).build_from(all).as_ref(),
+        Ok(built),
+        "{name}"
+    );
+    assert_eq!(F::builder().from_bytes(bytes).as_ref(), Ok(built), "{name}");
+    let sized = F::builder().items(500).fpr(0.01).build();
+    assert_eq!(sized, declare::with_fpr::<F>(500, 0.01), "{name}");
+    assert_eq!(
+        F::builder().items(500).fpr(2.0).build().map(|_| ()),
+        declare::with_fpr::<F>(500, 2.0).map(|_| ()),
+        "{name}"
+    );
+    let missing = |r: Result<F, Error>| match r {
+        Err(Error::InvalidParameter { name, .. }) => Some(name),
+        _ => None,
+    };
+    assert_eq!(
+        missing(F::builder().fpr(0.01).build()),
+        Some("items"),
+        "{name}"
+    );
+    assert_eq!(
+        missing(F::builder().items(500).build()),
+        Some("fpr"),
+        "{name}"
+    );
+    assert_eq!(missing(F::builder().build_from(all)), Some("fpr"), "{name}");
 }
 
 /// Static exactly when it cannot be sized empty; a growing one holds four times its start.

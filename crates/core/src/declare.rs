@@ -120,6 +120,15 @@ pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 
     /// The variant's facts.
     const DECLARATION: Declaration;
 
+    /// A [`Builder`] for this variant under its default scheme: `.items(n).fpr(p).build()`,
+    /// `.fpr(p).build_from(&keys)`, `.from_bytes(&bytes)`.
+    fn builder() -> Builder<Self>
+    where
+        Self::Scheme: Default,
+    {
+        Builder::with_scheme(Self::Scheme::default())
+    }
+
     /// A filter for `n` keys at false-positive rate `fpr` under `scheme` (a growing variant
     /// starts at `n`); [`Error::Static`] for a static variant, which is built from its keys.
     fn with_fpr_and_scheme(n: u64, fpr: f64, scheme: Self::Scheme) -> Result<Self>;
@@ -175,6 +184,126 @@ pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 
                 .into(),
         ))
     }
+}
+
+/// One builder for every variant: how many keys, which false-positive rate, which hash scheme,
+/// then [`build`](Self::build) an empty filter, [`build_from`](Self::build_from) one holding a
+/// key set (the only way to a static filter), or [`from_bytes`](Self::from_bytes) decode one.
+/// Made by [`Declared::builder`] (the variant's default scheme) or
+/// [`Builder::with_scheme`] (any scheme: a keyed one has no default).
+///
+/// It is the variant's own constructors under one set of names — `with_fpr_and_scheme`,
+/// `build_with_scheme`, `from_bytes_with_scheme` — so each answer and each error is theirs;
+/// what it adds is a typed [`Error::InvalidParameter`] for a parameter not given.
+///
+/// ```
+/// use bloomlab_core::{Declared, Error, Result};
+/// # use bloomlab_core::declare::{Changes, Declaration, Hashes};
+/// # use bloomlab_core::meta::{FilterCore, Meta};
+/// # use bloomlab_core::{HashScheme, Variant, Xxh3Scheme};
+/// # #[derive(Clone)]
+/// # pub struct Toy { bits: u64, meta: Meta<Xxh3Scheme> }
+/// # impl FilterCore for Toy {
+/// #     fn insert_key(&mut self, key: &[u8]) -> Result<()> {
+/// #         self.bits |= 1 << (Xxh3Scheme.hash64(key) % 64);
+/// #         self.meta.record_insert();
+/// #         Ok(())
+/// #     }
+/// #     fn contains_key(&self, key: &[u8]) -> bool { self.bits >> (Xxh3Scheme.hash64(key) % 64) & 1 == 1 }
+/// #     fn heap_bytes(&self) -> usize { 0 }
+/// #     fn table_bits(&self) -> u64 { 64 }
+/// #     fn hashes(&self) -> u32 { 1 }
+/// #     fn formula_fpr(&self) -> f64 { 0.5 }
+/// #     fn same_table(&self, other: &Self) -> bool { self.bits == other.bits }
+/// # }
+/// # bloomlab_core::filter_glue!(Toy: Xxh3Scheme, Classic);
+/// # impl Declared for Toy {
+/// #     const DECLARATION: Declaration = Declaration { variant: Variant::Classic, versions: &[1],
+/// #         changes: Changes::Fixed, deletes: false, hashes: Hashes::Probes, no_union: None, design: "toy" };
+/// #     fn with_fpr_and_scheme(n: u64, fpr: f64, s: Xxh3Scheme) -> Result<Self> {
+/// #         if !(fpr > 0.0 && fpr < 1.0) { return Err(Error::invalid("fpr", "must be in (0, 1)")); }
+/// #         Ok(Toy { bits: 0, meta: Meta::new(n, Some(fpr), s) })
+/// #     }
+/// #     fn from_bytes_with_scheme(_: &[u8], _: Xxh3Scheme) -> Result<Self> { Err(Error::invalid("bytes", "toy")) }
+/// #     fn to_bytes(&self) -> Vec<u8> { Vec::new() }
+/// # }
+/// // `Toy` stands for any variant: `BlockedBloomFilter`, `RibbonFilter`, …
+/// let f = Toy::builder().items(1_000).fpr(0.01).build()?;
+/// assert_eq!(f.meta.capacity(), 1_000);
+/// let g = Toy::builder().fpr(0.01).build_from(&["a", "b"])?;
+/// assert!(g.contains_key(b"a"));
+/// assert!(matches!(Toy::builder().fpr(0.01).build(), Err(Error::InvalidParameter { name: "items", .. })));
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "a builder does nothing until `build`, `build_from` or `from_bytes`"]
+pub struct Builder<F: Declared> {
+    items: Option<u64>,
+    fpr: Option<f64>,
+    scheme: F::Scheme,
+}
+
+impl<F: Declared> Builder<F> {
+    /// A builder for filters hashed with `scheme`.
+    pub fn with_scheme(scheme: F::Scheme) -> Self {
+        Builder {
+            items: None,
+            fpr: None,
+            scheme,
+        }
+    }
+
+    /// The number of keys the filter is sized for (a growing variant starts there).
+    pub fn items(mut self, n: u64) -> Self {
+        self.items = Some(n);
+        self
+    }
+
+    /// The target false-positive rate, in (0, 1).
+    pub fn fpr(mut self, fpr: f64) -> Self {
+        self.fpr = Some(fpr);
+        self
+    }
+
+    /// The hash scheme (replacing the one the builder was made with).
+    pub fn scheme(mut self, scheme: F::Scheme) -> Self {
+        self.scheme = scheme;
+        self
+    }
+
+    /// An empty filter for [`items`](Self::items) keys at [`fpr`](Self::fpr):
+    /// [`Declared::with_fpr_and_scheme`]. A static variant answers [`Error::Static`] (use
+    /// [`build_from`](Self::build_from)).
+    pub fn build(self) -> Result<F> {
+        let n = self
+            .items
+            .ok_or_else(|| missing("items", "call .items(n), or build_from(keys)"))?;
+        F::with_fpr_and_scheme(n, self.given_fpr()?, self.scheme)
+    }
+
+    /// A filter holding every key of `keys` at [`fpr`](Self::fpr), sized for them:
+    /// [`Declared::build_with_scheme`] (a key count set with [`items`](Self::items) is not
+    /// used: the keys are counted).
+    pub fn build_from<K: Key>(self, keys: &[K]) -> Result<F> {
+        let fpr = self.given_fpr()?;
+        F::build_with_scheme(keys, fpr, self.scheme)
+    }
+
+    /// Decode a filter this variant wrote ([`Declared::to_bytes`]) with the builder's scheme,
+    /// which must be the one the bytes record: [`Declared::from_bytes_with_scheme`]. The
+    /// size and rate are the file's; those given here are not used.
+    pub fn from_bytes(self, bytes: &[u8]) -> Result<F> {
+        F::from_bytes_with_scheme(bytes, self.scheme)
+    }
+
+    fn given_fpr(&self) -> Result<f64> {
+        self.fpr
+            .ok_or_else(|| missing("fpr", "call .fpr(p) with p in (0, 1)"))
+    }
+}
+
+fn missing(name: &'static str, how: &str) -> Error {
+    Error::invalid(name, alloc::format!("not given: {how}"))
 }
 
 /// [`Declared::with_fpr_and_scheme`] under the default scheme.

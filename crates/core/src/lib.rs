@@ -48,7 +48,7 @@ pub mod parallel;
 pub mod sync;
 
 pub use bits::BitArray;
-pub use declare::{Declaration, Declared};
+pub use declare::{Builder, Declaration, Declared};
 pub use error::{DecodeError, Error, Result};
 pub use filter::{Filter, FilterParams, RemovableFilter};
 pub use format::Variant;
