@@ -15,7 +15,7 @@ fn main() {
         [s, e, p] => (s as u64, e as u64, p),
         _ => (1000, 1_000_000, 0.01),
     };
-    let mut f = ExpandableFilter::with_start(start, p).expect("valid parameters");
+    let mut f = ExpandableFilter::with_fpr(start, p).expect("valid parameters");
     let mut next = start;
     let mut sample = start as f64;
     let (mut sum, mut points) = (0.0, 0u32);

@@ -26,7 +26,7 @@ fn main() {
     let rounds: usize = a.get(3).map(|s| s.parse().unwrap()).unwrap_or(11);
     let keys: Vec<u64> = (0..n).map(|i| mix(i ^ 0x1234_5678)).collect();
     let t = Instant::now();
-    let mut e = ExpandableFilter::with_start(n / 1024, p).unwrap();
+    let mut e = ExpandableFilter::with_fpr(n / 1024, p).unwrap();
     for k in &keys {
         e.insert(k).unwrap();
     }

@@ -33,7 +33,7 @@ fn main() {
     let mut sink = 0usize;
     for _ in 0..5 {
         let t = Instant::now();
-        let mut e = ExpandableFilter::with_start(start, p).expect("valid");
+        let mut e = ExpandableFilter::with_fpr(start, p).expect("valid");
         for i in 0..end {
             e.insert(&i).expect("grows");
         }

@@ -82,7 +82,7 @@ fn main() {
                 line(
                     "scalable",
                     boxed(
-                        ScalableBloomFilter::new(keys.div_ceil(8), p).map(|mut f| {
+                        ScalableBloomFilter::with_fpr(keys.div_ceil(8), p).map(|mut f| {
                             (0..keys).for_each(|i| {
                                 let _ = f.insert(&i);
                             });

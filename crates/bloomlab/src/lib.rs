@@ -107,7 +107,7 @@
 //! # #[cfg(feature = "scalable")] {
 //! use bloomlab::ScalableBloomFilter;
 //!
-//! let mut f = ScalableBloomFilter::new(100, 0.01)?;
+//! let mut f = ScalableBloomFilter::with_fpr(100, 0.01)?;
 //! for i in 0..10_000u64 {
 //!     f.insert(&i)?;
 //! }

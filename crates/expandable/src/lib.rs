@@ -322,15 +322,24 @@ fn start_for(capacity: u64) -> Result<(u32, u64)> {
 impl ExpandableFilter<Xxh3Scheme> {
     /// An empty filter of 2 buckets for target FPR `fpr`.
     pub fn new(fpr: f64) -> Result<Self> {
-        Self::with_start_and_scheme(1, fpr, Xxh3Scheme)
+        Self::with_fpr_and_scheme(1, fpr, Xxh3Scheme)
     }
 
     /// An empty filter whose first table holds `start_capacity` items (it still grows past
-    /// them). Errors: `start_capacity = 0`, `fpr` not in (0, 1), and [`Error::SizeOverflow`]
-    /// for a start past `2^`[`MAX_LEVEL`] buckets or an `fpr` that needs fingerprints wider
-    /// than [`MAX_FP_BITS`] bits (below ≈ 10^-8).
+    /// them): the sizing constructor every variant has. Errors: `start_capacity = 0`, `fpr`
+    /// not in (0, 1), and [`Error::SizeOverflow`] for a start past `2^`[`MAX_LEVEL`] buckets
+    /// or an `fpr` that needs fingerprints wider than [`MAX_FP_BITS`] bits (below ≈ 10^-8).
+    pub fn with_fpr(start_capacity: u64, fpr: f64) -> Result<Self> {
+        Self::with_fpr_and_scheme(start_capacity, fpr, Xxh3Scheme)
+    }
+
+    /// The former name of [`with_fpr`](Self::with_fpr).
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed `with_fpr`, as every variant's sizing constructor"
+    )]
     pub fn with_start(start_capacity: u64, fpr: f64) -> Result<Self> {
-        Self::with_start_and_scheme(start_capacity, fpr, Xxh3Scheme)
+        Self::with_fpr(start_capacity, fpr)
     }
 
     /// Decode the checked, versioned format written by [`to_bytes`](Self::to_bytes).
@@ -340,8 +349,17 @@ impl ExpandableFilter<Xxh3Scheme> {
 }
 
 impl<S: HashScheme> ExpandableFilter<S> {
-    /// [`with_start`](ExpandableFilter::with_start) with a chosen hash scheme.
+    /// The former name of [`with_fpr_and_scheme`](Self::with_fpr_and_scheme).
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed `with_fpr_and_scheme`, as every variant's"
+    )]
     pub fn with_start_and_scheme(start_capacity: u64, fpr: f64, scheme: S) -> Result<Self> {
+        Self::with_fpr_and_scheme(start_capacity, fpr, scheme)
+    }
+
+    /// [`with_fpr`](ExpandableFilter::with_fpr) with a chosen hash scheme.
+    pub fn with_fpr_and_scheme(start_capacity: u64, fpr: f64, scheme: S) -> Result<Self> {
         bloomlab_core::math::validate_items(start_capacity)?;
         bloomlab_core::math::validate_fpr(fpr)?;
         let (level, split) = start_for(start_capacity)?;
@@ -1195,7 +1213,7 @@ bloomlab_core::declared! {
         ),
         design: "a 4-slot cuckoo-style table that grows by splitting 1/16 of its buckets at a time (linear hashing; each split moves one fingerprint bit into the index), new fingerprints widened so the union bound stays <= p at every size",
     };
-    sized: with_start_and_scheme,
+    sized: with_fpr_and_scheme,
     fill: load,
 }
 

@@ -109,7 +109,7 @@ fn stashed_entries_go_back_into_the_table_when_it_has_room() {
     // 4 copies of key 7 and 12 keys with the same two buckets (and other codes): 16
     // entries for 8 slots, so 8 wait in the stash (a start of 1000 keeps the table under
     // half full, so no growth step intervenes).
-    let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
+    let mut f = ExpandableFilter::with_fpr(1000, 0.01).unwrap();
     let twins = twins(&f, 7, 12, 1 << 40);
     for _ in 0..MAX_COPIES {
         f.insert(&7u64).unwrap();

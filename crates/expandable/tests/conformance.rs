@@ -20,7 +20,7 @@ fn no_false_negatives_for_every_key_shape() {
 /// and measure the FPR on fresh non-members against the formula (5σ) and the bound.
 fn grow_and_check(start: u64, end: u64, p: f64, seed: u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut f = ExpandableFilter::with_start(start, p).unwrap();
+    let mut f = ExpandableFilter::with_fpr(start, p).unwrap();
     let mut keys = Vec::new();
     let mut level = f.level();
     let probes = 100_000u64;
@@ -104,7 +104,7 @@ fn the_load_stays_high_through_the_growth() {
     // past the first round it stays above 0.65 (steps come early when the buckets below 2^k,
     // which take every alternate, pass LOWER_LOAD), its mean over 8 log-spaced points per
     // doubling is above 0.75 (a doubling table: about 0.66), and no key is lost.
-    let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
+    let mut f = ExpandableFilter::with_fpr(1000, 0.01).unwrap();
     let (mut lowest, mut sum, mut points, mut next) = (1.0f64, 0.0, 0u32, 2_000.0f64);
     for i in 0..300_000u64 {
         f.insert(&i).unwrap();
@@ -211,7 +211,7 @@ fn removing_never_inserted_negative_keys_changes_nothing() {
 
 #[test]
 fn deleting_every_key_empties_the_filter() {
-    let mut f = ExpandableFilter::with_start(10, 0.01).unwrap();
+    let mut f = ExpandableFilter::with_fpr(10, 0.01).unwrap();
     for i in 0..30_000u64 {
         f.insert(&i).unwrap();
     }
@@ -225,7 +225,7 @@ fn deleting_every_key_empties_the_filter() {
 
 #[test]
 fn invalid_parameters_are_typed_errors() {
-    conf::check_invalid_parameters(ExpandableFilter::with_start);
+    conf::check_invalid_parameters(ExpandableFilter::with_fpr);
     assert!(matches!(
         ExpandableFilter::new(1e-12),
         Err(Error::SizeOverflow(_))
@@ -321,7 +321,7 @@ fn works_behind_dyn_removable_filter() {
 #[test]
 fn keyed_scheme_grows_and_round_trips_only_with_its_secret() {
     use bloomlab_expandable::ExpandableFilter as F;
-    let make = |s| F::with_start_and_scheme(1, 0.01, s).unwrap();
+    let make = |s| F::with_fpr_and_scheme(1, 0.01, s).unwrap();
     let codec = (F::to_bytes, F::from_bytes_with_scheme, F::from_bytes);
     let f = conf::check_keyed_round_trip(
         bloomlab_keyed::Sip64Scheme::from_secret,
@@ -340,7 +340,7 @@ fn keyed_scheme_grows_and_round_trips_only_with_its_secret() {
 
 #[test]
 fn copies_of_one_key_stop_at_four_and_grow_nothing() {
-    let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
+    let mut f = ExpandableFilter::with_fpr(1000, 0.01).unwrap();
     let (level, bytes) = (f.level(), f.size_in_bytes());
     let mut refused = 0;
     for _ in 0..100 {
@@ -373,7 +373,7 @@ fn standard_suite_growing_from_an_eighth() {
     // to hold its n: no false negatives for any key shape, the FPR within 5σ of the formula at
     // 0.1 %, 1 % and 3 %, typed errors for invalid parameters.
     conf::check_standard_suite(
-        |n, p| ExpandableFilter::with_start(n.div_ceil(8), p),
+        |n, p| ExpandableFilter::with_fpr(n.div_ceil(8), p),
         [61, 62, 63],
     );
 }
@@ -382,7 +382,7 @@ fn standard_suite_growing_from_an_eighth() {
 fn an_entry_flagged_in_a_split_image_is_refused() {
     // Alternates lie below 2^k, so a flagged slot in a bucket at or past 2^k cannot come from
     // an insert; neither can a flagged code too short to have an alternate.
-    let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
+    let mut f = ExpandableFilter::with_fpr(1000, 0.01).unwrap();
     for i in 0..600u64 {
         f.insert(&i).unwrap();
     }
@@ -408,7 +408,7 @@ fn an_entry_flagged_in_a_split_image_is_refused() {
         Err(Error::Decode(_))
     ));
     // A void (code 1) is too short to move: flagged, it is refused too.
-    let mut g = ExpandableFilter::with_start(1000, 0.01).unwrap();
+    let mut g = ExpandableFilter::with_fpr(1000, 0.01).unwrap();
     g.insert(&1u64).unwrap();
     let (b0, s0) = (0..g.num_buckets())
         .flat_map(|b| (0..4).map(move |s| (b, s)))
@@ -434,14 +434,14 @@ fn an_entry_flagged_in_a_split_image_is_refused() {
 fn a_filter_emptied_by_removals_grows_where_a_fresh_one_does() {
     // Growth is decided by counts (entries, and entries in the buckets not yet split): keys
     // inserted and removed again must leave none of them behind.
-    let mut used = ExpandableFilter::with_start(1_000, 0.01).unwrap();
+    let mut used = ExpandableFilter::with_fpr(1_000, 0.01).unwrap();
     for i in 0..600u64 {
         used.insert(&i).unwrap();
     }
     for i in 0..600u64 {
         assert!(used.remove(&i), "key {i}");
     }
-    let mut fresh = ExpandableFilter::with_start(1_000, 0.01).unwrap();
+    let mut fresh = ExpandableFilter::with_fpr(1_000, 0.01).unwrap();
     let start = fresh.num_buckets();
     assert_eq!(used.num_buckets(), start);
     for i in 1_000_000..1_004_000u64 {
@@ -473,3 +473,18 @@ fn the_fingerprint_schedule_is_formula_3() {
 }
 
 bloomlab_conformance::declaration_test!(bloomlab_expandable::ExpandableFilter, Expandable, fill: load);
+
+/// The former names of the sizing constructors, kept for one release, build the same filters.
+#[test]
+#[allow(deprecated)]
+fn the_former_constructor_names_build_the_same_filters() {
+    assert_eq!(
+        ExpandableFilter::with_start(1_000, 0.01),
+        ExpandableFilter::with_fpr(1_000, 0.01)
+    );
+    assert_eq!(
+        ExpandableFilter::with_start_and_scheme(1_000, 0.01, bloomlab_core::Xxh3Scheme),
+        ExpandableFilter::with_fpr_and_scheme(1_000, 0.01, bloomlab_core::Xxh3Scheme)
+    );
+    assert!(ExpandableFilter::with_start(0, 0.01).is_err());
+}

@@ -36,7 +36,7 @@ fn put_u64(b: &mut [u8], at: usize, v: u64) {
 
 /// A filter of `start / 2` keys (fixed keys) from a start capacity of `start`, as bytes.
 fn sample(start: u64) -> Vec<u8> {
-    let mut f = ExpandableFilter::with_start(start, 0.01).unwrap();
+    let mut f = ExpandableFilter::with_fpr(start, 0.01).unwrap();
     for i in 0..start / 2 {
         f.insert(&i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).unwrap();
     }
@@ -313,7 +313,7 @@ fn a_level_k_code_too_long_for_the_slot_is_refused() {
 /// keys with the same two buckets and no copies of each other, 16 entries for 8 slots;
 /// twice, for two homes. The stash is sorted by home then code.
 fn stash_sample() -> (Vec<u8>, usize) {
-    let mut f = ExpandableFilter::with_start(1_000, 0.01).unwrap();
+    let mut f = ExpandableFilter::with_fpr(1_000, 0.01).unwrap();
     for (key, from) in [("first", 1u64 << 40), ("second", 1 << 41)] {
         let buckets = f.buckets(key);
         for _ in 0..MAX_COPIES {

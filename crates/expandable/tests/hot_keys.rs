@@ -27,7 +27,7 @@ fn a_hot_key_costs_at_most_eight_entries_and_constant_time() {
 fn a_hot_key_in_a_filter_sized_for_it_grows_nothing() {
     // A start of 10^6 keeps the table far below half full, where a failed kick chain leaves
     // entries in the stash rather than growing the table: the copy rule stops them at 8.
-    let mut f = ExpandableFilter::with_start(1_000_000, 0.01).unwrap();
+    let mut f = ExpandableFilter::with_fpr(1_000_000, 0.01).unwrap();
     let bytes = f.size_in_bytes();
     let refused = (0..HOT_REPEATS)
         .filter(|_| f.insert_bytes(HOT_KEY).is_err())

@@ -28,7 +28,7 @@ fn where_fixed_keys_are_stored() {
             (bucket, code)
         );
         assert!(bucket >= 22);
-        let mut f = ExpandableFilter::with_start(1000, 0.01).unwrap();
+        let mut f = ExpandableFilter::with_fpr(1000, 0.01).unwrap();
         assert_eq!(
             (f.level(), f.num_buckets(), f.split_buckets(), f.slot_bits()),
             (8, 278, 22, 14)

@@ -8,4 +8,4 @@ use bloomlab_expandable::ExpandableFilter as F;
 
 // Small starts (8–64 expected items) so the 24 pool keys make the table grow while hot keys
 // crowd their buckets and the stash.
-multiset_property!(|capacity| F::with_start(capacity, 0.05).unwrap());
+multiset_property!(|capacity| F::with_fpr(capacity, 0.05).unwrap());

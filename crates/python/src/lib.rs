@@ -608,7 +608,7 @@ impl PyExpandableFilter {
     fn new(fpr: f64, start_capacity: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         let inner = match start_capacity {
             None => ExpandableFilter::new(fpr),
-            Some(s) => ExpandableFilter::with_start(size_arg(s, "start_capacity")?, fpr),
+            Some(s) => ExpandableFilter::with_fpr(size_arg(s, "start_capacity")?, fpr),
         };
         Ok(Self {
             inner: inner.map_err(py_err)?,
@@ -650,8 +650,11 @@ impl PyScalableBloomFilter {
     #[pyo3(signature = (initial_capacity, fpr))]
     fn new(initial_capacity: &Bound<'_, PyAny>, fpr: f64) -> PyResult<Self> {
         Ok(Self {
-            inner: ScalableBloomFilter::new(size_arg(initial_capacity, "initial_capacity")?, fpr)
-                .map_err(py_err)?,
+            inner: ScalableBloomFilter::with_fpr(
+                size_arg(initial_capacity, "initial_capacity")?,
+                fpr,
+            )
+            .map_err(py_err)?,
         })
     }
 

@@ -33,7 +33,7 @@
 //! use bloomlab_scalable::{ScalableBloomFilter, ScalableConfig};
 //!
 //! // Start small, grow 100× past the initial capacity.
-//! let mut f = ScalableBloomFilter::new(1_000, 0.01)?;
+//! let mut f = ScalableBloomFilter::with_fpr(1_000, 0.01)?;
 //! for i in 0..100_000u64 {
 //!     f.insert(&i)?;
 //! }
@@ -467,9 +467,19 @@ pub struct ScalableBloomFilter<S: HashScheme = Xxh3Scheme> {
 }
 
 impl ScalableBloomFilter<Xxh3Scheme> {
-    /// Start with capacity `n0` at compound target `p`, growth 2 and tightening 0.5.
+    /// Start with capacity `n0` at compound target `p`, growth 2 and tightening 0.5: the
+    /// sizing constructor every variant has.
+    pub fn with_fpr(initial_capacity: u64, target_fpr: f64) -> Result<Self> {
+        Self::with_fpr_and_scheme(initial_capacity, target_fpr, Xxh3Scheme)
+    }
+
+    /// The former name of [`with_fpr`](Self::with_fpr).
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed `with_fpr`, as every variant's sizing constructor"
+    )]
     pub fn new(initial_capacity: u64, target_fpr: f64) -> Result<Self> {
-        Self::with_config(ScalableConfig::new(initial_capacity, target_fpr))
+        Self::with_fpr(initial_capacity, target_fpr)
     }
 
     /// Start from a full configuration.
@@ -484,6 +494,11 @@ impl ScalableBloomFilter<Xxh3Scheme> {
 }
 
 impl<S: HashScheme> ScalableBloomFilter<S> {
+    /// [`with_fpr`](ScalableBloomFilter::with_fpr) with a chosen hash scheme.
+    pub fn with_fpr_and_scheme(initial_capacity: u64, target_fpr: f64, scheme: S) -> Result<Self> {
+        Self::with_config_and_scheme(ScalableConfig::new(initial_capacity, target_fpr), scheme)
+    }
+
     /// [`with_config`](ScalableBloomFilter::with_config) with a chosen hash scheme.
     pub fn with_config_and_scheme(config: ScalableConfig, scheme: S) -> Result<Self> {
         config.validate()?;
@@ -850,7 +865,7 @@ impl<S: HashScheme> bloomlab_core::Declared for ScalableBloomFilter<S> {
         design: "a chain of growing stages: s = 2, r = 0.5, stage i at p(1-r)r^i (compound <= p)",
     };
     fn with_fpr_and_scheme(n: u64, fpr: f64, scheme: S) -> Result<Self> {
-        Self::with_config_and_scheme(ScalableConfig::new(n, fpr), scheme)
+        ScalableBloomFilter::<S>::with_fpr_and_scheme(n, fpr, scheme)
     }
     fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
         Self::from_bytes_with_scheme(bytes, scheme)
@@ -1008,7 +1023,7 @@ mod tests {
 
     #[test]
     fn stage_sizes_follow_the_math_module() {
-        let f = ScalableBloomFilter::new(1_000, 0.01).unwrap();
+        let f = ScalableBloomFilter::with_fpr(1_000, 0.01).unwrap();
         let s0 = f.stage(0).unwrap();
         assert_eq!(s0.hashes(), 8); // ceil(log2(1/0.005))
         // 8 partitions of ceil(1000 / ln 2) = 1443 bits.
@@ -1028,7 +1043,7 @@ mod tests {
 
     #[test]
     fn each_probe_lands_in_its_own_partition() {
-        let mut f = ScalableBloomFilter::new(200, 0.001).unwrap();
+        let mut f = ScalableBloomFilter::with_fpr(200, 0.001).unwrap();
         for i in 0..3_000u32 {
             f.insert(&i).unwrap();
         }
@@ -1046,7 +1061,7 @@ mod tests {
     #[test]
     fn fill_is_tracked_exactly() {
         for rule in [ProbeRule::Whole, ProbeRule::Partitioned] {
-            let mut f = ScalableBloomFilter::new(500, 0.01).unwrap();
+            let mut f = ScalableBloomFilter::with_fpr(500, 0.01).unwrap();
             f.rule = rule;
             f.stages = vec![f.new_stage(0).unwrap()];
             for i in 0..20_000u32 {

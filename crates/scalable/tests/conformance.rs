@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 
 fn grown(n0: u64, n: u64, p: f64, seed: u64) -> ScalableBloomFilter {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut f = ScalableBloomFilter::new(n0, p).unwrap();
+    let mut f = ScalableBloomFilter::with_fpr(n0, p).unwrap();
     for _ in 0..n {
         f.insert(&conf::member_key(&mut rng)).unwrap();
     }
@@ -20,7 +20,7 @@ fn grown(n0: u64, n: u64, p: f64, seed: u64) -> ScalableBloomFilter {
 fn no_false_negatives_for_every_key_shape() {
     // Start at n/64 so every shape drives the chain through seven stages.
     conf::check_no_false_negatives(
-        |n| ScalableBloomFilter::new((n / 64).max(1), 0.01).unwrap(),
+        |n| ScalableBloomFilter::with_fpr((n / 64).max(1), 0.01).unwrap(),
         100_000,
     );
 }
@@ -29,7 +29,7 @@ fn no_false_negatives_for_every_key_shape() {
 fn fpr_within_binomial_bound_at_three_targets_after_100x_growth() {
     for (p, seed) in [(0.001, 61), (0.01, 62), (0.03, 63)] {
         let r = conf::check_fpr(
-            |n, p| ScalableBloomFilter::new(n / 100, p).unwrap(),
+            |n, p| ScalableBloomFilter::with_fpr(n / 100, p).unwrap(),
             100_000,
             p,
             1_000_000,
@@ -130,8 +130,8 @@ fn union_only_between_identical_chains() {
     let mut rng = ChaCha8Rng::seed_from_u64(71);
     let a_keys: Vec<_> = (0..800).map(|_| conf::member_key(&mut rng)).collect();
     let b_keys: Vec<_> = (0..5_000).map(|_| conf::member_key(&mut rng)).collect();
-    let mut a = ScalableBloomFilter::new(10_000, 0.01).unwrap();
-    let mut b = ScalableBloomFilter::new(10_000, 0.01).unwrap();
+    let mut a = ScalableBloomFilter::with_fpr(10_000, 0.01).unwrap();
+    let mut b = ScalableBloomFilter::with_fpr(10_000, 0.01).unwrap();
     for k in &a_keys {
         a.insert(k).unwrap();
     }
@@ -160,7 +160,7 @@ fn union_only_between_identical_chains() {
     assert_eq!(a, before);
 
     // A longer chain's extra stages are copied.
-    let mut small = ScalableBloomFilter::new(1_000, 0.01).unwrap();
+    let mut small = ScalableBloomFilter::with_fpr(1_000, 0.01).unwrap();
     let long = grown(1_000, 20_000, 0.01, 73);
     small.union(&long).unwrap();
     assert_eq!(small.stages(), long.stages());
@@ -168,7 +168,7 @@ fn union_only_between_identical_chains() {
 
 #[test]
 fn invalid_parameters_are_typed_errors() {
-    conf::check_invalid_parameters(ScalableBloomFilter::new);
+    conf::check_invalid_parameters(ScalableBloomFilter::with_fpr);
     let bad = |c: ScalableConfig| ScalableBloomFilter::with_config(c);
     for s in [0, 1] {
         assert!(matches!(
@@ -246,7 +246,7 @@ fn damaged_bytes_never_panic_and_never_decode_invalid() {
 
 #[test]
 fn works_behind_dyn_filter() {
-    let mut boxed: Box<dyn Filter> = Box::new(ScalableBloomFilter::new(10, 0.01).unwrap());
+    let mut boxed: Box<dyn Filter> = Box::new(ScalableBloomFilter::with_fpr(10, 0.01).unwrap());
     conf::insert_all(boxed.as_mut(), 0..1_000u64);
     assert!((0..1_000u64).all(|i| boxed.might_contain(&i)));
     assert_eq!(boxed.len(), 1_000);
@@ -286,7 +286,7 @@ fn stage_offsets(f: &ScalableBloomFilter) -> Vec<(usize, usize)> {
 
 #[test]
 fn decoded_counts_cannot_overflow_len() {
-    let mut f = ScalableBloomFilter::new(10, 0.01).unwrap();
+    let mut f = ScalableBloomFilter::with_fpr(10, 0.01).unwrap();
     for i in 0..100u32 {
         f.insert(&i).unwrap();
     }
@@ -350,7 +350,7 @@ fn fpr_bound_is_the_target_and_current_fpr_is_the_compound_of_the_fills() {
 
 #[test]
 fn decoding_refuses_an_empty_stage_below_a_newer_one() {
-    let mut f = ScalableBloomFilter::new(10, 0.01).unwrap();
+    let mut f = ScalableBloomFilter::with_fpr(10, 0.01).unwrap();
     for i in 0..100u32 {
         f.insert(&i).unwrap();
     }
@@ -398,3 +398,14 @@ fn a_tiny_first_stage_at_a_tight_target_stays_below_it() {
 }
 
 bloomlab_conformance::declaration_test!(bloomlab_scalable::ScalableBloomFilter, Scalable);
+
+/// The former name of the sizing constructor, kept for one release, builds the same filter.
+#[test]
+#[allow(deprecated)]
+fn the_former_constructor_name_builds_the_same_filter() {
+    assert_eq!(
+        ScalableBloomFilter::new(1_000, 0.01),
+        ScalableBloomFilter::with_fpr(1_000, 0.01)
+    );
+    assert!(ScalableBloomFilter::new(0, 0.01).is_err());
+}

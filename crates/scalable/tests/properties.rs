@@ -10,7 +10,7 @@ counting_allocator!();
 
 /// A chain that starts small (16 items), so up to 300 keys grow it through several stages.
 fn build(keys: &[Vec<u8>]) -> F {
-    props::with_keys(F::new(16, 0.01).unwrap(), keys)
+    props::with_keys(F::with_fpr(16, 0.01).unwrap(), keys)
 }
 
 variant_properties! { standard: F, build: build }

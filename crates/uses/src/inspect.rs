@@ -430,7 +430,7 @@ mod tests {
     #[test]
     fn inspects_cuckoo_and_scalable_filters() {
         let mut c = bloomlab_cuckoo::CuckooFilter::with_fpr(5_000, 0.01).unwrap();
-        let mut s = bloomlab_scalable::ScalableBloomFilter::new(500, 0.01).unwrap();
+        let mut s = bloomlab_scalable::ScalableBloomFilter::with_fpr(500, 0.01).unwrap();
         for i in 0..5_000u32 {
             c.insert(&i).unwrap();
             s.insert(&i).unwrap();

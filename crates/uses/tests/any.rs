@@ -37,7 +37,7 @@ fn every_variant_decodes_and_encodes_back_to_the_same_bytes() {
         ),
         (
             "scalable",
-            filled(ScalableBloomFilter::new(100, 0.01).unwrap()).to_bytes(),
+            filled(ScalableBloomFilter::with_fpr(100, 0.01).unwrap()).to_bytes(),
         ),
         (
             "cuckoo",
@@ -93,7 +93,7 @@ fn every_arm_answers_as_its_filter_declares() {
     let blocked = filled(BlockedBloomFilter::with_fpr(500, 0.01).unwrap());
     let counting = filled(CountingBloomFilter::with_fpr(500, 0.01).unwrap());
     let cuckoo = filled(CuckooFilter::with_fpr(500, 0.01).unwrap());
-    let scalable = filled(ScalableBloomFilter::new(100, 0.01).unwrap());
+    let scalable = filled(ScalableBloomFilter::with_fpr(100, 0.01).unwrap());
     let any = |bytes: Vec<u8>| AnyFilter::decode(&bytes).unwrap().0;
     let (mut b, c, k, s) = (
         any(blocked.to_bytes()),
