@@ -24,6 +24,24 @@
 //! The cost is that the compiler does not stop an insert into a static filter; the typed
 //! error does, at run time, on the first try.
 
+//! # What an insert returns
+//!
+//! One rule across the workspace: **an insert returns a `Result` exactly when it can be
+//! refused**, and a refusal leaves the filter unchanged.
+//!
+//! - Through [`Filter`], every insert is `Result<()>`: `Err` is a refusal, typed — a full
+//!   table ([`Error::Full`](crate::Error::Full)), a key held as often as the variant keeps it
+//!   ([`Error::TooManyCopies`](crate::Error::TooManyCopies)), a static filter
+//!   ([`Error::Static`](crate::Error::Static)).
+//! - A variant's own `insert(&key)` follows the same rule. Where nothing can refuse a key (the
+//!   classic, blocked, split-block and counting filters) it returns `bool`: `true` if the key
+//!   was definitely new (one of its bits or counters was still zero), `false` if it may have
+//!   been present. Where a key can be refused (cuckoo, scalable, expandable) it returns
+//!   `Result<()>` with the refusal's reason.
+//! - [`insert_unique_bytes`](Filter::insert_unique_bytes) (and each variant's
+//!   `insert_unique`) is both: `Result<bool>`, `Ok(true)` inserted, `Ok(false)` maybe present
+//!   and nothing changed, `Err` refused.
+//!
 use core::fmt;
 
 use crate::error::Result;
