@@ -7,11 +7,11 @@ use crate::math;
 use bloomlab_core::error::{Error, Result};
 use bloomlab_core::format::Variant;
 use bloomlab_core::hash::{HashScheme, KeyHash, Xxh3Scheme};
-use bloomlab_core::sync::OrWord;
 use bloomlab_core::{Filter, FilterParams, Key};
+use bloomlab_parallel::sync::OrWord;
 use bloomlab_simd::{self as simd, InlineKernel, LocalKernel};
 
-use crate::layout::{Rule, by_layout, place_in};
+use crate::layout::{Rule, by_layout};
 use crate::{BLOCK_BITS, BLOCK_BYTES, BlockedBloomFilter, Layout, hash_in, one_hash_split};
 
 /// Shards of the insert count: each thread adds to its own cache line, so threads inserting
@@ -202,7 +202,8 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
             let (line, probe) = one_hash_split(h);
             return (self.blocks.fastrange(line), probe);
         }
-        let (b, src) = place_in(self.layout, h, self.blocks.len() as u64);
+        let n = self.blocks.len() as u64;
+        let (b, src) = by_layout!(self.layout, R => R::place(h, n));
         (&self.blocks[b], (src >> 32) as u32)
     }
 

@@ -279,12 +279,6 @@ pub(crate) fn hash_in<S: HashScheme, K: Key + ?Sized>(
     by_layout!(layout, R => R::hash(scheme, key))
 }
 
-/// The block and probe source of a hash from [`hash_in`] under `layout` ([`Rule::place`]).
-#[inline(always)]
-pub(crate) fn place_in(layout: Layout, h: KeyHash, n: u64) -> (usize, u64) {
-    by_layout!(layout, R => R::place(h, n))
-}
-
 /// A [`Layout::OneHash`] hash's two halves: the high one picks the block (by fastrange, as
 /// [`OneHash::place`]; [`Lines::fastrange`](bloomlab_simd::Lines::fastrange) finds it with
 /// no bounds test), the low one feeds the probes. The single operations of the owned and the

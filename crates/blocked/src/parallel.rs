@@ -2,7 +2,7 @@
 
 use bloomlab_core::Key;
 use bloomlab_core::hash::{HashScheme, KeyHash};
-use bloomlab_core::parallel::{self, Owners, ParallelReport};
+use bloomlab_parallel::{self as parallel, Owners, ParallelReport};
 use bloomlab_simd::{self as simd, LocalKernel, Routed};
 
 use crate::layout::{Layout, Rule, by_layout};
@@ -14,9 +14,9 @@ const MIN_KEYS_PER_THREAD: usize = 1 << 15;
 
 /// The number of threads [`BlockedBloomFilter::insert_parallel`] uses:
 /// [`std::thread::available_parallelism`], or 1 if it is unknown.
-pub use bloomlab_core::parallel::available_threads;
+pub use bloomlab_parallel::available_threads;
 
-bloomlab_core::parallel_entry_points! {
+bloomlab_parallel::parallel_entry_points! {
     impl BlockedBloomFilter {
         /// A filter sized for `keys.len()` keys at false-positive rate `fpr`
         /// ([`with_fpr`](Self::with_fpr)) holding all of them, built with every available core

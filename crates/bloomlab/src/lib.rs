@@ -216,6 +216,11 @@ pub use bloomlab_core::{
     format, hash,
 };
 
+/// The parallel builds the classic, blocked and counting filters share (`insert_parallel`,
+/// `from_keys`) and the report each returns: [`bloomlab_parallel`].
+#[cfg(feature = "std")]
+pub use bloomlab_parallel as parallel;
+
 #[cfg(feature = "classic")]
 pub use bloomlab_classic::{BloomFilter, BloomFilterView};
 

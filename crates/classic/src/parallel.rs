@@ -1,8 +1,8 @@
 //! Building one classic filter with every core.
 
 use bloomlab_core::hash::{self, HashScheme, KeyHash};
-use bloomlab_core::parallel::{self, Owners, ParallelReport};
 use bloomlab_core::{Key, simd};
+use bloomlab_parallel::{self as parallel, Owners, ParallelReport};
 
 use crate::BloomFilter;
 
@@ -10,7 +10,7 @@ use crate::BloomFilter;
 /// inserts saves.
 const MIN_KEYS_PER_THREAD: usize = 1 << 15;
 
-bloomlab_core::parallel_entry_points! {
+bloomlab_parallel::parallel_entry_points! {
     impl BloomFilter {
         /// A filter sized for `keys.len()` keys at false-positive rate `fpr`
         /// ([`with_fpr`](Self::with_fpr)) holding all of them, built with every available core
@@ -35,7 +35,7 @@ bloomlab_core::parallel_entry_points! {
         ///
         /// # How
         ///
-        /// [`bloomlab_core::parallel::exchange`]: the bit array's words are cut into one
+        /// [`bloomlab_parallel::exchange`]: the bit array's words are cut into one
         /// contiguous range per thread, the keys into one share per thread. Each thread hashes
         /// its share, 1 024 keys at a time, and hands each of a key's `k` bit positions to the
         /// thread that owns its word; each thread sets the bits of its own range (the word 64

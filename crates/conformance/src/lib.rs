@@ -1107,7 +1107,7 @@ mod tests {
 }
 
 /// The threads that hashed a set of [`TracedKey`]s: what a parallel build's tests compare
-/// with the build's own [`ParallelReport`](bloomlab_core::parallel::ParallelReport), so that a
+/// with the build's own [`ParallelReport`](bloomlab_parallel::ParallelReport), so that a
 /// build that silently ran on one thread fails even if its report said otherwise.
 #[derive(Debug)]
 pub struct ThreadsSeen {
@@ -1176,7 +1176,7 @@ impl Key for TracedKey<'_> {
 /// threads, the documented bound on each inbox, which the report must state and keep; `None`
 /// for builds that exchange nothing (their report counts no batches).
 pub fn check_parallel_report(
-    report: &bloomlab_core::parallel::ParallelReport,
+    report: &bloomlab_parallel::ParallelReport,
     seen: &ThreadsSeen,
     threads: usize,
     keys: usize,

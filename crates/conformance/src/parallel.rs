@@ -5,8 +5,8 @@
 
 use std::fmt::Debug;
 
-use bloomlab_core::parallel::ParallelReport;
 use bloomlab_core::{Error, Filter, Key};
+use bloomlab_parallel::ParallelReport;
 
 use crate::{ThreadsSeen, TracedKey, check_parallel_report};
 
@@ -97,7 +97,7 @@ pub fn check_threads_and_report<F: Filter + PartialEq + Debug>(
 }
 
 /// Inside the crate of a variant whose parallel build hands batches between threads
-/// ([`bloomlab_core::parallel::exchange`]), the test that one batch per inbox at most — senders
+/// ([`bloomlab_parallel::exchange`]), the test that one batch per inbox at most — senders
 /// waiting (and applying their own inbox) all the time — still builds the sequential filter
 /// with 2, 3 and 6 threads. The variant's private `insert_exchanged(keys, threads,
 /// max_queued)` must be in scope.

@@ -12,20 +12,20 @@
 //! - [`meta`]: the metadata and trait glue every variant shares.
 //! - [`declare`]: what each variant declares of itself once ([`Declared`]), from which the
 //!   workspace's decoders, commands and harness are derived.
-//! - [`parallel`]: the parallel builds the variants share, and the report each returns.
-//! - [`sync`]: the locks and atomics of the parallel code (std's, or loom's under `--cfg loom`).
+//!
+//! The parallel builds three variants share, and their locks and atomics, are a crate of their
+//! own, `bloomlab-parallel`.
 //!
 //! # no_std
 //!
 //! Without its default `std` feature the crate is `#![no_std]` and needs only `alloc`: it
 //! builds for bare-metal targets such as `thumbv7em-none-eabihf`. The `std` feature gates
-//! [`parallel`] and [`sync`] (threads and locks), run-time CPU detection in the SIMD crate
+//! run-time CPU detection in the SIMD crate
 //! (without it, an x86-64 build runs the kernels of the target features it was compiled
 //! with), and the `f64` functions of the sizing formulas, which come from std with it and from
 //! the `libm` crate without it ([`math::float`]: the two agree to the last bit for most
 //! functions but not for all, so a size that falls exactly on a rounding boundary may differ;
-//! every byte format records its sizes, so filters stay interchangeable). [`sync`]'s
-//! `AtomicU64` and `OrWord` also need a target with 64-bit atomics. The errors implement
+//! every byte format records its sizes, so filters stay interchangeable). The errors implement
 //! `core::error::Error` either way, and the `serde` feature works with or without std.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
@@ -42,10 +42,6 @@ pub mod hash;
 pub mod key;
 pub mod math;
 pub mod meta;
-#[cfg(feature = "std")]
-pub mod parallel;
-#[cfg(feature = "std")]
-pub mod sync;
 
 pub use bits::BitArray;
 pub use declare::{Builder, Declaration, Declared};

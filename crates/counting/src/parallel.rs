@@ -2,7 +2,7 @@
 
 use bloomlab_core::Key;
 use bloomlab_core::hash::HashScheme;
-use bloomlab_core::parallel::{self, ParallelReport};
+use bloomlab_parallel::{self as parallel, ParallelReport};
 
 use crate::{CountingBloomFilter, STICKY};
 
@@ -10,7 +10,7 @@ use crate::{CountingBloomFilter, STICKY};
 /// than its share of the inserts saves.
 const MIN_KEYS_PER_THREAD: usize = 1 << 15;
 
-bloomlab_core::parallel_entry_points! {
+bloomlab_parallel::parallel_entry_points! {
     impl CountingBloomFilter {
         /// A filter sized for `keys.len()` keys at false-positive rate `fpr`
         /// ([`with_fpr`](Self::with_fpr)) holding all of them, built with every available core
@@ -33,7 +33,7 @@ bloomlab_core::parallel_entry_points! {
         /// ([`std::thread::available_parallelism`]); counters and count are exactly those of
         /// inserting the keys one by one.
         ///
-        /// [`bloomlab_core::parallel::fork_merge`]: one contiguous run of keys per thread, each
+        /// [`bloomlab_parallel::fork_merge`]: one contiguous run of keys per thread, each
         /// extra thread into a private empty table of the same shape, then the tables are merged
         /// counter by counter with `min(a + b, 15)`. Inserting one key adds 1 to each of its
         /// distinct counters unless it is sticky (15), so after any sequence of inserts a counter

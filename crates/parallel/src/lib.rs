@@ -1,4 +1,5 @@
-//! The one home of the workspace's parallel builds. Two designs:
+//! The one home of the workspace's parallel builds (the blocked, classic and counting filters
+//! use them), and of the locks and atomics they take ([`sync`]). Two designs:
 //!
 //! - [`fork_merge`]: cut the keys into one contiguous run per thread, insert each run into a
 //!   private table on its own thread (the calling thread fills the filter itself), and merge
@@ -16,7 +17,7 @@
 //! for one fork and join, so there is no thread-pool dependency.
 //!
 //! ```
-//! use bloomlab_core::parallel::fork_merge;
+//! use bloomlab_parallel::fork_merge;
 //!
 //! // A toy "filter": a sum of its keys.
 //! let keys: Vec<u64> = (0..100_000).collect();
@@ -33,9 +34,18 @@
 //! assert_eq!(total, keys.iter().sum::<u64>());
 //! ```
 
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
 use std::num::NonZeroUsize;
 
-use crate::sync::{self, AtomicBool, AtomicUsize, Mutex, Ordering, lock};
+pub mod sync;
+
+use sync::{AtomicBool, AtomicUsize, Mutex, Ordering, lock};
+
+// What `parallel_entry_points!` names, reachable through this crate.
+#[doc(hidden)]
+pub use bloomlab_core::{HashScheme, Key, Result, Xxh3Scheme};
 
 /// [`std::thread::available_parallelism`], or 1 if it is unknown.
 pub fn available_threads() -> usize {
@@ -49,7 +59,7 @@ pub fn available_threads() -> usize {
 /// extra arguments given. Each method carries the variant's own docs.
 ///
 /// ```
-/// use bloomlab_core::parallel::ParallelReport;
+/// use bloomlab_parallel::ParallelReport;
 /// use bloomlab_core::{HashScheme, Key, Result, Xxh3Scheme};
 ///
 /// pub struct Toy<S: HashScheme = Xxh3Scheme> {
@@ -70,7 +80,7 @@ pub fn available_threads() -> usize {
 ///     }
 /// }
 ///
-/// bloomlab_core::parallel_entry_points! {
+/// bloomlab_parallel::parallel_entry_points! {
 ///     impl Toy {
 ///         /// Sized for the keys, holding them.
 ///         fn from_keys;
@@ -106,8 +116,8 @@ macro_rules! parallel_entry_points {
             pub fn insert_parallel<K: $crate::Key + Sync>(
                 &mut self,
                 keys: &[K],
-            ) -> $crate::parallel::ParallelReport {
-                self.insert_parallel_with_threads(keys, $crate::parallel::available_threads())
+            ) -> $crate::ParallelReport {
+                self.insert_parallel_with_threads(keys, $crate::available_threads())
             }
 
             $(#[$with_doc])*
@@ -115,7 +125,7 @@ macro_rules! parallel_entry_points {
                 &mut self,
                 keys: &[K],
                 threads: usize,
-            ) -> $crate::parallel::ParallelReport {
+            ) -> $crate::ParallelReport {
                 self.$build(keys, threads $(, $arg)*)
             }
         }
@@ -272,16 +282,16 @@ impl<T: Send> Batch for Vec<T> {
     }
 }
 
-/// The blocked filter's batches: each key's block and probe source ([`crate::simd::Routed`]).
-impl Batch for crate::simd::Routed {
+/// The blocked filter's batches: each key's block and probe source ([`bloomlab_simd::Routed`]).
+impl Batch for bloomlab_simd::Routed {
     fn with_capacity(n: usize) -> Self {
-        crate::simd::Routed::with_capacity(n)
+        bloomlab_simd::Routed::with_capacity(n)
     }
     fn clear(&mut self) {
-        crate::simd::Routed::clear(self);
+        bloomlab_simd::Routed::clear(self);
     }
     fn is_empty(&self) -> bool {
-        crate::simd::Routed::is_empty(self)
+        bloomlab_simd::Routed::is_empty(self)
     }
 }
 
@@ -302,7 +312,7 @@ impl Batch for crate::simd::Routed {
 ///   own queues instead of routing.
 ///
 /// ```
-/// use bloomlab_core::parallel::{exchange, Owners};
+/// use bloomlab_parallel::{exchange, Owners};
 ///
 /// let keys: Vec<u64> = (0..100_000).collect();
 /// let mut cells = vec![0u32; 64];
@@ -396,10 +406,10 @@ fn distinct<T: PartialEq>(ids: &[T]) -> usize {
 /// items commute, as ORed bits do.
 ///
 /// The inbox's bound, the hand-over of a panic and the shutdown are model-checked with loom
-/// (`--cfg loom`, the `loom_models` tests beside this code; see [`crate::sync`]).
+/// (`--cfg loom`, the `loom_models` tests beside this code; see [`sync`]).
 ///
 /// ```
-/// use bloomlab_core::parallel::{exchange, Owners};
+/// use bloomlab_parallel::{exchange, Owners};
 ///
 /// // A toy table: how many keys fell into each of 1 000 cells, counted on 4 threads.
 /// let keys: Vec<u64> = (0..100_000).map(|i| i * 7919).collect();
@@ -1000,7 +1010,7 @@ mod tests {
 /// loom`): every interleaving of two threads with a few keys each, within loom's
 /// preemption bound — 2 unless `LOOM_MAX_PREEMPTIONS` says otherwise, which keeps `.ci/run`
 /// fast; `LOOM_MAX_PREEMPTIONS=3` explores more for a local run. The threads run the
-/// exchange's own [`Exchange::run`], on loom's threads, locks and atomics ([`crate::sync`]).
+/// exchange's own [`Exchange::run`], on loom's threads, locks and atomics ([`sync`]).
 /// A model of three threads exceeded loom's budget of steps per execution (20 000) in the
 /// waiting loops, and is not kept; the real-thread tests run three to thirteen.
 #[cfg(all(test, loom))]

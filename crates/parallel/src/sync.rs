@@ -1,12 +1,12 @@
 //! The one home of the synchronisation the parallel code uses: std's mutex, atomics and
 //! thread functions, or, when the workspace is built with `--cfg loom`, the
 //! [loom](https://docs.rs/loom) model checker's stand-ins for them. The exchange of
-//! [`parallel`](crate::parallel) takes its queues, flags and `yield_now` from here, and the
+//! [`bloomlab_parallel`](crate) takes its queues, flags and `yield_now` from here, and the
 //! atomic blocked filter's insert is written over [`OrWord`], so that the same code runs on
 //! real threads and, under loom, in every interleaving loom explores.
 //!
 //! Under `--cfg loom` these types work only inside `loom::model`; such a build is for the
-//! model tests alone (`RUSTFLAGS="--cfg loom" cargo test --release -p bloomlab-core
+//! model tests alone (`RUSTFLAGS="--cfg loom" cargo test --release -p bloomlab-parallel
 //! -p bloomlab-blocked loom`, as `.ci/run` runs it).
 //!
 //! Why a module and not a dependency's feature: two names to switch, one place to switch them.
