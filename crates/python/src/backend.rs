@@ -162,60 +162,43 @@ impl<F> Keeps<F> for &Removal<F> {
     }
 }
 
-/// Spark's filters hash each kind of key with its own method.
-impl Lookup for SparkBloomFilter {
-    fn contains(&self, k: KeyView<'_>) -> bool {
-        match k.kind {
-            Kind::Int => self.might_contain_long(k.as_i64()),
-            Kind::Str => self.might_contain_string(k.as_str()),
-            Kind::Bytes => self.might_contain_binary(k.bytes),
+/// Spark's and Guava's filters hash each kind of key with its own method (Spark's `putLong`,
+/// `putString`, `putBinary`; Guava's `longFunnel`, `stringFunnel(UTF_8)`, `byteArrayFunnel`),
+/// and merge with their own call (Spark's `mergeInPlace`, Guava's `putAll`).
+macro_rules! by_kind {
+    ($($ty:ty: $contains_bytes:ident, $put_bytes:ident, $union:ident;)*) => {$(
+        impl Lookup for $ty {
+            fn contains(&self, k: KeyView<'_>) -> bool {
+                match k.kind {
+                    Kind::Int => self.might_contain_long(k.as_i64()),
+                    Kind::Str => self.might_contain_string(k.as_str()),
+                    Kind::Bytes => self.$contains_bytes(k.bytes),
+                }
+            }
         }
-    }
-}
 
-impl Insert for SparkBloomFilter {
-    fn add(&mut self, k: KeyView<'_>) -> Result<()> {
-        match k.kind {
-            Kind::Int => self.put_long(k.as_i64()),
-            Kind::Str => self.put_string(k.as_str()),
-            Kind::Bytes => self.put_binary(k.bytes),
-        };
-        Ok(())
-    }
-}
-
-/// Guava's funnels: `longFunnel`, `stringFunnel(UTF_8)`, `byteArrayFunnel`.
-impl Lookup for GuavaBloomFilter {
-    fn contains(&self, k: KeyView<'_>) -> bool {
-        match k.kind {
-            Kind::Int => self.might_contain_long(k.as_i64()),
-            Kind::Str => self.might_contain_string(k.as_str()),
-            Kind::Bytes => self.might_contain_bytes(k.bytes),
+        impl Insert for $ty {
+            fn add(&mut self, k: KeyView<'_>) -> Result<()> {
+                match k.kind {
+                    Kind::Int => self.put_long(k.as_i64()),
+                    Kind::Str => self.put_string(k.as_str()),
+                    Kind::Bytes => self.$put_bytes(k.bytes),
+                };
+                Ok(())
+            }
         }
-    }
+
+        impl Union for $ty {
+            fn union_with(&mut self, other: &Self) -> Result<()> {
+                self.$union(other)
+            }
+        }
+    )*};
 }
 
-impl Insert for GuavaBloomFilter {
-    fn add(&mut self, k: KeyView<'_>) -> Result<()> {
-        match k.kind {
-            Kind::Int => self.put_long(k.as_i64()),
-            Kind::Str => self.put_string(k.as_str()),
-            Kind::Bytes => self.put_bytes(k.bytes),
-        };
-        Ok(())
-    }
-}
-
-impl Union for SparkBloomFilter {
-    fn union_with(&mut self, other: &Self) -> Result<()> {
-        self.merge_in_place(other)
-    }
-}
-
-impl Union for GuavaBloomFilter {
-    fn union_with(&mut self, other: &Self) -> Result<()> {
-        self.put_all(other)
-    }
+by_kind! {
+    SparkBloomFilter: might_contain_binary, put_binary, merge_in_place;
+    GuavaBloomFilter: might_contain_bytes, put_bytes, put_all;
 }
 
 impl Estimate for SparkBloomFilter {

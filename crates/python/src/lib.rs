@@ -361,24 +361,7 @@ impl PySparkBloomFilter {
     fn version(&self) -> i32 {
         self.inner.version().number()
     }
-
-    /// Probes per key, `k`.
-    #[getter]
-    fn hashes(&self) -> u32 {
-        self.inner.num_hash_functions()
-    }
-
-    /// Number of bits, `m`.
-    #[getter]
-    fn bit_size(&self) -> u64 {
-        self.inner.bit_size()
-    }
 }
-
-common_methods!(PySparkBloomFilter);
-insert_methods!(PySparkBloomFilter);
-union_methods!(PySparkBloomFilter);
-estimate_methods!(PySparkBloomFilter);
 
 /// Guava's `com.google.common.hash.BloomFilter`, bit for bit: `int` keys as
 /// `Funnels.longFunnel()`, `str` as `Funnels.stringFunnel(UTF_8)`, `bytes` as
@@ -419,24 +402,35 @@ impl PyGuavaBloomFilter {
             GuavaStrategy::Murmur128Mitz64 => "MURMUR128_MITZ_64",
         }
     }
-
-    /// Probes per key, `k`.
-    #[getter]
-    fn hashes(&self) -> u32 {
-        self.inner.num_hash_functions()
-    }
-
-    /// Number of bits, `m`.
-    #[getter]
-    fn bit_size(&self) -> u64 {
-        self.inner.bit_size()
-    }
 }
 
-common_methods!(PyGuavaBloomFilter);
-insert_methods!(PyGuavaBloomFilter);
-union_methods!(PyGuavaBloomFilter);
-estimate_methods!(PyGuavaBloomFilter);
+/// What Spark's and Guava's classes share beyond their constructors: `k` and `m`, and the
+/// methods of a Bloom filter with an exact union and an estimate of its count.
+macro_rules! jvm_methods {
+    ($($name:ident),*) => {$(
+        #[pymethods]
+        impl $name {
+            /// Probes per key, `k`.
+            #[getter]
+            fn hashes(&self) -> u32 {
+                self.inner.num_hash_functions()
+            }
+
+            /// Number of bits, `m`.
+            #[getter]
+            fn bit_size(&self) -> u64 {
+                self.inner.bit_size()
+            }
+        }
+
+        common_methods!($name);
+        insert_methods!($name);
+        union_methods!($name);
+        estimate_methods!($name);
+    )*};
+}
+
+jvm_methods!(PySparkBloomFilter, PyGuavaBloomFilter);
 
 /// The native module.
 #[pymodule]
