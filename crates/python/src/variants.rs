@@ -79,12 +79,14 @@ impl Ctor {
         F::Scheme: Default,
     {
         let ctor = Ctor::of(&F::DECLARATION);
-        let Some(signature) = ctor.signature(cls.py())? else {
+        if ctor == Ctor::Built {
             return Err(PyTypeError::new_err(format!(
                 "{0} is static: build it from its keys with {0}.build(keys, fpr)",
                 cls.name()?
             )));
-        };
+        }
+        // The signature `add_class` gave the class.
+        let signature = cls.getattr(pyo3::intern!(cls.py(), "__signature__"))?;
         let bound = signature.call_method("bind", args, kwargs)?;
         bound.call_method0("apply_defaults")?;
         let arg = |name: &str| bound.getattr("arguments")?.get_item(name);
