@@ -130,14 +130,15 @@ def entries(n, fpr, slow_sample):
 
     out = []
 
-    def ours(name, cls):
+    def as_set(name, make, size_bits, **kw):
+        """A filter used as a set, for both kinds of key: `f.add(k)` and `k in f`."""
+        return Entry(name, lambda kind: make(), lambda f, kind: f.add, lambda f, kind: f.__contains__, size_bits, **kw)
+
+    def ours(cls):
         out.append(
-            Entry(
-                name,
-                lambda kind: cls(n, fpr),
-                # One at a time: `f.add(k)` and `k in f`, for both kinds.
-                lambda f, kind: f.add,
-                lambda f, kind: f.__contains__,
+            as_set(
+                f"bloomlab {cls.__name__}",
+                lambda: cls(n, fpr),
                 lambda f: f.size_in_bytes * 8,
                 batch_insert=lambda f, kind, ks: f.update(ks),
                 batch_lookup=lambda f, kind, ks: f.contains_many(ks),
@@ -145,14 +146,12 @@ def entries(n, fpr, slow_sample):
             )
         )
 
-    ours("bloomlab BlockedBloomFilter", bloomlab.BlockedBloomFilter)
-    ours("bloomlab BloomFilter", bloomlab.BloomFilter)
+    ours(bloomlab.BlockedBloomFilter)
+    ours(bloomlab.BloomFilter)
     out.append(
-        Entry(
+        as_set(
             "rbloom",
-            lambda kind: rbloom.Bloom(n, fpr),
-            lambda f, kind: f.add,
-            lambda f, kind: f.__contains__,
+            lambda: rbloom.Bloom(n, fpr),
             lambda f: f.size_in_bits,
             batch_insert=lambda f, kind, ks: f.update(ks),
             version=v("rbloom"),
@@ -171,11 +170,9 @@ def entries(n, fpr, slow_sample):
         )
     )
     out.append(
-        Entry(
+        as_set(
             "pybloom-live",
-            lambda kind: pybloom_live.BloomFilter(n, fpr),
-            lambda f, kind: f.add,
-            lambda f, kind: f.__contains__,
+            lambda: pybloom_live.BloomFilter(n, fpr),
             lambda f: f.num_bits,
             version=v("pybloom-live"),
             sample=slow_sample,

@@ -1,16 +1,14 @@
 //! What each filter does with a [`KeyView`]: the glue between the Python classes and the
 //! Rust filters.
+//!
+//! The eight variants of the facade's list get these traits from `variants.rs` (one macro
+//! over `bloomlab::for_each_variant!`); Spark's and Guava's filters, which hash each kind of
+//! key their own way, implement them here.
 
-use bloomlab_blocked::BlockedBloomFilter;
-use bloomlab_classic::BloomFilter;
-use bloomlab_core::{Filter, Result};
-use bloomlab_counting::CountingBloomFilter;
-use bloomlab_cuckoo::CuckooFilter;
-use bloomlab_expandable::ExpandableFilter;
+use std::marker::PhantomData;
+
+use bloomlab_core::{Filter, Key, RemovableFilter, Result};
 use bloomlab_jvm::{GuavaBloomFilter, SparkBloomFilter};
-use bloomlab_ribbon::RibbonFilter;
-use bloomlab_sbbf::Sbbf;
-use bloomlab_scalable::ScalableBloomFilter;
 
 use crate::keys::{Batch, KeyView, Kind};
 
@@ -51,128 +49,11 @@ pub trait Insert: Lookup {
     }
 }
 
-/// Removal, for the variants that delete.
-pub trait Remove: Insert {
-    /// Remove one copy of the key; `false` if it was not there.
-    fn remove_key(&mut self, k: KeyView<'_>) -> bool;
-}
-
-/// The batched calls of the filters that have them: ints as `[u8; 8]`, other keys as slices.
-macro_rules! batched_lookup {
-    ($ty:ty) => {
-        impl Lookup for $ty {
-            fn contains_batch(&self, keys: &Batch, out: &mut [bool]) {
-                let done = match keys {
-                    Batch::Ints(v) => self.might_contain_batch(v, out),
-                    Batch::Mixed { .. } => self.might_contain_batch(&keys.slices(), out),
-                };
-                if done.is_err() {
-                    // Only a length mismatch fails, and the caller sizes `out` to the keys.
-                    for (i, o) in out.iter_mut().enumerate() {
-                        *o = self.contains(keys.get(i));
-                    }
-                }
-            }
-        }
-    };
-}
-
-batched_lookup!(BlockedBloomFilter);
-batched_lookup!(BloomFilter);
-batched_lookup!(Sbbf);
-batched_lookup!(RibbonFilter);
-
-impl Insert for BlockedBloomFilter {
-    fn add_batch(&mut self, keys: &Batch) -> Result<()> {
-        match keys {
-            Batch::Ints(v) => self.insert_batch(v),
-            Batch::Mixed { .. } => self.insert_batch(&keys.slices()),
-        }
-        Ok(())
-    }
-}
-
-impl Insert for BloomFilter {
-    fn add_batch(&mut self, keys: &Batch) -> Result<()> {
-        match keys {
-            Batch::Ints(v) => self.insert_batch(v),
-            Batch::Mixed { .. } => self.insert_batch(&keys.slices()),
-        }
-        Ok(())
-    }
-}
-
-impl Insert for Sbbf {}
-
-impl Lookup for CuckooFilter {}
-impl Insert for CuckooFilter {}
-impl Remove for CuckooFilter {
-    fn remove_key(&mut self, k: KeyView<'_>) -> bool {
-        CuckooFilter::remove(self, k.bytes)
-    }
-}
-
-impl Lookup for CountingBloomFilter {}
-impl Insert for CountingBloomFilter {}
-impl Remove for CountingBloomFilter {
-    fn remove_key(&mut self, k: KeyView<'_>) -> bool {
-        CountingBloomFilter::remove(self, k.bytes)
-    }
-}
-
-impl Lookup for ExpandableFilter {}
-impl Insert for ExpandableFilter {}
-impl Remove for ExpandableFilter {
-    fn remove_key(&mut self, k: KeyView<'_>) -> bool {
-        ExpandableFilter::remove(self, k.bytes)
-    }
-}
-
-impl Lookup for ScalableBloomFilter {}
-impl Insert for ScalableBloomFilter {}
-
-/// Spark's filters hash each kind of key with its own method.
-impl Lookup for SparkBloomFilter {
-    fn contains(&self, k: KeyView<'_>) -> bool {
-        match k.kind {
-            Kind::Int => self.might_contain_long(k.as_i64()),
-            Kind::Str => self.might_contain_string(k.as_str()),
-            Kind::Bytes => self.might_contain_binary(k.bytes),
-        }
-    }
-}
-
-impl Insert for SparkBloomFilter {
-    fn add(&mut self, k: KeyView<'_>) -> Result<()> {
-        match k.kind {
-            Kind::Int => self.put_long(k.as_i64()),
-            Kind::Str => self.put_string(k.as_str()),
-            Kind::Bytes => self.put_binary(k.bytes),
-        };
-        Ok(())
-    }
-}
-
-/// Guava's funnels: `longFunnel`, `stringFunnel(UTF_8)`, `byteArrayFunnel`.
-impl Lookup for GuavaBloomFilter {
-    fn contains(&self, k: KeyView<'_>) -> bool {
-        match k.kind {
-            Kind::Int => self.might_contain_long(k.as_i64()),
-            Kind::Str => self.might_contain_string(k.as_str()),
-            Kind::Bytes => self.might_contain_bytes(k.bytes),
-        }
-    }
-}
-
-impl Insert for GuavaBloomFilter {
-    fn add(&mut self, k: KeyView<'_>) -> Result<()> {
-        match k.kind {
-            Kind::Int => self.put_long(k.as_i64()),
-            Kind::Str => self.put_string(k.as_str()),
-            Kind::Bytes => self.put_bytes(k.bytes),
-        };
-        Ok(())
-    }
+/// Removal: `None` for a filter that cannot delete.
+pub trait Remove {
+    /// Remove one copy of the key: whether it was there, or `None` if the filter cannot
+    /// delete keys at all.
+    fn remove_key(&mut self, k: KeyView<'_>) -> Option<bool>;
 }
 
 /// Exact unions: the result answers `True` for every key either filter holds, and is the
@@ -182,55 +63,173 @@ pub trait Union: Sized {
     fn union_with(&mut self, other: &Self) -> Result<()>;
 }
 
-macro_rules! union_by {
-    ($ty:ty, $method:ident) => {
-        impl Union for $ty {
-            fn union_with(&mut self, other: &Self) -> Result<()> {
-                <$ty>::$method(self, other)
-            }
-        }
-    };
-}
-
-union_by!(BlockedBloomFilter, union);
-union_by!(BloomFilter, union);
-union_by!(Sbbf, union);
-union_by!(SparkBloomFilter, merge_in_place);
-union_by!(GuavaBloomFilter, put_all);
-
 /// A filter whose count of distinct keys can be estimated from its fill.
 pub trait Estimate {
-    /// The estimated number of distinct keys inserted.
-    fn estimated_count(&self) -> f64;
+    /// The estimated number of distinct keys inserted; `None` where the filter has none.
+    fn estimated_count(&self) -> Option<f64>;
 }
 
-macro_rules! estimate_by {
-    ($ty:ty) => {
-        impl Estimate for $ty {
-            fn estimated_count(&self) -> f64 {
-                self.estimated_len()
+/// How a class's filter turns into bytes and back.
+pub trait Codec: Sized {
+    /// Its byte format.
+    fn encode(&self) -> Vec<u8>;
+    /// Read it back (the documented Python exception for bad bytes).
+    fn decode(bytes: &[u8]) -> pyo3::PyResult<Self>;
+}
+
+/// The per-key loops behind `might_contain_batch` and `insert_batch`, for a filter with no
+/// batched call of its own. The variants' macro calls these names on a concrete type, where
+/// Rust picks an inherent method over a trait method: a variant whose type has its own
+/// batched call (hashed and prefetched ahead) gets it without being named anywhere here.
+pub trait Unbatched: Filter {
+    /// One [`Filter::might_contain_bytes`] per key.
+    fn might_contain_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<()> {
+        for (k, o) in keys.iter().zip(out.iter_mut()) {
+            *o = k.with_key_bytes(|b| self.might_contain_bytes(b));
+        }
+        Ok(())
+    }
+
+    /// One insert per key, as [`Insert::add`] (a key held as often as the filter keeps it
+    /// is present); stops at the first error.
+    fn insert_batch<K: Key>(&mut self, keys: &[K]) -> Result<()> {
+        for k in keys {
+            match k.with_key_bytes(|b| self.insert_bytes(b)) {
+                Ok(()) | Err(bloomlab_core::Error::TooManyCopies(_)) => {}
+                Err(e) => return Err(e),
             }
         }
-    };
+        Ok(())
+    }
 }
 
-estimate_by!(BlockedBloomFilter);
-estimate_by!(BloomFilter);
-estimate_by!(Sbbf);
-estimate_by!(CountingBloomFilter);
+impl<F: Filter + ?Sized> Unbatched for F {}
+
+/// What a batched call returns, as a `Result`: an infallible batched insert returns `()`.
+pub trait Done {
+    /// The call's outcome.
+    fn done(self) -> Result<()>;
+}
+
+impl Done for () {
+    fn done(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl Done for Result<()> {
+    fn done(self) -> Result<()> {
+        self
+    }
+}
+
+/// Whether a filter type deletes, read from its type: [`RemovableFilter`] where it
+/// implements it, nothing otherwise. Called as `(&Removal::<F>::NEW).remover()` on a
+/// concrete `F` (in the variants' macro), the call resolves to [`Removes`] when
+/// `F: RemovableFilter` and falls back to [`Keeps`] (method lookup tries `&Removal<F>`
+/// before `&&Removal<F>`), so no list of deleting variants is written here.
+pub struct Removal<F>(PhantomData<F>);
+
+impl<F> Removal<F> {
+    /// The probe.
+    pub const NEW: Self = Removal(PhantomData);
+}
+
+/// Removal of one key's bytes, as a function of the filter.
+pub type Remover<F> = fn(&mut F, &[u8]) -> bool;
+
+/// The probe's answer for a type that deletes.
+pub trait Removes<F> {
+    /// [`RemovableFilter::remove_bytes`].
+    fn remover(&self) -> Option<Remover<F>>;
+}
+
+impl<F: RemovableFilter> Removes<F> for Removal<F> {
+    fn remover(&self) -> Option<Remover<F>> {
+        Some(|f, k| f.remove_bytes(k))
+    }
+}
+
+/// The probe's answer for a type that does not.
+pub trait Keeps<F> {
+    /// `None`.
+    fn remover(&self) -> Option<Remover<F>>;
+}
+
+impl<F> Keeps<F> for &Removal<F> {
+    fn remover(&self) -> Option<Remover<F>> {
+        None
+    }
+}
+
+/// Spark's and Guava's filters hash each kind of key with its own method (Spark's `putLong`,
+/// `putString`, `putBinary`; Guava's `longFunnel`, `stringFunnel(UTF_8)`, `byteArrayFunnel`),
+/// and merge with their own call (Spark's `mergeInPlace`, Guava's `putAll`).
+macro_rules! by_kind {
+    ($($ty:ty: $contains_bytes:ident, $put_bytes:ident, $union:ident;)*) => {$(
+        impl Lookup for $ty {
+            fn contains(&self, k: KeyView<'_>) -> bool {
+                match k.kind {
+                    Kind::Int => self.might_contain_long(k.as_i64()),
+                    Kind::Str => self.might_contain_string(k.as_str()),
+                    Kind::Bytes => self.$contains_bytes(k.bytes),
+                }
+            }
+        }
+
+        impl Insert for $ty {
+            fn add(&mut self, k: KeyView<'_>) -> Result<()> {
+                match k.kind {
+                    Kind::Int => self.put_long(k.as_i64()),
+                    Kind::Str => self.put_string(k.as_str()),
+                    Kind::Bytes => self.$put_bytes(k.bytes),
+                };
+                Ok(())
+            }
+        }
+
+        impl Union for $ty {
+            fn union_with(&mut self, other: &Self) -> Result<()> {
+                self.$union(other)
+            }
+        }
+    )*};
+}
+
+by_kind! {
+    SparkBloomFilter: might_contain_binary, put_binary, merge_in_place;
+    GuavaBloomFilter: might_contain_bytes, put_bytes, put_all;
+}
 
 impl Estimate for SparkBloomFilter {
-    fn estimated_count(&self) -> f64 {
-        bloomlab_jvm::sizing::approximate_element_count(
+    fn estimated_count(&self) -> Option<f64> {
+        Some(bloomlab_jvm::sizing::approximate_element_count(
             self.cardinality(),
             self.bit_size(),
             self.num_hash_functions(),
-        ) as f64
+        ) as f64)
     }
 }
 
 impl Estimate for GuavaBloomFilter {
-    fn estimated_count(&self) -> f64 {
-        self.approximate_element_count() as f64
+    fn estimated_count(&self) -> Option<f64> {
+        Some(self.approximate_element_count() as f64)
     }
 }
+
+/// Spark's and Guava's own formats: a decode error of theirs is `bloomlab.DecodeError`.
+macro_rules! jvm_codec {
+    ($($ty:ty),*) => {$(
+        impl Codec for $ty {
+            fn encode(&self) -> Vec<u8> {
+                self.to_bytes()
+            }
+            fn decode(bytes: &[u8]) -> pyo3::PyResult<Self> {
+                <$ty>::from_bytes(bytes)
+                    .map_err(|e| crate::DecodeError::new_err(format!("cannot decode filter: {e}")))
+            }
+        }
+    )*};
+}
+
+jvm_codec!(SparkBloomFilter, GuavaBloomFilter);

@@ -6,20 +6,14 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile(
-    "long",
-    derandomize=True,
-    max_examples=1000,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+for profile, examples in (("ci", 60), ("long", 1000)):
+    settings.register_profile(
+        profile,
+        derandomize=True,
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # The checkout's root: the JVM and Parquet fixtures live in other crates' test data.

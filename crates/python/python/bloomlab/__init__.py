@@ -45,34 +45,10 @@ a valid filter; :class:`FullError` when a cuckoo or expandable filter cannot tak
 (True, [True, True])
 """
 
-from bloomlab._bloomlab import (
-    BlockedBloomFilter,
-    BloomFilter,
-    CountingBloomFilter,
-    CuckooFilter,
-    DecodeError,
-    ExpandableFilter,
-    FullError,
-    GuavaBloomFilter,
-    RibbonFilter,
-    Sbbf,
-    ScalableBloomFilter,
-    SparkBloomFilter,
-)
-from bloomlab import parquet
+# Every class and exception of the native module (its `__all__`: the variants' classes come
+# from the Rust workspace's one list of variants, so a new variant needs no edit here).
+from bloomlab._bloomlab import *  # noqa: F401,F403
+from bloomlab import _bloomlab, parquet
 
-__all__ = [
-    "BlockedBloomFilter",
-    "BloomFilter",
-    "CountingBloomFilter",
-    "CuckooFilter",
-    "DecodeError",
-    "ExpandableFilter",
-    "FullError",
-    "GuavaBloomFilter",
-    "RibbonFilter",
-    "Sbbf",
-    "ScalableBloomFilter",
-    "SparkBloomFilter",
-    "parquet",
-]
+__all__ = ["parquet"]
+__all__ += _bloomlab.__all__
