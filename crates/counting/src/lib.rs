@@ -504,25 +504,19 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
         let payload = format::open_expecting(bytes, Variant::Counting, scheme.descriptor())?;
         let mut r = Reader::new(payload);
-        let format::BloomHeader {
-            size: m,
-            k,
-            count,
-            capacity,
-            target_fpr,
-        } = format::BloomHeader::read(&mut r)?;
-        if m == 0 {
+        let h = format::BloomHeader::read(&mut r)?;
+        if h.size == 0 {
             return Err(DecodeError::field("m", "must be at least 1").into());
         }
-        let data = r.take_u64_len(m.div_ceil(2))?;
+        let data = r.take_u64_len(h.size.div_ceil(2))?;
         r.finish()?;
         Ok(Self::from_parts(
             data.to_vec(),
-            m,
-            k,
-            count,
-            capacity,
-            target_fpr,
+            h.size,
+            h.k,
+            h.count,
+            h.capacity,
+            h.target_fpr,
             scheme,
         )?)
     }
