@@ -386,6 +386,27 @@ pub struct Workload {
     pub overlap_excluded: u64,
 }
 
+/// Draws keys with `draw` (into the buffer it is given) until `out` holds `len` keys, each
+/// pushed only if its fingerprint is new to `seen`; returns how many drawn keys were not.
+fn fill_distinct(
+    out: &mut Keys,
+    len: usize,
+    seen: &mut HashSet<u128>,
+    mut draw: impl FnMut(&mut Vec<u8>),
+) -> u64 {
+    let mut buf = Vec::new();
+    let mut repeated = 0;
+    while out.len() < len {
+        draw(&mut buf);
+        if seen.insert(fingerprint(&buf)) {
+            out.push(&buf);
+        } else {
+            repeated += 1;
+        }
+    }
+    repeated
+}
+
 impl Workload {
     /// `n` distinct members and `probes` distinct non-members of `shape` from `seed`. For
     /// `u64` these are exactly [`KeySet::new`]'s keys.
@@ -414,15 +435,9 @@ impl Workload {
         }
         let mut rng = stream(seed, 2);
         let mut out = Keys::new();
-        let mut overlap = 0;
-        while out.len() < probes {
-            generate_one(shape, &mut rng, &mut buf);
-            if seen.insert(fingerprint(&buf)) {
-                out.push(&buf);
-            } else {
-                overlap += 1;
-            }
-        }
+        let overlap = fill_distinct(&mut out, probes, &mut seen, |buf| {
+            generate_one(shape, &mut rng, buf)
+        });
         Ok(Workload {
             members,
             probes: out,
@@ -465,18 +480,11 @@ impl Workload {
         // Topped up with members carrying a random printable suffix: non-members shaped
         // like the file's keys.
         let mut rng = stream(seed, 2);
-        let mut buf = Vec::new();
-        let mut overlap = 0;
-        while out.len() < probes {
+        let overlap = fill_distinct(&mut out, probes, &mut seen, |buf| {
             buf.clear();
             buf.extend_from_slice(members.get(rng.random_range(0..members.len())));
             buf.extend((0..8).map(|_| rng.random_range(b'!'..=b'~')));
-            if seen.insert(fingerprint(&buf)) {
-                out.push(&buf);
-            } else {
-                overlap += 1;
-            }
-        }
+        });
         Ok(Workload {
             members,
             probes: out,

@@ -57,18 +57,22 @@ fn size_bytes(s: &str) -> Option<u64> {
     num.trim().parse::<u64>().ok().map(|v| v * mult)
 }
 
+/// CPU 0's cache `index{i}` in sysfs: its `level`, `size` and `type` files, trimmed.
+fn cache_index(i: u32) -> [Option<String>; 3] {
+    let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+    ["level", "size", "type"].map(|f| {
+        std::fs::read_to_string(format!("{dir}/{f}"))
+            .ok()
+            .map(|s| s.trim().to_string())
+    })
+}
+
 /// L1d, L2 and last-level cache sizes in bytes, from sysfs (CPU 0).
 pub fn cache_bytes() -> crate::schema::CacheBytes {
     let mut c = crate::schema::CacheBytes::default();
     let mut top = 0;
     for i in 0..8 {
-        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
-        let read = |f: &str| {
-            std::fs::read_to_string(format!("{dir}/{f}"))
-                .ok()
-                .map(|s| s.trim().to_string())
-        };
-        let (Some(level), Some(size), ty) = (read("level"), read("size"), read("type")) else {
+        let [Some(level), Some(size), ty] = cache_index(i) else {
             continue;
         };
         let (Ok(level), Some(bytes)) = (level.parse::<u32>(), size_bytes(&size)) else {
@@ -93,16 +97,10 @@ pub fn cache_bytes() -> crate::schema::CacheBytes {
 fn caches() -> String {
     let mut out = Vec::new();
     for i in 0..8 {
-        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
-        let read = |f: &str| {
-            std::fs::read_to_string(format!("{dir}/{f}"))
-                .ok()
-                .map(|s| s.trim().to_string())
-        };
-        let (Some(level), Some(size)) = (read("level"), read("size")) else {
+        let [Some(level), Some(size), ty] = cache_index(i) else {
             continue;
         };
-        let ty = match read("type").as_deref() {
+        let ty = match ty.as_deref() {
             Some("Data") => "d",
             Some("Instruction") => "i",
             _ => "",

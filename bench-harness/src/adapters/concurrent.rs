@@ -21,17 +21,7 @@ impl Adapter for BlockedAtomic {
         let f = AtomicBlockedBloomFilter::with_fpr(spec.n, spec.fpr);
         Some(f.map(BlockedAtomic).map_err(Error::from))
     }
-    #[inline(always)]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.0.insert_bytes(key).is_ok()
-    }
-    #[inline(always)]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.0.might_contain_bytes(key)
-    }
-    fn theoretical_fpr(&self) -> Option<f64> {
-        Some(self.0.expected_fpr())
-    }
+    through_filter_trait!();
     fn describe(&self) -> String {
         super::ours::describe(&self.0, "")
     }
@@ -78,25 +68,7 @@ impl Adapter for FastBloomAtomic {
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some(Ok(FastBloomAtomic::new(spec.n, spec.fpr, spec.seed)))
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.items += 1;
-        self.f.insert(key);
-        true
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
-    fn theoretical_fpr(&self) -> Option<f64> {
-        Some(
-            self.f
-                .expected_false_pos(usize::try_from(self.items).unwrap_or(usize::MAX)),
-        )
-    }
-    fn describe(&self) -> String {
-        format!("m={} k={}", self.f.num_bits(), self.f.num_hashes())
-    }
+    super::peers::fastbloom_methods!();
 }
 
 /// Registry entry for fastbloom's atomic filter (foldhash).

@@ -12,6 +12,34 @@ use bloomlab_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 
 use super::{Adapter, Curve, Entry, Info, Kind, Spec};
 
+/// The `insert`, `contains` and `theoretical_fpr` of an adapter whose `.0` is a JVM filter:
+/// an 8-byte key as a long (`put_long` / `might_contain_long`), any other key as its bytes
+/// through the filter's `$put` / `$might_contain`; the FPR its `expected_fpp` says.
+macro_rules! jvm_key_methods {
+    ($put:ident, $might_contain:ident) => {
+        #[inline(always)]
+        fn insert(&mut self, key: &[u8]) -> bool {
+            match <[u8; 8]>::try_from(key) {
+                Ok(k) => self.0.put_long(i64::from_le_bytes(k)),
+                Err(_) => self.0.$put(key),
+            };
+            true
+        }
+
+        #[inline(always)]
+        fn contains(&self, key: &[u8]) -> bool {
+            match <[u8; 8]>::try_from(key) {
+                Ok(k) => self.0.might_contain_long(i64::from_le_bytes(k)),
+                Err(_) => self.0.$might_contain(key),
+            }
+        }
+
+        fn theoretical_fpr(&self) -> Option<f64> {
+            Some(self.0.expected_fpp())
+        }
+    };
+}
+
 /// A Spark filter in format V2 (`V2 = true`, Spark 4.1+'s default) or V1.
 #[derive(Debug)]
 pub struct Spark<const V2: bool>(SparkBloomFilter);
@@ -30,26 +58,7 @@ impl<const V2: bool> Adapter for Spark<V2> {
         )
     }
 
-    #[inline(always)]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        match <[u8; 8]>::try_from(key) {
-            Ok(k) => self.0.put_long(i64::from_le_bytes(k)),
-            Err(_) => self.0.put_binary(key),
-        };
-        true
-    }
-
-    #[inline(always)]
-    fn contains(&self, key: &[u8]) -> bool {
-        match <[u8; 8]>::try_from(key) {
-            Ok(k) => self.0.might_contain_long(i64::from_le_bytes(k)),
-            Err(_) => self.0.might_contain_binary(key),
-        }
-    }
-
-    fn theoretical_fpr(&self) -> Option<f64> {
-        Some(self.0.expected_fpp())
-    }
+    jvm_key_methods!(put_binary, might_contain_binary);
 
     fn describe(&self) -> String {
         format!(
@@ -74,26 +83,7 @@ impl Adapter for Guava {
         )
     }
 
-    #[inline(always)]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        match <[u8; 8]>::try_from(key) {
-            Ok(k) => self.0.put_long(i64::from_le_bytes(k)),
-            Err(_) => self.0.put_bytes(key),
-        };
-        true
-    }
-
-    #[inline(always)]
-    fn contains(&self, key: &[u8]) -> bool {
-        match <[u8; 8]>::try_from(key) {
-            Ok(k) => self.0.might_contain_long(i64::from_le_bytes(k)),
-            Err(_) => self.0.might_contain_bytes(key),
-        }
-    }
-
-    fn theoretical_fpr(&self) -> Option<f64> {
-        Some(self.0.expected_fpp())
-    }
+    jvm_key_methods!(put_bytes, might_contain_bytes);
 
     fn describe(&self) -> String {
         format!(

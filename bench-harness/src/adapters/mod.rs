@@ -40,6 +40,49 @@
 //! from the whole key set: they override [`Adapter::build`] and return `None` from
 //! [`Adapter::new_empty`]; `recommend` says they need all keys up front.
 
+/// The `insert`, `contains`, `theoretical_fpr` and `describe` of a wrapper whose `.0` is an
+/// adapter: each passes to it (the four have the same signatures in [`Adapter`] and
+/// [`Built`]).
+macro_rules! forward_to_inner {
+    () => {
+        #[inline]
+        fn insert(&mut self, key: &[u8]) -> bool {
+            self.0.insert(key)
+        }
+        #[inline]
+        fn contains(&self, key: &[u8]) -> bool {
+            self.0.contains(key)
+        }
+        fn theoretical_fpr(&self) -> Option<f64> {
+            self.0.theoretical_fpr()
+        }
+        fn describe(&self) -> String {
+            self.0.describe()
+        }
+    };
+}
+
+/// The `insert`, `contains` and `theoretical_fpr` of an adapter whose `.0` is one of our
+/// filters: the key's bytes through the `Filter` trait (`insert_bytes` /
+/// `might_contain_bytes`), as a user with byte keys calls them. Inlined into the timed loop
+/// like the peers' (small) adapters are, so that no filter pays a call per key that the
+/// others do not.
+macro_rules! through_filter_trait {
+    () => {
+        #[inline(always)]
+        fn insert(&mut self, key: &[u8]) -> bool {
+            self.0.insert_bytes(key).is_ok()
+        }
+        #[inline(always)]
+        fn contains(&self, key: &[u8]) -> bool {
+            self.0.might_contain_bytes(key)
+        }
+        fn theoretical_fpr(&self) -> Option<f64> {
+            Some(self.0.expected_fpr())
+        }
+    };
+}
+
 pub mod concurrent;
 pub mod exact;
 pub mod jvm;
@@ -352,18 +395,7 @@ impl<A: Adapter> Built for Holder<A> {
         let t = start.elapsed();
         (t, black_box(hits))
     }
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.0.insert(key)
-    }
-    fn contains(&self, key: &[u8]) -> bool {
-        self.0.contains(key)
-    }
-    fn theoretical_fpr(&self) -> Option<f64> {
-        self.0.theoretical_fpr()
-    }
-    fn describe(&self) -> String {
-        self.0.describe()
-    }
+    forward_to_inner!();
 }
 
 /// A build, timed and weighed.

@@ -87,21 +87,7 @@ where
             .map_err(Error::from)
     }
 
-    // Inlined into the timed loop like the peers' (small) adapters are, so that no filter
-    // pays a call per key that the others do not.
-    #[inline(always)]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.0.insert_bytes(key).is_ok()
-    }
-
-    #[inline(always)]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.0.might_contain_bytes(key)
-    }
-
-    fn theoretical_fpr(&self) -> Option<f64> {
-        Some(self.0.expected_fpr())
-    }
+    through_filter_trait!();
 
     fn describe(&self) -> String {
         describe(&self.0, "")
@@ -244,27 +230,31 @@ pub trait BatchApi: Declared<Scheme: HarnessScheme> + Send + Sync {
     }
 }
 
-impl<S: HarnessScheme> BatchApi for bloomlab_blocked::BlockedBloomFilter<S> {
-    const AHEAD: usize = bloomlab_blocked::BATCH;
+/// [`BatchApi`] for a filter type of crate `$krate` (its `BATCH` how far ahead it works):
+/// lookups through its `might_contain_batch`, and inserts through its `insert_batch` where
+/// `insert_batch` is named.
+macro_rules! batch_api {
+    (impl $(<$s:ident>)? for $t:ty, $krate:ident $(, $insert_batch:ident)?) => {
+        impl$(<$s: HarnessScheme>)? BatchApi for $t {
+            const AHEAD: usize = $krate::BATCH;
 
-    fn lookup_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
-        self.might_contain_batch(keys, out)
-            .expect("the driver passes equal lengths");
-    }
+            fn lookup_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
+                self.might_contain_batch(keys, out)
+                    .expect("the driver passes equal lengths");
+            }
 
-    fn insert_all(&mut self, keys: &[&[u8]]) {
-        self.insert_batch(keys);
-    }
+            $(
+                fn insert_all(&mut self, keys: &[&[u8]]) {
+                    self.$insert_batch(keys);
+                }
+            )?
+        }
+    };
 }
 
-impl BatchApi for bloomlab_sbbf::Sbbf {
-    const AHEAD: usize = bloomlab_sbbf::BATCH;
-
-    fn lookup_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
-        self.might_contain_batch(keys, out)
-            .expect("the driver passes equal lengths");
-    }
-}
+batch_api!(impl<S> for bloomlab_blocked::BlockedBloomFilter<S>, bloomlab_blocked, insert_batch);
+batch_api!(impl<S> for bloomlab_classic::BloomFilter<S>, bloomlab_classic, insert_batch);
+batch_api!(impl for bloomlab_sbbf::Sbbf, bloomlab_sbbf);
 
 /// A filter answering through its batched API: lookups are timed over the whole stream with
 /// `BatchApi::lookup_batch`, inserts (and the build) with `BatchApi::insert_all`.
@@ -288,15 +278,7 @@ impl<F: BatchApi> Adapter for Batched<F> {
         Ok((Batched(f), 0))
     }
 
-    #[inline(always)]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.0.insert_bytes(key).is_ok()
-    }
-
-    #[inline(always)]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.0.might_contain_bytes(key)
-    }
+    through_filter_trait!();
 
     fn insert_many(&mut self, keys: &[&[u8]]) -> u64 {
         self.0.insert_all(keys);
@@ -305,10 +287,6 @@ impl<F: BatchApi> Adapter for Batched<F> {
 
     fn contains_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
         self.0.lookup_batch(keys, out);
-    }
-
-    fn theoretical_fpr(&self) -> Option<f64> {
-        Some(self.0.expected_fpr())
     }
 
     fn describe(&self) -> String {
@@ -346,19 +324,6 @@ pub fn blocked_keyed_batched_entry() -> Entry {
         note: "blocked-keyed through might_contain_batch / insert_batch (keys hashed eight at a time in vector lanes, 32 keys ahead, their blocks prefetched); same table as blocked-keyed; its ratios are batched vs single lookups",
         ..Info::base("blocked-keyed-batched", "bloomlab-keyed", Kind::Bloom)
     })
-}
-
-impl<S: HarnessScheme> BatchApi for bloomlab_classic::BloomFilter<S> {
-    const AHEAD: usize = bloomlab_classic::BATCH;
-
-    fn lookup_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
-        self.might_contain_batch(keys, out)
-            .expect("the driver passes equal lengths");
-    }
-
-    fn insert_all(&mut self, keys: &[&[u8]]) {
-        self.insert_batch(keys);
-    }
 }
 
 /// The classic filter through its batched API.

@@ -132,6 +132,34 @@ impl FastBloomHasher for fastbloom::DefaultHasher {
     }
 }
 
+/// The `insert`, `contains`, `theoretical_fpr` and `describe` of an adapter holding a
+/// fastbloom filter (`BloomFilter` or `AtomicBloomFilter`) in `f` and its insert count in
+/// `items`: the crate's own FPR formula at that count, its bits and hashes.
+macro_rules! fastbloom_methods {
+    () => {
+        #[inline]
+        fn insert(&mut self, key: &[u8]) -> bool {
+            self.items += 1;
+            self.f.insert(key);
+            true
+        }
+        #[inline]
+        fn contains(&self, key: &[u8]) -> bool {
+            self.f.contains(key)
+        }
+        fn theoretical_fpr(&self) -> Option<f64> {
+            Some(
+                self.f
+                    .expected_false_pos(usize::try_from(self.items).unwrap_or(usize::MAX)),
+            )
+        }
+        fn describe(&self) -> String {
+            format!("m={} k={}", self.f.num_bits(), self.f.num_hashes())
+        }
+    };
+}
+pub(super) use fastbloom_methods;
+
 impl<S: FastBloomHasher> Adapter for FastBloom<S> {
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         let f = fastbloom::BloomFilter::with_false_pos(spec.fpr)
@@ -139,22 +167,7 @@ impl<S: FastBloomHasher> Adapter for FastBloom<S> {
             .expected_items(usize_n(spec).max(1));
         Some(Ok(FastBloom { f, items: 0 }))
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.items += 1;
-        self.f.insert(key);
-        true
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
-    fn theoretical_fpr(&self) -> Option<f64> {
-        Some(self.f.expected_false_pos(self.items as usize))
-    }
-    fn describe(&self) -> String {
-        format!("m={} k={}", self.f.num_bits(), self.f.num_hashes())
-    }
+    fastbloom_methods!();
 }
 
 /// Registry entry for fastbloom (foldhash).
@@ -203,20 +216,7 @@ impl Adapter for FastBloomEqMem {
             Ok(FastBloomEqMem(FastBloom { f, items: 0 }))
         })())
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.0.insert(key)
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.0.contains(key)
-    }
-    fn theoretical_fpr(&self) -> Option<f64> {
-        self.0.theoretical_fpr()
-    }
-    fn describe(&self) -> String {
-        self.0.describe()
-    }
+    forward_to_inner!();
 }
 
 /// Registry entry for fastbloom (foldhash) at our blocked filter's memory (equal memory).

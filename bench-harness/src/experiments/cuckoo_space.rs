@@ -7,7 +7,7 @@
 use crate::error::Error;
 use bloomlab_core::math;
 
-use crate::adapters::{Curve, Spec};
+use crate::adapters::Curve;
 use crate::keys::{KeySet, Keys};
 use crate::schema::{Experiment, Point, Series};
 
@@ -45,17 +45,9 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
         let mut points = Vec::new();
         let mut measured = Vec::new();
         for &p in TARGETS {
-            let spec = Spec {
-                n: ctx.n,
-                fpr: p,
-                seed: ctx.seed,
-            };
+            let spec = ctx.spec(ctx.n, p);
             let b = e.build(&spec, &Keys::from_u64s(&keys.members))?;
-            let fp = keys
-                .probes
-                .iter()
-                .filter(|&&k| b.filter.contains(&k.to_le_bytes()))
-                .count();
+            let fp = super::contained(b.filter.as_ref(), &keys.probes);
             measured.push(format!(
                 "{}: {:.4} %",
                 p,
@@ -77,25 +69,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
             note: format!("measured FPR at each target: {}", measured.join(", ")),
         });
     }
-    series.push(Series {
-        label: "lower bound log2(1/p)".into(),
-        filter: "lower-bound".into(),
-        peer: false,
-        points: TARGETS
-            .iter()
-            .map(|&p| {
-                let b = math::lower_bound_bits_per_item(p).unwrap_or(f64::NAN);
-                Point {
-                    x: p,
-                    y: b,
-                    theory: Some(b),
-                    ci: None,
-                    x_ci: None,
-                }
-            })
-            .collect(),
-        note: String::new(),
-    });
+    series.push(super::lower_bound_series("lower bound log2(1/p)", TARGETS));
     Ok(Experiment {
         name: "cuckoo-space".into(),
         title: format!("Cuckoo vs Bloom space: bits/item by target FPR (n = {n})"),

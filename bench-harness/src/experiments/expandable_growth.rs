@@ -93,30 +93,12 @@ fn grow(e: &Entry, n0: usize, p: f64, keys: &KeySet, seed: u64) -> Result<Growth
             x_ci: None,
         });
         if s % STEPS == 0 {
-            let fp = keys
-                .probes
-                .iter()
-                .filter(|&&k| f.contains(&k.to_le_bytes()))
-                .count();
-            let y = fp as f64 / keys.probes.len() as f64;
-            worst = worst.max(y);
-            fpr.push(Point {
-                x: growth,
-                y,
-                theory: f.theoretical_fpr(),
-                ci: Some(crate::stats::wilson(
-                    fp as u64,
-                    keys.probes.len() as u64,
-                    crate::stats::Z95,
-                )),
-                x_ci: None,
-            });
+            let point = super::fpr_point(f.as_ref(), &keys.probes, growth);
+            worst = worst.max(point.y);
+            fpr.push(point);
         }
     }
-    let lost = keys.members[..inserted]
-        .iter()
-        .filter(|&&k| !f.contains(&k.to_le_bytes()))
-        .count();
+    let lost = inserted - super::contained(f.as_ref(), &keys.members[..inserted]);
     let mean_bits = bits.iter().map(|b| b.y).sum::<f64>() / bits.len() as f64;
     Ok(Growth {
         bits,

@@ -63,11 +63,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
 /// The experiment with an explicit plan (`plan.target_bytes` of filters) against an LLC of
 /// `llc` bytes; [`run`] takes twice the detected LLC.
 pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, Error> {
-    let spec = Spec {
-        n: plan.keys_per as u64,
-        fpr: TARGET,
-        seed: ctx.seed,
-    };
+    let spec = ctx.spec(plan.keys_per as u64, TARGET);
     let chosen = chosen(ctx);
     let paired = !ctx.full;
     let results = time_entries(&chosen, &spec, plan, paired)?;

@@ -19,9 +19,9 @@ pub mod static_space;
 pub mod threads;
 pub mod zipf_inserts;
 
-use crate::adapters::Entry;
+use crate::adapters::{Built, Entry, Spec};
 use crate::error::Error;
-use crate::schema::Experiment;
+use crate::schema::{Experiment, Point, Series};
 
 /// What an experiment gets.
 #[derive(Debug)]
@@ -36,6 +36,17 @@ pub struct Context<'a> {
     pub probes: usize,
     /// `--full`: every entry, where an experiment has a shorter default list.
     pub full: bool,
+}
+
+impl Context<'_> {
+    /// A filter of `n` items at `fpr`, on this run's seed.
+    pub fn spec(&self, n: u64, fpr: f64) -> Spec {
+        Spec {
+            n,
+            fpr,
+            seed: self.seed,
+        }
+    }
 }
 
 /// An experiment's entry point.
@@ -81,4 +92,61 @@ pub fn run(name: &str, ctx: &Context) -> Result<Experiment, Error> {
         .find(|(k, _)| *k == name)
         .ok_or_else(|| Error::usage(format!("unknown experiment {name:?}")))?;
     f(ctx)
+}
+
+/// How many of `keys` (each as its little-endian bytes) `f` says it may contain.
+pub(crate) fn contained(f: &dyn Built, keys: &[u64]) -> usize {
+    keys.iter()
+        .filter(|&&k| f.contains(&k.to_le_bytes()))
+        .count()
+}
+
+/// The FPR `f` shows on the non-members `probes`, as a point at `x`: the rate, its Wilson
+/// 95 % interval, and the filter's own formula at its load as theory.
+pub(crate) fn fpr_point(f: &dyn Built, probes: &[u64], x: f64) -> Point {
+    let fp = contained(f, probes);
+    Point {
+        x,
+        y: fp as f64 / probes.len() as f64,
+        theory: f.theoretical_fpr(),
+        ci: Some(crate::stats::wilson(
+            fp as u64,
+            probes.len() as u64,
+            crate::stats::Z95,
+        )),
+        x_ci: None,
+    }
+}
+
+/// The information-theoretic lower bound, log2(1/ε) bits/item, at each FPR in `eps`, as a
+/// series labelled `label`.
+pub(crate) fn lower_bound_series(label: &str, eps: &[f64]) -> Series {
+    Series {
+        label: label.into(),
+        filter: "lower-bound".into(),
+        peer: false,
+        points: eps
+            .iter()
+            .map(|&e| {
+                let b = bloomlab_core::math::lower_bound_bits_per_item(e).unwrap_or(f64::NAN);
+                Point {
+                    x: e,
+                    y: b,
+                    theory: Some(b),
+                    ci: None,
+                    x_ci: None,
+                }
+            })
+            .collect(),
+        note: String::new(),
+    }
+}
+
+/// An entry's name in a legend, `(peer)` after a peer's.
+pub(crate) fn entry_label(e: &Entry) -> String {
+    format!(
+        "{}{}",
+        e.info.name,
+        if e.info.peer { " (peer)" } else { "" }
+    )
 }

@@ -2,10 +2,9 @@
 //! for every selected filter that takes inserts, sized for 1 %. A Bloom filter never refuses
 //! an insert; it just gets worse: the seed's silent failure mode, made visible.
 
-use crate::adapters::Spec;
 use crate::error::Error;
 use crate::keys::KeySet;
-use crate::schema::{Experiment, Point, Series};
+use crate::schema::{Experiment, Series};
 
 use super::Context;
 
@@ -34,11 +33,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
     let keys = KeySet::new(ctx.seed, n, probes);
     let mut all = keys.members.clone();
     all.extend(keys.extra_members(ctx.seed, max_items.saturating_sub(n)));
-    let spec = Spec {
-        n: ctx.n,
-        fpr: TARGET,
-        seed: ctx.seed,
-    };
+    let spec = ctx.spec(ctx.n, TARGET);
     let mut series = Vec::new();
     for e in ctx.entries {
         let Some(made) = e.new_empty(&spec) else {
@@ -93,28 +88,10 @@ fn fill(
             }
         }
         inserted = upto;
-        let fp = keys
-            .probes
-            .iter()
-            .filter(|&&k| f.contains(&k.to_le_bytes()))
-            .count();
-        points.push(Point {
-            x: load,
-            y: fp as f64 / keys.probes.len() as f64,
-            theory: f.theoretical_fpr(),
-            ci: Some(crate::stats::wilson(
-                fp as u64,
-                keys.probes.len() as u64,
-                crate::stats::Z95,
-            )),
-            x_ci: None,
-        });
+        points.push(super::fpr_point(f.as_ref(), &keys.probes, load));
     }
     // Only keys the filter accepted count: a refused insert is not a false negative.
-    let lost = accepted
-        .iter()
-        .filter(|&&k| !f.contains(&k.to_le_bytes()))
-        .count();
+    let lost = accepted.len() - super::contained(f.as_ref(), &accepted);
     let mut note = Vec::new();
     if refused > 0 {
         note.push(format!("refused {refused} of {inserted} inserts"));
@@ -125,11 +102,7 @@ fn fill(
         ));
     }
     Series {
-        label: format!(
-            "{}{}",
-            e.info.name,
-            if e.info.peer { " (peer)" } else { "" }
-        ),
+        label: super::entry_label(e),
         filter: e.info.name.into(),
         peer: e.info.peer,
         points,

@@ -3,10 +3,9 @@
 //! run's distinct non-members, against the target (which a scalable filter promises as its
 //! bound) and each structure's own formula.
 
-use crate::adapters::Spec;
 use crate::error::Error;
 use crate::keys::KeySet;
-use crate::schema::{Experiment, Point, Series};
+use crate::schema::{Experiment, Series};
 
 use super::Context;
 
@@ -24,11 +23,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
     let keys = KeySet::new(ctx.seed, final_n, ctx.probes);
     // Growing adapters start at spec.n / 8 (so the main run includes growth to n); ask for
     // 8·n0 so they all start at n0.
-    let spec = Spec {
-        n: (8 * n0) as u64,
-        fpr: TARGET,
-        seed: ctx.seed,
-    };
+    let spec = ctx.spec((8 * n0) as u64, TARGET);
     let mut series = Vec::new();
     for e in ctx.entries.iter().filter(|e| e.info.grows) {
         let Some(made) = e.new_empty(&spec) else {
@@ -47,30 +42,11 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
                 }
             }
             inserted = upto;
-            let fp = keys
-                .probes
-                .iter()
-                .filter(|&&k| f.contains(&k.to_le_bytes()))
-                .count();
-            let y = fp as f64 / keys.probes.len() as f64;
-            worst = worst.max(y);
-            points.push(Point {
-                x: f64::from(1u32 << d),
-                y,
-                theory: f.theoretical_fpr(),
-                ci: Some(crate::stats::wilson(
-                    fp as u64,
-                    keys.probes.len() as u64,
-                    crate::stats::Z95,
-                )),
-                x_ci: None,
-            });
+            let point = super::fpr_point(f.as_ref(), &keys.probes, f64::from(1u32 << d));
+            worst = worst.max(point.y);
+            points.push(point);
         }
-        let lost = keys
-            .members
-            .iter()
-            .filter(|&&k| !f.contains(&k.to_le_bytes()))
-            .count();
+        let lost = keys.members.len() - super::contained(f.as_ref(), &keys.members);
         let mut note = vec![format!(
             "highest measured {:.3} % vs target {:.1} %",
             100.0 * worst,
@@ -83,11 +59,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
             note.push(format!("{lost} inserted keys test negative"));
         }
         series.push(Series {
-            label: format!(
-                "{}{}",
-                e.info.name,
-                if e.info.peer { " (peer)" } else { "" }
-            ),
+            label: super::entry_label(e),
             filter: e.info.name.into(),
             peer: e.info.peer,
             points,

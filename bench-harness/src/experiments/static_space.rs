@@ -6,9 +6,8 @@
 //! log2(1/ε) as its own series.
 
 use crate::error::Error;
-use bloomlab_core::math;
 
-use crate::adapters::{Curve, Spec};
+use crate::adapters::Curve;
 use crate::keys::{KeySet, Keys};
 use crate::schema::{Experiment, Point, Series};
 
@@ -57,11 +56,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
         let mut points = Vec::new();
         let mut notes = Vec::new();
         for &p in targets {
-            let spec = Spec {
-                n: ctx.n,
-                fpr: p,
-                seed: ctx.seed,
-            };
+            let spec = ctx.spec(ctx.n, p);
             let b = e.build(&spec, &Keys::from_u64s(&keys.members))?;
             // One pass over the non-members: its hits are the false positives.
             let fp = b.filter.time_lookups(&Keys::from_u64s(&keys.probes)).1;
@@ -99,25 +94,7 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
     }
     bound.sort_by(f64::total_cmp);
     bound.dedup();
-    series.push(Series {
-        label: "lower bound log2(1/ε)".into(),
-        filter: "lower-bound".into(),
-        peer: false,
-        points: bound
-            .iter()
-            .map(|&eps| {
-                let b = math::lower_bound_bits_per_item(eps).unwrap_or(f64::NAN);
-                Point {
-                    x: eps,
-                    y: b,
-                    theory: Some(b),
-                    ci: None,
-                    x_ci: None,
-                }
-            })
-            .collect(),
-        note: String::new(),
-    });
+    series.push(super::lower_bound_series("lower bound log2(1/ε)", &bound));
     Ok(Experiment {
         name: "static-space".into(),
         title: format!("Static filters: bits/item against measured FPR (n = {n})"),

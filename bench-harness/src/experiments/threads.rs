@@ -6,7 +6,6 @@
 //! the memory system costs. On a 2-vCPU machine shared with other work, T above 2 measures
 //! time-slicing, not parallelism; the figure says how many CPUs the process had.
 
-use crate::adapters::Spec;
 use crate::error::Error;
 use crate::keys::{KeyShape, Keys, Workload};
 use crate::schema::{Experiment, NamedRatio, Point, Series};
@@ -47,11 +46,7 @@ pub fn run(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, Error> {
 
 fn measure(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, Error> {
     let (keys, streams, per_thread) = thread_streams(ctx, threads, n)?;
-    let spec = Spec {
-        n,
-        fpr: TARGET,
-        seed: ctx.seed,
-    };
+    let spec = ctx.spec(n, TARGET);
     let mut series = Vec::new();
     let mut ratios = Vec::new();
     for e in ctx.entries {

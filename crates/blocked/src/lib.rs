@@ -880,14 +880,16 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
             Variant::Blocked,
             self.cold.meta.scheme().descriptor(),
             self.cold.layout.format_version(),
-            40 + self.blocks.len() * BLOCK_BYTES,
+            format::BloomHeader::LEN + self.blocks.len() * BLOCK_BYTES,
         );
-        w.u64(self.blocks())
-            .u32(self.cold.k)
-            .u32(0)
-            .u64(self.cold.meta.count())
-            .u64(self.cold.meta.capacity())
-            .f64(format::encode_optional_fpr(self.cold.meta.target_fpr()));
+        format::BloomHeader {
+            size: self.blocks(),
+            k: self.cold.k,
+            count: self.cold.meta.count(),
+            capacity: self.cold.meta.capacity(),
+            target_fpr: self.cold.meta.target_fpr(),
+        }
+        .write(&mut w);
         for b in &self.blocks {
             for word in b.0 {
                 w.u64(word);
@@ -994,15 +996,13 @@ impl<'a> Encoded<'a> {
         let layout =
             Layout::from_format_version(version).ok_or(DecodeError::UnsupportedVersion(version))?;
         let mut r = Reader::new(payload);
-        let num_blocks = r.u64()?;
-        let k = r.u32()?;
-        if r.u32()? != 0 {
-            return Err(DecodeError::field("reserved", "must be zero").into());
-        }
-        let count = r.u64()?;
-        let capacity = r.u64()?;
-        let target_fpr = format::decode_optional_fpr(r.f64()?)?;
-        check_hashes(k)?;
+        let format::BloomHeader {
+            size: num_blocks,
+            k,
+            count,
+            capacity,
+            target_fpr,
+        } = format::BloomHeader::read(&mut r)?;
         if num_blocks == 0 {
             return Err(DecodeError::field("blocks", "must be at least 1").into());
         }

@@ -541,14 +541,16 @@ impl<S: HashScheme> BloomFilter<S> {
         let mut w = EnvelopeWriter::new(
             Variant::Classic,
             self.meta.descriptor(),
-            40 + self.bits.byte_len(),
+            format::BloomHeader::LEN + self.bits.byte_len(),
         );
-        w.u64(self.bits.len())
-            .u32(self.k)
-            .u32(0)
-            .u64(self.meta.count())
-            .u64(self.meta.capacity())
-            .f64(format::encode_optional_fpr(self.meta.target_fpr()));
+        format::BloomHeader {
+            size: self.bits.len(),
+            k: self.k,
+            count: self.meta.count(),
+            capacity: self.meta.capacity(),
+            target_fpr: self.meta.target_fpr(),
+        }
+        .write(&mut w);
         self.bits.write_le_bytes(w.buffer());
         w.finish()
     }
@@ -579,15 +581,13 @@ struct Payload<'a> {
 impl<'a> Payload<'a> {
     fn parse(payload: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(payload);
-        let m = r.u64()?;
-        let k = r.u32()?;
-        if r.u32()? != 0 {
-            return Err(DecodeError::field("reserved", "must be zero"));
-        }
-        let count = r.u64()?;
-        let capacity = r.u64()?;
-        let target = format::decode_optional_fpr(r.f64()?)?;
-        check_hashes(k)?;
+        let format::BloomHeader {
+            size: m,
+            k,
+            count,
+            capacity,
+            target_fpr: target,
+        } = format::BloomHeader::read(&mut r)?;
         if m == 0 || capacity == 0 {
             return Err(DecodeError::field("m/capacity", "must be at least 1"));
         }

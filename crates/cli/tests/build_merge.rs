@@ -9,15 +9,8 @@ use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::record::Field;
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{FORMATS, build_args, data, keys_file, s};
 
 fn run(args: &[&str]) -> Result<String, bloomlab_cli::CliError> {
     let mut out = Vec::new();
@@ -57,20 +50,6 @@ fn column_lines(file: &Path, column: &str) -> Vec<String> {
     }
     out
 }
-
-const FORMATS: &[&str] = &[
-    "spark-v1",
-    "spark-v2",
-    "guava",
-    "sbbf",
-    "classic",
-    "blocked",
-    "counting",
-    "scalable",
-    "expandable",
-    "cuckoo",
-    "ribbon",
-];
 
 /// For each format, `build --from-parquet` writes the bytes `build --keys` writes for the
 /// column's values as lines, sized from their distinct count: an INT64 column with repeats
@@ -185,12 +164,6 @@ fn build_from_a_directory_and_from_csv() {
     }
 }
 
-fn keys_file(dir: &Path, name: &str, keys: &[String]) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, keys.join("\n") + "\n").unwrap();
-    p
-}
-
 /// Filters built per partition and merged are the filter built over all keys, byte for byte,
 /// for every format whose filters merge exactly.
 #[test]
@@ -210,21 +183,7 @@ fn merge_of_partitions_equals_one_filter_over_all_keys() {
     ] {
         for key_type in ["i64", "str"] {
             let build = |keys: &Path, out: &Path| {
-                ok(&[
-                    "build",
-                    "--format",
-                    format,
-                    "--key-type",
-                    key_type,
-                    "--n",
-                    "3000",
-                    "--fpr",
-                    "0.01",
-                    "--keys",
-                    s(keys),
-                    "--out",
-                    s(out),
-                ]);
+                ok(&build_args(format, key_type, "3000", "0.01", keys, out));
             };
             let one = dir.path().join("one");
             build(&whole, &one);
@@ -253,21 +212,7 @@ fn merge_refuses_unlike_filters() {
     let keys = keys_file(dir.path(), "k", &["1".into(), "2".into(), "3".into()]);
     let build = |format: &str, n: &str, name: &str| {
         let out = dir.path().join(name);
-        ok(&[
-            "build",
-            "--format",
-            format,
-            "--key-type",
-            "i64",
-            "--n",
-            n,
-            "--fpr",
-            "0.01",
-            "--keys",
-            s(&keys),
-            "--out",
-            s(&out),
-        ]);
+        ok(&build_args(format, "i64", n, "0.01", &keys, &out));
         out
     };
     let out = dir.path().join("out");
@@ -326,21 +271,7 @@ fn add_then_contains_finds_every_key() {
     );
     for format in &FORMATS[..10] {
         let build = |keys: &Path, out: &Path| {
-            ok(&[
-                "build",
-                "--format",
-                format,
-                "--key-type",
-                "str",
-                "--n",
-                "1000",
-                "--fpr",
-                "0.01",
-                "--keys",
-                s(keys),
-                "--out",
-                s(out),
-            ]);
+            ok(&build_args(format, "str", "1000", "0.01", keys, out));
         };
         let (f, whole) = (
             dir.path().join(format!("{format}.f")),
@@ -392,21 +323,7 @@ fn add_then_contains_finds_every_key() {
         assert_eq!(std::fs::read(&f).unwrap(), before, "{format}");
     }
     let ribbon = dir.path().join("r");
-    ok(&[
-        "build",
-        "--format",
-        "ribbon",
-        "--key-type",
-        "str",
-        "--n",
-        "1",
-        "--fpr",
-        "0.01",
-        "--keys",
-        s(&f1),
-        "--out",
-        s(&ribbon),
-    ]);
+    ok(&build_args("ribbon", "str", "1", "0.01", &f1, &ribbon));
     let before = std::fs::read(&ribbon).unwrap();
     let e = err(&["add", s(&ribbon), "--key-type", "str", "-v", "new"]);
     assert!(e.contains("static"), "{e}");
@@ -426,65 +343,63 @@ fn build_from_data_refuses_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let file = data("ndv/pyarrow-ndv.parquet");
+    let out_arg = s(&out);
+    // `build --format FORMAT --fpr 0.01 --out OUT`, the source to follow.
+    let head = |format| {
+        [
+            "build", "--format", format, "--fpr", "0.01", "--out", out_arg,
+        ]
+    };
     let build = |extra: &[&str]| {
-        let mut a = vec![
-            "build",
-            "--format",
-            "sbbf",
-            "--fpr",
-            "0.01",
-            "--out",
-            s(&out),
-        ];
+        let mut a = head("sbbf").to_vec();
         a.extend_from_slice(extra);
         let e = err(&a);
         assert!(!out.exists(), "{e}");
         e
     };
-    let e = build(&["--from-parquet", s(&file), "--column", "nope"]);
-    assert!(
-        e.contains("no column \"nope\"") && e.contains("useless"),
-        "{e}"
-    );
-    let e = build(&[
-        "--from-parquet",
-        s(&file),
-        "--column",
-        "right",
-        "--key-type",
-        "str",
-    ]);
-    assert!(
-        e.contains("--key-type str does not fit column right (INT64)"),
-        "{e}"
-    );
-    let e = build(&[
-        "--from-parquet",
-        s(&file),
-        "--column",
-        "useless",
-        "--key-type",
-        "i64",
-    ]);
-    assert!(e.contains("does not fit"), "{e}");
     let junk = dir.path().join("junk.parquet");
     std::fs::write(&junk, b"PAR1 not really PAR1").unwrap();
-    let e = build(&["--from-parquet", s(&junk), "--column", "x"]);
-    assert!(
-        e.contains("junk.parquet") && e.contains("not a valid Parquet file"),
-        "{e}"
-    );
-    let e = build(&[
-        "--from-parquet",
-        s(&file),
-        s(&data("lake/duckdb-0.parquet")),
-        "--column",
-        "right",
-    ]);
-    assert!(
-        e.contains("duckdb-0.parquet") && e.contains("no column"),
-        "{e}"
-    );
+    let duckdb = data("lake/duckdb-0.parquet");
+    let from_parquet: [(&[&str], &[&str]); 5] = [
+        (
+            &["--from-parquet", s(&file), "--column", "nope"],
+            &["no column \"nope\"", "useless"],
+        ),
+        (
+            &[
+                "--from-parquet",
+                s(&file),
+                "--column",
+                "right",
+                "--key-type",
+                "str",
+            ],
+            &["--key-type str does not fit column right (INT64)"],
+        ),
+        (
+            &[
+                "--from-parquet",
+                s(&file),
+                "--column",
+                "useless",
+                "--key-type",
+                "i64",
+            ],
+            &["does not fit"],
+        ),
+        (
+            &["--from-parquet", s(&junk), "--column", "x"],
+            &["junk.parquet", "not a valid Parquet file"],
+        ),
+        (
+            &["--from-parquet", s(&file), s(&duckdb), "--column", "right"],
+            &["duckdb-0.parquet", "no column"],
+        ),
+    ];
+    for (args, says) in from_parquet {
+        let e = build(args);
+        assert!(says.iter().all(|w| e.contains(w)), "{args:?}: {e}");
+    }
     let csv = dir.path().join("x.csv");
     std::fs::write(&csv, "a,b\n1,2\n3\n").unwrap();
     let e = build(&["--from-csv", s(&csv), "--column", "b"]);
@@ -501,15 +416,7 @@ fn build_from_data_refuses_bad_input() {
     assert!(e.contains("--key-type and --n"), "{e}");
     // Through the binary: one line on standard error, status 1, no panic.
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_bloomlab"))
-        .args([
-            "build",
-            "--format",
-            "guava",
-            "--fpr",
-            "0.01",
-            "--out",
-            s(&out),
-        ])
+        .args(head("guava"))
         .args(["--from-parquet", s(&file), "--column", "nope"])
         .output()
         .unwrap();
@@ -523,19 +430,9 @@ fn build_from_data_refuses_bad_input() {
     assert!(!out.exists());
     // A failed build leaves an existing --out as it was.
     std::fs::write(&out, b"old").unwrap();
-    let e = run(&[
-        "build",
-        "--format",
-        "sbbf",
-        "--fpr",
-        "0.01",
-        "--out",
-        s(&out),
-        "--from-parquet",
-        s(&file),
-        "--column",
-        "nope",
-    ]);
+    let mut a = head("sbbf").to_vec();
+    a.extend(["--from-parquet", s(&file), "--column", "nope"]);
+    let e = run(&a);
     assert!(e.is_err());
     assert_eq!(std::fs::read(&out).unwrap(), b"old");
 }
@@ -549,21 +446,7 @@ fn large_files_are_read_whole_only_when_their_header_says_so() {
     for format in ["spark-v1", "spark-v2", "guava"] {
         let out = dir.path().join(format);
         // About 18 MB: past the 16 MiB read without a matching header.
-        ok(&[
-            "build",
-            "--format",
-            format,
-            "--key-type",
-            "i64",
-            "--n",
-            "15000000",
-            "--fpr",
-            "0.01",
-            "--keys",
-            s(&keys),
-            "--out",
-            s(&out),
-        ]);
+        ok(&build_args(format, "i64", "15000000", "0.01", &keys, &out));
         let bytes = std::fs::read(&out).unwrap();
         assert!(bytes.len() > 16 << 20);
         assert_eq!(
@@ -599,21 +482,7 @@ fn atomic_writes_keep_the_file_mode() {
     let dir = tempfile::tempdir().unwrap();
     let keys = keys_file(dir.path(), "k", &["1".into()]);
     let out = dir.path().join("f");
-    ok(&[
-        "build",
-        "--format",
-        "guava",
-        "--key-type",
-        "i64",
-        "--n",
-        "10",
-        "--fpr",
-        "0.01",
-        "--keys",
-        s(&keys),
-        "--out",
-        s(&out),
-    ]);
+    ok(&build_args("guava", "i64", "10", "0.01", &keys, &out));
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     let plain = dir.path().join("plain");
     std::fs::write(&plain, b"").unwrap();

@@ -1,8 +1,11 @@
 //! The built `bloomlab` binary: every subcommand on bloomlab's own formats and Parquet bloom
 //! filter sections, and bad inputs (one line on stderr, non-zero exit, never a panic).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
+
+mod common;
+use common::{FORMATS, build_args, contains_args, s};
 
 struct Dir(tempfile::TempDir);
 
@@ -27,48 +30,6 @@ fn bloomlab(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// `build --format FORMAT --key-type KEY_TYPE --n N --fpr FPR --keys KEYS --out OUT`.
-fn build_args<'a>(
-    format: &'a str,
-    key_type: &'a str,
-    n: &'a str,
-    fpr: &'a str,
-    keys: &'a Path,
-    out: &'a Path,
-) -> [&'a str; 13] {
-    [
-        "build",
-        "--format",
-        format,
-        "--key-type",
-        key_type,
-        "--n",
-        n,
-        "--fpr",
-        fpr,
-        "--keys",
-        s(keys),
-        "--out",
-        s(out),
-    ]
-}
-
-/// `contains FILTER --key-type KEY_TYPE --keys KEYS`.
-fn contains_args<'a>(filter: &'a Path, key_type: &'a str, keys: &'a Path) -> [&'a str; 6] {
-    [
-        "contains",
-        s(filter),
-        "--key-type",
-        key_type,
-        "--keys",
-        s(keys),
-    ]
-}
-
 /// Success: stdout.
 fn ok(args: &[&str]) -> String {
     let o = bloomlab(args);
@@ -91,20 +52,6 @@ fn fails(args: &[&str], code: i32) -> String {
     assert!(err.starts_with("bloomlab: "), "{err}");
     err
 }
-
-const FORMATS: &[&str] = &[
-    "spark-v1",
-    "spark-v2",
-    "guava",
-    "sbbf",
-    "classic",
-    "blocked",
-    "counting",
-    "cuckoo",
-    "scalable",
-    "expandable",
-    "ribbon",
-];
 
 /// 2 000 members and 4 000 non-members of each key type, as key-file text.
 fn key_sets() -> Vec<(&'static str, String, String)> {

@@ -5,22 +5,15 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
 use serde_json::Value;
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{build_args, data, s};
 
 /// Run in process: (output, error output, result).
 fn run(args: &[&str]) -> (String, String, Result<(), bloomlab_cli::CliError>) {
@@ -220,16 +213,43 @@ fn exact_counts() -> HashMap<(String, String, usize), f64> {
         .collect()
 }
 
-/// Checks one audited chunk against the exact count, the formulas and the verdict rule; returns
-/// the relative error of the fill's estimate, where the filter is not saturated.
-fn check_chunk(c: &Value, column: &str, exact: f64, target: f64) -> Option<f64> {
-    let rel = c["file"]
+/// An audited chunk's file, relative to `tests/data`.
+fn data_path(c: &Value) -> &str {
+    c["file"]
         .as_str()
         .unwrap()
         .split("tests/data/")
         .nth(1)
-        .unwrap();
-    let path = data(rel);
+        .unwrap()
+}
+
+/// Checks every chunk of one audited column with [`check_chunk`]; returns how many were
+/// checked against the fill's estimate and the largest relative error among them.
+fn check_column(
+    v: &Value,
+    exact: &HashMap<(String, String, usize), f64>,
+    target: f64,
+) -> (usize, f64) {
+    let column = v["column"].as_str().unwrap();
+    let (mut checked, mut worst) = (0, 0.0f64);
+    for c in v["chunks"].as_array().unwrap() {
+        let key = (
+            data_path(c).to_string(),
+            column.to_string(),
+            c["row_group"].as_u64().unwrap() as usize,
+        );
+        if let Some(err) = check_chunk(c, column, exact[&key], target) {
+            worst = worst.max(err.abs());
+            checked += 1;
+        }
+    }
+    (checked, worst)
+}
+
+/// Checks one audited chunk against the exact count, the formulas and the verdict rule; returns
+/// the relative error of the fill's estimate, where the filter is not saturated.
+fn check_chunk(c: &Value, column: &str, exact: f64, target: f64) -> Option<f64> {
+    let path = data(data_path(c));
     let bytes = c["bytes"].as_u64()?;
     let rg = c["row_group"].as_u64().unwrap() as usize;
     let fpr = c["fpr"].as_f64().unwrap();
@@ -290,24 +310,9 @@ fn audit_flags_the_wrongly_sized_columns() {
     assert_eq!(verdicts, want);
     let (mut checked, mut worst) = (0, 0.0f64);
     for v in &lines {
-        let column = v["column"].as_str().unwrap();
-        for c in v["chunks"].as_array().unwrap() {
-            let rel = c["file"]
-                .as_str()
-                .unwrap()
-                .split("tests/data/")
-                .nth(1)
-                .unwrap();
-            let key = (
-                rel.to_string(),
-                column.to_string(),
-                c["row_group"].as_u64().unwrap() as usize,
-            );
-            if let Some(err) = check_chunk(c, column, exact[&key], target) {
-                worst = worst.max(err.abs());
-                checked += 1;
-            }
-        }
+        let (n, w) = check_column(v, &exact, target);
+        checked += n;
+        worst = worst.max(w);
         let chunks = v["chunks"].as_array().unwrap();
         let sum = |f: &str| chunks.iter().filter_map(|c| c[f].as_u64()).sum::<u64>();
         assert_eq!(v["bytes"].as_u64().unwrap(), sum("bytes"));
@@ -342,25 +347,14 @@ fn audit_of_the_lake_matches_the_exact_counts() {
     let exact = exact_counts();
     let (mut checked, mut dictionary, mut worst) = (0, 0, 0.0f64);
     for v in &lines {
-        let column = v["column"].as_str().unwrap();
-        for c in v["chunks"].as_array().unwrap() {
-            let rel = c["file"]
-                .as_str()
-                .unwrap()
-                .split("tests/data/")
-                .nth(1)
-                .unwrap();
-            let key = (
-                rel.to_string(),
-                column.to_string(),
-                c["row_group"].as_u64().unwrap() as usize,
-            );
-            dictionary += usize::from(c["exact_distinct"].is_u64());
-            if let Some(err) = check_chunk(c, column, exact[&key], target) {
-                worst = worst.max(err.abs());
-                checked += 1;
-            }
-        }
+        let chunks = v["chunks"].as_array().unwrap();
+        dictionary += chunks
+            .iter()
+            .filter(|c| c["exact_distinct"].is_u64())
+            .count();
+        let (n, w) = check_column(v, &exact, target);
+        checked += n;
+        worst = worst.max(w);
     }
     assert!(
         checked >= 100 && dictionary >= 20 && worst <= 0.10,
@@ -461,21 +455,7 @@ fn inspect_and_bare_filters_in_a_dataset() {
     std::fs::write(&keys, "a\nb\n").unwrap();
     for format in ["guava", "blocked"] {
         let out = dir.path().join(format!("{format}.bf"));
-        ok(&[
-            "build",
-            "--format",
-            format,
-            "--key-type",
-            "str",
-            "--n",
-            "10",
-            "--fpr",
-            "0.01",
-            "--keys",
-            s(&keys),
-            "--out",
-            s(&out),
-        ]);
+        ok(&build_args(format, "str", "10", "0.01", &keys, &out));
     }
     let pattern = format!("{}/*.bf", s(dir.path()));
     let got = json_lines(&ok(&[

@@ -7,17 +7,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-/// The eight variants' crates, what a row's "every filter crate" stands for.
-const FILTER_CRATES: [&str; 8] = [
-    "classic",
-    "blocked",
-    "counting",
-    "scalable",
-    "cuckoo",
-    "sbbf",
-    "ribbon",
-    "expandable",
-];
+use bloomlab_core::format::Variant;
+
+/// The variants' crates (`crates/<name>`, named as the variant is), what a row's "every
+/// filter crate" stands for.
+fn filter_crates() -> impl Iterator<Item = &'static str> {
+    Variant::ALL.into_iter().map(Variant::name)
+}
 
 /// One row of the table: the crates it names, their floor, the workspace crates they import.
 struct Row {
@@ -73,7 +69,7 @@ fn rows() -> Vec<Row> {
         "bloomlab", "simd", "core", "parallel", "jvm", "keyed", "uses", "cli",
     ]
     .into_iter()
-    .chain(FILTER_CRATES)
+    .chain(filter_crates())
     .collect();
     section
         .lines()
@@ -100,7 +96,7 @@ fn rows() -> Vec<Row> {
                 .map(crate_name)
                 .collect();
             if cell.contains("every filter crate") {
-                imports.extend(FILTER_CRATES.iter().map(|c| crate_name(c)));
+                imports.extend(filter_crates().map(crate_name));
             }
             Row {
                 floor,

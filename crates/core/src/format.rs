@@ -427,6 +427,60 @@ pub fn check_hashes(k: u32) -> core::result::Result<(), DecodeError> {
         .map_err(|e| DecodeError::field("k", e.to_string()))
 }
 
+/// The 40 bytes that open the classic, blocked and counting payloads: the table's size (bits,
+/// blocks or counters, as the variant counts it), the probes `k`, a reserved `u32` that is
+/// zero, the insert count, the design capacity and the optional target FPR
+/// ([`encode_optional_fpr`]), all little-endian.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BloomHeader {
+    /// The table's size, in the variant's unit.
+    pub size: u64,
+    /// Probes per key.
+    pub k: u32,
+    /// Inserts recorded.
+    pub count: u64,
+    /// Design capacity.
+    pub capacity: u64,
+    /// The target FPR the filter was sized for, if any.
+    pub target_fpr: Option<f64>,
+}
+
+impl BloomHeader {
+    /// Its length in bytes.
+    pub const LEN: usize = 40;
+
+    /// Append it to `w`.
+    pub fn write(&self, w: &mut EnvelopeWriter) {
+        w.u64(self.size)
+            .u32(self.k)
+            .u32(0)
+            .u64(self.count)
+            .u64(self.capacity)
+            .f64(encode_optional_fpr(self.target_fpr));
+    }
+
+    /// Read it from `r`, refusing a non-zero reserved word, a target outside (0, 1) and a `k`
+    /// out of range ([`check_hashes`]), in that order. The size is the caller's to check.
+    pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        let size = r.u64()?;
+        let k = r.u32()?;
+        if r.u32()? != 0 {
+            return Err(DecodeError::field("reserved", "must be zero"));
+        }
+        let count = r.u64()?;
+        let capacity = r.u64()?;
+        let target_fpr = decode_optional_fpr(r.f64()?)?;
+        check_hashes(k)?;
+        Ok(BloomHeader {
+            size,
+            k,
+            count,
+            capacity,
+            target_fpr,
+        })
+    }
+}
+
 /// Encode an optional target FPR as `f64` bits (0.0 means "not given").
 pub fn encode_optional_fpr(p: Option<f64>) -> f64 {
     p.unwrap_or(0.0)

@@ -483,15 +483,17 @@ impl<S: HashScheme> CountingBloomFilter<S> {
         let mut w = EnvelopeWriter::new(
             Variant::Counting,
             self.meta.descriptor(),
-            40 + self.nibbles.len(),
+            format::BloomHeader::LEN + self.nibbles.len(),
         );
-        w.u64(self.m)
-            .u32(self.k)
-            .u32(0)
-            .u64(self.meta.count())
-            .u64(self.meta.capacity())
-            .f64(format::encode_optional_fpr(self.meta.target_fpr()))
-            .bytes(&self.nibbles);
+        format::BloomHeader {
+            size: self.m,
+            k: self.k,
+            count: self.meta.count(),
+            capacity: self.meta.capacity(),
+            target_fpr: self.meta.target_fpr(),
+        }
+        .write(&mut w);
+        w.bytes(&self.nibbles);
         w.finish()
     }
 
@@ -502,27 +504,19 @@ impl<S: HashScheme> CountingBloomFilter<S> {
     pub fn from_bytes_with_scheme(bytes: &[u8], scheme: S) -> Result<Self> {
         let payload = format::open_expecting(bytes, Variant::Counting, scheme.descriptor())?;
         let mut r = Reader::new(payload);
-        let m = r.u64()?;
-        let k = r.u32()?;
-        if r.u32()? != 0 {
-            return Err(DecodeError::field("reserved", "must be zero").into());
-        }
-        let count = r.u64()?;
-        let capacity = r.u64()?;
-        let target_fpr = format::decode_optional_fpr(r.f64()?)?;
-        check_hashes(k)?;
-        if m == 0 {
+        let h = format::BloomHeader::read(&mut r)?;
+        if h.size == 0 {
             return Err(DecodeError::field("m", "must be at least 1").into());
         }
-        let data = r.take_u64_len(m.div_ceil(2))?;
+        let data = r.take_u64_len(h.size.div_ceil(2))?;
         r.finish()?;
         Ok(Self::from_parts(
             data.to_vec(),
-            m,
-            k,
-            count,
-            capacity,
-            target_fpr,
+            h.size,
+            h.k,
+            h.count,
+            h.capacity,
+            h.target_fpr,
             scheme,
         )?)
     }

@@ -203,10 +203,7 @@ fn model_based_million_operations() {
     const DRAIN_TO: u64 = 8_000;
     let mut rng = ChaCha8Rng::seed_from_u64(0xc0c0);
     let mut f = CuckooFilter::with_fpr(20_000, 0.01).unwrap();
-    let mut model: HashMap<u64, u32> = HashMap::new();
-    let mut total = 0u64;
-    let (mut full_events, mut refused, mut dup_inserts) = (0u64, 0u64, 0u64);
-    let mut copy_refusals = 0u64;
+    let mut model = Model::default();
     let (mut filling, mut fills, mut phase_full) = (true, 0u64, 0u64);
     for op in 0..OPS {
         let insert_bias = if filling { 0.75 } else { 0.1 };
@@ -217,69 +214,35 @@ fn model_based_million_operations() {
             rng.random_range(0..POOL)
         };
         if rng.random_bool(insert_bias) {
-            let before_len = f.len();
-            match f.insert(&key) {
-                Ok(()) => {
-                    let c = model.entry(key).or_insert(0);
-                    if *c > 0 {
-                        dup_inserts += 1;
-                    }
-                    *c += 1;
-                    total += 1;
+            if model.insert(&mut f, key) {
+                phase_full += 1;
+                if phase_full == FULL_PER_FILL {
+                    (filling, phase_full) = (false, 0);
+                    fills += 1;
                 }
-                Err(Error::Full(_)) => {
-                    full_events += 1;
-                    phase_full += 1;
-                    assert_eq!(f.len(), before_len);
-                    if phase_full == FULL_PER_FILL {
-                        (filling, phase_full) = (false, 0);
-                        fills += 1;
-                    }
-                }
-                Err(Error::TooManyCopies(c)) => {
-                    // Refused before any kick: the key's 8 slots hold nothing but its
-                    // fingerprint (its copies, and those of any key sharing fingerprint and
-                    // buckets with it).
-                    copy_refusals += 1;
-                    assert_eq!((c, f.copies(&key)), (MAX_COPIES, MAX_COPIES));
-                    assert!(f.might_contain(&key));
-                    assert_eq!(f.len(), before_len);
-                }
-                Err(e) => panic!("{e}"),
             }
         } else {
-            match model.get_mut(&key) {
-                Some(c) => {
-                    assert!(
-                        f.remove(&key),
-                        "op {op}: model holds {key} but remove refused"
-                    );
-                    *c -= 1;
-                    total -= 1;
-                    if *c == 0 {
-                        model.remove(&key);
-                    }
-                }
-                None => {
-                    if !f.might_contain(&key) {
-                        assert!(!f.remove(&key));
-                        refused += 1;
-                    }
-                }
-            }
+            model.remove(&mut f, key, op);
         }
-        if model.get(&key).is_some_and(|&c| c > 0) {
+        if model.held.get(&key).is_some_and(|&c| c > 0) {
             assert!(f.might_contain(&key), "op {op}: false negative for {key}");
         }
         if !filling && f.len() <= DRAIN_TO {
             filling = true;
         }
         if op % 50_000 == 49_999 {
-            assert_eq!(f.len(), total, "op {op}");
-            let missing = model.keys().filter(|k| !f.might_contain(*k)).count();
+            assert_eq!(f.len(), model.total, "op {op}");
+            let missing = model.held.keys().filter(|k| !f.might_contain(*k)).count();
             assert_eq!(missing, 0, "op {op}: {missing} false negatives");
         }
     }
+    let Model {
+        dup_inserts,
+        refused,
+        full_events,
+        copy_refusals,
+        ..
+    } = model;
     assert!(
         fills >= 5,
         "the test must reach the full table again and again: {fills} times"
@@ -293,6 +256,76 @@ fn model_based_million_operations() {
          {copy_refusals} as too many copies, {dup_inserts} duplicate inserts, {refused} negative \
          removes refused, 0 false negatives"
     );
+}
+
+/// The multiset `model_based_million_operations` holds the filter to, and what it counted.
+#[derive(Default)]
+struct Model {
+    held: HashMap<u64, u32>,
+    total: u64,
+    dup_inserts: u64,
+    refused: u64,
+    full_events: u64,
+    copy_refusals: u64,
+}
+
+impl Model {
+    /// Inserts `key` into the filter, and into the model where the filter takes it; a refused
+    /// insert changes nothing. Returns whether it was refused as full.
+    fn insert(&mut self, f: &mut CuckooFilter, key: u64) -> bool {
+        let before_len = f.len();
+        match f.insert(&key) {
+            Ok(()) => {
+                let c = self.held.entry(key).or_insert(0);
+                if *c > 0 {
+                    self.dup_inserts += 1;
+                }
+                *c += 1;
+                self.total += 1;
+                false
+            }
+            Err(Error::Full(_)) => {
+                self.full_events += 1;
+                assert_eq!(f.len(), before_len);
+                true
+            }
+            Err(Error::TooManyCopies(c)) => {
+                // Refused before any kick: the key's 8 slots hold nothing but its
+                // fingerprint (its copies, and those of any key sharing fingerprint and
+                // buckets with it).
+                self.copy_refusals += 1;
+                assert_eq!((c, f.copies(&key)), (MAX_COPIES, MAX_COPIES));
+                assert!(f.might_contain(&key));
+                assert_eq!(f.len(), before_len);
+                false
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Removes `key` where the model holds it (the filter must take the remove); a key the
+    /// model lacks is only removed where it tests negative (and must be refused).
+    fn remove(&mut self, f: &mut CuckooFilter, key: u64, op: u64) {
+        match self.held.get_mut(&key) {
+            Some(c) => {
+                assert!(
+                    f.remove(&key),
+                    "op {op}: model holds {key} but remove refused"
+                );
+                *c -= 1;
+                self.total -= 1;
+                if *c == 0 {
+                    self.held.remove(&key);
+                }
+            }
+            None => {
+                if !f.might_contain(&key) {
+                    assert!(!f.remove(&key));
+                    self.refused += 1;
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -1139,51 +1139,8 @@ impl<S: HashScheme> ExpandableFilter<S> {
             lanes: Lanes::for_width(width),
             meta: Meta::new(start_capacity, Some(target), scheme).with_count(count),
         };
-        let flag = f.flag_bit();
-        // Level-k codes fit `W − 1` bits with their marker; flagged entries have an
-        // alternate, so they sit below 2^k with at least ALT_BITS bits.
-        let fits = |f: &Self, b: u64, code: u64| {
-            code != 0 && code_len(f.level_k_code(b, code)) < width - 1
-        };
-        for b in 0..f.table.num_buckets() {
-            for s in 0..BUCKET_SIZE {
-                let raw = f.table.get(b, s);
-                if raw == 0 {
-                    continue;
-                }
-                let code = u64::from(raw & (flag - 1));
-                let r_k = if raw & flag != 0 {
-                    (b < base && movable_entry(code)).then(|| code_len(code))
-                } else {
-                    fits(&f, b, code).then(|| code_len(f.level_k_code(b, code)))
-                };
-                let Some(r_k) = r_k else {
-                    return Err(bad(
-                        "table",
-                        format!("slot {s} of bucket {b} holds {raw:#x}"),
-                    ));
-                };
-                f.hist[r_k as usize] += 1;
-                f.occupied += 1;
-                f.lower += u64::from(b < base);
-            }
-        }
-        for _ in 0..stash_len {
-            let e = Entry {
-                home: stash_r.u64()?,
-                code: stash_r.u64()?,
-            };
-            let sorted = f
-                .stash
-                .last()
-                .is_none_or(|l: &Entry| (l.home, l.code) <= (e.home, e.code));
-            if !sorted || e.home >= base + split || !fits(&f, e.home, e.code) {
-                return Err(bad("stash", format!("invalid entry {e:?}")));
-            }
-            f.hist[code_len(f.level_k_code(e.home, e.code)) as usize] += 1;
-            f.occupied += 1;
-            f.stash.push(e);
-        }
+        f.count_table(base, width)?;
+        f.read_stash(&mut stash_r, stash_len, base + split, width)?;
         f.measure = Self::measure_of(&f.hist);
         if count > f.occupied {
             return Err(bad(
@@ -1196,6 +1153,71 @@ impl<S: HashScheme> ExpandableFilter<S> {
         }
         f.stash.shrink_to_fit();
         Ok(f)
+    }
+
+    /// Whether a decoded level-k code fits: it fits `W − 1` bits with its marker. (Flagged
+    /// entries have an alternate, so they sit below 2^k with at least ALT_BITS bits.)
+    fn decoded_code_fits(&self, b: u64, code: u64, width: u32) -> bool {
+        code != 0 && code_len(self.level_k_code(b, code)) < width - 1
+    }
+
+    /// Decoding: checks every occupied slot of the table read and counts it in `hist`,
+    /// `occupied` and `lower`.
+    fn count_table(&mut self, base: u64, width: u32) -> Result<(), DecodeError> {
+        let flag = self.flag_bit();
+        for b in 0..self.table.num_buckets() {
+            for s in 0..BUCKET_SIZE {
+                let raw = self.table.get(b, s);
+                if raw == 0 {
+                    continue;
+                }
+                let code = u64::from(raw & (flag - 1));
+                let r_k = if raw & flag != 0 {
+                    (b < base && movable_entry(code)).then(|| code_len(code))
+                } else {
+                    self.decoded_code_fits(b, code, width)
+                        .then(|| code_len(self.level_k_code(b, code)))
+                };
+                let Some(r_k) = r_k else {
+                    return Err(DecodeError::field(
+                        "table",
+                        format!("slot {s} of bucket {b} holds {raw:#x}"),
+                    ));
+                };
+                self.hist[r_k as usize] += 1;
+                self.occupied += 1;
+                self.lower += u64::from(b < base);
+            }
+        }
+        Ok(())
+    }
+
+    /// Decoding: reads the `stash_len` stash entries (sorted, each homed below `buckets`),
+    /// checks each and counts it.
+    fn read_stash(
+        &mut self,
+        r: &mut Reader<'_>,
+        stash_len: u64,
+        buckets: u64,
+        width: u32,
+    ) -> Result<(), DecodeError> {
+        for _ in 0..stash_len {
+            let e = Entry {
+                home: r.u64()?,
+                code: r.u64()?,
+            };
+            let sorted = self
+                .stash
+                .last()
+                .is_none_or(|l: &Entry| (l.home, l.code) <= (e.home, e.code));
+            if !sorted || e.home >= buckets || !self.decoded_code_fits(e.home, e.code, width) {
+                return Err(DecodeError::field("stash", format!("invalid entry {e:?}")));
+            }
+            self.hist[code_len(self.level_k_code(e.home, e.code)) as usize] += 1;
+            self.occupied += 1;
+            self.stash.push(e);
+        }
+        Ok(())
     }
 }
 

@@ -34,6 +34,18 @@ fn put_u64(b: &mut [u8], at: usize, v: u64) {
     b[at..at + 8].copy_from_slice(&v.to_le_bytes());
 }
 
+/// A copy of `bytes` with `v` written at `at`.
+fn with_u64(bytes: &[u8], at: usize, v: u64) -> Vec<u8> {
+    patched(bytes, at, &v.to_le_bytes())
+}
+
+/// A copy of `bytes` with `value` written at `at`.
+fn patched(bytes: &[u8], at: usize, value: &[u8]) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    b[at..at + value.len()].copy_from_slice(value);
+    b
+}
+
 /// A filter of `start / 2` keys (fixed keys) from a start capacity of `start`, as bytes.
 fn sample(start: u64) -> Vec<u8> {
     let mut f = ExpandableFilter::with_fpr(start, 0.01).unwrap();
@@ -115,6 +127,13 @@ impl Shape {
         assert_eq!(self.get(b, bucket, s), raw);
     }
 
+    /// A copy of `b` with `raw` in slot `s` of `bucket`.
+    fn with_slot(&self, b: &[u8], bucket: u64, s: u64, raw: u32) -> Vec<u8> {
+        let mut out = b.to_vec();
+        self.set(&mut out, bucket, s, raw);
+        out
+    }
+
     /// The empty slots of the buckets in `range`, as (bucket, slot).
     fn empty_in(&self, b: &[u8], range: std::ops::Range<u64>) -> Vec<(u64, u64)> {
         range
@@ -127,6 +146,15 @@ impl Shape {
     fn occupied(&self, b: &[u8]) -> u64 {
         self.buckets() * SLOTS - self.empty_in(b, 0..self.buckets()).len() as u64
     }
+}
+
+/// The table sample with `raw` in slot `s` of `bucket` is refused for what that slot holds.
+fn refused_for_the_slot(bytes: &[u8], shape: &Shape, bucket: u64, s: u64, raw: u32) {
+    assert_refused(
+        shape.with_slot(bytes, bucket, s, raw),
+        "table",
+        &format!("slot {s} of bucket {bucket} holds {raw:#x}"),
+    );
 }
 
 /// The sample most tests change: 500 keys from a start capacity of 1000, which starts at
@@ -153,13 +181,11 @@ fn a_start_capacity_of_another_level_or_of_zero_is_refused() {
     // Level 8 holds the start capacities that need 256..=511 buckets of 3.6 keys: 920 and
     // 1800 are the same start; 900 (250 buckets, level 7) and 2000 (556, level 9) are not.
     for same in [920u64, 1_000, 1_800] {
-        let mut b = bytes.clone();
-        put_u64(&mut b, START_CAPACITY, same);
+        let b = with_u64(&bytes, START_CAPACITY, same);
         loads(b);
     }
     for other in [900u64, 2_000, 1_000_000, u64::MAX] {
-        let mut b = bytes.clone();
-        put_u64(&mut b, START_CAPACITY, other);
+        let b = with_u64(&bytes, START_CAPACITY, other);
         assert_refused(b, "start", "start capacity and start level disagree");
     }
     // Zero, at the level a capacity of zero would map to (the smallest, 1): a filter
@@ -178,8 +204,7 @@ fn a_start_capacity_of_another_level_or_of_zero_is_refused() {
 fn a_target_outside_zero_to_one_is_refused() {
     let (bytes, _) = table_sample();
     for target in [0.0, 1.0, -0.01, 1.5, f64::NAN, f64::INFINITY] {
-        let mut b = bytes.clone();
-        b[TARGET..TARGET + 8].copy_from_slice(&target.to_le_bytes());
+        let b = patched(&bytes, TARGET, &target.to_le_bytes());
         assert_refused(b, "target_fpr", "is not in (0, 1)");
     }
 }
@@ -188,8 +213,7 @@ fn a_target_outside_zero_to_one_is_refused() {
 fn a_level_below_the_start_or_past_the_largest_is_refused() {
     let (bytes, shape) = table_sample();
     for level in [shape.level - 1, 0, MAX_LEVEL + 1, 255] {
-        let mut b = bytes.clone();
-        b[LEVEL] = level as u8;
+        let b = patched(&bytes, LEVEL, &[level as u8]);
         assert_refused(b, "level", &format!("{level} outside 8..={MAX_LEVEL}"));
     }
 }
@@ -198,8 +222,7 @@ fn a_level_below_the_start_or_past_the_largest_is_refused() {
 fn a_split_count_of_a_whole_round_or_more_is_refused() {
     let (bytes, shape) = table_sample();
     for split in [shape.base(), shape.base() + 1, u64::MAX] {
-        let mut b = bytes.clone();
-        put_u64(&mut b, SPLIT, split);
+        let b = with_u64(&bytes, SPLIT, split);
         assert_refused(b, "split", &format!("{split} not below 2^8"));
     }
 }
@@ -211,8 +234,7 @@ fn fingerprint_bits_off_the_schedule_are_refused() {
     let fp = f.fingerprint_bits();
     assert_eq!(u32::from(bytes[FP_BITS]), fp);
     for other in [fp - 1, fp + 1, 0, 255] {
-        let mut b = bytes.clone();
-        b[FP_BITS] = other as u8;
+        let b = patched(&bytes, FP_BITS, &[other as u8]);
         assert_refused(b, "fp_bits", &format!("{other}, the schedule says {fp}"));
     }
 }
@@ -225,8 +247,7 @@ fn a_slot_width_outside_its_range_is_refused() {
     let fp = u32::from(bytes[FP_BITS]);
     assert_eq!(shape.width, fp + 2);
     for other in [shape.width - 1, shape.width + 1, 0, 255] {
-        let mut b = bytes.clone();
-        b[WIDTH] = other as u8;
+        let b = patched(&bytes, WIDTH, &[other as u8]);
         assert_refused(
             b,
             "slot_bits",
@@ -242,21 +263,13 @@ fn a_flagged_entry_at_or_above_two_to_the_k_is_refused() {
     let (bytes, shape) = table_sample();
     let raw = shape.flag() | (1 << ALT_BITS) | 0b1011;
     let below = shape.empty_in(&bytes, shape.base() - 1..shape.base())[0];
-    let mut ok = bytes.clone();
-    shape.set(&mut ok, below.0, below.1, raw);
-    loads(ok);
+    loads(shape.with_slot(&bytes, below.0, below.1, raw));
     for range in [
         shape.base()..shape.base() + 1,
         shape.buckets() - 1..shape.buckets(),
     ] {
         let (bucket, s) = shape.empty_in(&bytes, range)[0];
-        let mut bad = bytes.clone();
-        shape.set(&mut bad, bucket, s, raw);
-        assert_refused(
-            bad,
-            "table",
-            &format!("slot {s} of bucket {bucket} holds {raw:#x}"),
-        );
+        refused_for_the_slot(&bytes, &shape, bucket, s, raw);
     }
 }
 
@@ -267,18 +280,10 @@ fn a_flagged_entry_too_short_to_know_its_other_bucket_is_refused() {
     let (bytes, shape) = table_sample();
     let (bucket, s) = shape.empty_in(&bytes, 100..101)[0];
     let long = (1u32 << ALT_BITS) | 0b1011;
-    let mut ok = bytes.clone();
-    shape.set(&mut ok, bucket, s, shape.flag() | long);
-    loads(ok);
+    loads(shape.with_slot(&bytes, bucket, s, shape.flag() | long));
     for short in [(1u32 << (ALT_BITS - 1)) | 0b1011, 1, 0] {
         let raw = shape.flag() | short;
-        let mut bad = bytes.clone();
-        shape.set(&mut bad, bucket, s, raw);
-        assert_refused(
-            bad,
-            "table",
-            &format!("slot {s} of bucket {bucket} holds {raw:#x}"),
-        );
+        refused_for_the_slot(&bytes, &shape, bucket, s, raw);
     }
 }
 
@@ -290,22 +295,14 @@ fn a_level_k_code_too_long_for_the_slot_is_refused() {
     let (bytes, shape) = table_sample();
     let raw = (1u32 << (shape.width - 2)) | 0b101;
     let (bucket, s) = shape.empty_in(&bytes, shape.split..shape.split + 1)[0];
-    let mut ok = bytes.clone();
-    shape.set(&mut ok, bucket, s, raw);
-    loads(ok);
+    loads(shape.with_slot(&bytes, bucket, s, raw));
     for range in [
         shape.split - 1..shape.split,
         shape.base()..shape.base() + 1,
         shape.buckets() - 1..shape.buckets(),
     ] {
         let (bucket, s) = shape.empty_in(&bytes, range)[0];
-        let mut bad = bytes.clone();
-        shape.set(&mut bad, bucket, s, raw);
-        assert_refused(
-            bad,
-            "table",
-            &format!("slot {s} of bucket {bucket} holds {raw:#x}"),
-        );
+        refused_for_the_slot(&bytes, &shape, bucket, s, raw);
     }
 }
 
@@ -381,22 +378,18 @@ fn an_invalid_stash_code_is_refused() {
     let home = u64_at(&bytes, entry(n - 1));
     let split_home = home < shape.split || home >= shape.base();
     let longest = 1u64 << (shape.width - 2 - u32::from(split_home));
-    let mut ok = bytes.clone();
-    put_u64(&mut ok, entry(n - 1) + 8, longest | (longest - 1));
+    let ok = with_u64(&bytes, entry(n - 1) + 8, longest | (longest - 1));
     loads(ok);
-    let mut long = bytes.clone();
-    put_u64(&mut long, entry(n - 1) + 8, longest << 1 | 1);
+    let long = with_u64(&bytes, entry(n - 1) + 8, longest << 1 | 1);
     assert_refused(long, "stash", "invalid entry");
-    let mut none = bytes.clone();
-    put_u64(&mut none, entry(0) + 8, 0);
+    let none = with_u64(&bytes, entry(0) + 8, 0);
     assert_refused(none, "stash", "invalid entry");
 }
 
 #[test]
 fn a_stash_length_whose_bytes_overflow_is_refused() {
     let (bytes, _) = table_sample();
-    let mut b = bytes.clone();
-    put_u64(&mut b, STASH_LEN, 1 << 60);
+    let b = with_u64(&bytes, STASH_LEN, 1 << 60);
     assert_refused(b, "stash_len", "overflows");
 }
 
@@ -407,11 +400,9 @@ fn a_count_above_the_entries_stored_is_refused() {
     for (bytes, stash) in [(table_sample().0, 0), (stashed, n as u64)] {
         let shape = Shape::of(&bytes);
         let entries = shape.occupied(&bytes) + stash;
-        let mut full = bytes.clone();
-        put_u64(&mut full, COUNT, entries);
+        let full = with_u64(&bytes, COUNT, entries);
         assert_eq!(loads(full).len(), entries);
-        let mut over = bytes.clone();
-        put_u64(&mut over, COUNT, entries + 1);
+        let over = with_u64(&bytes, COUNT, entries + 1);
         assert_refused(
             over,
             "count",

@@ -143,10 +143,30 @@ use bloomlab_core::hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId};
 use bloomlab_simd as simd;
 use siphasher::sip128::SipHasher24 as Sip128;
 
+/// For a scheme with the fields `key_check` and `hasher` and a `from_secret` constructor:
+/// `random` (a secret from the OS) and `key_check` (its doc saying how the value is made),
 /// `Debug` (the key check value only, never the secret), and `PartialEq` / `Eq` (same key
-/// check and same secret) for a scheme with the fields `key_check` and `hasher`.
+/// check and same secret).
 macro_rules! secret_scheme_glue {
-    ($name:ident) => {
+    ($name:ident, key_check: $key_check_doc:literal) => {
+        impl $name {
+            /// Draw a fresh secret from the operating system's randomness. Offered with the
+            /// `getrandom` feature (default) on targets with an OS random source, not on
+            /// `wasm32-unknown-unknown` (see the crate docs).
+            #[cfg(all(
+                feature = "getrandom",
+                not(all(target_arch = "wasm32", target_os = "unknown"))
+            ))]
+            pub fn random() -> Result<Self> {
+                Ok(Self::from_secret(os_secret()?))
+            }
+
+            #[doc = $key_check_doc]
+            pub fn key_check(&self) -> u64 {
+                self.key_check
+            }
+        }
+
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(stringify!($name))
@@ -262,23 +282,6 @@ impl Sip64Scheme {
             key_check: check.max(1),
         }
     }
-
-    /// Draw a fresh secret from the operating system's randomness. Offered with the
-    /// `getrandom` feature (default) on targets with an OS random source, not on
-    /// `wasm32-unknown-unknown` (see the crate docs).
-    #[cfg(all(
-        feature = "getrandom",
-        not(all(target_arch = "wasm32", target_os = "unknown"))
-    ))]
-    pub fn random() -> Result<Self> {
-        Ok(Self::from_secret(os_secret()?))
-    }
-
-    /// The key check value recorded in byte formats (the low half of the 128-bit SipHash-2-4
-    /// of [`KEY_CHECK_INPUT`] under the secret).
-    pub fn key_check(&self) -> u64 {
-        self.key_check
-    }
 }
 
 impl Sip64Scheme {
@@ -332,7 +335,11 @@ impl HashScheme for Sip64Scheme {
     }
 }
 
-secret_scheme_glue!(Sip64Scheme);
+secret_scheme_glue!(
+    Sip64Scheme,
+    key_check: "The key check value recorded in byte formats (the low half of the 128-bit \
+        SipHash-2-4 of [`KEY_CHECK_INPUT`] under the secret)."
+);
 
 /// SipHash-2-4 with 128-bit output under a 128-bit secret (scheme id 2; Aumasson & Bernstein
 /// 2012, a PRF: without the key its outputs are indistinguishable from random, so probe
@@ -359,23 +366,6 @@ impl SipScheme {
             key_check: check.max(1),
         }
     }
-
-    /// Draw a fresh secret from the operating system's randomness. Offered with the
-    /// `getrandom` feature (default) on targets with an OS random source, not on
-    /// `wasm32-unknown-unknown` (see the crate docs).
-    #[cfg(all(
-        feature = "getrandom",
-        not(all(target_arch = "wasm32", target_os = "unknown"))
-    ))]
-    pub fn random() -> Result<Self> {
-        Ok(Self::from_secret(os_secret()?))
-    }
-
-    /// The key check value recorded in byte formats (a hash of [`KEY_CHECK_INPUT`] under
-    /// the secret).
-    pub fn key_check(&self) -> u64 {
-        self.key_check
-    }
 }
 
 impl HashScheme for SipScheme {
@@ -393,7 +383,11 @@ impl HashScheme for SipScheme {
     }
 }
 
-secret_scheme_glue!(SipScheme);
+secret_scheme_glue!(
+    SipScheme,
+    key_check: "The key check value recorded in byte formats (a hash of [`KEY_CHECK_INPUT`] \
+        under the secret)."
+);
 
 #[cfg(test)]
 mod tests {

@@ -268,15 +268,7 @@ mod tests {
 
     #[test]
     fn invalid_parameters_are_errors() {
-        for p in [
-            0.0,
-            1.0,
-            -0.5,
-            1.5,
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        ] {
+        for p in bloomlab_conformance::INVALID_FPRS {
             assert!(
                 matches!(classic_bits(10, p), Err(Error::InvalidFpr(_))),
                 "{p}"
