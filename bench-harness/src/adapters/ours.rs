@@ -131,7 +131,7 @@ where
 
 /// The harness's family and theoretical curve of a variant, from its declaration.
 fn kind_and_curve(d: &Declaration) -> (Kind, Option<Curve>) {
-    match (d.changes, d.deletes, d.hashes) {
+    match (d.changes, d.deletes, d.hashes()) {
         (Changes::Static, _, Hashes::ResultBits) => (Kind::Static, Some(Curve::Ribbon)),
         (Changes::Static, ..) => (Kind::Static, None),
         (Changes::Grows, ..) => (Kind::Scalable, None),

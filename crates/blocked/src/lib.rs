@@ -1080,7 +1080,6 @@ bloomlab_core::declared! {
         ],
         changes: bloomlab_core::declare::Changes::Fixed,
         deletes: false,
-        hashes: bloomlab_core::declare::Hashes::Probes,
         no_union: None,
         design: "k probes inside one 512-bit block: bits/item and k from the exact blocked formula, one xxh3-64 per key (format version 3)",
     };

@@ -618,7 +618,6 @@ bloomlab_core::declared! {
         versions: &[format::FORMAT_VERSION],
         changes: bloomlab_core::declare::Changes::Fixed,
         deletes: false,
-        hashes: bloomlab_core::declare::Hashes::Probes,
         no_union: None,
         design: "k probes anywhere in m bits: m = ceil(-n ln p / ln2^2), k = round(m/n ln 2), one xxh3-128 per key",
     };

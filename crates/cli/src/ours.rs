@@ -121,7 +121,7 @@ pub fn summary(bytes: &[u8]) -> Result<Summary, CliError> {
     Ok(Summary {
         format: format!("bloomlab {} {version}", i.params.variant),
         k: i.params.hashes,
-        k_meaning: match bloomlab_uses::any::declaration(i.params.variant).hashes {
+        k_meaning: match i.params.variant.hashes() {
             Hashes::Probes => "probes per key",
             Hashes::FingerprintBits => "fingerprint bits",
             Hashes::ResultBits => "result bits per key",

@@ -18,12 +18,12 @@
 //!     versions: &[1],
 //!     changes: Changes::Fixed,
 //!     deletes: false,
-//!     hashes: Hashes::Probes,
 //!     no_union: None,
 //!     design: "k probes anywhere in m bits",
 //! };
 //! assert_eq!((d.name(), d.writes()), ("classic", 1));
 //! assert!(d.takes_inserts() && !d.grows());
+//! assert_eq!(d.hashes(), Hashes::Probes); // what its `hashes` parameter counts
 //! ```
 
 use alloc::vec::Vec;
@@ -79,8 +79,6 @@ pub struct Declaration {
     pub changes: Changes,
     /// Whether keys can be removed.
     pub deletes: bool,
-    /// What [`FilterParams::hashes`](crate::FilterParams::hashes) counts.
-    pub hashes: Hashes,
     /// Why two filters of it do not merge exactly; `None`: they do, through
     /// [`Declared::union_in`].
     pub no_union: Option<&'static str>,
@@ -92,6 +90,12 @@ impl Declaration {
     /// The variant's lower-case name (its command-line and report name).
     pub fn name(&self) -> &'static str {
         self.variant.name()
+    }
+
+    /// What its [`FilterParams::hashes`](crate::FilterParams::hashes) counts: a fact of its tag
+    /// ([`Variant::hashes`]), so a decoded filter's parameters read the same without its type.
+    pub fn hashes(&self) -> Hashes {
+        self.variant.hashes()
     }
 
     /// The envelope version a new filter is written in: the newest it reads.
@@ -219,7 +223,7 @@ pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 
 /// # bloomlab_core::filter_glue!(Toy: Xxh3Scheme, Classic);
 /// # impl Declared for Toy {
 /// #     const DECLARATION: Declaration = Declaration { variant: Variant::Classic, versions: &[1],
-/// #         changes: Changes::Fixed, deletes: false, hashes: Hashes::Probes, no_union: None, design: "toy" };
+/// #         changes: Changes::Fixed, deletes: false, no_union: None, design: "toy" };
 /// #     fn with_fpr_and_scheme(n: u64, fpr: f64, s: Xxh3Scheme) -> Result<Self> {
 /// #         if !(fpr > 0.0 && fpr < 1.0) { return Err(Error::invalid("fpr", "must be in (0, 1)")); }
 /// #         Ok(Toy { bits: 0, meta: Meta::new(n, Some(fpr), s) })
@@ -451,7 +455,6 @@ mod tests {
             versions: &[1],
             changes: Changes::Fixed,
             deletes: false,
-            hashes: Hashes::Probes,
             no_union: None,
             design: "an exact set",
         };
@@ -517,7 +520,6 @@ mod tests {
             versions: &[1, 2, 3],
             changes: Changes::Grows,
             deletes: true,
-            hashes: Hashes::FingerprintBits,
             no_union: Some("why"),
             design: "",
         };

@@ -44,6 +44,7 @@
 //!
 use core::fmt;
 
+use crate::declare::Hashes;
 use crate::error::Result;
 use crate::format::Variant;
 use crate::hash::SchemeDescriptor;
@@ -144,6 +145,44 @@ pub struct FilterParams {
     pub scheme: SchemeDescriptor,
 }
 
+impl FilterParams {
+    /// [`hashes`](Self::hashes), typed by what it counts for this variant
+    /// ([`Variant::hashes`]): the `k` of a Bloom filter, a cuckoo-style table's fingerprint
+    /// bits, a Ribbon filter's result bits.
+    ///
+    /// ```
+    /// use bloomlab_core::{FilterParams, PerKey, Variant, Xxh3Scheme, HashScheme};
+    ///
+    /// let p = FilterParams {
+    ///     variant: Variant::Cuckoo,
+    ///     capacity: 1_000,
+    ///     target_fpr: Some(0.01),
+    ///     table_bits: 12_288,
+    ///     hashes: 12,
+    ///     scheme: Xxh3Scheme.descriptor(),
+    /// };
+    /// assert_eq!(p.per_key(), PerKey::FingerprintBits(12));
+    /// ```
+    pub fn per_key(&self) -> PerKey {
+        match self.variant.hashes() {
+            Hashes::Probes => PerKey::Probes(self.hashes),
+            Hashes::FingerprintBits => PerKey::FingerprintBits(self.hashes),
+            Hashes::ResultBits => PerKey::ResultBits(self.hashes),
+        }
+    }
+}
+
+/// [`FilterParams::hashes`] with its meaning: what a filter spends per key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PerKey {
+    /// Bit (or counter) positions probed per key: the `k` of a Bloom filter.
+    Probes(u32),
+    /// Bits of each stored fingerprint (cuckoo-style tables).
+    FingerprintBits(u32),
+    /// Bits of each key's result (the `r` of a Ribbon filter).
+    ResultBits(u32),
+}
+
 impl dyn Filter + '_ {
     /// Insert a typed key (see [`Key`] for the encoding).
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<()> {
@@ -171,6 +210,23 @@ impl dyn RemovableFilter + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn per_key_names_what_each_variant_counts() {
+        use crate::hash::{HashScheme, Xxh3Scheme};
+        let params = |variant| FilterParams {
+            variant,
+            capacity: 10,
+            target_fpr: None,
+            table_bits: 64,
+            hashes: 7,
+            scheme: Xxh3Scheme.descriptor(),
+        };
+        let typed: Vec<PerKey> = Variant::ALL.iter().map(|&v| params(v).per_key()).collect();
+        // Tag order: classic, blocked, counting, scalable, cuckoo, sbbf, ribbon, expandable.
+        use PerKey::{FingerprintBits as F, Probes as P, ResultBits as R};
+        assert_eq!(typed, [P(7), P(7), P(7), P(7), F(7), P(7), R(7), F(7)]);
+    }
     use crate::HashScheme;
 
     /// An exact set behind the trait: answers only for the keys it holds.

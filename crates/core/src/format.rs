@@ -70,9 +70,10 @@ pub const HEADER_LEN: usize = 32;
 /// Seed of the envelope checksum (ASCII "checksum" as a little-endian `u64`).
 pub const CHECKSUM_SEED: u64 = u64::from_le_bytes(*b"checksum");
 
-/// The enum of variants, [`Variant::ALL`] and [`Variant::name`] from one line per variant.
+/// The enum of variants, [`Variant::ALL`], [`Variant::name`] and [`Variant::hashes`] from one
+/// line per variant (tag byte, name, what its `hashes` parameter counts).
 macro_rules! variants {
-    ($($(#[doc = $doc:literal])* $tag:ident = $byte:literal, $name:literal;)*) => {
+    ($($(#[doc = $doc:literal])* $tag:ident = $byte:literal, $name:literal, $hashes:ident;)*) => {
         /// The filter variants of the workspace; the tag byte of the envelope. Frozen once
         /// released.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -92,29 +93,37 @@ macro_rules! variants {
                     $(Variant::$tag => $name,)*
                 }
             }
+
+            /// What [`FilterParams::hashes`](crate::FilterParams::hashes) counts for this
+            /// variant (read typed with [`FilterParams::per_key`](crate::FilterParams::per_key)).
+            pub fn hashes(self) -> crate::declare::Hashes {
+                match self {
+                    $(Variant::$tag => crate::declare::Hashes::$hashes,)*
+                }
+            }
         }
     };
 }
 
 variants! {
     /// Classic Bloom filter: k probes anywhere in m bits.
-    Classic = 1, "classic";
+    Classic = 1, "classic", Probes;
     /// Blocked Bloom filter: all k probes inside one 512-bit block.
-    Blocked = 2, "blocked";
+    Blocked = 2, "blocked", Probes;
     /// Counting Bloom filter: 4-bit counters, supports removal.
-    Counting = 3, "counting";
+    Counting = 3, "counting", Probes;
     /// Scalable Bloom filter: a chain of growing stages with tightening FPRs.
-    Scalable = 4, "scalable";
+    Scalable = 4, "scalable", Probes;
     /// Cuckoo filter: fingerprints in 4-slot buckets, supports removal.
-    Cuckoo = 5, "cuckoo";
+    Cuckoo = 5, "cuckoo", FingerprintBits;
     /// Split-block Bloom filter of the Parquet format: eight bits in one 256-bit block.
-    Sbbf = 6, "sbbf";
+    Sbbf = 6, "sbbf", Probes;
     /// Standard Ribbon filter: static, built once from the whole key set.
-    Ribbon = 7, "ribbon";
+    Ribbon = 7, "ribbon", ResultBits;
     /// Expandable filter: a bucket table that grows without a size hint by splitting its
     /// buckets one after another (linear hashing), each split moving one fingerprint bit of
     /// the bucket's entries into the bucket index.
-    Expandable = 8, "expandable";
+    Expandable = 8, "expandable", FingerprintBits;
 }
 
 impl Variant {

@@ -46,7 +46,7 @@ pub mod meta;
 pub use bits::BitArray;
 pub use declare::{Builder, Declaration, Declared};
 pub use error::{DecodeError, Error, Result};
-pub use filter::{Filter, FilterParams, RemovableFilter};
+pub use filter::{Filter, FilterParams, PerKey, RemovableFilter};
 pub use format::Variant;
 pub use hash::{HashScheme, KeyHash, SchemeDescriptor, SchemeId, Xxh3Scheme};
 pub use key::Key;

@@ -575,7 +575,6 @@ bloomlab_core::declared! {
         versions: &[format::FORMAT_VERSION],
         changes: bloomlab_core::declare::Changes::Fixed,
         deletes: true,
-        hashes: bloomlab_core::declare::Hashes::Probes,
         no_union: Some(
             "a counting filter has no exact union (its counters saturate, so the sum of two is not the filter of both key sets)",
         ),

@@ -529,7 +529,6 @@ bloomlab_core::declared! {
         versions: &[format::FORMAT_VERSION],
         changes: bloomlab_core::declare::Changes::Fixed,
         deletes: true,
-        hashes: bloomlab_core::declare::Hashes::FingerprintBits,
         no_union: Some(
             "a cuckoo filter's buckets depend on the order of inserts and may overflow, so two do not merge exactly",
         ),

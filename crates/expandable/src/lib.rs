@@ -1229,7 +1229,6 @@ bloomlab_core::declared! {
         versions: &[format::EXPANDABLE_SPLIT_VERSION],
         changes: bloomlab_core::declare::Changes::Grows,
         deletes: true,
-        hashes: bloomlab_core::declare::Hashes::FingerprintBits,
         no_union: Some(
             "an expandable filter's table depends on the order of inserts, so two do not merge exactly",
         ),

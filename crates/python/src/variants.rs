@@ -274,7 +274,7 @@ where
         (&["__or__", "__ror__", "__ior__"], d.no_union.is_some()),
         (&["estimated_count"], one.estimate().is_none()),
         (&["fill_ratio"], one.fill().is_none()),
-        (&["hashes"], d.hashes != Hashes::Probes),
+        (&["hashes"], d.hashes() != Hashes::Probes),
     ];
     for (names, absent) in without {
         for name in names.iter().filter(|_| absent) {

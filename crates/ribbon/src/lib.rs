@@ -1155,7 +1155,6 @@ impl<S: HashScheme> bloomlab_core::Declared for RibbonFilter<S> {
         versions: &[format::FORMAT_VERSION, format::RIBBON_ONE_HASH_VERSION],
         changes: bloomlab_core::declare::Changes::Static,
         deletes: false,
-        hashes: bloomlab_core::declare::Hashes::ResultBits,
         no_union: Some(
             "a Ribbon filter is static: it is solved for its key set and takes no more keys",
         ),

@@ -916,7 +916,6 @@ impl bloomlab_core::Declared for Sbbf {
         versions: &[format::FORMAT_VERSION],
         changes: bloomlab_core::declare::Changes::Fixed,
         deletes: false,
-        hashes: bloomlab_core::declare::Hashes::Probes,
         no_union: None,
         design: "the Parquet split-block layout (256-bit blocks, one bit in each 32-bit word), bits/item from the SBBF formula (10.53 b/item at 1 %), xxHash64 seed 0",
     };

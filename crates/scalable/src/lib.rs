@@ -858,7 +858,6 @@ impl<S: HashScheme> bloomlab_core::Declared for ScalableBloomFilter<S> {
         versions: &[format::FORMAT_VERSION, format::SCALABLE_PARTITIONED_VERSION],
         changes: bloomlab_core::declare::Changes::Grows,
         deletes: false,
-        hashes: bloomlab_core::declare::Hashes::Probes,
         no_union: Some(
             "a scalable filter's stages depend on the order of inserts, so the union of two is not the filter built over both key sets",
         ),

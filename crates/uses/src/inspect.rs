@@ -225,7 +225,7 @@ fn sizing_item(i: &Inspection, measured: &str) -> AuditItem {
             "{} table bits, {} {} per key, {:.2} bits per inserted item ({target}); {load}; formula expects {} at this count; {measured}",
             p.table_bits,
             p.hashes,
-            crate::any::declaration(p.variant).hashes.unit(),
+            p.variant.hashes().unit(),
             i.bits_per_item,
             pct(i.expected_fpr),
         ),
