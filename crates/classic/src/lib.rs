@@ -422,27 +422,6 @@ impl<S: HashScheme> BloomFilter<S> {
         hash::hash_chunk(keys, out, |b| s.hash(b), |w| s.hash_words8(w));
     }
 
-    /// The hash scheme.
-    pub fn scheme(&self) -> &S {
-        self.meta.scheme()
-    }
-
-    /// Hash a key with this filter's scheme.
-    #[inline]
-    pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        key.with_key_bytes(|b| self.meta.scheme().hash(b))
-    }
-
-    /// Number of inserts, repeats included.
-    pub fn len(&self) -> u64 {
-        self.meta.count()
-    }
-
-    /// No inserts yet.
-    pub fn is_empty(&self) -> bool {
-        self.meta.count() == 0
-    }
-
     /// `m`, the number of bits.
     pub fn bits(&self) -> u64 {
         self.bits.len()
@@ -458,7 +437,7 @@ impl<S: HashScheme> BloomFilter<S> {
         &self.bits
     }
 
-    bloomlab_core::sizing_accessors!(saturated, load);
+    bloomlab_core::sizing_accessors!(saturated, load, len, hash_key);
 
     /// Fraction of bits set, `X/m` (≈ 1/2 at design load with the optimal k).
     pub fn fill_ratio(&self) -> f64 {

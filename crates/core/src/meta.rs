@@ -341,9 +341,35 @@ where
 ///
 /// - `sizing_accessors!()`: `capacity` and `target_fpr`;
 /// - `sizing_accessors!(saturated)`: and `is_saturated`;
-/// - `sizing_accessors!(saturated, load)`: and `load` (inserts over capacity).
+/// - `sizing_accessors!(saturated, load)`: and `load` (inserts over capacity);
+/// - `…, len)`: `len` and `is_empty` (the count of [`Meta`]);
+/// - `…, hash_key)`: `scheme` and `hash_key` (the scheme's 128-bit hash of a key).
 #[macro_export]
 macro_rules! sizing_accessors {
+    (@ len) => {
+        /// Items held: inserts, repeats included, minus successful removals (where the
+        /// variant removes).
+        pub fn len(&self) -> u64 {
+            self.meta.count()
+        }
+
+        /// Nothing held: no inserts yet (or everything removed).
+        pub fn is_empty(&self) -> bool {
+            self.meta.count() == 0
+        }
+    };
+    (@ hash_key) => {
+        /// The hash scheme.
+        pub fn scheme(&self) -> &S {
+            self.meta.scheme()
+        }
+
+        /// Hash a key with this filter's scheme (what the `…_hash` methods take).
+        #[inline]
+        pub fn hash_key<K: $crate::Key + ?Sized>(&self, key: &K) -> $crate::KeyHash {
+            key.with_key_bytes(|b| $crate::HashScheme::hash(self.meta.scheme(), b))
+        }
+    };
     (@ saturated) => {
         /// More inserts than the design capacity: the FPR has silently climbed past the
         /// target. Rebuild larger, or use a scalable filter.

@@ -353,27 +353,6 @@ impl<S: HashScheme> CountingBloomFilter<S> {
         h.positions(self.k, self.m).all(|i| self.get(i) != 0)
     }
 
-    /// The hash scheme.
-    pub fn scheme(&self) -> &S {
-        self.meta.scheme()
-    }
-
-    /// Hash a key with this filter's scheme.
-    #[inline]
-    pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        key.with_key_bytes(|b| self.meta.scheme().hash(b))
-    }
-
-    /// Inserts minus successful removes.
-    pub fn len(&self) -> u64 {
-        self.meta.count()
-    }
-
-    /// Nothing inserted (or everything removed).
-    pub fn is_empty(&self) -> bool {
-        self.meta.count() == 0
-    }
-
     /// `m`, the number of counters.
     pub fn counters(&self) -> u64 {
         self.m
@@ -389,7 +368,7 @@ impl<S: HashScheme> CountingBloomFilter<S> {
         self.nibbles.len()
     }
 
-    bloomlab_core::sizing_accessors!(saturated);
+    bloomlab_core::sizing_accessors!(saturated, len, hash_key);
 
     /// Counter statistics: how many are non-zero, how many are stuck at 15, the largest value
     /// and the full histogram. One pass over the counters.

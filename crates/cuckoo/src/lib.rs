@@ -252,12 +252,6 @@ impl<S: HashScheme> CuckooFilter<S> {
         })
     }
 
-    /// Hash a key with this filter's scheme.
-    #[inline]
-    pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        key.with_key_bytes(|b| self.meta.scheme().hash(b))
-    }
-
     /// The fingerprint of a hashed key: uniform over `1..2^f` (0 is [`EMPTY`]).
     #[inline(always)]
     fn fingerprint(&self, h: KeyHash) -> u32 {
@@ -413,16 +407,6 @@ impl<S: HashScheme> CuckooFilter<S> {
         }
     }
 
-    /// Fingerprints stored.
-    pub fn len(&self) -> u64 {
-        self.meta.count()
-    }
-
-    /// Nothing stored.
-    pub fn is_empty(&self) -> bool {
-        self.meta.count() == 0
-    }
-
     /// Fingerprint width `f`.
     pub fn fingerprint_bits(&self) -> u32 {
         self.table.fingerprint_bits()
@@ -448,12 +432,7 @@ impl<S: HashScheme> CuckooFilter<S> {
         &self.table
     }
 
-    bloomlab_core::sizing_accessors!();
-
-    /// The hash scheme.
-    pub fn scheme(&self) -> &S {
-        self.meta.scheme()
-    }
+    bloomlab_core::sizing_accessors!(len, hash_key);
 
     /// Fraction of slots occupied, `len / 4N`.
     pub fn load(&self) -> f64 {
