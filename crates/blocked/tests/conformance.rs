@@ -379,3 +379,54 @@ fn batches_answer_as_single_lookups_on_both_sides_of_the_single_loop_threshold()
 }
 
 bloomlab_conformance::declaration_test!(bloomlab_blocked::BlockedBloomFilter, Blocked, fill: fill_ratio, estimate: estimated_len);
+
+/// A scheme that hashes eight keys at a time in vector lanes (`LANES`), as the keyed schemes
+/// do: its batched and parallel inserts and batched lookups take the lanes' route in every
+/// layout, and must place each key as the single operations do.
+#[derive(Clone, Debug, Default)]
+struct Laned;
+
+impl bloomlab_core::HashScheme for Laned {
+    const LANES: bool = true;
+    fn hash(&self, key: &[u8]) -> KeyHash {
+        bloomlab_core::HashScheme::hash(&bloomlab_core::Xxh3Scheme, key)
+    }
+    fn descriptor(&self) -> bloomlab_core::SchemeDescriptor {
+        bloomlab_core::HashScheme::descriptor(&bloomlab_core::Xxh3Scheme)
+    }
+}
+
+#[test]
+fn a_scheme_hashing_in_lanes_places_keys_as_single_operations_do_in_every_layout() {
+    use bloomlab_blocked::Layout;
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let keys: Vec<u64> = (0..70_003).map(|_| rng.random()).collect();
+    let queries: Vec<u64> = keys[..5_000]
+        .iter()
+        .copied()
+        .chain((0..5_000).map(|_| rng.random()))
+        .collect();
+    for layout in [Layout::OneHash, Layout::Local32, Layout::Wide64] {
+        let empty = BlockedBloomFilter::with_blocks_and_scheme(1_400, 6, Laned)
+            .and_then(|f| f.with_layout(layout))
+            .unwrap();
+        let mut single = empty.clone();
+        keys.iter().for_each(|k| {
+            single.insert(k);
+        });
+        let mut batch = empty.clone();
+        batch.insert_batch(&keys);
+        assert_eq!(batch, single, "{layout:?}: insert_batch");
+        // 70 003 keys: enough for two threads.
+        let mut parallel = empty.clone();
+        let report = parallel.insert_parallel_with_threads(&keys, 2);
+        assert_eq!(report.keys_per_thread.len(), 2);
+        assert_eq!(parallel, single, "{layout:?}: insert_parallel");
+        let mut out = vec![false; queries.len()];
+        single.might_contain_batch(&queries, &mut out).unwrap();
+        let want: Vec<bool> = queries.iter().map(|q| single.might_contain(q)).collect();
+        assert_eq!(out, want, "{layout:?}: might_contain_batch");
+        // Members all answer yes, and not every non-member does (the check has teeth).
+        assert!(out[..5_000].iter().all(|&o| o) && !out[5_000..].iter().all(|&o| o));
+    }
+}
