@@ -603,6 +603,18 @@ mod tests {
     }
 
     #[test]
+    fn each_reader_takes_its_bytes_in_its_order() {
+        // The seed's BLM1 layout is big-endian, the envelope's little-endian.
+        let bytes = [0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x01];
+        let mut r = Reader::new(&bytes);
+        assert_eq!(r.u32_be().unwrap(), 0x1234_5678);
+        assert_eq!(r.u32().unwrap(), 0xf0de_bc9a);
+        assert!(r.u32_be().is_err(), "one byte left");
+        assert_eq!(r.u8().unwrap(), 1);
+        r.finish().unwrap();
+    }
+
+    #[test]
     fn optional_fpr() {
         assert_eq!(decode_optional_fpr(encode_optional_fpr(None)), Ok(None));
         assert_eq!(validate_optional_fpr(None), Ok(None));

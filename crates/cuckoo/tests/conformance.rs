@@ -459,3 +459,18 @@ fn keyed_scheme_round_trips_only_with_its_secret() {
 }
 
 bloomlab_conformance::declaration_test!(bloomlab_cuckoo::CuckooFilter, Cuckoo, fill: load);
+
+#[test]
+fn a_filter_is_empty_exactly_while_it_holds_no_fingerprint() {
+    let mut f = CuckooFilter::with_fpr(1_000, 0.01).unwrap();
+    assert!(f.is_empty());
+    f.insert("a").unwrap();
+    assert!(!f.is_empty());
+    assert_eq!(f.len(), 1);
+    f.insert("b").unwrap();
+    assert!(f.remove("a"));
+    assert!(!f.is_empty());
+    assert!(f.remove("b"));
+    assert!(f.is_empty());
+    assert_eq!(f.len(), 0);
+}

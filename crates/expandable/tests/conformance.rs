@@ -488,3 +488,20 @@ fn the_former_constructor_names_build_the_same_filters() {
     );
     assert!(ExpandableFilter::with_start(0, 0.01).is_err());
 }
+
+#[test]
+fn the_reported_bytes_hold_the_table_as_it_grows() {
+    // The bytes a filter reports hold at least its table's words, which hold its table bits.
+    let mut f = ExpandableFilter::with_fpr(100, 0.01).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for i in 1..=4_000u32 {
+        f.insert(&conf::member_key(&mut rng)).unwrap();
+        if i % 500 == 0 {
+            let table = f.table().size_in_bytes();
+            assert!(table as u64 * 8 >= f.params().table_bits, "{i}");
+            assert!(f.params().table_bits > 0);
+            assert!(f.size_in_bytes() >= table, "{i}");
+        }
+    }
+    assert!(f.level() > ExpandableFilter::with_fpr(100, 0.01).unwrap().level());
+}

@@ -267,3 +267,55 @@ fn a_decoded_filter_counts_the_bits_its_keys_set() {
         assert_eq!(f.cardinality(), set);
     }
 }
+
+#[test]
+fn guava_filters_are_equal_exactly_when_their_k_strategy_and_bits_are() {
+    let mut a = GuavaBloomFilter::create(1_000, 0.01).unwrap();
+    let b = a.clone();
+    assert_eq!(a, b);
+    a.put_long(42);
+    assert_ne!(a, b, "bits differ");
+    let mut c = b.clone();
+    c.put_long(42);
+    assert_eq!(a, c);
+    // Same size and k, other strategy.
+    let mitz32 = GuavaBloomFilter::create_with(
+        1_000,
+        0.01,
+        GuavaStrategy::Murmur128Mitz32,
+        GuavaSizing::BitsPerKey,
+    )
+    .unwrap();
+    let mitz64 = GuavaBloomFilter::create_with(
+        1_000,
+        0.01,
+        GuavaStrategy::Murmur128Mitz64,
+        GuavaSizing::BitsPerKey,
+    )
+    .unwrap();
+    assert_ne!(mitz32, mitz64);
+}
+
+#[test]
+fn sparks_bit_array_holds_up_to_and_including_2_to_the_31_minus_1_words() {
+    // Exactly 2^31 − 1 words pass the size check; with one item that many bits need far more
+    // than 255 probes, so the size is refused for its `k` (before anything is allocated),
+    // not as too large. One bit more is too large.
+    let most = u64::from(i32::MAX.unsigned_abs());
+    for bits in [64 * most, 64 * most - 63] {
+        let err = SparkBloomFilter::create_with_bits(1, bits, SparkVersion::V1, 0).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::InvalidParameter {
+                    name: "num_bits",
+                    ..
+                }
+            ),
+            "{bits}: {err}"
+        );
+    }
+    let err =
+        SparkBloomFilter::create_with_bits(1, 64 * most + 1, SparkVersion::V1, 0).unwrap_err();
+    assert!(matches!(err, Error::SizeOverflow(_)), "{err}");
+}

@@ -3,7 +3,7 @@
 
 use bloomlab_conformance as conf;
 use bloomlab_core::{Error, Filter};
-use bloomlab_scalable::{ScalableBloomFilter, ScalableConfig};
+use bloomlab_scalable::{MAX_STAGES, ScalableBloomFilter, ScalableConfig};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -408,4 +408,22 @@ fn the_former_constructor_name_builds_the_same_filter() {
         ScalableBloomFilter::with_fpr(1_000, 0.01)
     );
     assert!(ScalableBloomFilter::new(0, 0.01).is_err());
+}
+
+#[test]
+fn a_serde_record_of_more_stages_than_a_chain_holds_is_refused_for_its_count() {
+    // Refused on the count, before any stage is sized (a chain holds at most MAX_STAGES).
+    let f = ScalableBloomFilter::with_fpr(100, 0.01).unwrap();
+    let mut v = serde_json::to_value(&f).unwrap();
+    let stage = v["stages"][0].clone();
+    for n in [0, MAX_STAGES as usize + 1, 1_000] {
+        v["stages"] = serde_json::Value::Array(vec![stage.clone(); n]);
+        let err = serde_json::from_value::<ScalableBloomFilter>(v.clone()).unwrap_err();
+        assert!(
+            err.to_string().contains("stage count out of range"),
+            "{n}: {err}"
+        );
+    }
+    v["stages"] = serde_json::Value::Array(vec![stage]);
+    assert_eq!(serde_json::from_value::<ScalableBloomFilter>(v).unwrap(), f);
 }

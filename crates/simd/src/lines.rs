@@ -340,6 +340,21 @@ mod tests {
     }
 
     #[test]
+    fn tables_differing_in_one_word_or_in_length_are_not_equal() {
+        let a: Lines = (0..4u64).map(|i| Line([i; 8])).collect();
+        for line in 0..4 {
+            for word in [0, 7] {
+                let mut b = a.clone();
+                b[line].0[word] ^= 1 << 40;
+                assert_ne!(a, b, "{line} {word}");
+            }
+        }
+        let shorter: Lines = (0..3u64).map(|i| Line([i; 8])).collect();
+        assert_ne!(a, shorter);
+        assert_eq!(a, a.clone());
+    }
+
+    #[test]
     fn a_table_is_two_words_and_owns_a_copy_of_what_it_was_made_from() {
         assert_eq!(
             core::mem::size_of::<Lines>(),

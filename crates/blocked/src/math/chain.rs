@@ -459,3 +459,31 @@ mod occupancy_tests {
         assert!(chain.dropped > 0.0 && chain.dropped < (2 * throws + bb) as f64 * cutoff);
     }
 }
+
+#[cfg(test)]
+mod markov_tests {
+    use super::*;
+
+    /// With one probe per key a block's FPR is the chance that a key's bit is set, `1 −
+    /// (1 − 1/B)^i` for `i` keys, whose Poisson(λ) mixture is `1 − e^(−λ/B)` (the Poisson
+    /// generating function at `1 − 1/B`). The chain holds it to its 1e-10 up to and including
+    /// 20·B keys per block, where it is 1 − 2.06·10^-9 (not 1): only past that does it answer 1.
+    #[test]
+    fn one_probe_per_key_is_one_minus_e_to_the_minus_load_up_to_twenty_keys_per_bit() {
+        for bb in [64u32, 512] {
+            let b = f64::from(bb);
+            for per_bit in [0.5f64, 4.0, 10.0, 20.0] {
+                // λ = B / (1/per_bit) is exactly per_bit·B for these (checked).
+                let bits_per_item = 1.0 / per_bit;
+                assert_eq!(b / bits_per_item, per_bit * b);
+                let want = -(-per_bit).exp_m1();
+                let got = blocked_fpr_markov(bits_per_item, 1, bb);
+                assert!(
+                    (got - want).abs() <= 2e-10,
+                    "{bb} {per_bit}: {got} vs {want}"
+                );
+            }
+            assert_eq!(blocked_fpr_markov(1.0 / 20.5, 1, bb), 1.0);
+        }
+    }
+}

@@ -641,3 +641,34 @@ mod blocked_sizing_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod newton_floor_tests {
+    use super::*;
+
+    /// Newton's method answers no density below `floor`, and where the floor already meets
+    /// the target it is itself the answer (the smallest density at or above the floor whose
+    /// FPR is at most `p`), whatever the start.
+    #[test]
+    fn a_floor_that_meets_the_target_is_the_answer() {
+        for p in [1e-6, 1e-9, 1e-12] {
+            let classic = classic_bits_per_item(p).unwrap();
+            let start = blocked_density_hint(p).max(classic);
+            let k = blocked_k_hint(start);
+            let d = blocked_density_newton(p, k, 512, start, classic, &mut Chains::new(512, k))
+                .unwrap();
+            assert!(blocked_fpr_exact(d, k, 512) <= p, "{p}");
+            for above in [0.5, 2.0, 10.0] {
+                let floor = d + above;
+                assert!(blocked_fpr_exact(floor, k, 512) <= p, "{p} {above}");
+                for from in [start, floor + 5.0] {
+                    assert_eq!(
+                        blocked_density_newton(p, k, 512, from, floor, &mut Chains::new(512, k)),
+                        Some(floor),
+                        "{p} {above} {from}"
+                    );
+                }
+            }
+        }
+    }
+}
