@@ -458,7 +458,8 @@ mod tests {
             no_union: None,
             design: "an exact set",
         };
-        fn with_fpr_and_scheme(n: u64, _fpr: f64, scheme: Xxh3Scheme) -> Result<Self> {
+        fn with_fpr_and_scheme(n: u64, fpr: f64, scheme: Xxh3Scheme) -> Result<Self> {
+            crate::math::validate_fpr(fpr)?;
             Ok(Toy {
                 keys: Vec::new(),
                 count: 0,
@@ -511,6 +512,39 @@ mod tests {
                 "this variant has no exact union".into()
             ))
         );
+    }
+
+    #[test]
+    fn the_builder_hands_each_parameter_to_the_variant_and_names_a_missing_one() {
+        let keys: [&[u8]; 2] = [b"a", b"b"];
+        let built = Toy::builder().items(7).fpr(0.5).build().unwrap();
+        assert_eq!(built, with_fpr::<Toy>(7, 0.5).unwrap());
+        assert_eq!(built.capacity, 7);
+        // The rate given reaches the variant: one it refuses is refused.
+        for bad in [0.0, 1.0, -1.0, 2.0] {
+            assert!(Toy::builder().items(7).fpr(bad).build().is_err(), "{bad}");
+            assert!(Toy::builder().fpr(bad).build_from(&keys).is_err(), "{bad}");
+        }
+        let from_keys = Toy::builder().fpr(0.25).build_from(&keys).unwrap();
+        assert_eq!(from_keys, build::<Toy, &[u8]>(&keys, 0.25).unwrap());
+        let bytes = from_keys.to_bytes();
+        // The toy's bytes are its keys (its decoder keeps no capacity).
+        assert_eq!(
+            Toy::builder().from_bytes(&bytes).unwrap().keys,
+            from_keys.keys
+        );
+        let with = Builder::<Toy>::with_scheme(Xxh3Scheme)
+            .scheme(Xxh3Scheme)
+            .items(3)
+            .fpr(0.5);
+        assert_eq!(with.build().unwrap().capacity, 3);
+        let missing = |r: Result<Toy>| match r {
+            Err(Error::InvalidParameter { name, .. }) => name,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(missing(Toy::builder().fpr(0.5).build()), "items");
+        assert_eq!(missing(Toy::builder().items(7).build()), "fpr");
+        assert_eq!(missing(Toy::builder().build_from(&keys)), "fpr");
     }
 
     #[test]

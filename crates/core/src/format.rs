@@ -615,6 +615,46 @@ mod tests {
     }
 
     #[test]
+    fn the_bloom_header_is_forty_little_endian_bytes_and_reads_back() {
+        use crate::hash::{HashScheme, Xxh3Scheme};
+        let h = BloomHeader {
+            size: 0x0102_0304_0506_0708,
+            k: 7,
+            count: 3,
+            capacity: 1_000,
+            target_fpr: Some(0.25),
+        };
+        let mut w = EnvelopeWriter::new(Variant::Classic, Xxh3Scheme.descriptor(), 0);
+        h.write(&mut w);
+        let bytes = w.finish();
+        let (_, payload) = open(&bytes).unwrap();
+        // size, k, a zero reserved word, count, capacity, the target's f64 bits.
+        let mut want = Vec::new();
+        want.extend_from_slice(&0x0102_0304_0506_0708u64.to_le_bytes());
+        want.extend_from_slice(&7u32.to_le_bytes());
+        want.extend_from_slice(&0u32.to_le_bytes());
+        want.extend_from_slice(&3u64.to_le_bytes());
+        want.extend_from_slice(&1_000u64.to_le_bytes());
+        want.extend_from_slice(&0.25f64.to_le_bytes());
+        assert_eq!((payload, payload.len()), (&want[..], BloomHeader::LEN));
+        let mut r = Reader::new(payload);
+        assert_eq!(BloomHeader::read(&mut r), Ok(h));
+        r.finish().unwrap();
+        // A non-zero reserved word, a target outside (0, 1) and k = 0 are each refused.
+        let refused = |at: usize, with: &[u8]| {
+            let mut bad = want.clone();
+            bad[at..at + with.len()].copy_from_slice(with);
+            match BloomHeader::read(&mut Reader::new(&bad)) {
+                Err(DecodeError::InvalidField { field, .. }) => field,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(refused(12, &1u32.to_le_bytes()), "reserved");
+        assert_eq!(refused(32, &2.0f64.to_le_bytes()), "target_fpr");
+        assert_eq!(refused(8, &0u32.to_le_bytes()), "k");
+    }
+
+    #[test]
     fn optional_fpr() {
         assert_eq!(decode_optional_fpr(encode_optional_fpr(None)), Ok(None));
         assert_eq!(validate_optional_fpr(None), Ok(None));
