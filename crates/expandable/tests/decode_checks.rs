@@ -310,6 +310,15 @@ fn a_level_k_code_too_long_for_the_slot_is_refused() {
 /// keys with the same two buckets and no copies of each other, 16 entries for 8 slots;
 /// twice, for two homes. The stash is sorted by home then code.
 fn stash_sample() -> (Vec<u8>, usize) {
+    let f = stash_filter();
+    let bytes = f.to_bytes();
+    let n = u64_at(&bytes, STASH_LEN) as usize;
+    assert!(n >= 2 && n == f.stash_len());
+    (bytes, n)
+}
+
+/// The filter of [`stash_sample`].
+fn stash_filter() -> ExpandableFilter {
     let mut f = ExpandableFilter::with_fpr(1_000, 0.01).unwrap();
     for (key, from) in [("first", 1u64 << 40), ("second", 1 << 41)] {
         let buckets = f.buckets(key);
@@ -324,10 +333,36 @@ fn stash_sample() -> (Vec<u8>, usize) {
             f.insert(&j).unwrap();
         }
     }
-    let bytes = f.to_bytes();
-    let n = u64_at(&bytes, STASH_LEN) as usize;
-    assert!(n >= 2 && n == f.stash_len());
-    (bytes, n)
+    f
+}
+
+/// A decoded filter goes on as the original would: its FPR bound, and the bytes it writes after
+/// the same further inserts, are the original's — from an empty filter, from one whose table has
+/// split buckets and from one whose stash holds entries (what decoding counts from the table and
+/// the stash is what the inserts counted).
+#[test]
+fn a_decoded_filter_goes_on_as_the_original_would() {
+    let mut grown = ExpandableFilter::with_fpr(100, 0.01).unwrap();
+    for i in 0..3_000u64 {
+        grown.insert(&i).unwrap();
+    }
+    let empty = ExpandableFilter::with_fpr(100, 0.01).unwrap();
+    for (name, mut f) in [
+        ("empty", empty),
+        ("grown", grown),
+        ("stash", stash_filter()),
+    ] {
+        let mut g = ExpandableFilter::from_bytes(&f.to_bytes()).unwrap();
+        assert_eq!(g.fpr_bound(), f.fpr_bound(), "{name}");
+        for i in 10_000..16_000u64 {
+            f.insert(&i).unwrap();
+            g.insert(&i).unwrap();
+            // Where it splits its next bucket (its measure against its limit) is the same.
+            assert_eq!(g.split_buckets(), f.split_buckets(), "{name}, key {i}");
+        }
+        assert_eq!(g.fpr_bound(), f.fpr_bound(), "{name}");
+        assert!(g.to_bytes() == f.to_bytes(), "{name}");
+    }
 }
 
 fn entry(i: usize) -> usize {

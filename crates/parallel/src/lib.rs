@@ -728,6 +728,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_routed_batch_holds_what_was_pushed_until_cleared() {
+        // The blocked filter's batches through the `Batch` calls `exchange` makes on them.
+        let mut b = <bloomlab_simd::Routed as Batch>::with_capacity(4);
+        assert!(Batch::is_empty(&b));
+        b.push(7, 1 << 32);
+        b.push(9, 2 << 32);
+        assert!(!Batch::is_empty(&b));
+        assert_eq!(b.blocks(), [7, 9]);
+        Batch::clear(&mut b);
+        assert!(Batch::is_empty(&b) && b.blocks().is_empty());
+    }
+
+    #[test]
     fn owners_split_the_cells_into_contiguous_ranges() {
         for n in [1usize, 2, 3, 7, 64, 1000, 195_313, 1 << 20] {
             for threads in [1usize, 2, 3, 5, 8, 16] {
