@@ -375,7 +375,10 @@ fn a_tiny_first_stage_at_a_tight_target_stays_below_it() {
     let mut false_positives = 0u64;
     for _ in 0..chains {
         let mut f = ScalableBloomFilter::with_config(config).unwrap();
-        loop {
+        // A stage of 16 keys passes half full within a few dozen inserts: a stage that never
+        // fills (its probes stuck on a few bits) fails here instead of looping on.
+        for step in 0.. {
+            assert!(step < 10_000, "stage 0 never passed half full");
             let mut next = f.clone();
             next.insert(&conf::member_key(&mut rng)).unwrap();
             if next.stages() > 1 || next.stage_fill(0).unwrap() > 0.5 {
