@@ -218,7 +218,7 @@ enum KernelMode {
     Portable,
 }
 
-/// The kernel chosen at construction as a [`LocalProbe`], so code generic over the kernel
+/// The kernel chosen at construction as a [`LocalProbe`](super::LocalProbe), so code generic over the kernel
 /// (a filter's loops over the layouts it reads) takes it as it takes the portable one.
 impl super::LocalProbe for LocalKernel {
     const NAME: &'static str = "chosen for this CPU";
