@@ -221,126 +221,92 @@ pub use bloomlab_core::{
 #[cfg(feature = "std")]
 pub use bloomlab_parallel as parallel;
 
-#[cfg(feature = "classic")]
-pub use bloomlab_classic::{BloomFilter, BloomFilterView};
-
-#[cfg(feature = "blocked")]
-pub use bloomlab_blocked::{BlockedBloomFilter, BlockedBloomFilterView, BlockedFilterBytes};
-
 #[cfg(all(feature = "blocked", feature = "std", target_has_atomic = "64"))]
 pub use bloomlab_blocked::AtomicBlockedBloomFilter;
-
-#[cfg(feature = "sbbf")]
-pub use bloomlab_sbbf::Sbbf;
-
-#[cfg(feature = "ribbon")]
-pub use bloomlab_ribbon::{RibbonFilter, RibbonView};
-
-#[cfg(feature = "counting")]
-pub use bloomlab_counting::CountingBloomFilter;
-
-#[cfg(feature = "cuckoo")]
-pub use bloomlab_cuckoo::CuckooFilter;
-
-#[cfg(feature = "scalable")]
-pub use bloomlab_scalable::{ScalableBloomFilter, ScalableConfig};
-
-#[cfg(feature = "expandable")]
-pub use bloomlab_expandable::ExpandableFilter;
 
 #[cfg(feature = "keyed")]
 pub use bloomlab_keyed::{KeyedBlockedBloomFilter, KeyedBloomFilter, Sip64Scheme, SipScheme};
 
-/// The one list of the workspace's filter variants, in the order reports list them: calls
-/// `$m!` with the facade's path (`$crate`) and, for each variant, its [`Variant`] tag, its
-/// type's name in this crate, and `scheme` where the type is generic over its hash scheme
-/// (`fixed` where its format fixes the scheme). Each type implements
-/// [`Declared`](bloomlab_core::Declared), which says the rest; the any-filter decoder, the
-/// command's formats and the harness's registry are derived from this list. Adding a
-/// variant: its crate, its feature and re-export here, and one line in this list.
-///
-/// Only with every variant's feature (the default).
-///
-/// ```
-/// use bloomlab::Declared;
-///
-/// macro_rules! names {
-///     ($k:tt; $($tag:ident $ty:ident $scheme:ident;)*) => {
-///         [$(<$k::$ty as Declared>::DECLARATION.name()),*]
-///     };
-/// }
-/// let names = bloomlab::for_each_variant!(names);
-/// assert_eq!(names.len(), bloomlab::Variant::ALL.len());
-/// assert_eq!(names[0], "classic");
-/// ```
-#[cfg(all(
-    feature = "classic",
-    feature = "blocked",
-    feature = "sbbf",
-    feature = "counting",
-    feature = "cuckoo",
-    feature = "scalable",
-    feature = "expandable",
-    feature = "ribbon"
-))]
-#[macro_export]
-macro_rules! for_each_variant {
-    ($m:ident) => {
-        $m! {
-            $crate;
-            Classic BloomFilter scheme;
-            Blocked BlockedBloomFilter scheme;
-            Sbbf Sbbf fixed;
-            Counting CountingBloomFilter scheme;
-            Cuckoo CuckooFilter scheme;
-            Scalable ScalableBloomFilter scheme;
-            Expandable ExpandableFilter scheme;
-            Ribbon RibbonFilter scheme;
+/// What the facade derives from its one list of variants (below): each variant's re-exports,
+/// its formulas under [`math`], its crate under [`variants`], and [`for_each_variant!`]. `$d`
+/// is a `$`, for the generated macro's own metavariables.
+macro_rules! variants {
+    ($d:tt; $(
+        $tag:ident $ty:ident $scheme:ident = $name:ident $feat:literal $krate:ident
+        { $($export:ident),* } $($math:ident)?;
+    )*) => {
+        $(
+            #[cfg(feature = $feat)]
+            pub use $krate::{$($export),*};
+        )*
+
+        /// Every formula: the shared ones (`bloomlab_core::math`, flat and by module) and each
+        /// variant's own, under the variant's name (`math::blocked::blocked_fpr_exact`).
+        pub mod math {
+            pub use bloomlab_core::math::*;
+            $($(
+                #[cfg(feature = $feat)]
+                pub use $krate::$math as $name;
+            )?)*
+        }
+
+        /// Each variant's crate, whole, for what the flat re-exports leave out (constants,
+        /// views, statistics types).
+        pub mod variants {
+            #[cfg(feature = "jvm")]
+            pub use bloomlab_jvm as jvm;
+            #[cfg(feature = "keyed")]
+            pub use bloomlab_keyed as keyed;
+            $(
+                #[cfg(feature = $feat)]
+                pub use $krate as $name;
+            )*
+        }
+
+        /// The one list of the workspace's filter variants, in the order reports list them:
+        /// calls `$m!` with the facade's path (`$crate`) and, for each variant, its
+        /// [`Variant`] tag, its type's name in this crate, and `scheme` where the type is
+        /// generic over its hash scheme (`fixed` where its format fixes the scheme). Each type
+        /// implements [`Declared`](bloomlab_core::Declared), which says the rest; the
+        /// any-filter decoder, the command's formats, the harness's registry and the Python
+        /// classes are derived from this list. Adding a variant: its crate, its dependency and
+        /// feature in this crate's manifest, and one line in the list in this crate's source.
+        ///
+        /// Only with every variant's feature (the default).
+        ///
+        /// ```
+        /// use bloomlab::Declared;
+        ///
+        /// macro_rules! names {
+        ///     ($k:tt; $($tag:ident $ty:ident $scheme:ident;)*) => {
+        ///         [$(<$k::$ty as Declared>::DECLARATION.name()),*]
+        ///     };
+        /// }
+        /// let names = bloomlab::for_each_variant!(names);
+        /// assert_eq!(names.len(), bloomlab::Variant::ALL.len());
+        /// assert_eq!(names[0], "classic");
+        /// ```
+        #[cfg(all($(feature = $feat),*))]
+        #[macro_export]
+        macro_rules! for_each_variant {
+            ($d m:ident) => {
+                $d m! { $d crate; $($tag $ty $scheme;)* }
+            };
         }
     };
 }
 
-/// Every formula: the shared ones (`bloomlab_core::math`, flat and by module) and each
-/// variant's own, under the variant's name (`math::blocked::blocked_fpr_exact`).
-pub mod math {
-    #[cfg(feature = "blocked")]
-    pub use bloomlab_blocked::math as blocked;
-    pub use bloomlab_core::math::*;
-    #[cfg(feature = "counting")]
-    pub use bloomlab_counting::math as counting;
-    #[cfg(feature = "cuckoo")]
-    pub use bloomlab_cuckoo::math as cuckoo;
-    #[cfg(feature = "ribbon")]
-    pub use bloomlab_ribbon::math as ribbon;
-    #[cfg(feature = "sbbf")]
-    pub use bloomlab_sbbf::math as sbbf;
-    #[cfg(feature = "scalable")]
-    pub use bloomlab_scalable::math as scalable;
-}
-
-/// Each variant's crate, whole, for what the flat re-exports leave out (constants, views,
-/// statistics types).
-pub mod variants {
-    #[cfg(feature = "blocked")]
-    pub use bloomlab_blocked as blocked;
-    #[cfg(feature = "classic")]
-    pub use bloomlab_classic as classic;
-    #[cfg(feature = "counting")]
-    pub use bloomlab_counting as counting;
-    #[cfg(feature = "cuckoo")]
-    pub use bloomlab_cuckoo as cuckoo;
-    #[cfg(feature = "expandable")]
-    pub use bloomlab_expandable as expandable;
-    #[cfg(feature = "jvm")]
-    pub use bloomlab_jvm as jvm;
-    #[cfg(feature = "keyed")]
-    pub use bloomlab_keyed as keyed;
-    #[cfg(feature = "ribbon")]
-    pub use bloomlab_ribbon as ribbon;
-    #[cfg(feature = "sbbf")]
-    pub use bloomlab_sbbf as sbbf;
-    #[cfg(feature = "scalable")]
-    pub use bloomlab_scalable as scalable;
+// The one list: tag, type and scheme (as `for_each_variant!` hands them on) = module name,
+// feature, crate, its re-exports, and `math` where it has formulas of its own.
+variants! { $;
+    Classic BloomFilter scheme = classic "classic" bloomlab_classic { BloomFilter, BloomFilterView };
+    Blocked BlockedBloomFilter scheme = blocked "blocked" bloomlab_blocked { BlockedBloomFilter, BlockedBloomFilterView, BlockedFilterBytes } math;
+    Sbbf Sbbf fixed = sbbf "sbbf" bloomlab_sbbf { Sbbf } math;
+    Counting CountingBloomFilter scheme = counting "counting" bloomlab_counting { CountingBloomFilter } math;
+    Cuckoo CuckooFilter scheme = cuckoo "cuckoo" bloomlab_cuckoo { CuckooFilter } math;
+    Scalable ScalableBloomFilter scheme = scalable "scalable" bloomlab_scalable { ScalableBloomFilter, ScalableConfig } math;
+    Expandable ExpandableFilter scheme = expandable "expandable" bloomlab_expandable { ExpandableFilter } math;
+    Ribbon RibbonFilter scheme = ribbon "ribbon" bloomlab_ribbon { RibbonFilter, RibbonView } math;
 }
 
 #[cfg(feature = "jvm")]
