@@ -168,18 +168,22 @@ pub fn simulate(
 /// Render reports as a Markdown table, with writes avoided relative to the first report.
 pub fn markdown(reports: &[AdmissionReport]) -> String {
     let base = reports.first().map(|r| r.cache_writes).unwrap_or(0) as f64;
-    let mut s = String::from(
-        "| policy | hit rate | cache writes | writes avoided | filter memory |\n|---|---|---|---|---|\n",
-    );
-    for r in reports {
-        s.push_str(&format!(
-            "| {} | {:.2} % | {} | {:.1} % | {:.1} KiB |\n",
-            r.policy,
-            100.0 * r.hit_rate(),
-            r.cache_writes,
-            100.0 * (1.0 - r.cache_writes as f64 / base),
-            r.filter_bytes as f64 / 1024.0
-        ));
-    }
-    s
+    crate::table::markdown_table(
+        [
+            "policy",
+            "hit rate",
+            "cache writes",
+            "writes avoided",
+            "filter memory",
+        ],
+        reports.iter().map(|r| {
+            [
+                r.policy.to_string(),
+                format!("{:.2} %", 100.0 * r.hit_rate()),
+                r.cache_writes.to_string(),
+                format!("{:.1} %", 100.0 * (1.0 - r.cache_writes as f64 / base)),
+                format!("{:.1} KiB", r.filter_bytes as f64 / 1024.0),
+            ]
+        }),
+    )
 }

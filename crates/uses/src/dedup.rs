@@ -156,19 +156,33 @@ pub fn set_vs_filter(
 
 /// Render a report as a Markdown table.
 pub fn markdown(cfg: &DedupConfig, r: &DedupReport) -> String {
-    format!(
-        "| users | items offered | new | repeats suppressed | wrongly suppressed (measured) | expected | rate vs target | filter memory | HashSet memory | ratio |\n|---|---|---|---|---|---|---|---|---|---|\n| {} | {} | {} | {} of {} | {} | {:.1} | {:.4} % vs {:.2} % | {:.1} KiB | {:.1} KiB | {:.1}× |\n",
-        r.users,
-        r.offered,
-        r.new_items,
-        r.repeats_suppressed,
-        r.repeats,
-        r.wrongly_suppressed,
-        r.expected_wrongly_suppressed,
-        100.0 * r.wrongly_suppressed as f64 / r.new_items as f64,
-        100.0 * cfg.fpr,
-        r.filter_bytes as f64 / 1024.0,
-        r.hashset_bytes as f64 / 1024.0,
-        r.hashset_bytes as f64 / r.filter_bytes as f64,
-    )
+    let header = [
+        "users",
+        "items offered",
+        "new",
+        "repeats suppressed",
+        "wrongly suppressed (measured)",
+        "expected",
+        "rate vs target",
+        "filter memory",
+        "HashSet memory",
+        "ratio",
+    ];
+    let row = [
+        r.users.to_string(),
+        r.offered.to_string(),
+        r.new_items.to_string(),
+        format!("{} of {}", r.repeats_suppressed, r.repeats),
+        r.wrongly_suppressed.to_string(),
+        format!("{:.1}", r.expected_wrongly_suppressed),
+        format!(
+            "{:.4} % vs {:.2} %",
+            100.0 * r.wrongly_suppressed as f64 / r.new_items as f64,
+            100.0 * cfg.fpr
+        ),
+        format!("{:.1} KiB", r.filter_bytes as f64 / 1024.0),
+        format!("{:.1} KiB", r.hashset_bytes as f64 / 1024.0),
+        format!("{:.1}×", r.hashset_bytes as f64 / r.filter_bytes as f64),
+    ];
+    crate::table::markdown_table(header, [row])
 }

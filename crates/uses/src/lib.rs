@@ -17,6 +17,7 @@ pub mod any;
 pub mod dedup;
 pub mod inspect;
 pub mod lsm;
+mod table;
 
 /// Net heap bytes allocated while `f` runs, as counted by `global` — the binary's counting
 /// global allocator (`#[global_allocator] static GLOBAL: &StatsAlloc<System> =

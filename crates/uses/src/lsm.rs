@@ -512,25 +512,33 @@ fn value_of(k: u64) -> u64 {
 
 /// Render reports as a Markdown table.
 pub fn markdown(reports: &[LsmReport]) -> String {
-    let mut s = String::from(
-        "| filter | filter bits/key | filter MiB | block reads per absent lookup | expected (Σ FPR) | block reads saved per absent lookup per MiB | block reads per present lookup | filter loads per lookup | all found |\n|---|---|---|---|---|---|---|---|---|\n",
-    );
-    for r in reports {
-        s.push_str(&format!(
-            "| {} | {:.2} | {:.3} | {:.4} | {:.4} | {} | {:.4} | {:.4} | {} |\n",
-            r.filter,
-            r.filter_bits_per_key,
-            r.filter_mib,
-            r.reads_per_absent,
-            r.expected_reads_per_absent,
-            r.reads_saved_per_mib
-                .map_or_else(|| "–".into(), |v| format!("{v:.3}")),
-            r.reads_per_present,
-            r.filter_loads_per_lookup,
-            r.all_present_found
-        ));
-    }
-    s
+    crate::table::markdown_table(
+        [
+            "filter",
+            "filter bits/key",
+            "filter MiB",
+            "block reads per absent lookup",
+            "expected (Σ FPR)",
+            "block reads saved per absent lookup per MiB",
+            "block reads per present lookup",
+            "filter loads per lookup",
+            "all found",
+        ],
+        reports.iter().map(|r| {
+            [
+                r.filter.to_string(),
+                format!("{:.2}", r.filter_bits_per_key),
+                format!("{:.3}", r.filter_mib),
+                format!("{:.4}", r.reads_per_absent),
+                format!("{:.4}", r.expected_reads_per_absent),
+                r.reads_saved_per_mib
+                    .map_or_else(|| "–".into(), |v| format!("{v:.3}")),
+                format!("{:.4}", r.reads_per_present),
+                format!("{:.4}", r.filter_loads_per_lookup),
+                r.all_present_found.to_string(),
+            ]
+        }),
+    )
 }
 
 #[cfg(test)]
