@@ -1095,7 +1095,7 @@ impl<S: HashScheme> FilterCore for BlockedBloomFilter<S> {
     // specialises to it and no call is left per key, as with the inherent methods.
     bloomlab_core::key_methods!();
 
-    fn heap_bytes(&self) -> usize {
+    fn size_in_bytes(&self) -> usize {
         self.blocks.len() * BLOCK_BYTES
     }
 
@@ -1107,7 +1107,7 @@ impl<S: HashScheme> FilterCore for BlockedBloomFilter<S> {
         self.cold.k
     }
 
-    fn formula_fpr(&self) -> f64 {
+    fn expected_fpr(&self) -> f64 {
         BlockedBloomFilter::expected_fpr(self)
     }
 

@@ -610,7 +610,7 @@ bloomlab_core::declared! {
 impl<S: HashScheme> FilterCore for BloomFilter<S> {
     bloomlab_core::key_methods!();
 
-    fn heap_bytes(&self) -> usize {
+    fn size_in_bytes(&self) -> usize {
         self.bits.size_in_bytes()
     }
 
@@ -622,7 +622,7 @@ impl<S: HashScheme> FilterCore for BloomFilter<S> {
         self.k
     }
 
-    fn formula_fpr(&self) -> f64 {
+    fn expected_fpr(&self) -> f64 {
         BloomFilter::expected_fpr(self)
     }
 

@@ -59,7 +59,7 @@ where
     }
     let mut f: F = declare::with_fpr(n, fpr).map_err(invalid)?;
     for (i, k) in keys.iter().enumerate() {
-        let inserted = match k.with_bytes(|b| f.insert_key(b)) {
+        let inserted = match k.with_bytes(|b| f.insert_bytes(b)) {
             Err(bloomlab_core::Error::TooManyCopies(_)) => Ok(()),
             other => other,
         };

@@ -144,7 +144,7 @@ pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 
     fn build_with_scheme<K: Key>(keys: &[K], fpr: f64, scheme: Self::Scheme) -> Result<Self> {
         let mut f = Self::with_fpr_and_scheme(keys.len() as u64, fpr, scheme)?;
         for k in keys {
-            match k.with_key_bytes(|b| f.insert_key(b)) {
+            match k.with_key_bytes(|b| f.insert_bytes(b)) {
                 Ok(()) | Err(Error::TooManyCopies(_)) => {}
                 Err(e) => return Err(e),
             }
@@ -167,7 +167,7 @@ pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 
     /// The FPR the current contents imply (from the fill, or the variant's exact record);
     /// by default the variant's formula at its count.
     fn fill_fpr(&self) -> Option<f64> {
-        Some(self.formula_fpr())
+        Some(self.expected_fpr())
     }
 
     /// Distinct keys estimated from the fill, where the variant estimates one.
@@ -208,16 +208,16 @@ pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 
 /// # #[derive(Clone)]
 /// # pub struct Toy { bits: u64, meta: Meta<Xxh3Scheme> }
 /// # impl FilterCore for Toy {
-/// #     fn insert_key(&mut self, key: &[u8]) -> Result<()> {
+/// #     fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
 /// #         self.bits |= 1 << (Xxh3Scheme.hash64(key) % 64);
 /// #         self.meta.record_insert();
 /// #         Ok(())
 /// #     }
-/// #     fn contains_key(&self, key: &[u8]) -> bool { self.bits >> (Xxh3Scheme.hash64(key) % 64) & 1 == 1 }
-/// #     fn heap_bytes(&self) -> usize { 0 }
+/// #     fn might_contain_bytes(&self, key: &[u8]) -> bool { self.bits >> (Xxh3Scheme.hash64(key) % 64) & 1 == 1 }
+/// #     fn size_in_bytes(&self) -> usize { 0 }
 /// #     fn table_bits(&self) -> u64 { 64 }
 /// #     fn hashes(&self) -> u32 { 1 }
-/// #     fn formula_fpr(&self) -> f64 { 0.5 }
+/// #     fn expected_fpr(&self) -> f64 { 0.5 }
 /// #     fn same_table(&self, other: &Self) -> bool { self.bits == other.bits }
 /// # }
 /// # bloomlab_core::filter_glue!(Toy: Xxh3Scheme, Classic);
@@ -235,7 +235,7 @@ pub trait Declared: FilterCore + Clone + core::fmt::Debug + PartialEq + Sized + 
 /// let f = Toy::builder().items(1_000).fpr(0.01).build()?;
 /// assert_eq!(f.meta.capacity(), 1_000);
 /// let g = Toy::builder().fpr(0.01).build_from(&["a", "b"])?;
-/// assert!(g.contains_key(b"a"));
+/// assert!(g.might_contain_bytes(b"a"));
 /// assert!(matches!(Toy::builder().fpr(0.01).build(), Err(Error::InvalidParameter { name: "items", .. })));
 /// # Ok::<(), Error>(())
 /// ```
@@ -418,21 +418,21 @@ mod tests {
     }
 
     impl FilterCore for Toy {
-        fn insert_key(&mut self, key: &[u8]) -> Result<()> {
+        fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
             if key == b"full" {
                 return Err(Error::Full("toy".into()));
             }
-            if self.contains_key(key) {
+            if FilterCore::might_contain_bytes(self, key) {
                 return Err(Error::TooManyCopies(1));
             }
             self.keys.push(key.to_vec());
             self.count += 1;
             Ok(())
         }
-        fn contains_key(&self, key: &[u8]) -> bool {
+        fn might_contain_bytes(&self, key: &[u8]) -> bool {
             self.keys.iter().any(|k| k == key)
         }
-        fn heap_bytes(&self) -> usize {
+        fn size_in_bytes(&self) -> usize {
             0
         }
         fn table_bits(&self) -> u64 {
@@ -441,7 +441,7 @@ mod tests {
         fn hashes(&self) -> u32 {
             0
         }
-        fn formula_fpr(&self) -> f64 {
+        fn expected_fpr(&self) -> f64 {
             0.25
         }
         fn same_table(&self, other: &Self) -> bool {
@@ -472,7 +472,7 @@ mod tests {
             let mut rest = bytes;
             while let Some((&len, tail)) = rest.split_first() {
                 let (key, tail) = tail.split_at(usize::from(len).min(tail.len()));
-                f.insert_key(key)?;
+                FilterCore::insert_bytes(&mut f, key)?;
                 rest = tail;
             }
             Ok(f)
@@ -491,7 +491,7 @@ mod tests {
         let f: Toy = build(&keys, 0.01).unwrap();
         // The repeated key is skipped, the others inserted; sized for every key given.
         assert_eq!((f.len(), f.capacity), (3, 4));
-        assert!(keys.iter().all(|k| f.might_contain_bytes(k)));
+        assert!(keys.iter().all(|k| Filter::might_contain_bytes(&f, k)));
         assert_eq!(f.params().scheme, Xxh3Scheme.descriptor());
         // Any other refusal is the build's error.
         assert_eq!(
@@ -505,7 +505,11 @@ mod tests {
         assert_eq!((empty.len(), empty.capacity), (0, 7));
         // `Extend` through the shared glue inserts each key.
         crate::meta::extend(&mut empty, [b"x".as_slice(), b"yz"]);
-        assert!(empty.contains_key(b"x") && empty.contains_key(b"yz") && empty.len() == 2);
+        assert!(
+            Filter::might_contain_bytes(&empty, b"x")
+                && Filter::might_contain_bytes(&empty, b"yz")
+                && empty.len() == 2
+        );
         assert_eq!(
             f.clone().union_in(&f),
             Err(Error::Incompatible(

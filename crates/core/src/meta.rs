@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use std::fmt;
-//! use bloomlab_core::meta::{FilterCore, Meta};
+//! use bloomlab_core::meta::Meta;
 //! use bloomlab_core::{Filter, HashScheme, Result, Xxh3Scheme};
 //!
 //! /// A toy variant: remembers the low bit of every inserted key's hash.
@@ -23,19 +23,21 @@
 //!     meta: Meta<S>,
 //! }
 //!
-//! impl<S: HashScheme> FilterCore for OneBit<S> {
-//!     fn insert_key(&mut self, key: &[u8]) -> Result<()> {
+//! // Named by its path, not imported: `Filter`'s methods then resolve by method syntax alone
+//! // (the two traits share their methods' names).
+//! impl<S: HashScheme> bloomlab_core::meta::FilterCore for OneBit<S> {
+//!     fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
 //!         self.bits[(self.meta.scheme().hash(key).h1 & 1) as usize] = true;
 //!         self.meta.record_insert();
 //!         Ok(())
 //!     }
-//!     fn contains_key(&self, key: &[u8]) -> bool {
+//!     fn might_contain_bytes(&self, key: &[u8]) -> bool {
 //!         self.bits[(self.meta.scheme().hash(key).h1 & 1) as usize]
 //!     }
-//!     fn heap_bytes(&self) -> usize { 0 }
+//!     fn size_in_bytes(&self) -> usize { 0 }
 //!     fn table_bits(&self) -> u64 { 2 }
 //!     fn hashes(&self) -> u32 { 1 }
-//!     fn formula_fpr(&self) -> f64 { self.bits.iter().filter(|b| **b).count() as f64 / 2.0 }
+//!     fn expected_fpr(&self) -> f64 { self.bits.iter().filter(|b| **b).count() as f64 / 2.0 }
 //!     fn same_table(&self, other: &Self) -> bool { self.bits == other.bits }
 //!     fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) { d.field("bits", &self.bits); }
 //! }
@@ -56,9 +58,8 @@
 //!    calls [`Meta::record_insert`], a removal [`Meta::record_remove`], `clear` calls
 //!    [`Meta::reset_count`]. `from_parts` keeps its own checks and builds the `Meta` last.
 //! 2. Delete `impl Filter`, `impl Debug`, `impl PartialEq` and `impl Extend`; write
-//!    `impl FilterCore` with the bodies they had: `insert_bytes` → [`FilterCore::insert_key`],
-//!    `might_contain_bytes` → [`FilterCore::contains_key`], `size_in_bytes` →
-//!    [`FilterCore::heap_bytes`], `expected_fpr` → [`FilterCore::formula_fpr`],
+//!    `impl FilterCore` with the bodies they had, under the same names (`insert_bytes`,
+//!    `might_contain_bytes`, `size_in_bytes`, `expected_fpr`: one vocabulary with [`Filter`]),
 //!    `params().table_bits` / `.hashes` → [`FilterCore::table_bits`] / [`FilterCore::hashes`],
 //!    the table comparison of `eq` → [`FilterCore::same_table`]. The Debug fields that came
 //!    before `count` go in [`FilterCore::debug_shape`], those between `target_fpr` and `scheme`
@@ -219,19 +220,24 @@ pub trait FilterMeta {
 }
 
 /// What a variant writes itself; [`Filter`], `Debug`, `PartialEq` and `Extend` follow.
+///
+/// Its methods carry [`Filter`]'s names for the same operations (the blanket `impl Filter`
+/// forwards each to its namesake), so a type has one vocabulary whichever trait is in scope.
+/// Where both are in scope and the type is generic, name the trait:
+/// `FilterCore::insert_bytes(&mut f, key)`.
 pub trait FilterCore: FilterMeta + Send + Sync {
     /// [`Filter::insert_bytes`].
-    fn insert_key(&mut self, key: &[u8]) -> Result<()>;
+    fn insert_bytes(&mut self, key: &[u8]) -> Result<()>;
     /// [`Filter::might_contain_bytes`].
-    fn contains_key(&self, key: &[u8]) -> bool;
+    fn might_contain_bytes(&self, key: &[u8]) -> bool;
     /// [`Filter::size_in_bytes`]: heap bytes of the table.
-    fn heap_bytes(&self) -> usize;
+    fn size_in_bytes(&self) -> usize;
     /// [`FilterParams::table_bits`].
     fn table_bits(&self) -> u64;
     /// [`FilterParams::hashes`] (probes, or fingerprint / result bits).
     fn hashes(&self) -> u32;
     /// [`Filter::expected_fpr`]: the variant's formula at its current contents.
-    fn formula_fpr(&self) -> f64;
+    fn expected_fpr(&self) -> f64;
     /// The table half of `PartialEq` (the metadata half is [`MetaView::same_as`]).
     fn same_table(&self, other: &Self) -> bool;
 
@@ -254,24 +260,24 @@ pub trait FilterCore: FilterMeta + Send + Sync {
 }
 
 impl<T: FilterCore + fmt::Debug> Filter for T {
-    // Always inlined, with each variant's `insert_key` / `contains_key`: a caller that knows
-    // the key's length then gets the hash specialised to it and no call per key.
+    // Always inlined, with each variant's `insert_bytes` / `might_contain_bytes`: a caller that
+    // knows the key's length then gets the hash specialised to it and no call per key.
     #[inline(always)]
     fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
-        self.insert_key(key)
+        FilterCore::insert_bytes(self, key)
     }
     #[inline(always)]
     fn might_contain_bytes(&self, key: &[u8]) -> bool {
-        self.contains_key(key)
+        FilterCore::might_contain_bytes(self, key)
     }
     fn len(&self) -> u64 {
         self.meta().count
     }
     fn size_in_bytes(&self) -> usize {
-        self.heap_bytes()
+        FilterCore::size_in_bytes(self)
     }
     fn expected_fpr(&self) -> f64 {
-        self.formula_fpr()
+        FilterCore::expected_fpr(self)
     }
     fn params(&self) -> FilterParams {
         let meta = self.meta();
@@ -295,7 +301,7 @@ pub fn same<T: FilterCore>(a: &T, b: &T) -> bool {
 /// (cuckoo, a static filter) must not use the `extend` arm of [`filter_glue!`](crate::filter_glue).
 pub fn extend<T: FilterCore, K: crate::Key>(f: &mut T, keys: impl IntoIterator<Item = K>) {
     for key in keys {
-        key.with_key_bytes(|b| f.insert_key(b))
+        key.with_key_bytes(|b| f.insert_bytes(b))
             .unwrap_or_else(|e| panic!("{}: insert failed in Extend: {e}", T::TYPE_NAME));
     }
 }
@@ -487,13 +493,13 @@ macro_rules! filter_glue {
 macro_rules! key_methods {
     (@ contains) => {
         #[inline(always)]
-        fn contains_key(&self, key: &[u8]) -> bool {
+        fn might_contain_bytes(&self, key: &[u8]) -> bool {
             self.might_contain(key)
         }
     };
     () => {
         #[inline(always)]
-        fn insert_key(&mut self, key: &[u8]) -> $crate::Result<()> {
+        fn insert_bytes(&mut self, key: &[u8]) -> $crate::Result<()> {
             self.insert(key);
             ::core::result::Result::Ok(())
         }
@@ -501,7 +507,7 @@ macro_rules! key_methods {
     };
     (fallible) => {
         #[inline(always)]
-        fn insert_key(&mut self, key: &[u8]) -> $crate::Result<()> {
+        fn insert_bytes(&mut self, key: &[u8]) -> $crate::Result<()> {
             self.insert(key)
         }
         $crate::key_methods!(@ contains);
@@ -510,7 +516,7 @@ macro_rules! key_methods {
         /// A static filter takes no inserts: [`Error::Static`](bloomlab_core::Error::Static).
         /// Build a new filter from the whole key set instead.
         #[inline(always)]
-        fn insert_key(&mut self, _key: &[u8]) -> $crate::Result<()> {
+        fn insert_bytes(&mut self, _key: &[u8]) -> $crate::Result<()> {
             ::core::result::Result::Err($crate::Error::Static(
                 <Self as $crate::meta::FilterMeta>::TYPE_NAME,
             ))

@@ -18,15 +18,15 @@ struct OneBit<S: HashScheme = Xxh3Scheme> {
 }
 
 impl<S: HashScheme> FilterCore for OneBit<S> {
-    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
+    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
         self.bits[(self.meta.scheme().hash(key).h1 & 1) as usize] = true;
         self.meta.record_insert();
         Ok(())
     }
-    fn contains_key(&self, key: &[u8]) -> bool {
+    fn might_contain_bytes(&self, key: &[u8]) -> bool {
         self.bits[(self.meta.scheme().hash(key).h1 & 1) as usize]
     }
-    fn heap_bytes(&self) -> usize {
+    fn size_in_bytes(&self) -> usize {
         24
     }
     fn table_bits(&self) -> u64 {
@@ -35,7 +35,7 @@ impl<S: HashScheme> FilterCore for OneBit<S> {
     fn hashes(&self) -> u32 {
         1
     }
-    fn formula_fpr(&self) -> f64 {
+    fn expected_fpr(&self) -> f64 {
         self.bits.iter().filter(|b| **b).count() as f64 / 2.0
     }
     fn same_table(&self, other: &Self) -> bool {
@@ -54,12 +54,12 @@ fn the_filter_trait_reports_what_the_variant_says() {
         meta: Meta::new(10, Some(0.25), Xxh3Scheme),
     };
     assert_eq!(Filter::len(&f), 0);
-    assert_eq!(f.expected_fpr(), 0.0);
-    f.insert_bytes(b"a").unwrap();
+    assert_eq!(Filter::expected_fpr(&f), 0.0);
+    Filter::insert_bytes(&mut f, b"a").unwrap();
     assert_eq!(Filter::len(&f), 1);
-    assert_eq!(f.expected_fpr(), 0.5);
-    assert!(f.might_contain_bytes(b"a"));
-    assert_eq!(f.size_in_bytes(), 24);
+    assert_eq!(Filter::expected_fpr(&f), 0.5);
+    assert!(Filter::might_contain_bytes(&f, b"a"));
+    assert_eq!(Filter::size_in_bytes(&f), 24);
     let p = f.params();
     assert_eq!(p.variant, Variant::Classic);
     assert_eq!((p.capacity, p.target_fpr), (10, Some(0.25)));

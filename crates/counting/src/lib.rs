@@ -567,7 +567,7 @@ bloomlab_core::declared! {
 
 impl<S: HashScheme> FilterCore for CountingBloomFilter<S> {
     bloomlab_core::key_methods!();
-    fn heap_bytes(&self) -> usize {
+    fn size_in_bytes(&self) -> usize {
         self.nibbles.len()
     }
     fn table_bits(&self) -> u64 {
@@ -576,7 +576,7 @@ impl<S: HashScheme> FilterCore for CountingBloomFilter<S> {
     fn hashes(&self) -> u32 {
         self.k
     }
-    fn formula_fpr(&self) -> f64 {
+    fn expected_fpr(&self) -> f64 {
         CountingBloomFilter::expected_fpr(self)
     }
     fn same_table(&self, other: &Self) -> bool {

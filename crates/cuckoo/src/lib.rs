@@ -519,7 +519,7 @@ bloomlab_core::declared! {
 
 impl<S: HashScheme> FilterCore for CuckooFilter<S> {
     bloomlab_core::key_methods!(fallible);
-    fn heap_bytes(&self) -> usize {
+    fn size_in_bytes(&self) -> usize {
         self.table.size_in_bytes()
     }
     fn table_bits(&self) -> u64 {
@@ -528,7 +528,7 @@ impl<S: HashScheme> FilterCore for CuckooFilter<S> {
     fn hashes(&self) -> u32 {
         self.table.fingerprint_bits()
     }
-    fn formula_fpr(&self) -> f64 {
+    fn expected_fpr(&self) -> f64 {
         CuckooFilter::expected_fpr(self)
     }
     fn same_table(&self, other: &Self) -> bool {

@@ -385,7 +385,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
     /// [`MAX_COPIES`] copies already ([`Error::TooManyCopies`]) or the table cannot grow
     /// (memory, or [`MAX_LEVEL`]); the filter is then unchanged.
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) -> Result<()> {
-        key.with_key_bytes(|b| self.insert_key(b))
+        key.with_key_bytes(|b| FilterCore::insert_bytes(self, b))
     }
 
     /// Insert a typed key only if it tests negative: `Ok(true)` inserted, `Ok(false)` it
@@ -419,7 +419,7 @@ impl<S: HashScheme> ExpandableFilter<S> {
 
     /// Query a typed key.
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
-        key.with_key_bytes(|b| self.contains_key(b))
+        key.with_key_bytes(|b| FilterCore::might_contain_bytes(self, b))
     }
 
     /// Remove one occurrence of a typed key; see [`RemovableFilter::remove_bytes`].
@@ -1240,17 +1240,17 @@ bloomlab_core::declared! {
 
 impl<S: HashScheme> FilterCore for ExpandableFilter<S> {
     #[inline(always)]
-    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
+    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
         let h = self.meta.scheme().hash64(key);
         self.insert_hash(h)
     }
 
     #[inline(always)]
-    fn contains_key(&self, key: &[u8]) -> bool {
+    fn might_contain_bytes(&self, key: &[u8]) -> bool {
         self.contains_hash(self.meta.scheme().hash64(key))
     }
 
-    fn heap_bytes(&self) -> usize {
+    fn size_in_bytes(&self) -> usize {
         self.table.size_in_bytes() + self.stash.capacity() * core::mem::size_of::<Entry>()
     }
 
@@ -1263,7 +1263,7 @@ impl<S: HashScheme> FilterCore for ExpandableFilter<S> {
     }
 
     /// The union bound (1) of [`math`] at the current contents: `Σ 2^-(k + r)` over entries.
-    fn formula_fpr(&self) -> f64 {
+    fn expected_fpr(&self) -> f64 {
         let sum: f64 = self
             .hist
             .iter()

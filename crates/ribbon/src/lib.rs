@@ -830,7 +830,7 @@ impl<S: HashScheme> RibbonFilter<S> {
             Variant::Ribbon,
             self.meta.descriptor(),
             self.layout.format_version(),
-            PAYLOAD_FIELDS + self.heap_bytes(),
+            PAYLOAD_FIELDS + self.size_in_bytes(),
         );
         w.u64(self.num_slots)
             .u32(self.result_bits)
@@ -1177,7 +1177,7 @@ impl<S: HashScheme> bloomlab_core::Declared for RibbonFilter<S> {
 
 impl<S: HashScheme> FilterCore for RibbonFilter<S> {
     bloomlab_core::key_methods!(static);
-    fn heap_bytes(&self) -> usize {
+    fn size_in_bytes(&self) -> usize {
         self.columns.len() * 8
     }
     fn table_bits(&self) -> u64 {
@@ -1186,7 +1186,7 @@ impl<S: HashScheme> FilterCore for RibbonFilter<S> {
     fn hashes(&self) -> u32 {
         self.result_bits
     }
-    fn formula_fpr(&self) -> f64 {
+    fn expected_fpr(&self) -> f64 {
         RibbonFilter::expected_fpr(self)
     }
     fn same_table(&self, other: &Self) -> bool {

@@ -152,7 +152,7 @@ impl<S: HashScheme> FilterMeta for RibbonView<'_, S> {
 impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
     bloomlab_core::key_methods!(static);
     /// The view owns no heap; this is the borrowed solution's size.
-    fn heap_bytes(&self) -> usize {
+    fn size_in_bytes(&self) -> usize {
         self.solution.len()
     }
     fn table_bits(&self) -> u64 {
@@ -161,7 +161,7 @@ impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
     fn hashes(&self) -> u32 {
         self.result_bits
     }
-    fn formula_fpr(&self) -> f64 {
+    fn expected_fpr(&self) -> f64 {
         if self.num_slots == 0 {
             0.0
         } else {

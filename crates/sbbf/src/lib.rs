@@ -944,15 +944,15 @@ impl bloomlab_core::Declared for Sbbf {
 
 impl FilterCore for Sbbf {
     #[inline(always)]
-    fn insert_key(&mut self, key: &[u8]) -> Result<()> {
+    fn insert_bytes(&mut self, key: &[u8]) -> Result<()> {
         Sbbf::insert_bytes(self, key);
         Ok(())
     }
     #[inline(always)]
-    fn contains_key(&self, key: &[u8]) -> bool {
+    fn might_contain_bytes(&self, key: &[u8]) -> bool {
         Sbbf::might_contain_bytes(self, key)
     }
-    fn heap_bytes(&self) -> usize {
+    fn size_in_bytes(&self) -> usize {
         Sbbf::size_in_bytes(self)
     }
     fn table_bits(&self) -> u64 {
@@ -962,7 +962,7 @@ impl FilterCore for Sbbf {
     fn hashes(&self) -> u32 {
         8
     }
-    fn formula_fpr(&self) -> f64 {
+    fn expected_fpr(&self) -> f64 {
         Sbbf::expected_fpr(self)
     }
     /// The blocks (the kernel is not part of the value).

@@ -879,7 +879,7 @@ impl<S: HashScheme> bloomlab_core::Declared for ScalableBloomFilter<S> {
 
 impl<S: HashScheme> FilterCore for ScalableBloomFilter<S> {
     bloomlab_core::key_methods!(fallible);
-    fn heap_bytes(&self) -> usize {
+    fn size_in_bytes(&self) -> usize {
         self.stages.iter().map(|s| s.bits.size_in_bytes()).sum()
     }
     fn table_bits(&self) -> u64 {
@@ -888,7 +888,7 @@ impl<S: HashScheme> FilterCore for ScalableBloomFilter<S> {
     fn hashes(&self) -> u32 {
         self.newest().k
     }
-    fn formula_fpr(&self) -> f64 {
+    fn expected_fpr(&self) -> f64 {
         ScalableBloomFilter::expected_fpr(self)
     }
     fn same_table(&self, other: &Self) -> bool {
