@@ -23,11 +23,12 @@ fn keys(start: u64, count: u64) -> Vec<[u8; 8]> {
 ///   (0, 5 %);
 /// - where it declares no reason against a union, [`Declared::union_in`] of two halves holds
 ///   both; where it declares one, the union is refused with that reason.
-pub fn check_declared<F: Declared>(
+pub fn check_declared<F>(
     tag: Variant,
     fill: impl Fn(&F) -> Option<f64>,
     estimate: impl Fn(&F) -> Option<f64>,
 ) where
+    F: Declared + for<'a> TryFrom<&'a [u8], Error = bloomlab_core::Error>,
     F::Scheme: Default,
 {
     let d = F::DECLARATION;
@@ -46,6 +47,12 @@ pub fn check_declared<F: Declared>(
     assert_eq!((info.variant, info.version), (tag, d.writes()), "{name}");
     assert_eq!(declare::from_bytes::<F>(&bytes).unwrap(), f, "{name}");
     assert!(declare::from_bytes::<F>(&bytes[..bytes.len() - 1]).is_err());
+    assert_eq!(
+        F::try_from(&bytes[..]).unwrap(),
+        f,
+        "{name}: TryFrom<&[u8]>"
+    );
+    assert!(F::try_from(&bytes[..bytes.len() - 1]).is_err());
 
     assert_eq!(Declared::fill(&f), fill(&f), "{name}: fill");
     assert_eq!(Declared::estimate(&f), estimate(&f), "{name}: estimate");

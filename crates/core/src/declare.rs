@@ -381,6 +381,23 @@ macro_rules! declared {
                 self.$union(other)
             })?
         }
+        $crate::try_from_bytes!($ty);
+    };
+}
+
+/// `TryFrom<&[u8]>` for a variant generic over its scheme: decodes under the scheme's
+/// default ([`Declared::from_bytes_with_scheme`]), so `BloomFilter::try_from(&bytes[..])` is
+/// `BloomFilter::from_bytes(&bytes)`. Not for keyed schemes, which have no default (their
+/// secret must be given).
+#[macro_export]
+macro_rules! try_from_bytes {
+    ($ty:ident) => {
+        impl<S: $crate::HashScheme + Default> ::core::convert::TryFrom<&[u8]> for $ty<S> {
+            type Error = $crate::Error;
+            fn try_from(bytes: &[u8]) -> $crate::Result<Self> {
+                <Self as $crate::Declared>::from_bytes_with_scheme(bytes, S::default())
+            }
+        }
     };
 }
 

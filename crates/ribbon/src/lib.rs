@@ -1148,6 +1148,8 @@ impl<'a> Parsed<'a> {
     }
 }
 
+bloomlab_core::try_from_bytes!(RibbonFilter);
+
 /// Static: built from the whole key set ([`Declared::with_fpr_and_scheme`](bloomlab_core::Declared::with_fpr_and_scheme)
 /// is [`Error::Static`]); its FPR is `2^-r` whatever its contents; no fill.
 impl<S: HashScheme> bloomlab_core::Declared for RibbonFilter<S> {

@@ -910,6 +910,14 @@ fn read_words(data: &[u8], n: u64) -> Result<Vec<Block>, DecodeError> {
 }
 
 /// Its one scheme is fixed by the Parquet format ([`ParquetScheme`]).
+/// [`Sbbf::from_bytes`].
+impl TryFrom<&[u8]> for Sbbf {
+    type Error = bloomlab_core::Error;
+    fn try_from(bytes: &[u8]) -> Result<Self> {
+        Self::from_bytes(bytes)
+    }
+}
+
 impl bloomlab_core::Declared for Sbbf {
     const DECLARATION: bloomlab_core::Declaration = bloomlab_core::Declaration {
         variant: Variant::Sbbf,

@@ -850,6 +850,8 @@ impl<S: HashScheme> FilterMeta for ScalableBloomFilter<S> {
     }
 }
 
+bloomlab_core::try_from_bytes!(ScalableBloomFilter);
+
 /// A chain has one fill per stage: no single fill or estimate; its FPR is the compound one of
 /// its stages' fills.
 impl<S: HashScheme> bloomlab_core::Declared for ScalableBloomFilter<S> {
