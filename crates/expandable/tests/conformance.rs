@@ -327,14 +327,12 @@ fn works_behind_dyn_removable_filter() {
 
 #[test]
 fn keyed_scheme_grows_and_round_trips_only_with_its_secret() {
-    use bloomlab_expandable::ExpandableFilter as F;
-    let make = |s| F::with_fpr_and_scheme(1, 0.01, s).unwrap();
-    let codec = (F::to_bytes, F::from_bytes_with_scheme, F::from_bytes);
-    let f = conf::check_keyed_round_trip(
-        bloomlab_keyed::Sip64Scheme::from_secret,
+    let make = |s| ExpandableFilter::with_fpr_and_scheme(1, 0.01, s).unwrap();
+    let f = conf::check_keyed_round_trip_of!(
+        ExpandableFilter,
+        bloomlab_keyed::Sip64Scheme,
         make,
-        20_000,
-        codec,
+        20_000
     );
     assert!(f.expansions() >= 10);
     let probes = 100_000u64;
