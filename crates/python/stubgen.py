@@ -3,7 +3,9 @@
 The variants' classes come from the Rust workspace's one list of variants, each with the
 methods its variant supports; so the classes' stubs are not written class by class but
 generated: one stub per method name (``METHODS``), one annotation per constructor parameter
-(``PARAMS``), and, for each class of the module's ``__all__``, the methods it has. The part of
+(``PARAMS``), and, for each class of the module's ``__all__``, the methods it has. A group of
+methods that several classes share is stubbed once, in a base class of the stubs (``BASES``),
+and each class derives from every group it has whole. The part of
 the file above ``MARKER`` (the key types, the exceptions, the private functions) is written by
 hand and kept as it is. ``tests/test_stubs.py`` fails
 when the committed file differs from what this writes.
@@ -53,6 +55,32 @@ METHODS = {
     "stages": "@property\ndef stages(self) -> int: ...",
 }
 
+# Groups of methods that several classes share, each stubbed once in a base class that exists
+# only in the stubs (at run time each class has its own methods). A class derives from every
+# group it has whole; the rest of its methods are stubbed in its own body.
+BASES = {
+    "_Filter": [
+        "__contains__",
+        "contains_many",
+        "to_bytes",
+        "from_bytes",
+        "__reduce__",
+        "__copy__",
+        "__deepcopy__",
+        "__len__",
+        "size_in_bytes",
+        "bits_per_item",
+        "expected_fpr",
+    ],
+    "_Inserts": ["add", "update"],
+    "_Deletes": ["remove", "discard"],
+    "_Unions": ["__or__", "__ior__"],
+    "_Counts": ["estimated_count"],
+    "_Probes": ["hashes"],
+    "_Fills": ["fill_ratio"],
+    "_BitArray": ["bit_size"],
+}
+
 # The type of each constructor parameter, by name.
 PARAMS = {
     "n": "int",
@@ -78,14 +106,30 @@ def constructor(cls):
     return [f"def __init__(self, {', '.join(args)}) -> None: ..."]
 
 
+def stub(name, bases, body):
+    """A class's stub: ``class name(bases):`` and the stubs of ``body``, indented."""
+    head = f"class {name}({', '.join(bases)}):" if bases else f"class {name}:"
+    lines = "\n".join(body or ["..."]).splitlines()
+    return head + "\n" + "".join(f"    {line}\n" for line in lines)
+
+
+def base_stubs():
+    """The base classes of ``BASES``, each with its methods' stubs in ``METHODS``'s order."""
+    unknown = [m for methods in BASES.values() for m in methods if m not in METHODS]
+    if unknown:
+        raise SystemExit(f"stubgen.py: BASES names {unknown[0]!r}, which has no stub in METHODS")
+    return [stub(base, [], [s for m, s in METHODS.items() if m in methods]) for base, methods in BASES.items()]
+
+
 def class_stub(cls):
     attrs = vars(cls)
     missing = [a for a in attrs if not a.startswith("_") and a not in METHODS]
     if missing:
         raise SystemExit(f"stubgen.py: no stub for {cls.__name__}.{missing[0]}: add it to METHODS")
-    body = constructor(cls) + [stub for name, stub in METHODS.items() if name in attrs]
-    lines = "\n".join(body).splitlines()
-    return f"class {cls.__name__}:\n" + "".join(f"    {line}\n" for line in lines)
+    bases = [base for base, methods in BASES.items() if all(m in attrs for m in methods)]
+    inherited = {m for base in bases for m in BASES[base]}
+    own = [s for name, s in METHODS.items() if name in attrs and name not in inherited]
+    return stub(cls.__name__, bases, constructor(cls) + own)
 
 
 def render(module, committed):
@@ -101,7 +145,7 @@ def render(module, committed):
         if isinstance(getattr(module, n), type) and not issubclass(getattr(module, n), BaseException)
     ]
     listed = "".join(f'    "{n}",\n' for n in names)
-    parts = [f"\n__all__ = [\n{listed}]\n"] + [class_stub(cls) for cls in classes]
+    parts = [f"\n__all__ = [\n{listed}]\n"] + base_stubs() + [class_stub(cls) for cls in classes]
     return header + "\n".join(parts)
 
 

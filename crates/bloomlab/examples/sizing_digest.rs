@@ -16,34 +16,36 @@
 //! (The example itself always has std; only the library's build differs.)
 
 use bloomlab::{
-    BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, ExpandableFilter, Filter,
-    HashScheme, Result, RibbonFilter, Sbbf, ScalableBloomFilter, Xxh3Scheme,
+    BlockedBloomFilter, BloomFilter, CountingBloomFilter, CuckooFilter, Declared, ExpandableFilter,
+    Filter, HashScheme, Result, RibbonFilter, Sbbf, ScalableBloomFilter, Xxh3Scheme,
 };
 
 /// Keys inserted into the filters whose size follows the keys (scalable, expandable) and the
 /// one built from its keys (Ribbon): at most this many.
 const MAX_KEYS: u64 = 20_000;
 
-fn line(name: &str, f: Result<(Box<dyn Filter>, Vec<u8>)>) -> String {
+/// One filter's line: its size, expected FPR, parameters and a digest of its bytes.
+fn line<F: Filter + Declared>(name: &str, f: Result<F>) -> String {
     match f {
-        Ok((f, bytes)) => format!(
+        Ok(f) => format!(
             "{name} size={} fpr={:.12e} {:?} bytes={:016x}",
-            f.size_in_bytes(),
-            f.expected_fpr(),
-            f.params(),
-            Xxh3Scheme.hash64(&bytes)
+            Filter::size_in_bytes(&f),
+            Filter::expected_fpr(&f),
+            Filter::params(&f),
+            Xxh3Scheme.hash64(&Declared::to_bytes(&f))
         ),
         Err(e) => format!("{name} error: {e}"),
     }
 }
 
-fn boxed<F: Filter + 'static>(
-    f: Result<F>,
-    bytes: impl Fn(&F) -> Vec<u8>,
-) -> Result<(Box<dyn Filter>, Vec<u8>)> {
-    f.map(|f| {
-        let b = bytes(&f);
-        (Box::new(f) as Box<dyn Filter>, b)
+/// `f` after each of the keys `0..keys` was inserted (an insert the filter refuses is
+/// skipped).
+fn filled<F: Filter>(f: Result<F>, keys: u64) -> Result<F> {
+    f.map(|mut f| {
+        for i in 0..keys {
+            let _ = (&mut f as &mut dyn Filter).insert(&i);
+        }
+        f
     })
 }
 
@@ -57,56 +59,17 @@ fn main() {
     for &n in &ns {
         let keys = n.min(MAX_KEYS);
         for &p in &ps {
+            let scalable = ScalableBloomFilter::with_fpr(keys.div_ceil(8), p);
             let lines = [
-                line(
-                    "classic",
-                    boxed(BloomFilter::with_fpr(n, p), |f| f.to_bytes()),
-                ),
-                line(
-                    "blocked",
-                    boxed(BlockedBloomFilter::with_fpr(n, p), |f| f.to_bytes()),
-                ),
-                line("sbbf", boxed(Sbbf::with_fpr(n, p), |f| f.to_bytes())),
-                line(
-                    "sbbf-parquet-sized",
-                    boxed(Sbbf::with_fpr_parquet_sized(n, p), |f| f.to_bytes()),
-                ),
-                line(
-                    "counting",
-                    boxed(CountingBloomFilter::with_fpr(n, p), |f| f.to_bytes()),
-                ),
-                line(
-                    "cuckoo",
-                    boxed(CuckooFilter::with_fpr(n, p), |f| f.to_bytes()),
-                ),
-                line(
-                    "scalable",
-                    boxed(
-                        ScalableBloomFilter::with_fpr(keys.div_ceil(8), p).map(|mut f| {
-                            (0..keys).for_each(|i| {
-                                let _ = f.insert(&i);
-                            });
-                            f
-                        }),
-                        |f| f.to_bytes(),
-                    ),
-                ),
-                line(
-                    "expandable",
-                    boxed(
-                        ExpandableFilter::new(p).map(|mut f| {
-                            (0..keys).for_each(|i| {
-                                let _ = f.insert(&i);
-                            });
-                            f
-                        }),
-                        |f| f.to_bytes(),
-                    ),
-                ),
-                line(
-                    "ribbon",
-                    boxed(RibbonFilter::build(0..keys, p), |f| f.to_bytes()),
-                ),
+                line("classic", BloomFilter::with_fpr(n, p)),
+                line("blocked", BlockedBloomFilter::with_fpr(n, p)),
+                line("sbbf", Sbbf::with_fpr(n, p)),
+                line("sbbf-parquet-sized", Sbbf::with_fpr_parquet_sized(n, p)),
+                line("counting", CountingBloomFilter::with_fpr(n, p)),
+                line("cuckoo", CuckooFilter::with_fpr(n, p)),
+                line("scalable", filled(scalable, keys)),
+                line("expandable", filled(ExpandableFilter::new(p), keys)),
+                line("ribbon", RibbonFilter::build(0..keys, p)),
             ];
             for l in lines {
                 println!("n={n} p={p} {l}");

@@ -993,6 +993,22 @@ pub fn check_keyed_round_trip<F: Filter + PartialEq + Debug, S, G>(
     f
 }
 
+/// [`check_keyed_round_trip`] of the variant `$F` (its type's name, in scope) on the keyed
+/// scheme `$scheme` (a type with `from_secret([u8; 16])`): `$make` builds the filter from a
+/// scheme, the integers `0..$n` go in, and the codec is the variant's own `to_bytes`,
+/// `from_bytes_with_scheme` and (the default scheme's) `from_bytes`. Returns the filter.
+#[macro_export]
+macro_rules! check_keyed_round_trip_of {
+    ($F:ident, $scheme:ty, $make:expr, $n:expr) => {
+        $crate::check_keyed_round_trip(
+            <$scheme>::from_secret,
+            $make,
+            $n,
+            ($F::to_bytes, $F::from_bytes_with_scheme, $F::from_bytes),
+        )
+    };
+}
+
 /// A filter used only through `dyn Filter`: three string keys and three integers go in, one
 /// of each is found, and it counts six. Returns the box for the variant's own checks.
 pub fn check_behind_dyn(mut boxed: Box<dyn Filter>) -> Box<dyn Filter> {

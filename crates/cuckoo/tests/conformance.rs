@@ -452,10 +452,8 @@ fn works_behind_dyn_removable_filter() {
 
 #[test]
 fn keyed_scheme_round_trips_only_with_its_secret() {
-    use bloomlab_cuckoo::CuckooFilter as F;
-    let make = |s| F::with_fpr_and_scheme(5_000, 0.01, s).unwrap();
-    let codec = (F::to_bytes, F::from_bytes_with_scheme, F::from_bytes);
-    conf::check_keyed_round_trip(bloomlab_keyed::SipScheme::from_secret, make, 5_000, codec);
+    let make = |s| CuckooFilter::with_fpr_and_scheme(5_000, 0.01, s).unwrap();
+    conf::check_keyed_round_trip_of!(CuckooFilter, bloomlab_keyed::SipScheme, make, 5_000);
 }
 
 bloomlab_conformance::declaration_test!(bloomlab_cuckoo::CuckooFilter, Cuckoo, fill: load);

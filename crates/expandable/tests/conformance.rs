@@ -209,15 +209,22 @@ fn removing_never_inserted_negative_keys_changes_nothing() {
     assert!(f.might_contain("twice"));
 }
 
-#[test]
-fn deleting_every_key_empties_the_filter() {
-    let mut f = ExpandableFilter::with_fpr(10, 0.01).unwrap();
-    for i in 0..30_000u64 {
+/// A filter at 1 % that starts at `start` keys, after the keys `0..n` were inserted and each
+/// removed again (every removal finds its key).
+fn emptied_by_removals(start: u64, n: u64) -> ExpandableFilter {
+    let mut f = ExpandableFilter::with_fpr(start, 0.01).unwrap();
+    for i in 0..n {
         f.insert(&i).unwrap();
     }
-    for i in 0..30_000u64 {
-        assert!(f.remove(&i), "{i}");
+    for i in 0..n {
+        assert!(f.remove(&i), "key {i}");
     }
+    f
+}
+
+#[test]
+fn deleting_every_key_empties_the_filter() {
+    let f = emptied_by_removals(10, 30_000);
     assert_eq!(f.len(), 0);
     // Copies of zero-bit entries made by doublings may remain; nothing else does.
     assert!(f.expected_fpr() < 1e-3, "{}", f.expected_fpr());
@@ -320,14 +327,12 @@ fn works_behind_dyn_removable_filter() {
 
 #[test]
 fn keyed_scheme_grows_and_round_trips_only_with_its_secret() {
-    use bloomlab_expandable::ExpandableFilter as F;
-    let make = |s| F::with_fpr_and_scheme(1, 0.01, s).unwrap();
-    let codec = (F::to_bytes, F::from_bytes_with_scheme, F::from_bytes);
-    let f = conf::check_keyed_round_trip(
-        bloomlab_keyed::Sip64Scheme::from_secret,
+    let make = |s| ExpandableFilter::with_fpr_and_scheme(1, 0.01, s).unwrap();
+    let f = conf::check_keyed_round_trip_of!(
+        ExpandableFilter,
+        bloomlab_keyed::Sip64Scheme,
         make,
-        20_000,
-        codec,
+        20_000
     );
     assert!(f.expansions() >= 10);
     let probes = 100_000u64;
@@ -434,13 +439,7 @@ fn an_entry_flagged_in_a_split_image_is_refused() {
 fn a_filter_emptied_by_removals_grows_where_a_fresh_one_does() {
     // Growth is decided by counts (entries, and entries in the buckets not yet split): keys
     // inserted and removed again must leave none of them behind.
-    let mut used = ExpandableFilter::with_fpr(1_000, 0.01).unwrap();
-    for i in 0..600u64 {
-        used.insert(&i).unwrap();
-    }
-    for i in 0..600u64 {
-        assert!(used.remove(&i), "key {i}");
-    }
+    let mut used = emptied_by_removals(1_000, 600);
     let mut fresh = ExpandableFilter::with_fpr(1_000, 0.01).unwrap();
     let start = fresh.num_buckets();
     assert_eq!(used.num_buckets(), start);

@@ -2,9 +2,10 @@
 //! another hash scheme.
 
 use bloomlab_blocked::BlockedBloomFilter;
-use bloomlab_conformance as conf;
-use bloomlab_core::{DecodeError, Error};
+use bloomlab_core::Error;
 use bloomlab_keyed::{KeyedBlockedBloomFilter, SipScheme};
+
+mod common;
 
 const SECRET: [u8; 16] = *b"blocked secret!!";
 
@@ -13,25 +14,16 @@ fn make(n: u64, p: f64) -> Result<KeyedBlockedBloomFilter<SipScheme>, Error> {
 }
 
 #[test]
-fn the_shared_suite() {
-    conf::check_standard_suite(make, [41, 42, 43]);
-}
-
-#[test]
-fn bytes_need_the_right_secret_and_never_mix_with_unkeyed() {
-    let mut f = make(5_000, 0.01).unwrap();
-    for i in 0..5_000u32 {
-        f.insert(&i);
-    }
-    let decode =
-        |b: &[u8]| BlockedBloomFilter::from_bytes_with_scheme(b, SipScheme::from_secret(SECRET));
-    conf::check_bytes_round_trip(&f, |g| g.to_bytes(), decode);
-    let bytes = f.to_bytes();
-    assert!(!bytes.windows(16).any(|w| w == SECRET));
-    assert!(matches!(
-        BlockedBloomFilter::from_bytes_with_scheme(&bytes, SipScheme::from_secret([0; 16])),
-        Err(Error::Decode(DecodeError::SchemeMismatch { .. }))
-    ));
+fn the_shared_suite_and_bytes_that_need_the_right_secret() {
+    let (_, bytes) = common::check_keyed_suite(
+        BlockedBloomFilter::with_fpr_and_scheme,
+        BlockedBloomFilter::to_bytes,
+        BlockedBloomFilter::from_bytes_with_scheme,
+        SipScheme::from_secret,
+        SECRET,
+        [41, 42, 43],
+    );
+    // Never mixed with unkeyed filters.
     assert!(BlockedBloomFilter::from_bytes(&bytes).is_err());
     // Same geometry, another secret: a union would be meaningless and is refused.
     let mut keyed = make(5_000, 0.01).unwrap();

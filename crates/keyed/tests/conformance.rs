@@ -5,6 +5,8 @@ use bloomlab_conformance as conf;
 use bloomlab_core::{DecodeError, Error, Filter};
 use bloomlab_keyed::{KeyedBloomFilter, SipScheme};
 
+mod common;
+
 const SECRET: [u8; 16] = [0x5a; 16];
 
 fn scheme() -> SipScheme {
@@ -16,33 +18,20 @@ fn make(n: u64, p: f64) -> Result<KeyedBloomFilter<SipScheme>, Error> {
 }
 
 #[test]
-fn the_shared_suite() {
-    conf::check_standard_suite(make, [31, 32, 33]);
-}
-
-#[test]
-fn bytes_round_trip_only_with_the_right_secret() {
-    let mut f = make(5_000, 0.01).unwrap();
-    (0..5_000u32).for_each(|i| {
-        f.insert(&i);
-    });
-    let decode = |b: &[u8]| BloomFilter::from_bytes_with_scheme(b, scheme());
-    conf::check_bytes_round_trip(&f, |g| g.to_bytes(), decode);
-    let bytes = f.to_bytes();
-    assert!(
-        !bytes.windows(16).any(|w| w == SECRET),
-        "the secret must never be serialized"
+fn the_shared_suite_and_bytes_that_round_trip_only_with_the_right_secret() {
+    let (_, bytes) = common::check_keyed_suite(
+        BloomFilter::with_fpr_and_scheme,
+        BloomFilter::to_bytes,
+        BloomFilter::from_bytes_with_scheme,
+        SipScheme::from_secret,
+        SECRET,
+        [31, 32, 33],
     );
-    for wrong in [[0u8; 16], [0x5b; 16]] {
-        assert!(matches!(
-            BloomFilter::from_bytes_with_scheme(&bytes, SipScheme::from_secret(wrong)),
-            Err(Error::Decode(DecodeError::SchemeMismatch { .. }))
-        ));
-    }
     assert!(matches!(
         BloomFilter::from_bytes(&bytes),
         Err(Error::Decode(DecodeError::SchemeMismatch { .. }))
     ));
+    let decode = |b: &[u8]| BloomFilter::from_bytes_with_scheme(b, scheme());
     conf::check_decode_robustness(
         &bytes,
         decode,

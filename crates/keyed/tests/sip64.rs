@@ -14,6 +14,8 @@ use bloomlab_scalable::{ScalableBloomFilter, ScalableConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod common;
+
 const SECRET: [u8; 16] = *b"scheme id four!!";
 
 fn scheme() -> Sip64Scheme {
@@ -199,42 +201,37 @@ fn conformance<F>(
 ) where
     F: Filter + PartialEq + std::fmt::Debug,
 {
-    conf::check_no_false_negatives(|n| make(n, 0.01, scheme()).unwrap(), 100_000);
-    for (i, p) in [0.001, 0.01, 0.03].into_iter().enumerate() {
-        let r = conf::check_fpr(
-            |n, p| make(n, p, scheme()).unwrap(),
-            100_000,
-            p,
-            1_000_000,
-            seed + i as u64,
-        );
-        println!("{r:?}");
-    }
-    conf::check_invalid_parameters(|n, p| make(n, p, scheme()));
-    let f = conf::filled(make(5_000, 0.01, scheme()).unwrap(), 5_000, seed);
-    conf::check_bytes_round_trip(&f, to_bytes, |b| from_bytes(b, scheme()));
-    let bytes = to_bytes(&f);
-    assert!(!bytes.windows(16).any(|w| w == SECRET));
-    assert!(matches!(
-        from_bytes(&bytes, Sip64Scheme::from_secret([0; 16])),
-        Err(Error::Decode(DecodeError::SchemeMismatch { .. }))
-    ));
-    assert_eq!(f.params().scheme, scheme().descriptor());
+    conf::check_standard_suite(|n, p| make(n, p, scheme()), [seed, seed + 1, seed + 2]);
+    let f = filled(make, 5_000, seed);
+    common::check_secret_round_trip(&f, to_bytes, from_bytes, Sip64Scheme::from_secret, SECRET);
+}
+
+/// [`conformance`] of the variant `F`: its keyed constructor, writer and reader.
+macro_rules! conformance_of {
+    ($F:ident, $seed:expr) => {
+        conformance(
+            $F::with_fpr_and_scheme,
+            $F::to_bytes,
+            $F::from_bytes_with_scheme,
+            $seed,
+        )
+    };
+}
+
+/// A filter of `make` under the scheme, at 1 %, holding `n` keys of seed `seed`
+/// ([`conf::filled`]).
+fn filled<F: Filter>(
+    make: impl Fn(u64, f64, Sip64Scheme) -> Result<F, Error>,
+    n: u64,
+    seed: u64,
+) -> F {
+    conf::filled(make(n, 0.01, scheme()).unwrap(), n, seed)
 }
 
 #[test]
 fn classic_conformance() {
-    conformance(
-        BloomFilter::with_fpr_and_scheme,
-        BloomFilter::to_bytes,
-        BloomFilter::from_bytes_with_scheme,
-        410,
-    );
-    let f = conf::filled(
-        BloomFilter::with_fpr_and_scheme(3_000, 0.01, scheme()).unwrap(),
-        3_000,
-        9,
-    );
+    conformance_of!(BloomFilter, 410);
+    let f = filled(BloomFilter::with_fpr_and_scheme, 3_000, 9);
     let bytes = f.to_bytes();
     conf::check_decode_robustness(
         &bytes,
@@ -256,18 +253,9 @@ fn classic_conformance() {
 
 #[test]
 fn blocked_conformance_and_the_keyed_batched_path() {
-    conformance(
-        BlockedBloomFilter::with_fpr_and_scheme,
-        BlockedBloomFilter::to_bytes,
-        BlockedBloomFilter::from_bytes_with_scheme,
-        420,
-    );
+    conformance_of!(BlockedBloomFilter, 420);
     // The batched lookup (hash ahead, prefetch) answers exactly as single lookups do.
-    let f = conf::filled(
-        BlockedBloomFilter::with_fpr_and_scheme(50_000, 0.01, scheme()).unwrap(),
-        50_000,
-        421,
-    );
+    let f = filled(BlockedBloomFilter::with_fpr_and_scheme, 50_000, 421);
     let mut rng = ChaCha8Rng::seed_from_u64(422);
     let keys: Vec<u64> = (0..100_000).map(|_| rng.random()).collect();
     let mut out = vec![false; keys.len()];
@@ -280,12 +268,7 @@ fn blocked_conformance_and_the_keyed_batched_path() {
 
 #[test]
 fn counting_conformance() {
-    conformance(
-        CountingBloomFilter::with_fpr_and_scheme,
-        CountingBloomFilter::to_bytes,
-        CountingBloomFilter::from_bytes_with_scheme,
-        430,
-    );
+    conformance_of!(CountingBloomFilter, 430);
     // Removal works under the keyed scheme too.
     let mut f = CountingBloomFilter::with_fpr_and_scheme(1_000, 0.01, scheme()).unwrap();
     f.insert("gone");
@@ -295,12 +278,7 @@ fn counting_conformance() {
 
 #[test]
 fn cuckoo_conformance() {
-    conformance(
-        CuckooFilter::with_fpr_and_scheme,
-        CuckooFilter::to_bytes,
-        CuckooFilter::from_bytes_with_scheme,
-        440,
-    );
+    conformance_of!(CuckooFilter, 440);
 }
 
 #[test]
@@ -323,15 +301,12 @@ fn scalable_conformance_after_100x_growth() {
         r.check_at_or_below_target();
         println!("{r:?}");
     }
-    let f = conf::filled(make(40_000, 0.01, scheme()).unwrap(), 40_000, 453);
-    conf::check_bytes_round_trip(&f, ScalableBloomFilter::to_bytes, |b| {
-        ScalableBloomFilter::from_bytes_with_scheme(b, scheme())
-    });
-    assert!(matches!(
-        ScalableBloomFilter::from_bytes_with_scheme(
-            &f.to_bytes(),
-            Sip64Scheme::from_secret([0; 16])
-        ),
-        Err(Error::Decode(DecodeError::SchemeMismatch { .. }))
-    ));
+    let f = filled(make, 40_000, 453);
+    common::check_secret_round_trip(
+        &f,
+        ScalableBloomFilter::to_bytes,
+        ScalableBloomFilter::from_bytes_with_scheme,
+        Sip64Scheme::from_secret,
+        SECRET,
+    );
 }

@@ -159,11 +159,19 @@ fn invalid_parameters_are_typed_errors() {
 
 #[test]
 fn result_bits_follow_the_target() {
-    assert_eq!(result_bits_for(0.5).unwrap(), 1);
-    assert_eq!(result_bits_for(0.25).unwrap(), 2);
-    assert_eq!(result_bits_for(0.2499).unwrap(), 3);
-    assert_eq!(result_bits_for(0.01).unwrap(), 7);
-    assert_eq!(result_bits_for(2f64.powi(-32)).unwrap(), 32);
+    // (`result_bits_for` is `math::ribbon_result_bits`.)
+    for (p, want) in [
+        (0.5, 1),
+        (0.25, 2),
+        (0.2499, 3),
+        (0.03, 6),
+        (0.01, 7),
+        (0.001, 10),
+        (2f64.powi(-32), 32),
+    ] {
+        assert_eq!(result_bits_for(p).unwrap(), want, "{p}");
+    }
+    assert!(result_bits_for(1e-12).is_err());
     for p in [0.3, 0.03, 0.01, 0.001, 1e-5] {
         let r = result_bits_for(p).unwrap();
         assert!(

@@ -258,11 +258,14 @@ fn works_behind_dyn_filter() {
 
 #[test]
 fn keyed_scheme_round_trips_only_with_its_secret() {
-    use bloomlab_scalable::ScalableBloomFilter as F;
-    let make = |s| F::with_config_and_scheme(ScalableConfig::new(500, 0.01), s).unwrap();
-    let codec = (F::to_bytes, F::from_bytes_with_scheme, F::from_bytes);
-    let f =
-        conf::check_keyed_round_trip(bloomlab_keyed::SipScheme::from_secret, make, 5_000, codec);
+    let config = ScalableConfig::new(500, 0.01);
+    let make = |s| ScalableBloomFilter::with_config_and_scheme(config, s).unwrap();
+    let f = conf::check_keyed_round_trip_of!(
+        ScalableBloomFilter,
+        bloomlab_keyed::SipScheme,
+        make,
+        5_000
+    );
     assert!(f.stages() > 1);
 }
 

@@ -126,21 +126,28 @@ mod occupancy_tests {
         v
     }
 
-    fn check<const T: usize>(next: &mut impl FnMut() -> f64) {
+    /// Every variant against `reference`, bit for bit, with `T` taps on a window of each
+    /// length in `lengths`: the coefficients drawn from `next`, then each start value by
+    /// `start` from `next`, and `steps` throws in a row.
+    fn check_against<const T: usize>(
+        reference: Step<T>,
+        steps: usize,
+        lengths: impl IntoIterator<Item = usize>,
+        start: impl Fn(&mut dyn FnMut() -> f64) -> f64,
+        next: &mut impl FnMut() -> f64,
+    ) {
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        for n in 0..=70usize {
+        for n in lengths {
             let coef: Vec<Vec<f64>> = (0..T).map(|_| (0..n).map(|_| next()).collect()).collect();
             let coef: [&[f64]; T] = std::array::from_fn(|t| coef[t].as_slice());
-            let start: Vec<f64> = (0..n + T - 1)
-                .map(|_| next() * (-60.0 * next()).exp())
-                .collect();
+            let start: Vec<f64> = (0..n + T - 1).map(|_| start(&mut *next)).collect();
             let mut want = start.clone();
-            for _ in 0..5 {
-                occupancy_step_portable(&mut want, coef);
+            for _ in 0..steps {
+                reference(&mut want, coef);
             }
             for (name, step) in variants::<T>() {
                 let mut got = start.clone();
-                for _ in 0..5 {
+                for _ in 0..steps {
                     step(&mut got, coef);
                 }
                 assert_eq!(bits(&want), bits(&got), "{name}, {T} taps, window of {n}");
@@ -148,13 +155,24 @@ mod occupancy_tests {
         }
     }
 
+    /// Uniform values in [0, 1) with 53 random bits, from the seed `seed`.
+    fn uniforms(seed: u64) -> impl FnMut() -> f64 {
+        let mut st = seed;
+        move || (crate::testing::mix(&mut st) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Five throws in a row from starts spread over many binades, against the portable throw.
+    fn check<const T: usize>(next: &mut impl FnMut() -> f64) {
+        let start = |next: &mut dyn FnMut() -> f64| next() * (-60.0 * next()).exp();
+        check_against::<T>(occupancy_step_portable::<T>, 5, 0..=70, start, next);
+    }
+
     // Off x86-64 only the dispatcher runs, which is then the portable loop itself.
     #[test]
     fn wide_lanes_agree_with_the_portable_throw_bit_for_bit() {
         // Windows of every length from 0 to 70 (every remainder of the chunking), values
         // spread over many binades, several steps in a row, one throw and two at a time.
-        let mut st = 11u64;
-        let mut next = || (crate::testing::mix(&mut st) >> 11) as f64 / (1u64 << 53) as f64;
+        let mut next = uniforms(11);
         check::<2>(&mut next);
         check::<3>(&mut next);
         // The portable throw is the definition, element by element (from the old values).
@@ -200,27 +218,16 @@ mod occupancy_tests {
     }
 
     fn check_definition<const T: usize>(next: &mut impl FnMut() -> f64) {
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         // Windows of one sixteen-wide chunk and more, with and without a remainder, so the
         // chunked loop (not only the tail loop) is held to the definition.
-        for n in [16usize, 17, 31, 32, 33, 48, 70] {
-            let coef: Vec<Vec<f64>> = (0..T).map(|_| (0..n).map(|_| next()).collect()).collect();
-            let coef: [&[f64]; T] = std::array::from_fn(|t| coef[t].as_slice());
-            let start: Vec<f64> = (0..n + T - 1).map(|_| next() + 0.5).collect();
-            let mut want = start.clone();
-            by_definition(&mut want, coef);
-            for (name, step) in variants::<T>() {
-                let mut got = start.clone();
-                step(&mut got, coef);
-                assert_eq!(bits(&want), bits(&got), "{name}, {T} taps, window of {n}");
-            }
-        }
+        let lengths = [16usize, 17, 31, 32, 33, 48, 70];
+        let start = |next: &mut dyn FnMut() -> f64| next() + 0.5;
+        check_against::<T>(by_definition::<T>, 1, lengths, start, next);
     }
 
     #[test]
     fn every_chunk_of_a_long_window_throws_as_defined() {
-        let mut st = 23u64;
-        let mut next = || (crate::testing::mix(&mut st) >> 11) as f64 / (1u64 << 53) as f64;
+        let mut next = uniforms(23);
         check_definition::<2>(&mut next);
         check_definition::<3>(&mut next);
     }

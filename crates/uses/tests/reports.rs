@@ -2,22 +2,16 @@
 //! the filters built apart, and the Markdown rows against the report they render.
 
 use bloomlab_uses::dedup::{self, DedupConfig};
-use bloomlab_uses::lsm::{self, FilterChoice, LsmConfig};
+use bloomlab_uses::lsm::{self, FilterChoice};
+
+mod common;
 
 /// The filter bits per key the LSM scenario reports are the bytes of the filters it writes
 /// (a classic filter's bytes depend on `n` and the target only, so one built here from any
 /// keys has the same size), over the keys of all its tables.
 #[test]
 fn the_lsm_report_names_its_filter_and_counts_its_bits_per_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = LsmConfig {
-        tables: 3,
-        keys_per_table: 2_000,
-        lookups: 500,
-        fpr: 0.01,
-        cache_fraction: 1.0,
-        seed: 7,
-    };
+    let (dir, cfg) = common::lsm_at_one_percent(3, 2_000, 500, 1.0, 7);
     let keys: Vec<u64> = (0..cfg.keys_per_table as u64).collect();
     let one = FilterChoice::Classic
         .build(&keys, cfg.fpr)

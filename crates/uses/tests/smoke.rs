@@ -2,9 +2,11 @@
 
 use bloomlab_uses::admission::{self, Policy, TraceConfig};
 use bloomlab_uses::dedup::{self, DedupConfig};
-use bloomlab_uses::lsm::{self, FilterChoice, LsmConfig};
+use bloomlab_uses::lsm::{self, FilterChoice};
 use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 use std::alloc::System;
+
+mod common;
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -15,15 +17,7 @@ fn heap_bytes(f: &mut dyn FnMut()) -> usize {
 
 #[test]
 fn lsm_filters_cut_block_reads_to_the_fpr() {
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = LsmConfig {
-        tables: 4,
-        keys_per_table: 5_000,
-        lookups: 20_000,
-        fpr: 0.01,
-        cache_fraction: 0.6,
-        seed: 1,
-    };
+    let (dir, cfg) = common::lsm_at_one_percent(4, 5_000, 20_000, 0.6, 1);
     let none = lsm::run(dir.path(), FilterChoice::NoFilter, &cfg).unwrap();
     assert!(none.all_present_found);
     // Random 64-bit keys: every table's key range covers almost every absent key.

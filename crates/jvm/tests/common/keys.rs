@@ -102,6 +102,24 @@ pub enum Model {
     Guava(GuavaBloomFilter),
 }
 
+/// The model's typed method for the key's type: `long`, `int` (Guava only), `string`, and
+/// the byte form (Spark's `binary`, Guava's `bytes`); a key type the library has no method for
+/// panics.
+macro_rules! by_key_type {
+    ($model:expr, $k:expr, $long:ident, $int:ident, $string:ident, $binary:ident, $bytes:ident) => {
+        match ($model, $k) {
+            (Model::Spark(f), Key::I64(v)) => f.$long(*v),
+            (Model::Spark(f), Key::Str(s)) => f.$string(s),
+            (Model::Spark(f), Key::Bytes(b)) => f.$binary(b),
+            (Model::Guava(f), Key::I64(v)) => f.$long(*v),
+            (Model::Guava(f), Key::I32(v)) => f.$int(*v),
+            (Model::Guava(f), Key::Str(s)) => f.$string(s),
+            (Model::Guava(f), Key::Bytes(b)) => f.$bytes(b),
+            (m, k) => panic!("no {k:?} keys for {m:?}"),
+        }
+    };
+}
+
 impl Model {
     pub fn create(lib: &str, n: u64, fpp: f64) -> Model {
         match lib {
@@ -130,29 +148,21 @@ impl Model {
     }
 
     pub fn put(&mut self, k: &Key) -> bool {
-        match (self, k) {
-            (Model::Spark(f), Key::I64(v)) => f.put_long(*v),
-            (Model::Spark(f), Key::Str(s)) => f.put_string(s),
-            (Model::Spark(f), Key::Bytes(b)) => f.put_binary(b),
-            (Model::Guava(f), Key::I64(v)) => f.put_long(*v),
-            (Model::Guava(f), Key::I32(v)) => f.put_int(*v),
-            (Model::Guava(f), Key::Str(s)) => f.put_string(s),
-            (Model::Guava(f), Key::Bytes(b)) => f.put_bytes(b),
-            (m, k) => panic!("no {k:?} keys for {m:?}"),
-        }
+        by_key_type!(
+            self, k, put_long, put_int, put_string, put_binary, put_bytes
+        )
     }
 
     pub fn might_contain(&self, k: &Key) -> bool {
-        match (self, k) {
-            (Model::Spark(f), Key::I64(v)) => f.might_contain_long(*v),
-            (Model::Spark(f), Key::Str(s)) => f.might_contain_string(s),
-            (Model::Spark(f), Key::Bytes(b)) => f.might_contain_binary(b),
-            (Model::Guava(f), Key::I64(v)) => f.might_contain_long(*v),
-            (Model::Guava(f), Key::I32(v)) => f.might_contain_int(*v),
-            (Model::Guava(f), Key::Str(s)) => f.might_contain_string(s),
-            (Model::Guava(f), Key::Bytes(b)) => f.might_contain_bytes(b),
-            (m, k) => panic!("no {k:?} keys for {m:?}"),
-        }
+        by_key_type!(
+            self,
+            k,
+            might_contain_long,
+            might_contain_int,
+            might_contain_string,
+            might_contain_binary,
+            might_contain_bytes
+        )
     }
 
     pub fn expected_fpp(&self) -> f64 {
