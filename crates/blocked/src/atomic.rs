@@ -317,12 +317,7 @@ impl<S: HashScheme> AtomicBlockedBloomFilter<S> {
     #[cold]
     #[inline(never)]
     fn contains_out_of_line(&self, key: &[u8], x: u64) -> bool {
-        let h = if self.layout == Layout::OneHash {
-            KeyHash::new(x, 0)
-        } else {
-            self.hash_key(key)
-        };
-        self.contains_one(h)
+        self.contains_one(crate::hash_again_in(self.layout, &self.scheme, key, x))
     }
 
     /// Query with a hash computed by this filter's scheme.

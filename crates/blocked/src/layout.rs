@@ -279,6 +279,24 @@ pub(crate) fn hash_in<S: HashScheme, K: Key + ?Sized>(
     by_layout!(layout, R => R::hash(scheme, key))
 }
 
+/// A key's hash under `layout` when `x`, its hash under the current layout, is already known
+/// (the inline paths compute it before they know whether they serve the filter): `x` itself
+/// in the current layout, the key hashed again in an earlier one. What the out-of-line paths
+/// of the owned and the atomic filter start from.
+#[inline]
+pub(crate) fn hash_again_in<S: HashScheme>(
+    layout: Layout,
+    scheme: &S,
+    key: &[u8],
+    x: u64,
+) -> KeyHash {
+    if layout == Layout::OneHash {
+        KeyHash::new(x, 0)
+    } else {
+        hash_in(layout, scheme, key)
+    }
+}
+
 /// A [`Layout::OneHash`] hash's two halves: the high one picks the block (by fastrange, as
 /// [`OneHash::place`]; [`Lines::fastrange`](bloomlab_simd::Lines::fastrange) finds it with
 /// no bounds test), the low one feeds the probes. The single operations of the owned and the

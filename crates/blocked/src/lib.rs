@@ -127,7 +127,7 @@ mod view;
 pub use atomic::AtomicBlockedBloomFilter;
 use layout::Rule;
 pub use layout::{Layout, ONE_HASH_MAX_BLOCKS, PROBE_MULTIPLIER};
-pub(crate) use layout::{by_layout, hash_in, one_hash_split};
+pub(crate) use layout::{by_layout, hash_again_in, hash_in, one_hash_split};
 #[cfg(feature = "std")]
 pub use parallel::{PARALLEL_MAX_QUEUED, available_threads};
 pub use view::{BlockedBloomFilterView, BlockedFilterBytes};
@@ -411,11 +411,7 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     #[cold]
     #[inline(never)]
     fn insert_out_of_line(&mut self, key: &[u8], x: u64) -> bool {
-        let h = if self.cold.layout == Layout::OneHash {
-            KeyHash::new(x, 0)
-        } else {
-            self.hash_key(key)
-        };
+        let h = hash_again_in(self.cold.layout, self.cold.meta.scheme(), key, x);
         self.insert_one(h)
     }
 
@@ -599,12 +595,12 @@ impl<S: HashScheme> BlockedBloomFilter<S> {
     #[cold]
     #[inline(never)]
     fn contains_out_of_line(&self, key: &[u8], x: u64) -> bool {
-        let h = if self.cold.layout == Layout::OneHash {
-            KeyHash::new(x, 0)
-        } else {
-            self.hash_key(key)
-        };
-        self.contains_one(h)
+        self.contains_one(hash_again_in(
+            self.cold.layout,
+            self.cold.meta.scheme(),
+            key,
+            x,
+        ))
     }
 
     /// Query with a hash computed by this filter's scheme.
