@@ -458,11 +458,8 @@ pub struct RibbonFilter<S: HashScheme = Xxh3Scheme> {
     /// [`band`]).
     columns: Blocks64,
     num_slots: u64,
-    result_bits: u32,
-    seed: u32,
-    /// How keys become equations (the envelope version).
-    layout: Layout,
-    /// What a query needs of the above, precomputed.
+    /// The result bits `r`, the seed and the layout (how keys become equations: the envelope
+    /// version), with what a query derives from them and `num_slots`, precomputed.
     probe: Probe,
     meta: Meta<S>,
 }
@@ -540,9 +537,6 @@ impl<S: HashScheme> RibbonFilter<S> {
             return Ok(RibbonFilter {
                 columns: Blocks64::from_columns(&[], result_bits),
                 num_slots: 0,
-                result_bits,
-                seed: 0,
-                layout,
                 probe: Probe::new(layout, 0, result_bits, 0),
                 meta,
             });
@@ -575,9 +569,6 @@ impl<S: HashScheme> RibbonFilter<S> {
                 return Ok(RibbonFilter {
                     columns,
                     num_slots: m,
-                    result_bits,
-                    seed,
-                    layout,
                     probe: Probe::new(layout, m, result_bits, seed),
                     meta,
                 });
@@ -641,9 +632,6 @@ impl<S: HashScheme> RibbonFilter<S> {
         Ok(RibbonFilter {
             columns,
             num_slots,
-            result_bits,
-            seed,
-            layout,
             probe: Probe::new(layout, num_slots, result_bits, seed),
             meta: Meta::new(count, target_fpr, scheme).with_count(count),
         })
@@ -654,7 +642,7 @@ impl<S: HashScheme> RibbonFilter<S> {
     pub fn might_contain<K: Key + ?Sized>(&self, key: &K) -> bool {
         // The second layout with the inline kernel, inline; the rest out of line, so that a
         // loop of lookups tests neither.
-        if let (Layout::OneHash, Some(kernel)) = (self.layout, self.probe.kernel) {
+        if let (Layout::OneHash, Some(kernel)) = (self.probe.layout, self.probe.kernel) {
             let h = hash_in(Layout::OneHash, self.meta.scheme(), key);
             return self
                 .probe
@@ -674,12 +662,12 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// [`might_contain_hash`](Self::might_contain_hash) takes.
     #[inline(always)]
     pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        hash_in(self.layout, self.meta.scheme(), key)
+        hash_in(self.probe.layout, self.meta.scheme(), key)
     }
 
     /// How this filter turns keys into equations (the envelope version it writes).
     pub fn layout(&self) -> Layout {
-        self.layout
+        self.probe.layout
     }
 
     /// Query with a hash from [`hash_key`](Self::hash_key) (for a filter of the first layout,
@@ -690,7 +678,7 @@ impl<S: HashScheme> RibbonFilter<S> {
         if let Some(kernel) = self.probe.kernel {
             return self
                 .probe
-                .answer_inline(self.layout, kernel, &self.columns, h);
+                .answer_inline(self.probe.layout, kernel, &self.columns, h);
         }
         simd::run_parity(HashLookup {
             words: &self.columns,
@@ -731,7 +719,7 @@ impl<S: HashScheme> RibbonFilter<S> {
     #[inline(always)]
     fn batch<K: Key>(&self, keys: &[K], answer: impl FnMut(usize, bool)) {
         // Only where a single lookup is inline: the current layout, with the inline kernel.
-        let inline = self.layout == Layout::OneHash && self.probe.kernel.is_some();
+        let inline = self.probe.layout == Layout::OneHash && self.probe.kernel.is_some();
         if self.num_slots == 0 || (inline && self.columns.len() * 8 <= SINGLE_LOOP_UP_TO) {
             let mut answer = answer;
             for (i, key) in keys.iter().enumerate() {
@@ -767,11 +755,11 @@ impl<S: HashScheme> RibbonFilter<S> {
     }
     /// Result bits `r`.
     pub fn result_bits(&self) -> u32 {
-        self.result_bits
+        self.probe.r
     }
     /// The seed construction settled on (the number of failed seeds before it).
     pub fn seed(&self) -> u32 {
-        self.seed
+        self.probe.seed
     }
     /// Keys it was built from.
     pub fn len(&self) -> u64 {
@@ -791,7 +779,7 @@ impl<S: HashScheme> RibbonFilter<S> {
     }
     /// Solution bits, `m · r`.
     pub fn table_bits(&self) -> u64 {
-        self.num_slots * u64::from(self.result_bits)
+        self.num_slots * u64::from(self.probe.r)
     }
     /// Solution bits per key (infinite when empty).
     pub fn bits_per_item(&self) -> f64 {
@@ -806,7 +794,7 @@ impl<S: HashScheme> RibbonFilter<S> {
         if self.num_slots == 0 {
             0.0
         } else {
-            fpr_for_result_bits(self.result_bits)
+            fpr_for_result_bits(self.probe.r)
         }
     }
     /// The solution ([`Blocks64`]; [`band::query`] reads it as the byte format's 128-slot
@@ -829,12 +817,12 @@ impl<S: HashScheme> RibbonFilter<S> {
         let mut w = EnvelopeWriter::with_version(
             Variant::Ribbon,
             self.meta.descriptor(),
-            self.layout.format_version(),
+            self.probe.layout.format_version(),
             PAYLOAD_FIELDS + self.size_in_bytes(),
         );
         w.u64(self.num_slots)
-            .u32(self.result_bits)
-            .u32(self.seed)
+            .u32(self.probe.r)
+            .u32(self.probe.seed)
             .u64(self.meta.count())
             .f64(format::encode_optional_fpr(self.meta.target_fpr()));
         let buf = w.buffer();
@@ -912,8 +900,9 @@ fn result_mask(r: u32) -> u32 {
     if r >= 32 { u32::MAX } else { (1u32 << r) - 1 }
 }
 
-/// What a query needs to know of a filter, precomputed: the number of start slots (0 for an
-/// empty filter), `r`, the mask of `r` bits and the seed.
+/// What a query needs to know of a filter (the owned one and the view): its layout, the
+/// number of start slots (0 for an empty filter), `r`, the mask of `r` bits and the seed. The
+/// one place a filter keeps `r`, the seed and the layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Probe {
     layout: Layout,
@@ -1186,24 +1175,25 @@ impl<S: HashScheme> FilterCore for RibbonFilter<S> {
         RibbonFilter::table_bits(self)
     }
     fn hashes(&self) -> u32 {
-        self.result_bits
+        self.probe.r
     }
     fn expected_fpr(&self) -> f64 {
         RibbonFilter::expected_fpr(self)
     }
     fn same_table(&self, other: &Self) -> bool {
-        self.layout == other.layout
+        self.probe.layout == other.probe.layout
             && self.num_slots == other.num_slots
-            && self.result_bits == other.result_bits
-            && self.seed == other.seed
+            && self.probe.r == other.probe.r
+            && self.probe.seed == other.probe.seed
             && self.columns == other.columns
     }
     fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
         d.field("num_slots", &self.num_slots)
-            .field("result_bits", &self.result_bits);
+            .field("result_bits", &self.probe.r);
     }
     fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
-        d.field("seed", &self.seed).field("layout", &self.layout);
+        d.field("seed", &self.probe.seed)
+            .field("layout", &self.probe.layout);
     }
 }
 
@@ -1240,10 +1230,10 @@ mod serde_impl {
     impl<S: HashScheme> Serialize for RibbonFilter<S> {
         fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
             Repr {
-                format_version: self.layout.format_version(),
+                format_version: self.probe.layout.format_version(),
                 num_slots: self.num_slots,
-                result_bits: self.result_bits,
-                seed: self.seed,
+                result_bits: self.probe.r,
+                seed: self.probe.seed,
                 count: self.meta.count(),
                 target_fpr: self.meta.target_fpr(),
                 scheme: self.meta.descriptor(),

@@ -35,9 +35,7 @@ use bloomlab_simd::{self as simd, Parity, ParityTask};
 pub struct RibbonView<'a, S: HashScheme = Xxh3Scheme> {
     solution: &'a [u8],
     num_slots: u64,
-    result_bits: u32,
-    seed: u32,
-    layout: Layout,
+    /// `r`, the seed and the layout, as the owned filter keeps them.
     probe: Probe,
     meta: Meta<S>,
 }
@@ -72,9 +70,6 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
         Ok(RibbonView {
             solution: p.solution,
             num_slots: p.num_slots,
-            result_bits: p.result_bits,
-            seed: p.seed,
-            layout: p.layout,
             probe: Probe::new(p.layout, p.num_slots, p.result_bits, p.seed),
             meta: Meta::new(p.count, p.target_fpr, scheme).with_count(p.count),
         })
@@ -89,14 +84,14 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
 
     /// The layout recorded in the bytes.
     pub fn layout(&self) -> Layout {
-        self.layout
+        self.probe.layout
     }
 
     /// A key's hash as [`might_contain_hash`](Self::might_contain_hash) takes it
     /// ([`RibbonFilter::hash_key`]).
     #[inline(always)]
     pub fn hash_key<K: Key + ?Sized>(&self, key: &K) -> KeyHash {
-        hash_in(self.layout, self.meta.scheme(), key)
+        hash_in(self.probe.layout, self.meta.scheme(), key)
     }
 
     /// [`RibbonFilter::might_contain_hash`], reading the solution from the bytes.
@@ -117,11 +112,11 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
         RibbonFilter::from_parts_in(
-            self.layout,
+            self.probe.layout,
             words,
             self.num_slots,
-            self.result_bits,
-            self.seed,
+            self.probe.r,
+            self.probe.seed,
             self.meta.count(),
             self.meta.target_fpr(),
             self.meta.scheme().clone(),
@@ -135,7 +130,7 @@ impl<'a, S: HashScheme> RibbonView<'a, S> {
     }
     /// Result bits `r`.
     pub fn result_bits(&self) -> u32 {
-        self.result_bits
+        self.probe.r
     }
 }
 
@@ -156,39 +151,40 @@ impl<S: HashScheme> FilterCore for RibbonView<'_, S> {
         self.solution.len()
     }
     fn table_bits(&self) -> u64 {
-        self.num_slots * u64::from(self.result_bits)
+        self.num_slots * u64::from(self.probe.r)
     }
     fn hashes(&self) -> u32 {
-        self.result_bits
+        self.probe.r
     }
     fn expected_fpr(&self) -> f64 {
         if self.num_slots == 0 {
             0.0
         } else {
-            fpr_for_result_bits(self.result_bits)
+            fpr_for_result_bits(self.probe.r)
         }
     }
     fn same_table(&self, other: &Self) -> bool {
         (
-            self.layout,
+            self.probe.layout,
             self.num_slots,
-            self.result_bits,
-            self.seed,
+            self.probe.r,
+            self.probe.seed,
             self.solution,
         ) == (
-            other.layout,
+            other.probe.layout,
             other.num_slots,
-            other.result_bits,
-            other.seed,
+            other.probe.r,
+            other.probe.seed,
             other.solution,
         )
     }
     fn debug_shape(&self, d: &mut fmt::DebugStruct<'_, '_>) {
         d.field("num_slots", &self.num_slots)
-            .field("result_bits", &self.result_bits);
+            .field("result_bits", &self.probe.r);
     }
     fn debug_state(&self, d: &mut fmt::DebugStruct<'_, '_>) {
-        d.field("seed", &self.seed).field("layout", &self.layout);
+        d.field("seed", &self.probe.seed)
+            .field("layout", &self.probe.layout);
     }
 }
 
