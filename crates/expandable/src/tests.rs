@@ -275,3 +275,41 @@ fn wide_lane_matching_agrees_with_the_slot_by_slot_rule() {
         (c.lanes.hit_wide(c.raw, c.want != 0, c.q), slow)
     });
 }
+
+/// A filter grown past its first split: what decoding counts from its table (the code lengths,
+/// the occupied slots, the entries below the split point `2^k`) is what its inserts counted,
+/// bucket `2^k` (the first split image) included; and a slot of bucket `2^k` marked as
+/// displaced (only buckets below `2^k` may hold such an entry) is refused.
+#[test]
+fn decoding_recounts_the_inserts_and_refuses_a_displaced_entry_at_the_split_point() {
+    let mut f = ExpandableFilter::with_fpr(100, 0.01).unwrap();
+    let mut keys = 0..100_000u64;
+    for i in keys.by_ref().take(3_000) {
+        f.insert(&i).unwrap();
+    }
+    // On to the next split (at most one level's worth of inserts away).
+    for i in keys.by_ref() {
+        if f.split > 0 {
+            break;
+        }
+        f.insert(&i).unwrap();
+    }
+    let base = f.base();
+    assert!(f.split > 0, "grown past a split");
+    let g = ExpandableFilter::from_bytes(&f.to_bytes()).unwrap();
+    assert_eq!(
+        (g.hist, g.occupied, g.lower, g.measure),
+        (f.hist, f.occupied, f.lower, f.measure)
+    );
+    let flag = f.flag_bit();
+    let slot = (0..BUCKET_SIZE)
+        .find(|&s| {
+            let raw = f.table.get(base, s);
+            raw != 0 && raw & flag == 0 && movable_entry(u64::from(raw & (flag - 1)))
+        })
+        .expect("bucket 2^k holds an entry with an alternate");
+    let raw = f.table.get(base, slot);
+    f.table.set(base, slot, raw | flag);
+    let err = ExpandableFilter::from_bytes(&f.to_bytes()).unwrap_err();
+    assert!(err.to_string().contains(&format!("bucket {base}")), "{err}");
+}

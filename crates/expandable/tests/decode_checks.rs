@@ -354,6 +354,9 @@ fn a_decoded_filter_goes_on_as_the_original_would() {
     ] {
         let mut g = ExpandableFilter::from_bytes(&f.to_bytes()).unwrap();
         assert_eq!(g.fpr_bound(), f.fpr_bound(), "{name}");
+        // The union bound of its entries, from the code lengths decoding counted in the table
+        // and the stash: exactly the inserts' count.
+        assert_eq!(g.expected_fpr(), f.expected_fpr(), "{name}");
         for i in 10_000..16_000u64 {
             f.insert(&i).unwrap();
             g.insert(&i).unwrap();
@@ -361,6 +364,7 @@ fn a_decoded_filter_goes_on_as_the_original_would() {
             assert_eq!(g.split_buckets(), f.split_buckets(), "{name}, key {i}");
         }
         assert_eq!(g.fpr_bound(), f.fpr_bound(), "{name}");
+        assert_eq!(g.expected_fpr(), f.expected_fpr(), "{name}");
         assert!(g.to_bytes() == f.to_bytes(), "{name}");
     }
 }
