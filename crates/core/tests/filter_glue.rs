@@ -59,6 +59,12 @@ fn the_filter_trait_reports_what_the_variant_says() {
     assert_eq!(Filter::len(&f), 1);
     assert_eq!(Filter::expected_fpr(&f), 0.5);
     assert!(Filter::might_contain_bytes(&f, b"a"));
+    // A key whose hash has the other low bit: its slot is still empty.
+    let other = (0u32..)
+        .map(|i| i.to_le_bytes())
+        .find(|k| (Xxh3Scheme.hash(k).h1 ^ Xxh3Scheme.hash(b"a").h1) & 1 == 1)
+        .unwrap();
+    assert!(!Filter::might_contain_bytes(&f, &other));
     assert_eq!(Filter::size_in_bytes(&f), 24);
     let p = f.params();
     assert_eq!(p.variant, Variant::Classic);

@@ -718,9 +718,7 @@ impl<S: HashScheme> RibbonFilter<S> {
     /// stretch of solution it reads prefetched; `answer(i, hit)` for every key in order.
     #[inline(always)]
     fn batch<K: Key>(&self, keys: &[K], answer: impl FnMut(usize, bool)) {
-        // Only where a single lookup is inline: the current layout, with the inline kernel.
-        let inline = self.probe.layout == Layout::OneHash && self.probe.kernel.is_some();
-        if self.num_slots == 0 || (inline && self.columns.len() * 8 <= SINGLE_LOOP_UP_TO) {
+        if self.num_slots == 0 || self.batch_by_single_lookups() {
             let mut answer = answer;
             for (i, key) in keys.iter().enumerate() {
                 answer(i, self.might_contain(key));
@@ -732,6 +730,15 @@ impl<S: HashScheme> RibbonFilter<S> {
             keys,
             answer,
         });
+    }
+
+    /// Whether a batch is answered key by key rather than through the prefetching ring: where
+    /// a single lookup is inline (the current layout, with the inline kernel) and the solution
+    /// fits in cache ([`SINGLE_LOOP_UP_TO`]). Speed only: both give every key's answer.
+    #[inline(always)]
+    fn batch_by_single_lookups(&self) -> bool {
+        let inline = self.probe.layout == Layout::OneHash && self.probe.kernel.is_some();
+        inline && self.columns.len() * 8 <= SINGLE_LOOP_UP_TO
     }
 
     /// Start loading the stretch of solution a row starting at slot `start` reads (every

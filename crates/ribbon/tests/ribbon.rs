@@ -370,3 +370,18 @@ fn a_view_reports_the_size_of_the_solution_it_borrows() {
 }
 
 bloomlab_conformance::declaration_test!(bloomlab_ribbon::RibbonFilter, Ribbon);
+
+/// The seed, result bits and slots a filter reports are those it was made with — here from
+/// parts, with a seed construction rarely reaches (most key sets solve at seed 0) — and the
+/// byte format carries them.
+#[test]
+fn a_filter_reports_the_seed_it_was_made_with() {
+    let (n, r) = (100u64, 7u32);
+    let m = num_slots(n).unwrap();
+    // m / 128 · r · 2 words of solution.
+    let words = vec![0x5555_5555_5555_5555u64; (m / 128) as usize * r as usize * 2];
+    let f = RibbonFilter::from_parts(words, m, r, 5, n, None, Xxh3Scheme).unwrap();
+    assert_eq!((f.seed(), f.result_bits(), f.num_slots()), (5, r, m));
+    let g = RibbonFilter::from_bytes(&f.to_bytes()).unwrap();
+    assert_eq!((g.seed(), g.result_bits(), g.num_slots()), (5, r, m));
+}
