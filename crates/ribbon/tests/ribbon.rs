@@ -385,3 +385,27 @@ fn a_filter_reports_the_seed_it_was_made_with() {
     let g = RibbonFilter::from_bytes(&f.to_bytes()).unwrap();
     assert_eq!((g.seed(), g.result_bits(), g.num_slots()), (5, r, m));
 }
+
+/// Two filters are equal exactly when their solutions, shapes, seeds and layouts are: two
+/// built from different keys (same size, same `r`, same seed) differ, and so do a filter and
+/// its parts given another seed or read in the other layout.
+#[test]
+fn filters_are_equal_only_with_equal_solutions_seeds_and_layouts() {
+    let a = RibbonFilter::build(0..1_000u64, 0.01).unwrap();
+    let b = RibbonFilter::build(1_000..2_000u64, 0.01).unwrap();
+    assert_eq!(
+        (a.num_slots(), a.result_bits(), a.seed(), a.len()),
+        (b.num_slots(), b.result_bits(), b.seed(), b.len())
+    );
+    assert_ne!(a, b);
+    assert_eq!(a, a.clone());
+    let (n, r) = (100u64, 7u32);
+    let m = num_slots(n).unwrap();
+    let words = vec![0x0123_4567_89ab_cdefu64; (m / 128) as usize * r as usize * 2];
+    let part = |layout, seed| {
+        RibbonFilter::from_parts_in(layout, words.clone(), m, r, seed, n, None, Xxh3Scheme).unwrap()
+    };
+    assert_eq!(part(Layout::Fmix128, 3), part(Layout::Fmix128, 3));
+    assert_ne!(part(Layout::Fmix128, 3), part(Layout::Fmix128, 4));
+    assert_ne!(part(Layout::Fmix128, 3), part(Layout::OneHash, 3));
+}
