@@ -195,6 +195,22 @@ fn bytes_serde_and_view_round_trip() {
         let view = RibbonView::new(&bytes).unwrap();
         assert_eq!(view.to_owned_filter(), f);
         assert_eq!(Filter::params(&view), Filter::params(&f));
+        assert_eq!(
+            (view.result_bits(), view.num_slots()),
+            (f.result_bits(), f.num_slots())
+        );
+        assert_eq!(Filter::expected_fpr(&view), Filter::expected_fpr(&f));
+        // The same filter exactly when their bytes hold the same one (the glue's comparison).
+        assert!(bloomlab_core::meta::same(
+            &RibbonView::new(&bytes).unwrap(),
+            &view
+        ));
+        // Other keys, as many: the same count, capacity and target, another solution.
+        let other = RibbonFilter::build(members(n, 10), 0.01)
+            .unwrap()
+            .to_bytes();
+        let other = RibbonView::new(&other).unwrap();
+        assert_eq!(bloomlab_core::meta::same(&other, &view), n == 0, "n = {n}");
         let mut rng = ChaCha8Rng::seed_from_u64(4);
         for _ in 0..20_000 {
             let k = conf::non_member_key(&mut rng);

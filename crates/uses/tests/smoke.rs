@@ -39,7 +39,14 @@ fn lsm_filters_cut_block_reads_to_the_fpr() {
         assert!(r.filter_loads_per_lookup > 0.0);
         reports.push(r);
     }
-    println!("{}", lsm::markdown(&reports));
+    let md = lsm::markdown(&reports);
+    println!("{md}");
+    // A header, its rule and one row per report, each row starting with its filter's name.
+    assert!(md.starts_with("| filter | filter bits/key |"), "{md}");
+    assert_eq!(md.lines().count(), 2 + reports.len(), "{md}");
+    for (line, r) in md.lines().skip(2).zip(&reports) {
+        assert!(line.starts_with(&format!("| {} | ", r.filter)), "{line}");
+    }
 }
 
 #[test]
@@ -79,7 +86,19 @@ fn second_request_admission_avoids_one_hit_writes() {
         assert_eq!(r.hit_rate(), r.hits as f64 / r.requests as f64);
         assert!(r.hits > 0 && r.hits < r.requests, "{r:?}");
     }
-    println!("{}", admission::markdown(&[always, second]));
+    let md = admission::markdown(&[always.clone(), second.clone()]);
+    println!("{md}");
+    assert!(md.starts_with("| policy | hit rate |"), "{md}");
+    assert_eq!(md.lines().count(), 4, "{md}");
+    // The first policy is the baseline: it avoids no writes.
+    assert!(
+        md.lines()
+            .nth(2)
+            .unwrap()
+            .starts_with(&format!("| {} | ", always.policy)),
+        "{md}"
+    );
+    assert!(md.lines().nth(2).unwrap().contains("| 0.0 % |"), "{md}");
 }
 
 #[test]
