@@ -68,57 +68,9 @@ pub struct Phase {
     pub cpu_seconds: f64,
 }
 
-/// An entry's static facts, as recorded.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FilterInfo {
-    /// Registry name.
-    pub name: String,
-    /// Crate and version.
-    pub source: String,
-    /// Family (bloom, cuckoo, xor, quotient, scalable, exact, counting).
-    pub kind: String,
-    /// A crates.io peer.
-    pub peer: bool,
-    /// Takes a target FPR.
-    pub tunable: bool,
-    /// Accepts inserts after construction.
-    pub dynamic: bool,
-    /// Supports deletes.
-    pub deletes: bool,
-    /// Grows without a rebuild.
-    pub grows: bool,
-    /// Keyed hashing.
-    pub keyed: bool,
-    /// Lookups through a batched API.
-    pub batched: bool,
-    /// Sized at another entry's memory, not to meet the target (its FPR may exceed it).
-    #[serde(default)]
-    pub equal_memory: bool,
-    /// Theoretical curve name, if any.
-    pub curve: Option<crate::adapters::Curve>,
-    /// How it is configured.
-    pub note: String,
-}
-
-impl From<&Info> for FilterInfo {
-    fn from(i: &Info) -> Self {
-        FilterInfo {
-            name: i.name.into(),
-            source: i.source.into(),
-            kind: i.kind.name().into(),
-            peer: i.peer,
-            tunable: i.tunable,
-            dynamic: i.dynamic,
-            deletes: i.deletes,
-            grows: i.grows,
-            keyed: i.keyed,
-            batched: i.batched,
-            equal_memory: i.equal_memory,
-            curve: i.curve,
-            note: i.note.into(),
-        }
-    }
-}
+/// An entry's static facts, as recorded: the registry's [`Info`] with owned strings and the
+/// kind by name (bloom, counting, cuckoo, static, quotient, scalable, exact).
+pub type FilterInfo = Info<String, String>;
 
 /// Machine description.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

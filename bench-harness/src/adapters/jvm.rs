@@ -10,7 +10,7 @@
 use crate::error::Error;
 use bloomlab_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 
-use super::{Adapter, Curve, Entry, Info, Kind, Spec};
+use super::{Adapter, Entry, Info, Kind, Spec};
 
 /// The `insert`, `contains` and `theoretical_fpr` of an adapter whose `.0` is a JVM filter:
 /// an 8-byte key as a long (`put_long` / `might_contain_long`), any other key as its bytes
@@ -98,7 +98,6 @@ impl Adapter for Guava {
 /// Spark's format V1 (Spark 2.0–4.0; 32-bit probe arithmetic).
 pub fn spark_v1_entry() -> Entry {
     Entry::new::<Spark<false>>(Info {
-        curve: Some(Curve::Bloom),
         note: "SparkBloomFilter::create(n, p, V1), bit-exact with Spark's BloomFilter format V1: Spark's sizing, Murmur3 x86_32 twice, 32-bit probes h1 + i·h2, a 64-bit modulo per probe; keys through putLong",
         ..Info::base("spark-v1", "bloomlab-jvm", Kind::Bloom)
     })
@@ -107,7 +106,6 @@ pub fn spark_v1_entry() -> Entry {
 /// Spark's format V2 (Spark 4.1+'s default; 64-bit probe arithmetic).
 pub fn spark_v2_entry() -> Entry {
     Entry::new::<Spark<true>>(Info {
-        curve: Some(Curve::Bloom),
         note: "SparkBloomFilter::create(n, p, V2), bit-exact with Spark's BloomFilter format V2 (Spark 4.1+'s default): Spark's sizing, Murmur3 x86_32 twice, 64-bit probes, a 64-bit modulo per probe; keys through putLong",
         ..Info::base("spark-v2", "bloomlab-jvm", Kind::Bloom)
     })
@@ -116,7 +114,6 @@ pub fn spark_v2_entry() -> Entry {
 /// Guava's `BloomFilter.create(longFunnel(), n, p)`.
 pub fn guava_entry() -> Entry {
     Entry::new::<Guava>(Info {
-        curve: Some(Curve::Bloom),
         note: "GuavaBloomFilter::create(n, p), bit-exact with Guava's BloomFilter (MURMUR128_MITZ_64): Guava's sizing, Murmur3 x64_128 once, 64-bit probes, a 64-bit modulo per probe; keys through longFunnel()",
         ..Info::base("guava", "bloomlab-jvm", Kind::Bloom)
     })

@@ -173,21 +173,17 @@ impl<S: FastBloomHasher> Adapter for FastBloom<S> {
 /// Registry entry for fastbloom (foldhash).
 pub fn fastbloom_entry() -> Entry {
     Entry::new::<FastBloomFold>(Info {
-        peer: true,
-        curve: Some(Curve::Bloom),
         note: "with_false_pos(p).hasher(foldhash FixedState::with_seed(seed)).expected_items(n): its documented fast hasher",
-        ..Info::base("fastbloom", "fastbloom 0.17", Kind::Bloom)
+        ..Info::peer("fastbloom", "fastbloom 0.17", Kind::Bloom)
     })
 }
 
 /// Registry entry for fastbloom on its keyed default (SipHash-1-3, random seed).
 pub fn fastbloom_sip_entry() -> Entry {
     Entry::new::<FastBloomSip>(Info {
-        peer: true,
         keyed: true,
-        curve: Some(Curve::Bloom),
         note: "with_false_pos(p).expected_items(n): its default, SipHash-1-3 (keyed), its key derived from the run's seed instead of drawn at random so the FPR repeats",
-        ..Info::base("fastbloom-sip", "fastbloom 0.17", Kind::Bloom)
+        ..Info::peer("fastbloom-sip", "fastbloom 0.17", Kind::Bloom)
     })
 }
 
@@ -222,11 +218,9 @@ impl Adapter for FastBloomEqMem {
 /// Registry entry for fastbloom (foldhash) at our blocked filter's memory (equal memory).
 pub fn fastbloom_eqmem_entry() -> Entry {
     Entry::new::<FastBloomEqMem>(Info {
-        peer: true,
-        curve: Some(Curve::Bloom),
         equal_memory: true,
         note: "with_num_bits(bits of our blocked filter for (n, p)).hasher(foldhash FixedState::with_seed(seed)).expected_items(n): equal memory, 512-bit blocks like ours, so its FPR is below p (it sizes itself smaller at equal FPR)",
-        ..Info::base("fastbloom-eqmem", "fastbloom 0.17", Kind::Bloom)
+        ..Info::peer("fastbloom-eqmem", "fastbloom 0.17", Kind::Bloom)
     })
 }
 
@@ -276,11 +270,9 @@ impl Adapter for BloomfilterCrate {
 /// Registry entry for bloomfilter.
 pub fn bloomfilter_entry() -> Entry {
     Entry::new::<BloomfilterCrate>(Info {
-        peer: true,
         keyed: true,
-        curve: Some(Curve::Bloom),
         note: "new_for_fp_rate_with_seed(n, p, seed): its only hasher, two SipHash-1-3 hashes under a 32-byte seed (keyed)",
-        ..Info::base("bloomfilter", "bloomfilter 3.0", Kind::Bloom)
+        ..Info::peer("bloomfilter", "bloomfilter 3.0", Kind::Bloom)
     })
 }
 
@@ -366,10 +358,9 @@ impl Adapter for Growable {
 /// Registry entry for growable-bloom-filter.
 pub fn growable_entry() -> Entry {
     Entry::new::<Growable>(Info {
-        peer: true,
         grows: true,
         note: "GrowableBloom::new(p0, n/8) as its docs show (growth 2, tightening 0.85), p0 = p / sum of 0.85^i over the stages it uses at n, so the compound meets p (equal FPR); theory = union bound of its stages",
-        ..Info::base(
+        ..Info::peer(
             "growable-bloom",
             "growable-bloom-filter 2.1",
             Kind::Scalable,
@@ -422,12 +413,10 @@ impl Adapter for CuckooCrate {
 /// Registry entry for cuckoofilter.
 pub fn cuckoofilter_entry() -> Entry {
     Entry::new::<CuckooCrate>(Info {
-        peer: true,
         tunable: false,
         deletes: true,
-        curve: Some(Curve::Cuckoo),
         note: "CuckooFilter::<foldhash>::with_capacity(n) (its default is unkeyed SipHash-1-3, twice per key); fixed 8-bit fingerprints (about 3 %): a reference only for targets >= its FPR",
-        ..Info::base("cuckoofilter", "cuckoofilter 0.5", Kind::Cuckoo)
+        ..Info::peer("cuckoofilter", "cuckoofilter 0.5", Kind::Cuckoo)
     })
 }
 
@@ -475,12 +464,11 @@ impl Adapter for ScalableCuckoo {
 /// Registry entry for scalable_cuckoo_filter.
 pub fn scalable_cuckoo_entry() -> Entry {
     Entry::new::<ScalableCuckoo>(Info {
-        peer: true,
         deletes: true,
         grows: true,
         curve: Some(Curve::Cuckoo),
         note: "builder: initial_capacity(n/8), false_positive_probability(p) (stage i at p/2^(i+1), compound <= p like ours), foldhash instead of its default unkeyed SipHash-1-3, seeded kick RNG",
-        ..Info::base(
+        ..Info::peer(
             "scalable-cuckoo",
             "scalable_cuckoo_filter 0.5",
             Kind::Scalable,
@@ -539,23 +527,19 @@ impl<const RESIZING: bool> Adapter for QFilter<RESIZING> {
 /// Registry entry for qfilter.
 pub fn qfilter_entry() -> Entry {
     Entry::new::<QFilter<false>>(Info {
-        peer: true,
         deletes: true,
-        curve: Some(Curve::Quotient),
         note: "Filter::new(n, p) (not resizeable), its default StableBuildHasher (foldhash, fixed seed)",
-        ..Info::base("qfilter", "qfilter 0.3", Kind::Quotient)
+        ..Info::peer("qfilter", "qfilter 0.3", Kind::Quotient)
     })
 }
 
 /// Registry entry for qfilter with resizing.
 pub fn qfilter_resizing_entry() -> Entry {
     Entry::new::<QFilter<true>>(Info {
-        peer: true,
         deletes: true,
         grows: true,
-        curve: Some(Curve::Quotient),
         note: "Filter::new_resizeable(n/8, 1024 n/8, p): grows by doubling up to a ceiling given up front, its default StableBuildHasher",
-        ..Info::base("qfilter-resizing", "qfilter 0.3", Kind::Quotient)
+        ..Info::peer("qfilter-resizing", "qfilter 0.3", Kind::Quotient)
     })
 }
 
@@ -615,23 +599,21 @@ xorf_adapter!(BinaryFuse16, xorf::BinaryFuse16, 16);
 /// Registry entry for xorf's BinaryFuse8.
 pub fn bfuse8_entry() -> Entry {
     Entry::new::<BinaryFuse8>(Info {
-        peer: true,
         tunable: false,
         dynamic: false,
         curve: Some(Curve::BinaryFuse),
         note: "BinaryFuse8::try_from(xxh3-64 of each key's 8 bytes): static, 8-bit fingerprints (2^-8); feature uniform-random off, so unused slots are 0 and the FPR is the same run to run",
-        ..Info::base("xorf-bfuse8", "xorf 0.13", Kind::Static)
+        ..Info::peer("xorf-bfuse8", "xorf 0.13", Kind::Static)
     })
 }
 
 /// Registry entry for xorf's BinaryFuse16.
 pub fn bfuse16_entry() -> Entry {
     Entry::new::<BinaryFuse16>(Info {
-        peer: true,
         tunable: false,
         dynamic: false,
         curve: Some(Curve::BinaryFuse),
         note: "BinaryFuse16::try_from(xxh3-64 of each key's 8 bytes): static, 16-bit fingerprints (2^-16); feature uniform-random off (unused slots 0: the same FPR run to run)",
-        ..Info::base("xorf-bfuse16", "xorf 0.13", Kind::Static)
+        ..Info::peer("xorf-bfuse16", "xorf 0.13", Kind::Static)
     })
 }
