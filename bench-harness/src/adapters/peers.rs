@@ -56,6 +56,61 @@ fn usize_n(spec: &Spec) -> usize {
     usize::try_from(spec.n).unwrap_or(usize::MAX)
 }
 
+/// The bits our 512-bit blocked filter takes for `spec`, so an equal-memory entry gets
+/// exactly them: bits/item from the exact blocked formula, rounded up to whole blocks.
+pub fn blocked_bits(spec: &Spec) -> Result<u64, Error> {
+    let (bpi, _) =
+        bloomlab_blocked::math::blocked_bits_per_item_exact(spec.fpr, 512).map_err(Error::from)?;
+    Ok(
+        bloomlab_core::math::bits_for_bits_per_item(spec.n.max(1), bpi)
+            .map_err(Error::from)?
+            .div_ceil(512)
+            * 512,
+    )
+}
+
+/// `bits` as a `usize`, for a crate that sizes its table in bits.
+pub fn usize_bits(bits: u64) -> Result<usize, Error> {
+    usize::try_from(bits).map_err(|_| Error::Peer(format!("{bits} bits")))
+}
+
+/// The `insert` and `contains` of a peer adapter whose crate filter `self.f` takes the key's
+/// bytes: the crate's insert call — `$insert` when it cannot refuse a key, `$insert -> is_ok`
+/// when it returns a `Result`, `counted $insert` when the adapter counts inserts in `items`
+/// for the crate's FPR formula — and its lookup `$contains`, both inlined into the timed loop.
+macro_rules! key_calls {
+    ($insert:ident, $contains:ident) => {
+        #[inline]
+        fn insert(&mut self, key: &[u8]) -> bool {
+            self.f.$insert(key);
+            true
+        }
+        $crate::adapters::peers::key_calls!(@contains $contains);
+    };
+    (counted $insert:ident, $contains:ident) => {
+        #[inline]
+        fn insert(&mut self, key: &[u8]) -> bool {
+            self.items += 1;
+            self.f.$insert(key);
+            true
+        }
+        $crate::adapters::peers::key_calls!(@contains $contains);
+    };
+    ($insert:ident -> is_ok, $contains:ident) => {
+        #[inline]
+        fn insert(&mut self, key: &[u8]) -> bool {
+            self.f.$insert(key).is_ok()
+        }
+        $crate::adapters::peers::key_calls!(@contains $contains);
+    };
+    (@contains $contains:ident) => {
+        #[inline]
+        fn contains(&self, key: &[u8]) -> bool {
+            self.f.$contains(key)
+        }
+    };
+}
+
 /// Classic Bloom filter `(1 − e^(−kn/m))^k`.
 fn bloom_fpr(m: f64, k: f64, n: f64) -> f64 {
     (1.0 - (-k * n / m).exp()).powf(k)
@@ -137,16 +192,7 @@ impl FastBloomHasher for fastbloom::DefaultHasher {
 /// `items`: the crate's own FPR formula at that count, its bits and hashes.
 macro_rules! fastbloom_methods {
     () => {
-        #[inline]
-        fn insert(&mut self, key: &[u8]) -> bool {
-            self.items += 1;
-            self.f.insert(key);
-            true
-        }
-        #[inline]
-        fn contains(&self, key: &[u8]) -> bool {
-            self.f.contains(key)
-        }
+        $crate::adapters::peers::key_calls!(counted insert, contains);
         fn theoretical_fpr(&self) -> Option<f64> {
             Some(
                 self.f
@@ -158,7 +204,7 @@ macro_rules! fastbloom_methods {
         }
     };
 }
-pub(super) use fastbloom_methods;
+pub(super) use {fastbloom_methods, key_calls};
 
 impl<S: FastBloomHasher> Adapter for FastBloom<S> {
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
@@ -199,14 +245,7 @@ pub struct FastBloomEqMem(FastBloom<Fold>);
 impl Adapter for FastBloomEqMem {
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some((|| {
-            let (bpi, _) = bloomlab_blocked::math::blocked_bits_per_item_exact(spec.fpr, 512)
-                .map_err(Error::from)?;
-            let bits = bloomlab_core::math::bits_for_bits_per_item(spec.n.max(1), bpi)
-                .map_err(Error::from)?
-                .div_ceil(512)
-                * 512;
-            let bits = usize::try_from(bits).map_err(|_| Error::Peer(format!("{bits} bits")))?;
-            let f = fastbloom::BloomFilter::with_num_bits(bits)
+            let f = fastbloom::BloomFilter::with_num_bits(usize_bits(blocked_bits(spec)?)?)
                 .hasher(Fold::make(spec.seed))
                 .expected_items(usize_n(spec).max(1));
             Ok(FastBloomEqMem(FastBloom { f, items: 0 }))
@@ -245,16 +284,7 @@ impl Adapter for BloomfilterCrate {
                 .map_err(|e| Error::Peer(format!("bloomfilter: {e}"))),
         )
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.items += 1;
-        self.f.set(key);
-        true
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.check(key)
-    }
+    key_calls!(counted set, check);
     fn theoretical_fpr(&self) -> Option<f64> {
         Some(bloom_fpr(
             self.f.len() as f64,
@@ -325,15 +355,7 @@ impl Adapter for Growable {
             start,
         }))
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.f.insert(key);
-        true
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
+    key_calls!(insert, contains);
     fn theoretical_fpr(&self) -> Option<f64> {
         // The union bound over the stages in use: each stage is built for p0·r^i (the crate
         // exposes no fill-dependent formula).
@@ -393,14 +415,7 @@ impl Adapter for CuckooCrate {
         let buckets = (n.next_power_of_two() / 4).max(1);
         Some(Ok(CuckooCrate { f, buckets }))
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.f.add(key).is_ok()
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
+    key_calls!(add -> is_ok, contains);
     fn theoretical_fpr(&self) -> Option<f64> {
         let load = self.f.len() as f64 / (self.buckets * 4) as f64;
         Some(bloomlab_cuckoo::math::cuckoo_fpr(8, 4, load))
@@ -440,15 +455,7 @@ impl Adapter for ScalableCuckoo {
             .finish();
         Some(Ok(ScalableCuckoo { f }))
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.f.insert(key);
-        true
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
+    key_calls!(insert, contains);
     fn theoretical_fpr(&self) -> Option<f64> {
         Some(self.f.false_positive_probability())
     }
@@ -504,14 +511,7 @@ impl<const RESIZING: bool> Adapter for QFilter<RESIZING> {
                 .map_err(|e| Error::Peer(format!("qfilter: {e}"))),
         )
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.f.insert_duplicated(key).is_ok()
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
+    key_calls!(insert_duplicated -> is_ok, contains);
     fn theoretical_fpr(&self) -> Option<f64> {
         Some(self.f.current_error_ratio())
     }
@@ -545,14 +545,6 @@ pub fn qfilter_resizing_entry() -> Entry {
 
 // ---------------------------------------------------------------- xorf
 
-/// xorf 0.13 BinaryFuse8: static, about 0.39 % at about 9 bits/item.
-#[derive(Debug)]
-pub struct BinaryFuse8(xorf::BinaryFuse8);
-
-/// xorf 0.13 BinaryFuse16: static, about 0.0015 % at about 18 bits/item.
-#[derive(Debug)]
-pub struct BinaryFuse16(xorf::BinaryFuse16);
-
 /// xorf takes pre-hashed `u64` keys: its adapter pays one hash of the key's bytes, as its
 /// docs tell a user with byte keys to do (xxh3-64, the fastest well-kept byte hash).
 #[inline]
@@ -560,60 +552,74 @@ pub fn xorf_key(key: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(key)
 }
 
-macro_rules! xorf_adapter {
-    ($t:ident, $inner:ty, $bits:expr) => {
-        impl Adapter for $t {
-            fn new_empty(_: &Spec) -> Option<Result<Self, Error>> {
-                None
-            }
-            fn build(_: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
-                let hashed: Vec<u64> = keys.iter().map(xorf_key).collect();
-                <$inner>::try_from(hashed.as_slice())
-                    .map(|f| ($t(f), 0))
-                    .map_err(|e| Error::Peer(format!("xorf: {e}")))
-            }
-            fn insert(&mut self, _: &[u8]) -> bool {
-                false
-            }
-            #[inline]
-            fn contains(&self, key: &[u8]) -> bool {
-                xorf::Filter::contains(&self.0, &xorf_key(key))
-            }
-            fn theoretical_fpr(&self) -> Option<f64> {
-                Some(2f64.powi(-$bits))
-            }
-            fn describe(&self) -> String {
-                format!(
-                    "{}-bit fingerprints, {} slots",
-                    $bits,
-                    xorf::Filter::<u64>::len(&self.0)
-                )
-            }
-        }
-    };
+/// One of xorf 0.13's binary fuse filters (static, built from the keys' hashes): its
+/// fingerprint bits, and its registry entry's name and note.
+pub trait BinaryFuse:
+    xorf::Filter<u64>
+    + for<'a> TryFrom<&'a [u64], Error = &'static str>
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + 'static
+{
+    /// Fingerprint bits: the FPR is `2^-BITS`.
+    const BITS: i32;
+    /// Registry name.
+    const NAME: &'static str;
+    /// How the harness configures it.
+    const NOTE: &'static str;
 }
 
-xorf_adapter!(BinaryFuse8, xorf::BinaryFuse8, 8);
-xorf_adapter!(BinaryFuse16, xorf::BinaryFuse16, 16);
+/// About 0.39 % at about 9 bits/item.
+impl BinaryFuse for xorf::BinaryFuse8 {
+    const BITS: i32 = 8;
+    const NAME: &'static str = "xorf-bfuse8";
+    const NOTE: &'static str = "BinaryFuse8::try_from(xxh3-64 of each key's 8 bytes): static, 8-bit fingerprints (2^-8); feature uniform-random off, so unused slots are 0 and the FPR is the same run to run";
+}
 
-/// Registry entry for xorf's BinaryFuse8.
-pub fn bfuse8_entry() -> Entry {
-    Entry::new::<BinaryFuse8>(Info {
+/// About 0.0015 % at about 18 bits/item.
+impl BinaryFuse for xorf::BinaryFuse16 {
+    const BITS: i32 = 16;
+    const NAME: &'static str = "xorf-bfuse16";
+    const NOTE: &'static str = "BinaryFuse16::try_from(xxh3-64 of each key's 8 bytes): static, 16-bit fingerprints (2^-16); feature uniform-random off (unused slots 0: the same FPR run to run)";
+}
+
+/// An xorf binary fuse filter `F`, built once from the xxh3-64 hashes of all the keys.
+#[derive(Debug)]
+pub struct Xorf<F>(F);
+
+impl<F: BinaryFuse> Adapter for Xorf<F> {
+    fn new_empty(_: &Spec) -> Option<Result<Self, Error>> {
+        None
+    }
+    fn build(_: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
+        let hashed: Vec<u64> = keys.iter().map(xorf_key).collect();
+        F::try_from(hashed.as_slice())
+            .map(|f| (Xorf(f), 0))
+            .map_err(|e| Error::Peer(format!("xorf: {e}")))
+    }
+    fn insert(&mut self, _: &[u8]) -> bool {
+        false
+    }
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        self.0.contains(&xorf_key(key))
+    }
+    fn theoretical_fpr(&self) -> Option<f64> {
+        Some(2f64.powi(-F::BITS))
+    }
+    fn describe(&self) -> String {
+        format!("{}-bit fingerprints, {} slots", F::BITS, self.0.len())
+    }
+}
+
+/// Registry entry for xorf's binary fuse filter `F`: static, fixed fingerprint bits.
+pub fn xorf_entry<F: BinaryFuse>() -> Entry {
+    Entry::new::<Xorf<F>>(Info {
         tunable: false,
         dynamic: false,
         curve: Some(Curve::BinaryFuse),
-        note: "BinaryFuse8::try_from(xxh3-64 of each key's 8 bytes): static, 8-bit fingerprints (2^-8); feature uniform-random off, so unused slots are 0 and the FPR is the same run to run",
-        ..Info::peer("xorf-bfuse8", "xorf 0.13", Kind::Static)
-    })
-}
-
-/// Registry entry for xorf's BinaryFuse16.
-pub fn bfuse16_entry() -> Entry {
-    Entry::new::<BinaryFuse16>(Info {
-        tunable: false,
-        dynamic: false,
-        curve: Some(Curve::BinaryFuse),
-        note: "BinaryFuse16::try_from(xxh3-64 of each key's 8 bytes): static, 16-bit fingerprints (2^-16); feature uniform-random off (unused slots 0: the same FPR run to run)",
-        ..Info::peer("xorf-bfuse16", "xorf 0.13", Kind::Static)
+        note: F::NOTE,
+        ..Info::peer(F::NAME, "xorf 0.13", Kind::Static)
     })
 }

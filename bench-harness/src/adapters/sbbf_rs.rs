@@ -13,7 +13,6 @@
 //!   split-block filter.
 
 use crate::error::Error;
-use bloomlab_core::math;
 use xxhash_rust::xxh3::xxh3_64;
 use xxhash_rust::xxh64::xxh64;
 
@@ -60,13 +59,7 @@ impl<const P: u8> SbbfRs<P> {
             let bpi = bloomlab_sbbf::math::sbbf_bits_per_item(spec.fpr).map_err(Error::from)?;
             Ok(bloomlab_sbbf::math::sbbf_blocks(n, bpi).map_err(Error::from)? * 256)
         } else {
-            // Bits/item from the exact blocked formula, rounded up to whole 512-bit blocks.
-            let (bpi, _) = bloomlab_blocked::math::blocked_bits_per_item_exact(spec.fpr, 512)
-                .map_err(Error::from)?;
-            Ok(math::bits_for_bits_per_item(n, bpi)
-                .map_err(Error::from)?
-                .div_ceil(512)
-                * 512)
+            super::peers::blocked_bits(spec)
         }
     }
 }
@@ -75,10 +68,8 @@ impl<const P: u8> Adapter for SbbfRs<P> {
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some((|| {
             let bits = Self::bits(spec)?;
-            let bits_usize =
-                usize::try_from(bits).map_err(|_| Error::Peer(format!("{bits} bits")))?;
             // `Filter::new(bits_per_key, num_keys)` allocates bits_per_key · num_keys / 8 bytes.
-            let f = sbbf_rs_safe::Filter::new(bits_usize, 1);
+            let f = sbbf_rs_safe::Filter::new(super::peers::usize_bits(bits)?, 1);
             Ok(SbbfRs { f, bits, items: 0 })
         })())
     }

@@ -86,6 +86,17 @@ fn register_font() -> Result<(), PlotError> {
     result
 }
 
+/// A drawing backend every plot draws on (SVG or bitmap): its errors outlive the drawing, so
+/// they can be reported as a [`PlotError`].
+pub trait Backend: DrawingBackend<ErrorType: 'static> {}
+
+impl<DB: DrawingBackend<ErrorType: 'static>> Backend for DB {}
+
+/// One axis of a chart: a range of `f64` values, linear or logarithmic.
+pub trait Axis: Ranged<ValueType = f64> {}
+
+impl<R: Ranged<ValueType = f64>> Axis for R {}
+
 pub(crate) fn err<E: std::fmt::Debug>(e: E) -> PlotError {
     PlotError::Draw(format!("{e:?}"))
 }
@@ -268,13 +279,10 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// Draw `entries` top to bottom in `area`, wrapping long labels; the font shrinks when
 /// there are many lines.
-pub(crate) fn draw_legend<DB: DrawingBackend>(
+pub(crate) fn draw_legend<DB: Backend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[LegendEntry],
-) -> Result<(), PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<(), PlotError> {
     let (w, h) = area.dim_in_pixel();
     let chars = ((w as usize).saturating_sub(50) / 8).clamp(20, 44);
     let wrapped: Vec<Vec<String>> = entries.iter().map(|e| wrap(&e.label, chars)).collect();
@@ -502,16 +510,13 @@ impl FprAxes {
 /// One panel of measured FPR against bits/item: `rows` as points with their intervals (peers
 /// hollow), `curves` and the lower bound as lines, the legend beside it. Returns the
 /// legend's entry count.
-pub(crate) fn fpr_panel<DB: DrawingBackend>(
+pub(crate) fn fpr_panel<DB: Backend>(
     rows: &[&Row],
     curves: &[Curve],
     title: &str,
     ax: FprAxes,
     root: &DrawingArea<DB, Shift>,
-) -> Result<usize, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<usize, PlotError> {
     let FprAxes { max_bits, min_fpr } = ax;
     let (area, panel) = split_at(root, 0.34);
     let mut entries = Vec::new();
@@ -539,7 +544,7 @@ where
 }
 
 /// The lower bound and each family's theoretical curve.
-fn draw_fpr_curves<DB: DrawingBackend>(
+fn draw_fpr_curves<DB: Backend>(
     chart: &mut ChartContext<
         '_,
         DB,
@@ -548,10 +553,7 @@ fn draw_fpr_curves<DB: DrawingBackend>(
     curves: &[Curve],
     ax: FprAxes,
     entries: &mut Vec<LegendEntry>,
-) -> Result<(), PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<(), PlotError> {
     let FprAxes { max_bits, min_fpr } = ax;
     let xs: Vec<f64> = (1..=400).map(|i| i as f64 * max_bits / 400.0).collect();
     chart
@@ -603,7 +605,7 @@ where
 }
 
 /// Every row's measured FPR against its bits/item, with its 95 % Wilson interval.
-fn draw_fpr_points<DB: DrawingBackend>(
+fn draw_fpr_points<DB: Backend>(
     chart: &mut ChartContext<
         '_,
         DB,
@@ -612,10 +614,7 @@ fn draw_fpr_points<DB: DrawingBackend>(
     rows: &[&Row],
     min_fpr: f64,
     entries: &mut Vec<LegendEntry>,
-) -> Result<(), PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<(), PlotError> {
     // Peers first (hollow rings), ours on top (smaller filled dots), so overlaps stay visible.
     let mut named = names_in_order(rows);
     named.sort_by_key(|(_, peer)| !*peer);
@@ -704,16 +703,13 @@ impl Bounds {
 /// One panel of an experiment: `series` (a subset of the experiment's) drawn on axes that
 /// hold every series of the experiment, so panels side by side share their scales; the
 /// legend takes `legend` of the width. Returns the legend's entry count.
-pub(crate) fn experiment_panel<DB: DrawingBackend>(
+pub(crate) fn experiment_panel<DB: Backend>(
     ex: &Experiment,
     series: &[&Series],
     title: &str,
     legend: f64,
     root: &DrawingArea<DB, Shift>,
-) -> Result<usize, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<usize, PlotError> {
     let Some(b) = Bounds::of(ex) else {
         return Ok(0);
     };
@@ -776,10 +772,9 @@ fn draw_experiment_series<DB, X, Y>(
     theory_legend: &mut bool,
 ) -> Result<(), PlotError>
 where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-    X: Ranged<ValueType = f64>,
-    Y: Ranged<ValueType = f64>,
+    DB: Backend,
+    X: Axis,
+    Y: Axis,
 {
     let measured: Vec<(f64, f64)> = s
         .points
@@ -852,10 +847,9 @@ fn draw_intervals<DB, X, Y>(
     b: Bounds,
 ) -> Result<(), PlotError>
 where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-    X: Ranged<ValueType = f64>,
-    Y: Ranged<ValueType = f64>,
+    DB: Backend,
+    X: Axis,
+    Y: Axis,
 {
     chart
         .draw_series(s.points.iter().filter(|p| p.y > 0.0).filter_map(|p| {
