@@ -333,6 +333,78 @@ pub struct Experiment {
     pub ratios: Vec<NamedRatio>,
 }
 
+/// How an experiment's axis is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// A linear axis.
+    Linear,
+    /// A logarithmic axis.
+    Log,
+    /// A rate in [0, 1] such as an FPR: logarithmic, its values shown as percentages (on the
+    /// y axis; an x axis is drawn as [`Scale::Log`]).
+    Rate,
+}
+
+/// An experiment's axis: its label and [`Scale`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Axis<'a> {
+    /// The label.
+    pub label: &'a str,
+    /// How it is drawn.
+    pub scale: Scale,
+}
+
+impl<'a> Axis<'a> {
+    /// A linear axis labelled `label`.
+    pub fn linear(label: &'a str) -> Self {
+        Axis {
+            label,
+            scale: Scale::Linear,
+        }
+    }
+
+    /// A logarithmic axis labelled `label`.
+    pub fn log(label: &'a str) -> Self {
+        Axis {
+            label,
+            scale: Scale::Log,
+        }
+    }
+
+    /// A rate axis labelled `label` (see [`Scale::Rate`]).
+    pub fn rate(label: &'a str) -> Self {
+        Axis {
+            label,
+            scale: Scale::Rate,
+        }
+    }
+}
+
+impl Experiment {
+    /// Experiment `name` with its `title` and `description`, `series` drawn on axes `x` and
+    /// `y`, and no headline ratios (set [`Experiment::ratios`] where it has some).
+    pub fn new(
+        name: &str,
+        title: String,
+        description: String,
+        (x, y): (Axis<'_>, Axis<'_>),
+        series: Vec<Series>,
+    ) -> Experiment {
+        Experiment {
+            name: name.into(),
+            title,
+            description,
+            x_label: x.label.into(),
+            y_label: y.label.into(),
+            log_y: y.scale != Scale::Linear,
+            log_x: x.scale != Scale::Linear,
+            y_is_rate: y.scale == Scale::Rate,
+            series,
+            ratios: Vec::new(),
+        }
+    }
+}
+
 /// One named, paired ratio of an experiment (a speed-up, or ours ÷ a peer's time).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NamedRatio {

@@ -92,10 +92,10 @@ pub trait Backend: DrawingBackend<ErrorType: 'static> {}
 
 impl<DB: DrawingBackend<ErrorType: 'static>> Backend for DB {}
 
-/// One axis of a chart: a range of `f64` values, linear or logarithmic.
-pub trait Axis: Ranged<ValueType = f64> {}
+/// One coordinate of a chart: a range of `f64` values, linear or logarithmic.
+pub trait Coord: Ranged<ValueType = f64> {}
 
-impl<R: Ranged<ValueType = f64>> Axis for R {}
+impl<R: Ranged<ValueType = f64>> Coord for R {}
 
 pub(crate) fn err<E: std::fmt::Debug>(e: E) -> PlotError {
     PlotError::Draw(format!("{e:?}"))
@@ -773,8 +773,8 @@ fn draw_experiment_series<DB, X, Y>(
 ) -> Result<(), PlotError>
 where
     DB: Backend,
-    X: Axis,
-    Y: Axis,
+    X: Coord,
+    Y: Coord,
 {
     let measured: Vec<(f64, f64)> = s
         .points
@@ -848,8 +848,8 @@ fn draw_intervals<DB, X, Y>(
 ) -> Result<(), PlotError>
 where
     DB: Backend,
-    X: Axis,
-    Y: Axis,
+    X: Coord,
+    Y: Coord,
 {
     chart
         .draw_series(s.points.iter().filter(|p| p.y > 0.0).filter_map(|p| {
