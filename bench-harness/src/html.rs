@@ -24,7 +24,7 @@ use base64::Engine as _;
 use serde::Serialize;
 
 use crate::choose::{Choice, Setting};
-use crate::labels::size_label;
+use crate::labels::{decimals_or, size_label};
 use crate::plot::{Figure, Section};
 use crate::schema::{Experiment, Results};
 
@@ -194,12 +194,8 @@ fn conditions(results: &Results) -> String {
         c.pinned_cpu
             .map(|p| format!("CPU {p}"))
             .unwrap_or_else(|| "no CPU (the OS refused)".into()),
-        c.load_start
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "?".into()),
-        c.load_end
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "?".into()),
+        decimals_or(c.load_start, 2, "", "?"),
+        decimals_or(c.load_end, 2, "", "?"),
         c.clock
     )
 }

@@ -32,6 +32,28 @@ pub fn pct(x: f64) -> String {
     }
 }
 
+/// An experiment's column heading: a whole number as it is (sizes, counts), any other value
+/// to three decimals without trailing zeros (a working set of 2.000034× the LLC reads 2).
+pub fn axis_label(x: f64) -> String {
+    if x == x.trunc() && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        let t = format!("{x:.3}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// A row's target FPR as [`pct`] gives it, `fixed` for fixed-parameter rows.
+pub fn target_label(target: Option<f64>) -> String {
+    target.map_or_else(|| "fixed".into(), pct)
+}
+
+/// `x` to `digits` decimals followed by `unit` (` %`, or nothing), `missing` where there is
+/// no figure.
+pub fn decimals_or(x: Option<f64>, digits: usize, unit: &str, missing: &str) -> String {
+    x.map_or_else(|| missing.into(), |v| format!("{v:.digits$}{unit}"))
+}
+
 /// `1.23 MiB` or `4.5 KiB`.
 pub fn bytes_label(b: u64) -> String {
     let b = b as f64;

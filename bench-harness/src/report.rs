@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
+use crate::labels::{axis_label, decimals_or, target_label};
 pub use crate::labels::{bytes_label, display_name, pct, size_label};
 use crate::schema::{Results, Row};
 use crate::stats::Interval;
@@ -225,17 +226,6 @@ fn write_floors_csv(r: &Results, p: &Path) -> Result<(), Error> {
     w.flush().map_err(Error::io(p))
 }
 
-/// An experiment's column heading: a whole number as it is (sizes, counts), any other value
-/// to three decimals without trailing zeros (a working set of 2.000034× the LLC reads 2).
-fn axis_label(x: f64) -> String {
-    if x == x.trunc() && x.abs() < 1e15 {
-        format!("{x:.0}")
-    } else {
-        let t = format!("{x:.3}");
-        t.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
-
 /// `12.3 ±0.4`: the median and the larger half of its 95 % interval.
 pub fn pm(i: &Interval, digits: usize) -> String {
     let half = (i.hi - i.mid).max(i.mid - i.lo);
@@ -276,18 +266,14 @@ pub fn table_row(row: &Row, batched: bool) -> String {
     format!(
         "| {} | {} | {:.2} | {} [{}–{}] | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} | {} | {} |",
         display_name(&row.filter, row.peer),
-        row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+        target_label(row.target_fpr),
         row.bits_per_item,
         pct(row.measured_fpr),
         pct(row.fpr_ci.lo),
         pct(row.fpr_ci.hi),
         row.theoretical_fpr.map(pct).unwrap_or_else(|| "—".into()),
-        row.log2_inv_fpr
-            .map(|v| format!("{v:.2}"))
-            .unwrap_or_else(|| "∞".into()),
-        row.wasted_pct
-            .map(|v| format!("{v:.0} %"))
-            .unwrap_or_else(|| "—".into()),
+        decimals_or(row.log2_inv_fpr, 2, "", "∞"),
+        decimals_or(row.wasted_pct, 0, " %", "—"),
         match row.bytes_over_llc {
             Some(x) => format!(
                 "{} ({:.2}× LLC, {})",
@@ -488,23 +474,18 @@ fn write_conditions(s: &mut String, c: &crate::schema::Conditions) {
         },
         c.thp,
         c.governor,
-        c.load_start
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "unreadable".into()),
-        c.load_end
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "unreadable".into()),
-        c.steal_pct
-            .map(|x| format!("{x:.2} % of CPU time during the run"))
-            .unwrap_or_else(|| "unreadable".into()),
+        decimals_or(c.load_start, 2, "", "unreadable"),
+        decimals_or(c.load_end, 2, "", "unreadable"),
+        decimals_or(
+            c.steal_pct,
+            2,
+            " % of CPU time during the run",
+            "unreadable"
+        ),
         c.clock,
-        c.clean_chunks_pct
-            .map(|x| format!("{x:.1} %"))
-            .unwrap_or_else(|| "(not recorded)".into()),
+        decimals_or(c.clean_chunks_pct, 1, " %", "(not recorded)"),
         crate::adapters::CHUNK,
-        c.redone_passes_pct
-            .map(|x| format!("{x:.1} %"))
-            .unwrap_or_else(|| "(not recorded)".into()),
+        decimals_or(c.redone_passes_pct, 1, " %", "(not recorded)"),
         c.unclean_passes
             .map(|x| x.to_string())
             .unwrap_or_else(|| "(not recorded)".into()),
@@ -649,7 +630,7 @@ fn write_odd_rows(s: &mut String, r: &Results) {
                 "- {} at n = {}, target {}: refused {} inserts; {} of the sampled members tested negative",
                 display_name(&x.filter, x.peer),
                 size_label(x.n),
-                x.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+                target_label(x.target_fpr),
                 x.refused_inserts,
                 x.false_negatives
             );
