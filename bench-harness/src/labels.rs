@@ -16,6 +16,11 @@ pub fn size_label(n: u64) -> String {
     }
 }
 
+/// `items`, each as `label` writes it, separated by commas.
+pub fn comma_list<T>(items: &[T], label: impl FnMut(&T) -> String) -> String {
+    items.iter().map(label).collect::<Vec<_>>().join(", ")
+}
+
 /// A percentage with enough digits for small rates.
 pub fn pct(x: f64) -> String {
     let v = x * 100.0;
