@@ -12,11 +12,12 @@ use bloomlab_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 
 use super::{Adapter, Entry, Info, Kind, Spec};
 
-/// The `insert`, `contains` and `theoretical_fpr` of an adapter whose `.0` is a JVM filter:
-/// an 8-byte key as a long (`put_long` / `might_contain_long`), any other key as its bytes
-/// through the filter's `$put` / `$might_contain`; the FPR its `expected_fpp` says.
-macro_rules! jvm_key_methods {
-    ($put:ident, $might_contain:ident) => {
+/// The `insert`, `contains`, `theoretical_fpr` and `describe` of an adapter whose `.0` is a
+/// JVM filter: an 8-byte key as a long (`put_long` / `might_contain_long`), any other key as
+/// its bytes through the filter's `$put` / `$might_contain`; the FPR its `expected_fpp` says;
+/// its bits, probes and `$form` (the library and its format or strategy).
+macro_rules! jvm_methods {
+    ($put:ident, $might_contain:ident, $form:ident) => {
         #[inline(always)]
         fn insert(&mut self, key: &[u8]) -> bool {
             match <[u8; 8]>::try_from(key) {
@@ -36,6 +37,15 @@ macro_rules! jvm_key_methods {
 
         fn theoretical_fpr(&self) -> Option<f64> {
             Some(self.0.expected_fpp())
+        }
+
+        fn describe(&self) -> String {
+            format!(
+                "m={} k={} {}",
+                self.0.bit_size(),
+                self.0.num_hash_functions(),
+                $form(&self.0)
+            )
         }
     };
 }
@@ -58,16 +68,12 @@ impl<const V2: bool> Adapter for Spark<V2> {
         )
     }
 
-    jvm_key_methods!(put_binary, might_contain_binary);
+    jvm_methods!(put_binary, might_contain_binary, spark_form);
+}
 
-    fn describe(&self) -> String {
-        format!(
-            "m={} k={} spark {}",
-            self.0.bit_size(),
-            self.0.num_hash_functions(),
-            self.0.version()
-        )
-    }
+/// `spark V1` or `spark V2`.
+fn spark_form(f: &SparkBloomFilter) -> String {
+    format!("spark {}", f.version())
 }
 
 /// A Guava filter (`MURMUR128_MITZ_64`, Guava's `create`).
@@ -83,16 +89,12 @@ impl Adapter for Guava {
         )
     }
 
-    jvm_key_methods!(put_bytes, might_contain_bytes);
+    jvm_methods!(put_bytes, might_contain_bytes, guava_form);
+}
 
-    fn describe(&self) -> String {
-        format!(
-            "m={} k={} guava {}",
-            self.0.bit_size(),
-            self.0.num_hash_functions(),
-            self.0.strategy().name()
-        )
-    }
+/// `guava` and its strategy's name.
+fn guava_form(f: &GuavaBloomFilter) -> String {
+    format!("guava {}", f.strategy().name())
 }
 
 /// Spark's format V1 (Spark 2.0–4.0; 32-bit probe arithmetic).

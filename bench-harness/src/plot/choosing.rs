@@ -8,7 +8,8 @@ use plotters::coord::combinators::BindKeyPoints;
 use plotters::prelude::*;
 
 use super::{
-    Backend, FONT, Figure, Marker, PlotError, Section, err, marker_element, style_index, style_of,
+    Backend, FONT, Figure, Marker, PlotError, Section, err, marker_element, mesh, style_index,
+    style_of,
 };
 use crate::choose::{Choice, Placed, Rect, place_labels};
 
@@ -165,12 +166,11 @@ fn draw_points<DB: Backend>(
             (y0..y1).log_scale().with_key_points(ticks(y0, y1)),
         )
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("bits per item (heap bytes × 8 / n) — left is smaller")
-        .y_desc("ns per lookup, 50 % members — down is faster")
-        .label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
+    let axes = (
+        "bits per item (heap bytes × 8 / n) — left is smaller",
+        "ns per lookup, 50 % members — down is faster",
+    );
+    mesh(&mut chart, axes, 15)
         .x_label_formatter(&|x| tick_label(*x))
         .y_label_formatter(&|y| tick_label(*y))
         .draw()

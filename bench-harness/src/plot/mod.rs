@@ -13,7 +13,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
@@ -96,6 +98,27 @@ impl<DB: DrawingBackend<ErrorType: 'static>> Backend for DB {}
 pub trait Coord: Ranged<ValueType = f64> {}
 
 impl<R: Ranged<ValueType = f64>> Coord for R {}
+
+/// `chart`'s mesh with its axes described as `x` and `y`: tick labels in the report's font at
+/// `size` points, the descriptions two points larger. The caller adds what else its axes
+/// need, then draws it.
+pub(crate) fn mesh<'a, 'b, DB, X, Y>(
+    chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    (x, y): (&str, &str),
+    size: u32,
+) -> MeshStyle<'a, 'b, X, Y, DB>
+where
+    DB: Backend,
+    X: Coord + ValueFormatter<f64>,
+    Y: Coord + ValueFormatter<f64>,
+{
+    let mut m = chart.configure_mesh();
+    m.x_desc(x)
+        .y_desc(y)
+        .label_style((FONT, size))
+        .axis_desc_style((FONT, size + 2));
+    m
+}
 
 pub(crate) fn err<E: std::fmt::Debug>(e: E) -> PlotError {
     PlotError::Draw(format!("{e:?}"))
@@ -527,12 +550,11 @@ pub(crate) fn fpr_panel<DB: Backend>(
         .y_label_area_size(80)
         .build_cartesian_2d(0f64..max_bits, (min_fpr..1f64).log_scale())
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("bits per item (real heap bytes × 8 / n)")
-        .y_desc("false-positive rate")
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
+    let axes = (
+        "bits per item (real heap bytes × 8 / n)",
+        "false-positive rate",
+    );
+    mesh(&mut chart, axes, 16)
         .y_label_formatter(&|y| format!("{y:.0e}"))
         .draw()
         .map_err(err)?;
@@ -725,12 +747,7 @@ pub(crate) fn experiment_panel<DB: Backend>(
     macro_rules! finish {
         ($chart:expr) => {{
             let mut chart = $chart.map_err(err)?;
-            chart
-                .configure_mesh()
-                .x_desc(ex.x_label.as_str())
-                .y_desc(ex.y_label.as_str())
-                .label_style((FONT, 16))
-                .axis_desc_style((FONT, 18))
+            mesh(&mut chart, (&ex.x_label, &ex.y_label), 16)
                 .x_labels(12)
                 .x_label_formatter(&|x| {
                     if ex.log_x {
