@@ -29,7 +29,7 @@
 
 use std::fmt::Write as _;
 
-use crate::labels::{pct, size_label};
+use crate::labels::{size_label, target_label};
 use crate::schema::{Results, Row};
 use crate::stats::Interval;
 
@@ -82,7 +82,7 @@ fn key(r: &Row) -> String {
         "{} n={} target={}",
         r.filter,
         size_label(r.n),
-        r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into())
+        target_label(r.target_fpr)
     )
 }
 

@@ -65,9 +65,7 @@ use crate::experiments;
 use crate::floor::random_read_ns;
 use crate::keys::{KeyShape, Keys, Workload};
 use crate::labels::size_label;
-use crate::schema::{
-    FilterInfo, Lookup, Phase, Results, Row, RunConfig, SCHEMA_VERSION, SizeFloor,
-};
+use crate::schema::{Lookup, Phase, Results, Row, RunConfig, SCHEMA_VERSION, SizeFloor};
 use crate::stats::{Z95, median_interval, rounds_interval, wilson};
 
 /// What to run.
@@ -714,7 +712,7 @@ pub fn run(entries: &[Entry], plan: &Plan) -> Result<Results, Error> {
         machine,
         config: run_config(plan),
         keys: keys_text(plan),
-        filters: entries.iter().map(|e| FilterInfo::from(&e.info)).collect(),
+        filters: entries.iter().map(|e| e.info.recorded()).collect(),
         left_out: Vec::new(),
         size_floors,
         rows,

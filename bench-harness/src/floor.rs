@@ -2,6 +2,7 @@
 //! as the filter. A lookup that touches one cache line cannot beat it without batching.
 
 use crate::control::ThreadClock;
+use crate::stats::median;
 use std::hint::black_box;
 
 /// Median ns per independent random cache-line read over `bytes` bytes (at least 4 KiB).
@@ -21,7 +22,7 @@ pub fn random_read_ns(bytes: usize, reads: usize, passes: usize, seed: u64) -> f
         black_box(sum);
         times.push(start.elapsed().as_nanos() as f64 / reads as f64);
     }
-    median(&mut times)
+    median(&times)
 }
 
 /// `reads` random line indexes in `0..lines` (splitmix64 from `seed`, then a multiply-shift
@@ -56,19 +57,6 @@ pub fn chase_cycle(lines: usize, seed: u64) -> Vec<usize> {
     next
 }
 
-/// Median of a non-empty slice (sorts it).
-pub fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// Median ns per *dependent* random cache-line read (a pointer chase through a random cycle
 /// over `bytes` bytes): the latency one lookup pays when nothing overlaps it.
 pub fn dependent_read_ns(bytes: usize, reads: usize, passes: usize, seed: u64) -> f64 {
@@ -90,5 +78,5 @@ pub fn dependent_read_ns(bytes: usize, reads: usize, passes: usize, seed: u64) -
         black_box(at);
         times.push(start.elapsed().as_nanos() as f64 / reads as f64);
     }
-    median(&mut times)
+    median(&times)
 }

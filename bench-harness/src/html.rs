@@ -24,7 +24,7 @@ use base64::Engine as _;
 use serde::Serialize;
 
 use crate::choose::{Choice, Setting};
-use crate::labels::size_label;
+use crate::labels::{comma_list, decimals_or, size_label};
 use crate::plot::{Figure, Section};
 use crate::schema::{Experiment, Results};
 
@@ -194,12 +194,8 @@ fn conditions(results: &Results) -> String {
         c.pinned_cpu
             .map(|p| format!("CPU {p}"))
             .unwrap_or_else(|| "no CPU (the OS refused)".into()),
-        c.load_start
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "?".into()),
-        c.load_end
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "?".into()),
+        decimals_or(c.load_start, 2, "", "?"),
+        decimals_or(c.load_end, 2, "", "?"),
         c.clock
     )
 }
@@ -288,13 +284,7 @@ fn overview_reading(results: &Results, stem: &str) -> String {
     match stem {
         "ns_per_op" => format!(
             "Every entry at the target nearest 1 % (or its fixed parameters), fastest at the top, at each size of the run ({}). The dashed line is the memory floor: one independent random 64-byte read over a buffer the size of a 1 % classic filter; no single lookup that touches a random cache line can beat it without batching.",
-            results
-                .config
-                .sizes
-                .iter()
-                .map(|n| size_label(*n))
-                .collect::<Vec<_>>()
-                .join(", ")
+            comma_list(&results.config.sizes, |n| size_label(*n))
         ),
         _ => format!(
             "Measured FPR (over {} non-member probes, 95 % Wilson interval) against bits per item at every target, one panel per family with its own formula and the lower bound log2(1/ε); a point on its theory line spends the bits its design promises.",

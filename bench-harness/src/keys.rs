@@ -541,42 +541,40 @@ impl Workload {
         for &pct in mixes {
             let mut rng = stream(seed, 4 + u64::from(pct));
             let pos = len * pct as usize / 100;
-            let mut picks: Vec<(bool, usize)> = pick(timed_pool, pos, &mut rng)?
-                .into_iter()
-                .map(|i| (true, i))
-                .collect();
+            let members = pick(timed_pool, pos, &mut rng)?;
             let neg: Vec<usize> = match zipf {
                 None => timed_neg[timed_neg.len() - (len - pos)..].to_vec(),
                 Some(_) => pick(&timed_neg, len - pos, &mut rng)?,
             };
-            picks.extend(neg.into_iter().map(|i| (false, i)));
-            picks.shuffle(&mut rng);
-            let mut k = Keys::new();
-            for (member, i) in picks {
-                k.push(if member {
-                    self.members.get(i)
-                } else {
-                    self.probes.get(i)
-                });
-            }
-            timed.push(k);
+            timed.push(self.mixed(members, neg, &mut rng));
         }
         let mut rng = stream(seed, 3);
-        let mut picks: Vec<(bool, usize)> = pick(warm_pool, len / 2, &mut rng)?
-            .into_iter()
-            .map(|i| (true, i))
-            .collect();
-        picks.extend(warm_neg.iter().take(len - len / 2).map(|&i| (false, i)));
-        picks.shuffle(&mut rng);
-        let mut warm = Keys::new();
+        let members = pick(warm_pool, len / 2, &mut rng)?;
+        let neg = warm_neg.iter().take(len - len / 2).copied();
+        let warm = self.mixed(members, neg, &mut rng);
+        Ok((timed, warm))
+    }
+
+    /// One stream of `members` (indices of members) and `non_members` (indices of probes), in
+    /// an order shuffled by `rng`.
+    fn mixed(
+        &self,
+        members: Vec<usize>,
+        non_members: impl IntoIterator<Item = usize>,
+        rng: &mut ChaCha8Rng,
+    ) -> Keys {
+        let mut picks: Vec<(bool, usize)> = members.into_iter().map(|i| (true, i)).collect();
+        picks.extend(non_members.into_iter().map(|i| (false, i)));
+        picks.shuffle(rng);
+        let mut k = Keys::new();
         for (member, i) in picks {
-            warm.push(if member {
+            k.push(if member {
                 self.members.get(i)
             } else {
                 self.probes.get(i)
             });
         }
-        Ok((timed, warm))
+        k
     }
 }
 

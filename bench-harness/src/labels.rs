@@ -16,6 +16,11 @@ pub fn size_label(n: u64) -> String {
     }
 }
 
+/// `items`, each as `label` writes it, separated by commas.
+pub fn comma_list<T>(items: &[T], label: impl FnMut(&T) -> String) -> String {
+    items.iter().map(label).collect::<Vec<_>>().join(", ")
+}
+
 /// A percentage with enough digits for small rates.
 pub fn pct(x: f64) -> String {
     let v = x * 100.0;
@@ -30,6 +35,28 @@ pub fn pct(x: f64) -> String {
     } else {
         format!("{v:.2} %")
     }
+}
+
+/// An experiment's column heading: a whole number as it is (sizes, counts), any other value
+/// to three decimals without trailing zeros (a working set of 2.000034× the LLC reads 2).
+pub fn axis_label(x: f64) -> String {
+    if x == x.trunc() && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        let t = format!("{x:.3}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// A row's target FPR as [`pct`] gives it, `fixed` for fixed-parameter rows.
+pub fn target_label(target: Option<f64>) -> String {
+    target.map_or_else(|| "fixed".into(), pct)
+}
+
+/// `x` to `digits` decimals followed by `unit` (` %`, or nothing), `missing` where there is
+/// no figure.
+pub fn decimals_or(x: Option<f64>, digits: usize, unit: &str, missing: &str) -> String {
+    x.map_or_else(|| missing.into(), |v| format!("{v:.digits$}{unit}"))
 }
 
 /// `1.23 MiB` or `4.5 KiB`.

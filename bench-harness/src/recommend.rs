@@ -21,7 +21,7 @@
 use crate::error::Error;
 use std::fmt::Write as _;
 
-use crate::labels::{display_name, pct, size_label};
+use crate::labels::{display_name, pct, size_label, target_label};
 use crate::schema::{Results, Row};
 
 /// With no budget, an exact set this small is recommended outright.
@@ -196,7 +196,7 @@ fn row_label(r: &Row, info: Option<&crate::schema::FilterInfo>) -> String {
         } else {
             ""
         },
-        r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into())
+        target_label(r.target_fpr)
     )
 }
 
@@ -516,7 +516,7 @@ fn ruled_out(near_misses: &[(&Row, Vec<String>)]) -> Vec<RuledOut> {
     let mut variants: Vec<RuledOut> = Vec::new();
     for (r, why) in near_misses {
         let name = display_name(&r.filter, r.peer);
-        let t = r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into());
+        let t = target_label(r.target_fpr);
         let v = match variants.iter_mut().position(|(n, _, _)| *n == name) {
             Some(i) => &mut variants[i],
             None => {
@@ -544,7 +544,7 @@ fn explain_choice(ask: &Ask, best: &Row, ranked: &[&Row], out: &mut String) {
         "Use {} (target {}): measured ε = {}, {:.2} bits/item → about {} at n = {}, {:.1} ns per \
          lookup at 50 % hits ({:.2}× the memory floor; {} when measured), {:.1} ns per insert.",
         row_label(best, ask.info(&best.filter)),
-        best.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+        target_label(best.target_fpr),
         pct(best.measured_fpr),
         best.bits_per_item,
         mib(bytes),
@@ -657,7 +657,7 @@ fn nearest(near: &[(&Row, Vec<String>)], needs: &Needs, project: &dyn Fn(&Row) -
             out,
             "  - {} @ {} would work with {}",
             display_name(&r.filter, r.peer),
-            r.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+            target_label(r.target_fpr),
             fixes.join(" and ")
         );
     }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::labels::{pct, size_label};
+use crate::labels::{size_label, target_label};
 use crate::schema::Results;
 use crate::stats::Interval;
 
@@ -231,7 +231,7 @@ impl Tally {
                 "{} n={} target={} {} %",
                 row.filter,
                 size_label(row.n),
-                row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+                target_label(row.target_fpr),
                 hits
             );
             self.outside.push(format!("{label}: ±{:.1} %", dev * 100.0));
@@ -303,7 +303,7 @@ fn write_ratio_row(
         "| {} | {} | {} | {} % |{} {:.3} | {:.1} %{} |",
         row.filter,
         size_label(row.n),
-        row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+        target_label(row.target_fpr),
         hits,
         vals.iter()
             .map(|v| format!(" {} |", v.show(3)))

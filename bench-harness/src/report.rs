@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
+use crate::labels::{axis_label, comma_list, decimals_or, target_label};
 pub use crate::labels::{bytes_label, display_name, pct, size_label};
 use crate::schema::{Results, Row};
 use crate::stats::Interval;
@@ -29,41 +30,7 @@ pub fn write_all(results: &Results, dir: &Path) -> Result<(), Error> {
     write_main_csv(results, &dir.join(MAIN_CSV))?;
     write_floors_csv(results, &dir.join(FLOORS_CSV))?;
     for ex in &results.experiments {
-        let p = dir.join(format!("{}.csv", ex.name));
-        let mut w = csv::Writer::from_path(&p).map_err(Error::csv(&p))?;
-        w.write_record([
-            "series",
-            "filter",
-            "peer",
-            "x",
-            "measured",
-            "theory",
-            "note",
-            "measured_lo95",
-            "measured_hi95",
-            "x_lo95",
-            "x_hi95",
-        ])
-        .map_err(Error::csv(&p))?;
-        for s in &ex.series {
-            for pt in &s.points {
-                w.write_record([
-                    s.label.clone(),
-                    s.filter.clone(),
-                    s.peer.to_string(),
-                    pt.x.to_string(),
-                    pt.y.to_string(),
-                    pt.theory.map(|t| t.to_string()).unwrap_or_default(),
-                    s.note.clone(),
-                    pt.ci.map(|c| c.lo.to_string()).unwrap_or_default(),
-                    pt.ci.map(|c| c.hi.to_string()).unwrap_or_default(),
-                    pt.x_ci.map(|c| c.lo.to_string()).unwrap_or_default(),
-                    pt.x_ci.map(|c| c.hi.to_string()).unwrap_or_default(),
-                ])
-                .map_err(Error::csv(&p))?;
-            }
-        }
-        w.flush().map_err(Error::io(&p))?;
+        write_experiment_csv(ex, &dir.join(format!("{}.csv", ex.name)))?;
     }
     let p = dir.join(SUMMARY);
     fs::write(&p, summary(results)).map_err(Error::io(&p))?;
@@ -105,8 +72,56 @@ fn opt(x: Option<f64>) -> String {
     x.map(|v| v.to_string()).unwrap_or_default()
 }
 
-fn write_main_csv(r: &Results, p: &Path) -> Result<(), Error> {
+/// Write the CSV file `p`: the `header` row, then `records`.
+fn write_csv<H, R>(p: &Path, header: H, records: impl IntoIterator<Item = R>) -> Result<(), Error>
+where
+    H: IntoIterator<Item: AsRef<[u8]>>,
+    R: IntoIterator<Item: AsRef<[u8]>>,
+{
     let mut w = csv::Writer::from_path(p).map_err(Error::csv(p))?;
+    w.write_record(header).map_err(Error::csv(p))?;
+    for rec in records {
+        w.write_record(rec).map_err(Error::csv(p))?;
+    }
+    w.flush().map_err(Error::io(p))
+}
+
+/// An experiment's CSV: one record per point of every series.
+fn write_experiment_csv(ex: &crate::schema::Experiment, p: &Path) -> Result<(), Error> {
+    let header = [
+        "series",
+        "filter",
+        "peer",
+        "x",
+        "measured",
+        "theory",
+        "note",
+        "measured_lo95",
+        "measured_hi95",
+        "x_lo95",
+        "x_hi95",
+    ];
+    let records = ex.series.iter().flat_map(|s| {
+        s.points.iter().map(move |pt| {
+            [
+                s.label.clone(),
+                s.filter.clone(),
+                s.peer.to_string(),
+                pt.x.to_string(),
+                pt.y.to_string(),
+                opt(pt.theory),
+                s.note.clone(),
+                opt(pt.ci.map(|c| c.lo)),
+                opt(pt.ci.map(|c| c.hi)),
+                opt(pt.x_ci.map(|c| c.lo)),
+                opt(pt.x_ci.map(|c| c.hi)),
+            ]
+        })
+    });
+    write_csv(p, header, records)
+}
+
+fn write_main_csv(r: &Results, p: &Path) -> Result<(), Error> {
     let mut header: Vec<String> = [
         "filter",
         "kind",
@@ -154,86 +169,74 @@ fn write_main_csv(r: &Results, p: &Path) -> Result<(), Error> {
             header.push(format!("{col}_{m}pct"));
         }
     }
-    w.write_record(&header).map_err(Error::csv(p))?;
-    for row in &r.rows {
-        let mut rec = vec![
-            row.filter.clone(),
-            row.kind.clone(),
-            row.peer.to_string(),
-            row.n.to_string(),
-            opt(row.target_fpr),
-            row.params.clone(),
-            row.bits_per_item.to_string(),
-            row.heap_bytes.to_string(),
-            opt(row.bytes_over_llc),
-            row.measured_fpr.to_string(),
-            row.fpr_ci.lo.to_string(),
-            row.fpr_ci.hi.to_string(),
-            opt(row.theoretical_fpr),
-            opt(row.log2_inv_fpr),
-            opt(row.wasted_pct),
-            row.fpr_probes.to_string(),
-            row.overlap_excluded.to_string(),
-            row.build_ns_per_item.to_string(),
-            row.build_ci.lo.to_string(),
-            row.build_ci.hi.to_string(),
-            row.build_passes.to_string(),
-            row.group.to_string(),
-            row.refused_inserts.to_string(),
-            row.false_negatives.to_string(),
-            row.floor_ns.to_string(),
-        ];
-        for m in &r.config.mixes {
-            let l = row.lookup(*m);
-            rec.push(opt(l.map(|l| l.ns)));
-            rec.push(opt(l.map(|l| l.ns_ci.lo)));
-            rec.push(opt(l.map(|l| l.ns_ci.hi)));
-            rec.push(opt(l.map(|l| l.floor_ratio)));
-            rec.push(l.and_then(|l| l.peer.clone()).unwrap_or_default());
-            for i in [
-                l.and_then(|l| l.peer_ratio),
-                l.and_then(|l| l.blocked_ratio),
-            ] {
-                rec.push(opt(i.map(|i| i.mid)));
-                rec.push(opt(i.map(|i| i.lo)));
-                rec.push(opt(i.map(|i| i.hi)));
-            }
+    let records = r.rows.iter().map(|row| main_record(row, &r.config.mixes));
+    write_csv(p, header, records)
+}
+
+/// A row of the main CSV: the row's figures, then each mix's lookup figures.
+fn main_record(row: &Row, mixes: &[u32]) -> Vec<String> {
+    let mut rec = vec![
+        row.filter.clone(),
+        row.kind.clone(),
+        row.peer.to_string(),
+        row.n.to_string(),
+        opt(row.target_fpr),
+        row.params.clone(),
+        row.bits_per_item.to_string(),
+        row.heap_bytes.to_string(),
+        opt(row.bytes_over_llc),
+        row.measured_fpr.to_string(),
+        row.fpr_ci.lo.to_string(),
+        row.fpr_ci.hi.to_string(),
+        opt(row.theoretical_fpr),
+        opt(row.log2_inv_fpr),
+        opt(row.wasted_pct),
+        row.fpr_probes.to_string(),
+        row.overlap_excluded.to_string(),
+        row.build_ns_per_item.to_string(),
+        row.build_ci.lo.to_string(),
+        row.build_ci.hi.to_string(),
+        row.build_passes.to_string(),
+        row.group.to_string(),
+        row.refused_inserts.to_string(),
+        row.false_negatives.to_string(),
+        row.floor_ns.to_string(),
+    ];
+    for m in mixes {
+        let l = row.lookup(*m);
+        rec.push(opt(l.map(|l| l.ns)));
+        rec.push(opt(l.map(|l| l.ns_ci.lo)));
+        rec.push(opt(l.map(|l| l.ns_ci.hi)));
+        rec.push(opt(l.map(|l| l.floor_ratio)));
+        rec.push(l.and_then(|l| l.peer.clone()).unwrap_or_default());
+        for i in [
+            l.and_then(|l| l.peer_ratio),
+            l.and_then(|l| l.blocked_ratio),
+        ] {
+            rec.push(opt(i.map(|i| i.mid)));
+            rec.push(opt(i.map(|i| i.lo)));
+            rec.push(opt(i.map(|i| i.hi)));
         }
-        w.write_record(&rec).map_err(Error::csv(p))?;
     }
-    w.flush().map_err(Error::io(p))
+    rec
 }
 
 fn write_floors_csv(r: &Results, p: &Path) -> Result<(), Error> {
-    let mut w = csv::Writer::from_path(p).map_err(Error::csv(p))?;
-    w.write_record([
+    let header = [
         "n",
         "buffer_bytes",
         "ns_per_independent_random_64B_read",
         "ns_per_dependent_random_64B_read",
-    ])
-    .map_err(Error::csv(p))?;
-    for f in &r.size_floors {
-        w.write_record([
+    ];
+    let records = r.size_floors.iter().map(|f| {
+        [
             f.n.to_string(),
             f.bytes.to_string(),
             f.ns.to_string(),
             f.dependent_ns.to_string(),
-        ])
-        .map_err(Error::csv(p))?;
-    }
-    w.flush().map_err(Error::io(p))
-}
-
-/// An experiment's column heading: a whole number as it is (sizes, counts), any other value
-/// to three decimals without trailing zeros (a working set of 2.000034× the LLC reads 2).
-fn axis_label(x: f64) -> String {
-    if x == x.trunc() && x.abs() < 1e15 {
-        format!("{x:.0}")
-    } else {
-        let t = format!("{x:.3}");
-        t.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
+        ]
+    });
+    write_csv(p, header, records)
 }
 
 /// `12.3 ±0.4`: the median and the larger half of its 95 % interval.
@@ -276,18 +279,14 @@ pub fn table_row(row: &Row, batched: bool) -> String {
     format!(
         "| {} | {} | {:.2} | {} [{}–{}] | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} | {} | {} |",
         display_name(&row.filter, row.peer),
-        row.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+        target_label(row.target_fpr),
         row.bits_per_item,
         pct(row.measured_fpr),
         pct(row.fpr_ci.lo),
         pct(row.fpr_ci.hi),
         row.theoretical_fpr.map(pct).unwrap_or_else(|| "—".into()),
-        row.log2_inv_fpr
-            .map(|v| format!("{v:.2}"))
-            .unwrap_or_else(|| "∞".into()),
-        row.wasted_pct
-            .map(|v| format!("{v:.0} %"))
-            .unwrap_or_else(|| "—".into()),
+        decimals_or(row.log2_inv_fpr, 2, "", "∞"),
+        decimals_or(row.wasted_pct, 0, " %", "—"),
         match row.bytes_over_llc {
             Some(x) => format!(
                 "{} ({:.2}× LLC, {})",
@@ -477,34 +476,25 @@ fn write_conditions(s: &mut String, c: &crate::schema::Conditions) {
         match (c.pinned_cpu, c.round_cpus.len()) {
             (Some(p), 2..) => format!(
                 "pinned to CPU {p}, the lookup rounds moved across CPUs {}",
-                c.round_cpus
-                    .iter()
-                    .map(|cpu| cpu.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                comma_list(&c.round_cpus, usize::to_string)
             ),
             (Some(p), _) => format!("pinned to CPU {p}"),
             (None, _) => "not pinned (the OS refused)".into(),
         },
         c.thp,
         c.governor,
-        c.load_start
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "unreadable".into()),
-        c.load_end
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "unreadable".into()),
-        c.steal_pct
-            .map(|x| format!("{x:.2} % of CPU time during the run"))
-            .unwrap_or_else(|| "unreadable".into()),
+        decimals_or(c.load_start, 2, "", "unreadable"),
+        decimals_or(c.load_end, 2, "", "unreadable"),
+        decimals_or(
+            c.steal_pct,
+            2,
+            " % of CPU time during the run",
+            "unreadable"
+        ),
         c.clock,
-        c.clean_chunks_pct
-            .map(|x| format!("{x:.1} %"))
-            .unwrap_or_else(|| "(not recorded)".into()),
+        decimals_or(c.clean_chunks_pct, 1, " %", "(not recorded)"),
         crate::adapters::CHUNK,
-        c.redone_passes_pct
-            .map(|x| format!("{x:.1} %"))
-            .unwrap_or_else(|| "(not recorded)".into()),
+        decimals_or(c.redone_passes_pct, 1, " %", "(not recorded)"),
         c.unclean_passes
             .map(|x| x.to_string())
             .unwrap_or_else(|| "(not recorded)".into()),
@@ -520,18 +510,8 @@ fn write_run(s: &mut String, r: &Results) {
          {} interleaved rounds of one pass of up to {} keys per filter and mix (each timed pass \
          right after an untimed warm-up pass of the same build over other keys, the pair redone \
          when the thread was switched out during it), {}; wall time {:.0} s{}",
-        r.config
-            .sizes
-            .iter()
-            .map(|n| size_label(*n))
-            .collect::<Vec<_>>()
-            .join(", "),
-        r.config
-            .fprs
-            .iter()
-            .map(|p| pct(*p))
-            .collect::<Vec<_>>()
-            .join(", "),
+        comma_list(&r.config.sizes, |n| size_label(*n)),
+        comma_list(&r.config.fprs, |p| pct(*p)),
         r.config.seed,
         r.config.fpr_probes,
         r.config.mixes,
@@ -649,7 +629,7 @@ fn write_odd_rows(s: &mut String, r: &Results) {
                 "- {} at n = {}, target {}: refused {} inserts; {} of the sampled members tested negative",
                 display_name(&x.filter, x.peer),
                 size_label(x.n),
-                x.target_fpr.map(pct).unwrap_or_else(|| "fixed".into()),
+                target_label(x.target_fpr),
                 x.refused_inserts,
                 x.false_negatives
             );

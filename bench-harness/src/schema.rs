@@ -68,57 +68,9 @@ pub struct Phase {
     pub cpu_seconds: f64,
 }
 
-/// An entry's static facts, as recorded.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FilterInfo {
-    /// Registry name.
-    pub name: String,
-    /// Crate and version.
-    pub source: String,
-    /// Family (bloom, cuckoo, xor, quotient, scalable, exact, counting).
-    pub kind: String,
-    /// A crates.io peer.
-    pub peer: bool,
-    /// Takes a target FPR.
-    pub tunable: bool,
-    /// Accepts inserts after construction.
-    pub dynamic: bool,
-    /// Supports deletes.
-    pub deletes: bool,
-    /// Grows without a rebuild.
-    pub grows: bool,
-    /// Keyed hashing.
-    pub keyed: bool,
-    /// Lookups through a batched API.
-    pub batched: bool,
-    /// Sized at another entry's memory, not to meet the target (its FPR may exceed it).
-    #[serde(default)]
-    pub equal_memory: bool,
-    /// Theoretical curve name, if any.
-    pub curve: Option<crate::adapters::Curve>,
-    /// How it is configured.
-    pub note: String,
-}
-
-impl From<&Info> for FilterInfo {
-    fn from(i: &Info) -> Self {
-        FilterInfo {
-            name: i.name.into(),
-            source: i.source.into(),
-            kind: i.kind.name().into(),
-            peer: i.peer,
-            tunable: i.tunable,
-            dynamic: i.dynamic,
-            deletes: i.deletes,
-            grows: i.grows,
-            keyed: i.keyed,
-            batched: i.batched,
-            equal_memory: i.equal_memory,
-            curve: i.curve,
-            note: i.note.into(),
-        }
-    }
-}
+/// An entry's static facts, as recorded: the registry's [`Info`] with owned strings and the
+/// kind by name (bloom, counting, cuckoo, static, quotient, scalable, exact).
+pub type FilterInfo = Info<String, String>;
 
 /// Machine description.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -379,6 +331,78 @@ pub struct Experiment {
     /// Absent in older results.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ratios: Vec<NamedRatio>,
+}
+
+/// How an experiment's axis is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// A linear axis.
+    Linear,
+    /// A logarithmic axis.
+    Log,
+    /// A rate in [0, 1] such as an FPR: logarithmic, its values shown as percentages (on the
+    /// y axis; an x axis is drawn as [`Scale::Log`]).
+    Rate,
+}
+
+/// An experiment's axis: its label and [`Scale`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Axis<'a> {
+    /// The label.
+    pub label: &'a str,
+    /// How it is drawn.
+    pub scale: Scale,
+}
+
+impl<'a> Axis<'a> {
+    /// A linear axis labelled `label`.
+    pub fn linear(label: &'a str) -> Self {
+        Axis {
+            label,
+            scale: Scale::Linear,
+        }
+    }
+
+    /// A logarithmic axis labelled `label`.
+    pub fn log(label: &'a str) -> Self {
+        Axis {
+            label,
+            scale: Scale::Log,
+        }
+    }
+
+    /// A rate axis labelled `label` (see [`Scale::Rate`]).
+    pub fn rate(label: &'a str) -> Self {
+        Axis {
+            label,
+            scale: Scale::Rate,
+        }
+    }
+}
+
+impl Experiment {
+    /// Experiment `name` with its `title` and `description`, `series` drawn on axes `x` and
+    /// `y`, and no headline ratios (set [`Experiment::ratios`] where it has some).
+    pub fn new(
+        name: &str,
+        title: String,
+        description: String,
+        (x, y): (Axis<'_>, Axis<'_>),
+        series: Vec<Series>,
+    ) -> Experiment {
+        Experiment {
+            name: name.into(),
+            title,
+            description,
+            x_label: x.label.into(),
+            y_label: y.label.into(),
+            log_y: y.scale != Scale::Linear,
+            log_x: x.scale != Scale::Linear,
+            y_is_rate: y.scale == Scale::Rate,
+            series,
+            ratios: Vec::new(),
+        }
+    }
 }
 
 /// One named, paired ratio of an experiment (a speed-up, or ours ÷ a peer's time).

@@ -424,22 +424,21 @@ fn unknown_names_and_bad_flags_are_clear_errors() {
     let err = cli::plan(&args).unwrap_err().to_string();
     assert!(err.contains("unknown experiment"), "{err}");
 
+    // `recommend` for 10 items at 1 %, then `more`.
+    let recommend = |more: &[&'static str]| {
+        [
+            &["bench-harness", "recommend", "--n", "10", "--fpr", "0.01"],
+            more,
+        ]
+        .concat()
+    };
     for bad in [
         vec!["bench-harness", "--fpr", "1.5"],
         vec!["bench-harness", "--fpr", "abc"],
         vec!["bench-harness", "--n", "0"],
         vec!["bench-harness", "--n", "1.5"],
         vec!["bench-harness", "recommend", "--n", "10"],
-        vec![
-            "bench-harness",
-            "recommend",
-            "--n",
-            "10",
-            "--fpr",
-            "0.01",
-            "--memory-budget",
-            "12 parsecs",
-        ],
+        recommend(&["--memory-budget", "12 parsecs"]),
         vec!["bench-harness", "--bogus-flag"],
     ] {
         assert!(Cli::try_parse_from(&bad).is_err(), "{bad:?} accepted");
@@ -448,16 +447,7 @@ fn unknown_names_and_bad_flags_are_clear_errors() {
     assert_eq!(cli::parse_bytes("10MB").unwrap(), 10_000_000);
     assert_eq!(cli::parse_count("1e6").unwrap(), 1_000_000);
 
-    let missing = Cli::parse_from([
-        "bench-harness",
-        "recommend",
-        "--n",
-        "10",
-        "--fpr",
-        "0.01",
-        "--results",
-        "/nonexistent/results.json",
-    ]);
+    let missing = Cli::parse_from(recommend(&["--results", "/nonexistent/results.json"]));
     let err = cli::dispatch(missing).unwrap_err().to_string();
     assert!(err.contains("cannot read results"), "{err}");
 }
@@ -523,13 +513,7 @@ fn summary_path_helper() {
 #[test]
 fn keyed_attack_experiment_separates_keyed_from_unkeyed() {
     let entries = adapters::select(None).expect("all filters");
-    let ctx = bench_harness::experiments::Context {
-        entries: &entries,
-        seed: 3,
-        n: 5_000,
-        probes: 100_000,
-        full: false,
-    };
+    let ctx = common::context(&entries, 3, 5_000, 100_000);
     let e = bench_harness::experiments::run("keyed-attack", &ctx).expect("runs");
     let last = |label: &str| {
         let s = e.series.iter().find(|s| s.label == label).expect(label);
@@ -886,12 +870,11 @@ fn counting_allocator_measures_a_known_allocation() {
 
 #[test]
 fn memory_floor_helpers() {
-    use bench_harness::floor::{
-        chase_cycle, dependent_read_ns, line_offsets, median, random_read_ns,
-    };
-    let mut v = [5.0, 1.0, 4.0, 2.0];
-    assert_eq!(median(&mut v), 3.0);
-    assert!(median(&mut []).is_nan());
+    use bench_harness::floor::{chase_cycle, dependent_read_ns, line_offsets, random_read_ns};
+    use bench_harness::stats::median;
+    // The floors are medians over passes (`stats::median`, as every other figure).
+    assert_eq!(median(&[5.0, 1.0, 4.0, 2.0]), 3.0);
+    assert!(median(&[]).is_nan());
     let o = line_offsets(1000, 50_000, 9);
     assert!(o.iter().all(|&x| x < 1000));
     assert_eq!(o, line_offsets(1000, 50_000, 9), "fixed by the seed");
@@ -1120,13 +1103,8 @@ fn rounds_move_across_the_cpus_in_blocks_of_builds() {
 #[test]
 fn concurrent_experiment_pairs_the_atomic_filters() {
     let entries = adapters::select(None).expect("all filters");
-    let ctx = bench_harness::experiments::Context {
-        entries: &entries,
-        seed: 5,
-        n: 1_000, // a smoke run: 10^5 keys
-        probes: 1_000,
-        full: false,
-    };
+    // A smoke run: 10^5 keys.
+    let ctx = common::context(&entries, 5, 1_000, 1_000);
     let e = bench_harness::experiments::run("concurrent", &ctx).expect("runs");
     assert_eq!(e.series.len(), 6);
     // Both atomic filters' notes carry ours ÷ fastbloom's insert time, paired within the
@@ -1178,29 +1156,29 @@ fn concurrent_experiment_pairs_the_atomic_filters() {
             .unwrap_or_else(|| panic!("{name}"))
             .ratio
     };
-    let r = named("blocked build: insert_batch ÷ insert_parallel");
+    // A ratio as the notes state it: `1.23x [1.10–1.40]`.
+    let times = |name: &str| {
+        let r = named(name);
+        format!("{:.2}x [{:.2}–{:.2}]", r.mid, r.lo, r.hi)
+    };
+    let r = times("blocked build: insert_batch ÷ insert_parallel");
     assert!(
-        note.contains(&format!(
-            "paired speed-up {:.2}x [{:.2}–{:.2}]",
-            r.mid, r.lo, r.hi
-        )),
-        "{note} vs {r:?}"
+        note.contains(&format!("paired speed-up {r}")),
+        "{note} vs {r}"
     );
-    let two = named("blocked-atomic ÷ fastbloom-atomic insert time, 2 threads");
+    let two = times("blocked-atomic ÷ fastbloom-atomic insert time, 2 threads");
     assert!(
-        e.series.iter().any(|s| s.note.ends_with(&format!(
-            "{:.2}x [{:.2}–{:.2}] with 2",
-            two.mid, two.lo, two.hi
-        ))),
-        "{two:?}"
+        e.series
+            .iter()
+            .any(|s| s.note.ends_with(&format!("{two} with 2"))),
+        "{two}"
     );
-    let bound = named("blocked build: insert_parallel ÷ the split reference");
+    let bound = times("blocked build: insert_parallel ÷ the split reference");
     assert!(
         note.ends_with(&format!(
-            "the split reference, time paired within the rounds: {:.2}x [{:.2}–{:.2}]",
-            bound.mid, bound.lo, bound.hi
+            "the split reference, time paired within the rounds: {bound}"
         )),
-        "{note} vs {bound:?}"
+        "{note} vs {bound}"
     );
     // The JSON round trip keeps them; an experiment without ratios writes no field.
     let json = serde_json::to_string(&e).expect("serializes");
@@ -1267,13 +1245,7 @@ fn repeat_tabulates_the_experiments_ratios_run_by_run() {
 #[test]
 fn many_filters_mode_queries_random_filters_without_false_negatives() {
     let entries = adapters::select(None).expect("all filters");
-    let ctx = bench_harness::experiments::Context {
-        entries: &entries,
-        seed: 9,
-        n: 1_000,
-        probes: 1_000,
-        full: false,
-    };
+    let ctx = common::context(&entries, 9, 1_000, 1_000);
     let plan = adapters::Many {
         keys_per: 1_000,
         target_bytes: 1 << 20,

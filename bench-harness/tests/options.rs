@@ -3,6 +3,8 @@
 
 #![forbid(unsafe_code)]
 
+mod common;
+
 use std::collections::HashSet;
 use std::process::Command;
 
@@ -263,13 +265,7 @@ fn threads_query_one_shared_filter() {
         "fastbloom".into(),
     ]))
     .unwrap();
-    let ctx = bench_harness::experiments::Context {
-        entries: &entries,
-        seed: 4,
-        n: 1_000,
-        probes: 1_000,
-        full: false,
-    };
+    let ctx = common::context(&entries, 4, 1_000, 1_000);
     let e = bench_harness::experiments::threads::run(&ctx, 2, 20_000).unwrap();
     let names: Vec<&str> = e.series.iter().map(|s| s.filter.as_str()).collect();
     assert_eq!(names, ["blocked", "fastbloom", "blocked-atomic"]);

@@ -9,7 +9,7 @@ use bloomlab_blocked::AtomicBlockedBloomFilter;
 use bloomlab_core::Filter;
 
 use super::peers::{FastBloomHasher, Fold};
-use super::{Adapter, Curve, Entry, Info, Kind, Spec};
+use super::{Adapter, Entry, Info, Kind, Spec};
 
 /// Our atomic blocked filter, sized as the blocked entry (`with_fpr(n, p)`), its key bytes
 /// through the `Filter` trait as the `Ours` adapter hands them to every variant.
@@ -30,7 +30,6 @@ impl Adapter for BlockedAtomic {
 /// Registry entry for the atomic blocked filter.
 pub fn blocked_atomic_entry() -> Entry {
     Entry::new::<BlockedAtomic>(Info {
-        curve: Some(Curve::Bloom),
         note: "AtomicBlockedBloomFilter::with_fpr(n, p): the blocked filter's bits and probes, inserts through &self, a prefetch of the block then one relaxed fetch_or per probe; lookups run the blocked filter's inline kernel on the shared block; measured on one thread",
         ..Info::base("blocked-atomic", "bloomlab-blocked", Kind::Bloom)
     })
@@ -74,9 +73,7 @@ impl Adapter for FastBloomAtomic {
 /// Registry entry for fastbloom's atomic filter (foldhash).
 pub fn fastbloom_atomic_entry() -> Entry {
     Entry::new::<FastBloomAtomic>(Info {
-        peer: true,
-        curve: Some(Curve::Bloom),
         note: "AtomicBloomFilter::with_false_pos(p).hasher(foldhash FixedState::with_seed(seed)).expected_items(n): its atomic filter with its documented fast hasher; measured on one thread",
-        ..Info::base("fastbloom-atomic", "fastbloom 0.17", Kind::Bloom)
+        ..Info::peer("fastbloom-atomic", "fastbloom 0.17", Kind::Bloom)
     })
 }

@@ -10,13 +10,14 @@
 use crate::error::Error;
 use bloomlab_jvm::{GuavaBloomFilter, SparkBloomFilter, SparkVersion};
 
-use super::{Adapter, Curve, Entry, Info, Kind, Spec};
+use super::{Adapter, Entry, Info, Kind, Spec};
 
-/// The `insert`, `contains` and `theoretical_fpr` of an adapter whose `.0` is a JVM filter:
-/// an 8-byte key as a long (`put_long` / `might_contain_long`), any other key as its bytes
-/// through the filter's `$put` / `$might_contain`; the FPR its `expected_fpp` says.
-macro_rules! jvm_key_methods {
-    ($put:ident, $might_contain:ident) => {
+/// The `insert`, `contains`, `theoretical_fpr` and `describe` of an adapter whose `.0` is a
+/// JVM filter: an 8-byte key as a long (`put_long` / `might_contain_long`), any other key as
+/// its bytes through the filter's `$put` / `$might_contain`; the FPR its `expected_fpp` says;
+/// its bits, probes and `$form` (the library and its format or strategy).
+macro_rules! jvm_methods {
+    ($put:ident, $might_contain:ident, $form:ident) => {
         #[inline(always)]
         fn insert(&mut self, key: &[u8]) -> bool {
             match <[u8; 8]>::try_from(key) {
@@ -36,6 +37,15 @@ macro_rules! jvm_key_methods {
 
         fn theoretical_fpr(&self) -> Option<f64> {
             Some(self.0.expected_fpp())
+        }
+
+        fn describe(&self) -> String {
+            format!(
+                "m={} k={} {}",
+                self.0.bit_size(),
+                self.0.num_hash_functions(),
+                $form(&self.0)
+            )
         }
     };
 }
@@ -58,16 +68,12 @@ impl<const V2: bool> Adapter for Spark<V2> {
         )
     }
 
-    jvm_key_methods!(put_binary, might_contain_binary);
+    jvm_methods!(put_binary, might_contain_binary, spark_form);
+}
 
-    fn describe(&self) -> String {
-        format!(
-            "m={} k={} spark {}",
-            self.0.bit_size(),
-            self.0.num_hash_functions(),
-            self.0.version()
-        )
-    }
+/// `spark V1` or `spark V2`.
+fn spark_form(f: &SparkBloomFilter) -> String {
+    format!("spark {}", f.version())
 }
 
 /// A Guava filter (`MURMUR128_MITZ_64`, Guava's `create`).
@@ -83,22 +89,17 @@ impl Adapter for Guava {
         )
     }
 
-    jvm_key_methods!(put_bytes, might_contain_bytes);
+    jvm_methods!(put_bytes, might_contain_bytes, guava_form);
+}
 
-    fn describe(&self) -> String {
-        format!(
-            "m={} k={} guava {}",
-            self.0.bit_size(),
-            self.0.num_hash_functions(),
-            self.0.strategy().name()
-        )
-    }
+/// `guava` and its strategy's name.
+fn guava_form(f: &GuavaBloomFilter) -> String {
+    format!("guava {}", f.strategy().name())
 }
 
 /// Spark's format V1 (Spark 2.0–4.0; 32-bit probe arithmetic).
 pub fn spark_v1_entry() -> Entry {
     Entry::new::<Spark<false>>(Info {
-        curve: Some(Curve::Bloom),
         note: "SparkBloomFilter::create(n, p, V1), bit-exact with Spark's BloomFilter format V1: Spark's sizing, Murmur3 x86_32 twice, 32-bit probes h1 + i·h2, a 64-bit modulo per probe; keys through putLong",
         ..Info::base("spark-v1", "bloomlab-jvm", Kind::Bloom)
     })
@@ -107,7 +108,6 @@ pub fn spark_v1_entry() -> Entry {
 /// Spark's format V2 (Spark 4.1+'s default; 64-bit probe arithmetic).
 pub fn spark_v2_entry() -> Entry {
     Entry::new::<Spark<true>>(Info {
-        curve: Some(Curve::Bloom),
         note: "SparkBloomFilter::create(n, p, V2), bit-exact with Spark's BloomFilter format V2 (Spark 4.1+'s default): Spark's sizing, Murmur3 x86_32 twice, 64-bit probes, a 64-bit modulo per probe; keys through putLong",
         ..Info::base("spark-v2", "bloomlab-jvm", Kind::Bloom)
     })
@@ -116,7 +116,6 @@ pub fn spark_v2_entry() -> Entry {
 /// Guava's `BloomFilter.create(longFunnel(), n, p)`.
 pub fn guava_entry() -> Entry {
     Entry::new::<Guava>(Info {
-        curve: Some(Curve::Bloom),
         note: "GuavaBloomFilter::create(n, p), bit-exact with Guava's BloomFilter (MURMUR128_MITZ_64): Guava's sizing, Murmur3 x64_128 once, 64-bit probes, a 64-bit modulo per probe; keys through longFunnel()",
         ..Info::base("guava", "bloomlab-jvm", Kind::Bloom)
     })

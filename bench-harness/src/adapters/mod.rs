@@ -20,9 +20,11 @@
 //! 1. Our variants need nothing here: [`ours::variant_entries`] derives each one's entry (and
 //!    its keyed twin, under [`ours::harness_secret`]) from the facade's list of variants and
 //!    the variant's `Declared` declaration. An extra entry of ours (a batched API, another
-//!    scheme) is a `fn ..._entry() -> Entry` in `ours.rs` and one line in [`registry`].
+//!    scheme) is one row of [`ours::extra_entries`] (a batched API: [`ours::batched_entry`]
+//!    with a line on how its calls run).
 //! 2. A peer: write a newtype implementing [`Adapter`] in its own file under `adapters/` (or
-//!    in `peers.rs`) with a `pub fn ..._entry() -> Entry`, and add that one line to
+//!    in `peers.rs`) with a `pub fn ..._entry() -> Entry` (its facts `..Info::peer(..)`, the
+//!    curve its kind's unless it follows another), and add that one line to
 //!    [`registry`]. Configure it as its documentation shows, sized to meet the target
 //!    (equal FPR), and say how in the adapter's doc comment and in `note`; an extra entry at
 //!    another entry's memory sets `Info::equal_memory`.
@@ -149,6 +151,18 @@ impl Kind {
             Kind::Exact => "exact",
         }
     }
+
+    /// The theoretical curve the FPR-vs-space plot draws for the family, if it has one.
+    /// Entries whose structure follows another curve set their own (Ribbon and binary fuse
+    /// among the static filters, a scalable cuckoo filter's cuckoo stages).
+    pub const fn curve(self) -> Option<Curve> {
+        match self {
+            Kind::Bloom => Some(Curve::Bloom),
+            Kind::Cuckoo => Some(Curve::Cuckoo),
+            Kind::Quotient => Some(Curve::Quotient),
+            Kind::Counting | Kind::Static | Kind::Scalable | Kind::Exact => None,
+        }
+    }
 }
 
 /// The theoretical bits/item ↔ FPR relation a plot draws for a family.
@@ -193,15 +207,17 @@ impl Curve {
     }
 }
 
-/// What the registry knows about an entry before measuring it.
+/// What the registry knows about an entry before measuring it (`Info`), and the same facts
+/// as the results record them ([`crate::schema::FilterInfo`]: owned strings, the kind by its
+/// [`Kind::name`]). The fields are in the order `results.json` writes them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Info {
+pub struct Info<S = &'static str, K = Kind> {
     /// Registry name (`--filters` takes these).
-    pub name: &'static str,
+    pub name: S,
     /// Crate and version (or `std`).
-    pub source: &'static str,
+    pub source: S,
     /// Family.
-    pub kind: Kind,
+    pub kind: K,
     /// A crates.io peer rather than one of ours.
     pub peer: bool,
     /// Takes the target FPR; `false` means fixed parameters, measured once per size.
@@ -214,21 +230,23 @@ pub struct Info {
     pub grows: bool,
     /// Hashes with a secret key, so crafted keys cannot aim at chosen positions.
     pub keyed: bool,
-    /// Theoretical curve for the FPR-vs-space plot.
-    pub curve: Option<Curve>,
     /// Lookups go through a batched (prefetching) API; its ratios compare batched with
     /// single lookups unless the reference is batched too.
     pub batched: bool,
     /// Sized at another entry's memory rather than to meet the target (equal memory): its
     /// FPR may exceed the target, so `recommend` and the ×blocked / ×peer ratios skip it.
+    #[serde(default)]
     pub equal_memory: bool,
+    /// Theoretical curve for the FPR-vs-space plot.
+    pub curve: Option<Curve>,
     /// How the harness configures it (shown in summary.md): one line.
-    pub note: &'static str,
+    pub note: S,
 }
 
 impl Info {
     /// The defaults every entry starts from (a single-lookup, unkeyed, fixed-size, dynamic
-    /// filter of ours); entries override what differs with `..Info::base(..)`.
+    /// filter of ours, drawn against its kind's curve); entries override what differs with
+    /// `..Info::base(..)`.
     pub const fn base(name: &'static str, source: &'static str, kind: Kind) -> Info {
         Info {
             name,
@@ -240,10 +258,37 @@ impl Info {
             deletes: false,
             grows: false,
             keyed: false,
-            curve: None,
             batched: false,
             equal_memory: false,
+            curve: kind.curve(),
             note: "",
+        }
+    }
+
+    /// [`Info::base`] for a crates.io peer.
+    pub const fn peer(name: &'static str, source: &'static str, kind: Kind) -> Info {
+        Info {
+            peer: true,
+            ..Info::base(name, source, kind)
+        }
+    }
+
+    /// The facts as the results record them.
+    pub fn recorded(&self) -> Info<String, String> {
+        Info {
+            name: self.name.into(),
+            source: self.source.into(),
+            kind: self.kind.name().into(),
+            peer: self.peer,
+            tunable: self.tunable,
+            dynamic: self.dynamic,
+            deletes: self.deletes,
+            grows: self.grows,
+            keyed: self.keyed,
+            batched: self.batched,
+            equal_memory: self.equal_memory,
+            curve: self.curve,
+            note: self.note.into(),
         }
     }
 }
@@ -536,14 +581,8 @@ impl Entry {
 /// per line.
 pub fn registry() -> Vec<Entry> {
     let mut all = ours::variant_entries();
+    all.extend(ours::extra_entries());
     all.extend([
-        ours::classic_keyed_sip128_entry(),
-        ours::classic_batched_entry(),
-        ours::classic_keyed_batched_entry(),
-        ours::blocked_batched_entry(),
-        ours::blocked_keyed_batched_entry(),
-        ours::sbbf_batched_entry(),
-        ours::ribbon_batched_entry(),
         jvm::spark_v1_entry(),
         jvm::spark_v2_entry(),
         jvm::guava_entry(),
@@ -559,8 +598,8 @@ pub fn registry() -> Vec<Entry> {
         peers::scalable_cuckoo_entry(),
         peers::qfilter_entry(),
         peers::qfilter_resizing_entry(),
-        peers::bfuse8_entry(),
-        peers::bfuse16_entry(),
+        peers::xorf_entry::<xorf::BinaryFuse8>(),
+        peers::xorf_entry::<xorf::BinaryFuse16>(),
         exact::entry(),
         concurrent::blocked_atomic_entry(),
         concurrent::fastbloom_atomic_entry(),

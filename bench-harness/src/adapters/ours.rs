@@ -129,15 +129,27 @@ where
     Entry::new::<Ours<F>>(info)
 }
 
-/// The harness's family and theoretical curve of a variant, from its declaration.
-fn kind_and_curve(d: &Declaration) -> (Kind, Option<Curve>) {
-    match (d.changes, d.deletes, d.hashes()) {
-        (Changes::Static, _, Hashes::ResultBits) => (Kind::Static, Some(Curve::Ribbon)),
-        (Changes::Static, ..) => (Kind::Static, None),
-        (Changes::Grows, ..) => (Kind::Scalable, None),
-        (Changes::Fixed, _, Hashes::FingerprintBits) => (Kind::Cuckoo, Some(Curve::Cuckoo)),
-        (Changes::Fixed, true, _) => (Kind::Counting, None),
-        (Changes::Fixed, false, _) => (Kind::Bloom, Some(Curve::Bloom)),
+/// What variant `d`'s declaration says of an entry of it named `name`: its family (and so
+/// its theoretical curve; a static filter of result bits, Ribbon, follows its own), whether
+/// it takes inserts, deletes and grows, and its crate, `bloomlab-<name>`.
+fn declared(d: &Declaration, name: &'static str) -> Info {
+    let kind = match (d.changes, d.deletes, d.hashes()) {
+        (Changes::Static, ..) => Kind::Static,
+        (Changes::Grows, ..) => Kind::Scalable,
+        (Changes::Fixed, _, Hashes::FingerprintBits) => Kind::Cuckoo,
+        (Changes::Fixed, true, _) => Kind::Counting,
+        (Changes::Fixed, false, _) => Kind::Bloom,
+    };
+    let curve = match (kind, d.hashes()) {
+        (Kind::Static, Hashes::ResultBits) => Some(Curve::Ribbon),
+        _ => kind.curve(),
+    };
+    Info {
+        dynamic: d.takes_inserts(),
+        deletes: d.deletes,
+        grows: d.grows(),
+        curve,
+        ..Info::base(name, interned(format!("bloomlab-{}", d.name())), kind)
     }
 }
 
@@ -160,19 +172,14 @@ where
     F::Scheme: HarnessScheme,
 {
     let d = F::DECLARATION;
-    let (kind, curve) = kind_and_curve(&d);
     let note = if d.grows() {
         interned(format!("starts at n/8 and grows to n; {}", d.design))
     } else {
         d.design
     };
     entry::<F>(Info {
-        dynamic: d.takes_inserts(),
-        deletes: d.deletes,
-        grows: d.grows(),
-        curve,
         note,
-        ..Info::base(d.name(), interned(format!("bloomlab-{}", d.name())), kind)
+        ..declared(&d, d.name())
     })
 }
 
@@ -181,15 +188,10 @@ where
 pub fn keyed_entry<F: Declared<Scheme = Sip64Scheme> + Send + Sync>() -> Option<Entry> {
     let d = F::DECLARATION;
     d.takes_inserts().then(|| {
-        let (kind, curve) = kind_and_curve(&d);
-        let name = interned(format!("{}-keyed", d.name()));
         entry::<F>(Info {
-            deletes: d.deletes,
-            grows: d.grows(),
             keyed: true,
-            curve,
             note: SIP,
-            ..Info::base(name, interned(format!("bloomlab-{}", d.name())), kind)
+            ..declared(&d, interned(format!("{}-keyed", d.name())))
         })
     })
 }
@@ -305,35 +307,53 @@ pub fn harness_secret() -> Sip64Scheme {
     Sip64Scheme::from_secret(HARNESS_SECRET)
 }
 
-/// The blocked filter through its batched API.
-pub fn blocked_batched_entry() -> Entry {
-    Entry::new::<Batched<bloomlab_blocked::BlockedBloomFilter>>(Info {
-        curve: Some(Curve::Bloom),
+/// The entry of filter `F` through its batched API: `<of>-batched`, where `of` is the entry
+/// that measures the same table one lookup at a time (`blocked`, or `blocked-keyed` under the
+/// keyed default scheme, whose crate `bloomlab-keyed` it names as its source); `how` says
+/// how its batched calls run.
+pub fn batched_entry<F: BatchApi>(how: &str) -> Entry {
+    let d = F::DECLARATION;
+    let keyed = F::Scheme::harness().descriptor().key_check != 0;
+    let (of, source) = if keyed {
+        (interned(format!("{}-keyed", d.name())), "bloomlab-keyed")
+    } else {
+        (d.name(), interned(format!("bloomlab-{}", d.name())))
+    };
+    Entry::new::<Batched<F>>(Info {
+        keyed,
         batched: true,
-        note: "the blocked filter through might_contain_batch / insert_batch (prefetching 32 keys ahead; lookups in tables up to 384 KiB key by key); same table as blocked; its ratios are batched vs single lookups",
-        ..Info::base("blocked-batched", "bloomlab-blocked", Kind::Bloom)
+        note: interned(format!(
+            "{how}; same table as {of}; its ratios are batched vs single lookups"
+        )),
+        source,
+        ..declared(&d, interned(format!("{of}-batched")))
     })
 }
 
-/// The blocked filter keyed with the 64-bit scheme, through its batched API.
-pub fn blocked_keyed_batched_entry() -> Entry {
-    Entry::new::<Batched<bloomlab_blocked::BlockedBloomFilter<Sip64Scheme>>>(Info {
-        keyed: true,
-        curve: Some(Curve::Bloom),
-        batched: true,
-        note: "blocked-keyed through might_contain_batch / insert_batch (keys hashed eight at a time in vector lanes, 32 keys ahead, their blocks prefetched); same table as blocked-keyed; its ratios are batched vs single lookups",
-        ..Info::base("blocked-keyed-batched", "bloomlab-keyed", Kind::Bloom)
-    })
-}
-
-/// The classic filter through its batched API.
-pub fn classic_batched_entry() -> Entry {
-    Entry::new::<Batched<bloomlab_classic::BloomFilter>>(Info {
-        curve: Some(Curve::Bloom),
-        batched: true,
-        note: "the classic filter through might_contain_batch / insert_batch (hash 16 keys ahead; above 2 MiB of bits also prefetch every probe's word); same table as classic; its ratios are batched vs single lookups",
-        ..Info::base("classic-batched", "bloomlab-classic", Kind::Bloom)
-    })
+/// Our entries beside the variants' own, in registry order: the classic filter under the
+/// earlier keyed scheme, then each filter through its batched API.
+pub fn extra_entries() -> Vec<Entry> {
+    use bloomlab_blocked::BlockedBloomFilter as Blocked;
+    use bloomlab_classic::BloomFilter as Classic;
+    vec![
+        classic_keyed_sip128_entry(),
+        batched_entry::<Classic>(
+            "the classic filter through might_contain_batch / insert_batch (hash 16 keys ahead; above 2 MiB of bits also prefetch every probe's word)",
+        ),
+        batched_entry::<Classic<Sip64Scheme>>(
+            "classic-keyed through might_contain_batch / insert_batch (keys hashed eight at a time in vector lanes, 16 keys ahead, and above 2 MiB of bits their probes' words prefetched)",
+        ),
+        batched_entry::<Blocked>(
+            "the blocked filter through might_contain_batch / insert_batch (prefetching 32 keys ahead; lookups in tables up to 384 KiB key by key)",
+        ),
+        batched_entry::<Blocked<Sip64Scheme>>(
+            "blocked-keyed through might_contain_batch / insert_batch (keys hashed eight at a time in vector lanes, 32 keys ahead, their blocks prefetched)",
+        ),
+        batched_entry::<bloomlab_sbbf::Sbbf>(
+            "the split-block filter through might_contain_batch (hash and prefetch 16 keys ahead; tables up to 640 KiB key by key)",
+        ),
+        ribbon_batched_entry(),
+    ]
 }
 
 /// The classic filter under the earlier keyed scheme (id 2, one 128-bit SipHash-2-4 per key),
@@ -341,30 +361,8 @@ pub fn classic_batched_entry() -> Entry {
 pub fn classic_keyed_sip128_entry() -> Entry {
     entry::<bloomlab_classic::BloomFilter<SipScheme>>(Info {
         keyed: true,
-        curve: Some(Curve::Bloom),
         note: "probed with the earlier keyed scheme, one 128-bit SipHash-2-4 per key (scheme id 2, kept for filters stored before id 4), under a fixed 16-byte secret",
         ..Info::base("classic-keyed-sip128", "bloomlab-keyed", Kind::Bloom)
-    })
-}
-
-/// The classic filter keyed with the 64-bit scheme, through its batched API.
-pub fn classic_keyed_batched_entry() -> Entry {
-    Entry::new::<Batched<bloomlab_classic::BloomFilter<Sip64Scheme>>>(Info {
-        keyed: true,
-        curve: Some(Curve::Bloom),
-        batched: true,
-        note: "classic-keyed through might_contain_batch / insert_batch (keys hashed eight at a time in vector lanes, 16 keys ahead, and above 2 MiB of bits their probes' words prefetched); same table as classic-keyed; its ratios are batched vs single lookups",
-        ..Info::base("classic-keyed-batched", "bloomlab-keyed", Kind::Bloom)
-    })
-}
-
-/// The split-block filter through its batched API.
-pub fn sbbf_batched_entry() -> Entry {
-    Entry::new::<Batched<bloomlab_sbbf::Sbbf>>(Info {
-        curve: Some(Curve::Bloom),
-        batched: true,
-        note: "the split-block filter through might_contain_batch (hash and prefetch 16 keys ahead; tables up to 640 KiB key by key); same table as sbbf; its ratios are batched vs single lookups",
-        ..Info::base("sbbf-batched", "bloomlab-sbbf", Kind::Bloom)
     })
 }
 

@@ -56,6 +56,61 @@ fn usize_n(spec: &Spec) -> usize {
     usize::try_from(spec.n).unwrap_or(usize::MAX)
 }
 
+/// The bits our 512-bit blocked filter takes for `spec`, so an equal-memory entry gets
+/// exactly them: bits/item from the exact blocked formula, rounded up to whole blocks.
+pub fn blocked_bits(spec: &Spec) -> Result<u64, Error> {
+    let (bpi, _) =
+        bloomlab_blocked::math::blocked_bits_per_item_exact(spec.fpr, 512).map_err(Error::from)?;
+    Ok(
+        bloomlab_core::math::bits_for_bits_per_item(spec.n.max(1), bpi)
+            .map_err(Error::from)?
+            .div_ceil(512)
+            * 512,
+    )
+}
+
+/// `bits` as a `usize`, for a crate that sizes its table in bits.
+pub fn usize_bits(bits: u64) -> Result<usize, Error> {
+    usize::try_from(bits).map_err(|_| Error::Peer(format!("{bits} bits")))
+}
+
+/// The `insert` and `contains` of a peer adapter whose crate filter `self.f` takes the key's
+/// bytes: the crate's insert call — `$insert` when it cannot refuse a key, `$insert -> is_ok`
+/// when it returns a `Result`, `counted $insert` when the adapter counts inserts in `items`
+/// for the crate's FPR formula — and its lookup `$contains`, both inlined into the timed loop.
+macro_rules! key_calls {
+    ($insert:ident, $contains:ident) => {
+        #[inline]
+        fn insert(&mut self, key: &[u8]) -> bool {
+            self.f.$insert(key);
+            true
+        }
+        $crate::adapters::peers::key_calls!(@contains $contains);
+    };
+    (counted $insert:ident, $contains:ident) => {
+        #[inline]
+        fn insert(&mut self, key: &[u8]) -> bool {
+            self.items += 1;
+            self.f.$insert(key);
+            true
+        }
+        $crate::adapters::peers::key_calls!(@contains $contains);
+    };
+    ($insert:ident -> is_ok, $contains:ident) => {
+        #[inline]
+        fn insert(&mut self, key: &[u8]) -> bool {
+            self.f.$insert(key).is_ok()
+        }
+        $crate::adapters::peers::key_calls!(@contains $contains);
+    };
+    (@contains $contains:ident) => {
+        #[inline]
+        fn contains(&self, key: &[u8]) -> bool {
+            self.f.$contains(key)
+        }
+    };
+}
+
 /// Classic Bloom filter `(1 − e^(−kn/m))^k`.
 fn bloom_fpr(m: f64, k: f64, n: f64) -> f64 {
     (1.0 - (-k * n / m).exp()).powf(k)
@@ -137,16 +192,7 @@ impl FastBloomHasher for fastbloom::DefaultHasher {
 /// `items`: the crate's own FPR formula at that count, its bits and hashes.
 macro_rules! fastbloom_methods {
     () => {
-        #[inline]
-        fn insert(&mut self, key: &[u8]) -> bool {
-            self.items += 1;
-            self.f.insert(key);
-            true
-        }
-        #[inline]
-        fn contains(&self, key: &[u8]) -> bool {
-            self.f.contains(key)
-        }
+        $crate::adapters::peers::key_calls!(counted insert, contains);
         fn theoretical_fpr(&self) -> Option<f64> {
             Some(
                 self.f
@@ -158,7 +204,7 @@ macro_rules! fastbloom_methods {
         }
     };
 }
-pub(super) use fastbloom_methods;
+pub(super) use {fastbloom_methods, key_calls};
 
 impl<S: FastBloomHasher> Adapter for FastBloom<S> {
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
@@ -173,21 +219,17 @@ impl<S: FastBloomHasher> Adapter for FastBloom<S> {
 /// Registry entry for fastbloom (foldhash).
 pub fn fastbloom_entry() -> Entry {
     Entry::new::<FastBloomFold>(Info {
-        peer: true,
-        curve: Some(Curve::Bloom),
         note: "with_false_pos(p).hasher(foldhash FixedState::with_seed(seed)).expected_items(n): its documented fast hasher",
-        ..Info::base("fastbloom", "fastbloom 0.17", Kind::Bloom)
+        ..Info::peer("fastbloom", "fastbloom 0.17", Kind::Bloom)
     })
 }
 
 /// Registry entry for fastbloom on its keyed default (SipHash-1-3, random seed).
 pub fn fastbloom_sip_entry() -> Entry {
     Entry::new::<FastBloomSip>(Info {
-        peer: true,
         keyed: true,
-        curve: Some(Curve::Bloom),
         note: "with_false_pos(p).expected_items(n): its default, SipHash-1-3 (keyed), its key derived from the run's seed instead of drawn at random so the FPR repeats",
-        ..Info::base("fastbloom-sip", "fastbloom 0.17", Kind::Bloom)
+        ..Info::peer("fastbloom-sip", "fastbloom 0.17", Kind::Bloom)
     })
 }
 
@@ -203,14 +245,7 @@ pub struct FastBloomEqMem(FastBloom<Fold>);
 impl Adapter for FastBloomEqMem {
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some((|| {
-            let (bpi, _) = bloomlab_blocked::math::blocked_bits_per_item_exact(spec.fpr, 512)
-                .map_err(Error::from)?;
-            let bits = bloomlab_core::math::bits_for_bits_per_item(spec.n.max(1), bpi)
-                .map_err(Error::from)?
-                .div_ceil(512)
-                * 512;
-            let bits = usize::try_from(bits).map_err(|_| Error::Peer(format!("{bits} bits")))?;
-            let f = fastbloom::BloomFilter::with_num_bits(bits)
+            let f = fastbloom::BloomFilter::with_num_bits(usize_bits(blocked_bits(spec)?)?)
                 .hasher(Fold::make(spec.seed))
                 .expected_items(usize_n(spec).max(1));
             Ok(FastBloomEqMem(FastBloom { f, items: 0 }))
@@ -222,11 +257,9 @@ impl Adapter for FastBloomEqMem {
 /// Registry entry for fastbloom (foldhash) at our blocked filter's memory (equal memory).
 pub fn fastbloom_eqmem_entry() -> Entry {
     Entry::new::<FastBloomEqMem>(Info {
-        peer: true,
-        curve: Some(Curve::Bloom),
         equal_memory: true,
         note: "with_num_bits(bits of our blocked filter for (n, p)).hasher(foldhash FixedState::with_seed(seed)).expected_items(n): equal memory, 512-bit blocks like ours, so its FPR is below p (it sizes itself smaller at equal FPR)",
-        ..Info::base("fastbloom-eqmem", "fastbloom 0.17", Kind::Bloom)
+        ..Info::peer("fastbloom-eqmem", "fastbloom 0.17", Kind::Bloom)
     })
 }
 
@@ -251,16 +284,7 @@ impl Adapter for BloomfilterCrate {
                 .map_err(|e| Error::Peer(format!("bloomfilter: {e}"))),
         )
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.items += 1;
-        self.f.set(key);
-        true
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.check(key)
-    }
+    key_calls!(counted set, check);
     fn theoretical_fpr(&self) -> Option<f64> {
         Some(bloom_fpr(
             self.f.len() as f64,
@@ -276,11 +300,9 @@ impl Adapter for BloomfilterCrate {
 /// Registry entry for bloomfilter.
 pub fn bloomfilter_entry() -> Entry {
     Entry::new::<BloomfilterCrate>(Info {
-        peer: true,
         keyed: true,
-        curve: Some(Curve::Bloom),
         note: "new_for_fp_rate_with_seed(n, p, seed): its only hasher, two SipHash-1-3 hashes under a 32-byte seed (keyed)",
-        ..Info::base("bloomfilter", "bloomfilter 3.0", Kind::Bloom)
+        ..Info::peer("bloomfilter", "bloomfilter 3.0", Kind::Bloom)
     })
 }
 
@@ -333,15 +355,7 @@ impl Adapter for Growable {
             start,
         }))
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.f.insert(key);
-        true
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
+    key_calls!(insert, contains);
     fn theoretical_fpr(&self) -> Option<f64> {
         // The union bound over the stages in use: each stage is built for p0·r^i (the crate
         // exposes no fill-dependent formula).
@@ -366,10 +380,9 @@ impl Adapter for Growable {
 /// Registry entry for growable-bloom-filter.
 pub fn growable_entry() -> Entry {
     Entry::new::<Growable>(Info {
-        peer: true,
         grows: true,
         note: "GrowableBloom::new(p0, n/8) as its docs show (growth 2, tightening 0.85), p0 = p / sum of 0.85^i over the stages it uses at n, so the compound meets p (equal FPR); theory = union bound of its stages",
-        ..Info::base(
+        ..Info::peer(
             "growable-bloom",
             "growable-bloom-filter 2.1",
             Kind::Scalable,
@@ -402,14 +415,7 @@ impl Adapter for CuckooCrate {
         let buckets = (n.next_power_of_two() / 4).max(1);
         Some(Ok(CuckooCrate { f, buckets }))
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.f.add(key).is_ok()
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
+    key_calls!(add -> is_ok, contains);
     fn theoretical_fpr(&self) -> Option<f64> {
         let load = self.f.len() as f64 / (self.buckets * 4) as f64;
         Some(bloomlab_cuckoo::math::cuckoo_fpr(8, 4, load))
@@ -422,12 +428,10 @@ impl Adapter for CuckooCrate {
 /// Registry entry for cuckoofilter.
 pub fn cuckoofilter_entry() -> Entry {
     Entry::new::<CuckooCrate>(Info {
-        peer: true,
         tunable: false,
         deletes: true,
-        curve: Some(Curve::Cuckoo),
         note: "CuckooFilter::<foldhash>::with_capacity(n) (its default is unkeyed SipHash-1-3, twice per key); fixed 8-bit fingerprints (about 3 %): a reference only for targets >= its FPR",
-        ..Info::base("cuckoofilter", "cuckoofilter 0.5", Kind::Cuckoo)
+        ..Info::peer("cuckoofilter", "cuckoofilter 0.5", Kind::Cuckoo)
     })
 }
 
@@ -451,15 +455,7 @@ impl Adapter for ScalableCuckoo {
             .finish();
         Some(Ok(ScalableCuckoo { f }))
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.f.insert(key);
-        true
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
+    key_calls!(insert, contains);
     fn theoretical_fpr(&self) -> Option<f64> {
         Some(self.f.false_positive_probability())
     }
@@ -475,12 +471,11 @@ impl Adapter for ScalableCuckoo {
 /// Registry entry for scalable_cuckoo_filter.
 pub fn scalable_cuckoo_entry() -> Entry {
     Entry::new::<ScalableCuckoo>(Info {
-        peer: true,
         deletes: true,
         grows: true,
         curve: Some(Curve::Cuckoo),
         note: "builder: initial_capacity(n/8), false_positive_probability(p) (stage i at p/2^(i+1), compound <= p like ours), foldhash instead of its default unkeyed SipHash-1-3, seeded kick RNG",
-        ..Info::base(
+        ..Info::peer(
             "scalable-cuckoo",
             "scalable_cuckoo_filter 0.5",
             Kind::Scalable,
@@ -516,14 +511,7 @@ impl<const RESIZING: bool> Adapter for QFilter<RESIZING> {
                 .map_err(|e| Error::Peer(format!("qfilter: {e}"))),
         )
     }
-    #[inline]
-    fn insert(&mut self, key: &[u8]) -> bool {
-        self.f.insert_duplicated(key).is_ok()
-    }
-    #[inline]
-    fn contains(&self, key: &[u8]) -> bool {
-        self.f.contains(key)
-    }
+    key_calls!(insert_duplicated -> is_ok, contains);
     fn theoretical_fpr(&self) -> Option<f64> {
         Some(self.f.current_error_ratio())
     }
@@ -539,35 +527,23 @@ impl<const RESIZING: bool> Adapter for QFilter<RESIZING> {
 /// Registry entry for qfilter.
 pub fn qfilter_entry() -> Entry {
     Entry::new::<QFilter<false>>(Info {
-        peer: true,
         deletes: true,
-        curve: Some(Curve::Quotient),
         note: "Filter::new(n, p) (not resizeable), its default StableBuildHasher (foldhash, fixed seed)",
-        ..Info::base("qfilter", "qfilter 0.3", Kind::Quotient)
+        ..Info::peer("qfilter", "qfilter 0.3", Kind::Quotient)
     })
 }
 
 /// Registry entry for qfilter with resizing.
 pub fn qfilter_resizing_entry() -> Entry {
     Entry::new::<QFilter<true>>(Info {
-        peer: true,
         deletes: true,
         grows: true,
-        curve: Some(Curve::Quotient),
         note: "Filter::new_resizeable(n/8, 1024 n/8, p): grows by doubling up to a ceiling given up front, its default StableBuildHasher",
-        ..Info::base("qfilter-resizing", "qfilter 0.3", Kind::Quotient)
+        ..Info::peer("qfilter-resizing", "qfilter 0.3", Kind::Quotient)
     })
 }
 
 // ---------------------------------------------------------------- xorf
-
-/// xorf 0.13 BinaryFuse8: static, about 0.39 % at about 9 bits/item.
-#[derive(Debug)]
-pub struct BinaryFuse8(xorf::BinaryFuse8);
-
-/// xorf 0.13 BinaryFuse16: static, about 0.0015 % at about 18 bits/item.
-#[derive(Debug)]
-pub struct BinaryFuse16(xorf::BinaryFuse16);
 
 /// xorf takes pre-hashed `u64` keys: its adapter pays one hash of the key's bytes, as its
 /// docs tell a user with byte keys to do (xxh3-64, the fastest well-kept byte hash).
@@ -576,62 +552,74 @@ pub fn xorf_key(key: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(key)
 }
 
-macro_rules! xorf_adapter {
-    ($t:ident, $inner:ty, $bits:expr) => {
-        impl Adapter for $t {
-            fn new_empty(_: &Spec) -> Option<Result<Self, Error>> {
-                None
-            }
-            fn build(_: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
-                let hashed: Vec<u64> = keys.iter().map(xorf_key).collect();
-                <$inner>::try_from(hashed.as_slice())
-                    .map(|f| ($t(f), 0))
-                    .map_err(|e| Error::Peer(format!("xorf: {e}")))
-            }
-            fn insert(&mut self, _: &[u8]) -> bool {
-                false
-            }
-            #[inline]
-            fn contains(&self, key: &[u8]) -> bool {
-                xorf::Filter::contains(&self.0, &xorf_key(key))
-            }
-            fn theoretical_fpr(&self) -> Option<f64> {
-                Some(2f64.powi(-$bits))
-            }
-            fn describe(&self) -> String {
-                format!(
-                    "{}-bit fingerprints, {} slots",
-                    $bits,
-                    xorf::Filter::<u64>::len(&self.0)
-                )
-            }
-        }
-    };
+/// One of xorf 0.13's binary fuse filters (static, built from the keys' hashes): its
+/// fingerprint bits, and its registry entry's name and note.
+pub trait BinaryFuse:
+    xorf::Filter<u64>
+    + for<'a> TryFrom<&'a [u64], Error = &'static str>
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + 'static
+{
+    /// Fingerprint bits: the FPR is `2^-BITS`.
+    const BITS: i32;
+    /// Registry name.
+    const NAME: &'static str;
+    /// How the harness configures it.
+    const NOTE: &'static str;
 }
 
-xorf_adapter!(BinaryFuse8, xorf::BinaryFuse8, 8);
-xorf_adapter!(BinaryFuse16, xorf::BinaryFuse16, 16);
+/// About 0.39 % at about 9 bits/item.
+impl BinaryFuse for xorf::BinaryFuse8 {
+    const BITS: i32 = 8;
+    const NAME: &'static str = "xorf-bfuse8";
+    const NOTE: &'static str = "BinaryFuse8::try_from(xxh3-64 of each key's 8 bytes): static, 8-bit fingerprints (2^-8); feature uniform-random off, so unused slots are 0 and the FPR is the same run to run";
+}
 
-/// Registry entry for xorf's BinaryFuse8.
-pub fn bfuse8_entry() -> Entry {
-    Entry::new::<BinaryFuse8>(Info {
-        peer: true,
+/// About 0.0015 % at about 18 bits/item.
+impl BinaryFuse for xorf::BinaryFuse16 {
+    const BITS: i32 = 16;
+    const NAME: &'static str = "xorf-bfuse16";
+    const NOTE: &'static str = "BinaryFuse16::try_from(xxh3-64 of each key's 8 bytes): static, 16-bit fingerprints (2^-16); feature uniform-random off (unused slots 0: the same FPR run to run)";
+}
+
+/// An xorf binary fuse filter `F`, built once from the xxh3-64 hashes of all the keys.
+#[derive(Debug)]
+pub struct Xorf<F>(F);
+
+impl<F: BinaryFuse> Adapter for Xorf<F> {
+    fn new_empty(_: &Spec) -> Option<Result<Self, Error>> {
+        None
+    }
+    fn build(_: &Spec, keys: &Keys) -> Result<(Self, u64), Error> {
+        let hashed: Vec<u64> = keys.iter().map(xorf_key).collect();
+        F::try_from(hashed.as_slice())
+            .map(|f| (Xorf(f), 0))
+            .map_err(|e| Error::Peer(format!("xorf: {e}")))
+    }
+    fn insert(&mut self, _: &[u8]) -> bool {
+        false
+    }
+    #[inline]
+    fn contains(&self, key: &[u8]) -> bool {
+        self.0.contains(&xorf_key(key))
+    }
+    fn theoretical_fpr(&self) -> Option<f64> {
+        Some(2f64.powi(-F::BITS))
+    }
+    fn describe(&self) -> String {
+        format!("{}-bit fingerprints, {} slots", F::BITS, self.0.len())
+    }
+}
+
+/// Registry entry for xorf's binary fuse filter `F`: static, fixed fingerprint bits.
+pub fn xorf_entry<F: BinaryFuse>() -> Entry {
+    Entry::new::<Xorf<F>>(Info {
         tunable: false,
         dynamic: false,
         curve: Some(Curve::BinaryFuse),
-        note: "BinaryFuse8::try_from(xxh3-64 of each key's 8 bytes): static, 8-bit fingerprints (2^-8); feature uniform-random off, so unused slots are 0 and the FPR is the same run to run",
-        ..Info::base("xorf-bfuse8", "xorf 0.13", Kind::Static)
-    })
-}
-
-/// Registry entry for xorf's BinaryFuse16.
-pub fn bfuse16_entry() -> Entry {
-    Entry::new::<BinaryFuse16>(Info {
-        peer: true,
-        tunable: false,
-        dynamic: false,
-        curve: Some(Curve::BinaryFuse),
-        note: "BinaryFuse16::try_from(xxh3-64 of each key's 8 bytes): static, 16-bit fingerprints (2^-16); feature uniform-random off (unused slots 0: the same FPR run to run)",
-        ..Info::base("xorf-bfuse16", "xorf 0.13", Kind::Static)
+        note: F::NOTE,
+        ..Info::peer(F::NAME, "xorf 0.13", Kind::Static)
     })
 }

@@ -13,11 +13,10 @@
 //!   split-block filter.
 
 use crate::error::Error;
-use bloomlab_core::math;
 use xxhash_rust::xxh3::xxh3_64;
 use xxhash_rust::xxh64::xxh64;
 
-use super::{Adapter, Curve, Entry, Info, Kind, Spec};
+use super::{Adapter, Entry, Info, Kind, Spec};
 
 /// Sized with the split-block formula, xxh3-64 (`sbbf-rs`).
 pub const EQUAL_FPR: u8 = 0;
@@ -60,13 +59,7 @@ impl<const P: u8> SbbfRs<P> {
             let bpi = bloomlab_sbbf::math::sbbf_bits_per_item(spec.fpr).map_err(Error::from)?;
             Ok(bloomlab_sbbf::math::sbbf_blocks(n, bpi).map_err(Error::from)? * 256)
         } else {
-            // Bits/item from the exact blocked formula, rounded up to whole 512-bit blocks.
-            let (bpi, _) = bloomlab_blocked::math::blocked_bits_per_item_exact(spec.fpr, 512)
-                .map_err(Error::from)?;
-            Ok(math::bits_for_bits_per_item(n, bpi)
-                .map_err(Error::from)?
-                .div_ceil(512)
-                * 512)
+            super::peers::blocked_bits(spec)
         }
     }
 }
@@ -75,10 +68,8 @@ impl<const P: u8> Adapter for SbbfRs<P> {
     fn new_empty(spec: &Spec) -> Option<Result<Self, Error>> {
         Some((|| {
             let bits = Self::bits(spec)?;
-            let bits_usize =
-                usize::try_from(bits).map_err(|_| Error::Peer(format!("{bits} bits")))?;
             // `Filter::new(bits_per_key, num_keys)` allocates bits_per_key · num_keys / 8 bytes.
-            let f = sbbf_rs_safe::Filter::new(bits_usize, 1);
+            let f = sbbf_rs_safe::Filter::new(super::peers::usize_bits(bits)?, 1);
             Ok(SbbfRs { f, bits, items: 0 })
         })())
     }
@@ -109,30 +100,24 @@ impl<const P: u8> Adapter for SbbfRs<P> {
 /// Registry entry for sbbf-rs-safe sized to meet the target (equal FPR).
 pub fn sbbf_rs_entry() -> Entry {
     Entry::new::<SbbfRs<EQUAL_FPR>>(Info {
-        peer: true,
-        curve: Some(Curve::Bloom),
         note: "Filter::new(split-block bits for (n, p), 1): sized to meet p (equal FPR); xxh3-64 of the key's bytes (insert_hash / contains_hash, as its README hashes first); AVX2 split-block",
-        ..Info::base("sbbf-rs", "sbbf-rs-safe 0.3", Kind::Bloom)
+        ..Info::peer("sbbf-rs", "sbbf-rs-safe 0.3", Kind::Bloom)
     })
 }
 
 /// Registry entry for sbbf-rs-safe at our blocked filter's memory (equal memory).
 pub fn sbbf_rs_eqmem_entry() -> Entry {
     Entry::new::<SbbfRs<EQUAL_MEMORY>>(Info {
-        peer: true,
-        curve: Some(Curve::Bloom),
         equal_memory: true,
         note: "Filter::new(bits of our blocked filter for (n, p), 1): equal memory, so its FPR is above p (about 1.3 % at 1 %); xxh3-64 of the key's bytes; AVX2 split-block",
-        ..Info::base("sbbf-rs-eqmem", "sbbf-rs-safe 0.3", Kind::Bloom)
+        ..Info::peer("sbbf-rs-eqmem", "sbbf-rs-safe 0.3", Kind::Bloom)
     })
 }
 
 /// Registry entry for sbbf-rs-safe hashed and sized as Parquet (our `sbbf`'s like-for-like peer).
 pub fn sbbf_rs_parquet_entry() -> Entry {
     Entry::new::<SbbfRs<PARQUET>>(Info {
-        peer: true,
-        curve: Some(Curve::Bloom),
         note: "Filter::new(bits of our split-block filter for (n, p), 1); xxHash64 seed 0 of the key's bytes, as Parquet hashes a value; AVX2 split-block",
-        ..Info::base("sbbf-rs-parquet", "sbbf-rs-safe 0.3", Kind::Bloom)
+        ..Info::peer("sbbf-rs-parquet", "sbbf-rs-safe 0.3", Kind::Bloom)
     })
 }

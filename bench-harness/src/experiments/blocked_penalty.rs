@@ -13,7 +13,7 @@ use bloomlab_core::math;
 use bloomlab_sbbf::Sbbf;
 
 use crate::keys::KeySet;
-use crate::schema::{Experiment, Point, Series};
+use crate::schema::{Axis, Experiment, Point, Series};
 use crate::stats::{Z95, wilson};
 
 use super::Context;
@@ -37,13 +37,13 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
         textbook.push(d.text);
     }
     let series = series(classic_pts, blocked_pts, sbbf_pts, &penalties);
-    Ok(Experiment {
-        name: "blocked-penalty".into(),
-        title: format!(
+    Ok(Experiment::new(
+        "blocked-penalty",
+        format!(
             "Blocked penalty: blocked vs classic FPR at the same size, n = {}",
             ctx.n
         ),
-        description: format!(
+        format!(
             "Blocked (512-bit blocks) and classic filters of the same m = n * bits/item, each \
              with its best k, filled with n = {} keys; FPR on {} distinct non-members. Theory: \
              classic (1 - e^(-kn/m))^k; blocked the Poisson mixture over block loads with exact \
@@ -53,14 +53,12 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
             keys.probes.len(),
             textbook.join("; ")
         ),
-        x_label: "bits per item".into(),
-        y_label: "false-positive rate".into(),
-        log_y: true,
-        log_x: false,
-        y_is_rate: true,
+        (
+            Axis::linear("bits per item"),
+            Axis::rate("false-positive rate"),
+        ),
         series,
-        ratios: Vec::new(),
-    })
+    ))
 }
 
 /// What one density gave: the three filters' points, the measured penalty (blocked ÷

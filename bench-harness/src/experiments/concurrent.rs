@@ -30,7 +30,7 @@ use crate::adapters::concurrent::FastBloomAtomic;
 use crate::control;
 use crate::control::process_cpu_ns;
 use crate::keys::KeySet;
-use crate::schema::{Experiment, NamedRatio, Point, Series};
+use crate::schema::{Axis, Experiment, NamedRatio, Point, Series};
 use crate::stats::{Interval, median_interval};
 
 use super::Context;
@@ -244,16 +244,17 @@ fn measure(ctx: &Context, unpinned: bool) -> Result<Experiment, Error> {
         })
         .collect();
     Ok(Experiment {
-        name: "concurrent".into(),
-        title: format!("Concurrent inserts and parallel builds, n = {n}, {cores} cores"),
-        description: description(n, cores, unpinned, load_before),
-        x_label: "threads".into(),
-        y_label: "ns per key (wall clock)".into(),
-        log_y: false,
-        log_x: false,
-        y_is_rate: false,
-        series: all_series(&r, &speedup, &versus, cores),
         ratios,
+        ..Experiment::new(
+            "concurrent",
+            format!("Concurrent inserts and parallel builds, n = {n}, {cores} cores"),
+            description(n, cores, unpinned, load_before),
+            (
+                Axis::linear("threads"),
+                Axis::linear("ns per key (wall clock)"),
+            ),
+            all_series(&r, &speedup, &versus, cores),
+        )
     })
 }
 

@@ -9,7 +9,7 @@ use bloomlab_core::math;
 
 use crate::adapters::Curve;
 use crate::keys::{KeySet, Keys};
-use crate::schema::{Experiment, Point, Series};
+use crate::schema::{Axis, Experiment, Point, Series};
 
 use super::Context;
 
@@ -70,22 +70,20 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
         });
     }
     series.push(super::lower_bound_series("lower bound log2(1/p)", TARGETS));
-    Ok(Experiment {
-        name: "cuckoo-space".into(),
-        title: format!("Cuckoo vs Bloom space: bits/item by target FPR (n = {n})"),
-        description: format!(
+    Ok(Experiment::new(
+        "cuckoo-space",
+        format!("Cuckoo vs Bloom space: bits/item by target FPR (n = {n})"),
+        format!(
             "Each filter is built for n = {n} at each target; bits/item = live heap bytes x 8 / \
              n; theory = its sizing formula (cuckoo: ceil(log2(8/p))/0.95; classic: -ln p / \
              ln2^2; blocked: the 512-bit Poisson model). FPRs measured on {} distinct \
              non-members are in the notes. Cuckoo wins on space where its curve is lowest.",
             keys.probes.len()
         ),
-        x_label: "target false-positive rate".into(),
-        y_label: "bits per item".into(),
-        log_y: false,
-        log_x: true,
-        y_is_rate: false,
+        (
+            Axis::log("target false-positive rate"),
+            Axis::linear("bits per item"),
+        ),
         series,
-        ratios: Vec::new(),
-    })
+    ))
 }

@@ -15,7 +15,7 @@ use crate::adapters::{Entry, Spec, registry};
 use crate::alloc::net_bytes_signed;
 use crate::error::Error;
 use crate::keys::KeySet;
-use crate::schema::{Experiment, NamedRatio, Point, Series};
+use crate::schema::{Axis, Experiment, NamedRatio, Point, Series};
 use crate::stats::{Interval, median_interval};
 
 use super::Context;
@@ -277,53 +277,52 @@ fn time(
 pub fn run_space(ctx: &Context) -> Result<Experiment, Error> {
     let b = measure(ctx, true)?;
     Ok(Experiment {
-        name: "expandable-space".into(),
-        title: format!(
-            "Expandable growth: bits/item from n0 = {} to {} (1024x), 1 % and 0.1 %",
-            b.n0, b.final_n
-        ),
-        description: format!(
-            "The expandable filter, the scalable filter and qfilter with resizing each start at \
+        ratios: b.ratios,
+        ..Experiment::new(
+            "expandable-space",
+            format!(
+                "Expandable growth: bits/item from n0 = {} to {} (1024x), 1 % and 0.1 %",
+                b.n0, b.final_n
+            ),
+            format!(
+                "The expandable filter, the scalable filter and qfilter with resizing each start at \
              n0 = {} and take the same {} distinct keys; y = live heap bytes x 8 / items at {STEPS} \
              log-spaced points per doubling (each series' note gives the mean over them). Ratios: \
              the means (ours / theirs), and lookups (50 % members) at the final size and the \
              whole growth's inserts against a cuckoo filter sized for the final count, medians \
              of {LOOKUP_ROUNDS} lookup rounds (the three filters' order rotating) and of \
              {ROUNDS} insert rounds (the order alternating).",
-            b.n0, b.final_n
-        ),
-        x_label: "growth (items / initial capacity)".into(),
-        y_label: "bits per item".into(),
-        log_y: false,
-        log_x: true,
-        y_is_rate: false,
-        series: b.space,
-        ratios: b.ratios,
+                b.n0, b.final_n
+            ),
+            (
+                Axis::log("growth (items / initial capacity)"),
+                Axis::linear("bits per item"),
+            ),
+            b.space,
+        )
     })
 }
 
 /// The FPR at every doubling.
 pub fn run_fpr(ctx: &Context) -> Result<Experiment, Error> {
     let b = measure(ctx, false)?;
-    Ok(Experiment {
-        name: "expandable-fpr".into(),
-        title: format!(
+    Ok(Experiment::new(
+        "expandable-fpr",
+        format!(
             "Expandable growth: FPR from n0 = {} to {} (1024x), 1 % and 0.1 %",
             b.n0, b.final_n
         ),
-        description: format!(
+        format!(
             "The same growths as expandable-space; at each doubling the FPR is measured on {} \
              distinct non-members. Theory: each structure's own formula (ours: the union bound \
              of the entries it holds). A growing filter must stay at or below its target at \
              every size.",
             b.probes
         ),
-        x_label: "growth (items / initial capacity)".into(),
-        y_label: "false-positive rate".into(),
-        log_y: true,
-        log_x: true,
-        y_is_rate: true,
-        series: b.fpr,
-        ratios: Vec::new(),
-    })
+        (
+            Axis::log("growth (items / initial capacity)"),
+            Axis::rate("false-positive rate"),
+        ),
+        b.fpr,
+    ))
 }

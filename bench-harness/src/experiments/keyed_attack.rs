@@ -13,7 +13,7 @@ use bloomlab_classic::BloomFilter;
 use bloomlab_keyed::Sip64Scheme;
 use bloomlab_keyed::attack::{Polluter, forge, honest_positives};
 
-use crate::schema::{Experiment, Point, Series};
+use crate::schema::{Axis, Experiment, Point, Series};
 
 use super::Context;
 
@@ -95,18 +95,17 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
         points,
         note,
     };
-    Ok(Experiment {
-        name: "keyed-attack".into(),
-        title: format!("Crafted keys vs keyed hashing, n = {n} at 1 %"),
-        description: format!(
+    Ok(Experiment::new(
+        "keyed-attack",
+        format!("Crafted keys vs keyed hashing, n = {n} at 1 %"),
+        format!(
             "Pollution: an attacker who knows the public hash crafts the inserted keys (best of up to {MAX_CANDIDATES} candidates each) so their probes hit zero bits; y is the FPR {probes} honest non-member queries see after that many crafted inserts (x = inserts / n), theory is the formula for random inserts. Forged positives: the attacker reads the filter bytes of a filter holding n random keys and searches offline for {FORGED} non-members that test positive under the public hash."
         ),
-        x_label: "inserts / design capacity".into(),
-        y_label: "false-positive rate seen by honest queries".into(),
-        log_y: true,
-        log_x: false,
-        y_is_rate: true,
-        series: vec![
+        (
+            Axis::linear("inserts / design capacity"),
+            Axis::rate("false-positive rate seen by honest queries"),
+        ),
+        vec![
             series(
                 "unkeyed, crafted keys",
                 "classic",
@@ -126,6 +125,5 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
             ),
             series("unkeyed, random keys", "classic", pr, String::new()),
         ],
-        ratios: Vec::new(),
-    })
+    ))
 }

@@ -11,7 +11,7 @@
 
 use crate::adapters::{Many, ManyResult, Spec};
 use crate::error::Error;
-use crate::schema::{Experiment, NamedRatio, Point, Series};
+use crate::schema::{Axis, Experiment, NamedRatio, Point, Series};
 use crate::stats::{Interval, median_interval, paired_ratio, unpaired_ratio};
 
 use super::Context;
@@ -99,31 +99,32 @@ pub fn measure(ctx: &Context, plan: &Many, llc: u64) -> Result<Experiment, Error
     }
     let ratios = ratios(&medians, paired);
     Ok(Experiment {
-        name: "many-filters".into(),
-        title: format!(
-            "Many filters of {} keys at 1 %, together ≥ 2× the LLC: ns per lookup, each query to a random filter",
-            plan.keys_per
-        ),
-        description: format!(
-            "Filters of {} keys at 1 % built until they hold at least {} MiB (2× the detected LLC of {} MiB, capped so that the filters alive together hold at most a third of free memory); keys made per filter as a stream; {} rounds of {} queries, each to a random filter, half members; no warm-up (the working set is out of cache by construction). x = the filters' bytes ÷ LLC, y = median ns per lookup with its 95 % interval over the rounds. {}",
-            plan.keys_per,
-            plan.target_bytes / 1048576,
-            llc / 1048576,
-            plan.rounds,
-            plan.queries,
-            if paired {
-                "Every entry's filters are alive together and each round times every entry once, the order rotating, so the ratios to blocked are paired (median of the per-round ratios)."
-            } else {
-                "Entries measured one after another (only one entry's filters live at a time), so ratios between them are unpaired."
-            }
-        ),
-        x_label: "working set ÷ LLC".into(),
-        y_label: "ns per lookup".into(),
-        log_y: false,
-        log_x: false,
-        y_is_rate: false,
-        series,
         ratios,
+        ..Experiment::new(
+            "many-filters",
+            format!(
+                "Many filters of {} keys at 1 %, together ≥ 2× the LLC: ns per lookup, each query to a random filter",
+                plan.keys_per
+            ),
+            format!(
+                "Filters of {} keys at 1 % built until they hold at least {} MiB (2× the detected LLC of {} MiB, capped so that the filters alive together hold at most a third of free memory); keys made per filter as a stream; {} rounds of {} queries, each to a random filter, half members; no warm-up (the working set is out of cache by construction). x = the filters' bytes ÷ LLC, y = median ns per lookup with its 95 % interval over the rounds. {}",
+                plan.keys_per,
+                plan.target_bytes / 1048576,
+                llc / 1048576,
+                plan.rounds,
+                plan.queries,
+                if paired {
+                    "Every entry's filters are alive together and each round times every entry once, the order rotating, so the ratios to blocked are paired (median of the per-round ratios)."
+                } else {
+                    "Entries measured one after another (only one entry's filters live at a time), so ratios between them are unpaired."
+                }
+            ),
+            (
+                Axis::linear("working set ÷ LLC"),
+                Axis::linear("ns per lookup"),
+            ),
+            series,
+        )
     })
 }
 

@@ -4,7 +4,7 @@
 
 use crate::error::Error;
 use crate::keys::KeySet;
-use crate::schema::{Experiment, Series};
+use crate::schema::{Axis, Experiment, Series};
 
 use super::Context;
 
@@ -44,24 +44,22 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
         }
         series.push(fill(e, made?, &keys, &all, n));
     }
-    Ok(Experiment {
-        name: "overfill".into(),
-        title: format!("Overfill: FPR vs load, sized for n = {} at 1 %", ctx.n),
-        description: format!(
+    Ok(Experiment::new(
+        "overfill",
+        format!("Overfill: FPR vs load, sized for n = {} at 1 %", ctx.n),
+        format!(
             "Each filter is sized for n = {} at a 1 % target, then filled to 0.25x..4x n; FPR \
              measured on {} distinct non-members at each load; theory is the structure's own \
              formula at that load (for growing filters, their promised bound).",
             ctx.n,
             keys.probes.len()
         ),
-        x_label: "load (items / design capacity)".into(),
-        y_label: "false-positive rate".into(),
-        log_y: true,
-        log_x: false,
-        y_is_rate: true,
+        (
+            Axis::linear("load (items / design capacity)"),
+            Axis::rate("false-positive rate"),
+        ),
         series,
-        ratios: Vec::new(),
-    })
+    ))
 }
 
 /// Fill `f` (entry `e`'s, sized for `n`) from `all` load by load, measuring its FPR over the

@@ -5,7 +5,7 @@
 
 use crate::error::Error;
 use crate::keys::KeySet;
-use crate::schema::{Experiment, Series};
+use crate::schema::{Axis, Experiment, Series};
 
 use super::Context;
 
@@ -66,24 +66,20 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
             note: note.join("; "),
         });
     }
-    Ok(Experiment {
-        name: "scalable-growth".into(),
-        title: format!(
-            "Scalable growth: compound FPR from n0 = {n0} to {final_n} (1024x), target 1 %"
-        ),
-        description: format!(
+    Ok(Experiment::new(
+        "scalable-growth",
+        format!("Scalable growth: compound FPR from n0 = {n0} to {final_n} (1024x), target 1 %"),
+        format!(
             "Every filter that grows starts at n0 = {n0} at a 1 % target and takes {final_n} \
              distinct keys; at each doubling the FPR is measured on {} distinct non-members. \
              Theory: the structure's own compound formula (ours) or its promised bound \
              (peers). A scalable filter must stay at or below the target at every size.",
             keys.probes.len()
         ),
-        x_label: "growth (items / initial capacity)".into(),
-        y_label: "false-positive rate".into(),
-        log_y: true,
-        log_x: true,
-        y_is_rate: true,
+        (
+            Axis::log("growth (items / initial capacity)"),
+            Axis::rate("false-positive rate"),
+        ),
         series,
-        ratios: Vec::new(),
-    })
+    ))
 }

@@ -9,7 +9,7 @@ use crate::error::Error;
 
 use crate::adapters::Curve;
 use crate::keys::{KeySet, Keys};
-use crate::schema::{Experiment, Point, Series};
+use crate::schema::{Axis, Experiment, Point, Series};
 
 use super::Context;
 
@@ -95,10 +95,10 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
     bound.sort_by(f64::total_cmp);
     bound.dedup();
     series.push(super::lower_bound_series("lower bound log2(1/ε)", &bound));
-    Ok(Experiment {
-        name: "static-space".into(),
-        title: format!("Static filters: bits/item against measured FPR (n = {n})"),
-        description: format!(
+    Ok(Experiment::new(
+        "static-space",
+        format!("Static filters: bits/item against measured FPR (n = {n})"),
+        format!(
             "Each filter is built from all n = {n} keys (tunable ones at targets {TARGETS:?}, \
              fixed ones once); x = FPR measured on {} distinct non-members, y = live heap \
              bytes x 8 / n; theory = the family's curve at the measured FPR (ribbon 1.05, \
@@ -106,12 +106,10 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
              filter needs the whole key set up front and takes no inserts afterwards.",
             keys.probes.len()
         ),
-        x_label: "measured false-positive rate".into(),
-        y_label: "bits per item".into(),
-        log_y: false,
-        log_x: true,
-        y_is_rate: false,
+        (
+            Axis::log("measured false-positive rate"),
+            Axis::linear("bits per item"),
+        ),
         series,
-        ratios: Vec::new(),
-    })
+    ))
 }

@@ -8,7 +8,7 @@
 
 use crate::error::Error;
 use crate::keys::{KeyShape, Keys, Workload};
-use crate::schema::{Experiment, NamedRatio, Point, Series};
+use crate::schema::{Axis, Experiment, NamedRatio, Point, Series};
 use crate::stats::{Interval, median_interval};
 
 use super::Context;
@@ -87,23 +87,24 @@ fn measure(ctx: &Context, threads: usize, n: u64) -> Result<Experiment, Error> {
         series.push(series_of(e, &built, (s1, st), threads, per_thread));
     }
     Ok(Experiment {
-        name: "threads".into(),
-        title: format!(
-            "{threads} threads querying one shared filter at n = {n}, 1 %: million lookups per second"
-        ),
-        description: format!(
-            "One filter of {n} keys at 1 % per entry, queried by 1 thread and by {threads} threads at once (each its own stream of {per_thread} keys, half members), {ROUNDS} rounds alternating the two; y = million lookups per second in aggregate (wall clock), median and 95 % interval over the rounds; the process had {} CPUs.",
-            std::thread::available_parallelism()
-                .map(|c| c.get())
-                .unwrap_or(1)
-        ),
-        x_label: "threads".into(),
-        y_label: "million lookups per second".into(),
-        log_y: false,
-        log_x: false,
-        y_is_rate: false,
-        series,
         ratios,
+        ..Experiment::new(
+            "threads",
+            format!(
+                "{threads} threads querying one shared filter at n = {n}, 1 %: million lookups per second"
+            ),
+            format!(
+                "One filter of {n} keys at 1 % per entry, queried by 1 thread and by {threads} threads at once (each its own stream of {per_thread} keys, half members), {ROUNDS} rounds alternating the two; y = million lookups per second in aggregate (wall clock), median and 95 % interval over the rounds; the process had {} CPUs.",
+                std::thread::available_parallelism()
+                    .map(|c| c.get())
+                    .unwrap_or(1)
+            ),
+            (
+                Axis::linear("threads"),
+                Axis::linear("million lookups per second"),
+            ),
+            series,
+        )
     })
 }
 

@@ -29,7 +29,7 @@ use rand_distr::{Distribution, Zipf};
 use crate::adapters::{Built, Entry, Spec};
 use crate::alloc::net_bytes_signed;
 use crate::control::ThreadClock;
-use crate::schema::{Experiment, NamedRatio, Point, Series};
+use crate::schema::{Axis, Experiment, NamedRatio, Point, Series};
 use crate::stats::Interval;
 
 use super::Context;
@@ -403,12 +403,14 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
         }
     }
     Ok(Experiment {
-        name: NAME.into(),
-        title: format!(
-            "Zipf inserts: memory with repeats, {inserts} inserts (s = {EXPONENT}) over {universe} keys"
-        ),
-        description: format!(
-            "Each filter takes {inserts} inserts drawn Zipf(s = {EXPONENT}) over {universe} \
+        ratios,
+        ..Experiment::new(
+            NAME,
+            format!(
+                "Zipf inserts: memory with repeats, {inserts} inserts (s = {EXPONENT}) over {universe} keys"
+            ),
+            format!(
+                "Each filter takes {inserts} inserts drawn Zipf(s = {EXPONENT}) over {universe} \
              distinct keys ({} of them come, the hottest {} times) at a 1 % target, twice: \
              every event inserted (insert) and an event inserted only if the filter answers \
              absent (if-absent). y = live heap bytes after each tenth of the stream / bytes of \
@@ -417,23 +419,22 @@ pub fn run(ctx: &Context) -> Result<Experiment, Error> {
              an accepted insert that test negative). A stream is cut at {} s of CPU time or \
              {} MiB. \
              Not fed the insert stream: {}.",
-            stream.first.len(),
-            stream.ranks.iter().filter(|&&r| r == 0).count(),
-            BUDGET.as_secs(),
-            MEMORY_BUDGET >> 20,
-            SKIP_INSERT
-                .iter()
-                .map(|(n, why)| format!("{n} ({why})"))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
-        x_label: "inserts so far".into(),
-        y_label: "bytes / bytes of the distinct keys alone".into(),
-        log_y: false,
-        log_x: false,
-        y_is_rate: false,
-        series,
-        ratios,
+                stream.first.len(),
+                stream.ranks.iter().filter(|&&r| r == 0).count(),
+                BUDGET.as_secs(),
+                MEMORY_BUDGET >> 20,
+                SKIP_INSERT
+                    .iter()
+                    .map(|(n, why)| format!("{n} ({why})"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            (
+                Axis::linear("inserts so far"),
+                Axis::linear("bytes / bytes of the distinct keys alone"),
+            ),
+            series,
+        )
     })
 }
 

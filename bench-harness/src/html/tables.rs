@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::labels::{bytes_label, display_name, pct, size_label};
+use crate::labels::{axis_label, bytes_label, display_name, pct, size_label};
 use crate::report::pm;
 use crate::schema::{Experiment, Results, Row};
 
@@ -163,7 +163,10 @@ pub fn experiment(ex: &Experiment) -> Table {
         }
     };
     let mut head = vec!["series".to_string()];
-    head.extend(xs.iter().map(|x| format!("{} = {}", ex.x_label, short(*x))));
+    head.extend(
+        xs.iter()
+            .map(|x| format!("{} = {}", ex.x_label, axis_label(*x))),
+    );
     head.push("note".into());
     let rows = ex
         .series
@@ -197,15 +200,5 @@ pub fn experiment(ex: &Experiment) -> Table {
         title: ex.title.clone(),
         head,
         rows,
-    }
-}
-
-/// An axis value as people write it: whole numbers as they are, others to 3 digits.
-fn short(x: f64) -> String {
-    if x == x.trunc() && x.abs() < 1e15 {
-        format!("{x:.0}")
-    } else {
-        let t = format!("{x:.3}");
-        t.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }

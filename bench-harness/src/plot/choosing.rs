@@ -7,7 +7,10 @@ use plotters::coord::Shift;
 use plotters::coord::combinators::BindKeyPoints;
 use plotters::prelude::*;
 
-use super::{FONT, Figure, Marker, PlotError, Section, err, marker_element, style_index, style_of};
+use super::{
+    Backend, FONT, Figure, Marker, PlotError, Section, err, marker_element, mesh, style_index,
+    style_of,
+};
 use crate::choose::{Choice, Placed, Rect, place_labels};
 
 /// Canvas size of a choosing chart.
@@ -53,13 +56,7 @@ fn footer(c: &Choice) -> Vec<String> {
 }
 
 /// Draw the chart of `c` on `root`.
-pub fn chart<DB: DrawingBackend>(
-    c: &Choice,
-    root: DrawingArea<DB, Shift>,
-) -> Result<Figure, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+pub fn chart<DB: Backend>(c: &Choice, root: DrawingArea<DB, Shift>) -> Result<Figure, PlotError> {
     root.fill(&WHITE).map_err(err)?;
     let foot_lines = footer(c);
     let foot_h = 14 + 19 * wrapped(&foot_lines).len() as u32;
@@ -153,14 +150,11 @@ fn ranges(c: &Choice) -> ((f64, f64), (f64, f64)) {
 }
 
 /// Points, intervals, frontier and labels; returns the labels' boxes in point order.
-fn draw_points<DB: DrawingBackend>(
+fn draw_points<DB: Backend>(
     c: &Choice,
     body: &DrawingArea<DB, Shift>,
     root: &DrawingArea<DB, Shift>,
-) -> Result<Vec<Placed>, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<Vec<Placed>, PlotError> {
     let ((x0, x1), (y0, y1)) = ranges(c);
     let mut chart = ChartBuilder::on(body)
         .margin(15)
@@ -172,12 +166,11 @@ where
             (y0..y1).log_scale().with_key_points(ticks(y0, y1)),
         )
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("bits per item (heap bytes × 8 / n) — left is smaller")
-        .y_desc("ns per lookup, 50 % members — down is faster")
-        .label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
+    let axes = (
+        "bits per item (heap bytes × 8 / n) — left is smaller",
+        "ns per lookup, 50 % members — down is faster",
+    );
+    mesh(&mut chart, axes, 15)
         .x_label_formatter(&|x| tick_label(*x))
         .y_label_formatter(&|y| tick_label(*y))
         .draw()
@@ -296,16 +289,13 @@ fn stair_boxes(c: &Choice, anchors: &[(f64, f64)]) -> Vec<Rect> {
 }
 
 /// Lay out and draw one label per point (frontier first, then fastest first).
-fn label_points<DB: DrawingBackend>(
+fn label_points<DB: Backend>(
     c: &Choice,
     root: &DrawingArea<DB, Shift>,
     anchors: &[(f64, f64)],
     bars: &[Rect],
     bounds: Rect,
-) -> Result<Vec<Placed>, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<Vec<Placed>, PlotError> {
     let font = (FONT, LABEL_FONT).into_font();
     let mut sizes = Vec::new();
     for p in &c.points {

@@ -13,7 +13,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters::style::FontStyle;
@@ -84,6 +86,38 @@ fn register_font() -> Result<(), PlotError> {
             .map_err(|_| PlotError::Draw("embedded DejaVu Sans is not a valid font".into()));
     });
     result
+}
+
+/// A drawing backend every plot draws on (SVG or bitmap): its errors outlive the drawing, so
+/// they can be reported as a [`PlotError`].
+pub trait Backend: DrawingBackend<ErrorType: 'static> {}
+
+impl<DB: DrawingBackend<ErrorType: 'static>> Backend for DB {}
+
+/// One coordinate of a chart: a range of `f64` values, linear or logarithmic.
+pub trait Coord: Ranged<ValueType = f64> {}
+
+impl<R: Ranged<ValueType = f64>> Coord for R {}
+
+/// `chart`'s mesh with its axes described as `x` and `y`: tick labels in the report's font at
+/// `size` points, the descriptions two points larger. The caller adds what else its axes
+/// need, then draws it.
+pub(crate) fn mesh<'a, 'b, DB, X, Y>(
+    chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    (x, y): (&str, &str),
+    size: u32,
+) -> MeshStyle<'a, 'b, X, Y, DB>
+where
+    DB: Backend,
+    X: Coord + ValueFormatter<f64>,
+    Y: Coord + ValueFormatter<f64>,
+{
+    let mut m = chart.configure_mesh();
+    m.x_desc(x)
+        .y_desc(y)
+        .label_style((FONT, size))
+        .axis_desc_style((FONT, size + 2));
+    m
 }
 
 pub(crate) fn err<E: std::fmt::Debug>(e: E) -> PlotError {
@@ -268,13 +302,10 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// Draw `entries` top to bottom in `area`, wrapping long labels; the font shrinks when
 /// there are many lines.
-pub(crate) fn draw_legend<DB: DrawingBackend>(
+pub(crate) fn draw_legend<DB: Backend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[LegendEntry],
-) -> Result<(), PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<(), PlotError> {
     let (w, h) = area.dim_in_pixel();
     let chars = ((w as usize).saturating_sub(50) / 8).clamp(20, 44);
     let wrapped: Vec<Vec<String>> = entries.iter().map(|e| wrap(&e.label, chars)).collect();
@@ -502,16 +533,13 @@ impl FprAxes {
 /// One panel of measured FPR against bits/item: `rows` as points with their intervals (peers
 /// hollow), `curves` and the lower bound as lines, the legend beside it. Returns the
 /// legend's entry count.
-pub(crate) fn fpr_panel<DB: DrawingBackend>(
+pub(crate) fn fpr_panel<DB: Backend>(
     rows: &[&Row],
     curves: &[Curve],
     title: &str,
     ax: FprAxes,
     root: &DrawingArea<DB, Shift>,
-) -> Result<usize, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<usize, PlotError> {
     let FprAxes { max_bits, min_fpr } = ax;
     let (area, panel) = split_at(root, 0.34);
     let mut entries = Vec::new();
@@ -522,12 +550,11 @@ where
         .y_label_area_size(80)
         .build_cartesian_2d(0f64..max_bits, (min_fpr..1f64).log_scale())
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("bits per item (real heap bytes × 8 / n)")
-        .y_desc("false-positive rate")
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
+    let axes = (
+        "bits per item (real heap bytes × 8 / n)",
+        "false-positive rate",
+    );
+    mesh(&mut chart, axes, 16)
         .y_label_formatter(&|y| format!("{y:.0e}"))
         .draw()
         .map_err(err)?;
@@ -539,7 +566,7 @@ where
 }
 
 /// The lower bound and each family's theoretical curve.
-fn draw_fpr_curves<DB: DrawingBackend>(
+fn draw_fpr_curves<DB: Backend>(
     chart: &mut ChartContext<
         '_,
         DB,
@@ -548,10 +575,7 @@ fn draw_fpr_curves<DB: DrawingBackend>(
     curves: &[Curve],
     ax: FprAxes,
     entries: &mut Vec<LegendEntry>,
-) -> Result<(), PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<(), PlotError> {
     let FprAxes { max_bits, min_fpr } = ax;
     let xs: Vec<f64> = (1..=400).map(|i| i as f64 * max_bits / 400.0).collect();
     chart
@@ -603,7 +627,7 @@ where
 }
 
 /// Every row's measured FPR against its bits/item, with its 95 % Wilson interval.
-fn draw_fpr_points<DB: DrawingBackend>(
+fn draw_fpr_points<DB: Backend>(
     chart: &mut ChartContext<
         '_,
         DB,
@@ -612,10 +636,7 @@ fn draw_fpr_points<DB: DrawingBackend>(
     rows: &[&Row],
     min_fpr: f64,
     entries: &mut Vec<LegendEntry>,
-) -> Result<(), PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<(), PlotError> {
     // Peers first (hollow rings), ours on top (smaller filled dots), so overlaps stay visible.
     let mut named = names_in_order(rows);
     named.sort_by_key(|(_, peer)| !*peer);
@@ -704,16 +725,13 @@ impl Bounds {
 /// One panel of an experiment: `series` (a subset of the experiment's) drawn on axes that
 /// hold every series of the experiment, so panels side by side share their scales; the
 /// legend takes `legend` of the width. Returns the legend's entry count.
-pub(crate) fn experiment_panel<DB: DrawingBackend>(
+pub(crate) fn experiment_panel<DB: Backend>(
     ex: &Experiment,
     series: &[&Series],
     title: &str,
     legend: f64,
     root: &DrawingArea<DB, Shift>,
-) -> Result<usize, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<usize, PlotError> {
     let Some(b) = Bounds::of(ex) else {
         return Ok(0);
     };
@@ -729,12 +747,7 @@ where
     macro_rules! finish {
         ($chart:expr) => {{
             let mut chart = $chart.map_err(err)?;
-            chart
-                .configure_mesh()
-                .x_desc(ex.x_label.as_str())
-                .y_desc(ex.y_label.as_str())
-                .label_style((FONT, 16))
-                .axis_desc_style((FONT, 18))
+            mesh(&mut chart, (&ex.x_label, &ex.y_label), 16)
                 .x_labels(12)
                 .x_label_formatter(&|x| {
                     if ex.log_x {
@@ -776,10 +789,9 @@ fn draw_experiment_series<DB, X, Y>(
     theory_legend: &mut bool,
 ) -> Result<(), PlotError>
 where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-    X: Ranged<ValueType = f64>,
-    Y: Ranged<ValueType = f64>,
+    DB: Backend,
+    X: Coord,
+    Y: Coord,
 {
     let measured: Vec<(f64, f64)> = s
         .points
@@ -852,10 +864,9 @@ fn draw_intervals<DB, X, Y>(
     b: Bounds,
 ) -> Result<(), PlotError>
 where
-    DB: DrawingBackend,
-    DB::ErrorType: 'static,
-    X: Ranged<ValueType = f64>,
-    Y: Ranged<ValueType = f64>,
+    DB: Backend,
+    X: Coord,
+    Y: Coord,
 {
     chart
         .draw_series(s.points.iter().filter(|p| p.y > 0.0).filter_map(|p| {

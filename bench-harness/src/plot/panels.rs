@@ -7,8 +7,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    FONT, Figure, FprAxes, PlotError, Section, err, experiment_panel, fpr_panel, fpr_plot_size,
-    marker_element, style_index, style_of,
+    Backend, FONT, Figure, FprAxes, PlotError, Section, err, experiment_panel, fpr_panel,
+    fpr_plot_size, marker_element, style_index, style_of,
 };
 use crate::adapters::Curve;
 use crate::choose::is_twin;
@@ -99,14 +99,11 @@ pub fn grid_size(panels: usize) -> (u32, u32) {
 }
 
 /// The figure's title and its key line above its panels; returns the area below them.
-fn titled<DB: DrawingBackend>(
+fn titled<DB: Backend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     key: &str,
-) -> Result<DrawingArea<DB, Shift>, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<DrawingArea<DB, Shift>, PlotError> {
     root.fill(&WHITE).map_err(err)?;
     root.draw(&Text::new(
         title.to_string(),
@@ -164,13 +161,10 @@ pub fn dots_size(results: &Results) -> (u32, u32) {
 
 /// ns per lookup as dot plots, one panel per size: filters sorted by speed, each with its
 /// 95 % interval, the memory floor and the dependent read as reference lines.
-pub fn ns_dots<DB: DrawingBackend>(
+pub fn ns_dots<DB: Backend>(
     results: &Results,
     root: DrawingArea<DB, Shift>,
-) -> Result<Figure, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<Figure, PlotError> {
     let title =
         "ns per lookup by size: 50 % members, the 1 % target or fixed parameters, fastest first";
     let key = "dot: median over the rounds; bar: its 95 % interval; filled: bloomlab, hollow: crates.io peer; dashed line: memory floor (independent random 64-byte read), dotted: dependent read";
@@ -201,15 +195,12 @@ where
     Ok(fig)
 }
 
-fn dot_panel<DB: DrawingBackend>(
+fn dot_panel<DB: Backend>(
     results: &Results,
     n: u64,
     (lo, hi): (f64, f64),
     area: &DrawingArea<DB, Shift>,
-) -> Result<(), PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<(), PlotError> {
     let rows = dot_rows(results, n);
     let k = rows.len().max(1) as f64;
     let mut chart = ChartBuilder::on(area)
@@ -335,13 +326,10 @@ fn fpr_groups(results: &Results) -> Vec<(String, Vec<&Row>)> {
 }
 
 /// Measured FPR against bits/item, one panel per family with its theory lines, shared axes.
-pub fn fpr_families<DB: DrawingBackend>(
+pub fn fpr_families<DB: Backend>(
     results: &Results,
     root: DrawingArea<DB, Shift>,
-) -> Result<Figure, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<Figure, PlotError> {
     let n = fpr_plot_size(results).unwrap_or(0);
     let title = format!(
         "Measured FPR against bits/item at n = {}, one panel per family, each with its theory",
@@ -396,14 +384,11 @@ pub fn experiment_groups<'a>(
 }
 
 /// An experiment's figure: its panels in a grid under its title.
-pub fn experiment_figure<DB: DrawingBackend>(
+pub fn experiment_figure<DB: Backend>(
     ex: &Experiment,
     groups: &[(String, Vec<&Series>)],
     root: DrawingArea<DB, Shift>,
-) -> Result<Figure, PlotError>
-where
-    DB::ErrorType: 'static,
-{
+) -> Result<Figure, PlotError> {
     let mut fig = Figure::new(
         format!("experiment_{}", ex.name),
         ex.title.clone(),

@@ -53,3 +53,20 @@ pub fn synthetic(
         floor_ns: 1.0,
     }
 }
+
+/// The experiments' context over `entries`: this seed, design capacity and number of probes,
+/// without `--full`.
+pub fn context(
+    entries: &[bench_harness::adapters::Entry],
+    seed: u64,
+    n: u64,
+    probes: usize,
+) -> bench_harness::experiments::Context<'_> {
+    bench_harness::experiments::Context {
+        entries,
+        seed,
+        n,
+        probes,
+        full: false,
+    }
+}
