@@ -319,6 +319,15 @@ fn each_invalid_field_is_refused_by_name() {
 
 #[test]
 fn batched_lookups_answer_as_single_ones() {
+    // An empty filter in the first layout, which no inline kernel serves: its batches too are
+    // answered (no solution to prefetch from) on every CPU.
+    let empty = RibbonFilter::from_parts(Vec::new(), 0, 7, 0, 0, None, Xxh3Scheme).unwrap();
+    assert_eq!(empty.layout(), Layout::Fmix128);
+    let mut out = vec![true; 40];
+    empty
+        .might_contain_batch(&(0..40u64).collect::<Vec<_>>(), &mut out)
+        .unwrap();
+    assert_eq!(out, vec![false; 40]);
     for n in [0u64, 1, 127, 128, 129, 5000] {
         let f = RibbonFilter::build(0..n, 0.01).unwrap();
         // Members and non-members, and batches shorter than the prefetch distance.
